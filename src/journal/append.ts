@@ -1,0 +1,75 @@
+// Appends whole lines to a JSONL file: one write(2) per line on an O_APPEND descriptor,
+// then fsync, so concurrent writers never interleave inside a line and a crash never
+// loses an acknowledged line.
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import { encodeRecord, type JournalRecord } from "./codec.js";
+
+/** Writes `buf` fully; regular-file writes on Linux complete in one call unless the disk is full. */
+function writeAll(fd: number, buf: Buffer): void {
+  let offset = 0;
+  while (offset < buf.length) offset += writeSync(fd, buf, offset, buf.length - offset);
+}
+
+/** An open append handle on one JSONL file. */
+export class LineAppender {
+  private fd: number | undefined;
+
+  constructor(
+    readonly path: string,
+    private readonly options: { fsync?: boolean } = {},
+  ) {}
+
+  /** Appends one line (a trailing newline is added) and syncs it to disk. */
+  appendLine(line: string): void {
+    if (line.includes("\n"))
+      throw new Error(`refusing to append a line containing a newline to ${this.path}`);
+    if (this.fd === undefined) {
+      mkdirSync(dirname(this.path), { recursive: true });
+      this.fd = openSync(this.path, "a", 0o644);
+    }
+    writeAll(this.fd, Buffer.from(`${line}\n`, "utf8"));
+    if (this.options.fsync !== false) fsyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+/** Appends one line to `path` with a short-lived handle (for one-shot CLI commands). */
+export function appendLineOnce(
+  path: string,
+  line: string,
+  options: { fsync?: boolean } = {},
+): void {
+  const appender = new LineAppender(path, options);
+  try {
+    appender.appendLine(line);
+  } finally {
+    appender.close();
+  }
+}
+
+/** A journal writer: encodes records in the formats.md byte style and appends them. */
+export class JournalWriter {
+  private readonly appender: LineAppender;
+
+  constructor(
+    readonly path: string,
+    options: { fsync?: boolean } = {},
+  ) {
+    this.appender = new LineAppender(path, options);
+  }
+
+  append(record: JournalRecord): string {
+    const line = encodeRecord(record);
+    this.appender.appendLine(line);
+    return line;
+  }
+
+  close(): void {
+    this.appender.close();
+  }
+}

@@ -1,0 +1,43 @@
+// Atomic small-file rewrites: write a temp file beside the target, fsync, rename over it,
+// then fsync the directory, so readers see the old or the new content, never half of it.
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+export function writeFileAtomic(path: string, content: string | Buffer): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(
+    dir,
+    `.${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}.tmp`,
+  );
+  const buf = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+  try {
+    const fd = openSync(tmp, "w", 0o644);
+    try {
+      let off = 0;
+      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  syncDirectory(dir);
+}
+
+/** fsyncs a directory so a rename or a new file in it survives a crash (best effort). */
+export function syncDirectory(dir: string): void {
+  try {
+    const fd = openSync(dir, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some filesystems refuse fsync on directories; the rename itself is still atomic.
+  }
+}
