@@ -1,6 +1,7 @@
 // A cross-process lock beside a file (`<path>.lock`, created with O_EXCL and holding the
 // owner's pid). A lock whose owner is dead is taken over, so a crash never wedges writers.
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
 import { isProcessAlive } from "./process.js";
 
 const sleepBuffer = new Int32Array(new SharedArrayBuffer(4));
@@ -38,6 +39,7 @@ function removeIfStale(lockPath: string): void {
  */
 export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 10_000): T {
   const lockPath = `${path}.lock`;
+  mkdirSync(dirname(path), { recursive: true });
   const deadline = Date.now() + timeoutMs;
   let wait = 1;
   while (!tryAcquire(lockPath)) {

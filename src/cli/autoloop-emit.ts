@@ -1,0 +1,35 @@
+// `autoloop emit <topic> [payload...]`: publish an event from inside a loop.
+import { emitContextFromEnv, emitEvent, gateMessage, invalidMessage } from "../core/emit.js";
+import { UserError } from "../util/errors.js";
+import { flag, parse } from "./common.js";
+
+const HELP = `Usage: autoloop emit <topic> [payload...]
+
+Publishes an event into the running loop (normally through the event tool, $AUTOLOOP_BIN).
+Prints "emitted <topic>" and exits 0. A topic outside the allowed set is rejected
+(journaled as event.invalid); the completion event is refused while open tasks remain
+(journaled as task.gate). Both exit 1 and say what to do instead.
+`;
+
+export async function emitCommand(argv: string[]): Promise<number> {
+  const p = parse(argv, {}, "autoloop emit");
+  if (flag(p, "help")) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const [topic, ...payload] = p.positionals;
+  if (topic === undefined) throw new UserError(`autoloop emit: missing <topic>\n\n${HELP}`);
+  const ctx = emitContextFromEnv(process.env);
+  const outcome = emitEvent(ctx, topic, payload.join(" "));
+  switch (outcome.kind) {
+    case "emitted":
+      process.stdout.write(`emitted ${topic}\n`);
+      return 0;
+    case "invalid":
+      process.stderr.write(`${invalidMessage(topic, ctx)}\n`);
+      return 1;
+    case "gated":
+      process.stderr.write(`${gateMessage(topic, outcome.openTasks)}\n`);
+      return 1;
+  }
+}

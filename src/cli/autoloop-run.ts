@@ -1,0 +1,97 @@
+// `autoloop run`: parse options, load the preset, run the loop, exit by outcome class.
+import { resolve } from "node:path";
+import { exitCodeForClass } from "../journal/stop-reasons.js";
+import { UserError } from "../util/errors.js";
+import { flag, intOption, list, parse, str } from "./common.js";
+
+const HELP = `Usage: autoloop run <preset-name|preset-dir> [objective...] [options]
+
+Runs a loop: the agent is prompted again and again until it completes the objective
+(completion event or promise, with no open tasks) or a stop reason applies.
+
+  autoloop run demo "Write the report"
+  autoloop run ./presets/autofix "Make the test suite pass" --max-iterations 20
+  autoloop run review --set backend.command=codex --set 'backend.args=["exec"]'
+
+Options:
+  --trigger cli|cron|chain|branch   how the run was launched (default: cli)
+  --run-id ID                       use this run id (refused if already in the journal)
+  --parent-run-id ID                the parent run, for chains and branches
+  --max-iterations N                override event_loop.max_iterations
+  --set key=value                   override a preset config key (repeatable)
+  --work-dir DIR                    where state and the journal live (default: current dir)
+  --json                            print the result as JSON on stdout
+  --quiet                           no progress lines on stderr
+
+Preset resolution: a path, else ./presets/<name>, else the bundled presets/<name>.
+Exit codes: 0 completed, 1 failed, 3 stopped, 130 interrupted, 2 usage or config error.
+`;
+
+const TRIGGERS = ["cli", "cron", "chain", "branch"] as const;
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const p = parse(
+    argv,
+    {
+      trigger: { type: "string" },
+      "run-id": { type: "string" },
+      "parent-run-id": { type: "string" },
+      "max-iterations": { type: "string" },
+      set: { type: "string", multiple: true },
+      "work-dir": { type: "string" },
+      json: { type: "boolean" },
+      quiet: { type: "boolean" },
+    },
+    "autoloop run",
+  );
+  if (flag(p, "help")) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const [presetArg, ...objectiveWords] = p.positionals;
+  if (presetArg === undefined)
+    throw new UserError(`autoloop run: missing <preset-name|preset-dir>\n\n${HELP}`);
+  const trigger = str(p, "trigger") ?? "cli";
+  if (!(TRIGGERS as readonly string[]).includes(trigger)) {
+    throw new UserError(
+      `autoloop run: --trigger must be one of ${TRIGGERS.join(", ")}, found ${JSON.stringify(trigger)}`,
+    );
+  }
+  const { isValidRunId, newRunId } = await import("../core/run-id.js");
+  const runId = str(p, "run-id") ?? newRunId();
+  if (!isValidRunId(runId)) {
+    throw new UserError(
+      `autoloop run: --run-id ${JSON.stringify(runId)} is not a valid run id; use letters, digits, . _ - (no "..", at most 128 characters)`,
+    );
+  }
+  const workDir = resolve(str(p, "work-dir") ?? process.cwd());
+  const { loadPreset, resolvePresetDir } = await import("../core/preset.js");
+  const preset = loadPreset(resolvePresetDir(presetArg, process.cwd()), list(p, "set"));
+  const { runLoop } = await import("../core/loop.js");
+
+  const controller = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (!controller.signal.aborted)
+      process.stderr.write(`autoloop: ${sig}: stopping the agent and the run\n`);
+    controller.abort();
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  process.on("SIGHUP", onSignal);
+
+  const quiet = flag(p, "quiet");
+  const result = await runLoop({
+    preset,
+    runId,
+    workDir,
+    trigger: trigger as (typeof TRIGGERS)[number],
+    objective: objectiveWords.join(" "),
+    parentRunId: str(p, "parent-run-id") ?? "",
+    maxIterations: intOption(p, "max-iterations", "autoloop run"),
+    env: process.env,
+    signal: controller.signal,
+    progress: quiet ? undefined : (line) => process.stderr.write(`[autoloop] ${line}\n`),
+  });
+  if (flag(p, "json")) process.stdout.write(`${JSON.stringify(result)}\n`);
+  return exitCodeForClass(result.outcome);
+}

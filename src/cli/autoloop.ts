@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// `autoloop`: the core harness CLI. Subcommands are loaded lazily so a run starts fast.
+import { runMain } from "./common.js";
+
+const HELP = `autoloop: run multi-role, event-driven agent loops from presets
+
+Usage:
+  autoloop run <preset-name|preset-dir> [objective...] [options]   run a loop
+  autoloop emit <topic> [payload...]                                publish an event (inside a loop)
+  autoloop task add|complete|update|remove|list ...                 per-run tasks
+  autoloop inspect journal|tasks|runs [--run ID] [--json]           look at a work dir's state
+
+Run \`autoloop <command> --help\` for a command's options.
+
+Exit codes of \`autoloop run\`: 0 completed, 1 failed, 3 stopped (max_iterations, stalled,
+max_runtime, rate_limited, transient_error), 130 interrupted, 2 usage or configuration error.
+`;
+
+async function main(): Promise<number> {
+  const [command, ...rest] = process.argv.slice(2);
+  switch (command) {
+    case "run":
+      return (await import("./autoloop-run.js")).runCommand(rest);
+    case "emit":
+      return (await import("./autoloop-emit.js")).emitCommand(rest);
+    case "task":
+      return (await import("./autoloop-task.js")).taskCommand(rest);
+    case "inspect":
+      return (await import("./autoloop-inspect.js")).inspectCommand(rest);
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(HELP);
+      return command === undefined ? 2 : 0;
+    case "--version":
+    case "-V":
+      process.stdout.write(`${(await import("./version.js")).packageVersion()}\n`);
+      return 0;
+    default:
+      process.stderr.write(`autoloop: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
+      return 2;
+  }
+}
+
+await runMain(main, "autoloop");

@@ -1,0 +1,81 @@
+// Shared CLI plumbing: argument parsing with node:util, help text, and error exits.
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { UserError } from "../util/errors.js";
+
+export type Options = NonNullable<ParseArgsConfig["options"]>;
+
+export interface Parsed {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+/** Parses argv strictly; unknown flags are usage errors that point at --help. */
+export function parse(argv: string[], options: Options, command: string): Parsed {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
+    return { values: values as Parsed["values"], positionals };
+  } catch (err) {
+    throw new UserError(
+      `${command}: ${(err as Error).message.split("\n")[0]}; see \`${command} --help\``,
+    );
+  }
+}
+
+export function str(p: Parsed, name: string): string | undefined {
+  const v = p.values[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+export function flag(p: Parsed, name: string): boolean {
+  return p.values[name] === true;
+}
+
+export function list(p: Parsed, name: string): string[] {
+  const v = p.values[name];
+  return Array.isArray(v) ? v : typeof v === "string" ? [v] : [];
+}
+
+export function intOption(p: Parsed, name: string, command: string): number | undefined {
+  const text = str(p, name);
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UserError(
+      `${command}: --${name} must be a whole number of 1 or more, found ${JSON.stringify(text)}`,
+    );
+  return n;
+}
+
+/** Runs a CLI main, printing user errors without a stack and exiting with their code. */
+export async function runMain(main: () => Promise<number>, name: string): Promise<void> {
+  try {
+    process.exitCode = await main();
+  } catch (err) {
+    if (err instanceof UserError) {
+      process.stderr.write(`${name}: ${err.message}\n`);
+      process.exitCode = err.exitCode;
+    } else {
+      process.stderr.write(`${name}: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
+      process.exitCode = 70;
+    }
+  }
+}
+
+/** Pads columns for a plain-text table. */
+export function table(rows: string[][]): string {
+  if (rows.length === 0) return "";
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}

@@ -1,0 +1,146 @@
+// Runs the agent CLI for one iteration: its own process group, the prompt by argument,
+// stdin or file, a tail-capped output buffer, and a timeout that terminates the whole
+// group (grandchildren too): SIGTERM first, SIGKILL after a grace period.
+import { execa } from "execa";
+import { isGroupAlive, signalGroup } from "../util/process.js";
+
+export interface AgentInvocation {
+  command: string;
+  args: readonly string[];
+  promptMode: "arg" | "stdin" | "file";
+  prompt: string;
+  promptPath: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  killGraceMs: number;
+  /** Aborted when the harness itself is interrupted. */
+  signal: AbortSignal;
+  /** Most output kept in memory (the tail wins). */
+  maxOutputBytes?: number;
+}
+
+export type AgentResult =
+  | { kind: "exited"; exitCode: number; output: string; elapsedMs: number }
+  | { kind: "timed_out"; output: string; elapsedMs: number }
+  | { kind: "interrupted"; output: string; elapsedMs: number }
+  | { kind: "spawn_failed"; error: string; output: string; elapsedMs: number };
+
+const DEFAULT_MAX_OUTPUT = 1 << 20;
+/** After the agent exits, how long stray children may keep its pipes open. */
+const PIPE_LINGER_MS = 2_000;
+
+/** The argv for the agent: `command args... [prompt | prompt file]`. */
+export function agentArgv(
+  inv: Pick<AgentInvocation, "args" | "promptMode" | "prompt" | "promptPath">,
+): string[] {
+  if (inv.promptMode === "arg") return [...inv.args, inv.prompt];
+  if (inv.promptMode === "file") return [...inv.args, inv.promptPath];
+  return [...inv.args];
+}
+
+class TailBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly max: number) {}
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size > this.max && this.chunks.length > 1) this.size -= this.chunks.shift()!.length;
+  }
+  text(): string {
+    const all = Buffer.concat(this.chunks);
+    return all.subarray(Math.max(0, all.length - this.max)).toString("utf8");
+  }
+}
+
+export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const output = new TailBuffer(inv.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
+  const child = execa(inv.command, agentArgv(inv), {
+    cwd: inv.cwd,
+    env: inv.env,
+    extendEnv: false,
+    detached: true,
+    buffer: false,
+    reject: false,
+    stdin: inv.promptMode === "stdin" ? "pipe" : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    cleanup: true,
+  });
+  child.stdout?.on("data", (c: Buffer) => output.push(c));
+  child.stderr?.on("data", (c: Buffer) => output.push(c));
+  if (inv.promptMode === "stdin") {
+    child.stdin?.on("error", () => {}); // The agent may exit without reading its prompt.
+    child.stdin?.end(inv.prompt);
+  }
+  const pid = child.pid;
+
+  let reason: "timed_out" | "interrupted" | undefined;
+  let killTimer: NodeJS.Timeout | undefined;
+  const terminate = (why: "timed_out" | "interrupted") => {
+    if (reason !== undefined || pid === undefined) return;
+    reason = why;
+    signalGroup(pid, "SIGTERM");
+    killTimer = setTimeout(() => signalGroup(pid, "SIGKILL"), inv.killGraceMs);
+  };
+  const timeout = setTimeout(() => terminate("timed_out"), inv.timeoutMs);
+  const onAbort = () => terminate("interrupted");
+  if (inv.signal.aborted) onAbort();
+  else inv.signal.addEventListener("abort", onAbort, { once: true });
+
+  // Once the agent exits, stray background children must not hold the iteration open.
+  child.once("exit", () => {
+    if (pid === undefined || reason !== undefined) return;
+    const linger = setTimeout(() => {
+      if (isGroupAlive(pid)) {
+        signalGroup(pid, "SIGTERM");
+        setTimeout(() => signalGroup(pid, "SIGKILL"), inv.killGraceMs).unref();
+      }
+    }, PIPE_LINGER_MS);
+    linger.unref();
+    child.once("close", () => clearTimeout(linger));
+  });
+
+  try {
+    const result = await child;
+    if (
+      reason === undefined &&
+      result.failed &&
+      result.exitCode === undefined &&
+      result.signal === undefined
+    ) {
+      return {
+        kind: "spawn_failed",
+        error: result.shortMessage ?? String(result.message),
+        output: output.text(),
+        elapsedMs: elapsed(),
+      };
+    }
+    if (reason === "timed_out")
+      return { kind: "timed_out", output: output.text(), elapsedMs: elapsed() };
+    if (reason === "interrupted")
+      return { kind: "interrupted", output: output.text(), elapsedMs: elapsed() };
+    const exitCode = result.exitCode ?? (result.signal ? 128 + signalNumber(result.signal) : 1);
+    return { kind: "exited", exitCode, output: output.text(), elapsedMs: elapsed() };
+  } finally {
+    clearTimeout(timeout);
+    clearTimeout(killTimer);
+    // The leader is gone; whatever is left of a terminated group must not survive it.
+    if (pid !== undefined && reason !== undefined) signalGroup(pid, "SIGKILL");
+    inv.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+const SIGNALS: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGKILL: 9,
+  SIGTERM: 15,
+};
+function signalNumber(sig: string): number {
+  return SIGNALS[sig] ?? 1;
+}

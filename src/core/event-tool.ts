@@ -1,0 +1,27 @@
+// The event tool handed to the agent: a small executable in the run's state dir that runs
+// this harness's CLI bound to the run's files, even when the agent's shell drops the env.
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const CLI_ENTRY = fileURLToPath(new URL("../cli/autoloop.js", import.meta.url));
+
+/** Quotes a value for a POSIX shell script: every byte literal inside single quotes. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Writes `<runDir>/autoloops`; `bound` env values apply only where the caller has none. */
+export function writeEventTool(toolPath: string, bound: Record<string, string>): void {
+  mkdirSync(dirname(toolPath), { recursive: true });
+  const defaults = Object.entries(bound)
+    .map(([key, value]) => `: "\${${key}:=${value.replaceAll(/["\\$`]/g, "\\$&")}}"; export ${key}`)
+    .join("\n");
+  const script = `#!/bin/sh
+# autoloop event tool for one run: emit events and manage tasks.
+${defaults}
+exec ${shellQuote(process.execPath)} ${shellQuote(CLI_ENTRY)} "$@"
+`;
+  writeFileSync(toolPath, script, { mode: 0o755 });
+  chmodSync(toolPath, 0o755);
+}

@@ -1,0 +1,113 @@
+// Launching a run: refuse a run id already in the journal, and build the launch metadata
+// that `loop.start` and the registry carry (seed 001, formats.md).
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import type { FieldValue } from "../journal/codec.js";
+import { UserError } from "../util/errors.js";
+import type { Preset } from "./preset.js";
+import type { RegistryRecord } from "./registry.js";
+import type { RunPaths } from "./run-paths.js";
+
+export type Trigger = "cli" | "cron" | "chain" | "branch";
+
+export interface LaunchMetadata {
+  runId: string;
+  objective: string;
+  preset: Preset;
+  trigger: Trigger;
+  createdAt: string;
+  parentRunId: string;
+  maxIterations: number;
+  paths: RunPaths;
+}
+
+/** True when the journal holds any record of `runId` (compact or spaced style). */
+export function journalHasRun(journalFile: string, runId: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(journalFile, "r");
+  } catch {
+    return false;
+  }
+  const needles = [`"run": ${JSON.stringify(runId)}`, `"run":${JSON.stringify(runId)}`].map((n) =>
+    Buffer.from(n),
+  );
+  const overlap = Math.max(...needles.map((n) => n.length));
+  const chunk = Buffer.allocUnsafe(4 << 20);
+  try {
+    let position = 0;
+    let carry = Buffer.alloc(0);
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, position);
+      if (n <= 0) return false;
+      const window = Buffer.concat([carry, chunk.subarray(0, n)]);
+      if (needles.some((needle) => window.includes(needle))) return true;
+      carry = Buffer.from(window.subarray(Math.max(0, window.length - overlap)));
+      position += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function assertNewRunId(journalFile: string, runId: string): void {
+  if (journalHasRun(journalFile, runId)) {
+    throw new UserError(
+      `run id ${JSON.stringify(runId)} is already in ${journalFile}; choose another --run-id or leave it out`,
+    );
+  }
+}
+
+export function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+export function loopStartFields(m: LaunchMetadata): Record<string, FieldValue> {
+  const { config } = m.preset;
+  return {
+    run_id: m.runId,
+    objective: m.objective,
+    preset: m.preset.name,
+    trigger: m.trigger,
+    created_at: m.createdAt,
+    project_dir: m.preset.dir,
+    work_dir: m.paths.workDir,
+    backend: config.backend.command,
+    backend_args: JSON.stringify(config.backend.args),
+    parent_run_id: m.parentRunId,
+    isolation_mode: config.core.isolation_mode,
+    max_iterations: String(m.maxIterations),
+    completion_event: config.event_loop.completion_event,
+    completion_promise: config.event_loop.completion_promise,
+  };
+}
+
+export function registryRecord(m: LaunchMetadata, update: Partial<RegistryRecord>): RegistryRecord {
+  const { config } = m.preset;
+  return {
+    run_id: m.runId,
+    status: "running",
+    preset: m.preset.name,
+    objective: m.objective,
+    trigger: m.trigger,
+    project_dir: m.preset.dir,
+    work_dir: m.paths.workDir,
+    state_dir: m.paths.stateDir,
+    journal_file: m.paths.journalFile,
+    parent_run_id: m.parentRunId,
+    backend: config.backend.command,
+    backend_args: config.backend.args,
+    created_at: m.createdAt,
+    updated_at: m.createdAt,
+    iteration: "0",
+    max_iterations: String(m.maxIterations),
+    stop_reason: "",
+    latest_event: "loop.start",
+    isolation_mode: config.core.isolation_mode,
+    pid: process.pid,
+    ...update,
+  };
+}

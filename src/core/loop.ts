@@ -1,0 +1,331 @@
+// The harness loop: prompt → agent → events → route, until completion or a stop reason.
+// Every step is journaled; the run's exit code follows its outcome class.
+import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { JournalWriter } from "../journal/append.js";
+import { type FieldValue, journalTimestamp } from "../journal/codec.js";
+import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
+import { blockingTasks } from "../tasks/materialize.js";
+import { TaskStore } from "../tasks/store.js";
+import { iterationEnv, runBoundEnv } from "./agent-env.js";
+import { type AgentResult, runAgent } from "./backend.js";
+import { writeEventTool } from "./event-tool.js";
+import { classifyBackendFailure } from "./failure-kind.js";
+import {
+  assertNewRunId,
+  fileSize,
+  type LaunchMetadata,
+  loopStartFields,
+  registryRecord,
+} from "./launch.js";
+import type { Preset } from "./preset.js";
+import { type IterationSummary, renderPrompt, substitute } from "./prompt.js";
+import { appendRegistry, type RegistryStatus } from "./registry.js";
+import { runPaths } from "./run-paths.js";
+import { RunView } from "./run-view.js";
+import { allowedEvents, suggestedRoles } from "./topology.js";
+
+export interface RunOptions {
+  preset: Preset;
+  objective: string;
+  runId: string;
+  trigger: LaunchMetadata["trigger"];
+  parentRunId: string;
+  maxIterations?: number;
+  workDir: string;
+  env: NodeJS.ProcessEnv;
+  /** Aborted on SIGTERM/SIGINT: the agent's group is terminated and `loop.stop` journaled. */
+  signal: AbortSignal;
+  progress?: (line: string) => void;
+}
+
+export interface RunResult {
+  runId: string;
+  outcome: OutcomeClass;
+  /** `completion_event` / `completion_promise`, or the `loop.stop` reason. */
+  reason: string;
+  iterations: number;
+  journalFile: string;
+}
+
+type Terminal =
+  | { complete: true; reason: string }
+  | { complete: false; reason: string; fields: Record<string, FieldValue> };
+
+/** Longest agent output kept in one journal field (the tail wins). */
+const MAX_JOURNAL_OUTPUT = 64 * 1024;
+
+function tail(text: string, max: number): string {
+  return text.length > max ? text.slice(text.length - max) : text;
+}
+
+function registryStatus(t: Terminal): RegistryStatus {
+  if (t.complete) return "completed";
+  if (t.reason === "backend_timeout") return "timed_out";
+  const cls = stopReasonClass(t.reason);
+  return cls === "failed" ? "failed" : "stopped";
+}
+
+export async function runLoop(opts: RunOptions): Promise<RunResult> {
+  const { preset, runId } = opts;
+  const ev = preset.config.event_loop;
+  const backend = preset.config.backend;
+  const maxIterations = opts.maxIterations ?? ev.max_iterations;
+  const paths = runPaths(opts.workDir, runId, preset.config, opts.env);
+  const progress = opts.progress ?? (() => {});
+  assertNewRunId(paths.journalFile, runId);
+  mkdirSync(paths.runDir, { recursive: true });
+
+  const meta: LaunchMetadata = {
+    runId,
+    objective: opts.objective,
+    preset,
+    trigger: opts.trigger,
+    parentRunId: opts.parentRunId,
+    maxIterations,
+    paths,
+    createdAt: journalTimestamp(),
+  };
+  const view = new RunView(paths.journalFile, runId, fileSize(paths.journalFile));
+  const journal = new JournalWriter(paths.journalFile);
+  const system = (
+    topic: string,
+    iteration: number | undefined,
+    fields: Record<string, FieldValue>,
+  ) =>
+    journal.append({
+      shape: "system",
+      run: runId,
+      iteration: iteration === undefined ? undefined : String(iteration),
+      topic,
+      ts: journalTimestamp(),
+      v: 1,
+      fields,
+    });
+  const tasks = new TaskStore(paths.tasksFile);
+  const command = substitute(backend.command, paths, runId, preset.dir);
+  const args = backend.args.map((a) => substitute(a, paths, runId, preset.dir));
+  const started = performance.now();
+  const history: IterationSummary[] = [];
+
+  system("loop.start", undefined, loopStartFields(meta));
+  writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
+  appendRegistry(paths.registryFile, registryRecord(meta, {}));
+  progress(`run ${runId} started: preset ${preset.name}, up to ${maxIterations} iterations`);
+
+  let completed = 0;
+  let completionNote = "";
+  let lastSignature = "";
+  let identical = 0;
+  const finish = (t: Terminal): RunResult => {
+    if (t.complete) system("loop.complete", completed || undefined, { reason: t.reason });
+    else system("loop.stop", completed || undefined, { reason: t.reason, ...t.fields });
+    appendRegistry(
+      paths.registryFile,
+      registryRecord(meta, {
+        status: registryStatus(t),
+        stop_reason: t.reason,
+        iteration: String(completed),
+        updated_at: journalTimestamp(),
+        latest_event: t.complete ? "loop.complete" : "loop.stop",
+      }),
+    );
+    journal.close();
+    const outcome: OutcomeClass = t.complete ? "completed" : stopReasonClass(t.reason);
+    progress(
+      `run ${runId} ${t.complete ? "completed" : `stopped: ${t.reason}`} after ${completed} iterations`,
+    );
+    return {
+      runId,
+      outcome,
+      reason: t.reason,
+      iterations: completed,
+      journalFile: paths.journalFile,
+    };
+  };
+
+  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+    if (opts.signal.aborted)
+      return finish({
+        complete: false,
+        reason: "interrupted",
+        fields: { completed_iterations: String(completed) },
+      });
+    const elapsedMs = Math.round(performance.now() - started);
+    if (ev.max_runtime !== undefined && elapsedMs >= ev.max_runtime) {
+      return finish({
+        complete: false,
+        reason: "max_runtime",
+        fields: {
+          completed_iterations: String(completed),
+          elapsed_ms: String(elapsedMs),
+          max_runtime_ms: String(ev.max_runtime),
+        },
+      });
+    }
+    view.refresh();
+    const roles = suggestedRoles(preset.topology, view.recentEvent);
+    const allowed = allowedEvents(preset.topology, roles);
+    const prompt = renderPrompt({
+      preset,
+      paths,
+      runId,
+      objective: opts.objective,
+      iteration,
+      maxIterations,
+      view,
+      suggestedRoles: roles,
+      allowedEvents: allowed,
+      tasks: tasks.view(),
+      history,
+      completionNote,
+    });
+    completionNote = "";
+    writeFileSync(paths.promptPath, prompt);
+    system("iteration.start", iteration, {
+      recent_event: view.recentEvent,
+      suggested_roles: roles.join(","),
+      allowed_events: allowed.join(","),
+      backpressure: view.backpressure ? `rejected ${view.backpressure.emitted}` : "",
+      prompt,
+    });
+    system("backend.start", iteration, {
+      backend_kind: backend.kind,
+      command,
+      args: JSON.stringify(args),
+      prompt_mode: backend.prompt_mode,
+      timeout_ms: String(backend.timeout_ms),
+    });
+    const result: AgentResult = await runAgent({
+      command,
+      args,
+      promptMode: backend.prompt_mode,
+      prompt,
+      promptPath: paths.promptPath,
+      cwd: paths.workDir,
+      timeoutMs: backend.timeout_ms,
+      killGraceMs: backend.kill_grace_ms,
+      signal: opts.signal,
+      env: iterationEnv({
+        base: opts.env,
+        preset,
+        paths,
+        runId,
+        iteration,
+        recentEvent: view.recentEvent,
+        allowedRoles: roles,
+        allowedEvents: allowed,
+        prompt,
+      }),
+    });
+    const output =
+      result.kind === "spawn_failed" ? `${result.output}${result.error}` : result.output;
+    const exitCode =
+      result.kind === "exited"
+        ? String(result.exitCode)
+        : result.kind === "spawn_failed"
+          ? "127"
+          : "-1";
+    const timedOut = result.kind === "timed_out";
+    const journalOutput = tail(output, MAX_JOURNAL_OUTPUT);
+    system("backend.finish", iteration, {
+      exit_code: exitCode,
+      timed_out: timedOut,
+      output: journalOutput,
+    });
+    system("iteration.finish", iteration, {
+      exit_code: exitCode,
+      timed_out: timedOut,
+      elapsed_s: (result.elapsedMs / 1000).toFixed(3),
+      output: journalOutput,
+    });
+    completed = iteration;
+    const mine = view.refresh();
+    const emitted = mine.filter((r) => r.shape === "agent" && r.iteration === String(iteration));
+    history.push({
+      iteration,
+      exitCode,
+      emitted: emitted.map((r) => r.topic),
+      outputTail: tail(output, 400),
+    });
+    appendRegistry(
+      paths.registryFile,
+      registryRecord(meta, {
+        iteration: String(iteration),
+        updated_at: journalTimestamp(),
+        latest_event: view.recentEvent,
+      }),
+    );
+    progress(
+      `iteration ${iteration}/${maxIterations}: exit ${exitCode}${timedOut ? " (timed out)" : ""}, emitted ${emitted.map((r) => r.topic).join(", ") || "nothing"} (${(result.elapsedMs / 1000).toFixed(1)}s)`,
+    );
+
+    const outputTail = tail(output, 500);
+    if (result.kind === "interrupted")
+      return finish({
+        complete: false,
+        reason: "interrupted",
+        fields: { completed_iterations: String(completed) },
+      });
+    if (timedOut)
+      return finish({
+        complete: false,
+        reason: "backend_timeout",
+        fields: { iteration: String(iteration), output_tail: outputTail },
+      });
+    if (result.kind !== "exited" || result.exitCode !== 0) {
+      return finish({
+        complete: false,
+        reason: classifyBackendFailure(outputTail),
+        fields: { iteration: String(iteration), output_tail: outputTail },
+      });
+    }
+
+    const missing = () => ev.required_events.filter((e) => !view.seenTopics.has(e));
+    if (emitted.some((r) => r.topic === ev.completion_event)) {
+      if (missing().length === 0) return finish({ complete: true, reason: "completion_event" });
+      completionNote = `Completion refused: required events not yet emitted: ${missing().join(", ")}.`;
+    } else if (output.includes(ev.completion_promise)) {
+      const open = blockingTasks(tasks.view());
+      if (open.length > 0) {
+        system("task.gate", iteration, {
+          blocked_topic: ev.completion_event,
+          open_tasks: open.map((t) => t.id).join(","),
+          via: "completion_promise",
+        });
+        view.refresh();
+      } else if (missing().length === 0) {
+        return finish({ complete: true, reason: "completion_promise" });
+      } else {
+        completionNote = `Completion refused: required events not yet emitted: ${missing().join(", ")}.`;
+      }
+    }
+
+    const signature = createHash("sha1")
+      .update(output)
+      .update(JSON.stringify(emitted.map((r) => [r.topic, r.shape === "agent" ? r.payload : ""])))
+      .digest("hex");
+    identical = signature === lastSignature ? identical + 1 : 1;
+    lastSignature = signature;
+    if (ev.stall_iterations > 0 && identical >= ev.stall_iterations) {
+      return finish({
+        complete: false,
+        reason: "stalled",
+        fields: {
+          completed_iterations: String(completed),
+          identical_outputs: String(identical),
+          stall_iterations: String(ev.stall_iterations),
+        },
+      });
+    }
+  }
+  return finish({
+    complete: false,
+    reason: "max_iterations",
+    fields: {
+      completed_iterations: String(completed),
+      stopped_before_iteration: String(completed + 1),
+      max_iterations: String(maxIterations),
+    },
+  });
+}

@@ -1,0 +1,172 @@
+// Loads a preset directory: resolves the name, parses and validates its TOML files,
+// applies `--set` overrides and reads role prompts and `harness.md`.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse, TomlError } from "smol-toml";
+import type { z } from "zod";
+import { type FieldProblem, UserError, ValidationError, zodProblems } from "../util/errors.js";
+import {
+  type PresetConfig,
+  presetConfigSchema,
+  type TopologyFile,
+  topologySchema,
+} from "./preset-schema.js";
+import { buildTopology, type Topology } from "./topology.js";
+
+export const BUNDLED_PRESETS_DIR = fileURLToPath(new URL("../../presets/", import.meta.url));
+const PRESET_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+
+export interface Preset {
+  name: string;
+  dir: string;
+  config: PresetConfig;
+  topology: Topology;
+  /** Standing instructions from `harness.md`, or "". */
+  harnessInstructions: string;
+}
+
+/** Finds a preset: a path, else `<cwd>/presets/<name>`, else the bundled `presets/<name>`. */
+export function resolvePresetDir(
+  nameOrPath: string,
+  cwd: string,
+  presetsDirs: string[] = [],
+): string {
+  const asPath = resolve(cwd, nameOrPath);
+  if (isDirectory(asPath) && existsSync(join(asPath, "autoloops.toml"))) return asPath;
+  if (PRESET_NAME.test(nameOrPath) && !nameOrPath.includes("..")) {
+    for (const dir of [...presetsDirs, join(cwd, "presets"), BUNDLED_PRESETS_DIR]) {
+      const candidate = join(dir, nameOrPath);
+      if (existsSync(join(candidate, "autoloops.toml"))) return candidate;
+    }
+  }
+  const looked = PRESET_NAME.test(nameOrPath)
+    ? `${asPath}, ${join(cwd, "presets", nameOrPath)} and the bundled ${join(BUNDLED_PRESETS_DIR, nameOrPath)}`
+    : asPath;
+  throw new UserError(
+    `preset ${JSON.stringify(nameOrPath)} not found (looked for autoloops.toml in ${looked}); ` +
+      'pass a preset directory or a bundled name such as "demo"',
+  );
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Parses a TOML file; syntax errors name the file, line and column. */
+export function readToml(file: string): Record<string, unknown> {
+  const text = readFileSync(file, "utf8");
+  try {
+    return parse(text) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof TomlError) {
+      throw new UserError(
+        `${file}:${err.line}:${err.column}: invalid TOML: ${err.message.split("\n")[0]}`,
+      );
+    }
+    throw err;
+  }
+}
+
+/** Parses a `--set` value as a TOML value ("5", "true", "[\"a\"]"), else keeps the text. */
+export function parseSetValue(text: string): unknown {
+  try {
+    return (parse(`v = ${text}`) as { v: unknown }).v;
+  } catch {
+    return text;
+  }
+}
+
+/** Applies `key.path=value` overrides to a parsed config object. */
+export function applyOverrides(
+  raw: Record<string, unknown>,
+  sets: readonly string[],
+): Record<string, unknown> {
+  for (const set of sets) {
+    const eq = set.indexOf("=");
+    const key = eq > 0 ? set.slice(0, eq).trim() : "";
+    if (!/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/.test(key)) {
+      throw new UserError(
+        `--set ${JSON.stringify(set)}: expected key=value with a dotted key, e.g. event_loop.max_iterations=5`,
+      );
+    }
+    const parts = key.split(".");
+    let node = raw;
+    for (const part of parts.slice(0, -1)) {
+      const next = node[part];
+      if (typeof next !== "object" || next === null || Array.isArray(next)) node[part] = {};
+      node = node[part] as Record<string, unknown>;
+    }
+    node[parts.at(-1)!] = parseSetValue(set.slice(eq + 1));
+  }
+  return raw;
+}
+
+function validate<T extends z.ZodType>(schema: T, input: unknown, file: string): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new ValidationError(zodProblems(file, result.error, input));
+  return result.data;
+}
+
+function readRolePrompt(
+  dir: string,
+  topologyFile: string,
+  index: number,
+  role: TopologyFile["role"][number],
+): string {
+  if (role.prompt !== undefined) return role.prompt;
+  const rel = role.prompt_file ?? join("roles", `${role.id}.md`);
+  const file = resolve(dir, rel);
+  const inside = relative(dir, file);
+  if (inside.startsWith("..") || isAbsolute(inside)) {
+    const problem: FieldProblem = {
+      file: topologyFile,
+      field: `role[${index}].prompt_file`,
+      found: JSON.stringify(rel),
+      expected: "a path inside the preset directory",
+    };
+    throw new ValidationError([problem]);
+  }
+  if (existsSync(file)) return readFileSync(file, "utf8");
+  if (role.prompt_file !== undefined) {
+    throw new ValidationError([
+      {
+        file: topologyFile,
+        field: `role[${index}].prompt_file`,
+        found: JSON.stringify(rel),
+        expected: `an existing file (${file} is missing)`,
+      },
+    ]);
+  }
+  return "";
+}
+
+/** Loads and validates the preset at `dir`, with `--set` overrides applied to autoloops.toml. */
+export function loadPreset(dir: string, sets: readonly string[] = []): Preset {
+  const configFile = join(dir, "autoloops.toml");
+  const rawConfig = applyOverrides(readToml(configFile), sets);
+  const config = validate(presetConfigSchema, rawConfig, configFile);
+  const topologyFile = join(dir, "topology.toml");
+  const rawTopology = existsSync(topologyFile) ? readToml(topologyFile) : {};
+  const topoData = validate(topologySchema, rawTopology, topologyFile);
+  if (
+    topoData.completion !== undefined &&
+    !sets.some((s) => s.startsWith("event_loop.completion_event="))
+  ) {
+    config.event_loop.completion_event = topoData.completion;
+  }
+  const prompts = topoData.role.map((role, i) => readRolePrompt(dir, topologyFile, i, role));
+  const topology = buildTopology(topoData, prompts, topologyFile);
+  const harnessFile = join(dir, "harness.md");
+  return {
+    name: basename(dir),
+    dir,
+    config,
+    topology,
+    harnessInstructions: existsSync(harnessFile) ? readFileSync(harnessFile, "utf8").trim() : "",
+  };
+}

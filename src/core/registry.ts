@@ -1,0 +1,51 @@
+// The run registry (`registry.jsonl`): compact JSON, one run record per line, the last
+// line per run_id wins. A derived view that can be rebuilt from the journal.
+import { appendLineOnce } from "../journal/append.js";
+import { LineCursor, parseLines } from "../journal/reader.js";
+
+export type RegistryStatus = "running" | "completed" | "failed" | "timed_out" | "stopped";
+
+export interface RegistryRecord {
+  run_id: string;
+  status: RegistryStatus;
+  preset: string;
+  objective: string;
+  trigger: string;
+  project_dir: string;
+  work_dir: string;
+  state_dir: string;
+  journal_file: string;
+  parent_run_id: string;
+  backend: string;
+  backend_args: string[];
+  created_at: string;
+  updated_at: string;
+  iteration: string;
+  max_iterations: string;
+  stop_reason: string;
+  latest_event: string;
+  isolation_mode: string;
+  pid: number;
+}
+
+export function appendRegistry(file: string, record: RegistryRecord): void {
+  // Registry lines are a rebuildable projection: no fsync, so the loop stays fast.
+  appendLineOnce(file, JSON.stringify(record), { fsync: false });
+}
+
+function decodeRegistry(line: string): RegistryRecord | undefined {
+  try {
+    const obj = JSON.parse(line) as Partial<RegistryRecord>;
+    return typeof obj?.run_id === "string" ? (obj as RegistryRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The latest record per run id, in order of first appearance. */
+export function readRegistry(file: string): Map<string, RegistryRecord> {
+  const cursor = new LineCursor(file);
+  const runs = new Map<string, RegistryRecord>();
+  for (const rec of parseLines(cursor.readNew(), decodeRegistry).items) runs.set(rec.run_id, rec);
+  return runs;
+}

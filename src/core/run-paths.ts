@@ -1,0 +1,40 @@
+// The files of one run, relative to its work dir (formats.md, "Where things live").
+import { dirname, join, resolve } from "node:path";
+import { resolveTasksFile } from "../tasks/paths.js";
+import type { PresetConfig } from "./preset-schema.js";
+
+export interface RunPaths {
+  workDir: string;
+  journalFile: string;
+  registryFile: string;
+  /** `.autoloop/runs/<run-id>/`: the run's own files (tasks, event tool, prompt). */
+  runDir: string;
+  /** Where loop-owned working files go: the run dir, or `.autoloop/` in shared isolation. */
+  stateDir: string;
+  tasksFile: string;
+  /** The event tool handed to the agent. */
+  toolPath: string;
+  promptPath: string;
+}
+
+export function runPaths(
+  workDir: string,
+  runId: string,
+  config: PresetConfig,
+  env: NodeJS.ProcessEnv,
+): RunPaths {
+  const root = resolve(workDir);
+  const journalFile = resolve(root, config.core.journal_file);
+  const autoloopDir = dirname(journalFile);
+  const runDir = join(autoloopDir, "runs", runId);
+  return {
+    workDir: root,
+    journalFile,
+    registryFile: join(autoloopDir, "registry.jsonl"),
+    runDir,
+    stateDir: config.core.isolation_mode === "shared" ? autoloopDir : runDir,
+    tasksFile: resolveTasksFile({ env, projectDir: root, runStateDir: runDir }),
+    toolPath: join(runDir, "autoloops"),
+    promptPath: join(runDir, "active-prompt.md"),
+  };
+}

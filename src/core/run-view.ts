@@ -1,0 +1,105 @@
+// An incremental, run-scoped view of the shared journal: it reads only the bytes appended
+// since the last refresh and keeps what the loop and the prompt need, so the harness's
+// cost per iteration does not grow with the journal's length.
+import { decodeRecord, fieldText, type JournalRecord } from "../journal/codec.js";
+import { LineCursor } from "../journal/reader.js";
+
+export interface EmittedEvent {
+  topic: string;
+  payload: string;
+  iteration: string;
+}
+
+export interface InvalidEmit {
+  emitted: string;
+  recentEvent: string;
+  suggestedRoles: string;
+  allowedEvents: string;
+}
+
+export interface GateRefusal {
+  blockedTopic: string;
+  openTasks: string;
+  via: string;
+  iteration: string;
+}
+
+/** Topics written by the harness itself; they never route and agents may not emit them. */
+export function isSystemTopic(topic: string): boolean {
+  return (
+    /^(loop|iteration|backend)\./.test(topic) || topic === "task.gate" || topic === "event.invalid"
+  );
+}
+
+export class RunView {
+  private readonly cursor: LineCursor;
+  /** The routing event: the latest valid agent emit, else `loop.start`. */
+  recentEvent = "loop.start";
+  /** The latest rejected emit since the last valid one (the backpressure note). */
+  backpressure: InvalidEmit | undefined;
+  invalidCount = 0;
+  lastRejected = "";
+  lastGate: GateRefusal | undefined;
+  gateCount = 0;
+  readonly seenTopics = new Set<string>();
+  readonly emitted: EmittedEvent[] = [];
+  skippedLines = 0;
+
+  constructor(
+    journalFile: string,
+    readonly runId: string,
+    startOffset: number,
+  ) {
+    this.cursor = new LineCursor(journalFile, startOffset);
+  }
+
+  /** Reads new journal lines; returns this run's new records. */
+  refresh(): JournalRecord[] {
+    const mine: JournalRecord[] = [];
+    for (const line of this.cursor.readNew()) {
+      if (line.trim() === "") continue;
+      const record = decodeRecord(line);
+      if (record === undefined) {
+        this.skippedLines++;
+        continue;
+      }
+      if (record.run !== this.runId) continue;
+      mine.push(record);
+      this.apply(record);
+    }
+    return mine;
+  }
+
+  private apply(record: JournalRecord): void {
+    if (record.topic === "event.invalid") {
+      this.invalidCount++;
+      this.lastRejected = fieldText(record, "emitted");
+      this.backpressure = {
+        emitted: this.lastRejected,
+        recentEvent: fieldText(record, "recent_event"),
+        suggestedRoles: fieldText(record, "suggested_roles"),
+        allowedEvents: fieldText(record, "allowed_events"),
+      };
+      return;
+    }
+    if (record.topic === "task.gate") {
+      this.gateCount++;
+      this.lastGate = {
+        blockedTopic: fieldText(record, "blocked_topic"),
+        openTasks: fieldText(record, "open_tasks"),
+        via: fieldText(record, "via"),
+        iteration: record.iteration ?? "",
+      };
+      return;
+    }
+    if (record.shape !== "agent" || isSystemTopic(record.topic)) return;
+    this.recentEvent = record.topic;
+    this.backpressure = undefined;
+    this.seenTopics.add(record.topic);
+    this.emitted.push({
+      topic: record.topic,
+      payload: record.payload,
+      iteration: record.iteration,
+    });
+  }
+}

@@ -1,0 +1,41 @@
+// `loop.stop` reasons and their outcome classes (formats.md), shared by the harness,
+// the scheduler and the monitor.
+
+export type OutcomeClass = "completed" | "failed" | "stopped" | "interrupted";
+
+const FAILED = new Set([
+  "backend_failed",
+  "backend_timeout",
+  "auth_failed",
+  "quota_exhausted",
+  "review_unknown",
+  "error",
+]);
+const STOPPED = new Set([
+  "max_iterations",
+  "rate_limited",
+  "transient_error",
+  "stalled",
+  "max_runtime",
+]);
+
+/** The class of a `loop.stop` reason; unknown reasons count as failed (fail closed). */
+export function stopReasonClass(reason: string): OutcomeClass {
+  if (reason === "interrupted") return "interrupted";
+  if (STOPPED.has(reason)) return "stopped";
+  if (FAILED.has(reason)) return "failed";
+  return "failed";
+}
+
+/** Exit codes of `autoloop run`, one per outcome class; usage errors are distinct. */
+export const EXIT_CODES = {
+  completed: 0,
+  failed: 1,
+  usage: 2,
+  stopped: 3,
+  interrupted: 130,
+} as const;
+
+export function exitCodeForClass(cls: OutcomeClass): number {
+  return EXIT_CODES[cls];
+}
