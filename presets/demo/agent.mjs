@@ -2,7 +2,7 @@
 // The demo agent: a deterministic script standing in for an LLM agent CLI. It reads the
 // prompt on stdin, acts as the suggested role, and uses the event tool like a real agent.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 
 const env = process.env;
 const prompt = readFileSync(0, "utf8");
@@ -36,7 +36,8 @@ console.log(`demo agent (${mode}) iteration ${iteration} as ${role}`);
 
 if (mode === "hang") {
   // A grandchild that would outlive us if the harness only killed its direct child.
-  spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  writeFileSync(`${env.AUTOLOOP_STATE_DIR}/grandchild.pid`, String(child.pid));
   setInterval(() => {}, 1000);
 } else if (mode === "fail" && iteration >= 2) {
   console.error("error: the demo agent failed on purpose (mode fail)");

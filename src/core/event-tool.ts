@@ -2,9 +2,7 @@
 // this harness's CLI bound to the run's files, even when the agent's shell drops the env.
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-
-export const CLI_ENTRY = fileURLToPath(new URL("../cli/autoloop.js", import.meta.url));
+import { autoloopEntry } from "../util/package-root.js";
 
 /** Quotes a value for a POSIX shell script: every byte literal inside single quotes. */
 export function shellQuote(value: string): string {
@@ -20,7 +18,7 @@ export function writeEventTool(toolPath: string, bound: Record<string, string>):
   const script = `#!/bin/sh
 # autoloop event tool for one run: emit events and manage tasks.
 ${defaults}
-exec ${shellQuote(process.execPath)} ${shellQuote(CLI_ENTRY)} "$@"
+exec ${shellQuote(process.execPath)} ${shellQuote(autoloopEntry())} "$@"
 `;
   writeFileSync(toolPath, script, { mode: 0o755 });
   chmodSync(toolPath, 0o755);

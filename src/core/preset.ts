@@ -2,10 +2,10 @@
 // applies `--set` overrides and reads role prompts and `harness.md`.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parse, TomlError } from "smol-toml";
 import type { z } from "zod";
 import { type FieldProblem, UserError, ValidationError, zodProblems } from "../util/errors.js";
+import { bundledPresetsDir } from "../util/package-root.js";
 import {
   type PresetConfig,
   presetConfigSchema,
@@ -14,7 +14,6 @@ import {
 } from "./preset-schema.js";
 import { buildTopology, type Topology } from "./topology.js";
 
-export const BUNDLED_PRESETS_DIR = fileURLToPath(new URL("../../presets/", import.meta.url));
 const PRESET_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 
 export interface Preset {
@@ -35,13 +34,13 @@ export function resolvePresetDir(
   const asPath = resolve(cwd, nameOrPath);
   if (isDirectory(asPath) && existsSync(join(asPath, "autoloops.toml"))) return asPath;
   if (PRESET_NAME.test(nameOrPath) && !nameOrPath.includes("..")) {
-    for (const dir of [...presetsDirs, join(cwd, "presets"), BUNDLED_PRESETS_DIR]) {
+    for (const dir of [...presetsDirs, join(cwd, "presets"), bundledPresetsDir()]) {
       const candidate = join(dir, nameOrPath);
       if (existsSync(join(candidate, "autoloops.toml"))) return candidate;
     }
   }
   const looked = PRESET_NAME.test(nameOrPath)
-    ? `${asPath}, ${join(cwd, "presets", nameOrPath)} and the bundled ${join(BUNDLED_PRESETS_DIR, nameOrPath)}`
+    ? `${asPath}, ${join(cwd, "presets", nameOrPath)} and the bundled ${join(bundledPresetsDir(), nameOrPath)}`
     : asPath;
   throw new UserError(
     `preset ${JSON.stringify(nameOrPath)} not found (looked for autoloops.toml in ${looked}); ` +

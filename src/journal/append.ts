@@ -1,7 +1,7 @@
 // Appends whole lines to a JSONL file: one write(2) per line on an O_APPEND descriptor,
 // then fsync, so concurrent writers never interleave inside a line and a crash never
 // loses an acknowledged line.
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { encodeRecord, type JournalRecord } from "./codec.js";
 
@@ -9,6 +9,18 @@ import { encodeRecord, type JournalRecord } from "./codec.js";
 function writeAll(fd: number, buf: Buffer): void {
   let offset = 0;
   while (offset < buf.length) offset += writeSync(fd, buf, offset, buf.length - offset);
+}
+
+/**
+ * True when the file ends inside a line: a writer crashed mid-write. Appending straight
+ * after it would glue our line to the torn one, so the appender ends it first.
+ */
+function endsTorn(fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] !== 0x0a;
 }
 
 /** An open append handle on one JSONL file. */
@@ -26,7 +38,8 @@ export class LineAppender {
       throw new Error(`refusing to append a line containing a newline to ${this.path}`);
     if (this.fd === undefined) {
       mkdirSync(dirname(this.path), { recursive: true });
-      this.fd = openSync(this.path, "a", 0o644);
+      this.fd = openSync(this.path, "a+", 0o644);
+      if (endsTorn(this.fd)) writeAll(this.fd, Buffer.from("\n"));
     }
     writeAll(this.fd, Buffer.from(`${line}\n`, "utf8"));
     if (this.options.fsync !== false) fsyncSync(this.fd);

@@ -1,0 +1,37 @@
+// Shared benchmark helpers: temp dirs, timing, percentiles, and a result table.
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const ROOT = new URL("..", import.meta.url).pathname;
+export const AUTOLOOP = join(ROOT, "dist/bin/autoloop.js");
+export const AUTOLOOP_CRON = join(ROOT, "dist/bin/autoloop-cron.js");
+
+const dirs = [];
+export function tempDir(prefix = "autoloop-bench-") {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  dirs.push(dir);
+  return dir;
+}
+process.on("exit", () => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export function median(values) {
+  return percentile(values, 50);
+}
+
+/** Prints one benchmark line and returns whether it met its target. */
+export function report(name, value, unit, target, ok) {
+  const mark = target === undefined ? "    " : ok ? "PASS" : "FAIL";
+  console.log(
+    `${mark}  ${name}: ${typeof value === "number" ? value.toFixed(value < 10 ? 2 : 1) : value} ${unit}${target ? `  (target ${target})` : ""}`,
+  );
+  return target === undefined || ok;
+}

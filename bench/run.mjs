@@ -1,0 +1,12 @@
+// `npm run bench`: every benchmark; exits non-zero when a target is missed.
+import { benchHarness } from "./harness.mjs";
+
+const only = process.argv[2];
+const suites = { harness: benchHarness };
+let ok = true;
+for (const [name, fn] of Object.entries(suites)) {
+  if (only && only !== name) continue;
+  ok = (await fn()) && ok;
+}
+console.log(ok ? "\nall benchmark targets met" : "\nsome benchmark targets missed");
+process.exit(ok ? 0 : 1);

@@ -1,0 +1,41 @@
+// Test helpers: temp dirs and the compiled CLIs run as real child processes.
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { execa, type ResultPromise } from "execa";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+export const AUTOLOOP = join(ROOT, "dist/bin/autoloop.js");
+export const AUTOLOOP_CRON = join(ROOT, "dist/bin/autoloop-cron.js");
+
+const made: string[] = [];
+
+/** A fresh temp dir, removed by `cleanupTempDirs()` (call it in afterEach/afterAll). */
+export function tempDir(prefix = "autoloop-test-"): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  made.push(dir);
+  return dir;
+}
+
+export function cleanupTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** The environment for child CLIs: inherited, minus anything that would bind them to another run. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith("AUTOLOOP")) delete env[key];
+  return { ...env, ...extra };
+}
+
+export function autoloop(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): ResultPromise<{ reject: false; cwd: string; env: NodeJS.ProcessEnv; extendEnv: false }> {
+  return execa(process.execPath, [AUTOLOOP, ...args], {
+    reject: false,
+    cwd: options.cwd,
+    env: cleanEnv(options.env),
+    extendEnv: false,
+  });
+}
