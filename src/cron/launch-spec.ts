@@ -1,0 +1,73 @@
+// What the scheduler launches for a run: the spec, its argv (never a shell) and its environment.
+
+interface LaunchCommon {
+  runId: string;
+  schedule: string;
+  /** The slot the run fires for (UTC instant); `now` for a manual run. */
+  slot: Date;
+  /** The schedule's project_dir; the harness journals under `<cwd>/.autoloop/`. */
+  cwd: string;
+  /** Merged over the daemon's environment. */
+  env?: Record<string, string>;
+  /** 0 or undefined: no scheduler timeout. */
+  timeoutMs?: number;
+  /** SIGTERM → SIGKILL grace; default 10 s. */
+  killGraceMs?: number;
+  /** `<state>/output/<run-id>.log` */
+  outputPath: string;
+  outputCapBytes?: number;
+}
+
+export interface PresetLaunch extends LaunchCommon {
+  kind: "preset";
+  /** argv prefix of the harness CLI, e.g. `["autoloop"]` or `["node", "dist/cli/autoloop.js"]`. */
+  harness: readonly string[];
+  preset: string;
+  objective: string;
+  maxIterations?: number;
+}
+
+export interface CommandLaunch extends LaunchCommon {
+  kind: "command";
+  command: readonly string[];
+}
+
+export type LaunchSpec = PresetLaunch | CommandLaunch;
+
+/** The full argv of a run (first element is the program). */
+export function launchArgv(spec: LaunchSpec): string[] {
+  if (spec.kind === "command") return [...spec.command];
+  return [
+    ...spec.harness,
+    "run",
+    spec.preset,
+    spec.objective,
+    "--trigger",
+    "cron",
+    "--run-id",
+    spec.runId,
+    ...(spec.maxIterations ? ["--max-iterations", String(spec.maxIterations)] : []),
+  ];
+}
+
+/**
+ * The run's environment: the daemon's, minus `AUTOLOOP_*` variables inherited from an
+ * enclosing run (a daemon started from inside a loop must not point its runs at that
+ * loop's journal or tasks), plus the schedule's env and the correlation variables.
+ */
+export function launchEnv(
+  spec: LaunchSpec,
+  base: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (value !== undefined && !key.startsWith("AUTOLOOP_")) env[key] = value;
+  }
+  return {
+    ...env,
+    ...spec.env,
+    AUTOLOOP_CRON_RUN_ID: spec.runId,
+    AUTOLOOP_CRON_SCHEDULE: spec.schedule,
+    AUTOLOOP_CRON_SLOT: spec.slot.toISOString(),
+  };
+}

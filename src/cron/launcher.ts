@@ -1,0 +1,129 @@
+// Launches one run as its own process group, captures its output, enforces its timeout, reports its outcome.
+import { execa } from "execa";
+import type { Logger } from "pino";
+import { readProcessStartTime } from "./launch-identity.js";
+import { type LaunchSpec, launchArgv, launchEnv } from "./launch-spec.js";
+import { DEFAULT_KILL_GRACE_MS, groupTerminator } from "./launch-termination.js";
+import { determineOutcome, type KillCause, type RunOutcome } from "./outcome.js";
+import { journalPathFor, journalSize, readTerminal } from "./outcome-journal.js";
+import { OutputLog } from "./output-log.js";
+
+export type { LaunchSpec } from "./launch-spec.js";
+
+export interface RunHandle {
+  runId: string;
+  /** Undefined when the program could not be spawned (then `done` resolves `failed`). */
+  pid: number | undefined;
+  /** /proc starttime of the harness, to recognise it after a daemon restart. */
+  startTime: string | undefined;
+  journalPath: string;
+  /** Journal size at launch: the run's records all lie after it. */
+  journalOffset: number;
+  outputPath: string;
+  done: Promise<RunOutcome>;
+  /** Operator stop: SIGTERM the group, SIGKILL after the grace; the outcome is `killed`. */
+  stop(reason: string): void;
+}
+
+export interface LauncherDeps {
+  now: () => number;
+  env: NodeJS.ProcessEnv;
+  logger: Pick<Logger, "warn"> | undefined;
+  readStartTime: (pid: number) => string | undefined;
+  /** Told once, when the launcher starts killing the run (timeout or operator stop). */
+  onKill: ((cause: KillCause) => void) | undefined;
+}
+
+const defaultDeps: LauncherDeps = {
+  now: Date.now,
+  env: process.env,
+  logger: undefined,
+  readStartTime: readProcessStartTime,
+  onKill: undefined,
+};
+
+/** setTimeout overflows past 2^31-1 ms (~24.8 days) and would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export function launchRun(spec: LaunchSpec, deps: Partial<LauncherDeps> = {}): RunHandle {
+  const d = { ...defaultDeps, ...deps };
+  const journalPath = journalPathFor(spec.cwd);
+  const journalOffset = journalSize(journalPath);
+  const startedAt = d.now();
+  const graceMs = spec.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const output = new OutputLog(spec.outputPath, spec.outputCapBytes);
+  const [file, ...args] = launchArgv(spec);
+
+  const child = execa(file ?? "", args, {
+    cwd: spec.cwd,
+    env: launchEnv(spec, d.env),
+    extendEnv: false,
+    detached: true, // own process group, so timeouts and stops reach every descendant
+    cleanup: false, // runs outlive a daemon restart and are adopted afterwards
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    buffer: false,
+    reject: false,
+    stripFinalNewline: false,
+  });
+  child.stdout?.on("data", (chunk: Buffer) => output.write(chunk));
+  child.stderr?.on("data", (chunk: Buffer) => output.write(chunk));
+
+  const pid = child.pid;
+  const terminator = pid === undefined ? undefined : groupTerminator(pid, graceMs);
+  // Once the harness has exited on its own, a late stop or timeout must not relabel it.
+  let exited = false;
+  const kill = (cause: KillCause): void => {
+    if (exited || terminator === undefined || terminator.cause !== undefined) return;
+    terminator.terminate(cause);
+    d.onKill?.(cause);
+  };
+  const timeoutTimer = spec.timeoutMs
+    ? setTimeout(() => kill({ by: "timeout" }), Math.min(spec.timeoutMs, MAX_TIMER_MS))
+    : undefined;
+  let pipeTimer: NodeJS.Timeout | undefined;
+  child.on("exit", () => {
+    exited = true;
+    // Descendants left in the group (or holding our pipes) would keep the run open forever.
+    terminator?.reap();
+    // A descendant that escaped the group may still hold the pipes: stop waiting for them.
+    pipeTimer = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }, graceMs + 1000);
+  });
+
+  const done = (async (): Promise<RunOutcome> => {
+    const result = await child;
+    clearTimeout(timeoutTimer);
+    clearTimeout(pipeTimer);
+    terminator?.dispose();
+    await output.close();
+    if (output.error) d.logger?.warn({ err: output.error, runId: spec.runId }, "output log failed");
+    return determineOutcome({
+      kind: spec.kind,
+      terminal:
+        spec.kind === "preset" ? readTerminal(journalPath, spec.runId, journalOffset) : undefined,
+      exitCode: result.exitCode,
+      signal: result.signal,
+      killedBy: terminator?.cause,
+      spawnError: pid === undefined ? (result.shortMessage ?? "spawn failed") : undefined,
+      durationMs: d.now() - startedAt,
+      journalPath,
+    });
+  })();
+
+  return {
+    runId: spec.runId,
+    pid,
+    startTime: pid === undefined ? undefined : d.readStartTime(pid),
+    journalPath,
+    journalOffset,
+    outputPath: spec.outputPath,
+    done,
+    stop(reason) {
+      kill({ by: "operator", reason });
+    },
+  };
+}

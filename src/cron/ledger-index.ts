@@ -1,0 +1,58 @@
+// `runs/index.jsonl`: run id → date folder (and schedule), loaded once so lookups never scan folders.
+import { LineCursor, parseLines } from "../journal/reader.js";
+import { isValidRunId } from "./run-id.js";
+
+export interface IndexEntry {
+  runId: string;
+  /** `YYYY-MM-DD` (UTC) of the slot: the folder holding the run's event log. */
+  date: string;
+  schedule: string;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Parses one index line; ids and dates are validated because they become path segments. */
+export function decodeIndexEntry(line: string): IndexEntry | undefined {
+  try {
+    const v = JSON.parse(line) as Partial<IndexEntry>;
+    if (typeof v.runId !== "string" || !isValidRunId(v.runId)) return undefined;
+    if (typeof v.date !== "string" || !DATE.test(v.date)) return undefined;
+    return { runId: v.runId, date: v.date, schedule: String(v.schedule ?? "") };
+  } catch {
+    return undefined;
+  }
+}
+
+export function encodeIndexEntry(entry: IndexEntry): string {
+  return JSON.stringify({ runId: entry.runId, date: entry.date, schedule: entry.schedule });
+}
+
+/** The index in memory, in creation order. */
+export class RunIndex {
+  private readonly entries: IndexEntry[] = [];
+  private readonly dates = new Map<string, string>();
+
+  static load(path: string): RunIndex {
+    const index = new RunIndex();
+    const lines = new LineCursor(path).readNew();
+    for (const entry of parseLines(lines, decodeIndexEntry).items) index.add(entry);
+    return index;
+  }
+
+  add(entry: IndexEntry): void {
+    if (!this.dates.has(entry.runId)) this.entries.push(entry);
+    this.dates.set(entry.runId, entry.date);
+  }
+
+  dateOf(runId: string): string | undefined {
+    return this.dates.get(runId);
+  }
+
+  /** Run ids newest first, optionally of one schedule. */
+  *newestFirst(schedule?: string): Generator<string> {
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const entry = this.entries[i]!;
+      if (schedule === undefined || entry.schedule === schedule) yield entry.runId;
+    }
+  }
+}

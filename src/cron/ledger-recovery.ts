@@ -1,0 +1,74 @@
+// After a daemon restart: decide for each pending run whether to adopt it, close it from its journal, or mark it interrupted.
+import { findProcessByRunId, isSameProcessAlive } from "./launch-identity.js";
+import type { RunLedger } from "./ledger.js";
+import type { PendingEntry } from "./ledger-pending.js";
+import { determineOutcome, type RunOutcome } from "./outcome.js";
+import { journalPathFor, readTerminal } from "./outcome-journal.js";
+
+export type Recovery =
+  /** Still running: hand it to `watchAdoptedRun` (see `adoptRecorded`). */
+  | { kind: "adopt"; entry: PendingEntry & { pid: number } }
+  /** Ended while the daemon was down, and its journal says how. */
+  | { kind: "finished"; entry: PendingEntry; outcome: RunOutcome }
+  | { kind: "interrupted"; entry: PendingEntry; reason: string };
+
+export interface RecoveryDeps {
+  now: () => number;
+  isAlive: (pid: number, startTime?: string) => boolean;
+  /** Finds a run's harness by its environment when no pid was recorded (crash right after spawn). */
+  findByRunId: (runId: string) => { pid: number; startTime: string | undefined } | undefined;
+}
+
+const defaultDeps: RecoveryDeps = {
+  now: Date.now,
+  isAlive: isSameProcessAlive,
+  findByRunId: findProcessByRunId,
+};
+
+function live(
+  entry: PendingEntry,
+  deps: RecoveryDeps,
+): (PendingEntry & { pid: number }) | undefined {
+  if (entry.pid !== undefined)
+    return deps.isAlive(entry.pid, entry.startTime) ? { ...entry, pid: entry.pid } : undefined;
+  const found = deps.findByRunId(entry.runId);
+  if (found === undefined || !deps.isAlive(found.pid, found.startTime)) return undefined;
+  return { ...entry, pid: found.pid, startTime: found.startTime };
+}
+
+/**
+ * Goes through pending.json once. Runs that are over are closed in the ledger here (the
+ * journal is the truth; no terminal record means interrupted); live runs are returned
+ * for the caller to adopt, which records `adopted`.
+ */
+export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = {}): Recovery[] {
+  const d = { ...defaultDeps, ...deps };
+  const actions: Recovery[] = [];
+  for (const entry of ledger.pending()) {
+    const alive = live(entry, d);
+    if (alive) {
+      actions.push({ kind: "adopt", entry: alive });
+      continue;
+    }
+    const journalPath = journalPathFor(entry.cwd);
+    const terminal =
+      entry.kind === "preset"
+        ? readTerminal(journalPath, entry.runId, entry.journalOffset ?? 0)
+        : undefined;
+    if (terminal) {
+      const startedAt = Date.parse(entry.startedAt ?? entry.scheduledAt);
+      const durationMs = Number.isNaN(startedAt) ? 0 : Math.max(0, d.now() - startedAt);
+      const outcome = determineOutcome({ kind: entry.kind, terminal, durationMs, journalPath });
+      ledger.finished(entry.runId, outcome);
+      actions.push({ kind: "finished", entry, outcome });
+      continue;
+    }
+    const reason =
+      entry.pid === undefined
+        ? "no pid was recorded and no process carries the run id: never started, or lost"
+        : "the process ended while the daemon was down, without a terminal record";
+    ledger.interrupted(entry.runId, reason);
+    actions.push({ kind: "interrupted", entry, reason });
+  }
+  return actions;
+}

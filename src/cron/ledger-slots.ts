@@ -1,0 +1,42 @@
+// Idempotency of slots: `slots.jsonl` records `<schedule>@<slot ISO>` → run id before any launch.
+import { readFileSync } from "node:fs";
+import { parseLines, splitLines } from "../journal/reader.js";
+
+/** The idempotency key of one firing of one schedule. */
+export function slotKey(schedule: string, slot: Date): string {
+  return `${schedule}@${slot.toISOString()}`;
+}
+
+interface SlotLine {
+  key: string;
+  runId: string;
+}
+
+function decodeSlot(line: string): SlotLine | undefined {
+  try {
+    const v = JSON.parse(line) as Partial<SlotLine>;
+    return typeof v.key === "string" && typeof v.runId === "string"
+      ? { key: v.key, runId: v.runId }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Loads every claimed slot (missing file: none); a torn last line is simply not a claim. */
+export function loadSlots(path: string): Map<string, string> {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return new Map();
+    throw err;
+  }
+  const { lines, rest } = splitLines(buf);
+  if (rest.length > 0) lines.push(rest.toString("utf8"));
+  return new Map(parseLines(lines, decodeSlot).items.map((s) => [s.key, s.runId]));
+}
+
+export function encodeSlot(key: string, runId: string, ts: string): string {
+  return JSON.stringify({ ts, key, runId });
+}
