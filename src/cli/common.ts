@@ -51,8 +51,21 @@ export function intOption(p: Parsed, name: string, command: string): number | un
   return n;
 }
 
+/**
+ * Output to a closed pipe must never kill a run: when a scheduler that holds our stdout
+ * restarts, the run it adopts goes on writing into nothing.
+ */
+function tolerateClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code !== "EPIPE") throw err;
+    });
+  }
+}
+
 /** Runs a CLI main, printing user errors without a stack and exiting with their code. */
 export async function runMain(main: () => Promise<number>, name: string): Promise<void> {
+  tolerateClosedPipes();
   try {
     process.exitCode = await main();
   } catch (err) {
