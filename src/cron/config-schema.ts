@@ -1,0 +1,64 @@
+// The autoloop-cron.toml schema as written (snake_case), with every default documented.
+import { z } from "zod";
+import { channelSchema } from "./channels.js";
+import {
+  alertField,
+  argvField,
+  CATCH_UP_MODES,
+  durationField,
+  envNameField,
+  monitorThresholds,
+  OVERLAP_POLICIES,
+  timezoneField,
+} from "./fields.js";
+
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+
+/**
+ * The config file. Every key is optional; defaults:
+ * state_dir ".autoloop-cron", schedules_dir "schedules", presets_dir "presets" (relative to the
+ * config file's folder), harness: the bundled `autoloop` CLI, max_concurrent_runs 4,
+ * on_shutdown "terminate", shutdown_grace "30s", log_level "info", no heartbeat,
+ * heartbeat_interval "5m", [http] listen "127.0.0.1:9464" ("" disables),
+ * [defaults] timezone "UTC", overlap "skip", timeout "2h", catch_up "latest",
+ * catch_up_window "6h", alert [] (the monitor's channels), [monitor] journals [],
+ * gate_rejections 3, gate_grace "30m", stall_after "20m", alert: every channel, no channels.
+ */
+export const configSchema = z.strictObject({
+  state_dir: z.string().min(1).default(".autoloop-cron"),
+  schedules_dir: z.string().min(1).default("schedules"),
+  presets_dir: z.string().min(1).default("presets"),
+  harness: argvField.optional(),
+  max_concurrent_runs: z.number().int().min(1).default(4),
+  on_shutdown: z.enum(["terminate", "detach"]).default("terminate"),
+  shutdown_grace: durationField().default(30_000),
+  log_level: z.enum(LOG_LEVELS).default("info"),
+  heartbeat_url: z.url().optional(),
+  heartbeat_url_env: envNameField.optional(),
+  heartbeat_url_file: z.string().min(1).optional(),
+  heartbeat_interval: durationField(1000).default(300_000),
+  http: z
+    .strictObject({ listen: z.string().default("127.0.0.1:9464") })
+    .default({ listen: "127.0.0.1:9464" }),
+  defaults: z
+    .strictObject({
+      timezone: timezoneField.default("UTC"),
+      overlap: z.enum(OVERLAP_POLICIES).default("skip"),
+      timeout: durationField(1000).default(7_200_000),
+      catch_up: z.enum(CATCH_UP_MODES).default("latest"),
+      catch_up_window: durationField().default(21_600_000),
+      alert: alertField.default([]),
+    })
+    .prefault({}),
+  monitor: z
+    .strictObject({
+      journals: z.array(z.string().min(1)).default([]),
+      ...monitorThresholds,
+      alert: alertField.optional(),
+    })
+    .prefault({}),
+  channel: z.array(channelSchema).default([]),
+});
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type RawConfig = z.output<typeof configSchema>;

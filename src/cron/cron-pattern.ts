@@ -1,0 +1,85 @@
+// Cron expressions compiled into croner calculators that work on wall-clock time (UTC
+// arithmetic), normalised to standard (Vixie) cron semantics and cached by pattern.
+import { Cron } from "croner";
+
+// Croner gives every compiled pattern its own 10,000-entry year table (~80 KB, 0.1 ms to
+// fill). Our patterns never restrict the year, so all those tables are identical: compiled
+// instances share one table and are cached by pattern text, which makes 10,000 schedules
+// cost a few MB instead of 800.
+const CACHE_SIZE = 4096;
+const cache = new Map<string, Cron>();
+let sharedYears: unknown[] | undefined;
+
+/** Points a compiled pattern's all-years table at the shared one; true when it could. */
+export function shareYearTable(cron: Cron): boolean {
+  const pattern = (
+    cron as unknown as { _states?: { pattern?: { year?: unknown; starYear?: unknown } } }
+  )._states?.pattern;
+  if (pattern?.starYear !== true || !Array.isArray(pattern.year)) return false;
+  sharedYears ??= pattern.year;
+  pattern.year = sharedYears;
+  return true;
+}
+
+const NICKNAMES = ["@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"];
+
+/**
+ * Rewrites a pattern so croner computes what standard cron would:
+ * - `?` (Quartz "no value") means `*`; croner would treat `?` in day-of-month as every day
+ *   and so OR it with the day-of-week field.
+ * - Vixie cron ORs day-of-month and day-of-week only when neither field starts with `*`;
+ *   `*\/2` counts as a star there, so such patterns get croner's `+` (AND) marker.
+ */
+export function normalizePattern(pattern: string): string {
+  const text = pattern.trim();
+  if (text.startsWith("@")) return text.toLowerCase();
+  const fields = text.replaceAll("?", "*").split(/\s+/);
+  const dom = fields.length - 3;
+  const dow = fields.length - 1;
+  if (fields.length >= 5 && dom >= 0) {
+    const [d, w] = [fields[dom]!, fields[dow]!];
+    const starred = (f: string) => f.startsWith("*") && f !== "*";
+    if (d !== "*" && w !== "*" && !w.startsWith("+") && (starred(d) || starred(w))) {
+      fields[dow] = `+${w}`;
+    }
+  }
+  return fields.join(" ");
+}
+
+/** A croner calculator for `pattern` evaluated on wall-clock time; throws on a bad pattern. */
+export function compileCron(pattern: string): Cron {
+  const key = normalizePattern(pattern);
+  let cron = cache.get(key);
+  if (cron !== undefined) {
+    cache.delete(key); // re-insert: Map order is the LRU order
+  } else {
+    // utcOffset 0 keeps croner off its Intl timezone path (35x slower); zone handling is ours.
+    cron = new Cron(key, { utcOffset: 0, paused: true, mode: "5-or-6-parts", domAndDow: false });
+    shareYearTable(cron);
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  }
+  cache.set(key, cron);
+  return cron;
+}
+
+// A fixed reference keeps validation independent of the current time.
+const REFERENCE = new Date(Date.UTC(2000, 0, 1));
+
+/** Why `pattern` is not a usable cron expression, or undefined when it is. */
+export function cronProblem(pattern: string): string | undefined {
+  const text = pattern.trim();
+  if (text.startsWith("@") && !NICKNAMES.includes(text.toLowerCase())) {
+    return `unknown nickname; use one of ${NICKNAMES.join(", ")}`;
+  }
+  let cron: Cron;
+  try {
+    cron = compileCron(text);
+  } catch (err) {
+    return String((err as Error).message).replace(/^Cron\w*: /, "");
+  }
+  if (cron.nextRun(REFERENCE) === null) return "it never matches a date (check day and month)";
+  return undefined;
+}
+
+export const CRON_HINT =
+  "a cron expression of 5 or 6 fields ([second] minute hour day-of-month month day-of-week) or one of @hourly, @daily, @weekly, @monthly, @yearly";

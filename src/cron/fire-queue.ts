@@ -1,0 +1,247 @@
+// The one timer behind every schedule: a min-heap of pending fires, woken at most every 30 s
+// to notice clock jumps and suspends, reporting slots as due or (when woken late) missed.
+import { fireTimeOf } from "./jitter.js";
+import { MinHeap } from "./min-heap.js";
+import { nextFireTime, type PlanSpec } from "./planner.js";
+
+export interface FireQueueDeps {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface FireQueueOptions {
+  /** Longest single sleep, so wall-clock jumps and suspends are noticed. Default 30 s. */
+  maxSleepMs?: number;
+  /** A fire this late (or a wake-up this far off) counts as missed / a clock jump. Default 2 s. */
+  lateAfterMs?: number;
+  /** Receives errors thrown by the event handler; default: rethrown outside the queue. */
+  onHandlerError?: (err: unknown) => void;
+}
+
+export type FireEvent =
+  /** The slot's fire time arrived and the queue woke on time: launch it. */
+  | { kind: "due"; name: string; slot: Date; fireAt: Date; lateness: number }
+  /** The queue woke late (suspend, clock jump, blocked loop): slots of this schedule up to
+   * `until` passed unlaunched, `slot` the first of them. Apply the catch-up policy. */
+  | { kind: "missed"; name: string; slot: Date; fireAt: Date; lateness: number; until: Date }
+  /** The wall clock moved against the timers: `ms` > 0 forward, < 0 backward. */
+  | { kind: "clock-jump"; ms: number; at: Date };
+
+interface Entry {
+  fireAt: number;
+  slot: number;
+  name: string;
+}
+
+interface ScheduleState {
+  spec: PlanSpec;
+  generation: number;
+  /** Slots at or before this instant were emitted or handed to catch-up; never fire again. */
+  handledUntil: number;
+  next: Entry | undefined;
+}
+
+/** Real clock and timers, looked up at call time so test fake timers apply. */
+export const realClock: FireQueueDeps = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+export class FireQueue {
+  private readonly heap = new MinHeap<Entry>(
+    (a, b) => a.fireAt < b.fireAt || (a.fireAt === b.fireAt && a.name < b.name),
+  );
+  // Kept after removal so a reloaded schedule does not refire slots it already fired.
+  private readonly states = new Map<string, ScheduleState>();
+  private timer: unknown;
+  private armedFor: number | undefined;
+  private expectedWake: number | undefined;
+  private running = false;
+  private stale = 0;
+  private readonly maxSleepMs: number;
+  private readonly lateAfterMs: number;
+
+  constructor(
+    private readonly onEvent: (event: FireEvent) => void,
+    private readonly deps: FireQueueDeps = realClock,
+    private readonly options: FireQueueOptions = {},
+  ) {
+    this.maxSleepMs = options.maxSleepMs ?? 30_000;
+    this.lateAfterMs = options.lateAfterMs ?? 2_000;
+  }
+
+  /**
+   * Adds or replaces a schedule. Its next fire is the first slot whose fire time is still
+   * ahead; earlier slots (any after `lastSlot`) are the caller's catch-up.
+   */
+  upsert(spec: PlanSpec, lastSlot?: Date): void {
+    const old = this.states.get(spec.name);
+    const handledUntil = Math.max(old?.handledUntil ?? -Infinity, lastSlot?.getTime() ?? -Infinity);
+    const generation = (old?.generation ?? 0) + 1;
+    const state: ScheduleState = { spec, generation, handledUntil, next: undefined };
+    if (old?.next !== undefined) this.dropped();
+    this.states.set(spec.name, state);
+    this.enqueueFromNow(state, this.deps.now());
+    if (this.running) this.arm();
+  }
+
+  /** Stops firing a schedule; its stale heap entry is skipped when it comes up. */
+  remove(name: string): void {
+    const state = this.states.get(name);
+    if (state === undefined) return;
+    state.generation++;
+    if (state.next !== undefined) this.dropped();
+    state.next = undefined;
+  }
+
+  /** Counts a heap entry made stale; compacts when stale entries outnumber live ones, so
+   * frequent reloads of many schedules do not grow the heap without bound. */
+  private dropped(): void {
+    if (++this.stale < 1024 || this.stale < this.heap.size / 2) return;
+    this.heap.retain((e) => this.states.get(e.name)?.next === e);
+    this.stale = 0;
+  }
+
+  /** The pending fire of a schedule, for status output. */
+  pending(name: string): { slot: Date; fireAt: Date } | undefined {
+    const next = this.states.get(name)?.next;
+    return next && { slot: new Date(next.slot), fireAt: new Date(next.fireAt) };
+  }
+
+  /** Number of schedules with a pending fire. */
+  get size(): number {
+    let n = 0;
+    for (const state of this.states.values()) if (state.next !== undefined) n++;
+    return n;
+  }
+
+  start(): void {
+    this.running = true;
+    this.arm();
+  }
+
+  stop(): void {
+    this.running = false;
+    this.disarm();
+  }
+
+  /** Queues the first slot after `handledUntil` whose fire time is after `now`. */
+  private enqueueFromNow(state: ScheduleState, now: number): void {
+    let cursor = Math.max(state.handledUntil, now - state.spec.jitterMs);
+    state.handledUntil = cursor;
+    for (;;) {
+      const slot = nextFireTime(state.spec, new Date(cursor));
+      if (slot === undefined) return;
+      const fireAt = fireTimeOf(state.spec, slot).getTime();
+      if (fireAt > now) {
+        this.push(state, slot);
+        return;
+      }
+      cursor = state.handledUntil = slot.getTime();
+    }
+  }
+
+  private push(state: ScheduleState, slot: Date): void {
+    const { name } = state.spec;
+    const entry = {
+      fireAt: fireTimeOf(state.spec, slot).getTime(),
+      slot: slot.getTime(),
+      name,
+    };
+    state.next = entry;
+    this.heap.push(entry);
+  }
+
+  private readonly tick = (): void => {
+    this.timer = undefined;
+    this.armedFor = undefined;
+    const now = this.deps.now();
+    const drift = this.expectedWake === undefined ? 0 : now - this.expectedWake;
+    this.expectedWake = undefined;
+    if (Math.abs(drift) > this.lateAfterMs)
+      this.emit({ kind: "clock-jump", ms: drift, at: new Date(now) });
+    // Each pass dispatches everything due before computing any next fire time, so a
+    // thousand schedules on one second all go out at once; a further pass only runs for
+    // schedules whose next slot is already due too (per-second patterns).
+    while ((this.heap.peek()?.fireAt ?? Infinity) <= now) {
+      const fired: Array<{ state: ScheduleState; generation: number; missed: boolean }> = [];
+      for (
+        let top = this.heap.peek();
+        top !== undefined && top.fireAt <= now;
+        top = this.heap.peek()
+      ) {
+        this.heap.pop();
+        const state = this.states.get(top.name);
+        if (state === undefined || state.next !== top) {
+          this.stale = Math.max(0, this.stale - 1); // removed or replaced
+          continue;
+        }
+        state.next = undefined;
+        state.handledUntil = top.slot;
+        const lateness = now - top.fireAt;
+        const missed = lateness > this.lateAfterMs;
+        fired.push({ state, generation: state.generation, missed });
+        const base = {
+          name: top.name,
+          slot: new Date(top.slot),
+          fireAt: new Date(top.fireAt),
+          lateness,
+        };
+        this.emit(
+          missed ? { kind: "missed", ...base, until: new Date(now) } : { kind: "due", ...base },
+        );
+      }
+      for (const { state, generation, missed } of fired) {
+        // The handler may have removed or replaced the schedule meanwhile.
+        if (this.states.get(state.spec.name) !== state || state.generation !== generation) continue;
+        // After a miss, every passed slot is covered by the report; otherwise the very next
+        // slot is queued even if already due, so it is reported rather than skipped.
+        if (missed) this.enqueueFromNow(state, now);
+        else {
+          const slot = nextFireTime(state.spec, new Date(state.handledUntil));
+          if (slot !== undefined) this.push(state, slot);
+        }
+      }
+    }
+    if (this.running) this.arm();
+  };
+
+  private emit(event: FireEvent): void {
+    try {
+      this.onEvent(event);
+    } catch (err) {
+      const report =
+        this.options.onHandlerError ??
+        ((e: unknown) =>
+          queueMicrotask(() => {
+            throw e;
+          }));
+      report(err);
+    }
+  }
+
+  private arm(): void {
+    const top = this.heap.peek();
+    if (top === undefined) {
+      this.disarm();
+      return;
+    }
+    if (this.timer !== undefined && this.armedFor !== undefined && this.armedFor <= top.fireAt)
+      return;
+    this.disarm();
+    const now = this.deps.now();
+    const delay = Math.min(this.maxSleepMs, Math.max(0, top.fireAt - now));
+    this.armedFor = delay === this.maxSleepMs ? now + delay : top.fireAt;
+    this.expectedWake = now + delay;
+    this.timer = this.deps.setTimeout(this.tick, delay);
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) this.deps.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedFor = undefined;
+    this.expectedWake = undefined;
+  }
+}

@@ -1,0 +1,162 @@
+// Reading the scheduler's TOML files: syntax errors with line and column, zod issues as
+// field problems, and unknown keys answered with the nearest known key.
+import { parse, TomlError } from "smol-toml";
+import { z } from "zod";
+import { type FieldProblem, formatPath, zodProblems } from "../util/errors.js";
+
+export type TomlText =
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; problem: FieldProblem };
+
+/** Parses TOML text; a syntax error becomes one problem naming the line and column. */
+export function parseTomlText(file: string, text: string): TomlText {
+  try {
+    return { ok: true, value: parse(text) as Record<string, unknown> };
+  } catch (err) {
+    if (!(err instanceof TomlError)) throw err;
+    const reason = err.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
+    return {
+      ok: false,
+      problem: {
+        file,
+        field: `line ${err.line}, column ${err.column}`,
+        found: `invalid TOML (${reason})`,
+        expected: "valid TOML syntax",
+      },
+    };
+  }
+}
+
+/** Turns a failed parse of `input` by `schema` into field problems, with spelling hints. */
+export function schemaProblems(
+  file: string,
+  schema: z.ZodType,
+  error: z.ZodError,
+  input: unknown,
+  pathPrefix = "",
+): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      const known = knownKeysAt(schema, issue.path, input);
+      for (const key of issue.keys) {
+        problems.push({
+          file,
+          field: formatPath([...issue.path, key], pathPrefix),
+          found: `unknown key ${JSON.stringify(key)}`,
+          expected: unknownKeyHint(key, known),
+        });
+      }
+    } else if (issue.code === "invalid_union" && "options" in issue) {
+      // zod's discriminated-union wording names TypeScript types; say what the file allows.
+      const values = (issue.options as unknown[]).map((v) => JSON.stringify(v)).join(", ");
+      const [p] = zodProblems(file, new z.ZodError([issue]), input, pathPrefix);
+      problems.push({ ...p!, expected: `one of ${values}` });
+    } else if (issue.code === "invalid_key") {
+      const key = issue.path.at(-1);
+      problems.push({
+        file,
+        field: formatPath(issue.path, pathPrefix),
+        found: `key ${JSON.stringify(key)}`,
+        expected: issue.issues[0]?.message ?? "a valid key",
+      });
+    } else if (issue.code === "too_small" && issue.origin === "array") {
+      const [p] = zodProblems(file, new z.ZodError([issue]), input, pathPrefix);
+      const n = Number(issue.minimum);
+      problems.push({ ...p!, expected: `at least ${n} item${n === 1 ? "" : "s"}` });
+    } else if (issue.code === "invalid_type" && issue.expected !== "undefined") {
+      const [p] = zodProblems(file, new z.ZodError([issue]), input, pathPrefix);
+      problems.push({ ...p!, expected: TOML_TYPES[issue.expected] ?? `a ${issue.expected}` });
+    } else {
+      problems.push(...zodProblems(file, new z.ZodError([issue]), input, pathPrefix));
+    }
+  }
+  return problems;
+}
+
+// Types in the words of a TOML file, not of JavaScript.
+const TOML_TYPES: Record<string, string> = {
+  object: "a table",
+  record: "a table",
+  array: "an array",
+  int: "an integer",
+  number: "a number",
+  boolean: "true or false",
+};
+
+function unknownKeyHint(key: string, known: string[]): string {
+  const near = nearestKey(key, known);
+  if (near !== undefined) return `a known key (did you mean ${JSON.stringify(near)}?)`;
+  return known.length > 0 ? `one of the known keys: ${known.join(", ")}` : "no such key";
+}
+
+/** The known key closest in spelling to `key`, when it is close enough to be a typo. */
+export function nearestKey(key: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1;
+  for (const candidate of known) {
+    const d = editDistance(key.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const swap = a[i - 1] === b[j - 1] ? 0 : 1;
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + swap);
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+type Def = {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  options?: z.ZodType[];
+  discriminator?: string;
+  values?: unknown[];
+};
+const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+/** Keys of the strict object that `schema` expects at `path` (following the input's values). */
+function knownKeysAt(
+  schema: z.ZodType,
+  path: ReadonlyArray<PropertyKey>,
+  input: unknown,
+): string[] {
+  let s: z.ZodType | undefined = unwrap(schema, input);
+  let value = input;
+  for (const key of path) {
+    if (s === undefined) return [];
+    value = value !== null && typeof value === "object" ? (value as never)[key] : undefined;
+    const def = defOf(s);
+    s = def.type === "object" ? def.shape?.[String(key)] : def.element;
+    if (s !== undefined) s = unwrap(s, value);
+  }
+  const shape = s === undefined ? undefined : defOf(s).shape;
+  return shape === undefined ? [] : Object.keys(shape);
+}
+
+function unwrap(schema: z.ZodType, value: unknown): z.ZodType | undefined {
+  let s: z.ZodType | undefined = schema;
+  for (let depth = 0; s !== undefined && depth < 20; depth++) {
+    const def = defOf(s);
+    if (def.innerType !== undefined) s = def.innerType;
+    else if (def.type === "pipe") s = def.in;
+    else if (def.type === "union" && def.discriminator !== undefined) {
+      const want = (value as Record<string, unknown> | undefined)?.[def.discriminator];
+      s = def.options?.find((o) =>
+        defOf(defOf(o).shape?.[def.discriminator!] ?? o).values?.includes(want),
+      );
+    } else return s;
+  }
+  return s;
+}
