@@ -1,0 +1,41 @@
+// The journal follower's options, injectable dependencies and per-journal status counters.
+import type { LineBatch, ResetReason } from "./follow-read.js";
+import type { WakeupDeps } from "./follow-wakeups.js";
+
+/** Clock, timers and fs.watch, replaceable by tests. */
+export type FollowerDeps = WakeupDeps;
+
+export interface FollowerOptions {
+  /** Saved positions (e.g. `<state_dir>/monitor/positions.json`); none: kept in memory only. */
+  positionsFile?: string;
+  /** Gets each batch of new lines; the position advances only once this returns/resolves. */
+  onLines: (path: string, batch: LineBatch) => void | Promise<void>;
+  onReset?: (path: string, reason: ResetReason) => void;
+  /** Failures of polls (a throwing `onLines`, an unreadable file); default: stderr. */
+  onError?: (path: string, err: unknown) => void;
+  /** How often unwatched journals are polled (their directory is missing or unwatchable). */
+  pollIntervalMs?: number;
+  /** Every journal is polled at least this often: fs.watch misses events on some filesystems. */
+  safetyPollMs?: number;
+  /** Coalesces bursts of watch events into one poll. */
+  debounceMs?: number;
+  /** Finds journals to follow (e.g. re-expanded globs); called at start and periodically. */
+  discover?: () => Promise<string[]> | string[];
+  discoverIntervalMs?: number;
+  chunkBytes?: number;
+  deps?: Partial<FollowerDeps>;
+}
+
+/** Counters for `status` and metrics. */
+export interface JournalStatus {
+  path: string;
+  offset: number;
+  size: number;
+  /** Bytes on disk not consumed yet (size - offset), a torn last line included. */
+  lagBytes: number;
+  bytesRead: number;
+  records: number;
+  skippedLines: number;
+  resets: number;
+  watched: boolean;
+}

@@ -1,0 +1,117 @@
+// Reading a journal from a saved position: checking that the position still belongs to the
+// file on disk, then decoding the new bytes in large chunks, one batch per chunk.
+import { readSync } from "node:fs";
+import { decodeRecord, type JournalRecord } from "./codec.js";
+import { type JournalPosition, lineHash } from "./positions.js";
+import { parseLines, splitLines } from "./reader.js";
+
+const NEWLINE = 0x0a;
+/**
+ * 1 MB: few reads, yet a batch's strings die young (4 MB chunks measured ~40% more CPU on a
+ * 200 MB first pass, from garbage collection).
+ */
+export const DEFAULT_CHUNK_BYTES = 1 << 20;
+
+/** Why a journal is read again from byte 0. */
+export type ResetReason = "rotated" | "truncated" | "replaced";
+
+export type PositionCheck = { kind: "resume" } | { kind: "reset"; reason: ResetReason };
+
+/** New complete lines of one journal, decoded; `skipped` counts lines that were not records. */
+export interface LineBatch {
+  records: JournalRecord[];
+  skipped: number;
+  /** Byte offset of the first line in the batch. */
+  startOffset: number;
+  /** Byte offset just past the last complete line in the batch. */
+  endOffset: number;
+}
+
+/** A batch plus what the position becomes once the batch has been processed. */
+export interface ReadBatch extends LineBatch {
+  next: JournalPosition;
+}
+
+function readExactly(fd: number, start: number, end: number): Buffer | undefined {
+  const buf = Buffer.allocUnsafe(end - start);
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, start + got);
+    if (n <= 0) return undefined;
+    got += n;
+  }
+  return buf;
+}
+
+/**
+ * Decides whether `pos` can be resumed on the open file `fd` (inode, size): a new inode
+ * is another file, a shorter file was truncated, and a last line that no longer hashes
+ * the same means the file was rewritten in place, possibly longer than before.
+ */
+export function checkPosition(
+  fd: number,
+  file: { inode: number; size: number },
+  pos: JournalPosition,
+): PositionCheck {
+  if (pos.inode !== file.inode) return { kind: "reset", reason: "rotated" };
+  if (file.size < pos.offset) return { kind: "reset", reason: "truncated" };
+  if (pos.offset === 0) return { kind: "resume" };
+  const line = readExactly(fd, pos.lastLineStart, pos.offset);
+  if (line === undefined || lineHash(line) !== pos.lastLineHash) {
+    return { kind: "reset", reason: "replaced" };
+  }
+  return { kind: "resume" };
+}
+
+/**
+ * Yields batches of the complete lines in [pos.offset, end). A torn last line (no newline
+ * yet) is not consumed: the next read starts at it again, once it is complete. Only new
+ * bytes are read; `counter.bytesRead` grows by what was read.
+ */
+export function* readBatches(
+  fd: number,
+  pos: JournalPosition,
+  end: number,
+  counter: { bytesRead: number },
+  chunkBytes = DEFAULT_CHUNK_BYTES,
+): Generator<ReadBatch> {
+  let start = pos.offset;
+  let readAt = start;
+  let carry: Buffer | undefined;
+  while (readAt < end) {
+    const chunk = Buffer.allocUnsafe(Math.min(chunkBytes, end - readAt));
+    const n = readSync(fd, chunk, 0, chunk.length, readAt);
+    if (n <= 0) break;
+    readAt += n;
+    counter.bytesRead += n;
+    const got = n === chunk.length ? chunk : chunk.subarray(0, n);
+    const data = carry === undefined ? got : Buffer.concat([carry, got]);
+    const lastNewline = data.lastIndexOf(NEWLINE);
+    if (lastNewline === -1) {
+      carry = data;
+      continue;
+    }
+    const complete = data.subarray(0, lastNewline + 1);
+    carry = lastNewline + 1 < data.length ? data.subarray(lastNewline + 1) : undefined;
+    // A negative fromIndex would count from the end, so a lone "\n" needs its own case.
+    const lastStart =
+      complete.length < 2 ? 0 : complete.lastIndexOf(NEWLINE, complete.length - 2) + 1;
+    // A decode per line, not per chunk: one non-ASCII character would otherwise make the
+    // whole chunk a two-byte string, measured ~1.5x slower to decode and parse.
+    const { items, skipped } = parseLines(splitLines(complete).lines, decodeRecord);
+    const endOffset = start + complete.length;
+    yield {
+      records: items,
+      skipped,
+      startOffset: start,
+      endOffset,
+      next: {
+        inode: pos.inode,
+        offset: endOffset,
+        lastLineStart: start + lastStart,
+        lastLineHash: lineHash(complete.subarray(lastStart)),
+      },
+    };
+    start = endOffset;
+  }
+}

@@ -1,0 +1,240 @@
+// Follows journals like `tail -F` from saved positions: fs.watch on each journal's directory,
+// polling as fallback and safety net; batches are delivered at least once, then committed.
+import { closeSync, fstatSync, openSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { FollowerDeps, FollowerOptions, JournalStatus } from "./follow-options.js";
+import { checkPosition, DEFAULT_CHUNK_BYTES, readBatches } from "./follow-read.js";
+import { defaultWakeupDeps, JournalWakeups } from "./follow-wakeups.js";
+import { type JournalPosition, loadPositions, savePositions, startPosition } from "./positions.js";
+
+export type { FollowerDeps, FollowerOptions, JournalStatus } from "./follow-options.js";
+export type { LineBatch, ResetReason } from "./follow-read.js";
+export type { DirectoryWatch, WatchDirectory } from "./follow-wakeups.js";
+
+interface Followed {
+  path: string;
+  fd?: number;
+  fdInode?: number;
+  /** The saved position was verified against the open file. */
+  checked: boolean;
+  size: number;
+  lastPolledAt: number;
+  stats: { bytesRead: number; records: number; skippedLines: number; resets: number };
+}
+
+export class JournalFollower {
+  readonly positionProblems: string[];
+  private readonly deps: FollowerDeps;
+  private readonly positions: Map<string, JournalPosition>;
+  private readonly followed = new Map<string, Followed>();
+  private readonly wakeups: JournalWakeups;
+  /** Journals waiting for the running background poll to finish. */
+  private readonly pending = new Set<string>();
+  private started = false;
+  /** A background poll is queued or running; more requests wait in `pending`. */
+  private busy = false;
+  private dirty = false;
+  private lastDiscoverAt = Number.NEGATIVE_INFINITY;
+  /** Polls run one after another on this chain, which never rejects. */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: FollowerOptions) {
+    this.deps = { ...defaultWakeupDeps, ...options.deps };
+    this.wakeups = new JournalWakeups(
+      this.deps,
+      {
+        pollIntervalMs: options.pollIntervalMs ?? 1000,
+        safetyPollMs: options.safetyPollMs ?? 10_000,
+        debounceMs: options.debounceMs ?? 50,
+      },
+      (paths) => this.pollInBackground(paths),
+      (path) => this.followed.get(path)?.lastPolledAt ?? Number.NEGATIVE_INFINITY,
+      () => this.maybeDiscover(),
+    );
+    const loaded = options.positionsFile
+      ? loadPositions(options.positionsFile)
+      : { positions: new Map<string, JournalPosition>(), problems: [] };
+    this.positions = loaded.positions;
+    this.positionProblems = loaded.problems;
+  }
+
+  add(path: string): void {
+    const abs = resolve(path);
+    if (this.followed.has(abs)) return;
+    const stats = { bytesRead: 0, records: 0, skippedLines: 0, resets: 0 };
+    this.followed.set(abs, { path: abs, checked: false, size: 0, lastPolledAt: -Infinity, stats });
+    this.wakeups.add(abs);
+    this.wakeups.nudge(abs);
+  }
+
+  /** Stops following `path`; its saved position is kept, so adding it again resumes. */
+  remove(path: string): void {
+    const abs = resolve(path);
+    const f = this.followed.get(abs);
+    if (f === undefined) return;
+    this.followed.delete(abs);
+    this.wakeups.remove(abs);
+    // Closed after any poll in flight, which may be reading from this descriptor.
+    this.chain = this.chain.then(() => this.closeFile(f)).catch(() => {});
+  }
+
+  paths(): string[] {
+    return [...this.followed.keys()];
+  }
+
+  /** Starts watching and polling; resolves once every journal has been read up to now. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.wakeups.start();
+    await this.discover();
+    await this.poll();
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    this.wakeups.stop();
+    this.pending.clear();
+    await this.chain.catch(() => {});
+    this.flushPositions();
+    for (const f of this.followed.values()) this.closeFile(f);
+  }
+
+  /**
+   * Reads what is new in `paths` (default: all), one poll at a time. Failures go to
+   * `onError` and the first one is rethrown after the others were polled.
+   */
+  poll(paths?: string | string[]): Promise<void> {
+    const list = paths === undefined ? this.paths() : [paths].flat().map((p) => resolve(p));
+    const run = this.chain.then(() => this.pollNow(list));
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  /** Writes the committed positions if they changed (atomically). */
+  flushPositions(): void {
+    if (!this.dirty || this.options.positionsFile === undefined) return;
+    savePositions(this.options.positionsFile, this.positions);
+    this.dirty = false;
+  }
+
+  position(path: string): JournalPosition | undefined {
+    return this.positions.get(resolve(path));
+  }
+
+  status(): JournalStatus[] {
+    return [...this.followed.values()].map((f) => {
+      const offset = this.positions.get(f.path)?.offset ?? 0;
+      const watched = this.wakeups.isWatched(f.path);
+      const lagBytes = Math.max(0, f.size - offset);
+      return { path: f.path, offset, size: f.size, lagBytes, ...f.stats, watched };
+    });
+  }
+
+  private async pollNow(paths: string[]): Promise<void> {
+    let first: { err: unknown } | undefined;
+    for (const path of paths) {
+      const f = this.followed.get(path);
+      if (f === undefined) continue;
+      try {
+        await this.pollOne(f);
+      } catch (err) {
+        first ??= { err };
+        this.onError(path, err);
+      }
+    }
+    this.flushPositions();
+    if (first) throw first.err;
+  }
+
+  private async pollOne(f: Followed): Promise<void> {
+    f.lastPolledAt = this.deps.now();
+    let inode: number | undefined;
+    try {
+      inode = statSync(f.path).ino;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+    if (f.fd !== undefined && inode !== f.fdInode) {
+      // Renamed away or deleted: its writers may have appended before that, finish it first.
+      await this.consume(f, f.fd, f.fdInode!);
+      this.closeFile(f);
+    }
+    if (inode === undefined) return;
+    if (f.fd === undefined) {
+      const fd = openSync(f.path, "r");
+      f.fd = fd;
+      f.fdInode = fstatSync(fd).ino;
+      f.checked = false;
+    }
+    await this.consume(f, f.fd, f.fdInode!);
+  }
+
+  private async consume(f: Followed, fd: number, inode: number): Promise<void> {
+    const size = fstatSync(fd).size;
+    let pos = this.positions.get(f.path);
+    if (pos === undefined || !f.checked || size !== pos.offset) {
+      const check = pos ? checkPosition(fd, { inode, size }, pos) : undefined;
+      if (pos === undefined || check?.kind === "reset") {
+        pos = startPosition(inode);
+        this.commit(f.path, pos);
+        if (check?.kind === "reset") {
+          f.stats.resets++;
+          this.options.onReset?.(f.path, check.reason);
+        }
+      }
+      f.checked = true;
+    }
+    f.size = size;
+    const chunk = this.options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+    for (const { next, ...batch } of readBatches(fd, pos, size, f.stats, chunk)) {
+      await this.options.onLines(f.path, batch);
+      this.commit(f.path, next);
+      f.stats.records += batch.records.length;
+      f.stats.skippedLines += batch.skipped;
+    }
+  }
+
+  private onError(path: string, err: unknown): void {
+    if (this.options.onError) this.options.onError(path, err);
+    else process.stderr.write(`journal follower: ${path}: ${String(err)}\n`);
+  }
+
+  private commit(path: string, pos: JournalPosition): void {
+    this.positions.set(path, pos);
+    this.dirty = true;
+  }
+
+  private closeFile(f: Followed): void {
+    if (f.fd !== undefined) closeSync(f.fd);
+    f.fd = undefined;
+    f.fdInode = undefined;
+  }
+
+  /** At most one background poll at a time, so a slow first pass never piles up polls. */
+  private pollInBackground(paths: string[]): void {
+    for (const path of paths) this.pending.add(path);
+    if (this.busy || this.pending.size === 0) return;
+    this.busy = true;
+    const batch = [...this.pending];
+    this.pending.clear();
+    this.poll(batch)
+      .catch(() => {}) // already reported through onError
+      .finally(() => {
+        this.busy = false;
+        if (this.started) this.pollInBackground([]);
+      });
+  }
+
+  private maybeDiscover(): void {
+    const every = this.options.discoverIntervalMs ?? 30_000;
+    if (this.deps.now() - this.lastDiscoverAt < every) return;
+    this.discover().catch((err) => this.onError("(discover)", err));
+  }
+
+  private async discover(): Promise<void> {
+    if (this.options.discover === undefined) return;
+    this.lastDiscoverAt = this.deps.now();
+    for (const path of await this.options.discover()) this.add(path);
+  }
+}

@@ -1,0 +1,86 @@
+// Saved follow positions (one JSON file for all journals), so a restarted monitor resumes
+// each journal exactly where it stopped: neither missing nor repeating a line.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { writeFileAtomic } from "../util/atomic-write.js";
+
+/** Where a journal was consumed up to. */
+export interface JournalPosition {
+  /** Inode of the file the offset refers to; a different inode means a new file. */
+  inode: number;
+  /** Byte offset just past the last complete line consumed. */
+  offset: number;
+  /** Where that last line starts, so it can be re-read in one small read. */
+  lastLineStart: number;
+  /**
+   * sha1 (hex) of the bytes [lastLineStart, offset), newline included; "" at offset 0.
+   * Catches a file replaced in place (same inode) that has grown past the old offset.
+   */
+  lastLineHash: string;
+}
+
+const positionSchema = z.object({
+  inode: z.number().int().nonnegative(),
+  offset: z.number().int().nonnegative(),
+  lastLineStart: z.number().int().nonnegative(),
+  lastLineHash: z.string(),
+});
+
+const fileSchema = z.object({
+  version: z.literal(1),
+  journals: z.record(z.string(), z.unknown()),
+});
+
+/** The position of a journal that has not been read yet (or must be re-read from 0). */
+export function startPosition(inode: number): JournalPosition {
+  return { inode, offset: 0, lastLineStart: 0, lastLineHash: "" };
+}
+
+/** Hash of a consumed line as stored in `lastLineHash`. */
+export function lineHash(bytes: Uint8Array): string {
+  return createHash("sha1").update(bytes).digest("hex");
+}
+
+export interface LoadedPositions {
+  positions: Map<string, JournalPosition>;
+  /** Why the file or some entries were ignored; those journals are re-read from 0. */
+  problems: string[];
+}
+
+/**
+ * Loads saved positions. A missing file means none; an unreadable file or entry is
+ * reported and ignored, because re-reading a journal (at-least-once) is safe while
+ * guessing an offset is not.
+ */
+export function loadPositions(file: string): LoadedPositions {
+  const positions = new Map<string, JournalPosition>();
+  const problems: string[] = [];
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { positions, problems };
+    throw err;
+  }
+  let parsed: z.infer<typeof fileSchema>;
+  try {
+    parsed = fileSchema.parse(JSON.parse(text));
+  } catch {
+    problems.push(`${file}: not a positions file (version 1); every journal is re-read from 0`);
+    return { positions, problems };
+  }
+  for (const [path, value] of Object.entries(parsed.journals)) {
+    const result = positionSchema.safeParse(value);
+    if (result.success) positions.set(path, result.data);
+    else problems.push(`${file}: journals.${path}: invalid position; re-reading it from 0`);
+  }
+  return { positions, problems };
+}
+
+/** Saves positions atomically (temp file + rename), keys sorted for stable diffs. */
+export function savePositions(file: string, positions: ReadonlyMap<string, JournalPosition>): void {
+  const journals: Record<string, JournalPosition> = {};
+  for (const path of [...positions.keys()].sort()) journals[path] = positions.get(path)!;
+  writeFileAtomic(file, `${JSON.stringify({ version: 1, journals }, null, 2)}\n`);
+}

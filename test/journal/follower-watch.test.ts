@@ -1,0 +1,134 @@
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { JournalFollower, type WatchDirectory } from "../../src/journal/follower.js";
+import { expandJournalGlobs } from "../../src/journal/journal-globs.js";
+import { Collector, spacedLine, tempDir } from "./follower-helpers.js";
+
+let dir: string;
+let cleanup: () => void;
+let follower: JournalFollower | undefined;
+
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+});
+afterEach(async () => {
+  await follower?.stop();
+  follower = undefined;
+  cleanup();
+});
+
+const HOUR = 3_600_000;
+const neverFires: WatchDirectory = () => ({ close() {} });
+const unwatchable: WatchDirectory = () => {
+  throw Object.assign(new Error("watch unsupported"), { code: "ENOSYS" });
+};
+
+describe("JournalFollower wake-ups", () => {
+  it("reads appends as fs.watch reports them (no polling)", async () => {
+    const journal = join(dir, "journal.jsonl");
+    const c = new Collector();
+    follower = new JournalFollower({
+      onLines: c.onLines,
+      pollIntervalMs: HOUR,
+      safetyPollMs: HOUR,
+      debounceMs: 5,
+    });
+    follower.add(journal);
+    await follower.start(); // the journal does not exist yet: creation must be noticed
+    writeFileSync(journal, spacedLine("r1", "loop.start"));
+    await c.waitForRecords(1);
+    appendFileSync(journal, spacedLine("r1", "iteration.start"));
+    await c.waitForRecords(2);
+    expect(c.topics()).toEqual(["loop.start", "iteration.start"]);
+    expect(follower.status()[0]!.watched).toBe(true);
+  });
+
+  it("polls journals whose directory cannot be watched, and picks up a late directory", async () => {
+    const journal = join(dir, "project", ".autoloop", "journal.jsonl");
+    const c = new Collector();
+    follower = new JournalFollower({
+      onLines: c.onLines,
+      pollIntervalMs: 10,
+      safetyPollMs: HOUR,
+      deps: { watch: unwatchable },
+    });
+    follower.add(journal);
+    await follower.start();
+    mkdirSync(join(dir, "project", ".autoloop"), { recursive: true });
+    writeFileSync(journal, spacedLine("r1", "a"));
+    await c.waitForRecords(1);
+    appendFileSync(journal, spacedLine("r1", "b"));
+    await c.waitForRecords(2);
+    expect(c.topics()).toEqual(["a", "b"]);
+    expect(follower.status()[0]!.watched).toBe(false);
+  });
+
+  it("falls back on the safety poll when fs.watch misses events", async () => {
+    const journal = join(dir, "journal.jsonl");
+    const c = new Collector();
+    follower = new JournalFollower({
+      onLines: c.onLines,
+      pollIntervalMs: 10,
+      safetyPollMs: 20,
+      deps: { watch: neverFires },
+    });
+    follower.add(journal);
+    await follower.start();
+    appendFileSync(journal, spacedLine("r1", "a"));
+    await c.waitForRecords(1);
+    expect(c.topics()).toEqual(["a"]);
+    expect(follower.status()[0]!.watched).toBe(true);
+  });
+
+  it("follows journals of new projects found by re-expanding the globs", async () => {
+    const journalOf = (p: string) => join(dir, p, ".autoloop", "journal.jsonl");
+    for (const p of ["alpha", "beta"]) {
+      mkdirSync(join(dir, p, ".autoloop"), { recursive: true });
+      writeFileSync(journalOf(p), spacedLine(p, "loop.start"));
+    }
+    const c = new Collector();
+    follower = new JournalFollower({
+      onLines: c.onLines,
+      discover: () => expandJournalGlobs(["*/.autoloop/journal.jsonl"], dir),
+      discoverIntervalMs: 10,
+      pollIntervalMs: 10,
+    });
+    await follower.start();
+    expect(follower.paths().sort()).toEqual([journalOf("alpha"), journalOf("beta")]);
+    expect(
+      c
+        .records()
+        .map((r) => r.run)
+        .sort(),
+    ).toEqual(["alpha", "beta"]);
+    mkdirSync(join(dir, "gamma", ".autoloop"), { recursive: true });
+    writeFileSync(journalOf("gamma"), spacedLine("gamma", "loop.start"));
+    await c.waitForRecords(3);
+    expect(c.records()[2]!.run).toBe("gamma");
+  });
+});
+
+describe("expandJournalGlobs", () => {
+  it("finds journals under dot folders and keeps literal paths that do not exist yet", async () => {
+    mkdirSync(join(dir, "a", ".autoloop"), { recursive: true });
+    writeFileSync(join(dir, "a", ".autoloop", "journal.jsonl"), "");
+    mkdirSync(join(dir, "node_modules", "x", ".autoloop"), { recursive: true });
+    writeFileSync(join(dir, "node_modules", "x", ".autoloop", "journal.jsonl"), "");
+    const found = await expandJournalGlobs(
+      ["**/.autoloop/journal.jsonl", "later/.autoloop/journal.jsonl"],
+      dir,
+    );
+    expect(found).toEqual([
+      join(dir, "a", ".autoloop", "journal.jsonl"),
+      join(dir, "later", ".autoloop", "journal.jsonl"),
+    ]);
+  });
+
+  it("accepts absolute patterns", async () => {
+    mkdirSync(join(dir, "p", ".autoloop"), { recursive: true });
+    writeFileSync(join(dir, "p", ".autoloop", "journal.jsonl"), "");
+    const found = await expandJournalGlobs([join(dir, "*", ".autoloop", "journal.jsonl")], "/");
+    expect(found).toEqual([join(dir, "p", ".autoloop", "journal.jsonl")]);
+  });
+});
