@@ -1,0 +1,126 @@
+// The alert state on disk (`<state_dir>/monitor/alerts.json`): loaded once, advanced by
+// `reconcile`, rewritten atomically by `save`, so a restart with nothing changed sends nothing.
+import { readFileSync, renameSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import {
+  type AlertPolicy,
+  type AlertRecord,
+  DEFAULT_ALERT_POLICY,
+  type Notification,
+  reconcileAlerts,
+} from "./alert-rules.js";
+import type { Condition } from "./conditions.js";
+import { NO_OPERATOR_STATE, type OperatorState } from "./silences.js";
+
+export type { AlertPhase, AlertPolicy, AlertRecord, Notification } from "./alert-rules.js";
+
+export interface AlertStateDeps {
+  log: (message: string) => void;
+  writeAtomic: (path: string, content: string) => void;
+}
+
+const PHASES = new Set(["pending", "firing", "resolved"]);
+
+export function alertsPath(stateDir: string): string {
+  return join(stateDir, "monitor", "alerts.json");
+}
+
+function isRecord(value: unknown): value is AlertRecord {
+  if (typeof value !== "object" || value === null) return false;
+  const r = value as Partial<AlertRecord>;
+  return (
+    typeof r.fingerprint === "string" &&
+    typeof r.phase === "string" &&
+    PHASES.has(r.phase) &&
+    typeof r.condition === "object" &&
+    r.condition !== null &&
+    typeof r.firstSeenAt === "string" &&
+    (r.phase !== "firing" || typeof r.firedAt === "string")
+  );
+}
+
+export class AlertState {
+  private readonly alerts = new Map<string, AlertRecord>();
+  private readonly policy: AlertPolicy;
+  private readonly deps: AlertStateDeps;
+  private written: string | undefined;
+
+  constructor(
+    readonly path: string,
+    policy: Partial<AlertPolicy> = {},
+    deps: Partial<AlertStateDeps> = {},
+  ) {
+    this.policy = { ...DEFAULT_ALERT_POLICY, ...policy };
+    this.deps = { log: (m) => console.error(m), writeAtomic: writeFileAtomic, ...deps };
+    this.load();
+  }
+
+  /**
+   * Advances every alert to `now` and returns the notifications to send. Enqueue them, then
+   * call `save()`: a crash in between sends them again rather than never.
+   */
+  reconcile(
+    conditions: readonly Condition[],
+    now: Date,
+    operator: OperatorState = NO_OPERATOR_STATE,
+  ): Notification[] {
+    return reconcileAlerts(this.alerts, conditions, now, operator, this.policy);
+  }
+
+  /** Writes the state if it changed since the last load or save. */
+  save(): void {
+    const text = `${JSON.stringify({ version: 1, alerts: this.list() }, null, 2)}\n`;
+    if (text === this.written) return;
+    this.deps.writeAtomic(this.path, text);
+    this.written = text;
+  }
+
+  /** Every tracked alert, firing and recently resolved (live objects: treat as read-only). */
+  list(): AlertRecord[] {
+    return [...this.alerts.values()];
+  }
+
+  get(fingerprint: string): AlertRecord | undefined {
+    return this.alerts.get(fingerprint);
+  }
+
+  /**
+   * A missing file is a first start. An unreadable one is moved aside (for a human to look
+   * at) and the state starts empty: at worst, alerts that still hold fire once more.
+   */
+  private load(): void {
+    let text: string;
+    try {
+      text = readFileSync(this.path, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT")
+        this.deps.log(`${this.path}: cannot read alert state, starting empty: ${err}`);
+      return;
+    }
+    let alerts: unknown;
+    try {
+      alerts = (JSON.parse(text) as { alerts?: unknown }).alerts;
+      if (!Array.isArray(alerts)) throw new Error('no "alerts" array');
+    } catch (err) {
+      this.deps.log(`${this.path}: unreadable alert state, starting empty: ${err}`);
+      this.moveAside();
+      return;
+    }
+    let dropped = 0;
+    for (const a of alerts) {
+      if (isRecord(a)) this.alerts.set(a.fingerprint, a);
+      else dropped += 1;
+    }
+    if (dropped > 0) this.deps.log(`${this.path}: dropped ${dropped} malformed alert entries`);
+    this.written = dropped === 0 ? text : undefined;
+  }
+
+  private moveAside(): void {
+    try {
+      renameSync(this.path, `${this.path}.unreadable`);
+    } catch {
+      // Best effort: the next save replaces it anyway.
+    }
+  }
+}

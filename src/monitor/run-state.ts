@@ -1,0 +1,146 @@
+// One run's state as the journal shows it (launch metadata, progress, gate refusals, end),
+// and the pure step that folds one record into it.
+import { fieldText, type JournalRecord } from "../journal/codec.js";
+import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
+
+/** The completion gate's refusals of one run. */
+export interface GateState {
+  /** The completion event refused by the latest `task.gate`. */
+  blockedTopic: string;
+  /** Ids from the latest refusal's `open_tasks`. */
+  openTaskIds: string[];
+  /** `completion_promise` when the latest refusal came from the promise path. */
+  via?: string;
+  /** Consecutive refusals without progress; 0 once the agent moved on. */
+  refusals: number;
+  /** ts of the first refusal of the current streak (set while `refusals` > 0). */
+  streakSince?: string;
+  /** Refusals since a task was last seen completed; agent chatter does not reset these. */
+  episodeRefusals: number;
+  /** ts of the first of `episodeRefusals`. */
+  episodeSince: string;
+  lastAt: string;
+}
+
+export type Terminal =
+  | { topic: "loop.complete"; reason: string; at: string }
+  | { topic: "loop.stop"; reason: string; class: OutcomeClass; at: string; detail?: string };
+
+export interface RunState {
+  run: string;
+  journalPath: string;
+  /** A `loop.start` was seen; false when the monitor joined the journal mid-run. */
+  started: boolean;
+  workDir?: string;
+  preset?: string;
+  objective?: string;
+  trigger?: string;
+  createdAt?: string;
+  iteration?: string;
+  /** ts of the newest record of the run (by journal order). */
+  lastRecordAt: string;
+  records: number;
+  invalidEmits: number;
+  gate?: GateState;
+  terminal?: Terminal;
+}
+
+export function newRunState(run: string, journalPath: string, ts: string): RunState {
+  return { run, journalPath, started: false, lastRecordAt: ts, records: 0, invalidEmits: 0 };
+}
+
+/** `open_tasks` is ids joined by ","; blanks are dropped. */
+export function splitTaskIds(text: string): string[] {
+  return text
+    .split(",")
+    .map((id) => id.trim())
+    .filter((id) => id !== "");
+}
+
+function setText(target: RunState, key: keyof RunState, record: JournalRecord, field: string) {
+  const value = fieldText(record, field);
+  if (value !== "") (target as unknown as Record<string, string>)[key] = value;
+}
+
+/**
+ * A refusal extends the streak, unless an id of the previous refusal is no longer open:
+ * then a task was completed (or removed) in between, which is progress, and both the
+ * streak and the grace episode restart at this refusal.
+ */
+function refuse(prev: GateState | undefined, record: JournalRecord): GateState {
+  const ids = splitTaskIds(fieldText(record, "open_tasks"));
+  const ts = record.ts;
+  const taskDone = prev?.openTaskIds.some((id) => !ids.includes(id)) === true;
+  const gate: GateState =
+    prev === undefined || taskDone
+      ? { ...base(ts), refusals: 1, episodeRefusals: 1 }
+      : {
+          ...prev,
+          refusals: prev.refusals + 1,
+          streakSince: prev.streakSince ?? ts,
+          episodeRefusals: prev.episodeRefusals + 1,
+        };
+  gate.blockedTopic = fieldText(record, "blocked_topic");
+  gate.openTaskIds = ids;
+  gate.lastAt = ts;
+  const via = fieldText(record, "via");
+  if (via === "") delete gate.via;
+  else gate.via = via;
+  return gate;
+}
+
+function base(ts: string): Omit<GateState, "refusals" | "episodeRefusals"> {
+  return { blockedTopic: "", openTaskIds: [], streakSince: ts, episodeSince: ts, lastAt: ts };
+}
+
+function terminalOf(record: JournalRecord): Terminal {
+  const reason = fieldText(record, "reason");
+  if (record.topic === "loop.complete") return { topic: "loop.complete", reason, at: record.ts };
+  const t: Terminal = { topic: "loop.stop", reason, class: stopReasonClass(reason), at: record.ts };
+  const detail = fieldText(record, "detail") || fieldText(record, "output_tail");
+  if (detail !== "") t.detail = detail;
+  return t;
+}
+
+/**
+ * Folds one record of `state.run` into its state (mutates and returns it).
+ *
+ * Progress rule: any record an agent emitted (`source: "agent"`) was accepted, so the loop
+ * moved on; it ends the refusal streak (the refused completion itself is never journaled).
+ * Tasks are not in the journal; a task completed between two refusals shows as an id
+ * missing from the later refusal (see `refuse`). `event.invalid` is not progress.
+ */
+export function applyRecord(state: RunState, record: JournalRecord): RunState {
+  state.records += 1;
+  if (Number.isFinite(Date.parse(record.ts))) state.lastRecordAt = record.ts;
+  if (record.iteration !== undefined && record.iteration !== "") state.iteration = record.iteration;
+  if (record.shape === "agent") {
+    if (record.source === "agent" && state.gate !== undefined) {
+      state.gate.refusals = 0;
+      delete state.gate.streakSince;
+    }
+    return state;
+  }
+  switch (record.topic) {
+    case "loop.start":
+      state.started = true;
+      setText(state, "workDir", record, "work_dir");
+      setText(state, "preset", record, "preset");
+      setText(state, "objective", record, "objective");
+      setText(state, "trigger", record, "trigger");
+      setText(state, "createdAt", record, "created_at");
+      break;
+    case "task.gate":
+      state.gate = refuse(state.gate, record);
+      break;
+    case "event.invalid":
+      state.invalidEmits += 1;
+      break;
+    case "loop.complete":
+    case "loop.stop":
+      // A run has exactly one terminal record; keep the first if a writer repeats it.
+      state.terminal ??= terminalOf(record);
+      break;
+  }
+  return state;
+}

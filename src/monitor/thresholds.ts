@@ -1,0 +1,54 @@
+// Detector thresholds per schedule: `[schedule.monitor]` over `[monitor]` over built-in defaults.
+
+/** Durations in milliseconds. */
+export interface Thresholds {
+  /** Consecutive gate refusals without progress before `gate_stuck`. */
+  gateRejections: number;
+  /** A refused gate with no task completed for this long is stuck too. */
+  gateGraceMs: number;
+  /** No journal record for this long while the harness lives: `run_stalled`. */
+  stallAfterMs: number;
+  /**
+   * A dead harness without a terminal record is a crash only once its last record is this
+   * old: the follower may not have read the terminal record a dying harness just wrote.
+   */
+  crashGraceMs: number;
+  /** Slots skipped or blocked in a row before `schedule_trouble`. */
+  scheduleSkips: number;
+}
+
+export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = {
+  gateRejections: 3,
+  gateGraceMs: 30 * 60_000,
+  stallAfterMs: 20 * 60_000,
+  crashGraceMs: 15_000,
+  scheduleSkips: 3,
+};
+
+/** Thresholds for a schedule (undefined: a journal not tied to a schedule). */
+export type ThresholdsFor = (schedule: string | undefined) => Thresholds;
+
+/** Later layers win; a missing key falls through to the layer below. */
+export function resolveThresholds(...layers: (Partial<Thresholds> | undefined)[]): Thresholds {
+  const out: Thresholds = { ...DEFAULT_THRESHOLDS };
+  for (const layer of layers) {
+    for (const key of Object.keys(out) as (keyof Thresholds)[]) {
+      const value = layer?.[key];
+      if (value !== undefined) out[key] = value;
+    }
+  }
+  return out;
+}
+
+/**
+ * The lookup detectors use, from the `[monitor]` table and each schedule's (already merged or
+ * raw) `monitor` table, e.g. `thresholdsBySchedule(config.monitor, schedules)`.
+ */
+export function thresholdsBySchedule(
+  monitor: Partial<Thresholds> | undefined,
+  schedules: readonly { name: string; monitor?: Partial<Thresholds> }[],
+): ThresholdsFor {
+  const fallback = resolveThresholds(monitor);
+  const byName = new Map(schedules.map((s) => [s.name, resolveThresholds(monitor, s.monitor)]));
+  return (schedule) => (schedule === undefined ? fallback : (byName.get(schedule) ?? fallback));
+}
