@@ -1,10 +1,63 @@
 #!/usr/bin/env node
-// `autoloop-cron`: the scheduler daemon and its operator commands (being assembled).
+// `autoloop-cron`: the scheduler daemon and its operator commands. Subcommands load lazily.
 import { runMain } from "./common.js";
 
+const HELP = `autoloop-cron: run agent loops on a schedule; alert a human only when a run needs one
+
+Usage:
+  autoloop-cron start                        run the daemon (scheduler + monitor)
+  autoloop-cron validate [--json]            check the config and every schedule file
+  autoloop-cron list [--json]                schedules, next fire times, pause state
+  autoloop-cron fire <schedule> [--foreground]
+                                             launch a run now
+  autoloop-cron runs [--schedule S] [--json] recent runs from the run ledger
+  autoloop-cron runs show <run-id> [--json]  one run's history
+  autoloop-cron output <run-id> [--follow]   a run's captured output
+  autoloop-cron stop <run-id> [reason...]    stop a running run
+  autoloop-cron pause [schedule]             pause one schedule, or all of them
+  autoloop-cron resume [schedule]            resume one schedule, or all of them
+  autoloop-cron monitor [--journal PATH]... [--once]
+                                             run only the monitor
+  autoloop-cron status [--json]              what needs a human: stuck, failed, stalled runs
+  autoloop-cron incident list|show|log|ack|resolve ...
+  autoloop-cron alert test|ack|silence ...
+  autoloop-cron export kubernetes|systemd    CronJobs or .service/.timer units per schedule
+
+Every command takes --config FILE (default ./autoloop-cron.toml) and --help.
+`;
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  start: async () => (await import("./cron-start.js")).startCommand,
+  validate: async () => (await import("./cron-schedules.js")).validateCommand,
+  list: async () => (await import("./cron-schedules.js")).listCommand,
+  fire: async () => (await import("./cron-fire.js")).fireCommand,
+  runs: async () => (await import("./cron-runs.js")).runsCommand,
+  output: async () => (await import("./cron-runs.js")).outputCommand,
+  stop: async () => (await import("./cron-runs.js")).stopCommand,
+  pause: async () => (await import("./cron-pause.js")).pauseCommand,
+  resume: async () => (await import("./cron-pause.js")).resumeCommand,
+};
+
 async function main(): Promise<number> {
-  process.stderr.write("autoloop-cron: not assembled yet\n");
-  return 2;
+  const [command, ...rest] = process.argv.slice(2);
+  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+    process.stdout.write(HELP);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === "--version" || command === "-V") {
+    process.stdout.write(`${(await import("./version.js")).packageVersion()}\n`);
+    return 0;
+  }
+  const load = COMMANDS[command] ?? MONITOR_COMMANDS[command];
+  if (load === undefined) {
+    process.stderr.write(`autoloop-cron: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
+    return 2;
+  }
+  return (await load())(rest);
 }
+
+const MONITOR_COMMANDS: Record<string, () => Promise<Command>> = {};
 
 await runMain(main, "autoloop-cron");

@@ -1,0 +1,93 @@
+// `autoloop-cron fire <schedule> [--foreground]`: a run now, through the daemon when one
+// is running (so overlap, concurrency and the ledger stay consistent), else in-process.
+import pino from "pino";
+import type { CronConfig } from "../cron/config.js";
+import { runningDaemon, sendControl } from "../cron/control.js";
+import { launchRecorded } from "../cron/launch-recorded.js";
+import type { RunSummary } from "../cron/ledger-events.js";
+import { newRunId } from "../cron/run-id.js";
+import { launchSpecFor } from "../cron/run-launch.js";
+import { validateAll } from "../cron/validate.js";
+import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
+import { UserError } from "../util/errors.js";
+import { flag } from "./common.js";
+import { configOf, parseCron } from "./cron-common.js";
+import { openLedger, streamOutput } from "./cron-runs.js";
+
+const HELP = `Usage: autoloop-cron fire <schedule> [--foreground] [--config FILE]
+
+Launches a run of the schedule now (trigger "manual"), under its overlap policy.
+With a daemon running, the daemon launches it and this prints the run id.
+--foreground waits for the run, streams its output and exits with its outcome:
+0 completed, 1 failed or timed out, 3 stopped (max_iterations, stalled, ...),
+130 killed or interrupted. Without a daemon, fire always runs in the foreground
+(this is what the Kubernetes CronJobs and systemd timers from \`export\` run).
+`;
+
+/** The exit code a foreground fire ends with, by the run's status. */
+export function exitCodeOf(summary: Pick<RunSummary, "status" | "stopReason"> | undefined): number {
+  switch (summary?.status) {
+    case "completed":
+      return EXIT_CODES.completed;
+    case "failed":
+      return summary.stopReason && stopReasonClass(summary.stopReason) === "stopped"
+        ? EXIT_CODES.stopped
+        : EXIT_CODES.failed;
+    case "killed":
+    case "interrupted":
+      return EXIT_CODES.interrupted;
+    default:
+      return EXIT_CODES.failed;
+  }
+}
+
+async function fireInProcess(config: CronConfig, name: string): Promise<number> {
+  const report = validateAll(config);
+  const schedule = report.schedules.find((s) => s.name === name);
+  if (schedule === undefined) {
+    const problems = report.problems
+      .filter((p) => p.file.length > 0)
+      .map((p) => `${p.file}: ${p.field}`);
+    throw new UserError(
+      `unknown or invalid schedule ${JSON.stringify(name)}${problems.length ? ` (problems: ${problems.join("; ")})` : ""}; \`autoloop-cron validate\` explains`,
+    );
+  }
+  const ledger = openLedger(config);
+  const slot = new Date();
+  const runId = newRunId(name, slot);
+  const logger = pino({ level: "warn" }, pino.destination(2));
+  const result = launchRecorded(ledger, launchSpecFor(config, schedule, runId, slot), "manual", {
+    logger,
+  });
+  if (result.kind === "duplicate")
+    throw new UserError(`slot already launched as ${result.runId}`, 1);
+  process.stderr.write(`autoloop-cron: launched ${runId} (pid ${result.handle.pid ?? "?"})\n`);
+  const stop = () => result.handle.stop("signal to autoloop-cron fire");
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  const streaming = streamOutput(config, runId, true);
+  const outcome = await result.handle.done;
+  await streaming;
+  process.stderr.write(
+    `autoloop-cron: ${runId} ${outcome.status}${outcome.stopReason ? ` (${outcome.stopReason})` : ""}\n`,
+  );
+  return exitCodeOf({ status: outcome.status, stopReason: outcome.stopReason });
+}
+
+export async function fireCommand(argv: string[]): Promise<number> {
+  const p = parseCron(argv, {
+    name: "fire",
+    help: HELP,
+    options: { foreground: { type: "boolean" } },
+  });
+  if (p === undefined) return 0;
+  const [name] = p.positionals;
+  if (name === undefined) throw new UserError(`autoloop-cron fire: missing <schedule>\n\n${HELP}`);
+  const config = configOf(p);
+  if (!runningDaemon(config.stateDir)) return fireInProcess(config, name);
+  const response = await sendControl(config.stateDir, { action: "fire", schedule: name });
+  if (!response.ok) throw new UserError(response.error, 1);
+  process.stdout.write(`${response.runId ?? ""}${response.runId ? "\n" : `${response.message}\n`}`);
+  if (!flag(p, "foreground") || response.runId === undefined) return 0;
+  return exitCodeOf(await streamOutput(config, response.runId, true));
+}

@@ -1,0 +1,442 @@
+// The scheduler daemon: plans every schedule in one fire queue, applies the slot policy,
+// launches runs through the ledger, recovers after a crash, reloads schedule files and
+// shuts down gracefully. Everything it does is announced as a typed event.
+import { EventEmitter } from "node:events";
+import { type FSWatcher, mkdirSync, watch } from "node:fs";
+import type { Logger } from "pino";
+import type { FieldProblem } from "../util/errors.js";
+import type { CronConfig } from "./config.js";
+import {
+  answer,
+  type ControlRequest,
+  type ControlResponse,
+  controlDir,
+  takeRequests,
+} from "./control.js";
+import { type FireEvent, FireQueue, type FireQueueDeps, realClock } from "./fire-queue.js";
+import { adoptRecorded, launchRecorded } from "./launch-recorded.js";
+import { RunLedger } from "./ledger.js";
+import type { SkipCause, Trigger } from "./ledger-events.js";
+import { recoverPending } from "./ledger-recovery.js";
+import type { RunOutcome } from "./outcome.js";
+import { isPaused, killSwitchOn, readPauseState } from "./pause-state.js";
+import { catchUpSlots, type PlanSpec } from "./planner.js";
+import { decideSlot } from "./policy.js";
+import { newRunId } from "./run-id.js";
+import { launchSpecFor } from "./run-launch.js";
+import type { Schedule } from "./schedule-file.js";
+import { loadScheduleSet, scheduleChanged } from "./schedule-set.js";
+
+export interface DaemonEvents {
+  fire: [{ schedule: string; slot: Date; runId: string; trigger: Trigger; latenessMs: number }];
+  skipped: [{ schedule: string; slot: Date; runId: string; cause: SkipCause; detail: string }];
+  queued: [{ schedule: string; slot: Date; why: string }];
+  finished: [{ schedule: string; runId: string; outcome: RunOutcome }];
+  missed: [{ schedule: string; slots: Date[]; reason: "daemon_down" | "late_wakeup" }];
+  invalid: [{ problems: FieldProblem[]; keptPrevious: string[] }];
+  loaded: [{ count: number }];
+  tick: [{ at: Date }];
+}
+
+export interface DaemonDeps {
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+  clock: FireQueueDeps;
+  /** How often the daemon proves it is alive and looks for control requests. */
+  tickMs: number;
+}
+
+interface ActiveRun {
+  runId: string;
+  schedule: string;
+  stop(reason: string): void;
+  done: Promise<RunOutcome>;
+}
+
+interface WaitingSlot {
+  schedule: string;
+  slot: Date;
+  trigger: Trigger;
+}
+
+const QUEUE_LIMIT = 10;
+
+export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
+  readonly ledger: RunLedger;
+  schedules = new Map<string, Schedule>();
+  readonly active = new Map<string, ActiveRun>();
+  private readonly waiting: WaitingSlot[] = [];
+  private readonly queue: FireQueue;
+  private readonly deps: DaemonDeps;
+  private watchers: FSWatcher[] = [];
+  private tickTimer: NodeJS.Timeout | undefined;
+  private reloadTimer: NodeJS.Timeout | undefined;
+  private stopping = false;
+  lastTickAt = new Date(0);
+  invalidProblems: FieldProblem[] = [];
+
+  constructor(
+    readonly config: CronConfig,
+    deps: Partial<DaemonDeps> & { logger: Logger },
+  ) {
+    super();
+    this.deps = { env: process.env, clock: realClock, tickMs: 1000, ...deps };
+    mkdirSync(config.stateDir, { recursive: true });
+    this.ledger = RunLedger.open(config.stateDir, { logger: deps.logger });
+    this.queue = new FireQueue((e) => this.onFireEvent(e), this.deps.clock, {
+      onHandlerError: (err) => this.deps.logger.error({ err }, "fire handler failed"),
+    });
+  }
+
+  private get log(): Logger {
+    return this.deps.logger;
+  }
+
+  /** Loads schedules, recovers runs left by a previous daemon, catches up, and starts firing. */
+  start(): void {
+    this.reload();
+    for (const action of recoverPending(this.ledger)) {
+      if (action.kind === "adopt") {
+        const handle = adoptRecorded(this.ledger, action.entry);
+        this.log.info(
+          { runId: action.entry.runId, pid: action.entry.pid, schedule: action.entry.schedule },
+          "adopted a run that outlived the previous daemon",
+        );
+        this.track({
+          runId: action.entry.runId,
+          schedule: action.entry.schedule,
+          stop: handle.stop,
+          done: handle.done,
+        });
+      } else if (action.kind === "finished") {
+        this.log.info(
+          { runId: action.entry.runId, status: action.outcome.status },
+          "run finished while the daemon was down",
+        );
+      } else {
+        this.log.warn(
+          { runId: action.entry.runId, reason: action.reason },
+          "run marked interrupted: its process is gone",
+        );
+      }
+    }
+    const now = new Date(this.deps.clock.now());
+    for (const schedule of this.schedules.values()) this.catchUp(schedule, now, "daemon_down");
+    this.queue.start();
+    this.watchSchedules();
+    this.tickTimer = setInterval(() => this.tick(), this.deps.tickMs);
+    this.tickTimer.unref();
+    this.tick();
+  }
+
+  /** Re-reads schedule files; invalid files keep their previous good version. */
+  reload(): void {
+    const update = loadScheduleSet(this.config, this.schedules);
+    this.invalidProblems = update.problems;
+    if (update.problems.length > 0) {
+      for (const p of update.problems)
+        this.log.error(
+          { file: p.file, field: p.field },
+          `invalid schedule: ${p.file}: ${p.field}: found ${p.found}; expected ${p.expected}`,
+        );
+      this.emit("invalid", { problems: update.problems, keptPrevious: update.keptPrevious });
+    }
+    for (const name of this.schedules.keys())
+      if (!update.schedules.has(name)) this.queue.remove(name);
+    for (const [name, schedule] of update.schedules) {
+      const old = this.schedules.get(name);
+      if (old === undefined || scheduleChanged(old, schedule))
+        this.queue.upsert(planSpec(schedule), this.lastSlot(name));
+    }
+    this.schedules = update.schedules;
+    this.log.info(
+      {
+        schedules: this.schedules.size,
+        invalidFiles: new Set(update.problems.map((p) => p.file)).size,
+      },
+      "schedules loaded",
+    );
+    this.emit("loaded", { count: this.schedules.size });
+  }
+
+  private lastSlot(name: string): Date | undefined {
+    const slot = this.ledger.latestRun(name)?.slot;
+    return slot === undefined ? undefined : new Date(slot);
+  }
+
+  private catchUp(
+    schedule: Schedule,
+    now: Date,
+    reason: "daemon_down" | "late_wakeup",
+    after?: Date,
+  ): void {
+    const last = after ?? this.lastSlot(schedule.name);
+    const { slots } = catchUpSlots(planSpec(schedule), last, now, schedule.catchUp);
+    if (slots.length > 0 || reason === "late_wakeup")
+      this.emit("missed", { schedule: schedule.name, slots, reason });
+    for (const slot of slots)
+      this.onSlot(schedule.name, slot, "catch_up", now.getTime() - slot.getTime());
+  }
+
+  private onFireEvent(event: FireEvent): void {
+    if (this.stopping) return;
+    if (event.kind === "due") this.onSlot(event.name, event.slot, "cron", event.lateness);
+    else if (event.kind === "missed") {
+      const schedule = this.schedules.get(event.name);
+      this.log.warn(
+        { schedule: event.name, slot: event.slot.toISOString(), latenessMs: event.lateness },
+        "woke up late: slots passed unlaunched",
+      );
+      if (schedule)
+        this.catchUp(
+          schedule,
+          new Date(this.deps.clock.now()),
+          "late_wakeup",
+          new Date(event.slot.getTime() - 1),
+        );
+    } else this.log.warn({ jumpMs: event.ms }, "the wall clock jumped");
+  }
+
+  /** Applies the slot policy to one due slot. */
+  onSlot(name: string, slot: Date, trigger: Trigger, latenessMs = 0): ControlResponse | undefined {
+    const schedule = this.schedules.get(name);
+    if (schedule === undefined) return undefined;
+    const pause = readPauseState(this.config.stateDir);
+    const running = [...this.active.values()]
+      .filter((r) => r.schedule === name)
+      .map((r) => r.runId);
+    const decision = decideSlot({
+      schedule: name,
+      overlap: schedule.overlap,
+      enabled: schedule.enabled,
+      paused: isPaused(pause, name),
+      globallyPaused: pause.all || killSwitchOn(this.deps.env),
+      running,
+      runningTotal: this.active.size,
+      maxConcurrent: this.config.maxConcurrentRuns,
+      after: schedule.after.map((a) => ({
+        schedule: a,
+        latestStatus: this.ledger.latestRun(a)?.status,
+      })),
+    });
+    switch (decision.kind) {
+      case "launch":
+        return this.launch(schedule, slot, trigger, latenessMs);
+      case "skip": {
+        const runId = newRunId(name, slot);
+        const cause: SkipCause = decision.cause === "globally_paused" ? "paused" : decision.cause;
+        this.ledger.skip({ runId, schedule: name, slot, trigger, cause, detail: decision.detail });
+        this.log.info(
+          { schedule: name, slot: slot.toISOString(), runId, cause },
+          `slot skipped: ${decision.detail}`,
+        );
+        this.emit("skipped", { schedule: name, slot, runId, cause, detail: decision.detail });
+        return { id: "", ok: false, error: `not launched: ${decision.detail}` };
+      }
+      case "queue": {
+        if (this.waiting.filter((w) => w.schedule === name).length >= QUEUE_LIMIT) {
+          const runId = newRunId(name, slot);
+          this.ledger.skip({
+            runId,
+            schedule: name,
+            slot,
+            trigger,
+            cause: decision.why === "overlap" ? "overlap" : "max_concurrent",
+            detail: `queue full (${QUEUE_LIMIT} slots waiting)`,
+          });
+          return { id: "", ok: false, error: "not launched: the queue is full" };
+        }
+        this.waiting.push({ schedule: name, slot, trigger });
+        this.log.info({ schedule: name, slot: slot.toISOString() }, decision.detail);
+        this.emit("queued", { schedule: name, slot, why: decision.why });
+        return { id: "", ok: true, message: decision.detail };
+      }
+      case "replace": {
+        const previous = decision.stop
+          .map((id) => this.active.get(id))
+          .filter((r) => r !== undefined);
+        for (const run of previous)
+          run.stop(`replaced by the slot of ${slot.toISOString()} (overlap = "replace")`);
+        this.waiting.unshift({ schedule: name, slot, trigger });
+        void Promise.allSettled(previous.map((r) => r.done)).then(() => this.drain());
+        return {
+          id: "",
+          ok: true,
+          message: `stopping ${decision.stop.join(", ")}; the new run starts when it has ended`,
+        };
+      }
+    }
+  }
+
+  private launch(
+    schedule: Schedule,
+    slot: Date,
+    trigger: Trigger,
+    latenessMs: number,
+  ): ControlResponse {
+    const runId = newRunId(schedule.name, slot);
+    const result = launchRecorded(
+      this.ledger,
+      launchSpecFor(this.config, schedule, runId, slot),
+      trigger,
+      { logger: this.log, env: this.deps.env },
+    );
+    if (result.kind === "duplicate") {
+      this.log.info(
+        { schedule: schedule.name, slot: slot.toISOString(), runId: result.runId },
+        "slot already launched (idempotency key); not launching again",
+      );
+      return { id: "", ok: false, error: `slot already launched as ${result.runId}` };
+    }
+    const { handle } = result;
+    this.log.info(
+      {
+        schedule: schedule.name,
+        slot: slot.toISOString(),
+        runId,
+        trigger,
+        pid: handle.pid,
+        latenessMs,
+      },
+      "fired",
+    );
+    this.emit("fire", { schedule: schedule.name, slot, runId, trigger, latenessMs });
+    this.track({ runId, schedule: schedule.name, stop: handle.stop, done: handle.done });
+    return { id: "", ok: true, runId, message: `launched ${runId}` };
+  }
+
+  private track(run: ActiveRun): void {
+    this.active.set(run.runId, run);
+    void run.done.then(
+      (outcome) => {
+        this.active.delete(run.runId);
+        this.log.info(
+          {
+            schedule: run.schedule,
+            runId: run.runId,
+            status: outcome.status,
+            stopReason: outcome.stopReason,
+            durationMs: outcome.durationMs,
+          },
+          "run finished",
+        );
+        this.emit("finished", { schedule: run.schedule, runId: run.runId, outcome });
+        this.drain();
+      },
+      (err) => {
+        this.active.delete(run.runId);
+        this.log.error({ err, runId: run.runId }, "run watcher failed");
+        this.drain();
+      },
+    );
+  }
+
+  /** Launches waiting slots whose obstacles are gone, oldest first. */
+  private drain(): void {
+    if (this.stopping) return;
+    const pending = this.waiting.splice(0);
+    for (const w of pending) {
+      const busy = [...this.active.values()].some((r) => r.schedule === w.schedule);
+      const schedule = this.schedules.get(w.schedule);
+      if (schedule === undefined) continue;
+      const blocked =
+        (busy && schedule.overlap !== "allow") || this.active.size >= this.config.maxConcurrentRuns;
+      if (blocked) this.waiting.push(w);
+      else this.launch(schedule, w.slot, w.trigger, this.deps.clock.now() - w.slot.getTime());
+    }
+  }
+
+  /** `autoloop-cron fire <schedule>`: a manual run now, under the same policies. */
+  fireNow(name: string): ControlResponse {
+    if (!this.schedules.has(name))
+      return {
+        id: "",
+        ok: false,
+        error: `unknown schedule ${JSON.stringify(name)}; \`autoloop-cron list\` shows the loaded ones`,
+      };
+    return (
+      this.onSlot(name, new Date(this.deps.clock.now()), "manual") ?? {
+        id: "",
+        ok: false,
+        error: "not launched",
+      }
+    );
+  }
+
+  stopRun(runId: string, reason: string): ControlResponse {
+    const run = this.active.get(runId);
+    if (run === undefined)
+      return { id: "", ok: false, error: `run ${runId} is not running under this daemon` };
+    run.stop(reason);
+    return { id: "", ok: true, runId, message: `stopping ${runId}` };
+  }
+
+  private handleControl(request: ControlRequest): ControlResponse {
+    switch (request.action) {
+      case "fire":
+        return this.fireNow(request.schedule);
+      case "stop":
+        return this.stopRun(request.runId, request.reason);
+      case "reload":
+        this.reload();
+        return { id: "", ok: true, message: `reloaded: ${this.schedules.size} schedules` };
+    }
+  }
+
+  private tick(): void {
+    this.lastTickAt = new Date(this.deps.clock.now());
+    for (const request of takeRequests(this.config.stateDir)) {
+      const response = this.handleControl(request);
+      answer(this.config.stateDir, { ...response, id: request.id });
+    }
+    this.emit("tick", { at: this.lastTickAt });
+  }
+
+  private watchSchedules(): void {
+    const onChange = () => {
+      clearTimeout(this.reloadTimer);
+      this.reloadTimer = setTimeout(() => {
+        this.log.info("schedule files changed: reloading");
+        this.reload();
+      }, 200);
+    };
+    for (const dir of [this.config.schedulesDir, controlDir(this.config.stateDir)]) {
+      try {
+        mkdirSync(dir, { recursive: true });
+        const isControl = dir === controlDir(this.config.stateDir);
+        const watcher = watch(dir, isControl ? () => this.tick() : onChange);
+        watcher.on("error", (err) =>
+          this.log.warn({ err, dir }, "cannot watch folder; relying on polling and SIGHUP"),
+        );
+        this.watchers.push(watcher);
+      } catch (err) {
+        this.log.warn({ err, dir }, "cannot watch folder; relying on polling and SIGHUP");
+      }
+    }
+  }
+
+  /** Stops firing; terminates or detaches running runs; resolves when done or after the grace. */
+  async shutdown(
+    mode: "terminate" | "detach" = this.config.onShutdown,
+    graceMs = this.config.shutdownGraceMs,
+  ): Promise<void> {
+    this.stopping = true;
+    this.queue.stop();
+    clearInterval(this.tickTimer);
+    clearTimeout(this.reloadTimer);
+    for (const w of this.watchers) w.close();
+    this.watchers = [];
+    const runs = [...this.active.values()];
+    if (mode === "detach") {
+      this.log.info({ runs: runs.length }, "detaching running runs; the next daemon adopts them");
+      return;
+    }
+    for (const run of runs) run.stop("daemon shutdown");
+    const grace = new Promise((r) => setTimeout(r, graceMs).unref());
+    await Promise.race([Promise.allSettled(runs.map((r) => r.done)), grace]);
+  }
+}
+
+export function planSpec(s: Schedule): PlanSpec {
+  return { name: s.name, cron: s.cron, timezone: s.timezone, jitterMs: s.jitterMs };
+}
