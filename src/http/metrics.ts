@@ -1,0 +1,119 @@
+// The daemon's Prometheus metrics: one private registry per daemon, recorded by explicit calls.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { SkipCause } from "../cron/ledger-events.js";
+import type { TerminalStatus } from "../cron/outcome.js";
+import { type MetricsProviders, registerProviderGauges } from "./metric-providers.js";
+
+export type { MetricsProviders } from "./metric-providers.js";
+
+export type AlertDeliveryResult = "delivered" | "retry" | "dead";
+
+export interface MetricsOptions {
+  /** Process metrics (CPU, memory, event-loop lag, GC); off in tests that count lines. */
+  defaultMetrics?: boolean;
+}
+
+// Agent runs last from seconds (a gate that refuses at once) to hours (a long objective).
+const RUN_DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600];
+// The timer queue should fire within milliseconds; seconds mean a blocked loop or a suspend.
+const LATENESS_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export class Metrics {
+  /** Never the global registry, so several daemons (and tests) in one process do not collide. */
+  readonly registry = new Registry();
+  private readonly providers: MetricsProviders = {};
+  private readonly running = new Map<string, number>();
+  private readonly runs: Counter<"schedule" | "outcome">;
+  private readonly runDuration: Histogram<"schedule">;
+  private readonly runsRunning: Gauge<"schedule">;
+  private readonly lateness: Histogram<"schedule">;
+  private readonly skipped: Counter<"schedule" | "cause">;
+  private readonly alerts: Counter<"channel" | "result">;
+
+  constructor(options: MetricsOptions = {}) {
+    const registers = [this.registry];
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.runs = new Counter({
+      name: "autoloop_cron_runs_total",
+      help: "Scheduled runs that ended, by schedule and outcome.",
+      labelNames: ["schedule", "outcome"],
+      registers,
+    });
+    this.runDuration = new Histogram({
+      name: "autoloop_cron_run_duration_seconds",
+      help: "Wall-clock duration of scheduled runs.",
+      labelNames: ["schedule"],
+      buckets: RUN_DURATION_BUCKETS,
+      registers,
+    });
+    this.runsRunning = new Gauge({
+      name: "autoloop_cron_runs_running",
+      help: "Runs in progress, by schedule.",
+      labelNames: ["schedule"],
+      registers,
+    });
+    this.lateness = new Histogram({
+      name: "autoloop_cron_fire_lateness_seconds",
+      help: "How long after its planned time a slot was actually fired.",
+      labelNames: ["schedule"],
+      buckets: LATENESS_BUCKETS,
+      registers,
+    });
+    this.skipped = new Counter({
+      name: "autoloop_cron_slots_skipped_total",
+      help: "Slots that were not run, by schedule and cause.",
+      labelNames: ["schedule", "cause"],
+      registers,
+    });
+    this.alerts = new Counter({
+      name: "autoloop_cron_alerts_total",
+      help: "Alert delivery attempts, by channel and result.",
+      labelNames: ["channel", "result"],
+      registers,
+    });
+    registerProviderGauges(this.registry, () => this.providers);
+  }
+
+  /** Supplies (or replaces) the functions read at every scrape; unset ones are not exported. */
+  setProviders(providers: MetricsProviders): void {
+    Object.assign(this.providers, providers);
+    registerProviderGauges(this.registry, () => this.providers);
+  }
+
+  runStarted(schedule: string): void {
+    this.setRunning(schedule, (this.running.get(schedule) ?? 0) + 1);
+  }
+
+  runFinished(schedule: string, outcome: TerminalStatus, durationSeconds: number): void {
+    this.runs.inc({ schedule, outcome });
+    if (Number.isFinite(durationSeconds)) {
+      this.runDuration.observe({ schedule }, Math.max(0, durationSeconds));
+    }
+    // Clamped: a run adopted after a restart finishes without this process having started it.
+    this.setRunning(schedule, Math.max(0, (this.running.get(schedule) ?? 0) - 1));
+  }
+
+  /** Sets the in-progress count outright, e.g. after adopting runs left by a previous daemon. */
+  setRunning(schedule: string, count: number): void {
+    this.running.set(schedule, count);
+    this.runsRunning.set({ schedule }, count);
+  }
+
+  fireLateness(schedule: string, seconds: number): void {
+    // A slot fired early (clock moved back) counts as on time rather than poisoning the sum.
+    if (Number.isFinite(seconds)) this.lateness.observe({ schedule }, Math.max(0, seconds));
+  }
+
+  slotSkipped(schedule: string, cause: SkipCause): void {
+    this.skipped.inc({ schedule, cause });
+  }
+
+  alertDelivery(channel: string, result: AlertDeliveryResult): void {
+    this.alerts.inc({ channel, result });
+  }
+
+  /** The exposition text and the content type to serve it with. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,63 @@
+// Checks that the state dir still takes writes, by creating and removing a small file.
+import { randomBytes } from "node:crypto";
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+export interface WritableResult {
+  ok: boolean;
+  /** `CODE: message` when not writable, e.g. "ENOTDIR: not a directory, open '...'". */
+  error?: string;
+}
+
+/**
+ * Writes and removes `.healthz-<pid>-<random>.tmp` in `dir`. Never creates `dir` itself: a state
+ * dir that vanished or became a file is exactly what this must report. Does not throw.
+ */
+export async function probeWritable(dir: string): Promise<WritableResult> {
+  const file = join(dir, `.healthz-${process.pid}-${randomBytes(4).toString("hex")}.tmp`);
+  try {
+    await writeFile(file, "ok\n", { flag: "wx" });
+  } catch (err) {
+    return { ok: false, error: errorText(err) };
+  }
+  try {
+    await rm(file, { force: true });
+  } catch (err) {
+    // Writable but not cleanable (e.g. sticky bit games) still breaks atomic renames later.
+    return { ok: false, error: `created ${file} but could not remove it: ${errorText(err)}` };
+  }
+  return { ok: true };
+}
+
+function errorText(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code !== undefined)
+    return e.message.startsWith(e.code) ? e.message : `${e.code}: ${e.message}`;
+  return String(err);
+}
+
+export interface CachedProbeOptions {
+  /** How long one result is reused; /healthz may be polled every second by several checkers. */
+  ttlMs?: number;
+  now?: () => number;
+  probe?: (dir: string) => Promise<WritableResult>;
+}
+
+/** Wraps probeWritable so repeated calls within `ttlMs` share one disk check (and one in flight). */
+export function cachedWritableProbe(
+  dir: string,
+  options: CachedProbeOptions = {},
+): () => Promise<WritableResult> {
+  const ttlMs = options.ttlMs ?? 5000;
+  const now = options.now ?? Date.now;
+  const probe = options.probe ?? probeWritable;
+  let cached: { at: number; result: Promise<WritableResult> } | undefined;
+  return () => {
+    const t = now();
+    // `t < cached.at` catches the clock moving back, which would otherwise freeze the cache.
+    if (cached === undefined || t - cached.at >= ttlMs || t < cached.at) {
+      cached = { at: t, result: probe(dir) };
+    }
+    return cached.result;
+  };
+}
