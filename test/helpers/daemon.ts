@@ -1,0 +1,54 @@
+// Test helpers for the scheduler: a config dir with schedules, and an in-process daemon.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pino from "pino";
+import { type CronConfig, loadConfig } from "../../src/cron/config.js";
+import type { DaemonEvents } from "../../src/cron/daemon.js";
+import { SchedulerDaemon } from "../../src/cron/daemon.js";
+
+export const silentLogger = pino({ level: "silent" });
+
+/** Writes autoloop-cron.toml and schedules/test.toml into `dir`; returns the loaded config. */
+export function writeCronConfig(dir: string, schedules: string, extra = ""): CronConfig {
+  mkdirSync(join(dir, "schedules"), { recursive: true });
+  mkdirSync(join(dir, "work"), { recursive: true });
+  writeFileSync(
+    join(dir, "autoloop-cron.toml"),
+    `state_dir = "state"\n[http]\nlisten = ""\n[defaults]\ncatch_up = "none"\n${extra}`,
+  );
+  writeFileSync(join(dir, "schedules", "test.toml"), schedules);
+  return loadConfig(join(dir, "autoloop-cron.toml"));
+}
+
+/** A command schedule firing every second, running node with `script`. */
+export function commandSchedule(name: string, script: string, extra = ""): string {
+  return `[[schedule]]\nname = "${name}"\ncron = "* * * * * *"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(script)}]\nproject_dir = "../work"\n${extra}\n`;
+}
+
+export function startDaemon(config: CronConfig): SchedulerDaemon {
+  const daemon = new SchedulerDaemon(config, { logger: silentLogger });
+  daemon.start();
+  return daemon;
+}
+
+/** Resolves with the first event of `name` matching `predicate`. */
+export function nextEvent<K extends keyof DaemonEvents>(
+  daemon: SchedulerDaemon,
+  name: K,
+  predicate: (...args: DaemonEvents[K]) => boolean = () => true,
+  timeoutMs = 15_000,
+): Promise<DaemonEvents[K][0]> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no ${String(name)} event within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const listener = (...args: DaemonEvents[K]) => {
+      if (!predicate(...args)) return;
+      clearTimeout(timer);
+      daemon.off(name, listener as never);
+      resolve(args[0]);
+    };
+    daemon.on(name, listener as never);
+  });
+}
