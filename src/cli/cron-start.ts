@@ -2,6 +2,7 @@
 import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../cron/control.js";
 import { SchedulerDaemon } from "../cron/daemon.js";
 import { createLogger, LOG_LEVEL_ENV } from "../cron/logger.js";
+import { startObservability } from "../cron/observability.js";
 import { UserError } from "../util/errors.js";
 import { str } from "./common.js";
 import { configOf, parseCron } from "./cron-common.js";
@@ -36,12 +37,13 @@ export async function startCommand(argv: string[]): Promise<number> {
     );
   }
   const daemon = new SchedulerDaemon(config, { logger });
+  const observability = await startObservability(daemon, config, logger);
   daemon.start();
   writeDaemonInfo(config.stateDir, {
     pid: process.pid,
     startedAt: new Date().toISOString(),
     config: config.file ?? "(defaults)",
-    http: "",
+    http: observability.url,
   });
   logger.info(
     { config: config.file, stateDir: config.stateDir, schedules: daemon.schedules.size },
@@ -69,6 +71,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     daemon.reload();
   });
   await stopped;
+  await observability.close();
   clearInterval(keepAlive);
   clearDaemonInfo(config.stateDir);
   logger.info("autoloop-cron stopped");

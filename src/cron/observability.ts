@@ -1,0 +1,78 @@
+// The daemon's outward signals: /healthz and /metrics over HTTP, and the heartbeat ping.
+import type { Logger } from "pino";
+import { evaluateHealth, type HealthReport } from "../http/health.js";
+import { Metrics } from "../http/metrics.js";
+import { startHttpServer } from "../http/server.js";
+import { cachedWritableProbe } from "../http/writable-probe.js";
+import { resolveSecret } from "../util/secrets.js";
+import type { SecretRef } from "./channels.js";
+import type { CronConfig } from "./config.js";
+import type { SchedulerDaemon } from "./daemon.js";
+import { startHeartbeat } from "./heartbeat.js";
+
+/** The daemon ticks every second; /healthz turns unhealthy after 3 missed 10 s intervals. */
+const HEALTH_TICK_INTERVAL_MS = 10_000;
+
+export interface Observability {
+  metrics: Metrics;
+  health(): Promise<HealthReport>;
+  /** The URL /healthz and /metrics are served on, or "" when disabled. */
+  url: string;
+  close(): Promise<void>;
+}
+
+function secretOf(ref: SecretRef): { env?: string; file?: string; value?: string } {
+  if (ref.kind === "env") return { env: ref.name };
+  if (ref.kind === "file") return { file: ref.path };
+  return { value: ref.value };
+}
+
+export async function startObservability(daemon: SchedulerDaemon, config: CronConfig, logger: Logger): Promise<Observability> {
+  const metrics = new Metrics();
+  daemon.on("fire", (e) => {
+    metrics.runStarted(e.schedule);
+    metrics.fireLateness(e.schedule, e.latenessMs / 1000);
+  });
+  daemon.on("finished", (e) => metrics.runFinished(e.schedule, e.outcome.status, e.outcome.durationMs / 1000));
+  daemon.on("skipped", (e) => metrics.slotSkipped(e.schedule, e.cause));
+  metrics.setProviders({
+    schedulesLoaded: () => daemon.schedules.size,
+    invalidScheduleFiles: () => new Set(daemon.invalidProblems.map((p) => p.file)).size,
+    lastTickAt: () => daemon.lastTickAt.getTime() || undefined,
+  });
+  const startedAt = Date.now();
+  const probe = cachedWritableProbe(config.stateDir);
+  const health = async () =>
+    evaluateHealth({
+      now: Date.now(),
+      lastTickAt: daemon.lastTickAt.getTime() || undefined,
+      tickIntervalMs: HEALTH_TICK_INTERVAL_MS,
+      startedAt,
+      stateDirWritable: await probe(),
+    });
+
+  const server = config.http.enabled
+    ? await startHttpServer({ host: config.http.host, port: config.http.port, health, metrics, logger })
+    : undefined;
+  if (server) logger.info({ url: server.url }, "serving /healthz and /metrics");
+
+  const heartbeat = config.heartbeat
+    ? startHeartbeat({
+        url: resolveSecret(secretOf(config.heartbeat.url), "heartbeat_url"),
+        intervalMs: config.heartbeat.intervalMs,
+        isHealthy: async () => (await health()).ok,
+        failSuffix: "/fail",
+        deps: { logger },
+      })
+    : undefined;
+
+  return {
+    metrics,
+    health,
+    url: server?.url ?? "",
+    async close() {
+      heartbeat?.stop();
+      await server?.close();
+    },
+  };
+}
