@@ -1,0 +1,92 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SchedulerDaemon } from "../../src/cron/daemon.js";
+import { RunLedger } from "../../src/cron/ledger.js";
+import { signalGroup } from "../../src/util/process.js";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { nextEvent, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
+import { waitFor } from "../helpers/wait.js";
+
+const daemons: SchedulerDaemon[] = [];
+afterEach(async () => {
+  await Promise.all(daemons.splice(0).map((d) => d.shutdown("terminate", 5_000)));
+  cleanupTempDirs();
+});
+
+const DEMO_SCHEDULE = `[[schedule]]
+name = "report"
+cron = "0 0 1 1 *"
+preset = "demo"
+objective = "Write the report"
+project_dir = "../work"
+env = { AUTOLOOP_DEMO_DELAY_MS = "700" }
+`;
+
+/** Starts `autoloop-cron start` as a child, fires the schedule, waits for the run's harness pid. */
+async function daemonWithRunningRun(dir: string) {
+  const config = writeCronConfig(dir, DEMO_SCHEDULE);
+  const child = execa(
+    process.execPath,
+    [AUTOLOOP_CRON, "start", "--config", join(dir, "autoloop-cron.toml")],
+    { env: cleanEnv(), reject: false },
+  );
+  await waitFor(() => {
+    try {
+      return (
+        JSON.parse(readFileSync(join(config.stateDir, "daemon.json"), "utf8")).pid === child.pid
+      );
+    } catch {
+      return false;
+    }
+  }, "the daemon to start");
+  const fire = await execa(
+    process.execPath,
+    [AUTOLOOP_CRON, "fire", "report", "--config", join(dir, "autoloop-cron.toml")],
+    { env: cleanEnv() },
+  );
+  const runId = fire.stdout.trim();
+  const pending = await waitFor(
+    () =>
+      RunLedger.open(config.stateDir, { logger: silentLogger })
+        .pending()
+        .find((e) => e.runId === runId && e.pid !== undefined),
+    "the run to start",
+  );
+  return { config, child, runId, pid: pending.pid! };
+}
+
+describe("crash recovery", () => {
+  it("adopts a run that outlived a kill -9 of the daemon, and never launches its slot twice", async () => {
+    const { config, child, runId } = await daemonWithRunningRun(tempDir());
+    child.kill("SIGKILL");
+    await child;
+    const d = startDaemon(config);
+    daemons.push(d);
+    const adopted = RunLedger.open(config.stateDir, { logger: silentLogger }).replay(runId);
+    expect(adopted?.events.map((e) => e.event)).toContain("adopted");
+    const finished = await nextEvent(d, "finished", (e) => e.runId === runId, 30_000);
+    expect(finished.outcome.status).toBe("completed");
+    const runs = d.ledger.listRuns({ schedule: "report" });
+    expect(runs.filter((r) => r.slot === adopted?.summary.slot)).toHaveLength(1);
+    expect(d.ledger.replay(runId)?.events.map((e) => e.event)).toEqual([
+      "scheduled",
+      "started",
+      "adopted",
+      "finished",
+    ]);
+  });
+
+  it("marks a run interrupted when the daemon and the run died together", async () => {
+    const { config, child, runId, pid } = await daemonWithRunningRun(tempDir());
+    child.kill("SIGKILL");
+    signalGroup(pid, "SIGKILL");
+    await child;
+    const d = startDaemon(config);
+    daemons.push(d);
+    const summary = d.ledger.replay(runId)?.summary;
+    expect(summary?.status).toBe("interrupted");
+    expect(d.ledger.pending()).toHaveLength(0);
+  });
+});
