@@ -1,0 +1,143 @@
+// `autoloop-cron export kubernetes|systemd`: argument parsing and output only; the exports
+// themselves are pure functions in src/export.
+import { readConfigFiles } from "../export/config-files.js";
+import { kubernetesExport } from "../export/kubernetes.js";
+import { isDnsLabel } from "../export/kubernetes-names.js";
+import { STORAGE_QUANTITY } from "../export/kubernetes-objects.js";
+import { refusalError, selectSchedules } from "../export/selection.js";
+import { systemdExport } from "../export/systemd.js";
+import {
+  type ExportResult,
+  joinWithFileMarkers,
+  joinYamlDocuments,
+  writeFiles,
+} from "../export/write-out.js";
+import { UserError } from "../util/errors.js";
+import { autoloopCronEntry } from "../util/package-root.js";
+import { flag, parse, str } from "./common.js";
+import { packageVersion } from "./version.js";
+
+const COMMAND = "autoloop-cron export";
+
+export const EXPORT_HELP = `Usage:
+  autoloop-cron export kubernetes [--image IMG] [--namespace NS] [--storage SIZE] [--out DIR]
+  autoloop-cron export systemd [--user] [--out DIR]
+
+Turns every enabled schedule into units of another scheduler, which then fires
+\`autoloop-cron fire --foreground NAME\` at the schedule's times.
+
+  kubernetes   a CronJob per schedule, the monitor's Deployment, a PersistentVolumeClaim
+               and a ConfigMap with the config and schedule files (multi-document YAML)
+  systemd      a .service/.timer pair per schedule (OnCalendar= in the schedule's zone)
+
+Options:
+  --config FILE      the config (default: ./autoloop-cron.toml)
+  --out DIR          write one file per object into DIR instead of printing them
+  --image IMG        kubernetes: the container image (default: autoloop-cron:<version>)
+  --namespace NS     kubernetes: put every object in namespace NS
+  --storage SIZE     kubernetes: the volume's size (default: 10Gi)
+  --user             systemd: units for \`systemctl --user\` instead of the system manager
+  -h, --help         show this help
+
+A schedule the target cannot express faithfully (e.g. cron's day-of-month OR day-of-week for
+systemd, a seconds field for Kubernetes) stops the export with a message naming it; nothing
+is written. Set enabled = false on it to export the others.
+`;
+
+export interface ExportIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  cwd: string;
+  /** For systemd's ExecStart=: the Node binary and the autoloop-cron CLI entry. */
+  node: string;
+  entry: string;
+}
+
+const defaultIo = (): ExportIo => ({
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  cwd: process.cwd(),
+  node: process.execPath,
+  entry: autoloopCronEntry(),
+});
+
+const OPTIONS = {
+  config: { type: "string" },
+  out: { type: "string" },
+  image: { type: "string" },
+  namespace: { type: "string" },
+  storage: { type: "string" },
+  user: { type: "boolean" },
+} as const;
+
+/** Runs `autoloop-cron export …`; `configPath` is a --config given before the subcommand. */
+export async function exportCommand(
+  argv: string[],
+  configPath?: string,
+  io: ExportIo = defaultIo(),
+): Promise<number> {
+  const p = parse(argv, OPTIONS, COMMAND);
+  if (flag(p, "help")) {
+    io.stdout(EXPORT_HELP);
+    return 0;
+  }
+  const [target, ...extra] = p.positionals;
+  if (target !== "kubernetes" && target !== "systemd") {
+    const found = target === undefined ? "no target" : JSON.stringify(target);
+    throw new UserError(`${COMMAND}: found ${found}; expected kubernetes or systemd; see --help`);
+  }
+  if (extra.length > 0)
+    throw new UserError(`${COMMAND}: unexpected argument ${JSON.stringify(extra[0])}`);
+  const only = (name: string, forTarget: string) => {
+    if (p.values[name] !== undefined && target !== forTarget) {
+      throw new UserError(`${COMMAND} ${target}: --${name} applies to ${forTarget} only`);
+    }
+  };
+  for (const name of ["image", "namespace", "storage"]) only(name, "kubernetes");
+  only("user", "systemd");
+  const selection = selectSchedules(str(p, "config") ?? configPath, io.cwd);
+  for (const name of selection.disabled)
+    io.stderr(`note: schedule "${name}" is disabled; left out\n`);
+  const result = target === "kubernetes" ? kubernetes(p, selection) : systemd(p, selection, io);
+  if (result.kind === "refused") throw refusalError(result.refusals);
+  for (const w of result.warnings) io.stderr(`warning: ${w}\n`);
+  const out = str(p, "out");
+  if (out !== undefined) {
+    for (const path of writeFiles(out, result.files, io.cwd)) io.stdout(`wrote ${path}\n`);
+  } else {
+    const join = target === "kubernetes" ? joinYamlDocuments : joinWithFileMarkers;
+    io.stdout(join(result.files));
+  }
+  return 0;
+}
+
+type Selection = ReturnType<typeof selectSchedules>;
+type ParsedArgs = ReturnType<typeof parse>;
+
+function kubernetes(p: ParsedArgs, s: Selection): ExportResult {
+  const namespace = str(p, "namespace");
+  if (namespace !== undefined && !isDnsLabel(namespace)) {
+    throw new UserError(
+      `${COMMAND} kubernetes: --namespace ${JSON.stringify(namespace)} is not a valid namespace (lowercase letters, digits and "-", at most 63)`,
+    );
+  }
+  const storage = str(p, "storage") ?? "10Gi";
+  if (!STORAGE_QUANTITY.test(storage)) {
+    throw new UserError(
+      `${COMMAND} kubernetes: --storage ${JSON.stringify(storage)} is not a size such as 10Gi or 500Mi`,
+    );
+  }
+  const image = str(p, "image") ?? `autoloop-cron:${packageVersion()}`;
+  return kubernetesExport({ ...s, ...readConfigFiles(s.config), image, namespace, storage });
+}
+
+function systemd(p: ParsedArgs, s: Selection, io: ExportIo): ExportResult {
+  return systemdExport(s.schedules, {
+    user: flag(p, "user"),
+    node: io.node,
+    entry: io.entry,
+    configFile: s.config.file,
+    configDir: s.config.dir,
+    stateDir: s.config.stateDir,
+  });
+}

@@ -1,0 +1,92 @@
+// The objects every Kubernetes deployment of autoloop-cron has once (pure): the monitor's
+// Deployment, the volume claim and the ConfigMap holding the config and schedule files.
+import {
+  baseContainer,
+  CONFIG_FILE_IN_POD,
+  type ConfigItem,
+  commonLabels,
+  NAMES,
+  podSecurityContext,
+  podVolumes,
+  TERMINATION_GRACE_SECONDS,
+} from "./kubernetes-pod.js";
+
+const withNamespace = (name: string, namespace: string | undefined, component: string) => ({
+  name,
+  ...(namespace ? { namespace } : {}),
+  labels: commonLabels(component),
+});
+
+/**
+ * The monitor follows the journals on the volume and alerts. One replica, replaced with
+ * Recreate: two monitors would alert twice, and a ReadWriteOnce volume cannot be attached
+ * to the old and the new pod on different nodes at once.
+ */
+export function monitorDeployment(o: {
+  image: string;
+  namespace: string | undefined;
+  configItems: ConfigItem[];
+  /** The port of [http] listen; undefined when the config disables it (no probes then). */
+  httpPort: number | undefined;
+}) {
+  const container = baseContainer("monitor", o.image, [
+    "autoloop-cron",
+    "monitor",
+    "--config",
+    CONFIG_FILE_IN_POD,
+  ]);
+  const probe = (periodSeconds: number) => ({
+    httpGet: { path: "/healthz", port: "http" },
+    periodSeconds,
+    failureThreshold: 3,
+  });
+  const http =
+    o.httpPort === undefined
+      ? {}
+      : {
+          ports: [{ name: "http", containerPort: o.httpPort }],
+          livenessProbe: { ...probe(30), initialDelaySeconds: 10 },
+          readinessProbe: probe(10),
+        };
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: withNamespace(NAMES.monitor, o.namespace, "monitor"),
+    spec: {
+      replicas: 1,
+      strategy: { type: "Recreate" },
+      selector: { matchLabels: commonLabels("monitor") },
+      template: {
+        metadata: { labels: commonLabels("monitor") },
+        spec: {
+          terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,
+          securityContext: podSecurityContext,
+          containers: [{ ...container, ...http }],
+          volumes: podVolumes(o.configItems),
+        },
+      },
+    },
+  };
+}
+
+/** ReadWriteOnce: every pod using it must run on one node (or use a ReadWriteMany class). */
+export function dataClaim(namespace: string | undefined, storage: string) {
+  return {
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    metadata: withNamespace(NAMES.pvc, namespace, "data"),
+    spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage } } },
+  };
+}
+
+export function configMap(namespace: string | undefined, data: Record<string, string>) {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: withNamespace(NAMES.configMap, namespace, "config"),
+    data,
+  };
+}
+
+/** A quantity such as "10Gi" or "500M", as Kubernetes accepts for storage requests. */
+export const STORAGE_QUANTITY = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;

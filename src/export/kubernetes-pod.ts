@@ -1,0 +1,70 @@
+// What every autoloop-cron pod shares: the image's user, the config and data mounts, secrets.
+
+export const CONFIG_DIR_IN_POD = "/etc/autoloop-cron";
+export const CONFIG_FILE_IN_POD = `${CONFIG_DIR_IN_POD}/autoloop-cron.toml`;
+/** The persistent volume: state, journals and the repositories the agents work in. */
+export const DATA_DIR_IN_POD = "/var/lib/autoloop-cron";
+
+export const NAMES = {
+  pvc: "autoloop-cron-data",
+  configMap: "autoloop-cron-config",
+  secret: "autoloop-cron-secrets",
+  monitor: "autoloop-cron-monitor",
+} as const;
+
+/** The image's non-root user (deploy/docker/Dockerfile creates it with this id). */
+export const POD_UID = 10001;
+
+/** Longer than the daemon's default shutdown_grace (30 s), so a run can stop cleanly. */
+export const TERMINATION_GRACE_SECONDS = 90;
+
+export const commonLabels = (component: string) => ({
+  "app.kubernetes.io/name": "autoloop-cron",
+  "app.kubernetes.io/component": component,
+});
+
+/** A ConfigMap item: its key and where it appears under CONFIG_DIR_IN_POD. */
+export interface ConfigItem {
+  key: string;
+  path: string;
+}
+
+export function podVolumes(items: ConfigItem[]) {
+  return [
+    { name: "config", configMap: { name: NAMES.configMap, items } },
+    { name: "data", persistentVolumeClaim: { claimName: NAMES.pvc } },
+    // The root filesystem is read-only; tools still need a scratch /tmp.
+    { name: "tmp", emptyDir: {} },
+  ];
+}
+
+export const podSecurityContext = {
+  runAsNonRoot: true,
+  runAsUser: POD_UID,
+  runAsGroup: POD_UID,
+  // Makes the volume writable by the pod's group.
+  fsGroup: POD_UID,
+  seccompProfile: { type: "RuntimeDefault" },
+};
+
+/** The container fields every autoloop-cron container has; `args` keep tini as PID 1. */
+export function baseContainer(name: string, image: string, args: string[]) {
+  return {
+    name,
+    image,
+    args,
+    // Agent CLIs keep their login and caches in $HOME: on the volume, so they persist.
+    env: [{ name: "HOME", value: DATA_DIR_IN_POD }],
+    envFrom: [{ secretRef: { name: NAMES.secret, optional: true } }],
+    volumeMounts: [
+      { name: "config", mountPath: CONFIG_DIR_IN_POD, readOnly: true },
+      { name: "data", mountPath: DATA_DIR_IN_POD },
+      { name: "tmp", mountPath: "/tmp" },
+    ],
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ["ALL"] },
+    },
+  };
+}

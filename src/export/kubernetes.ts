@@ -1,0 +1,106 @@
+// `autoloop-cron export kubernetes` as a pure function: schedules and files in, YAML files out,
+// with a warning for every setting that will not work in a cluster as written.
+import { relative } from "node:path";
+import { Document } from "yaml";
+import type { CronConfig } from "../cron/config.js";
+import type { Schedule } from "../cron/schedule-file.js";
+import { cronJob } from "./kubernetes-cronjob.js";
+import { configMap, dataClaim, monitorDeployment } from "./kubernetes-objects.js";
+import { type ConfigItem, DATA_DIR_IN_POD } from "./kubernetes-pod.js";
+import { KUBERNETES_TARGET } from "./kubernetes-schedule.js";
+import { refusalMessage } from "./selection.js";
+import type { ExportFile, ExportResult } from "./write-out.js";
+
+export interface KubernetesExportInput {
+  config: CronConfig;
+  schedules: Schedule[];
+  configText: string;
+  /** Each schedule file, by its path relative to the config file's folder. */
+  scheduleFiles: { path: string; text: string }[];
+  image: string;
+  namespace: string | undefined;
+  storage: string;
+}
+
+export function yamlFile(name: string, object: unknown, comments: string[] = []): ExportFile {
+  const doc = new Document(object, { aliasDuplicateObjects: false });
+  if (comments.length > 0) doc.commentBefore = comments.map((c) => ` ${c}`).join("\n");
+  // lineWidth 0: never fold long strings (commands, annotations) across lines.
+  return { name, text: doc.toString({ lineWidth: 0 }) };
+}
+
+/** ConfigMap keys allow only [-._a-zA-Z0-9]; the item path puts the file back in its folder. */
+function configItems(input: KubernetesExportInput) {
+  const data: Record<string, string> = { "autoloop-cron.toml": input.configText };
+  const items: ConfigItem[] = [{ key: "autoloop-cron.toml", path: "autoloop-cron.toml" }];
+  for (const f of input.scheduleFiles) {
+    const key = f.path.replace(/[^-._a-zA-Z0-9]/g, "_");
+    data[key] = f.text;
+    items.push({ key, path: f.path });
+  }
+  return { data, items };
+}
+
+const onVolume = (p: string) => p === DATA_DIR_IN_POD || p.startsWith(`${DATA_DIR_IN_POD}/`);
+
+function pathWarnings(input: KubernetesExportInput): string[] {
+  const { config } = input;
+  const fix = `use an absolute path under ${DATA_DIR_IN_POD} (the volume's mount) in the files you deploy`;
+  const warnings: string[] = [];
+  if (!onVolume(config.stateDir)) {
+    warnings.push(`state_dir is ${config.stateDir}, not on the persistent volume: ${fix}`);
+  }
+  for (const s of input.schedules) {
+    if (!onVolume(s.projectDir)) {
+      const rel = relative(config.dir, s.projectDir);
+      warnings.push(
+        `schedule "${s.name}": project_dir is ${rel === "" ? "the config folder" : s.projectDir}, not on the persistent volume: ${fix}`,
+      );
+    }
+  }
+  const http = config.http;
+  if (!http.enabled) {
+    warnings.push("[http] listen is off: the monitor Deployment gets no health probes");
+  } else if (/^(127\.|::1$|localhost$)/.test(http.host)) {
+    warnings.push(
+      `[http] listen is ${http.host}:${http.port}: kubelet probes connect to the pod's IP, so set listen = "0.0.0.0:${http.port}" in the config you deploy`,
+    );
+  }
+  return warnings;
+}
+
+export function kubernetesExport(input: KubernetesExportInput): ExportResult {
+  const { data, items } = configItems(input);
+  const pod = { image: input.image, namespace: input.namespace, configItems: items };
+  const refusals: string[] = [];
+  const warnings = pathWarnings(input);
+  const cronJobs: ExportFile[] = [];
+  for (const s of input.schedules) {
+    const job = cronJob(s, pod);
+    if (job.kind === "refused") {
+      refusals.push(refusalMessage(s, KUBERNETES_TARGET, job.reason));
+      continue;
+    }
+    if (job.value.warning !== undefined) warnings.push(job.value.warning);
+    if (s.overlap === "queue") {
+      warnings.push(
+        `schedule "${s.name}": overlap = "queue" becomes Forbid (Kubernetes has no queue)`,
+      );
+    }
+    cronJobs.push(yamlFile(`cronjob-${job.value.name}.yaml`, job.value.object, job.value.comments));
+  }
+  if (refusals.length > 0) return { kind: "refused", refusals };
+  const httpPort = input.config.http.enabled ? input.config.http.port : undefined;
+  const files = [
+    yamlFile("pvc.yaml", dataClaim(input.namespace, input.storage), [
+      "ReadWriteOnce: every pod using the claim must run on the same node; with several",
+      "nodes, use a ReadWriteMany storage class or pin the pods with a nodeSelector.",
+    ]),
+    yamlFile("configmap.yaml", configMap(input.namespace, data), [
+      "The config and schedule files, mounted read-only at /etc/autoloop-cron.",
+    ]),
+    yamlFile("deployment-monitor.yaml", monitorDeployment({ ...pod, httpPort })),
+    ...cronJobs,
+  ];
+  return { kind: "ok", files, warnings };
+}
