@@ -1,8 +1,10 @@
 // How an outbox is set up: its file, its channels, the injected clock, randomness and timers,
 // and the retry and retention limits (defaults in the comments).
+
 import type { Redactor } from "../util/secrets.js";
 import type { BackoffPolicy } from "./backoff.js";
 import type { AlertChannel, AlertLogger } from "./delivery.js";
+import type { AttemptOutcome } from "./outbox-decision.js";
 import type { DeadLetter } from "./outbox-record.js";
 import type { WorkerTimers } from "./outbox-worker.js";
 
@@ -29,4 +31,6 @@ export interface OutboxOptions {
   deadRetentionMs?: number;
   /** Called once per dead letter, except for delivery_failed alerts (they would loop). */
   onDead?: (dead: DeadLetter) => void;
+  /** Called after every delivery attempt (for metrics). */
+  onAttempt?: (outcome: AttemptOutcome) => void;
 }

@@ -194,6 +194,7 @@ export class Outbox {
     const waiting = this.waiters.get(entry.id) ?? [];
     this.waiters.delete(entry.id);
     for (const resolve of waiting) resolve(outcome);
+    this.options.onAttempt?.(outcome);
     this.notify();
     return outcome;
   }

@@ -38,6 +38,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   stop: async () => (await import("./cron-runs.js")).stopCommand,
   pause: async () => (await import("./cron-pause.js")).pauseCommand,
   resume: async () => (await import("./cron-pause.js")).resumeCommand,
+  monitor: async () => (await import("./cron-monitor.js")).monitorCommand,
+  status: async () => (await import("./cron-status.js")).statusCommand,
+  incident: async () => (await import("./cron-incident.js")).incidentCommand,
+  alert: async () => (await import("./cron-alert.js")).alertCommand,
+  export: async () => (await import("./cron-export.js")).exportCommand,
 };
 
 async function main(): Promise<number> {
@@ -50,14 +55,12 @@ async function main(): Promise<number> {
     process.stdout.write(`${(await import("./version.js")).packageVersion()}\n`);
     return 0;
   }
-  const load = COMMANDS[command] ?? MONITOR_COMMANDS[command];
+  const load = COMMANDS[command];
   if (load === undefined) {
     process.stderr.write(`autoloop-cron: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
     return 2;
   }
   return (await load())(rest);
 }
-
-const MONITOR_COMMANDS: Record<string, () => Promise<Command>> = {};
 
 await runMain(main, "autoloop-cron");

@@ -3,6 +3,7 @@ import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../cron/control
 import { SchedulerDaemon } from "../cron/daemon.js";
 import { createLogger, LOG_LEVEL_ENV } from "../cron/logger.js";
 import { startObservability } from "../cron/observability.js";
+import { MonitorService } from "../monitor/service.js";
 import { UserError } from "../util/errors.js";
 import { str } from "./common.js";
 import { configOf, parseCron } from "./cron-common.js";
@@ -37,8 +38,19 @@ export async function startCommand(argv: string[]): Promise<number> {
     );
   }
   const daemon = new SchedulerDaemon(config, { logger });
-  const observability = await startObservability(daemon, config, logger);
+  // The monitor listens from construction: the daemon reports missed slots inside start().
+  let countAttempt: (channel: string, result: "delivered" | "retry" | "dead") => void = () => {};
+  const monitor = new MonitorService({
+    config,
+    logger,
+    daemon,
+    onAttempt: (o) => countAttempt(o.channel, o.kind === "retrying" ? "retry" : o.kind),
+  });
+  const monitorReady = monitor.start();
+  const observability = await startObservability(daemon, config, logger, monitor);
+  countAttempt = (channel, result) => observability.metrics.alertDelivery(channel, result);
   daemon.start();
+  await monitorReady;
   writeDaemonInfo(config.stateDir, {
     pid: process.pid,
     startedAt: new Date().toISOString(),
@@ -71,6 +83,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     daemon.reload();
   });
   await stopped;
+  await monitor.stop();
   await observability.close();
   clearInterval(keepAlive);
   clearDaemonInfo(config.stateDir);

@@ -4,6 +4,7 @@ import { evaluateHealth, type HealthReport } from "../http/health.js";
 import { Metrics } from "../http/metrics.js";
 import { startHttpServer } from "../http/server.js";
 import { cachedWritableProbe } from "../http/writable-probe.js";
+import type { MonitorService } from "../monitor/service.js";
 import { resolveSecret } from "../util/secrets.js";
 import type { SecretRef } from "./channels.js";
 import type { CronConfig } from "./config.js";
@@ -27,13 +28,31 @@ function secretOf(ref: SecretRef): { env?: string; file?: string; value?: string
   return { value: ref.value };
 }
 
-export async function startObservability(daemon: SchedulerDaemon, config: CronConfig, logger: Logger): Promise<Observability> {
+export async function startObservability(
+  daemon: SchedulerDaemon,
+  config: CronConfig,
+  logger: Logger,
+  monitor?: MonitorService,
+): Promise<Observability> {
   const metrics = new Metrics();
+  if (monitor) {
+    metrics.setProviders({
+      outbox: () => {
+        const status = monitor.outbox.status();
+        return { backlog: status.backlog, dead: status.deadLetters.length };
+      },
+      journals: () =>
+        monitor.status().journals.map((j) => ({ path: j.path, lagBytes: j.lagBytes })),
+      openIncidents: () => monitor.status().openIncidents,
+    });
+  }
   daemon.on("fire", (e) => {
     metrics.runStarted(e.schedule);
     metrics.fireLateness(e.schedule, e.latenessMs / 1000);
   });
-  daemon.on("finished", (e) => metrics.runFinished(e.schedule, e.outcome.status, e.outcome.durationMs / 1000));
+  daemon.on("finished", (e) =>
+    metrics.runFinished(e.schedule, e.outcome.status, e.outcome.durationMs / 1000),
+  );
   daemon.on("skipped", (e) => metrics.slotSkipped(e.schedule, e.cause));
   metrics.setProviders({
     schedulesLoaded: () => daemon.schedules.size,
@@ -52,7 +71,13 @@ export async function startObservability(daemon: SchedulerDaemon, config: CronCo
     });
 
   const server = config.http.enabled
-    ? await startHttpServer({ host: config.http.host, port: config.http.port, health, metrics, logger })
+    ? await startHttpServer({
+        host: config.http.host,
+        port: config.http.port,
+        health,
+        metrics,
+        logger,
+      })
     : undefined;
   if (server) logger.info({ url: server.url }, "serving /healthz and /metrics");
 

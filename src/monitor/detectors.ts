@@ -1,5 +1,6 @@
 // Pure detection: run states plus the caller's facts (process alive, schedule, scheduler
 // verdicts, schedule health) at `now` in, the conditions that hold right now out.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { blockingTasks } from "../tasks/materialize.js";
 import { TaskStore } from "../tasks/store.js";
@@ -45,6 +46,9 @@ export function readRunTasks(run: RunState): OpenTask[] | undefined {
   if (run.workDir === undefined) return undefined;
   try {
     const file = join(run.workDir, ".autoloop", "runs", run.run, "tasks.jsonl");
+    // No file is not "no open tasks": the gate refused, so the tasks live somewhere we cannot
+    // see (AUTOLOOP_TASKS_FILE, another host's path). Unknown, which never hides the alert.
+    if (!existsSync(file)) return undefined;
     return blockingTasks(new TaskStore(file).view()).map((t) => ({ id: t.id, text: t.text }));
   } catch {
     return undefined;

@@ -1,0 +1,160 @@
+// Turns an alert-state notification into the AlertMessage the outbox stores: titles, the
+// run's facts, the last journal lines of that run and the exact commands to type next.
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { dirname } from "node:path";
+import type { AlertMessage } from "../alerts/message.js";
+import { JOURNAL_TAIL_LINES } from "../alerts/render.js";
+import type { Schedule } from "../cron/schedule-file.js";
+import { decodeRecord } from "../journal/codec.js";
+import type { Notification } from "./alert-state.js";
+import type { Condition } from "./conditions.js";
+import type { RunState } from "./run-state.js";
+
+const TAIL_BYTES = 256 * 1024;
+const LINE_MAX = 2000;
+
+/**
+ * The last `count` lines of `run` in the journal, raw. Reads only the journal's last 256 KB:
+ * an alert is about what happened lately, and a tail read stays cheap on a huge journal.
+ */
+export function journalTail(path: string, run: string, count = JOURNAL_TAIL_LINES): string[] {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return [];
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - TAIL_BYTES);
+    const buf = Buffer.alloc(size - start);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, start + got);
+      if (n <= 0) break;
+      got += n;
+    }
+    const lines = buf.toString("utf8", 0, got).split("\n");
+    if (start > 0) lines.shift(); // Starts mid-line.
+    const mine = lines.filter((line) => line.trim() !== "" && decodeRecord(line)?.run === run);
+    return mine
+      .slice(-count)
+      .map((l) => (l.length > LINE_MAX ? `${l.slice(0, LINE_MAX - 1)}…` : l));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Incident priority by kind: a run that cannot finish on its own is critical. */
+export function incidentPriority(kind: Condition["kind"]): "critical" | "high" | "medium" {
+  if (kind === "gate_stuck" || kind === "run_crashed" || kind === "run_failed") return "critical";
+  if (kind === "run_timed_out" || kind === "config_invalid") return "high";
+  return "medium";
+}
+
+/** The incident name for a condition: `<kind> <schedule> <run-id>` (or its subject). */
+export function incidentName(c: Condition): string {
+  if (c.kind === "config_invalid") return `${c.kind} ${c.file}`;
+  if (c.kind === "schedule_trouble") return `${c.kind} ${c.schedule} ${c.cause}`;
+  return [c.kind, c.schedule, c.run].filter((s) => s !== undefined && s !== "").join(" ");
+}
+
+function title(c: Condition): string {
+  switch (c.kind) {
+    case "gate_stuck":
+      return `Run ${c.run} is stuck at its completion gate (${c.gate.refusals} refusals)`;
+    case "run_failed":
+      return `Run ${c.run} ${c.outcome}: ${c.reason}`;
+    case "run_timed_out":
+      return `Run ${c.run} timed out and was killed`;
+    case "run_crashed":
+      return `Run ${c.run} crashed`;
+    case "run_stalled":
+      return `Run ${c.run} stalled: no journal record since ${c.lastRecordAt}`;
+    case "schedule_trouble":
+      return c.summary;
+    case "config_invalid":
+      return `Schedule file ${c.file} is invalid`;
+  }
+}
+
+function detail(c: Condition): string | undefined {
+  if (c.kind === "run_failed") return c.detail;
+  if (c.kind === "config_invalid") return c.problems.join("\n");
+  if (c.kind === "schedule_trouble" && c.slots !== undefined) return `Slots: ${c.slots.join(", ")}`;
+  return undefined;
+}
+
+export interface MessageContext {
+  run?: RunState;
+  preset?: string;
+  objective?: string;
+  timezone: string;
+  incident?: { slug: string; id: string };
+}
+
+/** The message for one notification; `now`-free, so a resend carries the same facts. */
+export function buildAlertMessage(n: Notification, ctx: MessageContext): AlertMessage {
+  const c = n.condition;
+  const runId = c.run;
+  const resolved = n.kind === "resolved";
+  const journalPath = c.journalPath ?? ctx.run?.journalPath;
+  const workDir = ctx.run?.workDir ?? (journalPath ? dirname(dirname(journalPath)) : undefined);
+  const commands: AlertMessage["commands"] = {};
+  if (runId !== undefined && workDir !== undefined)
+    commands.inspect = `autoloop inspect journal --run ${runId} --work-dir ${workDir}`;
+  else commands.inspect = "autoloop-cron status";
+  if (ctx.incident !== undefined && !resolved)
+    commands.ack = `autoloop-cron incident ack ${ctx.incident.slug}`;
+  const running = c.kind === "gate_stuck" || c.kind === "run_stalled";
+  if (runId !== undefined && running && !resolved) commands.stop = `autoloop-cron stop ${runId}`;
+  const message: AlertMessage = {
+    fingerprint: n.fingerprint,
+    kind: c.kind,
+    status: n.kind,
+    title: title(c),
+    summary: resolved ? `Resolved: ${c.summary}` : c.summary,
+    timezone: ctx.timezone,
+    occurredAt: resolved ? n.at : c.occurredAt,
+    journalTail: runId !== undefined && journalPath ? journalTail(journalPath, runId) : [],
+    commands,
+  };
+  if (n.reminder !== undefined) message.reminder = n.reminder;
+  if (c.schedule !== undefined) message.schedule = c.schedule;
+  if (ctx.preset !== undefined) message.preset = ctx.preset;
+  if (runId !== undefined) message.runId = runId;
+  if (ctx.objective !== undefined) message.objective = ctx.objective;
+  if (journalPath !== undefined) message.journalPath = journalPath;
+  if (ctx.incident !== undefined) message.incident = ctx.incident;
+  if (c.kind === "gate_stuck") {
+    const { topic, openTasks, refusals, since } = c.gate;
+    message.gate = { topic, openTasks, refusals, since };
+  }
+  const text = detail(c);
+  if (text !== undefined && text !== "") message.detail = text;
+  return message;
+}
+
+/** The message for `n` with what the run and its schedule add (preset, objective, timezone). */
+export function composeMessage(
+  n: Notification,
+  ctx: {
+    run: RunState | undefined;
+    schedule: Schedule | undefined;
+    /** For journals not tied to a schedule. */
+    timezone: string;
+    incident: { slug: string; id: string } | undefined;
+  },
+): AlertMessage {
+  const { run, schedule, incident } = ctx;
+  const planned = schedule?.kind === "preset" ? schedule : undefined;
+  const preset = run?.preset ?? planned?.preset;
+  const objective = run?.objective ?? planned?.objective;
+  return buildAlertMessage(n, {
+    ...(run && { run }),
+    ...(preset !== undefined && { preset }),
+    ...(objective !== undefined && { objective }),
+    timezone: schedule?.timezone ?? ctx.timezone,
+    ...(incident && { incident }),
+  });
+}

@@ -1,0 +1,170 @@
+// The facts detectors need beyond the journal: which schedule launched a run, whether its
+// harness lives, how the scheduler ended it, and each schedule's recent slots, missed slots
+// and invalid files. Gathered from the ledger, registries beside journals and daemon events.
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { RunLedger } from "../cron/ledger.js";
+import { isTerminal, type RunSummary } from "../cron/ledger-events.js";
+import type { Schedule } from "../cron/schedule-file.js";
+import { RegistryView } from "../journal/registry-view.js";
+import { type FieldProblem, formatProblem } from "../util/errors.js";
+import { isProcessAlive } from "../util/process.js";
+import type {
+  DetectFacts,
+  RunFacts,
+  ScheduleFacts,
+  SchedulerVerdict,
+  SlotOutcome,
+} from "./detectors.js";
+import type { RunState } from "./run-state.js";
+
+export interface FactSources {
+  ledger: () => RunLedger | undefined;
+  schedules: () => ReadonlyMap<string, Schedule>;
+  /** Problems of the current schedule files (the daemon's `invalidProblems`). */
+  invalid: () => readonly FieldProblem[];
+  /** Display paths of schedule files are relative to this folder. */
+  configDir: string;
+  isAlive?: (pid: number) => boolean;
+}
+
+/** Slots looked at per schedule for skipped-in-a-row trouble. */
+const RECENT_SLOTS = 20;
+
+export class MonitorFacts {
+  private readonly launched = new Map<string, string>();
+  private readonly missed = new Map<string, string[]>();
+  private readonly registries = new Map<string, RegistryView>();
+  /** Terminal ledger summaries never change again: read once. */
+  private readonly ended = new Map<string, RunSummary>();
+  private readonly invalidSince = new Map<string, string>();
+
+  constructor(private readonly sources: FactSources) {}
+
+  /** A daemon `fire` event; a regular slot firing again ends that schedule's missed trouble. */
+  noteFire(schedule: string, runId: string, trigger: string): void {
+    this.launched.set(runId, schedule);
+    if (trigger === "cron") this.missed.delete(schedule);
+  }
+
+  /** A daemon `missed` event: slots missed while it was down hold until the next regular fire. */
+  noteMissed(schedule: string, slots: readonly Date[], reason: string): void {
+    if (reason !== "daemon_down" || slots.length === 0) return;
+    const all = new Set([
+      ...(this.missed.get(schedule) ?? []),
+      ...slots.map((s) => s.toISOString()),
+    ]);
+    this.missed.set(schedule, [...all].sort());
+  }
+
+  /** The ledger's summary of a run the scheduler launched; undefined for other runs. */
+  summaryOf(runId: string): RunSummary | undefined {
+    const done = this.ended.get(runId);
+    if (done !== undefined) return done;
+    const summary = this.sources.ledger()?.replay(runId)?.summary;
+    if (summary !== undefined && isTerminal(summary.status)) this.ended.set(runId, summary);
+    return summary;
+  }
+
+  scheduleOf(runId: string): string | undefined {
+    const known = this.launched.get(runId);
+    if (known !== undefined) return known;
+    const schedule = this.summaryOf(runId)?.schedule;
+    return schedule === undefined || schedule === "" ? undefined : schedule;
+  }
+
+  collect(runs: readonly RunState[]): DetectFacts {
+    const facts = new Map<string, RunFacts>();
+    for (const run of runs) facts.set(run.run, this.runFacts(run));
+    return { runs: facts, schedules: this.scheduleFacts() };
+  }
+
+  /** Forgets per-run memory of runs the tracker no longer holds. */
+  forget(runIds: readonly string[]): void {
+    for (const id of runIds) {
+      this.launched.delete(id);
+      this.ended.delete(id);
+    }
+  }
+
+  private runFacts(run: RunState): RunFacts {
+    const facts: RunFacts = {};
+    const summary = this.summaryOf(run.run);
+    const schedule = this.scheduleOf(run.run);
+    if (schedule !== undefined) facts.schedule = schedule;
+    const verdict = verdictOf(summary);
+    if (verdict !== undefined) facts.verdict = verdict;
+    if (run.terminal !== undefined) return facts;
+    const alive = this.sources.isAlive ?? isProcessAlive;
+    const entry = this.registry(run.journalPath).get(run.run);
+    if (entry?.pid !== undefined) facts.alive = alive(entry.pid);
+    else if (summary !== undefined && isTerminal(summary.status)) facts.alive = false;
+    else if (summary?.pid !== undefined) facts.alive = alive(summary.pid);
+    return facts;
+  }
+
+  private registry(journalPath: string): ReadonlyMap<string, { pid?: number }> {
+    let view = this.registries.get(journalPath);
+    if (view === undefined) {
+      view = new RegistryView(journalPath);
+      this.registries.set(journalPath, view);
+    }
+    try {
+      return view.refresh();
+    } catch {
+      return new Map();
+    }
+  }
+
+  private scheduleFacts(): ScheduleFacts {
+    const ledger = this.sources.ledger();
+    const recentSlots: NonNullable<ScheduleFacts["recentSlots"]>[number][] = [];
+    for (const name of this.sources.schedules().keys()) {
+      const runs = ledger?.listRuns({ schedule: name, limit: RECENT_SLOTS }) ?? [];
+      const slots = runs
+        .filter((r) => r.skipCause !== "paused" && r.skipCause !== "disabled")
+        .reverse()
+        .map((r) => ({ slot: r.slot, outcome: slotOutcome(r) }));
+      if (slots.length > 0) recentSlots.push({ schedule: name, slots });
+    }
+    const missed = [...this.missed].map(([schedule, slots]) => ({ schedule, slots }));
+    return { recentSlots, missed, invalidFiles: this.invalidFiles() };
+  }
+
+  private invalidFiles(): NonNullable<ScheduleFacts["invalidFiles"]>[number][] {
+    const byFile = new Map<string, string[]>();
+    for (const p of this.sources.invalid()) {
+      byFile.set(p.file, [...(byFile.get(p.file) ?? []), formatProblem(p)]);
+    }
+    for (const file of this.invalidSince.keys())
+      if (!byFile.has(file)) this.invalidSince.delete(file);
+    return [...byFile].map(([file, problems]) => {
+      let since = this.invalidSince.get(file);
+      if (since === undefined) {
+        since = mtimeOf(resolve(this.sources.configDir, file)) ?? new Date().toISOString();
+        this.invalidSince.set(file, since);
+      }
+      return { file, problems, since };
+    });
+  }
+}
+
+function mtimeOf(path: string): string | undefined {
+  try {
+    return statSync(path).mtime.toISOString();
+  } catch {
+    return undefined;
+  }
+}
+
+function slotOutcome(r: RunSummary): SlotOutcome {
+  if (r.status !== "skipped") return "ran";
+  return r.skipCause === "blocked_by_after" ? "blocked" : "skipped";
+}
+
+/** The scheduler's own verdict: it timed the run out, or someone had it killed on purpose. */
+function verdictOf(summary: RunSummary | undefined): SchedulerVerdict | undefined {
+  if (summary?.status === "timed_out") return { kind: "timed_out" };
+  if (summary?.status === "killed") return { kind: "killed", by: summary.killedBy ?? "operator" };
+  return undefined;
+}

@@ -1,0 +1,45 @@
+// What a MonitorService is built from (config, logger, the daemon, test seams) and what it reports.
+
+import type { Logger } from "pino";
+import type { ChannelDeps } from "../alerts/channels/create.js";
+import type { AttemptOutcome } from "../alerts/outbox.js";
+import type { OutboxStatus } from "../alerts/outbox-status.js";
+import type { CronConfig } from "../cron/config.js";
+import type { SchedulerDaemon } from "../cron/daemon.js";
+import type { FollowerDeps, JournalStatus } from "../journal/follower.js";
+import type { AlertPolicy, Notification } from "./alert-state.js";
+
+export interface MonitorServiceOptions {
+  config: CronConfig;
+  logger: Logger;
+  /** The scheduler in the same process: its schedules, ledger and events. */
+  daemon?: SchedulerDaemon;
+  now?: () => Date;
+  /** Called after every alert delivery attempt (the daemon counts them for /metrics). */
+  onAttempt?: (outcome: AttemptOutcome) => void;
+  /** `--journal` paths: when given, only these journals are followed. */
+  journals?: string[];
+  /** `start()` makes one pass (`runOnce`) and starts no timers or watchers. */
+  once?: boolean;
+  /** Time-based conditions (stall, gate grace, crash) are checked this often (default 5 s). */
+  evaluateEveryMs?: number;
+  outboxPath?: string;
+  policy?: Partial<AlertPolicy>;
+  channelDeps?: Partial<ChannelDeps>;
+  isAlive?: (pid: number) => boolean;
+  follower?: { pollIntervalMs?: number; debounceMs?: number; deps?: Partial<FollowerDeps> };
+}
+
+export interface MonitorStatus {
+  journals: JournalStatus[];
+  runs: number;
+  firing: { fingerprint: string; kind: string; summary: string }[];
+  /** Open and acknowledged incidents, as of the last alert (no disk read: cheap for /metrics). */
+  openIncidents: number;
+  outbox: OutboxStatus;
+}
+
+export interface OnceResult {
+  notifications: Notification[];
+  outcomes: AttemptOutcome[];
+}

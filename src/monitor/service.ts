@@ -1,0 +1,267 @@
+// The monitor as a running service: follows journals, folds them into run states, detects
+// conditions on every batch and on a timer, advances the alert state, opens and closes
+// incidents, and enqueues alerts in the durable outbox (enqueue first, then save the state).
+import type { Logger } from "pino";
+import { deliveryFailedMessage } from "../alerts/delivery-failed.js";
+import type { Outbox } from "../alerts/outbox.js";
+import type { Schedule } from "../cron/schedule-file.js";
+import { JournalFollower } from "../journal/follower.js";
+import { composeMessage } from "./alert-message.js";
+import { AlertState, type Notification } from "./alert-state.js";
+import { detect, readRunTasks } from "./detectors.js";
+import { MonitorFacts } from "./facts.js";
+import { syncIncident } from "./incident-sync.js";
+import { IncidentStore } from "./incidents.js";
+import { journalPaths } from "./journal-set.js";
+import { type MonitorPaths, monitorPaths } from "./paths.js";
+import { RunTracker } from "./run-tracker.js";
+import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
+import { channelsFor, drainOutbox, loadTracker, openOutbox, saveTracker } from "./service-setup.js";
+import { OperatorStore } from "./silences.js";
+import { StandaloneScheduler } from "./standalone.js";
+import { thresholdsBySchedule } from "./thresholds.js";
+
+export type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
+
+export class MonitorService {
+  readonly paths: MonitorPaths;
+  readonly outbox: Outbox;
+  readonly incidents: IncidentStore;
+  private readonly log: Logger;
+  private readonly now: () => Date;
+  private readonly tracker: RunTracker;
+  private readonly follower: JournalFollower;
+  private readonly operators: OperatorStore;
+  private readonly facts: MonitorFacts;
+  private readonly standalone: StandaloneScheduler | undefined;
+  private alertState: AlertState;
+  private timer: NodeJS.Timeout | undefined;
+  private soon: NodeJS.Timeout | undefined;
+  private started = false;
+  private openIncidents: number | undefined;
+  private readonly detach: (() => void)[] = [];
+
+  constructor(private readonly options: MonitorServiceOptions) {
+    const { config, logger, daemon } = options;
+    this.log = logger;
+    this.now = options.now ?? (() => new Date());
+    this.paths = monitorPaths(config.stateDir);
+    this.tracker = new RunTracker({}, loadTracker(this.paths, logger));
+    this.alertState = this.loadAlertState();
+    this.operators = new OperatorStore(this.paths.silences, (m) => logger.warn(m));
+    this.incidents = new IncidentStore(this.paths.incidents, { now: this.now });
+    this.outbox = openOutbox(config, logger, {
+      path: options.outboxPath ?? this.paths.outbox,
+      now: () => this.now().getTime(),
+      onDead: (dead) => this.onDead(dead),
+      onAttempt: options.onAttempt,
+      ...(options.channelDeps && { channelDeps: options.channelDeps }),
+    });
+    this.standalone = daemon ? undefined : new StandaloneScheduler(config, logger);
+    this.facts = new MonitorFacts({
+      ledger: () => daemon?.ledger ?? this.standalone?.ledger(),
+      schedules: () => this.schedules(),
+      invalid: () => daemon?.invalidProblems ?? this.standalone?.problems() ?? [],
+      configDir: config.dir,
+      ...(options.isAlive && { isAlive: options.isAlive }),
+    });
+    this.follower = new JournalFollower({
+      positionsFile: this.paths.positions,
+      onLines: (path, batch) => {
+        this.tracker.apply(path, batch);
+        saveTracker(this.paths, this.tracker.snapshot());
+        this.evaluateSoon();
+      },
+      onReset: (path, reason) => {
+        this.log.info({ journal: path, reason }, "monitor: journal replaced; reading it again");
+        this.tracker.resetJournal(path);
+      },
+      onError: (path, err) =>
+        this.log.error({ journal: path, err }, "monitor: journal read failed"),
+      discover: () => this.journalPaths(),
+      pollIntervalMs: options.follower?.pollIntervalMs ?? 1000,
+      debounceMs: options.follower?.debounceMs ?? 50,
+      ...(options.follower?.deps && { deps: options.follower.deps }),
+    });
+    for (const problem of this.follower.positionProblems) this.log.warn({ problem }, "monitor");
+    // Listening from construction on: the daemon announces missed slots as it starts.
+    this.attachDaemon();
+  }
+
+  /** Follows every journal, evaluates on each batch and every few seconds, delivers alerts. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    if (this.options.once) {
+      await this.runOnce();
+      return;
+    }
+    this.started = true;
+    this.outbox.start();
+    await this.follower.start();
+    this.evaluate();
+    this.timer = setInterval(() => this.evaluate(), this.options.evaluateEveryMs ?? 5000);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    clearInterval(this.timer);
+    clearTimeout(this.soon);
+    for (const off of this.detach.splice(0)) off();
+    await this.follower.stop();
+    saveTracker(this.paths, this.tracker.snapshot());
+    await this.outbox.close();
+  }
+
+  /**
+   * One pass over everything: read what is new in every journal, evaluate, and (when not
+   * started) deliver, waiting for the outbox to drain for at most `drainMs`.
+   */
+  async runOnce(drainMs = 30_000): Promise<OnceResult> {
+    if (!this.started) for (const path of await this.journalPaths()) this.follower.add(path);
+    await this.follower.poll();
+    const notifications = this.evaluate();
+    const outcomes = this.started
+      ? []
+      : await drainOutbox(this.outbox, () => this.now().getTime(), drainMs);
+    return { notifications, outcomes };
+  }
+
+  status(): MonitorStatus {
+    const firing = this.alertState
+      .list()
+      .filter((a) => a.phase === "firing")
+      .map((a) => ({
+        fingerprint: a.fingerprint,
+        kind: a.condition.kind,
+        summary: a.condition.summary,
+      }));
+    return {
+      journals: this.follower.status(),
+      runs: this.tracker.list().length,
+      firing,
+      outbox: this.outbox.status(),
+      openIncidents: this.openIncidents ?? this.countIncidents(),
+    };
+  }
+
+  /** Detects, reconciles, and enqueues what is due; returns the notifications sent. */
+  evaluate(): Notification[] {
+    const now = this.now();
+    try {
+      this.standalone?.refresh(now);
+      this.facts.forget(this.tracker.prune(now));
+      const runs = this.tracker.list();
+      const schedules = [...this.schedules().values()];
+      const thresholds = thresholdsBySchedule(this.options.config.monitor, schedules);
+      const facts = this.facts.collect(runs);
+      const conditions = detect(runs, facts, now, thresholds, { tasksOf: readRunTasks });
+      const notifications = this.alertState.reconcile(conditions, now, this.operators.read());
+      for (const n of notifications) this.deliver(n);
+      this.alertState.save();
+      if (notifications.length > 0) this.openIncidents = undefined;
+      return notifications;
+    } catch (err) {
+      // Nothing saved: reload, so what was not enqueued is decided (and sent) again.
+      this.log.error({ err }, "monitor: evaluation failed; will retry");
+      this.alertState = this.loadAlertState();
+      return [];
+    }
+  }
+
+  private deliver(n: Notification): void {
+    const c = n.condition;
+    const schedule = c.schedule === undefined ? undefined : this.schedules().get(c.schedule);
+    let incident: ReturnType<typeof syncIncident>;
+    try {
+      incident = syncIncident(this.incidents, n);
+    } catch (err) {
+      this.log.error({ err, fingerprint: n.fingerprint }, "monitor: incident update failed");
+    }
+    const message = composeMessage(n, {
+      run: c.run === undefined ? undefined : this.tracker.get(c.run),
+      schedule,
+      timezone: this.options.config.defaults.timezone,
+      incident,
+    });
+    const channels = channelsFor(this.options.config, this.outbox.channelNames(), schedule);
+    this.outbox.enqueue(message, channels);
+    this.log.info(
+      {
+        alert: n.kind,
+        kind: c.kind,
+        fingerprint: n.fingerprint,
+        schedule: c.schedule,
+        run: c.run,
+        incident: incident?.slug,
+        channels,
+      },
+      `alert ${n.kind}: ${c.summary}`,
+    );
+  }
+
+  private onDead(dead: Parameters<typeof deliveryFailedMessage>[0]): void {
+    const others = this.outbox.channelNames().filter((name) => name !== dead.channel);
+    this.log.error(
+      { channel: dead.channel, fingerprint: dead.message.fingerprint, error: dead.error },
+      others.length > 0 ? "alert undeliverable; telling the other channels" : "alert undeliverable",
+    );
+    if (others.length > 0) this.outbox.enqueue(deliveryFailedMessage(dead), others);
+  }
+
+  private evaluateSoon(): void {
+    if (!this.started || this.soon !== undefined) return;
+    this.soon = setTimeout(() => {
+      this.soon = undefined;
+      this.evaluate();
+    }, 20);
+  }
+
+  private schedules(): ReadonlyMap<string, Schedule> {
+    return this.options.daemon?.schedules ?? this.standalone?.schedules() ?? new Map();
+  }
+
+  private journalPaths(): Promise<string[]> {
+    const { config, journals } = this.options;
+    this.standalone?.refresh(this.now());
+    return journalPaths({
+      ...(journals && { explicit: journals }),
+      globs: config.monitor.journals,
+      projectDirs: () => [...this.schedules().values()].map((s) => s.projectDir),
+      cwd: config.dir,
+    });
+  }
+
+  private countIncidents(): number {
+    this.openIncidents = this.incidents.snapshot().active.length;
+    return this.openIncidents;
+  }
+
+  private loadAlertState(): AlertState {
+    return new AlertState(this.paths.alerts, this.options.policy, {
+      log: (m) => this.log.warn(m),
+    });
+  }
+
+  private attachDaemon(): void {
+    const daemon = this.options.daemon;
+    if (daemon === undefined) return;
+    const onFire = (e: { schedule: string; runId: string; trigger: string }) =>
+      this.facts.noteFire(e.schedule, e.runId, e.trigger);
+    const onMissed = (e: { schedule: string; slots: Date[]; reason: string }) =>
+      this.facts.noteMissed(e.schedule, e.slots, e.reason);
+    const onLoaded = () => {
+      void this.journalPaths().then((paths) => {
+        for (const path of paths) this.follower.add(path);
+      });
+    };
+    daemon.on("fire", onFire);
+    daemon.on("missed", onMissed);
+    daemon.on("loaded", onLoaded);
+    this.detach.push(
+      () => daemon.off("fire", onFire),
+      () => daemon.off("missed", onMissed),
+      () => daemon.off("loaded", onLoaded),
+    );
+  }
+}

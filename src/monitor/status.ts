@@ -1,0 +1,149 @@
+// `autoloop-cron status`: the exceptions only, read from files on disk (alert state, incidents,
+// outbox, schedule files) so it works with or without a daemon and never changes a thing.
+import { readFileSync } from "node:fs";
+import { parseOutboxRecord, replayOutbox } from "../alerts/outbox-record.js";
+import { type DeadLetterSummary, outboxStatus } from "../alerts/outbox-status.js";
+import type { CronConfig } from "../cron/config.js";
+import { loadScheduleSet } from "../cron/schedule-set.js";
+import { LineCursor, parseLines } from "../journal/reader.js";
+import { formatProblem } from "../util/errors.js";
+import type { AlertRecord } from "./alert-state.js";
+import { IncidentStore, type IncidentSummary } from "./incidents.js";
+import { monitorPaths } from "./paths.js";
+import { activeAck, activeSilence, OperatorStore } from "./silences.js";
+
+export interface FiringAlert {
+  fingerprint: string;
+  kind: string;
+  severity: string;
+  summary: string;
+  schedule?: string;
+  run?: string;
+  firedAt: string;
+  /** Muted by the operator: listed, but no longer needs a human. */
+  muted?: "acked" | "silenced";
+}
+
+export interface StatusReport {
+  firing: FiringAlert[];
+  incidents: IncidentSummary[];
+  problems: string[];
+  outbox: { backlog: number; oldestPendingAgeMs?: number; deadLetters: DeadLetterSummary[] };
+  invalidFiles: { file: string; problems: string[] }[];
+  /** Something nobody has taken on yet: `status` exits 1. */
+  needsHuman: boolean;
+}
+
+/** Dead letters older than this no longer count as news (they stay in the outbox file). */
+const DEAD_NEWS_MS = 86_400_000;
+
+function readAlerts(path: string, problems: string[]): AlertRecord[] {
+  try {
+    const parsed = JSON.parse(readFileSync(path, "utf8")) as { alerts?: unknown };
+    return Array.isArray(parsed.alerts) ? (parsed.alerts as AlertRecord[]) : [];
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") problems.push(`${path}: unreadable`);
+    return [];
+  }
+}
+
+export function readStatus(config: CronConfig, now: Date = new Date()): StatusReport {
+  const paths = monitorPaths(config.stateDir);
+  const problems: string[] = [];
+  const operator = new OperatorStore(paths.silences, (m) => problems.push(m)).read();
+  const firing = readAlerts(paths.alerts, problems)
+    .filter((a) => a.phase === "firing" && a.condition !== undefined)
+    .map((a): FiringAlert => {
+      const c = a.condition;
+      const f: FiringAlert = {
+        fingerprint: a.fingerprint,
+        kind: c.kind,
+        severity: c.severity,
+        summary: c.summary,
+        firedAt: a.firedAt ?? a.firstSeenAt,
+      };
+      if (c.schedule !== undefined) f.schedule = c.schedule;
+      if (c.run !== undefined) f.run = c.run;
+      if (activeSilence(operator, c, now) !== undefined) f.muted = "silenced";
+      else if (activeAck(operator, a.fingerprint, f.firedAt, now) !== undefined) f.muted = "acked";
+      return f;
+    });
+  const incidents = new IncidentStore(paths.incidents).snapshot();
+  const records = parseLines(new LineCursor(paths.outbox).readNew(), parseOutboxRecord).items;
+  const box = outboxStatus(replayOutbox(records), 0, 0, now.getTime());
+  const deadLetters = box.deadLetters.filter(
+    (d) => now.getTime() - Date.parse(d.at) <= DEAD_NEWS_MS,
+  );
+  const byFile = new Map<string, string[]>();
+  for (const p of loadScheduleSet(config).problems)
+    byFile.set(p.file, [...(byFile.get(p.file) ?? []), formatProblem(p)]);
+  const invalidFiles = [...byFile].map(([file, list]) => ({ file, problems: list }));
+  const needsHuman =
+    firing.some((f) => f.muted === undefined) ||
+    incidents.active.some((i) => i.status === "open") ||
+    deadLetters.length > 0 ||
+    invalidFiles.length > 0;
+  return {
+    firing,
+    incidents: incidents.active,
+    problems: [...problems, ...incidents.problems],
+    outbox: {
+      backlog: box.backlog,
+      ...(box.oldestPendingAgeMs !== undefined && { oldestPendingAgeMs: box.oldestPendingAgeMs }),
+      deadLetters,
+    },
+    invalidFiles,
+    needsHuman,
+  };
+}
+
+export const ALL_CLEAR =
+  "All clear: no stuck, failed or stalled runs, no open incidents, every alert delivered.";
+
+/** The report as plain text; one line when nothing is wrong. */
+export function renderStatus(r: StatusReport): string {
+  const quiet =
+    r.firing.length === 0 &&
+    r.incidents.length === 0 &&
+    r.outbox.backlog === 0 &&
+    r.outbox.deadLetters.length === 0 &&
+    r.invalidFiles.length === 0 &&
+    r.problems.length === 0;
+  if (quiet) return `${ALL_CLEAR}\n`;
+  const out: string[] = [];
+  const section = (title: string, lines: string[]) => {
+    if (lines.length > 0) out.push(`${title}:`, ...lines.map((l) => `  ${l}`), "");
+  };
+  section(
+    "Firing alerts",
+    r.firing.map((f) => {
+      const muted = f.muted === undefined ? "" : ` (${f.muted})`;
+      return `${f.severity.padEnd(8)} ${f.summary}  since ${f.firedAt}${muted}  [${f.fingerprint}]`;
+    }),
+  );
+  section(
+    "Open incidents",
+    r.incidents.map(
+      (i) => `${i.priority.padEnd(8)} ${i.slug}  ${i.status}  updated ${i.updatedAt}`,
+    ),
+  );
+  const box = r.outbox;
+  const backlog =
+    box.backlog === 0
+      ? []
+      : [
+          `${box.backlog} alert(s) waiting to be delivered (oldest ${Math.round((box.oldestPendingAgeMs ?? 0) / 1000)}s)`,
+        ];
+  section("Outbox", [
+    ...backlog,
+    ...box.deadLetters.map(
+      (d) => `undelivered to ${d.channel}: ${d.kind} ${d.fingerprint}: ${d.error}`,
+    ),
+  ]);
+  section(
+    "Invalid schedule files",
+    r.invalidFiles.flatMap((f) => f.problems),
+  );
+  section("Problems reading state", r.problems);
+  return `${out.join("\n").trimEnd()}\n`;
+}

@@ -1,0 +1,172 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AlertMessage } from "../../src/alerts/message.js";
+import { loadConfig } from "../../src/cron/config.js";
+import { SchedulerDaemon } from "../../src/cron/daemon.js";
+import { RunLedger } from "../../src/cron/ledger.js";
+import { JournalWriter } from "../../src/journal/append.js";
+import { MonitorService } from "../../src/monitor/service.js";
+import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+
+const T0 = Date.parse("2026-04-07T12:00:00.000Z");
+const RUN = "nightly-20260407T1200-ab12c";
+const silent = pino({ level: "silent" });
+
+const services: MonitorService[] = [];
+afterEach(async () => {
+  for (const s of services.splice(0)) await s.stop();
+  cleanupTempDirs();
+});
+
+const CONFIG = `state_dir = "state"
+schedules_dir = "schedules"
+
+[[channel]]
+name = "ops"
+type = "email"
+from = "cron@example.com"
+to = ["ops@example.com"]
+
+[[channel]]
+name = "team"
+type = "email"
+from = "cron@example.com"
+to = ["team@example.com"]
+`;
+
+const SCHEDULE = `[[schedule]]
+name = "nightly"
+cron = "0 2 * * *"
+timezone = "Europe/Berlin"
+kind = "command"
+command = ["true"]
+project_dir = "../project"
+alert = ["ops"]
+`;
+
+/** A config whose schedule `nightly` launched RUN, which the scheduler then timed out. */
+function scheduledWorld() {
+  const root = tempDir("autoloop-monitor-sched-");
+  writeFileSync(join(root, "autoloop-cron.toml"), CONFIG);
+  mkdirSync(join(root, "schedules"));
+  writeFileSync(join(root, "schedules", "nightly.toml"), SCHEDULE);
+  const project = join(root, "project");
+  const journal = join(project, ".autoloop", "journal.jsonl");
+  const writer = new JournalWriter(journal);
+  const ts = new Date(T0).toISOString();
+  const fields = { objective: "nightly cleanup", preset: "autofix", work_dir: project };
+  writer.append({ shape: "system", run: RUN, topic: "loop.start", ts, v: 1, fields });
+  writer.close();
+  const state = join(root, "state");
+  const ledger = RunLedger.open(state, { logger: silent, now: () => new Date(T0) });
+  const slot = new Date(T0);
+  const planned = { runId: RUN, schedule: "nightly", slot, trigger: "cron" as const };
+  ledger.schedule({ ...planned, kind: "command", argv: ["true"], cwd: project });
+  ledger.started(RUN, { pid: 1, outputPath: "out.log", journalPath: journal, journalOffset: 0 });
+  ledger.killed(RUN, "timeout", "ran past its timeout");
+  ledger.finished(RUN, {
+    status: "timed_out",
+    basis: "timeout",
+    durationMs: 5000,
+    journalPath: journal,
+  });
+  return { root, state, config: loadConfig(join(root, "autoloop-cron.toml")) };
+}
+
+function enqueued(state: string): Array<{ channel: string; message: AlertMessage }> {
+  return readFileSync(join(state, "outbox.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.type === "enqueued");
+}
+
+describe("MonitorService with the scheduler's files", () => {
+  it("maps runs to schedules via the ledger, takes its timeout verdict and the schedule's channels", async () => {
+    const { state, config } = scheduledWorld();
+    const s = new MonitorService({ config, logger: silent, now: () => new Date(T0 + 60_000) });
+    services.push(s);
+    const result = await s.runOnce();
+    expect(result.notifications.map((n) => n.condition.kind)).toEqual(["run_timed_out"]);
+    const [entry, ...rest] = enqueued(state);
+    expect(rest).toEqual([]);
+    expect(entry!.channel).toBe("ops");
+    expect(entry!.message).toMatchObject({
+      kind: "run_timed_out",
+      schedule: "nightly",
+      runId: RUN,
+      preset: "autofix",
+      objective: "nightly cleanup",
+      timezone: "Europe/Berlin",
+    });
+    expect(entry!.message.commands.ack).toMatch(
+      /^autoloop-cron incident ack run-timed-out-nightly/,
+    );
+  });
+
+  it("alerts on an invalid schedule file through the [monitor] channels", async () => {
+    const { root, state, config } = scheduledWorld();
+    writeFileSync(
+      join(root, "schedules", "broken.toml"),
+      `[[schedule]]\nname = "x"\ncron = "bad"\n`,
+    );
+    const s = new MonitorService({ config, logger: silent, now: () => new Date(T0 + 60_000) });
+    services.push(s);
+    const result = await s.runOnce();
+    const kinds = result.notifications.map((n) => n.condition.kind).sort();
+    expect(kinds).toEqual(["config_invalid", "run_timed_out"]);
+    const invalid = enqueued(state).filter((e) => e.message.kind === "config_invalid");
+    expect(invalid.map((e) => e.channel).sort()).toEqual(["ops", "team"]);
+    expect(invalid[0]!.message.detail).toContain("broken.toml");
+  });
+
+  it("in the daemon's process: schedule journals, fire and missed events", async () => {
+    const { root, state, config } = scheduledWorld();
+    const daemon = new SchedulerDaemon(config, { logger: silent });
+    const s = new MonitorService({
+      config,
+      logger: silent,
+      daemon,
+      now: () => new Date(T0 + 60_000),
+    });
+    services.push(s);
+    daemon.reload();
+    const journal = join(root, "project", ".autoloop", "journal.jsonl");
+    const writer = new JournalWriter(journal);
+    const ts = new Date(T0 + 30_000).toISOString();
+    writer.append({ shape: "system", run: "adhoc", topic: "loop.start", ts, v: 1, fields: {} });
+    writer.append({
+      shape: "system",
+      run: "adhoc",
+      iteration: "1",
+      topic: "loop.stop",
+      ts,
+      v: 1,
+      fields: { reason: "auth_failed" },
+    });
+    writer.close();
+    daemon.emit("fire", {
+      schedule: "nightly",
+      slot: new Date(T0),
+      runId: "adhoc",
+      trigger: "manual",
+      latenessMs: 0,
+    });
+    daemon.emit("missed", {
+      schedule: "nightly",
+      slots: [new Date(T0 - 86_400_000)],
+      reason: "daemon_down",
+    });
+    const result = await s.runOnce();
+    expect(s.status().journals.map((j) => j.path)).toEqual([journal]);
+    const kinds = result.notifications.map((n) => `${n.condition.kind}:${n.condition.schedule}`);
+    expect(kinds.sort()).toEqual([
+      "run_failed:nightly",
+      "run_timed_out:nightly",
+      "schedule_trouble:nightly",
+    ]);
+    expect(new Set(enqueued(state).map((e) => e.channel))).toEqual(new Set(["ops"]));
+  });
+});
