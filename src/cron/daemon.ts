@@ -19,7 +19,7 @@ import { RunLedger } from "./ledger.js";
 import type { SkipCause, Trigger } from "./ledger-events.js";
 import { recoverPending } from "./ledger-recovery.js";
 import type { RunOutcome } from "./outcome.js";
-import { isPaused, killSwitchOn, readPauseState } from "./pause-state.js";
+import { isPaused, killSwitchOn, type PauseState, readPauseState } from "./pause-state.js";
 import { catchUpSlots, type PlanSpec } from "./planner.js";
 import { decideSlot } from "./policy.js";
 import { newRunId } from "./run-id.js";
@@ -66,6 +66,12 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   schedules = new Map<string, Schedule>();
   readonly active = new Map<string, ActiveRun>();
   private readonly waiting: WaitingSlot[] = [];
+  /** Running run ids per schedule, so a decision never scans every active run. */
+  private readonly runningBySchedule = new Map<string, Set<string>>();
+  /** Launches decided but not yet spawned: they count against max_concurrent_runs. */
+  private reserved = 0;
+  /** paused.json, re-read every tick (it changes by hand, rarely): not on every slot. */
+  private pause: PauseState = { all: false, schedules: [] };
   private readonly queue: FireQueue;
   private readonly deps: DaemonDeps;
   private watchers: FSWatcher[] = [];
@@ -94,6 +100,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
 
   /** Loads schedules, recovers runs left by a previous daemon, catches up, and starts firing. */
   start(): void {
+    this.pause = readPauseState(this.config.stateDir);
     this.reload();
     for (const action of recoverPending(this.ledger)) {
       if (action.kind === "adopt") {
@@ -201,10 +208,8 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   onSlot(name: string, slot: Date, trigger: Trigger, latenessMs = 0): ControlResponse | undefined {
     const schedule = this.schedules.get(name);
     if (schedule === undefined) return undefined;
-    const pause = readPauseState(this.config.stateDir);
-    const running = [...this.active.values()]
-      .filter((r) => r.schedule === name)
-      .map((r) => r.runId);
+    const pause = this.pause;
+    const running = [...(this.runningBySchedule.get(name) ?? [])];
     const decision = decideSlot({
       schedule: name,
       overlap: schedule.overlap,
@@ -212,7 +217,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
       paused: isPaused(pause, name),
       globallyPaused: pause.all || killSwitchOn(this.deps.env),
       running,
-      runningTotal: this.active.size,
+      runningTotal: this.active.size + this.reserved,
       maxConcurrent: this.config.maxConcurrentRuns,
       after: schedule.after.map((a) => ({
         schedule: a,
@@ -268,6 +273,10 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     }
   }
 
+  /**
+   * Launches after the current batch of decisions: when a thousand slots fall due on one
+   * second, every slot is decided on time and the spawns (and their fsyncs) follow.
+   */
   private launch(
     schedule: Schedule,
     slot: Date,
@@ -275,41 +284,78 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     latenessMs: number,
   ): ControlResponse {
     const runId = newRunId(schedule.name, slot);
-    const result = launchRecorded(
-      this.ledger,
-      launchSpecFor(this.config, schedule, runId, slot),
-      trigger,
-      { logger: this.log, env: this.deps.env },
-    );
+    this.reserved++;
+    this.reserve(schedule.name, runId);
+    setImmediate(() => {
+      this.reserved--;
+      this.spawnRun(schedule, slot, trigger, latenessMs, runId);
+    });
+    return { id: "", ok: true, runId, message: `launching ${runId}` };
+  }
+
+  private reserve(schedule: string, runId: string): void {
+    let set = this.runningBySchedule.get(schedule);
+    if (set === undefined) {
+      set = new Set();
+      this.runningBySchedule.set(schedule, set);
+    }
+    set.add(runId);
+  }
+
+  private release(schedule: string, runId: string): void {
+    const set = this.runningBySchedule.get(schedule);
+    set?.delete(runId);
+    if (set?.size === 0) this.runningBySchedule.delete(schedule);
+  }
+
+  private spawnRun(
+    schedule: Schedule,
+    slot: Date,
+    trigger: Trigger,
+    latenessMs: number,
+    runId: string,
+  ): void {
+    if (this.stopping) {
+      this.release(schedule.name, runId);
+      return;
+    }
+    const spec = launchSpecFor(this.config, schedule, runId, slot);
+    const result = launchRecorded(this.ledger, spec, trigger, {
+      logger: this.log,
+      env: this.deps.env,
+    });
     if (result.kind === "duplicate") {
+      this.release(schedule.name, runId);
       this.log.info(
         { schedule: schedule.name, slot: slot.toISOString(), runId: result.runId },
         "slot already launched (idempotency key); not launching again",
       );
-      return { id: "", ok: false, error: `slot already launched as ${result.runId}` };
+      return;
     }
     const { handle } = result;
-    this.log.info(
-      {
-        schedule: schedule.name,
-        slot: slot.toISOString(),
-        runId,
-        trigger,
-        pid: handle.pid,
-        latenessMs,
-      },
-      "fired",
-    );
+    const fields = {
+      schedule: schedule.name,
+      slot: slot.toISOString(),
+      runId,
+      trigger,
+      pid: handle.pid,
+      latenessMs,
+    };
+    this.log.info(fields, "fired");
     this.emit("fire", { schedule: schedule.name, slot, runId, trigger, latenessMs });
     this.track({ runId, schedule: schedule.name, stop: handle.stop, done: handle.done });
-    return { id: "", ok: true, runId, message: `launched ${runId}` };
   }
 
   private track(run: ActiveRun): void {
     this.active.set(run.runId, run);
+    this.reserve(run.schedule, run.runId);
+    const untrack = () => {
+      this.active.delete(run.runId);
+      this.release(run.schedule, run.runId);
+    };
     void run.done.then(
       (outcome) => {
-        this.active.delete(run.runId);
+        untrack();
         this.log.info(
           {
             schedule: run.schedule,
@@ -324,7 +370,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         this.drain();
       },
       (err) => {
-        this.active.delete(run.runId);
+        untrack();
         this.log.error({ err, runId: run.runId }, "run watcher failed");
         this.drain();
       },
@@ -335,13 +381,15 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   private drain(): void {
     if (this.stopping) return;
     const pending = this.waiting.splice(0);
-    for (const w of pending) {
-      const busy = [...this.active.values()].some((r) => r.schedule === w.schedule);
+    for (const [i, w] of pending.entries()) {
+      if (this.active.size + this.reserved >= this.config.maxConcurrentRuns) {
+        this.waiting.push(...pending.slice(i));
+        return;
+      }
       const schedule = this.schedules.get(w.schedule);
       if (schedule === undefined) continue;
-      const blocked =
-        (busy && schedule.overlap !== "allow") || this.active.size >= this.config.maxConcurrentRuns;
-      if (blocked) this.waiting.push(w);
+      if (this.runningBySchedule.has(w.schedule) && schedule.overlap !== "allow")
+        this.waiting.push(w);
       else this.launch(schedule, w.slot, w.trigger, this.deps.clock.now() - w.slot.getTime());
     }
   }
@@ -385,6 +433,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
 
   private tick(): void {
     this.lastTickAt = new Date(this.deps.clock.now());
+    this.pause = readPauseState(this.config.stateDir);
     for (const request of takeRequests(this.config.stateDir)) {
       const response = this.handleControl(request);
       answer(this.config.stateDir, { ...response, id: request.id });

@@ -1,0 +1,189 @@
+// bench/scheduler: (a) fire lateness with 1,000 schedules due on the same second,
+// (b) memory and idle CPU with 10,000 schedules loaded, (c) fire → loop.start latency.
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { AUTOLOOP_CRON, median, percentile, report, tempDir } from "./lib.mjs";
+
+function setup(dir, files, extra = "") {
+  mkdirSync(join(dir, "schedules"), { recursive: true });
+  mkdirSync(join(dir, "work"), { recursive: true });
+  writeFileSync(
+    join(dir, "autoloop-cron.toml"),
+    `state_dir = "state"\nlog_level = "info"\n[http]\nlisten = ""\n[defaults]\ncatch_up = "none"\n${extra}`,
+  );
+  for (const [name, text] of Object.entries(files))
+    writeFileSync(join(dir, "schedules", name), text);
+}
+
+function startDaemon(dir) {
+  const child = spawn(
+    process.execPath,
+    [AUTOLOOP_CRON, "start", "--config", join(dir, "autoloop-cron.toml")],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const lines = [];
+  let buf = "";
+  child.stdout.on("data", (c) => {
+    buf += c;
+    let nl = buf.indexOf("\n");
+    while (nl !== -1) {
+      lines.push(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+      nl = buf.indexOf("\n");
+    }
+  });
+  const stop = () =>
+    new Promise((r) => {
+      child.on("exit", r);
+      child.kill("SIGTERM");
+    });
+  const waitFor = async (pred, ms) => {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      const hit = lines.find((l) => pred(l));
+      if (hit) return hit;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error("timed out waiting for the daemon");
+  };
+  return { child, lines, stop, waitFor };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function sameSecond() {
+  const dir = tempDir();
+  const at = new Date(Date.now() + 8000);
+  const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
+  let text = "";
+  for (let i = 0; i < 1000; i++) {
+    text += `[[schedule]]\nname = "s${i}"\ncron = "${cron}"\nkind = "command"\ncommand = ["true"]\nproject_dir = "../work"\n`;
+  }
+  setup(dir, { "many.toml": text });
+  const d = startDaemon(dir);
+  await d.waitFor((l) => l.includes('"autoloop-cron started"'), 20_000);
+  const slot = Math.floor(at.getTime() / 1000) * 1000;
+  const slotIso = new Date(slot).toISOString();
+  // A slot is decided when it is launched or queued (max_concurrent_runs = 4 by default):
+  // the first log line per schedule for that slot.
+  const firstDecision = new Map();
+  const end = Date.now() + 20_000;
+  while (Date.now() < end && firstDecision.size < 1000) {
+    for (const line of d.lines.splice(0)) {
+      const r = JSON.parse(line);
+      if (r.slot !== slotIso || firstDecision.has(r.schedule)) continue;
+      if (r.msg === "fired" || String(r.msg).includes("max_concurrent_runs"))
+        firstDecision.set(r.schedule, r.time);
+    }
+    await sleep(100);
+  }
+  await d.stop();
+  const lateness = [...firstDecision.values()].map((t) => t - slot);
+  report("1,000 schedules due on the same second: slots decided", firstDecision.size, "");
+  report("  decision lateness p50", percentile(lateness, 50), "ms");
+  return report(
+    "  decision lateness p99 (launched, or queued at max_concurrent_runs = 4)",
+    percentile(lateness, 99),
+    "ms",
+    "<= 40 ms",
+    firstDecision.size === 1000 && percentile(lateness, 99) <= 40,
+  );
+}
+
+async function tenThousand() {
+  const dir = tempDir();
+  const files = {};
+  for (let f = 0; f < 10; f++) {
+    let text = "";
+    for (let i = 0; i < 1000; i++) {
+      const n = f * 1000 + i;
+      // Distinct patterns in several zones, none due during the measurement (January only).
+      text += `[[schedule]]\nname = "s${n}"\ncron = "${n % 60} ${Math.floor(n / 60) % 24} ${1 + (n % 28)} 1 *"\ntimezone = "${["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney"][n % 5]}"\nkind = "command"\ncommand = ["true"]\nproject_dir = "../work"\n`;
+    }
+    files[`f${f}.toml`] = text;
+  }
+  setup(dir, files);
+  const d = startDaemon(dir);
+  await d.waitFor((l) => l.includes('"autoloop-cron started"'), 120_000);
+  // Let the garbage of loading 10,000 schedules be collected before measuring idle.
+  await sleep(20_000);
+  const a = procStat(d.child.pid);
+  const t0 = performance.now();
+  await sleep(30_000);
+  const b = procStat(d.child.pid);
+  const seconds = (performance.now() - t0) / 1000;
+  await d.stop();
+  const cpu = ((b.ticks - a.ticks) / 100 / seconds) * 100;
+  let ok = report(
+    "10,000 schedules loaded: RSS",
+    b.rss / 2 ** 20,
+    "MiB",
+    "<= 150 MB",
+    b.rss <= 150e6,
+  );
+  ok =
+    report(
+      "10,000 schedules loaded: idle CPU over 30 s",
+      cpu,
+      "% of a core",
+      "<= 0.5%",
+      cpu <= 0.5,
+    ) && ok;
+  return ok;
+}
+
+async function fireToLoopStart() {
+  const dir = tempDir();
+  mkdirSync(join(dir, "noop"), { recursive: true });
+  writeFileSync(
+    join(dir, "noop", "autoloops.toml"),
+    `[event_loop]\nmax_iterations = 1\nstall_iterations = 0\n[backend]\ncommand = "true"\nprompt_mode = "file"\n`,
+  );
+  setup(dir, {
+    "one.toml": `[[schedule]]\nname = "tick"\ncron = "* * * * * *"\npreset = "../noop"\nobjective = "nothing"\nproject_dir = "../work"\noverlap = "allow"\n`,
+  });
+  const d = startDaemon(dir);
+  await d.waitFor((l) => l.includes('"autoloop-cron started"'), 20_000);
+  await sleep(12_000);
+  await d.stop();
+  const fires = new Map(
+    d.lines
+      .map((l) => JSON.parse(l))
+      .filter((r) => r.msg === "fired")
+      .map((r) => [r.runId, Date.parse(r.slot)]),
+  );
+  const starts = readFileSync(join(dir, "work/.autoloop/journal.jsonl"), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.topic === "loop.start");
+  const delays = starts
+    .filter((r) => fires.has(r.run))
+    .map((r) => Date.parse(r.ts) - fires.get(r.run));
+  const bare = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    await new Promise((r) => spawn(process.execPath, ["-e", ""]).on("exit", r));
+    bare.push(performance.now() - t);
+  }
+  report("fire → loop.start: runs measured", delays.length, "");
+  report("  fire → loop.start median", median(delays), "ms");
+  report("  bare `node -e ''` spawn median", median(bare), "ms");
+  const over = median(delays) - median(bare);
+  return report(
+    "  fire → loop.start beyond a bare node spawn",
+    over,
+    "ms",
+    "<= 150 ms",
+    over <= 150,
+  );
+}
+
+export async function benchScheduler() {
+  console.log("\n== bench/scheduler ==");
+  let ok = await sameSecond();
+  ok = (await tenThousand()) && ok;
+  ok = (await fireToLoopStart()) && ok;
+  return ok;
+}
