@@ -57,6 +57,8 @@ if (mode === "hang") {
 } else {
   const open = openTaskIds();
   if (mode === "stuck") {
+    // Finishes what it can; the sign-off never comes, so the gate refuses every attempt.
+    if (open.includes("task-1")) tool("task", "complete", "task-1");
     tool("emit", "task.complete", `attempt ${iteration}`);
   } else if (mode === "promise") {
     if (iteration > 2) for (const id of open) tool("task", "complete", id);

@@ -2,8 +2,8 @@
 import { join, resolve } from "node:path";
 import { readRegistry } from "../core/registry.js";
 import { isValidRunId } from "../core/run-id.js";
-import { fieldText, type JournalRecord } from "../journal/codec.js";
 import { readJournal } from "../journal/reader.js";
+import { recordSummary } from "../journal/summary.js";
 import { TaskStore } from "../tasks/store.js";
 import { UserError } from "../util/errors.js";
 import { renderTaskList } from "./autoloop-task.js";
@@ -18,16 +18,6 @@ const HELP = `Usage: autoloop inspect journal|tasks|runs [--run ID] [--json] [--
 --work-dir DIR   the directory holding .autoloop/ (default: current dir)
 --json           machine-readable output
 `;
-
-function summary(r: JournalRecord): string {
-  if (r.shape === "agent") return r.payload.replace(/\s+/g, " ").slice(0, 100);
-  const skip = new Set(["prompt", "output"]);
-  return Object.keys(r.fields)
-    .filter((k) => !skip.has(k))
-    .map((k) => `${k}=${fieldText(r, k).replace(/\s+/g, " ").slice(0, 60)}`)
-    .join(" ")
-    .slice(0, 160);
-}
 
 export async function inspectCommand(argv: string[]): Promise<number> {
   const p = parse(
@@ -54,7 +44,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
         process.stdout.write(
           records.length === 0
             ? "No journal records.\n"
-            : `${table(records.map((r) => [r.ts, r.run, r.iteration ?? "", r.topic, summary(r)]))}\n`,
+            : `${table(records.map((r) => [r.ts, r.run, r.iteration ?? "", r.topic, recordSummary(r)]))}\n`,
         );
       }
       if (skipped > 0) process.stderr.write(`(${skipped} unreadable journal lines skipped)\n`);

@@ -5,16 +5,17 @@ import { dirname } from "node:path";
 import type { AlertMessage } from "../alerts/message.js";
 import { JOURNAL_TAIL_LINES } from "../alerts/render.js";
 import type { Schedule } from "../cron/schedule-file.js";
-import { decodeRecord } from "../journal/codec.js";
+import { decodeRecord, type JournalRecord } from "../journal/codec.js";
+import { recordLine } from "../journal/summary.js";
 import type { Notification } from "./alert-state.js";
 import type { Condition } from "./conditions.js";
 import type { RunState } from "./run-state.js";
 
 const TAIL_BYTES = 256 * 1024;
-const LINE_MAX = 2000;
+const LINE_MAX = 240;
 
 /**
- * The last `count` lines of `run` in the journal, raw. Reads only the journal's last 256 KB:
+ * The last `count` records of `run` in the journal, one readable line each. Reads only the journal's last 256 KB:
  * an alert is about what happened lately, and a tail read stays cheap on a huge journal.
  */
 export function journalTail(path: string, run: string, count = JOURNAL_TAIL_LINES): string[] {
@@ -36,10 +37,12 @@ export function journalTail(path: string, run: string, count = JOURNAL_TAIL_LINE
     }
     const lines = buf.toString("utf8", 0, got).split("\n");
     if (start > 0) lines.shift(); // Starts mid-line.
-    const mine = lines.filter((line) => line.trim() !== "" && decodeRecord(line)?.run === run);
-    return mine
-      .slice(-count)
-      .map((l) => (l.length > LINE_MAX ? `${l.slice(0, LINE_MAX - 1)}…` : l));
+    const mine: JournalRecord[] = [];
+    for (const line of lines) {
+      const record = line.trim() === "" ? undefined : decodeRecord(line);
+      if (record?.run === run) mine.push(record);
+    }
+    return mine.slice(-count).map((r) => recordLine(r, LINE_MAX));
   } finally {
     closeSync(fd);
   }
@@ -56,7 +59,9 @@ export function incidentPriority(kind: Condition["kind"]): "critical" | "high" |
 export function incidentName(c: Condition): string {
   if (c.kind === "config_invalid") return `${c.kind} ${c.file}`;
   if (c.kind === "schedule_trouble") return `${c.kind} ${c.schedule} ${c.cause}`;
-  return [c.kind, c.schedule, c.run].filter((s) => s !== undefined && s !== "").join(" ");
+  // Scheduler run ids begin with the schedule's name: say it once.
+  const schedule = c.schedule && c.run?.startsWith(`${c.schedule}-`) ? undefined : c.schedule;
+  return [c.kind, schedule, c.run].filter((s) => s !== undefined && s !== "").join(" ");
 }
 
 function title(c: Condition): string {
