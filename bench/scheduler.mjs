@@ -91,6 +91,13 @@ async function sameSecond() {
   );
 }
 
+function procStat(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  const ticks = Number(stat[11]) + Number(stat[12]);
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
+  return { ticks, rss };
+}
+
 async function tenThousand() {
   const dir = tempDir();
   const files = {};

@@ -66,6 +66,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   schedules = new Map<string, Schedule>();
   readonly active = new Map<string, ActiveRun>();
   private readonly waiting: WaitingSlot[] = [];
+  private readonly waitingBySchedule = new Map<string, number>();
   /** Running run ids per schedule, so a decision never scans every active run. */
   private readonly runningBySchedule = new Map<string, Set<string>>();
   /** Launches decided but not yet spawned: they count against max_concurrent_runs. */
@@ -239,7 +240,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         return { id: "", ok: false, error: `not launched: ${decision.detail}` };
       }
       case "queue": {
-        if (this.waiting.filter((w) => w.schedule === name).length >= QUEUE_LIMIT) {
+        if (this.waitingCount(name) >= QUEUE_LIMIT) {
           const runId = newRunId(name, slot);
           this.ledger.skip({
             runId,
@@ -252,6 +253,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
           return { id: "", ok: false, error: "not launched: the queue is full" };
         }
         this.waiting.push({ schedule: name, slot, trigger });
+        this.waitingBySchedule.set(name, this.waitingCount(name) + 1);
         this.log.info({ schedule: name, slot: slot.toISOString() }, decision.detail);
         this.emit("queued", { schedule: name, slot, why: decision.why });
         return { id: "", ok: true, message: decision.detail };
@@ -263,6 +265,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         for (const run of previous)
           run.stop(`replaced by the slot of ${slot.toISOString()} (overlap = "replace")`);
         this.waiting.unshift({ schedule: name, slot, trigger });
+        this.waitingBySchedule.set(name, this.waitingCount(name) + 1);
         void Promise.allSettled(previous.map((r) => r.done)).then(() => this.drain());
         return {
           id: "",
@@ -377,6 +380,17 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     );
   }
 
+  private waitingCount(schedule: string): number {
+    return this.waitingBySchedule.get(schedule) ?? 0;
+  }
+
+  /** Keeps the per-schedule count of waiting slots in step with the list. */
+  private countWaiting(): void {
+    this.waitingBySchedule.clear();
+    for (const w of this.waiting)
+      this.waitingBySchedule.set(w.schedule, (this.waitingBySchedule.get(w.schedule) ?? 0) + 1);
+  }
+
   /** Launches waiting slots whose obstacles are gone, oldest first. */
   private drain(): void {
     if (this.stopping) return;
@@ -384,7 +398,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     for (const [i, w] of pending.entries()) {
       if (this.active.size + this.reserved >= this.config.maxConcurrentRuns) {
         this.waiting.push(...pending.slice(i));
-        return;
+        break;
       }
       const schedule = this.schedules.get(w.schedule);
       if (schedule === undefined) continue;
@@ -392,6 +406,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         this.waiting.push(w);
       else this.launch(schedule, w.slot, w.trigger, this.deps.clock.now() - w.slot.getTime());
     }
+    this.countWaiting();
   }
 
   /** `autoloop-cron fire <schedule>`: a manual run now, under the same policies. */
