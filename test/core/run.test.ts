@@ -242,6 +242,44 @@ describe("autoloop run with a custom preset", () => {
     });
   });
 
+  it("refuses completion until the required events were emitted", async () => {
+    const dir = tempDir();
+    const run = await autoloop(
+      [
+        "run",
+        "demo",
+        "Write it",
+        "--run-id",
+        "req",
+        "--set",
+        'event_loop.required_events=["review.signed"]',
+        "--max-iterations",
+        "4",
+      ],
+      { cwd: dir },
+    );
+    expect(run.exitCode).toBe(3);
+    const journal = journalOf(dir);
+    expect(journal.some((r) => r.topic === "task.complete")).toBe(true);
+    expect(field(journal.at(-1), "reason")).toBe("max_iterations");
+    const prompt = field(journal.filter((r) => r.topic === "iteration.start").at(-1), "prompt");
+    expect(prompt).toContain("Completion refused: required events not yet emitted: review.signed.");
+  });
+
+  it("stops at max_runtime", async () => {
+    const dir = tempDir();
+    const p = preset(
+      dir,
+      `[event_loop]\nmax_iterations = 50\nmax_runtime = 300\nstall_iterations = 0\n[backend]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ["-e", "setTimeout(() => {}, 200)"]\nprompt_mode = "file"\n`,
+    );
+    const run = await autoloop(["run", p, "--run-id", "rt"], { cwd: dir });
+    expect(run.exitCode).toBe(3);
+    const stop = journalOf(dir).at(-1);
+    expect(field(stop, "reason")).toBe("max_runtime");
+    expect(field(stop, "max_runtime_ms")).toBe("300");
+    expect(Number(field(stop, "elapsed_ms"))).toBeGreaterThanOrEqual(300);
+  });
+
   it("names file, field, value and fix for a bad preset", async () => {
     const dir = tempDir();
     const p = preset(
