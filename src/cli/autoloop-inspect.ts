@@ -1,8 +1,8 @@
 // `autoloop inspect journal|tasks|runs`: read a work dir's journal, tasks and registry.
 import { join, resolve } from "node:path";
-import { readRegistry } from "../core/registry.js";
 import { isValidRunId } from "../core/run-id.js";
 import { readJournal } from "../journal/reader.js";
+import { readRegistry } from "../journal/registry-view.js";
 import { recordSummary } from "../journal/summary.js";
 import { TaskStore } from "../tasks/store.js";
 import { UserError } from "../util/errors.js";
@@ -51,29 +51,33 @@ export async function inspectCommand(argv: string[]): Promise<number> {
       return 0;
     }
     case "runs": {
-      const runs = [...readRegistry(join(dir, "registry.jsonl")).values()].filter(
+      const runs = [...readRegistry(join(dir, "journal.jsonl")).values()].filter(
         (r) => run === undefined || r.run_id === run,
       );
       if (json) process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
       else if (runs.length === 0) process.stdout.write("No runs.\n");
       else {
         const rows = [["RUN", "STATUS", "PRESET", "TRIGGER", "ITER", "UPDATED", "STOP REASON"]];
-        for (const r of runs)
+        // Registries from other writers may lack fields: show what is there.
+        const text = (v: unknown) => (v === undefined || v === null ? "" : String(v));
+        for (const r of runs) {
+          const iter = `${text(r.iteration)}/${text(r.max_iterations)}`;
           rows.push([
             r.run_id,
             r.status,
-            r.preset,
-            r.trigger,
-            `${r.iteration}/${r.max_iterations}`,
-            r.updated_at,
-            r.stop_reason,
+            text(r.preset),
+            text(r.trigger),
+            iter,
+            text(r.updated_at),
+            text(r.stop_reason),
           ]);
+        }
         process.stdout.write(`${table(rows)}\n`);
       }
       return 0;
     }
     case "tasks": {
-      const runId = run ?? [...readRegistry(join(dir, "registry.jsonl")).keys()].at(-1);
+      const runId = run ?? [...readRegistry(join(dir, "journal.jsonl")).keys()].at(-1);
       if (runId === undefined)
         throw new UserError(`autoloop inspect tasks: no runs in ${dir}; pass --run ID`);
       const store = new TaskStore(join(dir, "runs", runId, "tasks.jsonl"));

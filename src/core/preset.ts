@@ -2,10 +2,11 @@
 // applies `--set` overrides and reads role prompts and `harness.md`.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
-import { parse, TomlError } from "smol-toml";
+import { parse } from "smol-toml";
 import type { z } from "zod";
-import { type FieldProblem, UserError, ValidationError, zodProblems } from "../util/errors.js";
+import { type FieldProblem, UserError, ValidationError } from "../util/errors.js";
 import { bundledPresetsDir } from "../util/package-root.js";
+import { parseTomlText, schemaProblems } from "../util/toml-input.js";
 import {
   type PresetConfig,
   presetConfigSchema,
@@ -58,17 +59,9 @@ function isDirectory(path: string): boolean {
 
 /** Parses a TOML file; syntax errors name the file, line and column. */
 export function readToml(file: string): Record<string, unknown> {
-  const text = readFileSync(file, "utf8");
-  try {
-    return parse(text) as Record<string, unknown>;
-  } catch (err) {
-    if (err instanceof TomlError) {
-      throw new UserError(
-        `${file}:${err.line}:${err.column}: invalid TOML: ${err.message.split("\n")[0]}`,
-      );
-    }
-    throw err;
-  }
+  const toml = parseTomlText(file, readFileSync(file, "utf8"));
+  if (!toml.ok) throw new ValidationError([toml.problem]);
+  return toml.value;
 }
 
 /** Parses a `--set` value as a TOML value ("5", "true", "[\"a\"]"), else keeps the text. */
@@ -107,7 +100,7 @@ export function applyOverrides(
 
 function validate<T extends z.ZodType>(schema: T, input: unknown, file: string): z.output<T> {
   const result = schema.safeParse(input);
-  if (!result.success) throw new ValidationError(zodProblems(file, result.error, input));
+  if (!result.success) throw new ValidationError(schemaProblems(file, schema, result.error, input));
   return result.data;
 }
 

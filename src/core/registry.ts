@@ -1,7 +1,6 @@
 // The run registry (`registry.jsonl`): compact JSON, one run record per line, the last
 // line per run_id wins. A derived view that can be rebuilt from the journal.
 import { appendLineOnce } from "../journal/append.js";
-import { LineCursor, parseLines } from "../journal/reader.js";
 
 export type RegistryStatus = "running" | "completed" | "failed" | "timed_out" | "stopped";
 
@@ -31,21 +30,4 @@ export interface RegistryRecord {
 export function appendRegistry(file: string, record: RegistryRecord): void {
   // Registry lines are a rebuildable projection: no fsync, so the loop stays fast.
   appendLineOnce(file, JSON.stringify(record), { fsync: false });
-}
-
-function decodeRegistry(line: string): RegistryRecord | undefined {
-  try {
-    const obj = JSON.parse(line) as Partial<RegistryRecord>;
-    return typeof obj?.run_id === "string" ? (obj as RegistryRecord) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The latest record per run id, in order of first appearance. */
-export function readRegistry(file: string): Map<string, RegistryRecord> {
-  const cursor = new LineCursor(file);
-  const runs = new Map<string, RegistryRecord>();
-  for (const rec of parseLines(cursor.readNew(), decodeRegistry).items) runs.set(rec.run_id, rec);
-  return runs;
 }

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { type FieldProblem, UserError, ValidationError } from "../util/errors.js";
 import { autoloopEntry } from "../util/package-root.js";
+import { nearestKey, parseTomlText, schemaProblems } from "../util/toml-input.js";
 import {
   type Channel,
   resolveChannels,
@@ -14,7 +15,6 @@ import {
 import { configSchema, type LogLevel, type RawConfig } from "./config-schema.js";
 import type { OverlapPolicy } from "./fields.js";
 import type { CatchUpPolicy } from "./planner.js";
-import { nearestKey, parseTomlText, schemaProblems } from "./toml-input.js";
 
 export const CONFIG_FILE_NAME = "autoloop-cron.toml";
 

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import type { FieldProblem } from "../util/errors.js";
+import { parseTomlText, schemaProblems } from "../util/toml-input.js";
 import type { CronConfig } from "./config.js";
 import {
   alertField,
@@ -19,7 +20,6 @@ import {
   timezoneField,
 } from "./fields.js";
 import type { CatchUpPolicy } from "./planner.js";
-import { parseTomlText, schemaProblems } from "./toml-input.js";
 
 /**
  * One [[schedule]] as written. Defaults: kind "preset", timezone/overlap/timeout/catch_up/

@@ -6,10 +6,10 @@ import { join } from "node:path";
 import { formatDuration } from "../util/duration.js";
 import type { FieldProblem } from "../util/errors.js";
 import { bundledPresetsDir } from "../util/package-root.js";
+import { nearestKey } from "../util/toml-input.js";
 import type { CronConfig } from "./config.js";
 import { nextFireTime } from "./planner.js";
 import { displayPath, isPresetPath, loadScheduleFiles, type Schedule } from "./schedule-file.js";
-import { nearestKey } from "./toml-input.js";
 
 /** The presets shipped with autoloop-cron: the repository's presets/ folder, two levels up
  * both from src/cron/ and from the bundles in dist/bin/. */

@@ -1,8 +1,8 @@
-// Reading the scheduler's TOML files: syntax errors with line and column, zod issues as
-// field problems, and unknown keys answered with the nearest known key.
+// Reading the TOML files people write (config, schedules, presets): syntax errors with
+// line and column, zod issues as field problems, unknown keys with the nearest known key.
 import { parse, TomlError } from "smol-toml";
 import { z } from "zod";
-import { type FieldProblem, formatPath, zodProblems } from "../util/errors.js";
+import { type FieldProblem, formatPath, zodProblems } from "./errors.js";
 
 export type TomlText =
   | { ok: true; value: Record<string, unknown> }
