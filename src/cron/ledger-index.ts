@@ -27,9 +27,10 @@ export function encodeIndexEntry(entry: IndexEntry): string {
   return JSON.stringify({ runId: entry.runId, date: entry.date, schedule: entry.schedule });
 }
 
-/** The index in memory, in creation order. */
+/** The index in memory, in creation order, and per schedule (queries run per schedule). */
 export class RunIndex {
   private readonly entries: IndexEntry[] = [];
+  private readonly bySchedule = new Map<string, string[]>();
   private readonly dates = new Map<string, string>();
 
   static load(path: string): RunIndex {
@@ -40,7 +41,12 @@ export class RunIndex {
   }
 
   add(entry: IndexEntry): void {
-    if (!this.dates.has(entry.runId)) this.entries.push(entry);
+    if (!this.dates.has(entry.runId)) {
+      this.entries.push(entry);
+      const ids = this.bySchedule.get(entry.schedule);
+      if (ids === undefined) this.bySchedule.set(entry.schedule, [entry.runId]);
+      else ids.push(entry.runId);
+    }
     this.dates.set(entry.runId, entry.date);
   }
 
@@ -48,11 +54,18 @@ export class RunIndex {
     return this.dates.get(runId);
   }
 
+  /** Schedules with at least one run or skipped slot. */
+  schedules(): Iterable<string> {
+    return this.bySchedule.keys();
+  }
+
   /** Run ids newest first, optionally of one schedule. */
   *newestFirst(schedule?: string): Generator<string> {
-    for (let i = this.entries.length - 1; i >= 0; i--) {
-      const entry = this.entries[i]!;
-      if (schedule === undefined || entry.schedule === schedule) yield entry.runId;
+    if (schedule !== undefined) {
+      const ids = this.bySchedule.get(schedule) ?? [];
+      for (let i = ids.length - 1; i >= 0; i--) yield ids[i]!;
+      return;
     }
+    for (let i = this.entries.length - 1; i >= 0; i--) yield this.entries[i]!.runId;
   }
 }

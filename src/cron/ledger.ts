@@ -165,6 +165,11 @@ export class RunLedger {
     return out;
   }
 
+  /** Schedules the ledger has runs (or skipped slots) of. */
+  schedulesWithRuns(): Iterable<string> {
+    return this.index.schedules();
+  }
+
   latestRun(schedule: string): RunSummary | undefined {
     return this.listRuns({ schedule, limit: 1 })[0];
   }

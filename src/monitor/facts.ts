@@ -119,7 +119,10 @@ export class MonitorFacts {
   private scheduleFacts(): ScheduleFacts {
     const ledger = this.sources.ledger();
     const recentSlots: NonNullable<ScheduleFacts["recentSlots"]>[number][] = [];
-    for (const name of this.sources.schedules().keys()) {
+    const loaded = this.sources.schedules();
+    // Only schedules with runs: walking ten thousand idle schedules every pass is waste.
+    for (const name of ledger?.schedulesWithRuns() ?? []) {
+      if (!loaded.has(name)) continue;
       const runs = ledger?.listRuns({ schedule: name, limit: RECENT_SLOTS }) ?? [];
       const slots = runs
         .filter((r) => r.skipCause !== "paused" && r.skipCause !== "disabled")

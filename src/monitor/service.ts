@@ -19,7 +19,7 @@ import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service
 import { channelsFor, drainOutbox, loadTracker, openOutbox, saveTracker } from "./service-setup.js";
 import { OperatorStore } from "./silences.js";
 import { StandaloneScheduler } from "./standalone.js";
-import { thresholdsBySchedule } from "./thresholds.js";
+import { type ThresholdsFor, thresholdsBySchedule } from "./thresholds.js";
 
 export type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
 
@@ -40,6 +40,10 @@ export class MonitorService {
   private started = false;
   private openIncidents: number | undefined;
   private readonly detach: (() => void)[] = [];
+
+  private thresholdsCache:
+    | { schedules: ReadonlyMap<string, Schedule>; value: ThresholdsFor }
+    | undefined;
 
   constructor(private readonly options: MonitorServiceOptions) {
     const { config, logger, daemon } = options;
@@ -152,8 +156,7 @@ export class MonitorService {
       this.standalone?.refresh(now);
       this.facts.forget(this.tracker.prune(now));
       const runs = this.tracker.list();
-      const schedules = [...this.schedules().values()];
-      const thresholds = thresholdsBySchedule(this.options.config.monitor, schedules);
+      const thresholds = this.thresholds();
       const facts = this.facts.collect(runs);
       const conditions = detect(runs, facts, now, thresholds, { tasksOf: readRunTasks });
       const notifications = this.alertState.reconcile(conditions, now, this.operators.read());
@@ -221,13 +224,24 @@ export class MonitorService {
     return this.options.daemon?.schedules ?? this.standalone?.schedules() ?? new Map();
   }
 
+  /** Thresholds per schedule, recomputed only when the schedules are reloaded. */
+  private thresholds(): ThresholdsFor {
+    const schedules = this.schedules();
+    if (this.thresholdsCache?.schedules !== schedules) {
+      const value = thresholdsBySchedule(this.options.config.monitor, [...schedules.values()]);
+      this.thresholdsCache = { schedules, value };
+    }
+    return this.thresholdsCache.value;
+  }
+
   private journalPaths(): Promise<string[]> {
     const { config, journals } = this.options;
     this.standalone?.refresh(this.now());
     return journalPaths({
       ...(journals && { explicit: journals }),
       globs: config.monitor.journals,
-      projectDirs: () => [...this.schedules().values()].map((s) => s.projectDir),
+      // Many schedules share a project dir: one journal each.
+      projectDirs: () => new Set([...this.schedules().values()].map((s) => s.projectDir)),
       cwd: config.dir,
     });
   }
