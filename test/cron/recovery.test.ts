@@ -90,3 +90,47 @@ describe("crash recovery", () => {
     expect(d.ledger.pending()).toHaveLength(0);
   });
 });
+
+describe("shutdown and catch-up", () => {
+  it("detaches running runs on shutdown; the next daemon adopts them", async () => {
+    const dir = tempDir();
+    const { commandSchedule } = await import("../helpers/daemon.js");
+    const config = writeCronConfig(
+      dir,
+      commandSchedule("long", "setTimeout(() => {}, 2500)").replace('"* * * * * *"', '"0 0 1 1 *"'),
+    );
+    const first = startDaemon(config);
+    first.fireNow("long");
+    const fired = await nextEvent(first, "fire");
+    await first.shutdown("detach");
+    const second = startDaemon(config);
+    daemons.push(second);
+    expect(second.active.has(fired.runId)).toBe(true);
+    const ended = await nextEvent(second, "finished", (e) => e.runId === fired.runId);
+    // A command run adopted after a restart cannot report its exit code: it ends as lost.
+    expect(ended.outcome.status).toBe("interrupted");
+    expect(second.ledger.replay(fired.runId)?.events.map((e) => e.event)).toContain("adopted");
+  });
+
+  it("catches up slots missed while the daemon was down, per catch_up", async () => {
+    const dir = tempDir();
+    const { commandSchedule } = await import("../helpers/daemon.js");
+    const extra = 'catch_up = "all"\ncatch_up_window = "1m"\noverlap = "allow"';
+    const config = writeCronConfig(dir, commandSchedule("tick", "", extra));
+    const first = startDaemon(config);
+    await nextEvent(first, "fire");
+    await first.shutdown("terminate", 5_000);
+    await new Promise((r) => setTimeout(r, 2_500)); // the daemon is down for a few slots
+    const second = startDaemon(config);
+    daemons.push(second);
+    const caughtUp = await waitFor(() => {
+      const runs = second.ledger
+        .listRuns({ schedule: "tick" })
+        .filter((r) => r.trigger === "catch_up");
+      return runs.length >= 2 && runs;
+    }, "the missed slots to be caught up");
+    expect(caughtUp.length).toBeGreaterThanOrEqual(2);
+    const slots = second.ledger.listRuns({ schedule: "tick" }).map((r) => r.slot);
+    expect(new Set(slots).size).toBe(slots.length);
+  });
+});
