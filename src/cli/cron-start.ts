@@ -1,6 +1,7 @@
 // `autoloop-cron start`: the daemon in the foreground until SIGTERM/SIGINT.
 import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../cron/control.js";
 import { SchedulerDaemon } from "../cron/daemon.js";
+import { readProcessStartTime } from "../cron/launch-identity.js";
 import { createLogger, LOG_LEVEL_ENV } from "../cron/logger.js";
 import { startObservability } from "../cron/observability.js";
 import { MonitorService } from "../monitor/service.js";
@@ -37,8 +38,22 @@ export async function startCommand(argv: string[]): Promise<number> {
       `another autoloop-cron daemon (pid ${other.pid}) is running on ${config.stateDir}; stop it first or use another state_dir`,
     );
   }
+  // Signals first: one that arrives while starting up stops the daemon once it is up.
+  let signals = 0;
+  let requestStop: (sig: NodeJS.Signals) => void = () => {};
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      logger.warn({ signal: sig }, "second signal: exiting now");
+      clearDaemonInfo(config.stateDir);
+      process.exit(130);
+    }
+    requestStop(sig);
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+
   const daemon = new SchedulerDaemon(config, { logger });
-  // The monitor listens from construction: the daemon reports missed slots inside start().
   let countAttempt: (channel: string, result: "delivered" | "retry" | "dead") => void = () => {};
   const monitor = new MonitorService({
     config,
@@ -46,13 +61,25 @@ export async function startCommand(argv: string[]): Promise<number> {
     daemon,
     onAttempt: (o) => countAttempt(o.channel, o.kind === "retrying" ? "retry" : o.kind),
   });
-  const monitorReady = monitor.start();
-  const observability = await startObservability(daemon, config, logger, monitor);
-  countAttempt = (channel, result) => observability.metrics.alertDelivery(channel, result);
-  daemon.start();
-  await monitorReady;
+  let observability: Awaited<ReturnType<typeof startObservability>> | undefined;
+  try {
+    observability = await startObservability(daemon, config, logger, monitor);
+    const metrics = observability.metrics;
+    countAttempt = (channel, result) => metrics.alertDelivery(channel, result);
+    // The monitor listens from its start: the daemon reports missed slots inside start().
+    const monitorReady = monitor.start();
+    daemon.start();
+    await monitorReady;
+  } catch (err) {
+    // Fail as a failed service should: stop what started, so the process exits non-zero.
+    await daemon.shutdown("terminate", 0).catch(() => {});
+    await monitor.stop().catch(() => {});
+    await observability?.close().catch(() => {});
+    throw err;
+  }
   writeDaemonInfo(config.stateDir, {
     pid: process.pid,
+    startTime: readProcessStartTime(process.pid),
     startedAt: new Date().toISOString(),
     config: config.file ?? "(defaults)",
     http: observability.url,
@@ -61,33 +88,26 @@ export async function startCommand(argv: string[]): Promise<number> {
     { config: config.file, stateDir: config.stateDir, schedules: daemon.schedules.size },
     "autoloop-cron started",
   );
-
-  const keepAlive = setInterval(() => {}, 1 << 30);
-  let signals = 0;
-  const stopped = new Promise<void>((resolve) => {
-    const onSignal = (sig: NodeJS.Signals) => {
-      signals++;
-      if (signals > 1) {
-        logger.warn({ signal: sig }, "second signal: exiting now");
-        clearDaemonInfo(config.stateDir);
-        process.exit(130);
-      }
-      logger.info({ signal: sig, mode: config.onShutdown }, "shutting down");
-      void daemon.shutdown().then(resolve);
-    };
-    process.on("SIGTERM", onSignal);
-    process.on("SIGINT", onSignal);
-  });
   process.on("SIGHUP", () => {
     logger.info("SIGHUP: reloading schedule files");
     daemon.reload();
   });
-  await stopped;
+
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
+    requestStop = resolve;
+  });
+  if (signals > 0) requestStop("SIGTERM");
+  const signal = await stopped;
+  logger.info({ signal, mode: config.onShutdown }, "shutting down");
+  await daemon.shutdown();
   await monitor.stop();
   await observability.close();
   clearInterval(keepAlive);
   clearDaemonInfo(config.stateDir);
   logger.info("autoloop-cron stopped");
-  logger.flush();
+  await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  // Detached runs still hold pipes to us; they must not keep this process alive.
+  if (config.onShutdown === "detach") process.exit(0);
   return 0;
 }

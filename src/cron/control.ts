@@ -4,10 +4,12 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { isProcessAlive } from "../util/process.js";
+import { isSameProcessAlive } from "./launch-identity.js";
 
 export interface DaemonInfo {
   pid: number;
+  /** /proc start time of the daemon, so a reused pid (a new container) is not mistaken for it. */
+  startTime?: string;
   startedAt: string;
   config: string;
   http: string;
@@ -38,11 +40,15 @@ export function clearDaemonInfo(stateDir: string): void {
   rmSync(daemonInfoFile(stateDir), { force: true });
 }
 
-/** The running daemon for this state dir, or undefined (a stale file is ignored). */
+/**
+ * The running daemon for this state dir, or undefined. A file left by a crash is ignored:
+ * its pid must be alive, not ours, and (where /proc tells) started when the file says.
+ */
 export function runningDaemon(stateDir: string): DaemonInfo | undefined {
   try {
     const info = JSON.parse(readFileSync(daemonInfoFile(stateDir), "utf8")) as DaemonInfo;
-    return isProcessAlive(info.pid) ? info : undefined;
+    if (info.pid === process.pid) return undefined;
+    return isSameProcessAlive(info.pid, info.startTime) ? info : undefined;
   } catch {
     return undefined;
   }

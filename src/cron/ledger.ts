@@ -4,6 +4,7 @@ import { LineCursor, parseLines } from "../journal/reader.js";
 import {
   applyEvent,
   decodeLedgerEvent,
+  isTerminal,
   type LedgerEvent,
   type LedgerEventInput,
   type RunSummary,
@@ -137,6 +138,10 @@ export class RunLedger {
   }
 
   finished(runId: string, outcome: RunOutcome): void {
+    // Two watchers of one run (a detached daemon and its successor) must not both end it:
+    // read the run's log itself, since the other one may have written to it.
+    const known = this.replay(runId)?.summary;
+    if (known !== undefined && isTerminal(known.status)) return;
     const { status, basis, stopReason, exitCode, signal, durationMs, detail } = outcome;
     const fields = { status, basis, stopReason, exitCode, signal, durationMs, detail };
     this.append(runId, { event: "finished", ...fields });
