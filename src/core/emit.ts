@@ -7,6 +7,7 @@ import type { TaskEntry } from "../tasks/entry.js";
 import { blockingTasks } from "../tasks/materialize.js";
 import { TaskStore } from "../tasks/store.js";
 import { UserError } from "../util/errors.js";
+import { isValidRunId } from "./run-id.js";
 import { isSystemTopic } from "./run-view.js";
 
 export interface EmitContext {
@@ -41,6 +42,9 @@ export function emitContextFromEnv(env: NodeJS.ProcessEnv): EmitContext {
       "autoloop emit publishes into a running loop, but AUTOLOOP_RUN_ID / AUTOLOOP_JOURNAL_FILE are not set; " +
         "call it through the event tool the harness hands the agent ($AUTOLOOP_BIN)",
     );
+  }
+  if (!isValidRunId(runId)) {
+    throw new UserError(`AUTOLOOP_RUN_ID ${JSON.stringify(runId)} is not a valid run id`);
   }
   return {
     runId,

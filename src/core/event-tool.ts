@@ -3,17 +3,17 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { autoloopEntry } from "../util/package-root.js";
-
-/** Quotes a value for a POSIX shell script: every byte literal inside single quotes. */
-export function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
+import { shellQuote } from "../util/shell-quote.js";
 
 /** Writes `<runDir>/autoloops`; `bound` env values apply only where the caller has none. */
 export function writeEventTool(toolPath: string, bound: Record<string, string>): void {
   mkdirSync(dirname(toolPath), { recursive: true });
+  // Set only when unset; the value is single-quoted, so any byte of a path is literal.
   const defaults = Object.entries(bound)
-    .map(([key, value]) => `: "\${${key}:=${value.replaceAll(/["\\$`]/g, "\\$&")}}"; export ${key}`)
+    .map(
+      ([key, value]) =>
+        `if [ -z "\${${key}+x}" ]; then ${key}=${shellQuote(value)}; export ${key}; fi`,
+    )
     .join("\n");
   const script = `#!/bin/sh
 # autoloop event tool for one run: emit events and manage tasks.

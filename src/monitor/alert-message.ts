@@ -7,6 +7,7 @@ import { JOURNAL_TAIL_LINES } from "../alerts/render.js";
 import type { Schedule } from "../cron/schedule-file.js";
 import { decodeRecord, type JournalRecord } from "../journal/codec.js";
 import { recordLine } from "../journal/summary.js";
+import { shellQuote } from "../util/shell-quote.js";
 import type { Notification } from "./alert-state.js";
 import type { Condition } from "./conditions.js";
 import type { RunState } from "./run-state.js";
@@ -106,13 +107,15 @@ export function buildAlertMessage(n: Notification, ctx: MessageContext): AlertMe
   const journalPath = c.journalPath ?? ctx.run?.journalPath;
   const workDir = ctx.run?.workDir ?? (journalPath ? dirname(dirname(journalPath)) : undefined);
   const commands: AlertMessage["commands"] = {};
+  // Journal text reaches these commands (run ids, paths): quoted, so pasting one is safe.
   if (runId !== undefined && workDir !== undefined)
-    commands.inspect = `autoloop inspect journal --run ${runId} --work-dir ${workDir}`;
+    commands.inspect = `autoloop inspect journal --run ${shellQuote(runId)} --work-dir ${shellQuote(workDir)}`;
   else commands.inspect = "autoloop-cron status";
   if (ctx.incident !== undefined && !resolved)
-    commands.ack = `autoloop-cron incident ack ${ctx.incident.slug}`;
+    commands.ack = `autoloop-cron incident ack ${shellQuote(ctx.incident.slug)}`;
   const running = c.kind === "gate_stuck" || c.kind === "run_stalled";
-  if (runId !== undefined && running && !resolved) commands.stop = `autoloop-cron stop ${runId}`;
+  if (runId !== undefined && running && !resolved)
+    commands.stop = `autoloop-cron stop ${shellQuote(runId)}`;
   const message: AlertMessage = {
     fingerprint: n.fingerprint,
     kind: c.kind,
