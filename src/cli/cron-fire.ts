@@ -1,22 +1,28 @@
 // `autoloop-cron fire <schedule> [--foreground]`: a run now, through the daemon when one
 // is running (so overlap, concurrency and the ledger stay consistent), else in-process.
 import pino from "pino";
-import type { CronConfig } from "../cron/config.js";
+import { type CronConfig, runEnvironment } from "../cron/config.js";
 import { runningDaemon, sendControl } from "../cron/control.js";
+import { isSameProcessAlive } from "../cron/launch-identity.js";
 import { launchRecorded } from "../cron/launch-recorded.js";
 import type { RunSummary } from "../cron/ledger-events.js";
+import { isPaused, killSwitchOn, readPauseState } from "../cron/pause-state.js";
+import { decideSlot } from "../cron/policy.js";
 import { newRunId } from "../cron/run-id.js";
 import { launchSpecFor } from "../cron/run-launch.js";
 import { validateAll } from "../cron/validate.js";
 import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
 import { UserError } from "../util/errors.js";
+import { signalGroup } from "../util/process.js";
 import { flag } from "./common.js";
 import { configOf, parseCron } from "./cron-common.js";
 import { openLedger, streamOutput } from "./cron-runs.js";
 
 const HELP = `Usage: autoloop-cron fire <schedule> [--foreground] [--config FILE]
 
-Launches a run of the schedule now (trigger "manual"), under its overlap policy.
+Launches a run of the schedule now (trigger "manual"), under the schedule's policies
+(enabled, pause, \`after\`, overlap; without a daemon a slot cannot wait, so "queue"
+skips it).
 With a daemon running, the daemon launches it and this prints the run id.
 --foreground waits for the run, streams its output and exits with its outcome:
 0 completed, 1 failed or timed out, 3 stopped (max_iterations, stalled, ...),
@@ -55,10 +61,43 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
   const ledger = openLedger(config);
   const slot = new Date();
   const runId = newRunId(name, slot);
-  const logger = pino({ level: "warn" }, pino.destination(2));
-  const result = launchRecorded(ledger, launchSpecFor(config, schedule, runId, slot), "manual", {
-    logger,
+  // Without a daemon this process is the scheduler (Kubernetes CronJobs and systemd timers
+  // run it): the same slot policy applies. A slot cannot wait here, so "queue" skips.
+  const pause = readPauseState(config.stateDir);
+  const running = ledger
+    .pending()
+    .filter(
+      (e) => e.schedule === name && e.pid !== undefined && isSameProcessAlive(e.pid, e.startTime),
+    );
+  const decision = decideSlot({
+    schedule: name,
+    overlap: schedule.overlap,
+    enabled: schedule.enabled,
+    paused: isPaused(pause, name),
+    globallyPaused: pause.all || killSwitchOn(process.env),
+    running: running.map((e) => e.runId),
+    runningTotal: 0,
+    maxConcurrent: Number.POSITIVE_INFINITY,
+    after: schedule.after.map((a) => ({ schedule: a, latestStatus: ledger.latestRun(a)?.status })),
   });
+  if (decision.kind === "skip" || decision.kind === "queue") {
+    const cause =
+      decision.kind === "queue"
+        ? "overlap"
+        : decision.cause === "globally_paused"
+          ? "paused"
+          : decision.cause;
+    ledger.skip({ runId, schedule: name, slot, trigger: "manual", cause, detail: decision.detail });
+    process.stderr.write(`autoloop-cron: ${name} not launched: ${decision.detail}\n`);
+    return 0;
+  }
+  if (decision.kind === "replace") {
+    for (const e of running) signalGroup(e.pid!, "SIGTERM");
+  }
+  const logger = pino({ level: "warn" }, pino.destination(2));
+  const spec = launchSpecFor(config, schedule, runId, slot);
+  const env = runEnvironment(config, process.env);
+  const result = launchRecorded(ledger, spec, "manual", { logger, env });
   if (result.kind === "duplicate")
     throw new UserError(`slot already launched as ${result.runId}`, 1);
   process.stderr.write(`autoloop-cron: launched ${runId} (pid ${result.handle.pid ?? "?"})\n`);

@@ -209,3 +209,23 @@ export function findConfig(explicit: string | undefined, cwd: string = process.c
   if (existsSync(resolve(cwd, CONFIG_FILE_NAME))) return loadConfig(CONFIG_FILE_NAME, cwd);
   return defaultConfig(cwd);
 }
+
+/** Environment variables the config names as secrets (`*_env` keys). */
+export function secretEnvNames(config: CronConfig): string[] {
+  const refs = [config.heartbeat?.url];
+  for (const c of config.channels) {
+    if (c.type === "email") refs.push(c.smtpUrl);
+    if (c.type === "webhook") refs.push(c.url, c.secret);
+  }
+  return refs.flatMap((r) => (r?.kind === "env" ? [r.name] : []));
+}
+
+/**
+ * The environment runs are launched with: the daemon's, without the alert channels' and
+ * heartbeat's secrets, which an agent with a shell has no business reading.
+ */
+export function runEnvironment(config: CronConfig, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env = { ...base };
+  for (const name of secretEnvNames(config)) delete env[name];
+  return env;
+}

@@ -5,7 +5,7 @@ import { EventEmitter } from "node:events";
 import { type FSWatcher, mkdirSync, watch } from "node:fs";
 import type { Logger } from "pino";
 import type { FieldProblem } from "../util/errors.js";
-import type { CronConfig } from "./config.js";
+import { type CronConfig, runEnvironment } from "./config.js";
 import {
   answer,
   type ControlRequest,
@@ -80,6 +80,8 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   private reloadTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   lastTickAt = new Date(0);
+  /** What runs are launched with: the daemon's environment minus the config's secrets. */
+  private readonly runEnv: NodeJS.ProcessEnv;
   invalidProblems: FieldProblem[] = [];
 
   constructor(
@@ -88,6 +90,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   ) {
     super();
     this.deps = { env: process.env, clock: realClock, tickMs: 1000, ...deps };
+    this.runEnv = runEnvironment(config, this.deps.env);
     mkdirSync(config.stateDir, { recursive: true });
     this.ledger = RunLedger.open(config.stateDir, { logger: deps.logger });
     this.queue = new FireQueue((e) => this.onFireEvent(e), this.deps.clock, {
@@ -139,6 +142,15 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
 
   /** Re-reads schedule files; invalid files keep their previous good version. */
   reload(): void {
+    try {
+      this.reloadSchedules();
+    } catch (err) {
+      // The schedules in force stay; a reload must never take the daemon down.
+      this.log.error({ err }, "reloading schedule files failed; keeping the schedules in force");
+    }
+  }
+
+  private reloadSchedules(): void {
     const update = loadScheduleSet(this.config, this.schedules);
     this.invalidProblems = update.problems;
     if (update.problems.length > 0) {
@@ -325,7 +337,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     const spec = launchSpecFor(this.config, schedule, runId, slot);
     const result = launchRecorded(this.ledger, spec, trigger, {
       logger: this.log,
-      env: this.deps.env,
+      env: this.runEnv,
     });
     if (result.kind === "duplicate") {
       this.release(schedule.name, runId);
