@@ -1,8 +1,13 @@
 // `autoloop-cron monitor`: the monitor without the scheduler, continuously or as one pass.
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import type { AttemptOutcome } from "../alerts/outbox.js";
+import type { CronConfig } from "../cron/config.js";
 import { runningDaemon } from "../cron/control.js";
 import { createLogger, LOG_LEVEL_ENV } from "../cron/logger.js";
+import { evaluateHealth } from "../http/health.js";
+import { Metrics } from "../http/metrics.js";
+import { startHttpServer } from "../http/server.js";
+import { cachedWritableProbe } from "../http/writable-probe.js";
 import type { Notification } from "../monitor/alert-state.js";
 import { MonitorService } from "../monitor/service.js";
 import { UserError } from "../util/errors.js";
@@ -94,13 +99,53 @@ export async function monitorCommand(argv: string[]): Promise<number> {
     return 0;
   }
   await service.start();
-  logger.info({ journals: service.status().journals.length }, "monitor started");
+  const http = await serveMonitorHealth(service, config, logger).catch(async (err) => {
+    await service.stop();
+    throw err;
+  });
+  logger.info({ journals: service.status().journals.length, http: http?.url }, "monitor started");
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", () => resolve());
     process.once("SIGINT", () => resolve());
   });
   await service.stop();
+  await http?.close();
   logger.info("monitor stopped");
   logger.flush();
   return 0;
+}
+
+/**
+ * /healthz and /metrics for the monitor alone (the Kubernetes Deployment probes them):
+ * healthy while evaluation passes keep coming and the state dir is writable.
+ */
+async function serveMonitorHealth(service: MonitorService, config: CronConfig, logger: Logger) {
+  if (!config.http.enabled) return undefined;
+  const metrics = new Metrics();
+  metrics.setProviders({
+    outbox: () => {
+      const status = service.outbox.status();
+      return { backlog: status.backlog, dead: status.deadLetters.length };
+    },
+    journals: () => service.status().journals.map((j) => ({ path: j.path, lagBytes: j.lagBytes })),
+    openIncidents: () => service.status().openIncidents,
+    lastTickAt: () => service.lastEvaluatedAt,
+  });
+  const probe = cachedWritableProbe(config.stateDir);
+  const startedAt = Date.now();
+  const health = async () =>
+    evaluateHealth({
+      now: Date.now(),
+      lastTickAt: service.lastEvaluatedAt,
+      tickIntervalMs: 10_000,
+      startedAt,
+      stateDirWritable: await probe(),
+    });
+  return startHttpServer({
+    host: config.http.host,
+    port: config.http.port,
+    health,
+    metrics,
+    logger,
+  });
 }

@@ -4,11 +4,13 @@ import { join } from "node:path";
 import pino from "pino";
 import type { CronConfig } from "../cron/config.js";
 import { runningDaemon, sendControl } from "../cron/control.js";
+import { isSameProcessAlive } from "../cron/launch-identity.js";
 import { RunLedger } from "../cron/ledger.js";
 import { isTerminal, type RunSummary } from "../cron/ledger-events.js";
 import { isValidRunId } from "../cron/run-id.js";
+import { RUN_KILL_GRACE_MS } from "../cron/run-launch.js";
 import { UserError } from "../util/errors.js";
-import { signalGroup } from "../util/process.js";
+import { isGroupAlive, signalGroup } from "../util/process.js";
 import { flag, intOption, str, table } from "./common.js";
 import { configOf, parseCron, printJson } from "./cron-common.js";
 
@@ -164,15 +166,21 @@ export async function stopCommand(argv: string[]): Promise<number> {
   }
   const ledger = openLedger(config);
   const entry = ledger.pending().find((e) => e.runId === runId);
-  if (entry?.pid === undefined || !signalGroup(entry.pid, "SIGTERM")) {
+  // The recorded pid must still be that run (not a reused pid) before its group is signalled.
+  if (entry?.pid === undefined || !isSameProcessAlive(entry.pid, entry.startTime)) {
     throw new UserError(
       `run ${runId} is not running (no daemon, and no live process recorded for it)`,
       1,
     );
   }
   ledger.killed(runId, "operator", reason);
+  signalGroup(entry.pid, "SIGTERM");
+  const deadline = Date.now() + RUN_KILL_GRACE_MS;
+  while (isGroupAlive(entry.pid) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
+  if (isGroupAlive(entry.pid)) signalGroup(entry.pid, "SIGKILL");
   process.stdout.write(
-    `sent SIGTERM to run ${runId} (process group ${entry.pid}); the next daemon start records its end\n`,
+    `stopped run ${runId} (process group ${entry.pid}); the next daemon start records its end\n`,
   );
   return 0;
 }

@@ -215,7 +215,21 @@ export function loadScheduleFiles(config: CronConfig): {
   for (const name of names) {
     const path = join(dir, name);
     const file = displayPath(config.dir, path);
-    const parsed = parseScheduleFile(file, readFileSync(path, "utf8"), defaults, {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (err) {
+      // Unreadable (a folder, no permission, deleted meanwhile): a problem of this file only.
+      const code = (err as NodeJS.ErrnoException).code ?? "error";
+      problems.push({
+        file,
+        field: "",
+        found: `an unreadable file (${code})`,
+        expected: "a readable TOML file",
+      });
+      continue;
+    }
+    const parsed = parseScheduleFile(file, text, defaults, {
       fileDir: dir,
       configDir: config.dir,
     });

@@ -74,7 +74,7 @@ function listen(server: Server, host: string, port: number): Promise<void> {
 /** Turns a bind failure into a message that says what to change. */
 export function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
   const where = formatHostPort(host, port);
-  const fix = `change [http] listen in the config (or pass --listen), or set listen = "" to disable the HTTP server`;
+  const fix = `change [http] listen in the config, or set listen = "" to disable the HTTP server`;
   switch (err.code) {
     case "EADDRINUSE":
       return new UserError(

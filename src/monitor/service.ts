@@ -45,6 +45,9 @@ export class MonitorService {
     | { schedules: ReadonlyMap<string, Schedule>; value: ThresholdsFor }
     | undefined;
 
+  /** Epoch ms of the last evaluation pass: the standalone monitor's /healthz reads it. */
+  lastEvaluatedAt: number | undefined;
+
   constructor(private readonly options: MonitorServiceOptions) {
     const { config, logger, daemon } = options;
     this.log = logger;
@@ -152,6 +155,7 @@ export class MonitorService {
   /** Detects, reconciles, and enqueues what is due; returns the notifications sent. */
   evaluate(): Notification[] {
     const now = this.now();
+    this.lastEvaluatedAt = now.getTime();
     try {
       this.standalone?.refresh(now);
       this.facts.forget(this.tracker.prune(now));
@@ -265,9 +269,12 @@ export class MonitorService {
     const onMissed = (e: { schedule: string; slots: Date[]; reason: string }) =>
       this.facts.noteMissed(e.schedule, e.slots, e.reason);
     const onLoaded = () => {
-      void this.journalPaths().then((paths) => {
-        for (const path of paths) this.follower.add(path);
-      });
+      void this.journalPaths().then(
+        (paths) => {
+          for (const path of paths) this.follower.add(path);
+        },
+        (err) => this.log.error({ err }, "monitor: cannot list journals after a reload"),
+      );
     };
     daemon.on("fire", onFire);
     daemon.on("missed", onMissed);
