@@ -54,6 +54,7 @@ export class JournalWakeups {
   private debounce: unknown;
   private interval: unknown;
   private started = false;
+  private lastWakeAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly deps: WakeupDeps,
@@ -110,12 +111,16 @@ export class JournalWakeups {
   nudge(path: string): void {
     this.changed.add(path);
     if (this.debounce !== undefined || !this.started) return;
+    // Leading edge: the first change after a quiet spell is read at once; the ones that
+    // follow within debounceMs are coalesced into one later wake-up.
+    const wait = Math.max(0, this.lastWakeAt + this.options.debounceMs - this.deps.now());
     this.debounce = this.deps.setTimeout(() => {
       this.debounce = undefined;
+      this.lastWakeAt = this.deps.now();
       const paths = [...this.changed];
       this.changed.clear();
       this.wake(paths);
-    }, this.options.debounceMs);
+    }, wait);
   }
 
   private ensureWatch(dir: string): void {

@@ -34,6 +34,7 @@ export class JournalFollower {
   /** A background poll is queued or running; more requests wait in `pending`. */
   private busy = false;
   private dirty = false;
+  private lastFlushAt = Number.NEGATIVE_INFINITY;
   private lastDiscoverAt = Number.NEGATIVE_INFINITY;
   /** Polls run one after another on this chain, which never rejects. */
   private chain: Promise<unknown> = Promise.resolve();
@@ -49,7 +50,10 @@ export class JournalFollower {
       },
       (paths) => this.pollInBackground(paths),
       (path) => this.followed.get(path)?.lastPolledAt ?? Number.NEGATIVE_INFINITY,
-      () => this.maybeDiscover(),
+      () => {
+        this.maybeDiscover();
+        if (!this.busy) this.flushPositions();
+      },
     );
     const loaded = options.positionsFile
       ? loadPositions(options.positionsFile)
@@ -114,6 +118,8 @@ export class JournalFollower {
   /** Writes the committed positions if they changed (atomically). */
   flushPositions(): void {
     if (!this.dirty || this.options.positionsFile === undefined) return;
+    this.lastFlushAt = this.deps.now();
+    this.options.beforeFlush?.();
     savePositions(this.options.positionsFile, this.positions);
     this.dirty = false;
   }
@@ -143,7 +149,7 @@ export class JournalFollower {
         this.onError(path, err);
       }
     }
-    this.flushPositions();
+    if (this.deps.now() - this.lastFlushAt >= 1000) this.flushPositions();
     if (first) throw first.err;
   }
 

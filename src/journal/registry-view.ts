@@ -71,6 +71,8 @@ export class RegistryView {
       if (this.inode !== undefined || readUpTo > 0) this.reset();
       this.inode = stat?.ino;
     }
+    if (stat === undefined || stat.size === this.cursor.position + this.cursor.pendingBytes)
+      return this.runs;
     const { items, skipped } = parseLines(this.cursor.readNew(), parseRegistryLine);
     this.skipped += skipped;
     for (const entry of items) this.runs.set(entry.run_id, entry);

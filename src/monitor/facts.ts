@@ -58,24 +58,26 @@ export class MonitorFacts {
   }
 
   /** The ledger's summary of a run the scheduler launched; undefined for other runs. */
-  summaryOf(runId: string): RunSummary | undefined {
+  summaryOf(runId: string, ledger = this.sources.ledger()): RunSummary | undefined {
     const done = this.ended.get(runId);
     if (done !== undefined) return done;
-    const summary = this.sources.ledger()?.replay(runId)?.summary;
+    const summary = ledger?.replay(runId)?.summary;
     if (summary !== undefined && isTerminal(summary.status)) this.ended.set(runId, summary);
     return summary;
   }
 
-  scheduleOf(runId: string): string | undefined {
+  scheduleOf(runId: string, ledger = this.sources.ledger()): string | undefined {
     const known = this.launched.get(runId);
     if (known !== undefined) return known;
-    const schedule = this.summaryOf(runId)?.schedule;
+    const schedule = this.summaryOf(runId, ledger)?.schedule;
     return schedule === undefined || schedule === "" ? undefined : schedule;
   }
 
   collect(runs: readonly RunState[]): DetectFacts {
     const facts = new Map<string, RunFacts>();
-    for (const run of runs) facts.set(run.run, this.runFacts(run));
+    const ledger = this.sources.ledger();
+    const registries = new Map<string, ReadonlyMap<string, { pid?: number }>>();
+    for (const run of runs) facts.set(run.run, this.runFacts(run, ledger, registries));
     return { runs: facts, schedules: this.scheduleFacts() };
   }
 
@@ -87,16 +89,25 @@ export class MonitorFacts {
     }
   }
 
-  private runFacts(run: RunState): RunFacts {
+  private runFacts(
+    run: RunState,
+    ledger: RunLedger | undefined,
+    registries: Map<string, ReadonlyMap<string, { pid?: number }>>,
+  ): RunFacts {
     const facts: RunFacts = {};
-    const summary = this.summaryOf(run.run);
-    const schedule = this.scheduleOf(run.run);
+    const summary = this.summaryOf(run.run, ledger);
+    const schedule = this.scheduleOf(run.run, ledger);
     if (schedule !== undefined) facts.schedule = schedule;
     const verdict = verdictOf(summary);
     if (verdict !== undefined) facts.verdict = verdict;
     if (run.terminal !== undefined) return facts;
     const alive = this.sources.isAlive ?? isProcessAlive;
-    const entry = this.registry(run.journalPath).get(run.run);
+    let registry = registries.get(run.journalPath);
+    if (registry === undefined) {
+      registry = this.registry(run.journalPath);
+      registries.set(run.journalPath, registry);
+    }
+    const entry = registry.get(run.run);
     if (entry?.pid !== undefined) facts.alive = alive(entry.pid);
     else if (summary !== undefined && isTerminal(summary.status)) facts.alive = false;
     else if (summary?.pid !== undefined) facts.alive = alive(summary.pid);

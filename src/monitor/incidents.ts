@@ -1,6 +1,6 @@
 // Incidents as Markdown files (`<dir>/<slug>.md`, seed 002): YAML frontmatter plus a
 // newest-first changelog, readable and editable by hand; every write is atomic.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { nanoid } from "nanoid";
 import { writeFileAtomic } from "../util/atomic-write.js";
@@ -65,6 +65,8 @@ export interface IncidentSnapshot {
 
 export class IncidentStore {
   private readonly deps: IncidentStoreDeps;
+  /** Parsed incidents by slug, valid while the file's mtime, size and inode are unchanged. */
+  private readonly parsed = new Map<string, { stamp: string; incident: Incident }>();
 
   constructor(
     readonly dir: string,
@@ -198,9 +200,20 @@ export class IncidentStore {
   private scan(): { incidents: Incident[]; problems: string[] } {
     const incidents: Incident[] = [];
     const problems: string[] = [];
-    for (const slug of this.slugs()) {
+    const slugs = this.slugs();
+    for (const slug of this.parsed.keys()) if (!slugs.includes(slug)) this.parsed.delete(slug);
+    for (const slug of slugs) {
       try {
-        incidents.push(this.read(slug));
+        const s = statSync(this.fileOf(slug));
+        const stamp = `${s.ino}:${s.size}:${s.mtimeMs}`;
+        const hit = this.parsed.get(slug);
+        if (hit?.stamp === stamp) {
+          incidents.push(hit.incident);
+          continue;
+        }
+        const incident = this.read(slug);
+        this.parsed.set(slug, { stamp, incident });
+        incidents.push(incident);
       } catch (err) {
         problems.push(err instanceof Error ? err.message : String(err));
       }

@@ -38,6 +38,12 @@ export class MonitorService {
   private timer: NodeJS.Timeout | undefined;
   private soon: NodeJS.Timeout | undefined;
   private started = false;
+  private trackerDirty = false;
+  /** Runs with records since the last evaluation; only their facts are re-read on a batch. */
+  private readonly touched = new Set<string>();
+  private lastFacts: ReturnType<MonitorFacts["collect"]> | undefined;
+  /** Wall-clock ms of the last batch-triggered pass (leading-edge coalescing of bursts). */
+  private lastSoonAt = Number.NEGATIVE_INFINITY;
   private openIncidents: number | undefined;
   private readonly detach: (() => void)[] = [];
 
@@ -76,8 +82,14 @@ export class MonitorService {
       positionsFile: this.paths.positions,
       onLines: (path, batch) => {
         this.tracker.apply(path, batch);
-        saveTracker(this.paths, this.tracker.snapshot());
+        for (const r of batch.records) this.touched.add(r.run);
+        this.trackerDirty = true;
         this.evaluateSoon();
+      },
+      beforeFlush: () => {
+        if (!this.trackerDirty) return;
+        saveTracker(this.paths, this.tracker.snapshot());
+        this.trackerDirty = false;
       },
       onReset: (path, reason) => {
         this.log.info({ journal: path, reason }, "monitor: journal replaced; reading it again");
@@ -153,7 +165,7 @@ export class MonitorService {
   }
 
   /** Detects, reconciles, and enqueues what is due; returns the notifications sent. */
-  evaluate(): Notification[] {
+  evaluate(onlyTouched = false): Notification[] {
     const now = this.now();
     this.lastEvaluatedAt = now.getTime();
     try {
@@ -161,7 +173,15 @@ export class MonitorService {
       this.facts.forget(this.tracker.prune(now));
       const runs = this.tracker.list();
       const thresholds = this.thresholds();
-      const facts = this.facts.collect(runs);
+      let facts: ReturnType<MonitorFacts["collect"]>;
+      if (onlyTouched && this.lastFacts !== undefined) {
+        const fresh = this.facts.collect(runs.filter((r) => this.touched.has(r.run)));
+        const merged = new Map(this.lastFacts.runs);
+        for (const [id, f] of fresh.runs) merged.set(id, f);
+        facts = { runs: merged, schedules: fresh.schedules };
+      } else facts = this.facts.collect(runs);
+      this.lastFacts = facts;
+      this.touched.clear();
       const conditions = detect(runs, facts, now, thresholds, { tasksOf: readRunTasks });
       const notifications = this.alertState.reconcile(conditions, now, this.operators.read());
       for (const n of notifications) this.deliver(n);
@@ -218,10 +238,12 @@ export class MonitorService {
 
   private evaluateSoon(): void {
     if (!this.started || this.soon !== undefined) return;
+    const wait = Math.max(0, this.lastSoonAt + 20 - Date.now());
     this.soon = setTimeout(() => {
       this.soon = undefined;
-      this.evaluate();
-    }, 20);
+      this.lastSoonAt = Date.now();
+      this.evaluate(true);
+    }, wait);
   }
 
   private schedules(): ReadonlyMap<string, Schedule> {
