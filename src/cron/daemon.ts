@@ -21,7 +21,7 @@ import { recoverPending } from "./ledger-recovery.js";
 import type { RunOutcome } from "./outcome.js";
 import { isPaused, killSwitchOn, type PauseState, readPauseState } from "./pause-state.js";
 import { catchUpSlots, type PlanSpec } from "./planner.js";
-import { decideSlot } from "./policy.js";
+import { decideSlot, type SkipCause as PolicySkipCause, type SlotFacts } from "./policy.js";
 import { newRunId } from "./run-id.js";
 import { launchSpecFor } from "./run-launch.js";
 import type { Schedule } from "./schedule-file.js";
@@ -217,32 +217,36 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     } else this.log.warn({ jumpMs: event.ms }, "the wall clock jumped");
   }
 
-  /** Applies the slot policy to one due slot. */
-  onSlot(name: string, slot: Date, trigger: Trigger, latenessMs = 0): ControlResponse | undefined {
-    const schedule = this.schedules.get(name);
-    if (schedule === undefined) return undefined;
-    const pause = this.pause;
-    const running = [...(this.runningBySchedule.get(name) ?? [])];
-    const decision = decideSlot({
+  /** What the slot policy decides on, as things stand now. */
+  private slotFacts(schedule: Schedule): SlotFacts {
+    const name = schedule.name;
+    return {
       schedule: name,
       overlap: schedule.overlap,
       enabled: schedule.enabled,
-      paused: isPaused(pause, name),
-      globallyPaused: pause.all || killSwitchOn(this.deps.env),
-      running,
+      paused: isPaused(this.pause, name),
+      globallyPaused: this.pause.all || killSwitchOn(this.deps.env),
+      running: [...(this.runningBySchedule.get(name) ?? [])],
       runningTotal: this.active.size + this.reserved,
       maxConcurrent: this.config.maxConcurrentRuns,
       after: schedule.after.map((a) => ({
         schedule: a,
         latestStatus: this.ledger.latestRun(a)?.status,
       })),
-    });
+    };
+  }
+
+  /** Applies the slot policy to one due slot. */
+  onSlot(name: string, slot: Date, trigger: Trigger, latenessMs = 0): ControlResponse | undefined {
+    const schedule = this.schedules.get(name);
+    if (schedule === undefined) return undefined;
+    const decision = decideSlot(this.slotFacts(schedule));
     switch (decision.kind) {
       case "launch":
         return this.launch(schedule, slot, trigger, latenessMs);
       case "skip": {
         const runId = newRunId(name, slot);
-        const cause: SkipCause = decision.cause === "globally_paused" ? "paused" : decision.cause;
+        const cause = ledgerCause(decision.cause);
         this.ledger.skip({ runId, schedule: name, slot, trigger, cause, detail: decision.detail });
         this.log.info(
           { schedule: name, slot: slot.toISOString(), runId, cause },
@@ -403,7 +407,10 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
       this.waitingBySchedule.set(w.schedule, (this.waitingBySchedule.get(w.schedule) ?? 0) + 1);
   }
 
-  /** Launches waiting slots whose obstacles are gone, oldest first. */
+  /**
+   * Launches waiting slots whose obstacles are gone, oldest first. Each is decided again:
+   * a schedule paused, disabled, removed or blocked by \`after\` meanwhile skips its slot.
+   */
   private drain(): void {
     if (this.stopping) return;
     const pending = this.waiting.splice(0);
@@ -413,10 +420,23 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         break;
       }
       const schedule = this.schedules.get(w.schedule);
-      if (schedule === undefined) continue;
-      if (this.runningBySchedule.has(w.schedule) && schedule.overlap !== "allow")
+      const facts = schedule && this.slotFacts(schedule);
+      // A slot waits behind its own schedule's run whatever the overlap policy queued it.
+      const decision =
+        facts && decideSlot({ ...facts, overlap: facts.overlap === "allow" ? "allow" : "queue" });
+      if (decision?.kind === "launch") {
+        this.launch(schedule!, w.slot, w.trigger, this.deps.clock.now() - w.slot.getTime());
+      } else if (decision?.kind === "queue") {
         this.waiting.push(w);
-      else this.launch(schedule, w.slot, w.trigger, this.deps.clock.now() - w.slot.getTime());
+      } else {
+        const skip = decision?.kind === "skip" ? decision : undefined;
+        const cause = skip ? ledgerCause(skip.cause) : "config_error";
+        const detail = skip?.detail ?? "the schedule was removed while the slot waited";
+        const runId = newRunId(w.schedule, w.slot);
+        const { schedule: name, slot, trigger } = w;
+        this.ledger.skip({ runId, schedule: name, slot, trigger, cause, detail });
+        this.emit("skipped", { schedule: name, slot, runId, cause, detail });
+      }
     }
     this.countWaiting();
   }
@@ -511,6 +531,11 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     const grace = new Promise((r) => setTimeout(r, graceMs).unref());
     await Promise.race([Promise.allSettled(runs.map((r) => r.done)), grace]);
   }
+}
+
+/** The ledger records the global kill switch as a plain pause. */
+function ledgerCause(cause: PolicySkipCause): SkipCause {
+  return cause === "globally_paused" ? "paused" : cause;
 }
 
 export function planSpec(s: Schedule): PlanSpec {

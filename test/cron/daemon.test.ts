@@ -173,3 +173,25 @@ describe("scheduler daemon with real processes", () => {
     expect(existsSync(config.stateDir)).toBe(true);
   });
 });
+
+describe("waiting slots", () => {
+  it("decides a waiting slot again when it could launch: paused meanwhile, it is skipped", async () => {
+    const dir = tempDir();
+    const config = writeCronConfig(
+      dir,
+      commandSchedule("w", "setTimeout(() => {}, 1500)", 'overlap = "queue"'),
+    );
+    const d = run(config);
+    const first = await nextEvent(d, "fire");
+    const queued = await nextEvent(d, "queued");
+    setPaused(config.stateDir, "w", true);
+    // The queued slot itself is decided again when the first run ends, and skipped.
+    const skipped = await nextEvent(
+      d,
+      "skipped",
+      (e) => e.slot.getTime() === queued.slot.getTime(),
+    );
+    expect(skipped).toMatchObject({ schedule: "w", cause: "paused" });
+    expect(d.ledger.replay(first.runId)?.summary.status).toBe("completed");
+  });
+});
