@@ -1,9 +1,10 @@
 // `npm run bench`: every benchmark; exits non-zero when a target is missed.
 import { benchHarness } from "./harness.mjs";
+import { benchMonitor } from "./monitor.mjs";
 import { benchScheduler } from "./scheduler.mjs";
 
 const only = process.argv[2];
-const suites = { harness: benchHarness, scheduler: benchScheduler };
+const suites = { harness: benchHarness, scheduler: benchScheduler, monitor: benchMonitor };
 let ok = true;
 for (const [name, fn] of Object.entries(suites)) {
   if (only && only !== name) continue;
