@@ -139,7 +139,7 @@ describe("startHttpServer", () => {
     });
     await expect(second).rejects.toBeInstanceOf(UserError);
     await expect(second).rejects.toThrow(
-      `cannot serve /healthz and /metrics on 127.0.0.1:${first.port}: the address is already in use (another autoloop-cron daemon or another program); change [http] listen in the config (or pass --listen), or set listen = "" to disable the HTTP server`,
+      `cannot serve /healthz and /metrics on 127.0.0.1:${first.port}: the address is already in use (another autoloop-cron daemon or another program); change [http] listen in the config, or set listen = "" to disable the HTTP server`,
     );
   });
 
