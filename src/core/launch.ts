@@ -1,6 +1,7 @@
 // Launching a run: refuse a run id already in the journal, and build the launch metadata
 // that `loop.start` and the registry carry (seed 001, formats.md).
 import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { hostname } from "node:os";
 import type { FieldValue } from "../journal/codec.js";
 import { UserError } from "../util/errors.js";
 import type { Preset } from "./preset.js";
@@ -108,6 +109,8 @@ export function registryRecord(m: LaunchMetadata, update: Partial<RegistryRecord
     latest_event: "loop.start",
     isolation_mode: config.core.isolation_mode,
     pid: process.pid,
+    // Our extension: a pid means something only on the host (pid namespace) that wrote it.
+    host: hostname(),
     ...update,
   };
 }

@@ -25,6 +25,8 @@ export interface RegistryRecord {
   latest_event: string;
   isolation_mode: string;
   pid: number;
+  /** The harness's host name: a monitor elsewhere (another pod) cannot judge the pid. */
+  host: string;
 }
 
 export function appendRegistry(file: string, record: RegistryRecord): void {
