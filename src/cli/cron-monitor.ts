@@ -4,10 +4,9 @@ import type { AttemptOutcome } from "../alerts/outbox.js";
 import type { CronConfig } from "../cron/config.js";
 import { runningDaemon } from "../cron/control.js";
 import { createLogger, LOG_LEVEL_ENV } from "../cron/logger.js";
-import { evaluateHealth } from "../http/health.js";
+import { healthCheck, monitorProviders } from "../cron/observability.js";
 import { Metrics } from "../http/metrics.js";
 import { startHttpServer } from "../http/server.js";
-import { cachedWritableProbe } from "../http/writable-probe.js";
 import type { Notification } from "../monitor/alert-state.js";
 import { MonitorService } from "../monitor/service.js";
 import { UserError } from "../util/errors.js";
@@ -122,25 +121,8 @@ export async function monitorCommand(argv: string[]): Promise<number> {
 async function serveMonitorHealth(service: MonitorService, config: CronConfig, logger: Logger) {
   if (!config.http.enabled) return undefined;
   const metrics = new Metrics();
-  metrics.setProviders({
-    outbox: () => {
-      const status = service.outbox.status();
-      return { backlog: status.backlog, dead: status.deadLetters.length };
-    },
-    journals: () => service.status().journals.map((j) => ({ path: j.path, lagBytes: j.lagBytes })),
-    openIncidents: () => service.status().openIncidents,
-    lastTickAt: () => service.lastEvaluatedAt,
-  });
-  const probe = cachedWritableProbe(config.stateDir);
-  const startedAt = Date.now();
-  const health = async () =>
-    evaluateHealth({
-      now: Date.now(),
-      lastTickAt: service.lastEvaluatedAt,
-      tickIntervalMs: 10_000,
-      startedAt,
-      stateDirWritable: await probe(),
-    });
+  metrics.setProviders({ ...monitorProviders(service), lastTickAt: () => service.lastEvaluatedAt });
+  const health = healthCheck(config.stateDir, () => service.lastEvaluatedAt);
   return startHttpServer({
     host: config.http.host,
     port: config.http.port,

@@ -1,6 +1,7 @@
 // The daemon's outward signals: /healthz and /metrics over HTTP, and the heartbeat ping.
 import type { Logger } from "pino";
 import { evaluateHealth, type HealthReport } from "../http/health.js";
+import type { MetricsProviders } from "../http/metric-providers.js";
 import { Metrics } from "../http/metrics.js";
 import { startHttpServer } from "../http/server.js";
 import { cachedWritableProbe } from "../http/writable-probe.js";
@@ -28,6 +29,35 @@ function secretOf(ref: SecretRef): { env?: string; file?: string; value?: string
   return { value: ref.value };
 }
 
+/** The monitor's gauges: outbox backlog and dead letters, journal lag, open incidents. */
+export function monitorProviders(monitor: MonitorService): MetricsProviders {
+  return {
+    outbox: () => {
+      const status = monitor.outbox.status();
+      return { backlog: status.backlog, dead: status.deadLetters.length };
+    },
+    journals: () => monitor.status().journals.map((j) => ({ path: j.path, lagBytes: j.lagBytes })),
+    openIncidents: () => monitor.status().openIncidents,
+  };
+}
+
+/** /healthz: healthy while `lastTickAt` keeps advancing and the state dir is writable. */
+export function healthCheck(
+  stateDir: string,
+  lastTickAt: () => number | undefined,
+): () => Promise<HealthReport> {
+  const startedAt = Date.now();
+  const probe = cachedWritableProbe(stateDir);
+  return async () =>
+    evaluateHealth({
+      now: Date.now(),
+      lastTickAt: lastTickAt(),
+      tickIntervalMs: HEALTH_TICK_INTERVAL_MS,
+      startedAt,
+      stateDirWritable: await probe(),
+    });
+}
+
 export async function startObservability(
   daemon: SchedulerDaemon,
   config: CronConfig,
@@ -35,17 +65,7 @@ export async function startObservability(
   monitor?: MonitorService,
 ): Promise<Observability> {
   const metrics = new Metrics();
-  if (monitor) {
-    metrics.setProviders({
-      outbox: () => {
-        const status = monitor.outbox.status();
-        return { backlog: status.backlog, dead: status.deadLetters.length };
-      },
-      journals: () =>
-        monitor.status().journals.map((j) => ({ path: j.path, lagBytes: j.lagBytes })),
-      openIncidents: () => monitor.status().openIncidents,
-    });
-  }
+  if (monitor) metrics.setProviders(monitorProviders(monitor));
   daemon.on("fire", (e) => {
     metrics.runStarted(e.schedule);
     metrics.fireLateness(e.schedule, e.latenessMs / 1000);
@@ -59,16 +79,7 @@ export async function startObservability(
     invalidScheduleFiles: () => new Set(daemon.invalidProblems.map((p) => p.file)).size,
     lastTickAt: () => daemon.lastTickAt.getTime() || undefined,
   });
-  const startedAt = Date.now();
-  const probe = cachedWritableProbe(config.stateDir);
-  const health = async () =>
-    evaluateHealth({
-      now: Date.now(),
-      lastTickAt: daemon.lastTickAt.getTime() || undefined,
-      tickIntervalMs: HEALTH_TICK_INTERVAL_MS,
-      startedAt,
-      stateDirWritable: await probe(),
-    });
+  const health = healthCheck(config.stateDir, () => daemon.lastTickAt.getTime() || undefined);
 
   const server = config.http.enabled
     ? await startHttpServer({
