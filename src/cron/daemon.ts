@@ -24,8 +24,10 @@ import { catchUpSlots, type PlanSpec } from "./planner.js";
 import { decideSlot, type SkipCause as PolicySkipCause, type SlotFacts } from "./policy.js";
 import { newRunId } from "./run-id.js";
 import { launchSpecFor } from "./run-launch.js";
+import { type ActiveRun, RunTable } from "./run-table.js";
 import type { Schedule } from "./schedule-file.js";
 import { loadScheduleSet, scheduleChanged } from "./schedule-set.js";
+import { QUEUE_LIMIT, SlotQueue } from "./slot-queue.js";
 
 export interface DaemonEvents {
   fire: [{ schedule: string; slot: Date; runId: string; trigger: Trigger; latenessMs: number }];
@@ -46,31 +48,11 @@ export interface DaemonDeps {
   tickMs: number;
 }
 
-interface ActiveRun {
-  runId: string;
-  schedule: string;
-  stop(reason: string): void;
-  done: Promise<RunOutcome>;
-}
-
-interface WaitingSlot {
-  schedule: string;
-  slot: Date;
-  trigger: Trigger;
-}
-
-const QUEUE_LIMIT = 10;
-
 export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   readonly ledger: RunLedger;
   schedules = new Map<string, Schedule>();
-  readonly active = new Map<string, ActiveRun>();
-  private readonly waiting: WaitingSlot[] = [];
-  private readonly waitingBySchedule = new Map<string, number>();
-  /** Running run ids per schedule, so a decision never scans every active run. */
-  private readonly runningBySchedule = new Map<string, Set<string>>();
-  /** Launches decided but not yet spawned: they count against max_concurrent_runs. */
-  private reserved = 0;
+  readonly runs = new RunTable();
+  private readonly waiting = new SlotQueue();
   /** paused.json, re-read every tick (it changes by hand, rarely): not on every slot. */
   private pause: PauseState = { all: false, schedules: [] };
   private readonly queue: FireQueue;
@@ -98,6 +80,11 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     });
   }
 
+  /** Runs in progress, by id. */
+  get active(): ReadonlyMap<string, ActiveRun> {
+    return this.runs.active;
+  }
+
   private get log(): Logger {
     return this.deps.logger;
   }
@@ -113,12 +100,10 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
           { runId: action.entry.runId, pid: action.entry.pid, schedule: action.entry.schedule },
           "adopted a run that outlived the previous daemon",
         );
-        this.track({
-          runId: action.entry.runId,
-          schedule: action.entry.schedule,
-          stop: handle.stop,
-          done: handle.done,
-        });
+        const { runId, schedule } = action.entry;
+        const run = { runId, schedule, stop: handle.stop, done: handle.done };
+        this.runs.adopt(run);
+        this.watch(run);
       } else if (action.kind === "finished") {
         this.log.info(
           { runId: action.entry.runId, status: action.outcome.status },
@@ -226,8 +211,8 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
       enabled: schedule.enabled,
       paused: isPaused(this.pause, name),
       globallyPaused: this.pause.all || killSwitchOn(this.deps.env),
-      running: [...(this.runningBySchedule.get(name) ?? [])],
-      runningTotal: this.active.size + this.reserved,
+      running: this.runs.runningOf(name),
+      runningTotal: this.runs.size,
       maxConcurrent: this.config.maxConcurrentRuns,
       after: schedule.after.map((a) => ({
         schedule: a,
@@ -256,7 +241,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         return { id: "", ok: false, error: `not launched: ${decision.detail}` };
       }
       case "queue": {
-        if (this.waitingCount(name) >= QUEUE_LIMIT) {
+        if (this.waiting.isFull(name)) {
           const runId = newRunId(name, slot);
           this.ledger.skip({
             runId,
@@ -269,7 +254,6 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
           return { id: "", ok: false, error: "not launched: the queue is full" };
         }
         this.waiting.push({ schedule: name, slot, trigger });
-        this.waitingBySchedule.set(name, this.waitingCount(name) + 1);
         this.log.info({ schedule: name, slot: slot.toISOString() }, decision.detail);
         this.emit("queued", { schedule: name, slot, why: decision.why });
         return { id: "", ok: true, message: decision.detail };
@@ -281,7 +265,6 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         for (const run of previous)
           run.stop(`replaced by the slot of ${slot.toISOString()} (overlap = "replace")`);
         this.waiting.unshift({ schedule: name, slot, trigger });
-        this.waitingBySchedule.set(name, this.waitingCount(name) + 1);
         void Promise.allSettled(previous.map((r) => r.done)).then(() => this.drain());
         return {
           id: "",
@@ -303,28 +286,9 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     latenessMs: number,
   ): ControlResponse {
     const runId = newRunId(schedule.name, slot);
-    this.reserved++;
-    this.reserve(schedule.name, runId);
-    setImmediate(() => {
-      this.reserved--;
-      this.spawnRun(schedule, slot, trigger, latenessMs, runId);
-    });
+    this.runs.reserve(schedule.name, runId);
+    setImmediate(() => this.spawnRun(schedule, slot, trigger, latenessMs, runId));
     return { id: "", ok: true, runId, message: `launching ${runId}` };
-  }
-
-  private reserve(schedule: string, runId: string): void {
-    let set = this.runningBySchedule.get(schedule);
-    if (set === undefined) {
-      set = new Set();
-      this.runningBySchedule.set(schedule, set);
-    }
-    set.add(runId);
-  }
-
-  private release(schedule: string, runId: string): void {
-    const set = this.runningBySchedule.get(schedule);
-    set?.delete(runId);
-    if (set?.size === 0) this.runningBySchedule.delete(schedule);
   }
 
   private spawnRun(
@@ -335,7 +299,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     runId: string,
   ): void {
     if (this.stopping) {
-      this.release(schedule.name, runId);
+      this.runs.settle(schedule.name, runId, undefined);
       return;
     }
     const spec = launchSpecFor(this.config, schedule, runId, slot);
@@ -344,7 +308,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
       env: this.runEnv,
     });
     if (result.kind === "duplicate") {
-      this.release(schedule.name, runId);
+      this.runs.settle(schedule.name, runId, undefined);
       this.log.info(
         { schedule: schedule.name, slot: slot.toISOString(), runId: result.runId },
         "slot already launched (idempotency key); not launching again",
@@ -362,16 +326,14 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     };
     this.log.info(fields, "fired");
     this.emit("fire", { schedule: schedule.name, slot, runId, trigger, latenessMs });
-    this.track({ runId, schedule: schedule.name, stop: handle.stop, done: handle.done });
+    const run = { runId, schedule: schedule.name, stop: handle.stop, done: handle.done };
+    this.runs.settle(schedule.name, runId, run);
+    this.watch(run);
   }
 
-  private track(run: ActiveRun): void {
-    this.active.set(run.runId, run);
-    this.reserve(run.schedule, run.runId);
-    const untrack = () => {
-      this.active.delete(run.runId);
-      this.release(run.schedule, run.runId);
-    };
+  /** Follows a run to its end; then frees its place and launches what waited for it. */
+  private watch(run: ActiveRun): void {
+    const untrack = () => this.runs.finish(run);
     void run.done.then(
       (outcome) => {
         untrack();
@@ -396,27 +358,16 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     );
   }
 
-  private waitingCount(schedule: string): number {
-    return this.waitingBySchedule.get(schedule) ?? 0;
-  }
-
-  /** Keeps the per-schedule count of waiting slots in step with the list. */
-  private countWaiting(): void {
-    this.waitingBySchedule.clear();
-    for (const w of this.waiting)
-      this.waitingBySchedule.set(w.schedule, (this.waitingBySchedule.get(w.schedule) ?? 0) + 1);
-  }
-
   /**
    * Launches waiting slots whose obstacles are gone, oldest first. Each is decided again:
    * a schedule paused, disabled, removed or blocked by \`after\` meanwhile skips its slot.
    */
   private drain(): void {
     if (this.stopping) return;
-    const pending = this.waiting.splice(0);
+    const pending = this.waiting.takeAll();
     for (const [i, w] of pending.entries()) {
-      if (this.active.size + this.reserved >= this.config.maxConcurrentRuns) {
-        this.waiting.push(...pending.slice(i));
+      if (this.runs.size >= this.config.maxConcurrentRuns) {
+        for (const rest of pending.slice(i)) this.waiting.push(rest);
         break;
       }
       const schedule = this.schedules.get(w.schedule);
@@ -438,7 +389,6 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         this.emit("skipped", { schedule: name, slot, runId, cause, detail });
       }
     }
-    this.countWaiting();
   }
 
   /** `autoloop-cron fire <schedule>`: a manual run now, under the same policies. */
