@@ -11,8 +11,12 @@ export interface FollowerOptions {
   /** Gets each batch of new lines; the position advances only once this returns/resolves. */
   onLines: (path: string, batch: LineBatch) => void | Promise<void>;
   onReset?: (path: string, reason: ResetReason) => void;
-  /** Called before committed positions are written: save state derived from the batches first. */
-  beforeFlush?: () => void;
+  /**
+   * Called before committed positions are written: save state derived from the batches first
+   * (snapshot it synchronously; the positions are written once the returned promise resolves,
+   * and not at all when it rejects).
+   */
+  beforeFlush?: () => void | Promise<void>;
   /** Failures of polls (a throwing `onLines`, an unreadable file); default: stderr. */
   onError?: (path: string, err: unknown) => void;
   /** How often unwatched journals are polled (their directory is missing or unwatchable). */

@@ -2,10 +2,11 @@
 // polling as fallback and safety net; batches are delivered at least once, then committed.
 import { closeSync, fstatSync, openSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { writeFileAtomicAsync } from "../util/atomic-write.js";
 import type { FollowerDeps, FollowerOptions, JournalStatus } from "./follow-options.js";
 import { checkPosition, DEFAULT_CHUNK_BYTES, readBatches } from "./follow-read.js";
 import { defaultWakeupDeps, JournalWakeups } from "./follow-wakeups.js";
-import { type JournalPosition, loadPositions, savePositions, startPosition } from "./positions.js";
+import { type JournalPosition, loadPositions, positionsText, startPosition } from "./positions.js";
 
 export type { FollowerDeps, FollowerOptions, JournalStatus } from "./follow-options.js";
 export type { LineBatch, ResetReason } from "./follow-read.js";
@@ -38,6 +39,8 @@ export class JournalFollower {
   private lastDiscoverAt = Number.NEGATIVE_INFINITY;
   /** Polls run one after another on this chain, which never rejects. */
   private chain: Promise<unknown> = Promise.resolve();
+  /** The position save in flight (one at a time); never rejects. */
+  private flushing: Promise<void> | undefined;
 
   constructor(private readonly options: FollowerOptions) {
     this.deps = { ...defaultWakeupDeps, ...options.deps };
@@ -52,7 +55,7 @@ export class JournalFollower {
       (path) => this.followed.get(path)?.lastPolledAt ?? Number.NEGATIVE_INFINITY,
       () => {
         this.maybeDiscover();
-        if (!this.busy) this.flushPositions();
+        if (!this.busy) this.flushInBackground();
       },
     );
     const loaded = options.positionsFile
@@ -100,7 +103,7 @@ export class JournalFollower {
     this.wakeups.stop();
     this.pending.clear();
     await this.chain.catch(() => {});
-    this.flushPositions();
+    await this.flushPositions();
     for (const f of this.followed.values()) this.closeFile(f);
   }
 
@@ -115,13 +118,32 @@ export class JournalFollower {
     return run;
   }
 
-  /** Writes the committed positions if they changed (atomically). */
-  flushPositions(): void {
-    if (!this.dirty || this.options.positionsFile === undefined) return;
+  /**
+   * Writes the committed positions if they changed (atomically, off the event loop), after
+   * `beforeFlush` saved the state derived from them; waits for a save already in flight.
+   */
+  async flushPositions(): Promise<void> {
+    while (this.flushing !== undefined) await this.flushing;
+    const file = this.options.positionsFile;
+    if (!this.dirty || file === undefined) return;
     this.lastFlushAt = this.deps.now();
-    this.options.beforeFlush?.();
-    savePositions(this.options.positionsFile, this.positions);
     this.dirty = false;
+    // Both taken in this same tick: the derived state covers every batch committed here.
+    const text = positionsText(this.positions);
+    const save = (async () => {
+      await this.options.beforeFlush?.();
+      await writeFileAtomicAsync(file, text);
+    })();
+    this.flushing = save.then(
+      () => {
+        this.flushing = undefined;
+      },
+      () => {
+        this.dirty = true; // written again on the next flush
+        this.flushing = undefined;
+      },
+    );
+    await save;
   }
 
   position(path: string): JournalPosition | undefined {
@@ -149,8 +171,14 @@ export class JournalFollower {
         this.onError(path, err);
       }
     }
-    if (this.deps.now() - this.lastFlushAt >= 1000) this.flushPositions();
+    if (this.deps.now() - this.lastFlushAt >= 1000) this.flushInBackground();
     if (first) throw first.err;
+  }
+
+  /** A periodic save: skipped while one is in flight (the next tick catches up). */
+  private flushInBackground(): void {
+    if (this.flushing !== undefined) return;
+    this.flushPositions().catch((err) => this.onError("(positions)", err));
   }
 
   private async pollOne(f: Followed): Promise<void> {
@@ -179,7 +207,9 @@ export class JournalFollower {
   private async consume(f: Followed, fd: number, inode: number): Promise<void> {
     const size = fstatSync(fd).size;
     let pos = this.positions.get(f.path);
-    if (pos === undefined || !f.checked || size !== pos.offset) {
+    // Checked once per opened file (and on shrinking): re-hashing the last line on every
+    // poll with new data cost ~5% of the monitor's CPU on 1,000 busy journals.
+    if (pos === undefined || !f.checked || size < pos.offset) {
       const check = pos ? checkPosition(fd, { inode, size }, pos) : undefined;
       if (pos === undefined || check?.kind === "reset") {
         pos = startPosition(inode);

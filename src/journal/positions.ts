@@ -78,9 +78,14 @@ export function loadPositions(file: string): LoadedPositions {
   return { positions, problems };
 }
 
-/** Saves positions atomically (temp file + rename), keys sorted for stable diffs. */
-export function savePositions(file: string, positions: ReadonlyMap<string, JournalPosition>): void {
+/** The positions file's content, keys sorted for stable diffs. */
+export function positionsText(positions: ReadonlyMap<string, JournalPosition>): string {
   const journals: Record<string, JournalPosition> = {};
   for (const path of [...positions.keys()].sort()) journals[path] = positions.get(path)!;
-  writeFileAtomic(file, `${JSON.stringify({ version: 1, journals }, null, 2)}\n`);
+  return `${JSON.stringify({ version: 1, journals }, null, 2)}\n`;
+}
+
+/** Saves positions atomically (temp file + rename). */
+export function savePositions(file: string, positions: ReadonlyMap<string, JournalPosition>): void {
+  writeFileAtomic(file, positionsText(positions));
 }

@@ -181,6 +181,18 @@ function runConditions(
   return out;
 }
 
+/** The conditions of one run that hold at `now` (`detect` without the schedule ones). */
+export function detectRun(
+  run: RunState,
+  facts: DetectFacts,
+  now: Date,
+  thresholds: ThresholdsFor,
+  deps: DetectDeps,
+): Condition[] {
+  const f = facts.runs.get(run.run) ?? {};
+  return runConditions(run, f, now.getTime(), thresholds(f.schedule), deps);
+}
+
 /** Every condition that holds at `now`, runs first, in a stable order. */
 export function detect(
   runs: Iterable<RunState>,
@@ -190,10 +202,7 @@ export function detect(
   deps: DetectDeps,
 ): Condition[] {
   const out: Condition[] = [];
-  for (const run of runs) {
-    const f = facts.runs.get(run.run) ?? {};
-    out.push(...runConditions(run, f, now.getTime(), thresholds(f.schedule), deps));
-  }
+  for (const run of runs) out.push(...detectRun(run, facts, now, thresholds, deps));
   out.push(...scheduleConditions(facts.schedules ?? {}, thresholds));
   return out;
 }

@@ -74,11 +74,16 @@ export class MonitorFacts {
   }
 
   collect(runs: readonly RunState[]): DetectFacts {
-    const facts = new Map<string, RunFacts>();
     const ledger = this.sources.ledger();
+    return { runs: this.collectRuns(runs, ledger), schedules: this.scheduleFacts(ledger) };
+  }
+
+  /** The per-run part of `collect`, for passes that look at a few runs only. */
+  collectRuns(runs: readonly RunState[], ledger = this.sources.ledger()): Map<string, RunFacts> {
+    const facts = new Map<string, RunFacts>();
     const registries = new Map<string, ReadonlyMap<string, { pid?: number }>>();
     for (const run of runs) facts.set(run.run, this.runFacts(run, ledger, registries));
-    return { runs: facts, schedules: this.scheduleFacts() };
+    return facts;
   }
 
   /** Forgets per-run memory of runs the tracker no longer holds. */
@@ -127,8 +132,7 @@ export class MonitorFacts {
     }
   }
 
-  private scheduleFacts(): ScheduleFacts {
-    const ledger = this.sources.ledger();
+  private scheduleFacts(ledger: RunLedger | undefined): ScheduleFacts {
     const recentSlots: NonNullable<ScheduleFacts["recentSlots"]>[number][] = [];
     const loaded = this.sources.schedules();
     // Only schedules with runs: walking ten thousand idle schedules every pass is waste.

@@ -99,6 +99,21 @@ export class RunTracker {
     };
   }
 
+  /**
+   * `snapshot()` as JSON text, serialized straight from the live state: no deep copy of
+   * every run (the copies cost ~10 ms and their garbage once a second on 1,000 runs).
+   */
+  snapshotText(): string {
+    const marks: TrackerSnapshot["marks"] = {};
+    for (const [run, m] of this.marks) marks[run] = { ms: m.ms, keys: [...m.keys] };
+    const snapshot: TrackerSnapshot = {
+      runs: this.list(),
+      offsets: Object.fromEntries(this.offsets),
+      marks,
+    };
+    return JSON.stringify(snapshot);
+  }
+
   /** Forgets runs that ended long ago or went silent for days; returns the ids forgotten. */
   prune(now: Date): string[] {
     const gone: string[] = [];

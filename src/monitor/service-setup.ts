@@ -8,7 +8,7 @@ import { channelConfigFromCron } from "../alerts/from-cron-config.js";
 import { type AttemptOutcome, Outbox, type OutboxOptions } from "../alerts/outbox.js";
 import type { CronConfig } from "../cron/config.js";
 import type { Schedule } from "../cron/schedule-file.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
+import { writeFileAtomic, writeFileAtomicAsync } from "../util/atomic-write.js";
 import type { MonitorPaths } from "./paths.js";
 import type { TrackerSnapshot } from "./run-tracker.js";
 
@@ -63,8 +63,20 @@ export function loadTracker(paths: MonitorPaths, logger: Logger): TrackerSnapsho
   return snapshot;
 }
 
-export function saveTracker(paths: MonitorPaths, snapshot: TrackerSnapshot): void {
-  writeFileAtomic(paths.tracker, `${JSON.stringify(snapshot)}\n`);
+export function saveTracker(paths: MonitorPaths, snapshot: TrackerSnapshot | string): void {
+  writeFileAtomic(paths.tracker, trackerFileText(snapshot));
+}
+
+/** The same save off the event loop, for the periodic flush. */
+export function saveTrackerInBackground(
+  paths: MonitorPaths,
+  snapshot: TrackerSnapshot | string,
+): Promise<void> {
+  return writeFileAtomicAsync(paths.tracker, trackerFileText(snapshot));
+}
+
+function trackerFileText(snapshot: TrackerSnapshot | string): string {
+  return `${typeof snapshot === "string" ? snapshot : JSON.stringify(snapshot)}\n`;
 }
 
 /** Delivers what is due until nothing is left or the next retry lies past `limitMs`. */

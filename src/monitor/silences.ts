@@ -1,7 +1,7 @@
 // Silences and acks, an operator's decisions to mute alerts, kept in
 // `<state_dir>/monitor/silences.json`: the CLI rewrites it under a lock, the daemon only reads it.
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { UserError } from "../util/errors.js";
 import { withFileLock } from "../util/file-lock.js";
@@ -94,10 +94,24 @@ export function activeAck(
 
 /** Reads, and under a lock rewrites, the silences file. */
 export class OperatorStore {
+  /** What `current()` last read, and the file identity it was read from. */
+  private cached: { stamp: string; state: OperatorState } | undefined;
+
   constructor(
     readonly path: string,
     private readonly log: (message: string) => void = (m) => console.error(m),
   ) {}
+
+  /**
+   * `read()` for every evaluation pass: re-read only when the file changed (the CLI replaces
+   * it by rename, so a new inode, size or mtime). Treat the result as read-only.
+   */
+  current(): OperatorState {
+    const st = statSync(this.path, { throwIfNoEntry: false });
+    const stamp = st === undefined ? "-" : `${st.ino}:${st.size}:${st.mtimeMs}`;
+    if (this.cached?.stamp !== stamp) this.cached = { stamp, state: this.read() };
+    return this.cached.state;
+  }
 
   /** The current decisions; a missing file is none, an unreadable one is logged and none. */
   read(): OperatorState {

@@ -1,6 +1,7 @@
 // Atomic small-file rewrites: write a temp file beside the target, fsync, rename over it,
 // then fsync the directory, so readers see the old or the new content, never half of it.
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { mkdir, open, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
 export function writeFileAtomic(path: string, content: string | Buffer): void {
@@ -36,6 +37,47 @@ export function syncDirectory(dir: string): void {
       fsyncSync(fd);
     } finally {
       closeSync(fd);
+    }
+  } catch {
+    // Some filesystems refuse fsync on directories; the rename itself is still atomic.
+  }
+}
+
+/** A temp file name beside the target, unique per process and call. */
+function tempPath(dir: string): string {
+  return join(
+    dir,
+    `.${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}.tmp`,
+  );
+}
+
+/**
+ * `writeFileAtomic` with every step on libuv's pool, for periodic saves of a few hundred KB
+ * (the monitor's positions and tracker) that must not stall the event loop.
+ */
+export async function writeFileAtomicAsync(path: string, content: string): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
+  const tmp = tempPath(dir);
+  try {
+    const file = await open(tmp, "w", 0o644);
+    try {
+      await file.writeFile(content, "utf8");
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  try {
+    const handle = await open(dir, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
     }
   } catch {
     // Some filesystems refuse fsync on directories; the rename itself is still atomic.

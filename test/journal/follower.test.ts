@@ -1,4 +1,11 @@
-import { appendFileSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  readFileSync,
+  renameSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { JournalFollower, type ResetReason } from "../../src/journal/follower.js";
@@ -192,3 +199,31 @@ describe("JournalFollower.poll", () => {
 function i(topic: string): number {
   return Number(topic.slice(1)) % 5;
 }
+
+describe("JournalFollower.flushPositions", () => {
+  it("writes positions only after beforeFlush's save resolved, and not when it failed", async () => {
+    writeFileSync(journal, spacedLine("r1", "a"));
+    const c = new Collector();
+    let fail = true;
+    const seen: boolean[] = [];
+    const f = new JournalFollower({
+      positionsFile,
+      onLines: c.onLines,
+      onError: () => {},
+      beforeFlush: async () => {
+        seen.push(existsSync(positionsFile));
+        await new Promise((r) => setTimeout(r, 5));
+        if (fail) throw new Error("disk full");
+      },
+    });
+    f.add(journal);
+    await f.poll();
+    await expect(f.flushPositions()).rejects.toThrow("disk full");
+    expect(existsSync(positionsFile)).toBe(false);
+    fail = false;
+    await f.stop(); // still dirty: written now
+    expect(seen.every((exists) => !exists)).toBe(true);
+    const saved = JSON.parse(readFileSync(positionsFile, "utf8"));
+    expect(saved.journals[journal].offset).toBe(readFileSync(journal).length);
+  });
+});
