@@ -1,7 +1,9 @@
 // The facts detectors need beyond the journal: which schedule launched a run, whether its
 // harness lives, how the scheduler ended it, and each schedule's recent slots, missed slots
 // and invalid files. Gathered from the ledger, registries beside journals and daemon events.
+
 import { statSync } from "node:fs";
+import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { RunLedger } from "../cron/ledger.js";
 import { isTerminal, type RunSummary } from "../cron/ledger-events.js";
@@ -81,7 +83,7 @@ export class MonitorFacts {
   /** The per-run part of `collect`, for passes that look at a few runs only. */
   collectRuns(runs: readonly RunState[], ledger = this.sources.ledger()): Map<string, RunFacts> {
     const facts = new Map<string, RunFacts>();
-    const registries = new Map<string, ReadonlyMap<string, { pid?: number }>>();
+    const registries = new Map<string, ReadonlyMap<string, { pid?: number; host?: unknown }>>();
     for (const run of runs) facts.set(run.run, this.runFacts(run, ledger, registries));
     return facts;
   }
@@ -97,7 +99,7 @@ export class MonitorFacts {
   private runFacts(
     run: RunState,
     ledger: RunLedger | undefined,
-    registries: Map<string, ReadonlyMap<string, { pid?: number }>>,
+    registries: Map<string, ReadonlyMap<string, { pid?: number; host?: unknown }>>,
   ): RunFacts {
     const facts: RunFacts = {};
     const summary = this.summaryOf(run.run, ledger);
@@ -113,13 +115,16 @@ export class MonitorFacts {
       registries.set(run.journalPath, registry);
     }
     const entry = registry.get(run.run);
+    // A pid written on another host (another pod) says nothing here: leave liveness unknown,
+    // so the stall threshold decides instead of a false crash.
+    if (typeof entry?.host === "string" && entry.host !== hostname()) return facts;
     if (entry?.pid !== undefined) facts.alive = alive(entry.pid);
     else if (summary !== undefined && isTerminal(summary.status)) facts.alive = false;
     else if (summary?.pid !== undefined) facts.alive = alive(summary.pid);
     return facts;
   }
 
-  private registry(journalPath: string): ReadonlyMap<string, { pid?: number }> {
+  private registry(journalPath: string): ReadonlyMap<string, { pid?: number; host?: unknown }> {
     let view = this.registries.get(journalPath);
     if (view === undefined) {
       view = new RegistryView(journalPath);

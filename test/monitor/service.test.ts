@@ -189,6 +189,17 @@ describe("MonitorService", () => {
     expect(summary(await service(w).runOnce())).toEqual(["firing:run_crashed"]);
   });
 
+  it("does not call a run on another host crashed: its pid means nothing here", async () => {
+    const w = world();
+    startRun(w);
+    sys(w, 30, "iteration.start", { recent_event: "loop.start" });
+    const registry = join(w.project, ".autoloop", "registry.jsonl");
+    const entry = { run_id: RUN, status: "running", pid: 999_999, host: "another-pod-7f9c" };
+    appendFileSync(registry, `${JSON.stringify(entry)}\n`);
+    w.clock.ms = T0 + 90_000;
+    expect(summary(await service(w).runOnce())).toEqual([]);
+  });
+
   it("understands a journal in the public autoloop's exact byte format", async () => {
     const w = world();
     openTasks(w);
