@@ -1,7 +1,6 @@
 // Runs the agent CLI for one iteration: its own process group, the prompt by argument,
 // stdin or file, a tail-capped output buffer, and a timeout that terminates the whole
 // group (grandchildren too): SIGTERM first, SIGKILL after a grace period.
-import { execa } from "execa";
 import { isGroupAlive, signalGroup } from "../util/process.js";
 
 export interface AgentInvocation {
@@ -55,6 +54,8 @@ class TailBuffer {
 }
 
 export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
+  // Loaded on first use, after loop.start is journaled: execa is a large share of start-up.
+  const { execa } = await import("execa");
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const output = new TailBuffer(inv.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
