@@ -105,7 +105,9 @@ export async function benchHarness() {
     ) && ok;
   report("100 iterations: per-iteration overhead", hundred.overheadMs / 100, "ms");
   const thousand = await iterations(1000);
-  const ratio = thousand.loopMs / hundred.loopMs;
+  // The harness's cost is its overhead beyond the agent's own time (as in the 100-iteration
+  // target); the total also carries the agent's spawn time, which varies with machine load.
+  const ratio = thousand.overheadMs / hundred.overheadMs;
   report(
     "1,000 iterations: loop time / agent time",
     `${thousand.loopMs.toFixed(0)} / ${thousand.agentMs.toFixed(0)}`,
@@ -113,7 +115,13 @@ export async function benchHarness() {
   );
   report("1,000 iterations: per-iteration overhead", thousand.overheadMs / 1000, "ms");
   ok =
-    report("1,000 vs 100 iterations cost ratio", ratio, "x", "<= 10x (linear)", ratio <= 10) && ok;
+    report(
+      "1,000 vs 100 iterations: harness overhead ratio",
+      ratio,
+      "x",
+      "<= 10x (linear)",
+      ratio <= 10,
+    ) && ok;
   const big = await iterations(100, 200_000);
   report(
     "100 iterations after 200,000 journal lines of another run: overhead",
