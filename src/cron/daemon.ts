@@ -64,6 +64,8 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   lastTickAt = new Date(0);
   /** What runs are launched with: the daemon's environment minus the config's secrets. */
   private readonly runEnv: NodeJS.ProcessEnv;
+  /** AUTOLOOP_CRON_PAUSED, read once: the environment is fixed for the process's life. */
+  private readonly killSwitch: boolean;
   invalidProblems: FieldProblem[] = [];
 
   constructor(
@@ -73,6 +75,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     super();
     this.deps = { env: process.env, clock: realClock, tickMs: 1000, ...deps };
     this.runEnv = runEnvironment(config, this.deps.env);
+    this.killSwitch = killSwitchOn(this.deps.env);
     mkdirSync(config.stateDir, { recursive: true });
     this.ledger = RunLedger.open(config.stateDir, { logger: deps.logger });
     this.queue = new FireQueue((e) => this.onFireEvent(e), this.deps.clock, {
@@ -210,7 +213,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
       overlap: schedule.overlap,
       enabled: schedule.enabled,
       paused: isPaused(this.pause, name),
-      globallyPaused: this.pause.all || killSwitchOn(this.deps.env),
+      globallyPaused: this.pause.all || this.killSwitch,
       running: this.runs.runningOf(name),
       runningTotal: this.runs.size,
       maxConcurrent: this.config.maxConcurrentRuns,
