@@ -38,15 +38,12 @@ export function schemaProblems(
   const problems: FieldProblem[] = [];
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
+      // One problem per key from zodProblems, with the nearest known key as the hint.
       const known = knownKeysAt(schema, issue.path, input);
-      for (const key of issue.keys) {
-        problems.push({
-          file,
-          field: formatPath([...issue.path, key], pathPrefix),
-          found: `unknown key ${JSON.stringify(key)}`,
-          expected: unknownKeyHint(key, known),
-        });
-      }
+      const perKey = zodProblems(file, new z.ZodError([issue]), input, pathPrefix);
+      perKey.forEach((p, i) =>
+        problems.push({ ...p, expected: unknownKeyHint(issue.keys[i]!, known) }),
+      );
     } else if (issue.code === "invalid_union" && "options" in issue) {
       // zod's discriminated-union wording names TypeScript types; say what the file allows.
       const values = (issue.options as unknown[]).map((v) => JSON.stringify(v)).join(", ");
