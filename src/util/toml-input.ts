@@ -41,9 +41,9 @@ export function schemaProblems(
       // One problem per key from zodProblems, with the nearest known key as the hint.
       const known = knownKeysAt(schema, issue.path, input);
       const perKey = zodProblems(file, new z.ZodError([issue]), input, pathPrefix);
-      perKey.forEach((p, i) =>
-        problems.push({ ...p, expected: unknownKeyHint(issue.keys[i]!, known) }),
-      );
+      perKey.forEach((p, i) => {
+        problems.push({ ...p, expected: unknownKeyHint(issue.keys[i]!, known) });
+      });
     } else if (issue.code === "invalid_union" && "options" in issue) {
       // zod's discriminated-union wording names TypeScript types; say what the file allows.
       const values = (issue.options as unknown[]).map((v) => JSON.stringify(v)).join(", ");
