@@ -67,6 +67,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   /** AUTOLOOP_CRON_PAUSED, read once: the environment is fixed for the process's life. */
   private readonly killSwitch: boolean;
   invalidProblems: FieldProblem[] = [];
+  private deferredLogs: Array<() => void> = [];
 
   constructor(
     readonly config: CronConfig,
@@ -182,13 +183,12 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     const { slots } = catchUpSlots(planSpec(schedule), last, now, schedule.catchUp);
     if (slots.length > 0 || reason === "late_wakeup")
       this.emit("missed", { schedule: schedule.name, slots, reason });
-    for (const slot of slots)
-      this.onSlot(schedule.name, slot, "catch_up", now.getTime() - slot.getTime());
+    for (const slot of slots) this.onSlot(schedule.name, slot, "catch_up", slot.getTime());
   }
 
   private onFireEvent(event: FireEvent): void {
     if (this.stopping) return;
-    if (event.kind === "due") this.onSlot(event.name, event.slot, "cron", event.lateness);
+    if (event.kind === "due") this.onSlot(event.name, event.slot, "cron", event.fireAt.getTime());
     else if (event.kind === "missed") {
       const schedule = this.schedules.get(event.name);
       this.log.warn(
@@ -224,14 +224,22 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     };
   }
 
-  /** Applies the slot policy to one due slot. */
-  onSlot(name: string, slot: Date, trigger: Trigger, latenessMs = 0): ControlResponse | undefined {
+  /**
+   * Applies the slot policy to one due slot. `dueAt` is when it was meant to start (its
+   * jittered fire time): lateness in logs and metrics is measured from it.
+   */
+  onSlot(
+    name: string,
+    slot: Date,
+    trigger: Trigger,
+    dueAt = this.deps.clock.now(),
+  ): ControlResponse | undefined {
     const schedule = this.schedules.get(name);
     if (schedule === undefined) return undefined;
     const decision = decideSlot(this.slotFacts(schedule));
     switch (decision.kind) {
       case "launch":
-        return this.launch(schedule, slot, trigger, latenessMs);
+        return this.launch(schedule, slot, trigger, dueAt);
       case "skip": {
         const runId = newRunId(name, slot);
         const cause = ledgerCause(decision.cause);
@@ -256,8 +264,14 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
           });
           return { id: "", ok: false, error: "not launched: the queue is full" };
         }
-        this.waiting.push({ schedule: name, slot, trigger });
-        this.log.info({ schedule: name, slot: slot.toISOString() }, decision.detail);
+        this.waiting.push({ schedule: name, slot, trigger, dueAt });
+        const decidedMs = this.deps.clock.now() - dueAt;
+        this.logAfterPass(() =>
+          this.log.info(
+            { schedule: name, slot: slot.toISOString(), latenessMs: decidedMs },
+            decision.detail,
+          ),
+        );
         this.emit("queued", { schedule: name, slot, why: decision.why });
         return { id: "", ok: true, message: decision.detail };
       }
@@ -267,7 +281,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
           .filter((r) => r !== undefined);
         for (const run of previous)
           run.stop(`replaced by the slot of ${slot.toISOString()} (overlap = "replace")`);
-        this.waiting.unshift({ schedule: name, slot, trigger });
+        this.waiting.unshift({ schedule: name, slot, trigger, dueAt });
         void Promise.allSettled(previous.map((r) => r.done)).then(() => this.drain());
         return {
           id: "",
@@ -279,18 +293,28 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   }
 
   /**
+   * Logs once the current synchronous pass is over. When a thousand slots fall due on one
+   * second, each is decided (and its lateness measured) before any line is serialised: the
+   * lines then carry the lateness of their decision, not of their turn in the log.
+   */
+  private logAfterPass(line: () => void): void {
+    if (this.deferredLogs.length === 0)
+      queueMicrotask(() => {
+        const lines = this.deferredLogs;
+        this.deferredLogs = [];
+        for (const write of lines) write();
+      });
+    this.deferredLogs.push(line);
+  }
+
+  /**
    * Launches after the current batch of decisions: when a thousand slots fall due on one
    * second, every slot is decided on time and the spawns (and their fsyncs) follow.
    */
-  private launch(
-    schedule: Schedule,
-    slot: Date,
-    trigger: Trigger,
-    latenessMs: number,
-  ): ControlResponse {
+  private launch(schedule: Schedule, slot: Date, trigger: Trigger, dueAt: number): ControlResponse {
     const runId = newRunId(schedule.name, slot);
     this.runs.reserve(schedule.name, runId);
-    setImmediate(() => this.spawnRun(schedule, slot, trigger, latenessMs, runId));
+    setImmediate(() => this.spawnRun(schedule, slot, trigger, dueAt, runId));
     return { id: "", ok: true, runId, message: `launching ${runId}` };
   }
 
@@ -298,7 +322,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     schedule: Schedule,
     slot: Date,
     trigger: Trigger,
-    latenessMs: number,
+    dueAt: number,
     runId: string,
   ): void {
     if (this.stopping) {
@@ -319,6 +343,8 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
       return;
     }
     const { handle } = result;
+    // How late the process started: the decision, the queue and the spawn all count.
+    const latenessMs = this.deps.clock.now() - dueAt;
     const fields = {
       schedule: schedule.name,
       slot: slot.toISOString(),
@@ -379,7 +405,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
       const decision =
         facts && decideSlot({ ...facts, overlap: facts.overlap === "allow" ? "allow" : "queue" });
       if (decision?.kind === "launch") {
-        this.launch(schedule!, w.slot, w.trigger, this.deps.clock.now() - w.slot.getTime());
+        this.launch(schedule!, w.slot, w.trigger, w.dueAt);
       } else if (decision?.kind === "queue") {
         this.waiting.push(w);
       } else {

@@ -13,16 +13,20 @@ export class MinHeap<T> {
     return this.items[0];
   }
 
+  // Sifting moves a hole rather than swapping pairs: no temporary arrays, half the writes,
+  // which matters while a thousand due slots are popped in one pass.
   push(item: T): void {
     const items = this.items;
+    let i = items.length;
     items.push(item);
-    let i = items.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.less(items[i]!, items[parent]!)) break;
-      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      const p = items[parent]!;
+      if (!this.less(item, p)) break;
+      items[i] = p;
       i = parent;
     }
+    items[i] = item;
   }
 
   /** Keeps only the items `keep` accepts (rebuilding the heap order). */
@@ -37,17 +41,18 @@ export class MinHeap<T> {
     const top = items[0];
     const last = items.pop();
     if (items.length === 0 || last === undefined) return top;
-    items[0] = last;
+    const n = items.length;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
       const r = l + 1;
-      let min = i;
-      if (l < items.length && this.less(items[l]!, items[min]!)) min = l;
-      if (r < items.length && this.less(items[r]!, items[min]!)) min = r;
-      if (min === i) return top;
-      [items[i], items[min]] = [items[min]!, items[i]!];
-      i = min;
+      const child = r < n && this.less(items[r]!, items[l]!) ? r : l;
+      if (!this.less(items[child]!, last)) break;
+      items[i] = items[child]!;
+      i = child;
     }
+    items[i] = last;
+    return top;
   }
 }

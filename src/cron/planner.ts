@@ -35,6 +35,22 @@ export function slotKey(name: string, slot: Date): string {
  *   gap (like Vixie cron), merged with a slot at that instant if there is one.
  */
 export function nextFireTime(spec: PlanSpec, after: Date): Date | undefined {
+  // Pure in (pattern, zone, instant): schedules sharing a pattern fall due together, and
+  // replanning a thousand of them after one batch then costs one croner search, not 1,000.
+  const key = `${spec.cron}\u0000${spec.timezone}\u0000${after.getTime()}`;
+  const known = recentNext.get(key);
+  if (known !== undefined) return known === null ? undefined : new Date(known);
+  const next = searchNextFireTime(spec, after);
+  if (recentNext.size >= RECENT_NEXT_LIMIT) recentNext.clear();
+  recentNext.set(key, next === undefined ? null : next.getTime());
+  return next;
+}
+
+/** Recent answers of nextFireTime; cleared whole when full (a batch needs only a few). */
+const recentNext = new Map<string, number | null>();
+const RECENT_NEXT_LIMIT = 1024;
+
+function searchNextFireTime(spec: PlanSpec, after: Date): Date | undefined {
   const cron = compileCron(spec.cron);
   const afterMs = after.getTime();
   let cursor = wallClockOf(afterMs, spec.timezone);

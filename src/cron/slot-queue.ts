@@ -6,6 +6,8 @@ export interface WaitingSlot {
   schedule: string;
   slot: Date;
   trigger: Trigger;
+  /** When the slot was meant to start, for its lateness once it launches. */
+  dueAt: number;
 }
 
 /** Slots one schedule may have waiting; more are skipped. */

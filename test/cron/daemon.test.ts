@@ -5,7 +5,13 @@ import type { SchedulerDaemon } from "../../src/cron/daemon.js";
 import { setPaused } from "../../src/cron/pause-state.js";
 import { isProcessAlive } from "../../src/util/process.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
-import { commandSchedule, nextEvent, startDaemon, writeCronConfig } from "../helpers/daemon.js";
+import {
+  capturingLogger,
+  commandSchedule,
+  nextEvent,
+  startDaemon,
+  writeCronConfig,
+} from "../helpers/daemon.js";
 import { waitFor } from "../helpers/wait.js";
 
 const daemons: SchedulerDaemon[] = [];
@@ -14,8 +20,8 @@ afterEach(async () => {
   cleanupTempDirs();
 });
 
-function run(config: Parameters<typeof startDaemon>[0]): SchedulerDaemon {
-  const d = startDaemon(config);
+function run(...args: Parameters<typeof startDaemon>): SchedulerDaemon {
+  const d = startDaemon(...args);
   daemons.push(d);
   return d;
 }
@@ -38,21 +44,34 @@ describe("scheduler daemon with real processes", () => {
   });
 
   it("queues a slot and launches it when the previous run ends (overlap = queue)", async () => {
+    const { logger, lines } = capturingLogger();
     const d = run(
       writeCronConfig(
         tempDir(),
         commandSchedule("q", "setTimeout(() => {}, 1500)", 'overlap = "queue"'),
       ),
+      logger,
     );
     const first = await nextEvent(d, "fire");
+    const firstFinished = nextEvent(d, "finished", (e) => e.runId === first.runId);
     const queued = await nextEvent(d, "queued");
     const second = await nextEvent(d, "fire", (e) => e.slot.getTime() === queued.slot.getTime());
-    const finished = await nextEvent(d, "finished", (e) => e.runId === first.runId).catch(
-      () => undefined,
-    );
+    const receivedMs = Date.now() - queued.slot.getTime();
+    // Lateness counts the wait in the queue: the first run lasted 1.5 s from one second
+    // before this slot, so this one started at least ~0.5 s after its time.
+    expect(second.latenessMs).toBeGreaterThanOrEqual(400);
+    expect(second.latenessMs).toBeLessThanOrEqual(receivedMs);
+    const slot = queued.slot.toISOString();
+    const queuedLine = lines.find((l) => l.slot === slot && String(l.msg).startsWith("queued"));
+    expect(queuedLine).toMatchObject({ schedule: "q", latenessMs: expect.any(Number) });
+    expect(queuedLine?.latenessMs).toBeLessThan(second.latenessMs);
+    expect(lines.find((l) => l.slot === slot && l.msg === "fired")).toMatchObject({
+      runId: second.runId,
+      latenessMs: second.latenessMs,
+    });
+    expect((await firstFinished).outcome.status).toBe("completed");
     expect(second.runId).not.toBe(first.runId);
     expect(d.ledger.replay(first.runId)?.summary.status).toBe("completed");
-    expect(finished === undefined || finished.outcome.status === "completed").toBe(true);
   });
 
   it("stops the running run before launching the new one (overlap = replace)", async () => {

@@ -25,10 +25,20 @@ export function commandSchedule(name: string, script: string, extra = ""): strin
   return `[[schedule]]\nname = "${name}"\ncron = "* * * * * *"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(script)}]\nproject_dir = "../work"\n${extra}\n`;
 }
 
-export function startDaemon(config: CronConfig): SchedulerDaemon {
-  const daemon = new SchedulerDaemon(config, { logger: silentLogger });
+export function startDaemon(
+  config: CronConfig,
+  logger: pino.Logger = silentLogger,
+): SchedulerDaemon {
+  const daemon = new SchedulerDaemon(config, { logger });
   daemon.start();
   return daemon;
+}
+
+/** A logger whose JSON lines are kept in `lines`, parsed. */
+export function capturingLogger(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { logger, lines };
 }
 
 /** Resolves with the first event of `name` matching `predicate`. */
