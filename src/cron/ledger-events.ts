@@ -76,6 +76,9 @@ export interface AdoptedEvent extends Base {
 export interface InterruptedEvent extends Base {
   event: "interrupted";
   reason: string;
+  /** Set when no `scheduled` event was written (the daemon died right after the claim). */
+  schedule?: string;
+  slot?: string;
 }
 
 export type LedgerEvent =
@@ -153,7 +156,14 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
     case "killed":
       return { ...s, killedBy: e.by };
     case "interrupted":
-      return { ...s, status: "interrupted", detail: e.reason, finishedAt: e.ts };
+      return {
+        ...s,
+        ...(e.schedule !== undefined && s.schedule === "" && { schedule: e.schedule }),
+        ...(e.slot !== undefined && s.slot === "" && { slot: e.slot }),
+        status: "interrupted",
+        detail: e.reason,
+        finishedAt: e.ts,
+      };
     case "finished": {
       const { stopReason, exitCode, signal, detail } = e;
       return {

@@ -10,7 +10,11 @@ export type Recovery =
   | { kind: "adopt"; entry: PendingEntry & { pid: number } }
   /** Ended while the daemon was down, and its journal says how. */
   | { kind: "finished"; entry: PendingEntry; outcome: RunOutcome }
-  | { kind: "interrupted"; entry: PendingEntry; reason: string };
+  | {
+      kind: "interrupted";
+      entry: Pick<PendingEntry, "runId" | "schedule" | "slot">;
+      reason: string;
+    };
 
 export interface RecoveryDeps {
   now: () => number;
@@ -44,6 +48,17 @@ function live(
 export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = {}): Recovery[] {
   const d = { ...defaultDeps, ...deps };
   const actions: Recovery[] = [];
+  for (const { runId, key, entry } of ledger.strandedClaims()) {
+    if (entry !== undefined) {
+      ledger.relist(entry); // then recovered like any pending run, below
+      continue;
+    }
+    const at = key.lastIndexOf("@");
+    const slot = { schedule: key.slice(0, at), slot: key.slice(at + 1) };
+    const reason = "the daemon stopped right after claiming the slot: never started";
+    ledger.interrupted(runId, reason, slot);
+    actions.push({ kind: "interrupted", entry: { runId, ...slot }, reason });
+  }
   for (const entry of ledger.pending()) {
     const alive = live(entry, d);
     if (alive) {

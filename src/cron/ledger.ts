@@ -148,9 +148,58 @@ export class RunLedger {
     this.pendingRuns.drop(runId);
   }
 
-  interrupted(runId: string, reason: string): void {
-    this.append(runId, { event: "interrupted", reason });
+  interrupted(runId: string, reason: string, slot?: { schedule: string; slot: string }): void {
+    // A claim the index never heard of (crash between the two lines) is indexed now.
+    if (slot !== undefined && this.index.dateOf(runId) === undefined)
+      this.addToIndex(runId, slot.schedule, slot.slot);
+    this.append(runId, { event: "interrupted", reason, ...slot });
     this.pendingRuns.drop(runId);
+  }
+
+  /** Puts a run rebuilt by `strandedClaims` back into pending.json. */
+  relist(entry: PendingEntry): void {
+    this.pendingRuns.set(entry);
+  }
+
+  /**
+   * Runs among the newest claims that pending.json does not list although their log has no
+   * end: the daemon died between claiming the slot and writing pending.json, or that write
+   * failed. Launches are claimed and recorded one at a time, so only the newest claims can
+   * be in this state. `entry` is rebuilt from the log; undefined when not even the
+   * `scheduled` event was written (then nothing was spawned).
+   */
+  strandedClaims(newest = 32): Array<{ runId: string; key: string; entry?: PendingEntry }> {
+    const claims = [...this.slots].slice(-newest);
+    const out: Array<{ runId: string; key: string; entry?: PendingEntry }> = [];
+    for (const [key, runId] of claims) {
+      if (this.pendingRuns.get(runId) !== undefined) continue;
+      const replay = this.replay(runId);
+      if (replay !== undefined && isTerminal(replay.summary.status)) continue;
+      const scheduled = replay?.events.find((e) => e.event === "scheduled");
+      const started = replay?.events.findLast((e) => e.event === "started");
+      if (scheduled === undefined || scheduled.event !== "scheduled") {
+        out.push({ runId, key });
+        continue;
+      }
+      const { schedule, slot, kind, trigger, cwd, timeoutMs, ts } = scheduled;
+      const entry: PendingEntry = {
+        runId,
+        schedule,
+        slot,
+        key,
+        kind,
+        trigger,
+        cwd,
+        scheduledAt: ts,
+      };
+      if (timeoutMs !== undefined) entry.timeoutMs = timeoutMs;
+      if (started?.event === "started") {
+        const { pid, startTime, journalOffset, outputPath } = started;
+        Object.assign(entry, { pid, startTime, journalOffset, outputPath, startedAt: started.ts });
+      }
+      out.push({ runId, key, entry });
+    }
+    return out;
   }
 
   /** Runs not yet terminal (a copy). */
@@ -214,14 +263,14 @@ export class RunLedger {
     this.slots.set(key, run.runId);
     const ts = this.deps.now().toISOString();
     this.safely("slot", () => this.deps.appendLine(this.slotsPath, encodeSlot(key, run.runId, ts)));
-    const entry = {
-      runId: run.runId,
-      date: run.slot.toISOString().slice(0, 10),
-      schedule: run.schedule,
-    };
+    this.addToIndex(run.runId, run.schedule, run.slot.toISOString());
+    return { kind: "claimed", key };
+  }
+
+  private addToIndex(runId: string, schedule: string, slotIso: string): void {
+    const entry = { runId, date: slotIso.slice(0, 10), schedule };
     this.index.add(entry);
     this.safely("index", () => this.deps.appendLine(this.indexPath, encodeIndexEntry(entry)));
-    return { kind: "claimed", key };
   }
 
   /** Writes one event and folds it into the cached summary; a failed write is only logged. */

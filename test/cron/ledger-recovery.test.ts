@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { adoptRecorded } from "../../src/cron/launch-recorded.js";
@@ -151,5 +152,74 @@ describe("recoverPending after a daemon restart", () => {
     recordRun(state, spec, fake as unknown as RunHandle);
     const [action] = recoverPending(RunLedger.open(state, { logger: quiet() }));
     expect(action?.kind).toBe("interrupted");
+  });
+
+  // kill -9 between the ledger's writes: the slot is claimed (it never runs twice) and the
+  // run is not lost from the ledger.
+  describe("a daemon killed between claiming a slot and writing pending.json", () => {
+    it("a run with only its `scheduled` event is marked interrupted, never started", () => {
+      const dir = dirs.make();
+      const state = join(dir, "state");
+      const spec = presetSpec(dir, "hang");
+      recordRun(state, spec);
+      rmSync(join(state, "pending.json"));
+      const ledger = RunLedger.open(state, { logger: quiet() });
+      expect(ledger.pending()).toEqual([]);
+      expect(recoverPending(ledger)).toEqual([
+        expect.objectContaining({ kind: "interrupted", reason: expect.stringContaining("never") }),
+      ]);
+      const after = RunLedger.open(state, { logger: quiet() });
+      expect(after.latestRun("nightly")).toMatchObject({
+        runId: spec.runId,
+        status: "interrupted",
+      });
+      expect(recoverPending(after)).toEqual([]);
+    });
+
+    it("a claim with no run log or index line is recorded as interrupted under its slot", () => {
+      const dir = dirs.make();
+      const state = join(dir, "state");
+      const spec = presetSpec(dir, "hang");
+      recordRun(state, spec);
+      const ledger0 = RunLedger.open(state, { logger: quiet() });
+      const runFile = ledger0.runFilePath(spec.runId)!;
+      // Only slots.jsonl made it to disk.
+      for (const f of [runFile, join(state, "pending.json"), join(state, "runs", "index.jsonl")])
+        rmSync(f);
+      const ledger = RunLedger.open(state, { logger: quiet() });
+      expect(ledger.hasSlot(`nightly@${spec.slot.toISOString()}`)).toBe(true);
+      expect(recoverPending(ledger)).toEqual([
+        {
+          kind: "interrupted",
+          entry: { runId: spec.runId, schedule: "nightly", slot: spec.slot.toISOString() },
+          reason: expect.stringContaining("right after claiming the slot"),
+        },
+      ]);
+      const after = RunLedger.open(state, { logger: quiet() });
+      expect(after.latestRun("nightly")).toMatchObject({
+        runId: spec.runId,
+        schedule: "nightly",
+        slot: spec.slot.toISOString(),
+        status: "interrupted",
+      });
+      expect(recoverPending(after)).toEqual([]);
+    });
+
+    it("a live run missing from pending.json is adopted and listed again", async () => {
+      const dir = dirs.make();
+      const state = join(dir, "state");
+      const spec = presetSpec(dir, "hang");
+      const original = launchRun(spec);
+      recordRun(state, spec, original);
+      rmSync(join(state, "pending.json")); // as if its rewrite after `started` had failed
+      await waitFor("loop.start", loopStarted(spec));
+      const ledger = RunLedger.open(state, { logger: quiet() });
+      expect(recoverPending(ledger)).toEqual([
+        { kind: "adopt", entry: expect.objectContaining({ runId: spec.runId, pid: original.pid }) },
+      ]);
+      expect(ledger.pending().map((e) => e.runId)).toEqual([spec.runId]);
+      original.stop("test over");
+      await original.done;
+    });
   });
 });
