@@ -58,6 +58,11 @@ export class RegistryView {
     this.cursor = new LineCursor(this.path);
   }
 
+  /** What was read so far, without touching the file. */
+  known(): ReadonlyMap<string, RegistryEntry> {
+    return this.runs;
+  }
+
   refresh(): ReadonlyMap<string, RegistryEntry> {
     let stat: { ino: number; size: number } | undefined;
     try {

@@ -125,6 +125,25 @@ describe("expandJournalGlobs", () => {
     ]);
   });
 
+  it("expands `<dir>/*/<rest>` itself exactly as tinyglobby would", async () => {
+    for (const name of ["a", ".hidden", "b c", "no-journal", "journal-is-a-dir"])
+      mkdirSync(join(dir, "projects", name, ".autoloop"), { recursive: true });
+    for (const name of ["a", ".hidden", "b c"])
+      writeFileSync(join(dir, "projects", name, ".autoloop", "journal.jsonl"), "");
+    mkdirSync(join(dir, "projects", "journal-is-a-dir", ".autoloop", "journal.jsonl"));
+    writeFileSync(join(dir, "projects", "a-file"), "");
+    const pattern = "projects/*/.autoloop/journal.jsonl";
+    const found = await expandJournalGlobs([pattern], dir);
+    expect(found).toEqual(
+      ["a", ".hidden", "b c"]
+        .map((n) => join(dir, "projects", n, ".autoloop", "journal.jsonl"))
+        .sort(),
+    );
+    // The same answer through tinyglobby (a second dynamic segment sends it there).
+    expect(await expandJournalGlobs(["projects/*/.autoloop/journal.json[l]"], dir)).toEqual(found);
+    expect(await expandJournalGlobs(["missing/*/.autoloop/journal.jsonl"], dir)).toEqual([]);
+  });
+
   it("accepts absolute patterns", async () => {
     mkdirSync(join(dir, "p", ".autoloop"), { recursive: true });
     writeFileSync(join(dir, "p", ".autoloop", "journal.jsonl"), "");
