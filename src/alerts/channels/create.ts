@@ -13,7 +13,6 @@ export interface ChannelDeps {
   logger: AlertLogger;
   env?: NodeJS.ProcessEnv;
   now?: () => number;
-  fetch?: typeof fetch;
   redactor?: Redactor;
   runCommand?: CommandRunner;
   createTransport?: EmailChannelDeps["createTransport"];
@@ -32,7 +31,7 @@ function build(config: ChannelConfig, deps: ChannelDeps): AlertChannel {
         ...(deps.createTransport && { createTransport: deps.createTransport }),
       });
     case "webhook":
-      return createWebhookChannel(config, { ...common, ...(deps.fetch && { fetch: deps.fetch }) });
+      return createWebhookChannel(config, common);
     case "command":
       return createCommandChannel(config, {
         ...common,

@@ -1,5 +1,7 @@
 // The webhook channel: a signed JSON POST (Standard Webhooks headers), redirects not
 // followed, the answer's status deciding between done, retry and dead letter.
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { processRedactor, type Redactor, resolveSecret } from "../../util/secrets.js";
 import { parseRetryAfter } from "../backoff.js";
 import type { WebhookChannelConfig } from "../channel-config.js";
@@ -10,7 +12,6 @@ import { webhookHeaders, webhookKey } from "../webhook-signature.js";
 export interface WebhookChannelDeps {
   env?: NodeJS.ProcessEnv;
   now?: () => number;
-  fetch?: typeof fetch;
   redactor?: Redactor;
   timeoutMs?: number;
 }
@@ -38,10 +39,67 @@ function networkError(err: unknown, timeoutMs: number): string {
   if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) {
     return `no answer within ${timeoutMs} ms`;
   }
-  // fetch says only "fetch failed"; the reason (ECONNREFUSED, a DNS error) is in the cause.
-  const cause = err instanceof Error ? err.cause : undefined;
-  const inner = cause instanceof AggregateError ? cause.errors[0] : cause;
-  return inner instanceof Error ? `${errorText(err)}: ${inner.message}` : errorText(err);
+  return errorText(err);
+}
+
+interface HttpAnswer {
+  status: number;
+  retryAfter: string | null;
+  body: string;
+}
+
+const firstValue = (h: IncomingHttpHeaders[string]): string | null =>
+  (Array.isArray(h) ? h[0] : h) ?? null;
+
+/**
+ * One POST with node:http(s), which never follows redirects. Not fetch: Node's fetch
+ * compiles its HTTP parser (WebAssembly) on first use, ~40 ms added to the first alert
+ * after every start; node:http's first request costs ~10 ms.
+ */
+function post(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const options = {
+      method: "POST",
+      headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      signal: AbortSignal.timeout(timeoutMs),
+    };
+    const req = send(url, options, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        if (text.length < 1000) text += chunk;
+      });
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          retryAfter: firstValue(res.headers["retry-after"]),
+          body: text,
+        }),
+      );
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Parses the (possibly secret) url; errors never repeat it. */
+function webhookUrl(url: string, label: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`${label}: not a valid URL; expected http(s)://host/path`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new Error(`${label}: found a ${parsed.protocol} URL; expected http or https`);
+  return parsed;
 }
 
 export function createWebhookChannel(
@@ -68,8 +126,12 @@ export function createWebhookChannel(
       )
     : undefined;
   const now = deps.now ?? Date.now;
-  const doFetch = deps.fetch ?? fetch;
   const timeoutMs = deps.timeoutMs ?? 15_000;
+  const target = webhookUrl(url, `channel "${config.name}": url`);
+  if (target.protocol !== "http:" && target.protocol !== "https:")
+    throw new Error(
+      `channel "${config.name}": url: found ${target.protocol} URL; expected http or https`,
+    );
 
   return {
     name: config.name,
@@ -90,15 +152,9 @@ export function createWebhookChannel(
         ...(key && webhookHeaders(key, delivery.messageId, timestamp, body)),
       };
       try {
-        const res = await doFetch(url, {
-          method: "POST",
-          headers,
-          body,
-          redirect: "manual",
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        const text = (await res.text()).slice(0, 300).replace(/\s+/g, " ").trim();
-        return classifyHttpStatus(res.status, res.headers.get("retry-after"), text, now());
+        const res = await post(target, headers, body, timeoutMs);
+        const text = res.body.slice(0, 300).replace(/\s+/g, " ").trim();
+        return classifyHttpStatus(res.status, res.retryAfter, text, now());
       } catch (err) {
         return { kind: "retry", error: networkError(err, timeoutMs) };
       }

@@ -194,6 +194,21 @@ describe("webhook channel (real HTTP receiver on 127.0.0.1)", () => {
     expect(file).not.toContain(receiver.url);
     expect(file).not.toContain(SECRET);
   });
+  it("refuses a url that is not http(s) at start, without repeating it", () => {
+    const env = { HOOK_URL: "ftp://user:hunter2@example.org/x" };
+    const make = (u: string) => () =>
+      createWebhookChannel(
+        { name: "hook", type: "webhook", url_env: "HOOK_URL" },
+        { env: { HOOK_URL: u } },
+      );
+    expect(make(env.HOOK_URL)).toThrow(
+      'channel "hook": url: found a ftp: URL; expected http or https',
+    );
+    expect(make("hunter2 is not a url")).toThrow(
+      'channel "hook": url: not a valid URL; expected http(s)://host/path',
+    );
+  });
+
   it("retries while nothing listens, saying why", async () => {
     const receiver = await startReceiver();
     await receiver.close();
@@ -208,7 +223,7 @@ describe("webhook channel (real HTTP receiver on 127.0.0.1)", () => {
     });
     expect(result).toEqual({
       kind: "retry",
-      error: expect.stringMatching(/^fetch failed: .*ECONNREFUSED/),
+      error: expect.stringMatching(/^connect ECONNREFUSED 127\.0\.0\.1:\d+$/),
     });
   });
 });
