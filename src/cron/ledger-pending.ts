@@ -1,6 +1,6 @@
 // `pending.json`: runs not yet terminal, so a restarted daemon can adopt or close them (seed 003).
 import { readFileSync } from "node:fs";
-import type { Trigger } from "./ledger-events.js";
+import type { ScheduledEvent, StartedEvent, Trigger } from "./ledger-events.js";
 
 export interface PendingEntry {
   runId: string;
@@ -18,6 +18,30 @@ export interface PendingEntry {
   startedAt?: string;
   journalOffset?: number;
   outputPath?: string;
+}
+
+/** A pending run as its `scheduled` event describes it. */
+export function pendingFromScheduled(
+  e: Pick<
+    ScheduledEvent,
+    "runId" | "schedule" | "slot" | "key" | "kind" | "trigger" | "cwd" | "timeoutMs"
+  >,
+  scheduledAt: string,
+): PendingEntry {
+  const { runId, schedule, slot, key, kind, trigger, cwd, timeoutMs } = e;
+  const entry: PendingEntry = { runId, schedule, slot, key, kind, trigger, cwd, scheduledAt };
+  if (timeoutMs !== undefined) entry.timeoutMs = timeoutMs;
+  return entry;
+}
+
+/** The entry once its process was spawned, with what the `started` event records. */
+export function withStart(
+  entry: PendingEntry,
+  started: Pick<StartedEvent, "pid" | "startTime" | "journalOffset" | "outputPath">,
+  startedAt: string,
+): PendingEntry {
+  const { pid, startTime, journalOffset, outputPath } = started;
+  return { ...entry, pid, startTime, startedAt, journalOffset, outputPath };
 }
 
 /** Reads pending.json; a missing or unreadable file means no pending runs (logged by the caller). */

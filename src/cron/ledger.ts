@@ -20,7 +20,13 @@ import {
   type SlotRun,
   type StartInfo,
 } from "./ledger-inputs.js";
-import { loadPending, type PendingEntry, PendingList } from "./ledger-pending.js";
+import {
+  loadPending,
+  type PendingEntry,
+  PendingList,
+  pendingFromScheduled,
+  withStart,
+} from "./ledger-pending.js";
 import { encodeSlot, loadSlots, slotKey } from "./ledger-slots.js";
 import type { RunOutcome } from "./outcome.js";
 import { isValidRunId } from "./run-id.js";
@@ -72,30 +78,10 @@ export class RunLedger {
     if (claim.kind === "duplicate") return claim;
     const { runId, schedule, trigger, kind, argv, cwd, timeoutMs } = run;
     const slot = run.slot.toISOString();
-    const key = claim.key;
-    this.append(runId, {
-      event: "scheduled",
-      schedule,
-      slot,
-      key,
-      trigger,
-      kind,
-      argv,
-      cwd,
-      timeoutMs,
-    });
+    const fields = { schedule, slot, key: claim.key, trigger, kind, argv, cwd, timeoutMs };
+    this.append(runId, { event: "scheduled", ...fields });
     const scheduledAt = this.deps.now().toISOString();
-    this.pendingRuns.set({
-      runId,
-      schedule,
-      slot,
-      key,
-      kind,
-      trigger,
-      cwd,
-      scheduledAt,
-      timeoutMs,
-    });
+    this.pendingRuns.set(pendingFromScheduled({ runId, ...fields }, scheduledAt));
     return claim;
   }
 
@@ -121,10 +107,7 @@ export class RunLedger {
   started(runId: string, info: StartInfo): void {
     this.append(runId, { event: "started", ...info, pgid: info.pid });
     const entry = this.pendingRuns.get(runId);
-    if (!entry) return;
-    const { pid, startTime, journalOffset, outputPath } = info;
-    const startedAt = this.deps.now().toISOString();
-    this.pendingRuns.set({ ...entry, pid, startTime, startedAt, journalOffset, outputPath });
+    if (entry) this.pendingRuns.set(withStart(entry, info, this.deps.now().toISOString()));
   }
 
   adopted(runId: string, pid: number, startTime?: string): void {
@@ -181,23 +164,12 @@ export class RunLedger {
         out.push({ runId, key });
         continue;
       }
-      const { schedule, slot, kind, trigger, cwd, timeoutMs, ts } = scheduled;
-      const entry: PendingEntry = {
+      const entry = pendingFromScheduled(scheduled, scheduled.ts);
+      out.push({
         runId,
-        schedule,
-        slot,
         key,
-        kind,
-        trigger,
-        cwd,
-        scheduledAt: ts,
-      };
-      if (timeoutMs !== undefined) entry.timeoutMs = timeoutMs;
-      if (started?.event === "started") {
-        const { pid, startTime, journalOffset, outputPath } = started;
-        Object.assign(entry, { pid, startTime, journalOffset, outputPath, startedAt: started.ts });
-      }
-      out.push({ runId, key, entry });
+        entry: started?.event === "started" ? withStart(entry, started, started.ts) : entry,
+      });
     }
     return out;
   }
