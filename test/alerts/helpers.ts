@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
-import type { AlertLogger } from "../../src/alerts/delivery.js";
+import type { AlertLogger, OutboxDelivery } from "../../src/alerts/delivery.js";
 import type { AlertMessage } from "../../src/alerts/message.js";
 
 /** Items arriving over time; next() waits for the next one instead of sleeping. */
@@ -41,6 +41,18 @@ export function tempDir(): string {
 
 export function removeTempDirs(): void {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A first attempt at delivering sampleMessage() on `channel`, enqueued at `enqueuedAt`. */
+export function sampleDelivery(channel: string, enqueuedAt: number): OutboxDelivery {
+  return {
+    entryId: "e",
+    messageId: "m",
+    channel,
+    message: sampleMessage(),
+    enqueuedAt: new Date(enqueuedAt).toISOString(),
+    attempt: 1,
+  };
 }
 
 export function sampleMessage(overrides: Partial<AlertMessage> = {}): AlertMessage {

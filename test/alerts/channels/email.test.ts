@@ -14,6 +14,7 @@ import { Redactor } from "../../../src/util/secrets.js";
 import {
   collectingLogger,
   removeTempDirs,
+  sampleDelivery,
   sampleMessage,
   startSmtpServer,
   tempDir,
@@ -189,14 +190,7 @@ describe("email channel (real SMTP server on 127.0.0.1)", () => {
       guardMs: 300,
       timeouts: { greetingTimeout: 60_000, connectionTimeout: 60_000, socketTimeout: 60_000 },
     });
-    const result = await channel.send({
-      entryId: "e",
-      messageId: "m",
-      channel: "mail",
-      message: sampleMessage(),
-      enqueuedAt: new Date(T0).toISOString(),
-      attempt: 1,
-    });
+    const result = await channel.send(sampleDelivery("mail", T0));
     expect(result).toEqual({
       kind: "retry",
       error: "no answer from the SMTP server within 300 ms",

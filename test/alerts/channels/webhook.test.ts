@@ -12,6 +12,7 @@ import {
   collectingLogger,
   type Reply,
   removeTempDirs,
+  sampleDelivery,
   sampleMessage,
   startReceiver,
   tempDir,
@@ -171,14 +172,7 @@ describe("webhook channel (real HTTP receiver on 127.0.0.1)", () => {
       { name: "hook", type: "webhook", url: receiver.url },
       { timeoutMs: 200 },
     );
-    const result = await channel.send({
-      entryId: "e",
-      messageId: "m",
-      channel: "hook",
-      message: sampleMessage(),
-      enqueuedAt: new Date(T0).toISOString(),
-      attempt: 1,
-    });
+    const result = await channel.send(sampleDelivery("hook", T0));
     expect(result).toEqual({ kind: "retry", error: "no answer within 200 ms" });
   });
 
@@ -195,13 +189,12 @@ describe("webhook channel (real HTTP receiver on 127.0.0.1)", () => {
     expect(file).not.toContain(SECRET);
   });
   it("refuses a url that is not http(s) at start, without repeating it", () => {
-    const env = { HOOK_URL: "ftp://user:hunter2@example.org/x" };
     const make = (u: string) => () =>
       createWebhookChannel(
         { name: "hook", type: "webhook", url_env: "HOOK_URL" },
         { env: { HOOK_URL: u } },
       );
-    expect(make(env.HOOK_URL)).toThrow(
+    expect(make("ftp://user:hunter2@example.org/x")).toThrow(
       'channel "hook": url: found a ftp: URL; expected http or https',
     );
     expect(make("hunter2 is not a url")).toThrow(
@@ -213,14 +206,7 @@ describe("webhook channel (real HTTP receiver on 127.0.0.1)", () => {
     const receiver = await startReceiver();
     await receiver.close();
     const channel = createWebhookChannel({ name: "hook", type: "webhook", url: receiver.url });
-    const result = await channel.send({
-      entryId: "e",
-      messageId: "m",
-      channel: "hook",
-      message: sampleMessage(),
-      enqueuedAt: new Date(T0).toISOString(),
-      attempt: 1,
-    });
+    const result = await channel.send(sampleDelivery("hook", T0));
     expect(result).toEqual({
       kind: "retry",
       error: expect.stringMatching(/^connect ECONNREFUSED 127\.0\.0\.1:\d+$/),
