@@ -11,7 +11,7 @@ Runs a loop: the agent is prompted again and again until it completes the object
 
   autoloop run demo "Write the report"
   autoloop run ./presets/autofix "Make the test suite pass" --max-iterations 20
-  autoloop run review --set backend.command=codex --set 'backend.args=["exec"]'
+  autoloop run review "Review this branch" --set backend.command=codex
 
 Options:
   --trigger cli|cron|chain|branch   how the run was launched (default: cli)
@@ -20,6 +20,8 @@ Options:
   --max-iterations N                override event_loop.max_iterations
   --set key=value                   override a preset config key (repeatable)
   --work-dir DIR                    where state and the journal live (default: current dir)
+  --env-file FILE                   NAME=value lines added to the agent's environment
+                                    (repeatable; for credentials only this run should get)
   --json                            print the result as JSON on stdout
   --quiet                           no progress lines on stderr
 
@@ -39,6 +41,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       "max-iterations": { type: "string" },
       set: { type: "string", multiple: true },
       "work-dir": { type: "string" },
+      "env-file": { type: "string", multiple: true },
       json: { type: "boolean" },
       quiet: { type: "boolean" },
     },
@@ -65,6 +68,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     );
   }
   const workDir = resolve(str(p, "work-dir") ?? process.cwd());
+  const { readEnvFiles } = await import("../util/env-file.js");
+  const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
   const { loadPreset, resolvePresetDir } = await import("../core/preset.js");
   const preset = loadPreset(resolvePresetDir(presetArg, process.cwd()), list(p, "set"));
   const { runLoop } = await import("../core/loop.js");
@@ -88,7 +93,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     objective: objectiveWords.join(" "),
     parentRunId: str(p, "parent-run-id") ?? "",
     maxIterations: intOption(p, "max-iterations", "autoloop run"),
-    env: process.env,
+    env: { ...process.env, ...fileEnv },
     signal: controller.signal,
     progress: quiet ? undefined : (line) => process.stderr.write(`[autoloop] ${line}\n`),
   });

@@ -9,6 +9,7 @@ Usage:
   autoloop emit <topic> [payload...]                                publish an event (inside a loop)
   autoloop task add|complete|update|remove|list ...                 per-run tasks
   autoloop inspect journal|tasks|runs [--run ID] [--json]           look at a work dir's state
+  autoloop agents [--json|--markdown]                               the agent CLIs and their argv
 
 Run \`autoloop <command> --help\` for a command's options.
 
@@ -27,6 +28,8 @@ async function main(): Promise<number> {
       return (await import("./autoloop-task.js")).taskCommand(rest);
     case "inspect":
       return (await import("./autoloop-inspect.js")).inspectCommand(rest);
+    case "agents":
+      return (await import("./autoloop-agents.js")).agentsCommand(rest);
     case undefined:
     case "help":
     case "--help":

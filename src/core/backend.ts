@@ -2,6 +2,7 @@
 // stdin or file, a tail-capped output buffer, and a timeout that terminates the whole
 // group (grandchildren too): SIGTERM first, SIGKILL after a grace period.
 import { isGroupAlive, signalGroup } from "../util/process.js";
+import type { AgentReaper } from "./agent-reaper.js";
 
 export interface AgentInvocation {
   command: string;
@@ -9,6 +10,8 @@ export interface AgentInvocation {
   promptMode: "arg" | "stdin" | "file";
   prompt: string;
   promptPath: string;
+  /** How a prompt argument is attached (after `--` for CLIs with variadic options). */
+  promptArg?: (prompt: string) => string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
@@ -17,13 +20,22 @@ export interface AgentInvocation {
   signal: AbortSignal;
   /** Most output kept in memory (the tail wins). */
   maxOutputBytes?: number;
+  /** Kills the agent's group if the harness dies while it runs. */
+  reaper?: AgentReaper;
 }
 
 export type AgentResult =
   | { kind: "exited"; exitCode: number; output: string; elapsedMs: number }
   | { kind: "timed_out"; output: string; elapsedMs: number }
   | { kind: "interrupted"; output: string; elapsedMs: number }
-  | { kind: "spawn_failed"; error: string; output: string; elapsedMs: number };
+  | {
+      kind: "spawn_failed";
+      error: string;
+      /** ENOENT and friends, when the system said why. */
+      code?: string;
+      output: string;
+      elapsedMs: number;
+    };
 
 const DEFAULT_MAX_OUTPUT = 1 << 20;
 /** After the agent exits, how long stray children may keep its pipes open. */
@@ -31,10 +43,11 @@ const PIPE_LINGER_MS = 2_000;
 
 /** The argv for the agent: `command args... [prompt | prompt file]`. */
 export function agentArgv(
-  inv: Pick<AgentInvocation, "args" | "promptMode" | "prompt" | "promptPath">,
+  inv: Pick<AgentInvocation, "args" | "promptMode" | "prompt" | "promptPath" | "promptArg">,
 ): string[] {
-  if (inv.promptMode === "arg") return [...inv.args, inv.prompt];
-  if (inv.promptMode === "file") return [...inv.args, inv.promptPath];
+  const attach = inv.promptArg ?? ((text: string) => [text]);
+  if (inv.promptMode === "arg") return [...inv.args, ...attach(inv.prompt)];
+  if (inv.promptMode === "file") return [...inv.args, ...attach(inv.promptPath)];
   return [...inv.args];
 }
 
@@ -78,6 +91,7 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
     child.stdin?.end(inv.prompt);
   }
   const pid = child.pid;
+  if (pid !== undefined) inv.reaper?.watch(pid);
 
   let reason: "timed_out" | "interrupted" | undefined;
   let killTimer: NodeJS.Timeout | undefined;
@@ -113,12 +127,15 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
       result.exitCode === undefined &&
       result.signal === undefined
     ) {
-      return {
+      const failed: AgentResult = {
         kind: "spawn_failed",
         error: result.shortMessage ?? String(result.message),
         output: output.text(),
         elapsedMs: elapsed(),
       };
+      const code = (result.cause as NodeJS.ErrnoException | undefined)?.code;
+      if (code !== undefined) failed.code = code;
+      return failed;
     }
     if (reason === "timed_out")
       return { kind: "timed_out", output: output.text(), elapsedMs: elapsed() };
@@ -131,6 +148,7 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
     clearTimeout(killTimer);
     // The leader is gone; whatever is left of a terminated group must not survive it.
     if (pid !== undefined && reason !== undefined) signalGroup(pid, "SIGKILL");
+    inv.reaper?.release();
     inv.signal.removeEventListener("abort", onAbort);
   }
 }

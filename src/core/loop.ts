@@ -8,9 +8,11 @@ import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
 import { blockingTasks } from "../tasks/materialize.js";
 import { TaskStore } from "../tasks/store.js";
 import { iterationEnv, runBoundEnv } from "./agent-env.js";
+import { AgentReaper } from "./agent-reaper.js";
+import { agentArgs, promptModeFor, resolveAgent } from "./agents.js";
 import { type AgentResult, runAgent } from "./backend.js";
+import { agentFailureStop, loginRefusal } from "./backend-failure.js";
 import { writeEventTool } from "./event-tool.js";
-import { classifyBackendFailure } from "./failure-kind.js";
 import {
   assertNewRunId,
   fileSize,
@@ -21,7 +23,7 @@ import {
 import type { Preset } from "./preset.js";
 import { type IterationSummary, renderPrompt, substitute } from "./prompt.js";
 import { appendRegistry, type RegistryStatus } from "./registry.js";
-import { runPaths } from "./run-paths.js";
+import { ignoreStateDir, runPaths } from "./run-paths.js";
 import { RunView } from "./run-view.js";
 import { allowedEvents, suggestedRoles } from "./topology.js";
 
@@ -75,6 +77,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   const progress = opts.progress ?? (() => {});
   assertNewRunId(paths.journalFile, runId);
   mkdirSync(paths.runDir, { recursive: true });
+  ignoreStateDir(paths);
 
   const meta: LaunchMetadata = {
     runId,
@@ -103,8 +106,12 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       fields,
     });
   const tasks = new TaskStore(paths.tasksFile);
+  const agent = resolveAgent(backend);
   const command = substitute(backend.command, paths, runId, preset.dir);
-  const args = backend.args.map((a) => substitute(a, paths, runId, preset.dir));
+  const presetArgs = [...(backend.agent_args[agent.id] ?? []), ...backend.args];
+  const args = agentArgs(agent, presetArgs).map((a) => substitute(a, paths, runId, preset.dir));
+  const promptMode = promptModeFor(agent, backend.prompt_mode);
+  const reaper = new AgentReaper();
   const started = performance.now();
   const history: IterationSummary[] = [];
 
@@ -118,6 +125,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   let lastSignature = "";
   let identical = 0;
   const finish = (t: Terminal): RunResult => {
+    reaper.close();
     if (t.complete) system("loop.complete", completed || undefined, { reason: t.reason });
     else system("loop.stop", completed || undefined, { reason: t.reason, ...t.fields });
     appendRegistry(
@@ -143,6 +151,19 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       journalFile: paths.journalFile,
     };
   };
+
+  const refusal = await loginRefusal({
+    agent,
+    command,
+    cwd: paths.workDir,
+    env: { ...opts.env, ...backend.env },
+    signal: opts.signal,
+    reaper,
+  });
+  if (refusal !== undefined) {
+    system("backend.login_check", undefined, refusal.fields);
+    return finish({ complete: false, reason: refusal.stop.reason, fields: refusal.stop.fields });
+  }
 
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     if (opts.signal.aborted)
@@ -193,15 +214,18 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       backend_kind: backend.kind,
       command,
       args: JSON.stringify(args),
-      prompt_mode: backend.prompt_mode,
+      prompt_mode: promptMode,
       timeout_ms: String(backend.timeout_ms),
+      agent: agent.id,
     });
     const result: AgentResult = await runAgent({
       command,
       args,
-      promptMode: backend.prompt_mode,
+      promptMode,
+      promptArg: agent.promptArg,
       prompt,
       promptPath: paths.promptPath,
+      reaper,
       cwd: paths.workDir,
       timeoutMs: backend.timeout_ms,
       killGraceMs: backend.kill_grace_ms,
@@ -274,11 +298,12 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         fields: { iteration: String(iteration), output_tail: outputTail },
       });
     if (result.kind !== "exited" || result.exitCode !== 0) {
-      return finish({
-        complete: false,
-        reason: classifyBackendFailure(outputTail),
-        fields: { iteration: String(iteration), output_tail: outputTail },
+      const stop = agentFailureStop(agent, result, outputTail, {
+        command,
+        env: opts.env,
+        iteration,
       });
+      return finish({ complete: false, reason: stop.reason, fields: stop.fields });
     }
 
     const missing = () => ev.required_events.filter((e) => !view.seenTopics.has(e));

@@ -1,6 +1,7 @@
 // zod schemas for a preset's `autoloops.toml` and `topology.toml` (formats.md, "Presets").
 import { z } from "zod";
 import { DURATION_HINT, parseDuration } from "../util/duration.js";
+import { AGENT_IDS, type AgentId } from "./agents.js";
 
 const topicName = z
   .string()
@@ -39,8 +40,20 @@ export const presetConfigSchema = z.looseObject({
   backend: z.looseObject({
     kind: z.literal("command").default("command"),
     command: z.string().min(1, 'the agent CLI to run, e.g. "claude"'),
+    /** Which CLI grammar to use; by default the command's file name picks it ("command" otherwise). */
+    agent: z.enum(AGENT_IDS as [AgentId, ...AgentId[]]).optional(),
     args: z.array(z.string()).default([]),
-    prompt_mode: z.enum(["arg", "stdin", "file"]).default("arg"),
+    /** Args for one agent only, so switching `backend.command` never passes another CLI's flags. */
+    agent_args: z
+      .strictObject({
+        claude: z.array(z.string()).optional(),
+        codex: z.array(z.string()).optional(),
+        gemini: z.array(z.string()).optional(),
+        command: z.array(z.string()).optional(),
+      })
+      .prefault({}),
+    /** Unset: the agent's own default (stdin for claude, codex and gemini; arg for a plain command). */
+    prompt_mode: z.enum(["arg", "stdin", "file"]).optional(),
     timeout_ms: z.number().int().positive().default(300_000),
     /** Time between SIGTERM and SIGKILL when an agent is timed out or interrupted. */
     kill_grace_ms: z.number().int().nonnegative().default(5_000),

@@ -112,6 +112,9 @@ export function renderPrompt(input: PromptInput): string {
     : "";
   const bp = backpressureNote(view);
   const tasksBlock = renderTasksBlock(input.tasks, preset.config.tasks.prompt_budget_chars);
+  // A role that may not emit the completion event is never told to (it would be refused).
+  const mayComplete =
+    input.allowedEvents.length === 0 || input.allowedEvents.includes(ev.completion_event);
   return (
     "You are inside an autoloop harness: an event-driven loop that prompts you again until the objective is done.\n\n" +
     harness +
@@ -126,15 +129,17 @@ export function renderPrompt(input: PromptInput): string {
     `Recent event: ${view.recentEvent}\n` +
     `Suggested next roles now: ${listText(input.suggestedRoles)}\n` +
     `Allowed next events now: ${listText(input.allowedEvents, "(any)")}\n` +
-    `Completion event: ${ev.completion_event}\n` +
-    `Completion promise fallback: ${ev.completion_promise}\n` +
+    `Completion event: ${ev.completion_event}${mayComplete ? "" : " (not yours to emit now: hand off instead)"}\n` +
+    (mayComplete ? `Completion promise fallback: ${ev.completion_promise}\n` : "") +
     `Required events: ${listText(ev.required_events)}\n` +
     `Loop-owned working files belong under: ${paths.stateDir}\n` +
     `Event tool: ${tool}\n\n` +
     `Current scratchpad:\n${scratchpad(input.history)}\n\n` +
-    "Use the event tool to publish an allowed handoff event or the completion event, and to track tasks:\n" +
+    (mayComplete
+      ? "Use the event tool to publish an allowed handoff event or the completion event, and to track tasks:\n"
+      : "Use the event tool to publish one of the allowed events above, and to track tasks:\n") +
     `${tool} emit <allowed-topic> "brief handoff summary"\n` +
-    `${tool} emit ${ev.completion_event} "brief completion summary"\n` +
+    (mayComplete ? `${tool} emit ${ev.completion_event} "brief completion summary"\n` : "") +
     `${tool} task add "work item"    ${tool} task complete task-1    ${tool} task list\n\n` +
     "Backpressure rule: an event outside the allowed set is rejected and you are asked to re-route.\n" +
     "Completion gate: completion is refused while open (non-soft) tasks remain.\n" +

@@ -1,5 +1,6 @@
 // The files of one run, relative to its work dir (formats.md, "Where things live").
-import { dirname, join, resolve } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { resolveTasksFile } from "../tasks/paths.js";
 import type { PresetConfig } from "./preset-schema.js";
 
@@ -37,4 +38,25 @@ export function runPaths(
     toolPath: join(runDir, "autoloops"),
     promptPath: join(runDir, "active-prompt.md"),
   };
+}
+
+const IGNORE_ALL =
+  "# Written by autoloop: the harness's state is never part of the project's commits.\n*\n";
+
+/**
+ * Makes git ignore the harness's own folder (`.autoloop/`), so an agent's `git add -A` never
+ * commits journals, prompts or tasks. A `.gitignore` inside that folder leaves the project's
+ * own `.gitignore` alone; one the user wrote is kept.
+ */
+export function ignoreStateDir(paths: RunPaths): void {
+  const stateRoot = dirname(paths.journalFile);
+  const inside = relative(paths.workDir, stateRoot);
+  if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) return;
+  const file = join(stateRoot, ".gitignore");
+  if (existsSync(file)) return;
+  try {
+    writeFileSync(file, IGNORE_ALL, { flag: "wx" });
+  } catch {
+    // Written by a concurrent run, or a read-only state dir: nothing to add either way.
+  }
 }

@@ -25,6 +25,8 @@ export interface PresetLaunch extends LaunchCommon {
   preset: string;
   objective: string;
   maxIterations?: number;
+  /** Env files for the agent: paths only, the harness reads them (secrets stay out of argv). */
+  envFiles?: readonly string[];
 }
 
 export interface CommandLaunch extends LaunchCommon {
@@ -47,6 +49,7 @@ export function launchArgv(spec: LaunchSpec): string[] {
     "--run-id",
     spec.runId,
     ...(spec.maxIterations ? ["--max-iterations", String(spec.maxIterations)] : []),
+    ...(spec.envFiles ?? []).flatMap((file) => ["--env-file", file]),
   ];
 }
 

@@ -32,5 +32,6 @@ export function launchSpecFor(
     preset: schedule.presetDir ?? schedule.preset,
     objective: schedule.objective,
     maxIterations: schedule.maxIterations,
+    envFiles: schedule.envFiles,
   };
 }

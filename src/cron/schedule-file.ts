@@ -45,6 +45,8 @@ const scheduleEntry = z
     after: z.array(scheduleNameField).default([]),
     max_iterations: z.number().int().min(1).optional(),
     env: envField.default({}),
+    /** Env files (NAME=value) the harness hands to this schedule's agent only: its credentials. */
+    env_file: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
     alert: alertField.optional(),
     enabled: z.boolean().default(true),
     monitor: z.strictObject(monitorThresholds).optional(),
@@ -53,7 +55,10 @@ const scheduleEntry = z
     const need = (key: "preset" | "objective" | "command", what: string) => {
       if (s[key] === undefined) ctx.addIssue({ code: "custom", path: [key], message: what });
     };
-    const forbid = (key: "preset" | "objective" | "command" | "max_iterations", hint: string) => {
+    const forbid = (
+      key: "preset" | "objective" | "command" | "max_iterations" | "env_file",
+      hint: string,
+    ) => {
       if (s[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: hint });
     };
     if (s.kind === "preset") {
@@ -65,6 +70,10 @@ const scheduleEntry = z
       for (const key of ["preset", "objective", "max_iterations"] as const) {
         forbid(key, `no ${key} when kind = "command"`);
       }
+      forbid(
+        "env_file",
+        'no env_file when kind = "command" (put the variables in env, or run a preset)',
+      );
     }
   });
 const scheduleFileSchema = z.strictObject({ schedule: z.array(scheduleEntry).default([]) });
@@ -100,6 +109,8 @@ export type Schedule = ScheduleCommon &
         presetDir: string | undefined;
         objective: string;
         maxIterations: number | undefined;
+        /** Absolute paths of env files for the agent (`autoloop run --env-file`). */
+        envFiles: string[];
       }
     | { kind: "command"; command: string[] }
   );
@@ -164,6 +175,7 @@ export function parseScheduleFile(
     if (s.kind === "command") return { ...common, kind: "command", command: s.command! };
     const preset = isPresetPath(s.preset!) ? here(s.preset!) : s.preset!;
     const { objective, max_iterations: maxIterations } = s;
+    const envFiles = s.env_file === undefined ? [] : [s.env_file].flat().map(here);
     return {
       ...common,
       kind: "preset",
@@ -171,6 +183,7 @@ export function parseScheduleFile(
       presetDir: undefined,
       objective: objective!,
       maxIterations,
+      envFiles,
     };
   });
   return { schedules, problems: [] };

@@ -91,6 +91,17 @@ export function checkSchedules(all: Schedule[], config: CronConfig): ValidationR
         expected: "an existing folder (runs fail until it exists)",
       });
     }
+    if (s.kind === "preset") {
+      s.envFiles.forEach((file, i) => {
+        if (existsSync(file)) return;
+        warnings.push({
+          file: s.file,
+          field: at(s, s.envFiles.length === 1 ? "env_file" : `env_file[${i}]`),
+          found: JSON.stringify(file),
+          expected: "an existing env file of NAME=value lines (runs fail until it exists)",
+        });
+      });
+    }
     const first = s.jitterMs > 0 ? nextFireTime(s, JITTER_REFERENCE) : undefined;
     const second = first && nextFireTime(s, first);
     if (first && second && s.jitterMs >= second.getTime() - first.getTime()) {

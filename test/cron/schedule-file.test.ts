@@ -58,7 +58,22 @@ stall_after = "10m"
         presetDir: undefined,
         objective: "Make the tests pass",
         maxIterations: 30,
+        envFiles: [],
       },
+    ]);
+  });
+
+  it("resolves env_file paths (one or a list) beside the schedule file, for preset schedules only", () => {
+    const one = parse(entry('env_file = "../secrets/claude.env"\n')).schedules[0];
+    expect(one).toMatchObject({ envFiles: ["/srv/cron/secrets/claude.env"] });
+    const two = parse(entry('env_file = ["/etc/a.env", "b.env"]\n')).schedules[0];
+    expect(two).toMatchObject({ envFiles: ["/etc/a.env", "/srv/cron/schedules/b.env"] });
+    expect(
+      problems(
+        '[[schedule]]\nname = "b"\ncron = "0 2 * * *"\nkind = "command"\ncommand = ["true"]\nenv_file = "x.env"\n',
+      ),
+    ).toEqual([
+      'schedules/bad.toml: schedule[0].env_file: found "x.env"; expected no env_file when kind = "command" (put the variables in env, or run a preset)',
     ]);
   });
 

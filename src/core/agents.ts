@@ -1,0 +1,334 @@
+// What the harness knows of each agent CLI: its unattended non-interactive invocation, how
+// it is logged in, and how its refusals read. One table, used by the loop, `autoloop agents`
+// and the README's agent table (a test checks the README against it).
+import { basename } from "node:path";
+
+export type AgentId = "claude" | "codex" | "gemini" | "command";
+
+export type AgentFailureReason =
+  | "auth_failed"
+  | "quota_exhausted"
+  | "rate_limited"
+  | "backend_failed";
+
+/** An option the adapter adds unless the preset's args already set it (or a rival flag). */
+export interface DefaultOption {
+  args: readonly string[];
+  /** Flags that replace this default when the preset passes any of them. */
+  unless: readonly string[];
+  why: string;
+}
+
+export interface FailurePattern {
+  reason: Exclude<AgentFailureReason, "backend_failed">;
+  pattern: RegExp;
+}
+
+export interface AgentAdapter {
+  id: AgentId;
+  name: string;
+  /** The npm package that installs the CLI, when there is one. */
+  npmPackage?: string;
+  /** Leading argv that selects non-interactive mode (`-p`, `exec`); stripped from preset args. */
+  mode: readonly string[];
+  /** Preset-arg spellings of the mode, stripped so old presets do not pass it twice. */
+  modeAliases: readonly string[];
+  defaults: readonly DefaultOption[];
+  /** Where the prompt goes by default: stdin keeps it out of `ps` and away from variadic flags. */
+  promptMode: "arg" | "stdin" | "file";
+  /** How a prompt passed as an argument is attached, so no variadic option can swallow it. */
+  promptArg: (prompt: string) => string[];
+  /** Preset args the CLI no longer accepts, each with what replaces it. */
+  replaced?: Readonly<Record<string, readonly string[]>>;
+  /** Environment variables that carry credentials; any one set means "logged in by key". */
+  credentialEnv: readonly string[];
+  /**
+   * A command that asks the CLI whether it is logged in, for CLIs that would otherwise retry
+   * the network for minutes before refusing; run only when no credential variable is set.
+   */
+  loginCheck?: { args: readonly string[]; loggedOut: RegExp };
+  /** Exit codes that mean one thing whatever the output says. */
+  exitCodes?: Readonly<Record<number, AgentFailureReason>>;
+  failures: readonly FailurePattern[];
+  /** What on-call should do, by failure reason. */
+  hints: Readonly<Partial<Record<AgentFailureReason, string>>>;
+  /** Where its credentials come from, for the README's deployment notes. */
+  credentials: string;
+}
+
+// Phrases every CLI shares (HTTP statuses, provider error types), tried after its own.
+const COMMON_FAILURES: readonly FailurePattern[] = [
+  {
+    reason: "auth_failed",
+    pattern:
+      /\b(unauthori[sz]ed|authentication[ _](failed|error)|invalid api key|invalid x-api-key|incorrect api key|not logged in|please (run|use) \S*\s*login|401 unauthorized|oauth token (has )?(expired|revoked))/i,
+  },
+  {
+    reason: "quota_exhausted",
+    pattern:
+      /\b(insufficient[_ ]quota|exceeded your current quota|insufficient (credits|balance)|credit balance is too low|billing (hard )?limit|daily quota)/i,
+  },
+  {
+    reason: "rate_limited",
+    pattern:
+      /\b(rate[ _-]?limit(ed|_error)?|too many requests|overloaded_error|HTTP 429|status 429|usage limit (reached|exceeded)|hit your (usage )?limit|resource_exhausted|quota exceeded for quota metric)/i,
+  },
+];
+
+const INSTALL_HINT = (pkg: string, cmd: string) =>
+  `install it for the user that runs the harness (\`npm install -g ${pkg}\`) or set backend.command to the absolute path of \`${cmd}\``;
+
+export const AGENTS: Readonly<Record<AgentId, AgentAdapter>> = {
+  claude: {
+    id: "claude",
+    name: "Claude Code",
+    npmPackage: "@anthropic-ai/claude-code",
+    mode: ["-p"],
+    modeAliases: ["-p", "--print"],
+    defaults: [
+      {
+        args: ["--output-format", "text"],
+        unless: ["--output-format"],
+        why: "plain text output",
+      },
+      {
+        args: ["--permission-mode", "acceptEdits"],
+        unless: [
+          "--permission-mode",
+          "--dangerously-skip-permissions",
+          "--allow-dangerously-skip-permissions",
+        ],
+        why: "edits without asking (bypassPermissions is refused as root)",
+      },
+      {
+        args: ["--allowedTools", "Bash({{TOOL_PATH}} *)"],
+        unless: [],
+        why: "the event tool may always run (added to any --allowedTools of the preset)",
+      },
+    ],
+    promptMode: "stdin",
+    promptArg: (prompt) => ["--", prompt],
+    credentialEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"],
+    failures: [
+      { reason: "auth_failed", pattern: /not logged in|please run \/login|invalid api key/i },
+      { reason: "quota_exhausted", pattern: /credit balance is too low/i },
+      {
+        reason: "rate_limited",
+        pattern: /usage limit reached|you've hit your limit|\b5-hour limit|weekly limit/i,
+      },
+    ],
+    hints: {
+      auth_failed:
+        "Claude Code is not logged in for the user that runs the harness: run `claude /login` as that user (the service user under systemd), or set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`) in its environment, e.g. the unit's EnvironmentFile.",
+      quota_exhausted:
+        "The Anthropic account has no credit left: add credit in the Console or switch the key; the next scheduled run will try again.",
+      rate_limited:
+        "Claude's usage limit is reached; the run stopped and the next scheduled run will try again (move the schedule past the reset time if this repeats).",
+      backend_failed: INSTALL_HINT("@anthropic-ai/claude-code", "claude"),
+    },
+    credentials:
+      "`claude /login` as the service user, or `ANTHROPIC_API_KEY` / `CLAUDE_CODE_OAUTH_TOKEN`",
+  },
+  codex: {
+    id: "codex",
+    name: "OpenAI Codex",
+    npmPackage: "@openai/codex",
+    mode: ["exec"],
+    modeAliases: ["exec", "e"],
+    defaults: [
+      {
+        args: ["--sandbox", "workspace-write"],
+        unless: ["--sandbox", "-s", "--dangerously-bypass-approvals-and-sandbox"],
+        why: "writes inside the project only; exec never asks for approval",
+      },
+      { args: ["--skip-git-repo-check"], unless: [], why: "runs outside a git repository too" },
+      { args: ["--color", "never"], unless: ["--color"], why: "no escape codes in the journal" },
+    ],
+    promptMode: "stdin",
+    promptArg: (prompt) => ["--", prompt],
+    replaced: { "--full-auto": ["--sandbox", "workspace-write"] },
+    credentialEnv: ["CODEX_API_KEY", "OPENAI_API_KEY"],
+    loginCheck: { args: ["login", "status"], loggedOut: /not logged in/i },
+    failures: [
+      { reason: "auth_failed", pattern: /not logged in|401 unauthorized|missing bearer/i },
+      { reason: "quota_exhausted", pattern: /insufficient_quota|exceeded your current quota/i },
+      {
+        reason: "rate_limited",
+        pattern: /hit your usage limit|usage limit|429 too many requests/i,
+      },
+    ],
+    hints: {
+      auth_failed:
+        "Codex is not logged in for the user that runs the harness: run `codex login` (or `codex login --device-auth` on a server) as that user, or set CODEX_API_KEY in its environment, e.g. the unit's EnvironmentFile.",
+      quota_exhausted:
+        "The OpenAI account's quota is used up: check the plan and billing; the next scheduled run will try again.",
+      rate_limited:
+        "Codex's usage limit is reached; the run stopped and the next scheduled run will try again.",
+      backend_failed: INSTALL_HINT("@openai/codex", "codex"),
+    },
+    credentials: "`codex login` as the service user, or `CODEX_API_KEY`",
+  },
+  gemini: {
+    id: "gemini",
+    name: "Gemini CLI",
+    npmPackage: "@google/gemini-cli",
+    mode: [],
+    modeAliases: [],
+    defaults: [
+      {
+        args: ["--approval-mode", "yolo"],
+        unless: ["--approval-mode", "-y", "--yolo"],
+        why: "tools run without asking",
+      },
+      {
+        args: ["--skip-trust"],
+        unless: [],
+        why: "trusts the project folder (else approval falls back to default and edits stall)",
+      },
+      {
+        args: ["--output-format", "text"],
+        unless: ["--output-format", "-o"],
+        why: "plain text output",
+      },
+    ],
+    // Headless when stdin is not a terminal; `-p` is only needed for a prompt argument.
+    promptMode: "stdin",
+    promptArg: (prompt) => [`--prompt=${prompt}`],
+    credentialEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"],
+    exitCodes: { 41: "auth_failed" },
+    failures: [
+      { reason: "auth_failed", pattern: /please set an auth method|api key not valid/i },
+      { reason: "quota_exhausted", pattern: /exhausted your daily quota/i },
+      { reason: "rate_limited", pattern: /resource_exhausted|quota exceeded for quota metric/i },
+    ],
+    hints: {
+      auth_failed:
+        "Gemini CLI has no credentials for the user that runs the harness: set GEMINI_API_KEY (or GOOGLE_GENAI_USE_VERTEXAI with Vertex credentials) in its environment, e.g. the unit's EnvironmentFile, or log in once with `gemini` as that user.",
+      quota_exhausted:
+        "The Gemini daily quota is used up; the next scheduled run will try again after the reset.",
+      rate_limited:
+        "Gemini is rate limited; the run stopped and the next scheduled run will try again.",
+      backend_failed: INSTALL_HINT("@google/gemini-cli", "gemini"),
+    },
+    credentials: "`GEMINI_API_KEY`, or Vertex AI variables",
+  },
+  command: {
+    id: "command",
+    name: "any command",
+    mode: [],
+    modeAliases: [],
+    defaults: [],
+    promptMode: "arg",
+    promptArg: (prompt) => [prompt],
+    credentialEnv: [],
+    failures: [],
+    hints: {},
+    credentials: "its own environment",
+  },
+};
+
+export const AGENT_IDS = Object.keys(AGENTS) as AgentId[];
+
+/** The adapter for a backend: `backend.agent` when given, else the command's file name. */
+export function resolveAgent(backend: {
+  agent?: AgentId | undefined;
+  command: string;
+}): AgentAdapter {
+  if (backend.agent !== undefined) return AGENTS[backend.agent];
+  const name = basename(backend.command).replace(/\.(exe|cmd|js|mjs)$/i, "");
+  return name === "claude" || name === "codex" || name === "gemini" ? AGENTS[name] : AGENTS.command;
+}
+
+function flagOf(token: string): string | undefined {
+  if (!token.startsWith("-") || token === "-" || token === "--") return undefined;
+  const eq = token.indexOf("=");
+  return eq > 0 ? token.slice(0, eq) : token;
+}
+
+/** Preset args with the mode token dropped and retired flags replaced by what replaced them. */
+function normalisedPresetArgs(agent: AgentAdapter, presetArgs: readonly string[]): string[] {
+  const args = [...presetArgs];
+  if (args.length > 0 && agent.modeAliases.includes(args[0]!)) args.shift();
+  // A dangling `-p` (an old gemini override that expected the prompt next) selects nothing now.
+  if (agent.id === "gemini" && (args.at(-1) === "-p" || args.at(-1) === "--prompt")) args.pop();
+  return args.flatMap((a) => agent.replaced?.[a] ?? [a]);
+}
+
+/**
+ * The argv for one agent call (prompt excluded): mode, the adapter's unattended defaults that
+ * the preset does not override, then the preset's own args.
+ */
+export function agentArgs(agent: AgentAdapter, presetArgs: readonly string[]): string[] {
+  const own = normalisedPresetArgs(agent, presetArgs);
+  const given = new Set(own.map(flagOf).filter((f): f is string => f !== undefined));
+  const defaults = agent.defaults
+    .filter((d) => !d.unless.some((flag) => given.has(flag)))
+    .flatMap((d) => d.args);
+  return [...agent.mode, ...defaults, ...own];
+}
+
+/** Where the prompt goes: the preset's choice, else the adapter's. */
+export function promptModeFor(
+  agent: AgentAdapter,
+  configured: "arg" | "stdin" | "file" | undefined,
+): "arg" | "stdin" | "file" {
+  return configured ?? agent.promptMode;
+}
+
+export interface AgentFailure {
+  reason: AgentFailureReason;
+  /** What on-call should do, when the adapter knows. */
+  hint?: string;
+  /** When the CLI says when to try again ("in 37s", "at 3pm"), its words. */
+  retryAfter?: string;
+}
+
+// A sentence ends at a period followed by a space, a bracket or the end ("37.5s." keeps "37.5s").
+const END = String.raw`(?:\.(?=\s|\]|\)|$)|\n|·|$)`;
+const RETRY_PATTERNS: readonly RegExp[] = [
+  new RegExp(`(?:try again|retry) (?:in|after) ([0-9].*?)${END}`, "i"),
+  new RegExp(`(?:try again|retry) at (.+?)${END}`, "i"),
+  new RegExp(`resets? (?:at |in )?([0-9].*?)${END}`, "i"),
+  /usage limit reached\|(\d{9,11})/i,
+];
+
+function retryAfterOf(output: string): string | undefined {
+  for (const pattern of RETRY_PATTERNS) {
+    const match = pattern.exec(output);
+    if (match === null) continue;
+    const text = match[1]!.trim();
+    // Claude's old form carries the reset as epoch seconds.
+    if (/^\d{9,11}$/.test(text)) return new Date(Number(text) * 1000).toISOString();
+    return text;
+  }
+  return undefined;
+}
+
+/** Why an agent exited non-zero, from its exit code and the tail of its output. */
+export function classifyAgentFailure(
+  agent: AgentAdapter,
+  exitCode: number | undefined,
+  outputTail: string,
+): AgentFailure {
+  let reason: AgentFailureReason =
+    (exitCode !== undefined ? agent.exitCodes?.[exitCode] : undefined) ?? "backend_failed";
+  if (reason === "backend_failed") {
+    const match = [...agent.failures, ...COMMON_FAILURES].find((f) => f.pattern.test(outputTail));
+    if (match !== undefined) reason = match.reason;
+  }
+  const failure: AgentFailure = { reason };
+  const hint = reason === "backend_failed" ? undefined : agent.hints[reason];
+  if (hint !== undefined) failure.hint = hint;
+  if (reason === "rate_limited" || reason === "quota_exhausted") {
+    const retry = retryAfterOf(outputTail);
+    if (retry !== undefined) failure.retryAfter = retry;
+  }
+  return failure;
+}
+
+/** The message for a CLI that is not installed where the harness looks. */
+export function missingCommandHint(agent: AgentAdapter, command: string, path: string): string {
+  const fix =
+    agent.hints.backend_failed ?? "install it or set backend.command to its absolute path";
+  return `command not found: ${command} (searched PATH=${path || "(empty)"}); ${fix}`;
+}

@@ -1,0 +1,255 @@
+// The bundled presets against the real Claude Code, Codex and Gemini CLIs (devDependencies),
+// with an empty HOME and no credentials: each run must reach the CLI's own login refusal and
+// stop `auth_failed`. Then the logged-in path through stand-ins with the same argv grammar.
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { execa } from "execa";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  AUTOLOOP_CRON,
+  autoloop,
+  cleanEnv,
+  cleanupTempDirs,
+  ROOT,
+  tempDir,
+} from "../helpers/cli.js";
+import { field, journalOf, topics } from "../helpers/journal.js";
+
+afterEach(cleanupTempDirs);
+
+const BIN = join(ROOT, "node_modules/.bin");
+const CREDENTIALS = [
+  "ANTHROPIC_API_KEY",
+  "CLAUDE_CODE_OAUTH_TOKEN",
+  "ANTHROPIC_AUTH_TOKEN",
+  "CODEX_API_KEY",
+  "OPENAI_API_KEY",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
+  "GOOGLE_GENAI_USE_VERTEXAI",
+  "GOOGLE_GENAI_USE_GCA",
+];
+
+/** An environment with no agent credentials and a HOME nobody has logged in from. */
+function loggedOutEnv(path: string): Record<string, string> {
+  const home = tempDir("autoloop-home-");
+  const env: Record<string, string> = { HOME: home, PATH: path };
+  for (const name of [...CREDENTIALS, "CODEX_HOME", "XDG_CONFIG_HOME"]) env[name] = "";
+  return env;
+}
+
+function gitProject(): string {
+  const dir = tempDir("autoloop-project-");
+  execFileSync("git", ["init", "-q", dir]);
+  writeFileSync(join(dir, "README.md"), "a project\n");
+  return dir;
+}
+
+const REFUSALS: Record<string, RegExp> = {
+  claude: /Not logged in/,
+  codex: /Not logged in/,
+  gemini: /Please set an Auth method/,
+};
+
+describe.each(["autofix", "review"])(
+  "the bundled %s preset with real agent CLIs, logged out",
+  (preset) => {
+    it.each(["claude", "codex", "gemini"])(
+      "%s stops auth_failed at its own login refusal",
+      async (agent) => {
+        const dir = gitProject();
+        const env = loggedOutEnv(`${BIN}${delimiter}${process.env.PATH}`);
+        const run = await autoloop(
+          [
+            "run",
+            preset,
+            "Make the tests pass",
+            "--set",
+            `backend.command=${agent}`,
+            "--json",
+            "--quiet",
+          ],
+          { cwd: dir, env },
+        );
+        expect(run.stderr).toBe("");
+        expect(run.exitCode).toBe(1);
+        const journal = journalOf(dir);
+        const stop = journal.at(-1);
+        expect(stop?.topic).toBe("loop.stop");
+        expect(field(stop, "reason")).toBe("auth_failed");
+        expect(field(stop, "output_tail")).toMatch(REFUSALS[agent]!);
+        // What on-call reads: which command to run as which user.
+        expect(field(stop, "detail")).toContain(
+          { claude: "claude /login", codex: "codex login", gemini: "GEMINI_API_KEY" }[agent]!,
+        );
+        // Never the old failures: a swallowed prompt, an unknown flag, an untrusted folder.
+        const output = journal.map((r) => field(r, "output") ?? "").join("\n");
+        expect(output).not.toMatch(/Input must be provided|unexpected argument|not trusted/);
+      },
+      60_000,
+    );
+  },
+);
+
+describe("agent CLIs that are missing", () => {
+  it("stops backend_failed naming the command and the PATH searched", async () => {
+    const dir = gitProject();
+    const emptyBin = tempDir("autoloop-bin-");
+    const run = await autoloop(["run", "autofix", "x", "--quiet"], {
+      cwd: dir,
+      env: { PATH: emptyBin },
+    });
+    expect(run.exitCode).toBe(1);
+    const stop = journalOf(dir).at(-1);
+    expect(field(stop, "reason")).toBe("backend_failed");
+    expect(field(stop, "detail")).toContain(
+      `command not found: claude (searched PATH=${emptyBin})`,
+    );
+    expect(field(stop, "detail")).toContain("npm install -g @anthropic-ai/claude-code");
+  });
+});
+
+/** A bin folder where `claude`, `codex` and `gemini` are the logged-in stand-in. */
+function standInBin(): string {
+  const bin = tempDir("autoloop-standin-");
+  for (const agent of ["claude", "codex", "gemini"]) {
+    const file = join(bin, agent);
+    writeFileSync(
+      file,
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, "test/fixtures/agent-standin.mjs"))} ${agent} "$@"\n`,
+    );
+    chmodSync(file, 0o755);
+  }
+  return bin;
+}
+
+const PLAN = "fix.ready,tests.passed,review.drafted,report.written,task.complete";
+const KEYS = { ANTHROPIC_API_KEY: "k", CODEX_API_KEY: "k", GEMINI_API_KEY: "k" };
+
+describe.each(["autofix", "review"])(
+  "the bundled %s preset, logged in (stand-in CLIs)",
+  (preset) => {
+    it.each(["claude", "codex", "gemini"])(
+      "%s completes with the harness's own argv",
+      async (agent) => {
+        const dir = gitProject();
+        const log = join(dir, "..", `standin-${agent}.log`);
+        const env = {
+          ...loggedOutEnv(`${standInBin()}${delimiter}${process.env.PATH}`),
+          ...KEYS,
+          STANDIN_PLAN: PLAN,
+          STANDIN_LOG: log,
+        };
+        const run = await autoloop(
+          ["run", preset, "Do it", "--set", `backend.command=${agent}`, "--quiet"],
+          { cwd: dir, env },
+        );
+        const journal = journalOf(dir);
+        expect(run.exitCode, journal.map((r) => field(r, "output") ?? "").join("\n")).toBe(0);
+        expect(topics(journal).at(-1)).toBe("loop.complete");
+        expect(journal.filter((r) => r.topic === "task.gate")).toEqual([]);
+        expect(readFileSync(log, "utf8")).not.toContain("denied");
+      },
+      60_000,
+    );
+  },
+);
+
+describe("preset args that older READMEs gave", () => {
+  it("still work: codex --full-auto, gemini --yolo -p, claude -p with a variadic --allowedTools", async () => {
+    const cases: Array<[string, string]> = [
+      ["codex", '["exec", "--full-auto"]'],
+      ["gemini", '["--yolo", "-p"]'],
+      ["claude", '["-p", "--permission-mode", "acceptEdits", "--allowedTools", "Bash,Read,Edit"]'],
+    ];
+    for (const [agent, args] of cases) {
+      const dir = gitProject();
+      const env = {
+        ...loggedOutEnv(`${standInBin()}${delimiter}${process.env.PATH}`),
+        ...KEYS,
+        STANDIN_PLAN: PLAN,
+      };
+      const run = await autoloop(
+        [
+          "run",
+          "autofix",
+          "x",
+          "--set",
+          `backend.command=${agent}`,
+          "--set",
+          `backend.args=${args}`,
+          "--quiet",
+        ],
+        { cwd: dir, env },
+      );
+      expect(run.exitCode, `${agent} ${args}: ${run.stderr}`).toBe(0);
+    }
+  }, 60_000);
+});
+
+describe("the harness's own state", () => {
+  it("is ignored by git, so an agent's `git add -A` never commits it", async () => {
+    const dir = gitProject();
+    const run = await autoloop(["run", "demo", "Write the report", "--quiet"], { cwd: dir });
+    expect(run.exitCode).toBe(0);
+    expect(existsSync(join(dir, ".autoloop/.gitignore"))).toBe(true);
+    execFileSync("git", ["add", "-A"], { cwd: dir });
+    const staged = execFileSync("git", ["diff", "--cached", "--name-only"], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+    expect(staged.split("\n").filter(Boolean)).toEqual(["README.md"]);
+  });
+
+  it("keeps a .gitignore the user wrote", async () => {
+    const dir = gitProject();
+    mkdirSync(join(dir, ".autoloop"));
+    writeFileSync(join(dir, ".autoloop/.gitignore"), "runs/\n");
+    await autoloop(["run", "demo", "x", "--quiet"], { cwd: dir });
+    expect(readFileSync(join(dir, ".autoloop/.gitignore"), "utf8")).toBe("runs/\n");
+  });
+});
+
+describe("credentials for one schedule's agent only (env_file)", () => {
+  it("reach the agent of that schedule through `autoloop-cron fire`, not the daemon's environment", async () => {
+    const dir = tempDir("autoloop-cron-");
+    mkdirSync(join(dir, "schedules"));
+    mkdirSync(join(dir, "work"));
+    writeFileSync(join(dir, "autoloop-cron.toml"), 'state_dir = "state"\n[http]\nlisten = ""\n');
+    writeFileSync(
+      join(dir, "claude.env"),
+      "# the nightly agent's key\nANTHROPIC_API_KEY=sk-test\n",
+      {
+        mode: 0o600,
+      },
+    );
+    const schedule = (name: string, envFile: string) =>
+      `[[schedule]]\nname = "${name}"\ncron = "0 3 * * *"\npreset = "autofix"\nobjective = "x"\nproject_dir = "../work"\n${envFile}\n`;
+    writeFileSync(
+      join(dir, "schedules", "nightly.toml"),
+      schedule("with-key", 'env_file = "../claude.env"') + schedule("without-key", ""),
+    );
+    const env = {
+      ...loggedOutEnv(`${standInBin()}${delimiter}${process.env.PATH}`),
+      STANDIN_PLAN: PLAN,
+    };
+    const fire = (name: string) =>
+      execa(
+        process.execPath,
+        [AUTOLOOP_CRON, "fire", name, "--foreground", "--config", join(dir, "autoloop-cron.toml")],
+        {
+          cwd: dir,
+          env: cleanEnv(env),
+          extendEnv: false,
+          reject: false,
+        },
+      );
+    const withKey = await fire("with-key");
+    expect(withKey.exitCode, withKey.stdout + withKey.stderr).toBe(0);
+    expect(withKey.stdout + withKey.stderr).not.toContain("sk-test");
+    const withoutKey = await fire("without-key");
+    expect(withoutKey.exitCode).toBe(1);
+    expect(field(journalOf(join(dir, "work")).at(-1), "reason")).toBe("auth_failed");
+  }, 60_000);
+});
