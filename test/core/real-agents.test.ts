@@ -2,7 +2,14 @@
 // with an empty HOME and no credentials: each run must reach the CLI's own login refusal and
 // stop `auth_failed`. Then the logged-in path through stand-ins with the same argv grammar.
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { delimiter, join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
@@ -251,5 +258,35 @@ describe("credentials for one schedule's agent only (env_file)", () => {
     const withoutKey = await fire("without-key");
     expect(withoutKey.exitCode).toBe(1);
     expect(field(journalOf(join(dir, "work")).at(-1), "reason")).toBe("auth_failed");
+  }, 60_000);
+});
+
+describe("the alert for an agent that is not logged in", () => {
+  it("says what to do, with the CLI's own words", async () => {
+    const root = tempDir("autoloop-cron-");
+    writeFileSync(join(root, "autoloop-cron.toml"), 'state_dir = "state"\n[http]\nlisten = ""\n');
+    const project = gitProject();
+    const env = loggedOutEnv(`${BIN}${delimiter}${process.env.PATH}`);
+    const run = await autoloop(["run", "autofix", "x", "--quiet"], { cwd: project, env });
+    expect(run.exitCode).toBe(1);
+    const journal = join(project, ".autoloop/journal.jsonl");
+    const once = await execa(
+      process.execPath,
+      [AUTOLOOP_CRON, "monitor", "--once", "--journal", journal],
+      {
+        cwd: root,
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+      },
+    );
+    expect(once.exitCode, once.stderr).toBe(0);
+    const mailDir = join(root, "state/mail");
+    const mail = readdirSync(mailDir)
+      .map((f) => readFileSync(join(mailDir, f), "utf8"))
+      .join("\n");
+    expect(mail).toContain("auth_failed");
+    expect(mail.replace(/=\r?\n/g, "")).toContain("run `claude /login` as that user");
+    expect(mail).toContain("Not logged in");
   }, 60_000);
 });
