@@ -58,6 +58,21 @@ export const alertMessageSchema = z.object({
   }),
   incident: z.object({ slug: z.string(), id: z.string() }).optional(),
   detail: z.string().optional(),
+  /** The on-call group: every run of a schedule failing one way, or one run started by hand. */
+  group: z
+    .object({
+      by: z.enum(["schedule", "run"]),
+      /** The group's kind of trouble (a run that ended stuck at its gate: gate_stuck). */
+      kind: z.string(),
+      /** Failed runs in a row since the schedule's last completed run. */
+      consecutiveFailures: z.number().int().nonnegative(),
+      failingSince: z.string(),
+      /** The group's runs, newest first, one line each. */
+      runs: z.array(z.string()),
+    })
+    .optional(),
+  /** For resolved: what ended it ("run X completed", "schedule removed from the config"). */
+  resolution: z.string().optional(),
   /** For delivery_failed: the channel that failed, which this alert is never sent to. */
   failedChannel: z.string().optional(),
 });

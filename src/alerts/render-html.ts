@@ -44,6 +44,13 @@ export function renderHtml(raw: AlertMessage, ctx: RenderContext): string {
     for (const t of m.gate.openTasks) parts.push(`<li><code>${e(t.id)}</code> ${e(t.text)}</li>`);
     parts.push("</ul>");
   }
+  if (m.group !== undefined && m.group.runs.length > 1) {
+    parts.push(
+      '<p style="font-family:sans-serif"><b>Runs in this incident</b> (newest first):</p><ul>',
+    );
+    for (const r of m.group.runs) parts.push(`<li>${e(r)}</li>`);
+    parts.push("</ul>");
+  }
   const tail = m.journalTail.slice(-JOURNAL_TAIL_LINES);
   if (tail.length > 0) {
     parts.push(

@@ -56,7 +56,9 @@ export function statusTag(message: AlertMessage): string {
 
 /** `[FIRING] gate stuck: nightly-fix run-20261121-0200-ab12` (one line, no control chars). */
 export function renderSubject(message: AlertMessage): string {
-  const where = [message.schedule, message.runId].filter((s) => s !== undefined && s !== "");
+  // A schedule's group is about the schedule: the subject stays the same run after run.
+  const run = message.group?.by === "schedule" ? undefined : message.runId;
+  const where = [message.schedule, run].filter((s) => s !== undefined && s !== "");
   const tail = where.length > 0 ? where.join(" ") : message.title;
   return shorten(`${statusTag(message)} ${kindLabel(message.kind)}: ${tail}`, 200).replace(
     /[\r\n\t]+/g,
@@ -85,6 +87,11 @@ export function alertFacts(message: AlertMessage, now: number): Fact[] {
     add("Gate", `${message.gate.topic}, refused ${message.gate.refusals} times`);
     add("Gate stuck since", formatAlertTime(message.gate.since, message.timezone, now));
   }
+  if (message.group?.by === "schedule" && message.group.consecutiveFailures > 0) {
+    add("Failed in a row", String(message.group.consecutiveFailures));
+    add("Failing since", formatAlertTime(message.group.failingSince, message.timezone, now));
+  }
+  add("Resolved by", message.resolution);
   add("Incident", message.incident && `${message.incident.slug} (${message.incident.id})`);
   add("Journal", message.journalPath);
   return facts;
@@ -111,6 +118,10 @@ export function renderText(raw: AlertMessage, ctx: RenderContext): string {
   if (message.gate && message.gate.openTasks.length > 0) {
     lines.push("", "Open tasks:");
     for (const t of message.gate.openTasks) lines.push(`  - [${t.id}] ${t.text}`);
+  }
+  if (message.group !== undefined && message.group.runs.length > 1) {
+    lines.push("", "Runs in this incident (newest first):");
+    for (const r of message.group.runs) lines.push(`  - ${r}`);
   }
   const tail = message.journalTail.slice(-JOURNAL_TAIL_LINES);
   if (tail.length > 0) {

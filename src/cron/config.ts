@@ -200,14 +200,27 @@ export function loadConfig(path: string, cwd: string = process.cwd()): CronConfi
   return result.config;
 }
 
+/** The environment variable naming the config file when `--config` is not given. */
+export const CONFIG_ENV = "AUTOLOOP_CRON_CONFIG";
+
 /**
- * The CLI's lookup: `--config FILE` must exist; without it ./autoloop-cron.toml is used when
- * present, else every default relative to the working directory.
+ * The CLI's lookup, as a service user expects: `--config FILE`, else $AUTOLOOP_CRON_CONFIG,
+ * else ./autoloop-cron.toml. None of them: an error (exit 2), never a silent default that
+ * would report "All clear" about an empty state folder.
  */
-export function findConfig(explicit: string | undefined, cwd: string = process.cwd()): CronConfig {
+export function findConfig(
+  explicit: string | undefined,
+  cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): CronConfig {
   if (explicit !== undefined) return loadConfig(explicit, cwd);
+  const fromEnv = env[CONFIG_ENV];
+  if (fromEnv !== undefined && fromEnv !== "") return loadConfig(fromEnv, cwd);
   if (existsSync(resolve(cwd, CONFIG_FILE_NAME))) return loadConfig(CONFIG_FILE_NAME, cwd);
-  return defaultConfig(cwd);
+  throw new UserError(
+    `no config: no --config given, ${CONFIG_ENV} is not set and there is no ${CONFIG_FILE_NAME} in ${cwd}; ` +
+      `pass --config /etc/autoloop-cron/autoloop-cron.toml (or set ${CONFIG_ENV}), or run where ${CONFIG_FILE_NAME} is`,
+  );
 }
 
 /** Environment variables the config names as secrets (`*_env` keys). */

@@ -117,6 +117,8 @@ export interface RunSummary {
   skipCause?: SkipCause;
   killedBy?: string;
   detail?: string;
+  /** What the terminal status was decided from (`journal`, `exit`, `spawn`, `lost`...). */
+  basis?: string;
 }
 
 const TERMINAL: ReadonlySet<SummaryStatus> = new Set([
@@ -169,6 +171,7 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
       return {
         ...s,
         status: e.status,
+        basis: e.basis,
         durationMs: e.durationMs,
         finishedAt: e.ts,
         ...(stopReason !== undefined && { stopReason }),

@@ -191,6 +191,11 @@ export class RunLedger {
     return out;
   }
 
+  /** Run ids newest first (by creation), optionally of one schedule; summaries not read. */
+  runIdsNewestFirst(schedule?: string): Iterable<string> {
+    return this.index.newestFirst(schedule);
+  }
+
   /** Schedules the ledger has runs (or skipped slots) of. */
   schedulesWithRuns(): Iterable<string> {
     return this.index.schedules();

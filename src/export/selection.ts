@@ -20,11 +20,8 @@ export interface ExportSelection {
  */
 export function selectSchedules(configPath: string | undefined, cwd: string): ExportSelection {
   const config = findConfig(configPath, cwd);
-  if (config.file === undefined) {
-    throw new UserError(
-      "export needs a config file: pass --config FILE, or run it where autoloop-cron.toml is",
-    );
-  }
+  // findConfig refuses to go on without a file; this only narrows the type.
+  if (config.file === undefined) throw new UserError("export needs a config file");
   const report = validateAll(config);
   if (report.problems.length > 0) {
     const list = report.problems.map(formatProblem).join("\n");

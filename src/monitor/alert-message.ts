@@ -49,15 +49,20 @@ export function journalTail(path: string, run: string, count = JOURNAL_TAIL_LINE
   }
 }
 
-/** Incident priority by kind: a run that cannot finish on its own is critical. */
-export function incidentPriority(kind: Condition["kind"]): "critical" | "high" | "medium" {
-  if (kind === "gate_stuck" || kind === "run_crashed" || kind === "run_failed") return "critical";
-  if (kind === "run_timed_out" || kind === "config_invalid") return "high";
-  return "medium";
+/** Incident priority: the alert's own level, so a page and its incident never disagree. */
+export function incidentPriority(c: Pick<Condition, "severity">): "critical" | "medium" {
+  return c.severity === "critical" ? "critical" : "medium";
 }
 
-/** The incident name for a condition: `<kind> <schedule> <run-id>` (or its subject). */
+/** The kind of trouble a condition is about: its group's, when grouped. */
+export function troubleKind(c: Condition): Condition["kind"] {
+  return c.group?.kind ?? c.kind;
+}
+
+/** The incident name: `<kind> <schedule>` for a schedule's group, else `<kind> <subject>`. */
 export function incidentName(c: Condition): string {
+  if (c.group?.by === "schedule") return `${c.group.kind} ${c.schedule}`;
+  if (c.group?.by === "run") return `${c.group.kind} ${c.run}`;
   if (c.kind === "config_invalid") return `${c.kind} ${c.file}`;
   if (c.kind === "schedule_trouble") return `${c.kind} ${c.schedule} ${c.cause}`;
   // Scheduler run ids begin with the schedule's name: say it once.
@@ -65,7 +70,20 @@ export function incidentName(c: Condition): string {
   return [c.kind, schedule, c.run].filter((s) => s !== undefined && s !== "").join(" ");
 }
 
+const GROUP_TITLES: Partial<Record<Condition["kind"], string>> = {
+  gate_stuck: "runs stop at the completion gate",
+  run_failed: "runs fail",
+  run_timed_out: "runs time out",
+  run_crashed: "runs crash",
+  run_stalled: "runs stall",
+};
+
 function title(c: Condition): string {
+  if (c.group?.by === "schedule") {
+    const n = c.group.consecutiveFailures;
+    const what = GROUP_TITLES[c.group.kind] ?? c.group.kind;
+    return `Schedule ${c.schedule}: ${what}${n > 1 ? ` (${n} failed in a row)` : ""}`;
+  }
   switch (c.kind) {
     case "gate_stuck":
       return `Run ${c.run} is stuck at its completion gate (${c.gate.refusals} refusals)`;
@@ -99,8 +117,15 @@ export interface MessageContext {
   incident?: { slug: string; id: string };
 }
 
+/** The notifications that go to the channels (the others only touch the incident). */
+export type ChannelNotification = Notification & { kind: "firing" | "reminder" | "resolved" };
+
+export function goesToChannels(n: Notification): n is ChannelNotification {
+  return n.kind === "firing" || n.kind === "reminder" || n.kind === "resolved";
+}
+
 /** The message for one notification; `now`-free, so a resend carries the same facts. */
-export function buildAlertMessage(n: Notification, ctx: MessageContext): AlertMessage {
+export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): AlertMessage {
   const c = n.condition;
   const runId = c.run;
   const resolved = n.kind === "resolved";
@@ -118,10 +143,10 @@ export function buildAlertMessage(n: Notification, ctx: MessageContext): AlertMe
     commands.stop = `autoloop-cron stop ${shellQuote(runId)}`;
   const message: AlertMessage = {
     fingerprint: n.fingerprint,
-    kind: c.kind,
+    kind: troubleKind(c),
     status: n.kind,
     title: title(c),
-    summary: resolved ? `Resolved: ${c.summary}` : c.summary,
+    summary: resolved ? `Resolved${n.note ? ` (${n.note})` : ""}: ${c.summary}` : c.summary,
     timezone: ctx.timezone,
     occurredAt: resolved ? n.at : c.occurredAt,
     journalTail: runId !== undefined && journalPath ? journalTail(journalPath, runId) : [],
@@ -140,12 +165,22 @@ export function buildAlertMessage(n: Notification, ctx: MessageContext): AlertMe
   }
   const text = detail(c);
   if (text !== undefined && text !== "") message.detail = text;
+  if (c.group !== undefined) {
+    message.group = {
+      by: c.group.by,
+      kind: c.group.kind,
+      consecutiveFailures: c.group.consecutiveFailures,
+      failingSince: c.group.failingSince,
+      runs: c.group.members.map((m) => m.note),
+    };
+  }
+  if (resolved && n.note !== undefined) message.resolution = n.note;
   return message;
 }
 
 /** The message for `n` with what the run and its schedule add (preset, objective, timezone). */
 export function composeMessage(
-  n: Notification,
+  n: ChannelNotification,
   ctx: {
     run: RunState | undefined;
     schedule: Schedule | undefined;

@@ -1,7 +1,7 @@
 // The per-fingerprint alert lifecycle (pending → firing → resolved) as a pure step: the
 // alerts so far, the conditions that hold and the operator's decisions at `now` in,
 // the notifications to send out.
-import type { Condition } from "./conditions.js";
+import type { Condition, GroupMember } from "./conditions.js";
 import { activeAck, activeSilence, type OperatorState } from "./silences.js";
 
 export type AlertPhase = "pending" | "firing" | "resolved";
@@ -21,14 +21,27 @@ export interface AlertRecord {
   /** The condition has not held since then; resolution waits for the settle period. */
   clearedAt?: string;
   resolvedAt?: string;
+  /**
+   * Known from the monitor's first look (every run in it ended before it started watching):
+   * listed in `status`, never paged, dropped silently when it clears.
+   */
+  baseline?: boolean;
 }
 
 export interface Notification {
-  kind: "firing" | "reminder" | "resolved";
+  /**
+   * `update` (new runs joined a firing group) and `expired` (the monitor stopped tracking it)
+   * go to the incident's changelog only; the others also go to the channels.
+   */
+  kind: "firing" | "reminder" | "resolved" | "update" | "expired";
   fingerprint: string;
   condition: Condition;
   /** 1, 2, … for reminders. */
   reminder?: number;
+  /** Why it resolved or expired ("run X completed", "schedule removed from the config"). */
+  note?: string;
+  /** For `update`: the runs that joined, newest first. */
+  members?: GroupMember[];
   firstSeenAt: string;
   /** ISO `now` of the reconcile that decided it. */
   at: string;
@@ -48,6 +61,13 @@ export interface AlertPolicy {
   /** Resolved alerts stay listed (for `status`) this long. */
   keepResolvedMs: number;
 }
+
+/**
+ * How an alert that stopped holding ends: `resolve` at once (the schedule recovered, the run
+ * ended: a fact, not a flap), or `expire` (nothing got better, the monitor just stopped
+ * tracking it: no all-clear, a note on the incident). Undefined: the settle period decides.
+ */
+export type Ending = { kind: "resolve"; note: string } | { kind: "expire"; note: string };
 
 const HOUR = 3_600_000;
 
@@ -69,15 +89,35 @@ function reminderDue(rec: AlertRecord, policy: AlertPolicy, ops: OperatorState):
   return Math.max(due, ...acks.map((a) => t(a.until)).filter(Number.isFinite));
 }
 
+type Send = (kind: Notification["kind"], extra?: Partial<Notification>) => void;
+
+/** A group of runs that have all ended (nothing still running, stuck or stalled). */
+function isHistory(c: Condition): boolean {
+  return c.group?.members.every((m) => !m.live) === true;
+}
+
+/** Runs in `next` that `prev` did not have, newest first. */
+function joined(prev: Condition, next: Condition): GroupMember[] {
+  const before = new Set(prev.group?.members.map((m) => m.run) ?? [prev.run]);
+  return (next.group?.members ?? []).filter((m) => !before.has(m.run));
+}
+
 function present(
   rec: AlertRecord,
+  previous: Condition,
   now: Date,
   policy: AlertPolicy,
   ops: OperatorState,
-  send: (kind: Notification["kind"], reminder?: number) => void,
+  send: Send,
 ): void {
   delete rec.clearedAt; // Back within the settle period: the same alert goes on, silently.
   const at = now.toISOString();
+  if (rec.baseline) {
+    if (joined(previous, rec.condition).length === 0) return;
+    // A new run joined what was known from before: from now on it is news.
+    delete rec.baseline;
+    rec.firedAt = at;
+  }
   if (rec.phase === "pending" && now.getTime() - t(rec.firstSeenAt) >= policy.pendingMs) {
     rec.phase = "firing";
     rec.firedAt = at;
@@ -90,11 +130,14 @@ function present(
     send("firing");
     return;
   }
+  // Another run failing the same way: the incident's changelog grows, nobody is paged again.
+  const members = joined(previous, rec.condition);
+  if (members.length > 0) send("update", { members });
   if (activeAck(ops, rec.fingerprint, rec.firedAt!, now) !== undefined) return;
   if (now.getTime() < reminderDue(rec, policy, ops)) return;
   rec.reminders += 1;
   rec.lastNotifiedAt = at;
-  send("reminder", rec.reminders);
+  send("reminder", { reminder: rec.reminders });
 }
 
 /** Returns false when the record should be forgotten. */
@@ -103,17 +146,23 @@ function absent(
   now: Date,
   policy: AlertPolicy,
   ops: OperatorState,
-  send: (kind: Notification["kind"]) => void,
+  send: Send,
+  ending: Ending | undefined,
 ): boolean {
-  if (rec.phase === "pending") return false; // Never fired: nobody heard of it.
+  if (rec.phase === "pending" || rec.baseline) return false; // Nobody heard of it.
   if (rec.phase === "resolved") return now.getTime() - t(rec.resolvedAt) <= policy.keepResolvedMs;
+  if (ending?.kind === "expire") {
+    if (rec.notified) send("expired", { note: ending.note });
+    return false;
+  }
   rec.clearedAt ??= now.toISOString();
-  if (now.getTime() - t(rec.clearedAt) < policy.settleMs) return true;
+  if (ending === undefined && now.getTime() - t(rec.clearedAt) < policy.settleMs) return true;
   rec.phase = "resolved";
-  rec.resolvedAt = rec.clearedAt;
+  rec.resolvedAt = ending === undefined ? rec.clearedAt : now.toISOString();
   delete rec.clearedAt;
   // Silenced alerts stay quiet to the end; one nobody was told about needs no all-clear.
-  if (rec.notified && activeSilence(ops, rec.condition, now) === undefined) send("resolved");
+  if (rec.notified && activeSilence(ops, rec.condition, now) === undefined)
+    send("resolved", ending === undefined ? {} : { note: ending.note });
   return true;
 }
 
@@ -124,19 +173,26 @@ export function reconcileAlerts(
   now: Date,
   ops: OperatorState,
   policy: AlertPolicy = DEFAULT_ALERT_POLICY,
+  endingOf: (rec: AlertRecord) => Ending | undefined = () => undefined,
+  /**
+   * The monitor's first look (no state yet): groups whose runs have all ended are history.
+   * They are recorded (and listed by `status`) without paging anyone.
+   */
+  firstLook = false,
 ): Notification[] {
   const out: Notification[] = [];
-  const sender = (rec: AlertRecord) => (kind: Notification["kind"], reminder?: number) => {
-    const n: Notification = {
-      kind,
-      fingerprint: rec.fingerprint,
-      condition: rec.condition,
-      firstSeenAt: rec.firstSeenAt,
-      at: now.toISOString(),
+  const sender =
+    (rec: AlertRecord): Send =>
+    (kind, extra = {}) => {
+      out.push({
+        kind,
+        fingerprint: rec.fingerprint,
+        condition: rec.condition,
+        firstSeenAt: rec.firstSeenAt,
+        at: now.toISOString(),
+        ...extra,
+      });
     };
-    if (reminder !== undefined) n.reminder = reminder;
-    out.push(n);
-  };
   const holding = new Set<string>();
   for (const condition of conditions) {
     const fp = condition.fingerprint;
@@ -152,14 +208,21 @@ export function reconcileAlerts(
         notified: false,
         reminders: 0,
       };
+      if (firstLook && isHistory(condition)) {
+        rec.phase = "firing";
+        rec.firedAt = now.toISOString();
+        rec.baseline = true;
+      }
       alerts.set(fp, rec);
     }
+    const previous = rec.condition;
     rec.condition = condition;
-    present(rec, now, policy, ops, sender(rec));
+    present(rec, previous, now, policy, ops, sender(rec));
   }
   for (const [fp, rec] of alerts) {
     if (holding.has(fp)) continue;
-    if (!absent(rec, now, policy, ops, sender(rec))) alerts.delete(fp);
+    const ending = rec.phase === "firing" ? endingOf(rec) : undefined;
+    if (!absent(rec, now, policy, ops, sender(rec), ending)) alerts.delete(fp);
   }
   return out;
 }

@@ -7,13 +7,14 @@ import {
   type AlertPolicy,
   type AlertRecord,
   DEFAULT_ALERT_POLICY,
+  type Ending,
   type Notification,
   reconcileAlerts,
 } from "./alert-rules.js";
 import type { Condition } from "./conditions.js";
 import { NO_OPERATOR_STATE, type OperatorState } from "./silences.js";
 
-export type { AlertPhase, AlertPolicy, AlertRecord, Notification } from "./alert-rules.js";
+export type { AlertPhase, AlertPolicy, AlertRecord, Ending, Notification } from "./alert-rules.js";
 
 export interface AlertStateDeps {
   log: (message: string) => void;
@@ -45,6 +46,8 @@ export class AlertState {
   private readonly policy: AlertPolicy;
   private readonly deps: AlertStateDeps;
   private written: string | undefined;
+  /** No state on disk yet: the next reconcile is the monitor's first look. */
+  private fresh = true;
 
   constructor(
     readonly path: string,
@@ -64,8 +67,19 @@ export class AlertState {
     conditions: readonly Condition[],
     now: Date,
     operator: OperatorState = NO_OPERATOR_STATE,
+    endingOf?: (rec: AlertRecord) => Ending | undefined,
   ): Notification[] {
-    return reconcileAlerts(this.alerts, conditions, now, operator, this.policy);
+    const firstLook = this.fresh;
+    this.fresh = false;
+    return reconcileAlerts(
+      this.alerts,
+      conditions,
+      now,
+      operator,
+      this.policy,
+      endingOf,
+      firstLook,
+    );
   }
 
   /** Writes the state if it changed since the last load or save. */
@@ -93,6 +107,7 @@ export class AlertState {
     let text: string;
     try {
       text = readFileSync(this.path, "utf8");
+      this.fresh = false;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT")
         this.deps.log(`${this.path}: cannot read alert state, starting empty: ${err}`);

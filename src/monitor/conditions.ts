@@ -4,6 +4,34 @@ import type { AlertKind } from "../alerts/message.js";
 
 export type Severity = "critical" | "warning";
 
+/** One run in a group: what it did, newest first in `GroupInfo.members`. */
+export interface GroupMember {
+  run: string;
+  kind: ConditionKind;
+  /** When it happened (the run's end, or the start of a live problem). */
+  at: string;
+  /** One line for the incident's changelog ("run X also stopped at the gate: task-2 open"). */
+  note: string;
+  /** Still running (a live gate refusal or stall), rather than ended. */
+  live?: boolean;
+}
+
+/**
+ * Conditions are grouped for on-call: every run of a schedule that fails the same way is one
+ * alert and one incident (`by: "schedule"`); a run started by hand is its own (`by: "run"`).
+ */
+export interface GroupInfo {
+  /** The kind of trouble the group is about (a run that ended stuck at its gate: gate_stuck). */
+  kind: ConditionKind;
+  by: "schedule" | "run";
+  /** Newest first, at most GROUP_MEMBERS_KEPT. */
+  members: GroupMember[];
+  /** The schedule's failed runs in a row (any kind) since its last completed run. */
+  consecutiveFailures: number;
+  /** When the oldest of those failures happened. */
+  failingSince: string;
+}
+
 interface Base {
   fingerprint: string;
   severity: Severity;
@@ -17,6 +45,7 @@ interface Base {
   run?: string;
   schedule?: string;
   journalPath?: string;
+  group?: GroupInfo;
 }
 
 export interface GateDetails {

@@ -2,9 +2,9 @@
 // harness lives, how the scheduler ended it, and each schedule's recent slots, missed slots
 // and invalid files. Gathered from the ledger, registries beside journals and daemon events.
 
-import { statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { hostname } from "node:os";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { RunLedger } from "../cron/ledger.js";
 import { isTerminal, type RunSummary } from "../cron/ledger-events.js";
 import type { Schedule } from "../cron/schedule-file.js";
@@ -19,6 +19,7 @@ import type {
   SlotOutcome,
 } from "./detectors.js";
 import type { RunState } from "./run-state.js";
+import { type ScheduleStreak, STREAK_SCAN_LIMIT, scheduleStreak } from "./schedule-streak.js";
 
 export interface FactSources {
   ledger: () => RunLedger | undefined;
@@ -27,7 +28,35 @@ export interface FactSources {
   invalid: () => readonly FieldProblem[];
   /** Display paths of schedule files are relative to this folder. */
   configDir: string;
+  /** The scheduler's output logs, `<dir>/<run-id>.log`: failures quote their last lines. */
+  outputDir?: string;
   isAlive?: (pid: number) => boolean;
+}
+
+/** How much of a failed run's output log its alert quotes. */
+const OUTPUT_TAIL_BYTES = 4096;
+const OUTPUT_TAIL_LINES = 15;
+
+/** The last `bytes` of a file as text (from a line start when it was cut), or undefined. */
+function readTail(path: string, bytes: number): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - bytes);
+    const buf = Buffer.alloc(size - start);
+    const n = readSync(fd, buf, 0, buf.length, start);
+    const text = buf.toString("utf8", 0, n);
+    return start > 0 ? text.slice(text.indexOf("\n") + 1) : text;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Slots looked at per schedule for skipped-in-a-row trouble. */
@@ -40,6 +69,10 @@ export class MonitorFacts {
   /** Terminal ledger summaries never change again: read once. */
   private readonly ended = new Map<string, RunSummary>();
   private readonly invalidSince = new Map<string, string>();
+  /** Per schedule, the terminal summaries its last streak scan read. */
+  private readonly streakRuns = new Map<string, Map<string, RunSummary>>();
+  /** Output log tails of failed runs in a current streak. */
+  private readonly tails = new Map<string, string | undefined>();
 
   constructor(private readonly sources: FactSources) {}
 
@@ -136,6 +169,61 @@ export class MonitorFacts {
       return view.refresh().get(run.run);
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * Each loaded schedule's failure streak from the ledger (schedules without runs have
+   * none). A schedule no longer in the config has no streak: its alerts end.
+   */
+  streaks(ledger = this.sources.ledger()): Map<string, ScheduleStreak> {
+    const out = new Map<string, ScheduleStreak>();
+    if (ledger === undefined) return out;
+    const loaded = this.sources.schedules();
+    for (const name of ledger.schedulesWithRuns()) {
+      if (!loaded.has(name)) continue;
+      const seen = new Map<string, RunSummary>();
+      const summaries = this.summariesNewestFirst(ledger, name, seen);
+      const streak = scheduleStreak(name, summaries, STREAK_SCAN_LIMIT);
+      this.streakRuns.set(name, seen);
+      for (const f of streak.failures) {
+        const tail = this.outputTail(f.runId);
+        if (tail !== undefined) f.outputTail = tail;
+      }
+      if (streak.failures.length > 0 || streak.lastCompletedAt !== undefined) out.set(name, streak);
+    }
+    for (const name of this.streakRuns.keys()) if (!loaded.has(name)) this.streakRuns.delete(name);
+    const failing = new Set([...out.values()].flatMap((s) => s.failures.map((f) => f.runId)));
+    for (const id of this.tails.keys()) if (!failing.has(id)) this.tails.delete(id);
+    return out;
+  }
+
+  /** The last lines of a finished run's output log (read once: it no longer changes). */
+  private outputTail(runId: string): string | undefined {
+    if (this.tails.has(runId)) return this.tails.get(runId);
+    const dir = this.sources.outputDir;
+    const tail =
+      dir === undefined ? undefined : readTail(join(dir, `${runId}.log`), OUTPUT_TAIL_BYTES);
+    const text = tail?.split("\n").slice(-OUTPUT_TAIL_LINES).join("\n").trim();
+    this.tails.set(runId, text === "" ? undefined : text);
+    return this.tails.get(runId);
+  }
+
+  /**
+   * A schedule's summaries newest first. Terminal ones are kept per schedule from one scan to
+   * the next (only those the scan reached), so a pass reads the files of running runs only.
+   */
+  private *summariesNewestFirst(
+    ledger: RunLedger,
+    schedule: string,
+    seen: Map<string, RunSummary>,
+  ): Generator<RunSummary> {
+    const before = this.streakRuns.get(schedule);
+    for (const runId of ledger.runIdsNewestFirst(schedule)) {
+      const summary = before?.get(runId) ?? this.ended.get(runId) ?? ledger.replay(runId)?.summary;
+      if (summary === undefined) continue;
+      if (isTerminal(summary.status)) seen.set(runId, summary);
+      yield summary;
     }
   }
 

@@ -1,7 +1,8 @@
 // Keeps one incident per alert episode in step with its notifications: firing opens it (or
-// notes a resend on the one already open), reminders log to it, resolved closes it.
+// notes a resend on the one already open), reminders and runs joining the group log to it,
+// resolved closes it, expired leaves a note for a human to close it.
 
-import { incidentName, incidentPriority } from "./alert-message.js";
+import { incidentName, incidentPriority, troubleKind } from "./alert-message.js";
 import type { Notification } from "./alert-state.js";
 import type { IncidentStore } from "./incidents.js";
 import { IncidentExistsError } from "./incidents-errors.js";
@@ -23,12 +24,12 @@ function open(store: IncidentStore, n: Notification): Incident {
       return store.create({
         name,
         description: c.summary,
-        priority: incidentPriority(c.kind),
-        tags: [c.kind],
+        priority: incidentPriority(c),
+        tags: [troubleKind(c)],
         runId: c.run ?? null,
         schedule: c.schedule ?? null,
         fingerprint: n.fingerprint,
-        entry: `${c.summary} (fingerprint ${n.fingerprint})`,
+        entry: `${c.summary} (grouping key ${n.fingerprint})`,
       });
     } catch (err) {
       // The same problem came back after its incident was resolved: a new, numbered one.
@@ -55,8 +56,30 @@ export function syncIncident(store: IncidentStore, n: Notification): IncidentRef
         store.log(target.slug, `Still firing (reminder ${n.reminder ?? 1}): ${c.summary}`),
       );
     }
+    case "update": {
+      const target = active ?? existing;
+      if (target === undefined) return ref(open(store, n));
+      let last = target;
+      // Oldest first, so the newest-first changelog reads in the order the runs failed.
+      for (const m of [...(n.members ?? [])].reverse())
+        last = store.log(target.slug, `Also: ${m.note}`);
+      return ref(last);
+    }
+    case "expired":
+      if (active === undefined) return existing === undefined ? undefined : ref(existing);
+      return ref(
+        store.log(
+          active.slug,
+          `${n.note ?? "No longer tracked"}; resolve it by hand once dealt with`,
+        ),
+      );
     case "resolved":
       if (active === undefined) return existing === undefined ? undefined : ref(existing);
-      return ref(store.resolve(active.slug, `The condition cleared: ${c.summary}`));
+      return ref(
+        store.resolve(
+          active.slug,
+          n.note !== undefined ? `Resolved: ${n.note}` : `The condition cleared: ${c.summary}`,
+        ),
+      );
   }
 }

@@ -1,22 +1,25 @@
 // The monitor as a running service: follows journals, folds them into run states, detects
 // conditions on every batch and on a timer, advances the alert state, opens and closes
 // incidents, and enqueues alerts in the durable outbox (enqueue first, then save the state).
+import { join } from "node:path";
 import type { Logger } from "pino";
 import { deliveryFailedMessage } from "../alerts/delivery-failed.js";
 import type { Outbox } from "../alerts/outbox.js";
 import type { Schedule } from "../cron/schedule-file.js";
 import { JournalFollower } from "../journal/follower.js";
-import { composeMessage } from "./alert-message.js";
-import { AlertState, type Notification } from "./alert-state.js";
+import { composeMessage, goesToChannels } from "./alert-message.js";
+import { type AlertRecord, AlertState, type Ending, type Notification } from "./alert-state.js";
 import type { Condition } from "./conditions.js";
 import { type DetectFacts, detectRun, readRunTasks } from "./detectors.js";
 import { MonitorFacts } from "./facts.js";
+import { groupConditions, type Recovery } from "./grouping.js";
 import { syncIncident } from "./incident-sync.js";
 import { IncidentStore } from "./incidents.js";
 import { journalPaths } from "./journal-set.js";
 import { type MonitorPaths, monitorPaths } from "./paths.js";
 import type { RunState } from "./run-state.js";
 import { RunTracker } from "./run-tracker.js";
+import type { ScheduleStreak } from "./schedule-streak.js";
 import { scheduleConditions } from "./schedule-trouble.js";
 import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
 import {
@@ -58,6 +61,10 @@ export class MonitorService {
   private conditionsByRun: Map<string, Condition[]> | undefined;
   /** Schedule conditions of the last full pass: journal lines never change them. */
   private scheduleConditions: Condition[] = [];
+  /** Per schedule, its failed runs since the last completed one (ledger, last full pass). */
+  private streaks = new Map<string, ScheduleStreak>();
+  /** Per schedule, its latest completed run as the journals showed it. */
+  private readonly completions = new Map<string, Recovery>();
   /** Wall-clock ms of the last batch-triggered pass (leading-edge coalescing of bursts). */
   private lastSoonAt = Number.NEGATIVE_INFINITY;
   private openIncidents: number | undefined;
@@ -92,6 +99,7 @@ export class MonitorService {
       schedules: () => this.schedules(),
       invalid: () => daemon?.invalidProblems ?? this.standalone?.problems() ?? [],
       configDir: config.dir,
+      outputDir: join(config.stateDir, "output"),
       ...(options.isAlive && { isAlive: options.isAlive }),
     });
     this.follower = new JournalFollower({
@@ -217,13 +225,29 @@ export class MonitorService {
       const facts: DetectFacts = full
         ? this.facts.collect(runs)
         : { runs: this.facts.collectRuns(runs) };
-      for (const run of runs) byRun.set(run.run, detectRun(run, facts, now, thresholds, deps));
-      if (full) this.scheduleConditions = scheduleConditions(facts.schedules ?? {}, thresholds);
+      for (const run of runs) {
+        byRun.set(run.run, detectRun(run, facts, now, thresholds, deps));
+        this.noteCompletion(run, facts.runs.get(run.run)?.schedule);
+      }
+      if (full) {
+        this.scheduleConditions = scheduleConditions(facts.schedules ?? {}, thresholds);
+        this.streaks = this.facts.streaks();
+      }
       this.conditionsByRun = byRun;
-      const conditions: Condition[] = [];
-      for (const list of byRun.values()) for (const c of list) conditions.push(c);
-      conditions.push(...this.scheduleConditions);
-      const notifications = this.alertState.reconcile(conditions, now, this.operators.current());
+      const perRun: Condition[] = [];
+      for (const list of byRun.values()) for (const c of list) perRun.push(c);
+      const conditions = groupConditions({
+        conditions: [...perRun, ...this.scheduleConditions],
+        streaks: this.streaks,
+        completions: this.completions,
+        gateRefusals: (id) => this.tracker.get(id)?.gate?.episodeRefusals ?? 0,
+      });
+      const notifications = this.alertState.reconcile(
+        conditions,
+        now,
+        this.operators.current(),
+        (rec) => this.endingOf(rec),
+      );
       for (const n of notifications) this.deliver(n);
       // Enqueued first, then saved. Changes that notify nobody (a condition clearing, a
       // resolved alert aging out) wait for the next full pass: serializing every alert on
@@ -239,6 +263,46 @@ export class MonitorService {
     }
   }
 
+  /** A run's completion, remembered per schedule: it ends that schedule's failing groups. */
+  private noteCompletion(run: RunState, schedule: string | undefined): void {
+    if (schedule === undefined || run.terminal?.topic !== "loop.complete") return;
+    const known = this.completions.get(schedule);
+    if (known === undefined || Date.parse(run.terminal.at) > Date.parse(known.at))
+      this.completions.set(schedule, { at: run.terminal.at, run: run.run });
+  }
+
+  /** How a firing alert that stopped holding ends: recovery and run ends are facts, not flaps. */
+  private endingOf(rec: AlertRecord): Ending | undefined {
+    const c = rec.condition;
+    const newest = c.group?.members[0]?.at ?? c.occurredAt;
+    if (c.group?.by === "schedule" && c.schedule !== undefined) {
+      if (!this.schedules().has(c.schedule))
+        return { kind: "resolve", note: `schedule ${c.schedule} was removed from the config` };
+      const fromLedger = this.streaks.get(c.schedule);
+      const candidates: Recovery[] = [];
+      if (fromLedger?.lastCompletedAt !== undefined && fromLedger.lastCompletedRun !== undefined)
+        candidates.push({ at: fromLedger.lastCompletedAt, run: fromLedger.lastCompletedRun });
+      const fromJournal = this.completions.get(c.schedule);
+      if (fromJournal !== undefined) candidates.push(fromJournal);
+      const recovery = candidates.find((r) => Date.parse(r.at) >= Date.parse(newest));
+      if (recovery !== undefined) return { kind: "resolve", note: `run ${recovery.run} completed` };
+      return undefined;
+    }
+    if (c.group?.by === "run" && c.run !== undefined) {
+      const run = this.tracker.get(c.run);
+      if (run === undefined)
+        return {
+          kind: "expire",
+          note: `run ${c.run} is no longer tracked (it ended over a day ago)`,
+        };
+      if (run.terminal !== undefined) {
+        const how = run.terminal.topic === "loop.complete" ? "completed" : run.terminal.reason;
+        return { kind: "resolve", note: `run ${c.run} ended (${how})` };
+      }
+    }
+    return undefined;
+  }
+
   private deliver(n: Notification): void {
     const c = n.condition;
     const schedule = c.schedule === undefined ? undefined : this.schedules().get(c.schedule);
@@ -247,6 +311,20 @@ export class MonitorService {
       incident = syncIncident(this.incidents, n);
     } catch (err) {
       this.log.error({ err, fingerprint: n.fingerprint }, "monitor: incident update failed");
+    }
+    if (!goesToChannels(n)) {
+      this.log.info(
+        {
+          alert: n.kind,
+          fingerprint: n.fingerprint,
+          schedule: c.schedule,
+          incident: incident?.slug,
+        },
+        n.kind === "update"
+          ? `incident ${incident?.slug ?? n.fingerprint}: ${(n.members ?? []).map((m) => m.note).join("; ")}`
+          : `alert expired: ${n.note ?? c.summary}`,
+      );
+      return;
     }
     const message = composeMessage(n, {
       run: c.run === undefined ? undefined : this.tracker.get(c.run),

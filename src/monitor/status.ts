@@ -22,6 +22,16 @@ export interface FiringAlert {
   firedAt: string;
   /** Muted by the operator: listed, but no longer needs a human. */
   muted?: "acked" | "silenced";
+  /** The on-call group: a schedule failing one way, or one run started by hand. */
+  group?: {
+    by: "schedule" | "run";
+    kind: string;
+    consecutiveFailures: number;
+    failingSince: string;
+    runs: string[];
+  };
+  /** Found on the monitor's first look, all its runs over: listed, never paged. */
+  fromBefore?: true;
 }
 
 export interface StatusReport {
@@ -64,6 +74,11 @@ export function readStatus(config: CronConfig, now: Date = new Date()): StatusRe
       };
       if (c.schedule !== undefined) f.schedule = c.schedule;
       if (c.run !== undefined) f.run = c.run;
+      if (c.group !== undefined) {
+        const { by, kind, consecutiveFailures, failingSince, members } = c.group;
+        f.group = { by, kind, consecutiveFailures, failingSince, runs: members.map((m) => m.run) };
+      }
+      if (a.baseline) f.fromBefore = true;
       if (activeSilence(operator, c, now) !== undefined) f.muted = "silenced";
       else if (activeAck(operator, a.fingerprint, f.firedAt, now) !== undefined) f.muted = "acked";
       return f;
@@ -100,6 +115,22 @@ export function readStatus(config: CronConfig, now: Date = new Date()): StatusRe
 export const ALL_CLEAR =
   "All clear: no stuck, failed or stalled runs, no open incidents, every alert delivered.";
 
+/** Text from journals and files, with control characters shown escaped (no terminal tricks). */
+export function printable(text: string): string {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+const KIND_WORDS: Record<string, string> = {
+  gate_stuck: "runs stop at the completion gate",
+  run_failed: "runs fail",
+  run_timed_out: "runs time out",
+  run_crashed: "runs crash",
+  run_stalled: "runs stall",
+};
+
 /** The report as plain text; one line when nothing is wrong. */
 export function renderStatus(r: StatusReport): string {
   const quiet =
@@ -114,17 +145,35 @@ export function renderStatus(r: StatusReport): string {
   const section = (title: string, lines: string[]) => {
     if (lines.length > 0) out.push(`${title}:`, ...lines.map((l) => `  ${l}`), "");
   };
+  const failing = r.firing.filter((f) => f.group?.by === "schedule" && f.schedule !== undefined);
+  section(
+    "Failing schedules",
+    failing.map((f) => {
+      const g = f.group!;
+      const muted = f.muted === undefined ? "" : ` (${f.muted})`;
+      const count =
+        g.consecutiveFailures > 0
+          ? `${g.consecutiveFailures} failed in a row since ${g.failingSince}`
+          : `since ${g.failingSince}`;
+      return printable(
+        `${f.schedule}: ${KIND_WORDS[g.kind] ?? g.kind}, ${count}${muted}  [${f.fingerprint}]`,
+      );
+    }),
+  );
   section(
     "Firing alerts",
     r.firing.map((f) => {
       const muted = f.muted === undefined ? "" : ` (${f.muted})`;
-      return `${f.severity.padEnd(8)} ${f.summary}  since ${f.firedAt}${muted}  [${f.fingerprint}]`;
+      const before = f.fromBefore ? " (found on the monitor's first look)" : "";
+      return printable(
+        `${f.severity.padEnd(8)} ${f.summary}  since ${f.firedAt}${muted}${before}  [${f.fingerprint}]`,
+      );
     }),
   );
   section(
     "Open incidents",
-    r.incidents.map(
-      (i) => `${i.priority.padEnd(8)} ${i.slug}  ${i.status}  updated ${i.updatedAt}`,
+    r.incidents.map((i) =>
+      printable(`${i.priority.padEnd(8)} ${i.slug}  ${i.status}  updated ${i.updatedAt}`),
     ),
   );
   const box = r.outbox;

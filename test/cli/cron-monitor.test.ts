@@ -80,7 +80,7 @@ describe("autoloop-cron monitor, status, incident, alert", () => {
     expect(status.stdout).toContain("gate-stuck");
     const json = JSON.parse((await cron(root, "status", "--json")).stdout);
     expect(json.needsHuman).toBe(true);
-    expect(json.firing[0].fingerprint).toBe(`gate_stuck:${RUN}:task.complete`);
+    expect(json.firing[0].fingerprint).toBe(`gate_stuck:${RUN}`);
 
     const list = await cron(root, "incident", "list");
     expect(list.stdout).toContain("critical");
@@ -89,7 +89,7 @@ describe("autoloop-cron monitor, status, incident, alert", () => {
     expect(ack.exitCode).toBe(0);
     expect(ack.stdout).toContain(`acknowledged ${slug}`);
     const silences = JSON.parse(readFileSync(join(state, "monitor", "silences.json"), "utf8"));
-    expect(silences.acks[0].fingerprint).toBe(`gate_stuck:${RUN}:task.complete`);
+    expect(silences.acks[0].fingerprint).toBe(`gate_stuck:${RUN}`);
     expect((await cron(root, "incident", "show", slug)).stdout).toContain("on it");
 
     // Hours later the reminder is due, but the ack stops it.

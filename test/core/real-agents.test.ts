@@ -267,19 +267,19 @@ describe("the alert for an agent that is not logged in", () => {
     writeFileSync(join(root, "autoloop-cron.toml"), 'state_dir = "state"\n[http]\nlisten = ""\n');
     const project = gitProject();
     const env = loggedOutEnv(`${BIN}${delimiter}${process.env.PATH}`);
-    const run = await autoloop(["run", "autofix", "x", "--quiet"], { cwd: project, env });
-    expect(run.exitCode).toBe(1);
     const journal = join(project, ".autoloop/journal.jsonl");
-    const once = await execa(
-      process.execPath,
-      [AUTOLOOP_CRON, "monitor", "--once", "--journal", journal],
-      {
+    const monitorOnce = () =>
+      execa(process.execPath, [AUTOLOOP_CRON, "monitor", "--once", "--journal", journal], {
         cwd: root,
         env: cleanEnv(),
         extendEnv: false,
         reject: false,
-      },
-    );
+      });
+    // The monitor is watching before the run (a first look never pages on what ended before).
+    expect((await monitorOnce()).exitCode).toBe(0);
+    const run = await autoloop(["run", "autofix", "x", "--quiet"], { cwd: project, env });
+    expect(run.exitCode).toBe(1);
+    const once = await monitorOnce();
     expect(once.exitCode, once.stderr).toBe(0);
     const mailDir = join(root, "state/mail");
     const mail = readdirSync(mailDir)

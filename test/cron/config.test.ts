@@ -234,12 +234,19 @@ describe("loadConfig and findConfig", () => {
     );
   });
 
-  it("uses ./autoloop-cron.toml when present, else defaults relative to the directory", () => {
-    expect(findConfig(undefined, dir).schedulesDir).toBe(join(dir, "schedules"));
+  it("looks for --config, then AUTOLOOP_CRON_CONFIG, then ./autoloop-cron.toml, else refuses", () => {
+    expect(() => findConfig(undefined, dir, {})).toThrow(
+      `no config: no --config given, AUTOLOOP_CRON_CONFIG is not set and there is no autoloop-cron.toml in ${dir}; pass --config /etc/autoloop-cron/autoloop-cron.toml (or set AUTOLOOP_CRON_CONFIG), or run where autoloop-cron.toml is`,
+    );
     writeFileSync(join(dir, "autoloop-cron.toml"), 'schedules_dir = "jobs"\n');
-    const config = findConfig(undefined, dir);
+    const config = findConfig(undefined, dir, {});
     expect(config.schedulesDir).toBe(join(dir, "jobs"));
     expect(config.file).toBe(join(dir, "autoloop-cron.toml"));
+    mkdirSync(join(dir, "etc"));
+    writeFileSync(join(dir, "etc", "service.toml"), 'schedules_dir = "svc"\n');
+    const env = { AUTOLOOP_CRON_CONFIG: join(dir, "etc", "service.toml") };
+    expect(findConfig(undefined, dir, env).schedulesDir).toBe(join(dir, "etc", "svc"));
+    expect(findConfig("autoloop-cron.toml", dir, env).schedulesDir).toBe(join(dir, "jobs"));
   });
 
   it("resolves relative paths against the config file's folder and throws ValidationError", () => {

@@ -36,7 +36,8 @@ describe("the bundled demo (npm start)", () => {
         60_000,
         200,
       );
-      const text = readFileSync(join(mail, eml), "utf8");
+      // Quoted-printable soft line breaks undone: the encoder wraps wherever it likes.
+      const text = readFileSync(join(mail, eml), "utf8").replace(/=\r?\n/g, "");
       expect(text).toMatch(/Subject: \[FIRING\] gate stuck: demo-stuck/);
       expect(text).toContain("get sign-off from a human who never answers");
       const status = await execa(process.execPath, [AUTOLOOP_CRON, "status", "--config", config], {
@@ -44,7 +45,8 @@ describe("the bundled demo (npm start)", () => {
         reject: false,
       });
       expect(status.exitCode).toBe(1);
-      expect(status.stdout).toContain("completion gate refused task.complete");
+      expect(status.stdout).toContain("demo-stuck: runs stop at the completion gate");
+      expect(status.stdout).toContain("[gate_stuck:schedule/demo-stuck]");
     } finally {
       daemon.kill("SIGTERM");
     }

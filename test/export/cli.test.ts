@@ -37,7 +37,7 @@ describe("exportCommand arguments", () => {
 
   it("needs a config file", async () => {
     await expect(runExport(["systemd"], tempDir())).rejects.toThrow(
-      "export needs a config file: pass --config FILE, or run it where autoloop-cron.toml is",
+      "no config: no --config given, AUTOLOOP_CRON_CONFIG is not set and there is no autoloop-cron.toml in",
     );
   });
 

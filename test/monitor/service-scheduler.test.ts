@@ -72,6 +72,9 @@ function scheduledWorld() {
     durationMs: 5000,
     journalPath: journal,
   });
+  // A monitor that was already watching (a first look would only list what ended before it).
+  mkdirSync(join(state, "monitor"), { recursive: true });
+  writeFileSync(join(state, "monitor", "alerts.json"), '{"version": 1, "alerts": []}\n');
   return { root, state, config: loadConfig(join(root, "autoloop-cron.toml")) };
 }
 

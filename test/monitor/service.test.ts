@@ -125,7 +125,7 @@ describe("MonitorService", () => {
     expect(incident).toMatch(/^gate-stuck/);
     const text = readFileSync(join(w.state, "incidents", incident!), "utf8");
     expect(text).toMatch(/priority: "?critical/);
-    expect(text).toContain(`fingerprint: "gate_stuck:${RUN}:task.complete"`);
+    expect(text).toContain(`fingerprint: "gate_stuck:${RUN}"`);
 
     expect(s.status().openIncidents).toBe(1);
     expect(summary(await s.runOnce())).toEqual([]);
@@ -166,17 +166,59 @@ describe("MonitorService", () => {
 
   it("reports a failed run as run_failed and not as a stuck gate", async () => {
     const w = world();
-    stuckRun(w);
+    startRun(w);
+    w.clock.ms = T0 + 10_000;
+    const s = service(w);
+    expect(summary(await s.runOnce())).toEqual([]);
+    openTasks(w);
+    for (const sec of [60, 120, 180]) refuse(w, sec);
     sys(w, 200, "loop.stop", { reason: "backend_failed", iteration: "1", output_tail: "boom" });
     w.clock.ms = T0 + 210_000;
-    const result = await service(w).runOnce();
+    const result = await s.runOnce();
     expect(summary(result)).toEqual(["firing:run_failed"]);
     expect(incidents(w)[0]).toMatch(/^run-failed/);
+  });
+
+  it("does not page on a first look at runs that ended before it (they are listed)", async () => {
+    const w = world();
+    stuckRun(w);
+    sys(w, 200, "loop.stop", { reason: "max_iterations", iteration: "3" });
+    w.clock.ms = T0 + 3_600_000;
+    const s = service(w);
+    expect(summary(await s.runOnce())).toEqual([]);
+    expect(mails(w)).toEqual([]);
+    expect(s.status().firing.map((f) => f.fingerprint)).toEqual([`gate_stuck:${RUN}`]);
+    // A restart is not a first look: a run that ends while the monitor is down does page.
+    await s.stop();
+    services.length = 0;
+    const other = "run-20260407-1300-ef56";
+    w.writer.append({
+      shape: "system",
+      run: other,
+      topic: "loop.start",
+      ts: at(3_600),
+      v: 1,
+      fields: {},
+    });
+    w.writer.append({
+      shape: "system",
+      run: other,
+      iteration: "1",
+      topic: "loop.stop",
+      ts: at(3_660),
+      v: 1,
+      fields: { reason: "backend_failed", output_tail: "Error: boom" },
+    });
+    w.clock.ms = T0 + 3_700_000;
+    expect(summary(await service(w).runOnce())).toEqual(["firing:run_failed"]);
   });
 
   it("reports a run whose harness died without a terminal record as crashed", async () => {
     const w = world();
     startRun(w);
+    w.clock.ms = T0 + 5_000;
+    const s = service(w);
+    expect(summary(await s.runOnce())).toEqual([]);
     sys(w, 30, "iteration.start", { recent_event: "loop.start" });
     const child = execa(process.execPath, ["-e", ""]);
     await child;
@@ -186,7 +228,7 @@ describe("MonitorService", () => {
       `${JSON.stringify({ run_id: RUN, status: "running", pid: child.pid })}\n`,
     );
     w.clock.ms = T0 + 90_000;
-    expect(summary(await service(w).runOnce())).toEqual(["firing:run_crashed"]);
+    expect(summary(await s.runOnce())).toEqual(["firing:run_crashed"]);
   });
 
   it("does not call a run on another host crashed: its pid means nothing here", async () => {
@@ -237,7 +279,7 @@ describe("MonitorService", () => {
     w.clock.ms += 4 * 3_600_000 + 60_000;
     expect(summary(await s.runOnce())).toEqual(["reminder:gate_stuck"]);
     new OperatorStore(join(w.state, "monitor", "silences.json")).ack(
-      `gate_stuck:${RUN}:task.complete`,
+      `gate_stuck:${RUN}`,
       new Date(w.clock.ms),
     );
     w.clock.ms += 9 * 3_600_000;
