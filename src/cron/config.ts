@@ -47,6 +47,8 @@ export interface CronConfig {
     gateRejections: number;
     gateGraceMs: number;
     stallAfterMs: number;
+    /** Without a daemon, a slot with no run this long after its time is `missed`. */
+    missedGraceMs: number;
     /** Channels for alerts not tied to a schedule (and for schedules with alert = []). */
     alert: string[];
   };
@@ -162,6 +164,7 @@ function resolveConfig(
       gateRejections: m.gate_rejections ?? 3,
       gateGraceMs: m.gate_grace ?? 1_800_000,
       stallAfterMs: m.stall_after ?? 1_200_000,
+      missedGraceMs: m.missed_grace ?? 300_000,
       alert: m.alert ?? names,
     },
     channels,

@@ -64,4 +64,6 @@ export const monitorThresholds = {
   gate_rejections: z.number().int().min(1).optional(),
   gate_grace: durationField().optional(),
   stall_after: durationField(1000).optional(),
+  /** A slot whose run has not begun this long after its time is missed (no daemon: Kubernetes, timers). */
+  missed_grace: durationField(1000).optional(),
 };

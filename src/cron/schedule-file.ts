@@ -96,7 +96,12 @@ interface ScheduleCommon {
   /** Channel names; [] means the monitor's channels. */
   alert: string[];
   enabled: boolean;
-  monitor: { gateRejections: number; gateGraceMs: number; stallAfterMs: number };
+  monitor: {
+    gateRejections: number;
+    gateGraceMs: number;
+    stallAfterMs: number;
+    missedGraceMs: number;
+  };
 }
 
 export type Schedule = ScheduleCommon &
@@ -121,8 +126,11 @@ export type ScheduleDefaults = CronConfig["defaults"] & {
 
 /** The defaults a schedule file is parsed with, taken from the config. */
 export function scheduleDefaults(config: CronConfig): ScheduleDefaults {
-  const { gateRejections, gateGraceMs, stallAfterMs } = config.monitor;
-  return { ...config.defaults, monitor: { gateRejections, gateGraceMs, stallAfterMs } };
+  const { gateRejections, gateGraceMs, stallAfterMs, missedGraceMs } = config.monitor;
+  return {
+    ...config.defaults,
+    monitor: { gateRejections, gateGraceMs, stallAfterMs, missedGraceMs },
+  };
 }
 
 export interface ScheduleFileContext {
@@ -170,6 +178,7 @@ export function parseScheduleFile(
         gateRejections: s.monitor?.gate_rejections ?? defaults.monitor.gateRejections,
         gateGraceMs: s.monitor?.gate_grace ?? defaults.monitor.gateGraceMs,
         stallAfterMs: s.monitor?.stall_after ?? defaults.monitor.stallAfterMs,
+        missedGraceMs: s.monitor?.missed_grace ?? defaults.monitor.missedGraceMs,
       },
     };
     if (s.kind === "command") return { ...common, kind: "command", command: s.command! };

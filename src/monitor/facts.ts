@@ -7,6 +7,7 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { RunLedger } from "../cron/ledger.js";
 import { isTerminal, type RunSummary } from "../cron/ledger-events.js";
+import type { PauseState } from "../cron/pause-state.js";
 import type { Schedule } from "../cron/schedule-file.js";
 import { RegistryView } from "../journal/registry-view.js";
 import { type FieldProblem, formatProblem } from "../util/errors.js";
@@ -18,8 +19,10 @@ import type {
   SchedulerVerdict,
   SlotOutcome,
 } from "./detectors.js";
+import { type ExpectedSlot, expectedSlot, isOverdue } from "./overdue-slots.js";
 import type { RunState } from "./run-state.js";
 import { type ScheduleStreak, STREAK_SCAN_LIMIT, scheduleStreak } from "./schedule-streak.js";
+import type { ThresholdsFor } from "./thresholds.js";
 
 export interface FactSources {
   ledger: () => RunLedger | undefined;
@@ -31,6 +34,11 @@ export interface FactSources {
   /** The scheduler's output logs, `<dir>/<run-id>.log`: failures quote their last lines. */
   outputDir?: string;
   isAlive?: (pid: number) => boolean;
+  /**
+   * No daemon in this process (Kubernetes, timers): nobody else notices a slot whose run never
+   * starts, so the monitor expects each slot's run within `missedGraceMs`.
+   */
+  expectSlots?: { pauseState: () => PauseState; thresholds: () => ThresholdsFor };
 }
 
 /** How much of a failed run's output log its alert quotes. */
@@ -73,8 +81,17 @@ export class MonitorFacts {
   private readonly streakRuns = new Map<string, Map<string, RunSummary>>();
   /** Output log tails of failed runs in a current streak. */
   private readonly tails = new Map<string, string | undefined>();
+  /** Per schedule, the slot expected after its newest run. */
+  private readonly expected = new Map<string, ExpectedSlot>();
+  /** When this monitor began: a schedule that never ran is expected from then on. */
+  private readonly watchStart: number;
 
-  constructor(private readonly sources: FactSources) {}
+  constructor(
+    private readonly sources: FactSources,
+    now: Date = new Date(),
+  ) {
+    this.watchStart = now.getTime();
+  }
 
   /** A daemon `fire` event; a regular slot firing again ends that schedule's missed trouble. */
   noteFire(schedule: string, runId: string, trigger: string): void {
@@ -108,9 +125,9 @@ export class MonitorFacts {
     return schedule === undefined || schedule === "" ? undefined : schedule;
   }
 
-  collect(runs: readonly RunState[]): DetectFacts {
+  collect(runs: readonly RunState[], now: Date = new Date()): DetectFacts {
     const ledger = this.sources.ledger();
-    return { runs: this.collectRuns(runs, ledger), schedules: this.scheduleFacts(ledger) };
+    return { runs: this.collectRuns(runs, ledger), schedules: this.scheduleFacts(ledger, now) };
   }
 
   /** The per-run part of `collect`, for passes that look at a few runs only. */
@@ -227,7 +244,36 @@ export class MonitorFacts {
     }
   }
 
-  private scheduleFacts(ledger: RunLedger | undefined): ScheduleFacts {
+  /** Slots past due with no run, per schedule (only without a daemon in this process). */
+  private overdue(
+    ledger: RunLedger | undefined,
+    now: Date,
+  ): { schedule: string; slots: string[] }[] {
+    const expect = this.sources.expectSlots;
+    if (expect === undefined) return [];
+    const loaded = this.sources.schedules();
+    const paused = expect.pauseState();
+    const thresholds = expect.thresholds();
+    const out: { schedule: string; slots: string[] }[] = [];
+    for (const name of this.expected.keys()) if (!loaded.has(name)) this.expected.delete(name);
+    for (const schedule of loaded.values()) {
+      if (!schedule.enabled || paused.all || paused.schedules.includes(schedule.name)) {
+        this.expected.delete(schedule.name);
+        continue;
+      }
+      const newest = ledger?.latestRun(schedule.name);
+      const ran = newest === undefined ? Number.NaN : Date.parse(newest.slot);
+      const reference = Number.isFinite(ran) ? Math.max(ran, this.watchStart) : this.watchStart;
+      const slot = expectedSlot(schedule, reference, this.expected.get(schedule.name));
+      this.expected.set(schedule.name, slot);
+      const grace = thresholds(schedule.name).missedGraceMs;
+      if (isOverdue(slot, schedule, grace, now.getTime()))
+        out.push({ schedule: schedule.name, slots: [new Date(slot.slot!).toISOString()] });
+    }
+    return out;
+  }
+
+  private scheduleFacts(ledger: RunLedger | undefined, now: Date): ScheduleFacts {
     const recentSlots: NonNullable<ScheduleFacts["recentSlots"]>[number][] = [];
     const loaded = this.sources.schedules();
     // Only schedules with runs: walking ten thousand idle schedules every pass is waste.
@@ -240,7 +286,10 @@ export class MonitorFacts {
         .map((r) => ({ slot: r.slot, outcome: slotOutcome(r) }));
       if (slots.length > 0) recentSlots.push({ schedule: name, slots });
     }
-    const missed = [...this.missed].map(([schedule, slots]) => ({ schedule, slots }));
+    const missed = [
+      ...[...this.missed].map(([schedule, slots]) => ({ schedule, slots })),
+      ...this.overdue(ledger, now).map((m) => ({ ...m, noRun: true as const })),
+    ];
     return { recentSlots, missed, invalidFiles: this.invalidFiles() };
   }
 

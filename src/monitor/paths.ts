@@ -1,5 +1,6 @@
 // Where the monitor keeps its state under state_dir; the daemon, `monitor` and the CLI agree here.
-import { join } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { alertsPath } from "./alert-state.js";
 
 export interface MonitorPaths {
@@ -15,6 +16,8 @@ export interface MonitorPaths {
   outbox: string;
   /** A separate outbox for `alert test`, so the CLI never appends to the daemon's file. */
   cliOutbox: string;
+  /** When a monitor first watched this state dir: slots are expected from then on. */
+  watchingSince: string;
 }
 
 export function monitorPaths(stateDir: string): MonitorPaths {
@@ -26,5 +29,24 @@ export function monitorPaths(stateDir: string): MonitorPaths {
     incidents: join(stateDir, "incidents"),
     outbox: join(stateDir, "outbox.jsonl"),
     cliOutbox: join(stateDir, "outbox-cli.jsonl"),
+    watchingSince: join(stateDir, "monitor", "watching-since"),
   };
+}
+
+/**
+ * When a monitor first watched this state dir (an ISO line, written once), so that a
+ * `monitor --once` run by a timer still knows a schedule has been silent since before it.
+ */
+export function watchingSince(paths: MonitorPaths, now: Date): Date {
+  try {
+    const at = Date.parse(readFileSync(paths.watchingSince, "utf8").trim());
+    if (Number.isFinite(at)) return new Date(at);
+  } catch {}
+  try {
+    mkdirSync(dirname(paths.watchingSince), { recursive: true, mode: 0o700 });
+    writeFileSync(paths.watchingSince, `${now.toISOString()}\n`, { mode: 0o600 });
+  } catch {
+    // A read-only state dir: this process's start will do.
+  }
+  return now;
 }

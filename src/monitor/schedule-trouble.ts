@@ -14,8 +14,11 @@ export interface ScheduleFacts {
     schedule: string;
     slots: readonly { slot: string; outcome: SlotOutcome }[];
   }[];
-  /** Slots (ISO) missed while the daemon was down; supply them for as long as they should hold. */
-  missed?: readonly { schedule: string; slots: readonly string[] }[];
+  /**
+   * Slots (ISO) missed while the daemon was down, or (`noRun`) due without a run where no
+   * daemon is watching; supply them for as long as they should hold.
+   */
+  missed?: readonly { schedule: string; slots: readonly string[]; noRun?: boolean }[];
   /** Schedule files that failed validation: formatted problems, and since when (e.g. mtime). */
   invalidFiles?: readonly { file: string; problems: readonly string[]; since: string }[];
 }
@@ -43,10 +46,12 @@ export function scheduleConditions(facts: ScheduleFacts, thresholds: ThresholdsF
       slots,
     });
   }
-  for (const { schedule, slots } of facts.missed ?? []) {
+  for (const { schedule, slots, noRun } of facts.missed ?? []) {
     if (slots.length === 0) continue;
     const fingerprint = fingerprintOf("schedule_trouble", schedule, "missed");
-    const summary = `schedule ${schedule}: ${slots.length} slots missed while the daemon was down`;
+    const summary = noRun
+      ? `schedule ${schedule}: no run started for its slot at ${slots[0]} (missed)`
+      : `schedule ${schedule}: ${slots.length} slots missed while the daemon was down`;
     out.push({
       kind: "schedule_trouble",
       cause: "missed",

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { deliveryFailedMessage } from "../alerts/delivery-failed.js";
 import type { Outbox } from "../alerts/outbox.js";
+import { readPauseState } from "../cron/pause-state.js";
 import type { Schedule } from "../cron/schedule-file.js";
 import { JournalFollower } from "../journal/follower.js";
 import { composeMessage, goesToChannels } from "./alert-message.js";
@@ -16,7 +17,7 @@ import { groupConditions, type Recovery } from "./grouping.js";
 import { syncIncident } from "./incident-sync.js";
 import { IncidentStore } from "./incidents.js";
 import { journalPaths } from "./journal-set.js";
-import { type MonitorPaths, monitorPaths } from "./paths.js";
+import { type MonitorPaths, monitorPaths, watchingSince } from "./paths.js";
 import type { RunState } from "./run-state.js";
 import { RunTracker } from "./run-tracker.js";
 import type { ScheduleStreak } from "./schedule-streak.js";
@@ -94,14 +95,23 @@ export class MonitorService {
       ...(options.channelDeps && { channelDeps: options.channelDeps }),
     });
     this.standalone = daemon ? undefined : new StandaloneScheduler(config, logger);
-    this.facts = new MonitorFacts({
-      ledger: () => daemon?.ledger ?? this.standalone?.ledger(),
-      schedules: () => this.schedules(),
-      invalid: () => daemon?.invalidProblems ?? this.standalone?.problems() ?? [],
-      configDir: config.dir,
-      outputDir: join(config.stateDir, "output"),
-      ...(options.isAlive && { isAlive: options.isAlive }),
-    });
+    this.facts = new MonitorFacts(
+      {
+        ledger: () => daemon?.ledger ?? this.standalone?.ledger(),
+        schedules: () => this.schedules(),
+        invalid: () => daemon?.invalidProblems ?? this.standalone?.problems() ?? [],
+        configDir: config.dir,
+        outputDir: join(config.stateDir, "output"),
+        ...(daemon === undefined && {
+          expectSlots: {
+            pauseState: () => readPauseState(config.stateDir),
+            thresholds: () => this.thresholds(),
+          },
+        }),
+        ...(options.isAlive && { isAlive: options.isAlive }),
+      },
+      watchingSince(this.paths, this.now()),
+    );
     this.follower = new JournalFollower({
       positionsFile: this.paths.positions,
       onLines: (path, batch) => {
@@ -223,7 +233,7 @@ export class MonitorService {
       this.conditionsByRun = undefined; // until this pass succeeds
       this.touched.clear();
       const facts: DetectFacts = full
-        ? this.facts.collect(runs)
+        ? this.facts.collect(runs, now)
         : { runs: this.facts.collectRuns(runs) };
       for (const run of runs) {
         byRun.set(run.run, detectRun(run, facts, now, thresholds, deps));
@@ -287,6 +297,12 @@ export class MonitorService {
       const recovery = candidates.find((r) => Date.parse(r.at) >= Date.parse(newest));
       if (recovery !== undefined) return { kind: "resolve", note: `run ${recovery.run} completed` };
       return undefined;
+    }
+    if (c.kind === "schedule_trouble" && c.cause === "missed" && c.slots?.[0] !== undefined) {
+      const ledger = this.options.daemon?.ledger ?? this.standalone?.ledger();
+      const newest = ledger?.latestRun(c.schedule);
+      if (newest !== undefined && Date.parse(newest.slot) >= Date.parse(c.slots[0]))
+        return { kind: "resolve", note: `run ${newest.runId} came for the slot` };
     }
     if (c.group?.by === "run" && c.run !== undefined) {
       const run = this.tracker.get(c.run);

@@ -60,9 +60,14 @@ export function matches(matcher: string, condition: Condition): boolean {
   } catch {
     return false; // Validated when written; a hand-edited bad matcher silences nothing.
   }
-  return terms.every((t) =>
-    t.key === "prefix" ? condition.fingerprint.startsWith(t.value) : condition[t.key] === t.value,
-  );
+  return terms.every((t) => {
+    if (t.key === "prefix") return condition.fingerprint.startsWith(t.value);
+    // A group is about its kind of trouble (its latest run may be of another kind).
+    if (t.key === "kind") return condition.kind === t.value || condition.group?.kind === t.value;
+    // A silence for one run mutes the group that run is in.
+    if (t.key === "run" && condition.group?.members.some((m) => m.run === t.value)) return true;
+    return condition[t.key] === t.value;
+  });
 }
 
 const isActive = (until: string | undefined, now: Date) =>

@@ -15,6 +15,8 @@ export interface Thresholds {
   crashGraceMs: number;
   /** Slots skipped or blocked in a row before `schedule_trouble`. */
   scheduleSkips: number;
+  /** Without a daemon: a slot with no run this long after its (jittered) time is missed. */
+  missedGraceMs: number;
 }
 
 export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = {
@@ -23,6 +25,7 @@ export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = {
   stallAfterMs: 20 * 60_000,
   crashGraceMs: 15_000,
   scheduleSkips: 3,
+  missedGraceMs: 5 * 60_000,
 };
 
 /** Thresholds for a schedule (undefined: a journal not tied to a schedule). */
