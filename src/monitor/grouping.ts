@@ -33,6 +33,8 @@ export interface GroupingInput {
   completions: ReadonlyMap<string, Recovery>;
   /** Runs whose journal showed gate refusals (they ended stuck at the gate). */
   gateRefusals: (runId: string) => number;
+  /** Whether a schedule is in the config: a removed schedule's runs page nobody any more. */
+  isScheduled: (schedule: string) => boolean;
 }
 
 /**
@@ -172,6 +174,7 @@ export function groupConditions(input: GroupingInput): Condition[] {
       continue;
     }
     seenRuns.add(c.run);
+    if (c.schedule !== undefined && !input.isScheduled(c.schedule)) continue;
     // A scheduled run's end counts only until a later run of the schedule completes.
     if (
       c.schedule !== undefined &&

@@ -251,6 +251,7 @@ export class MonitorService {
         streaks: this.streaks,
         completions: this.completions,
         gateRefusals: (id) => this.tracker.get(id)?.gate?.episodeRefusals ?? 0,
+        isScheduled: (name) => this.schedules().has(name),
       });
       const notifications = this.alertState.reconcile(
         conditions,

@@ -68,6 +68,7 @@ function group(
     streaks,
     completions,
     gateRefusals: (id) => refusals[id] ?? 0,
+    isScheduled: (name) => name !== "removed",
   });
 }
 
@@ -147,6 +148,10 @@ describe("groupConditions", () => {
       "run c2 failed: exit code 7",
       "run c1 failed: Command failed with ENOENT: nope",
     ]);
+  });
+
+  it("leaves out the runs of a schedule no longer in the config", () => {
+    expect(group([gateStuck("a", "removed", 0)])).toEqual([]);
   });
 
   it("drops a schedule's failures once a later run completed (journal or ledger)", () => {

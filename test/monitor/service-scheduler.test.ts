@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
@@ -107,6 +107,31 @@ describe("MonitorService with the scheduler's files", () => {
     expect(entry!.message.commands.ack).toMatch(
       /^autoloop-cron incident ack run-timed-out-nightly/,
     );
+    // What webhooks carry too: the group, its key and its count of failures in a row.
+    expect(entry!.message.fingerprint).toBe("run_timed_out:schedule/nightly");
+    expect(entry!.message.group).toMatchObject({
+      by: "schedule",
+      kind: "run_timed_out",
+      consecutiveFailures: 1,
+      runs: [`run ${RUN} timed out and was killed by the scheduler`],
+    });
+  });
+
+  it("resolves a removed schedule's incident, saying why", async () => {
+    const { root, state, config } = scheduledWorld();
+    let now = T0 + 60_000;
+    const s = new MonitorService({ config, logger: silent, now: () => new Date(now) });
+    services.push(s);
+    expect((await s.runOnce()).notifications.map((n) => n.kind)).toEqual(["firing"]);
+    rmSync(join(root, "schedules", "nightly.toml"));
+    now += 60_000; // the standalone monitor re-reads schedule files every 30 s
+    const result = await s.runOnce();
+    expect(result.notifications.map((n) => `${n.kind}: ${n.note}`)).toEqual([
+      "resolved: schedule nightly was removed from the config",
+    ]);
+    const incident = readFileSync(join(state, "incidents", "run-timed-out-nightly.md"), "utf8");
+    expect(incident).toMatch(/status: "?resolved/);
+    expect(incident).toContain("Resolved: schedule nightly was removed from the config");
   });
 
   it("alerts on an invalid schedule file through the [monitor] channels", async () => {
