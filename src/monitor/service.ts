@@ -16,6 +16,7 @@ import { MonitorFacts } from "./facts.js";
 import { groupConditions, type Recovery } from "./grouping.js";
 import { syncIncident } from "./incident-sync.js";
 import { IncidentStore } from "./incidents.js";
+import { isActive } from "./incidents-record.js";
 import { journalPaths } from "./journal-set.js";
 import { type MonitorPaths, monitorPaths, watchingSince } from "./paths.js";
 import type { RunState } from "./run-state.js";
@@ -274,6 +275,21 @@ export class MonitorService {
     }
   }
 
+  /**
+   * A run joining a group whose incident an operator already resolved is news again: it
+   * opens a new incident and pages, instead of a line in a closed file.
+   */
+  private afterOperatorResolve(n: Notification): Notification {
+    if (n.kind !== "update") return n;
+    try {
+      const incident = this.incidents.findByFingerprint(n.fingerprint);
+      if (incident === undefined || isActive(incident)) return n;
+    } catch {
+      return n;
+    }
+    return { ...n, kind: "firing" };
+  }
+
   /** A run's completion, remembered per schedule: it ends that schedule's failing groups. */
   private noteCompletion(run: RunState, schedule: string | undefined): void {
     if (schedule === undefined || run.terminal?.topic !== "loop.complete") return;
@@ -320,7 +336,8 @@ export class MonitorService {
     return undefined;
   }
 
-  private deliver(n: Notification): void {
+  private deliver(notification: Notification): void {
+    const n = this.afterOperatorResolve(notification);
     const c = n.condition;
     const schedule = c.schedule === undefined ? undefined : this.schedules().get(c.schedule);
     let incident: ReturnType<typeof syncIncident>;

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
@@ -115,6 +115,38 @@ describe("MonitorService with the scheduler's files", () => {
       consecutiveFailures: 1,
       runs: [`run ${RUN} timed out and was killed by the scheduler`],
     });
+  });
+
+  it("pages again when a run fails after an operator resolved the incident", async () => {
+    const { state, config } = scheduledWorld();
+    let now = T0 + 60_000;
+    const s = new MonitorService({ config, logger: silent, now: () => new Date(now) });
+    services.push(s);
+    expect((await s.runOnce()).notifications.map((n) => n.kind)).toEqual(["firing"]);
+    s.incidents.resolve("run-timed-out-nightly", "raised the timeout");
+    // The next slot's run times out too.
+    const ledger = RunLedger.open(state, { logger: silent, now: () => new Date(now) });
+    const next = "nightly-20260407T1300-cd34e";
+    const planned = { runId: next, schedule: "nightly", slot: new Date(T0 + 3_600_000) };
+    ledger.schedule({ ...planned, trigger: "cron", kind: "command", argv: ["true"], cwd: state });
+    ledger.killed(next, "timeout", "ran past its timeout");
+    ledger.finished(next, {
+      status: "timed_out",
+      basis: "timeout",
+      durationMs: 10,
+      journalPath: "",
+    });
+    now = T0 + 2 * 3_600_000;
+    expect((await s.runOnce()).notifications.map((n) => n.kind)).toEqual(["update"]);
+    expect(readdirSync(join(state, "incidents")).sort()).toEqual([
+      "run-timed-out-nightly-2.md",
+      "run-timed-out-nightly.md",
+    ]);
+    const firing = enqueued(state).filter((e) => e.message.status === "firing");
+    expect(firing.map((e) => e.message.incident?.slug)).toEqual([
+      "run-timed-out-nightly",
+      "run-timed-out-nightly-2",
+    ]);
   });
 
   it("resolves a removed schedule's incident, saying why", async () => {
