@@ -29,10 +29,14 @@ export function slotKey(name: string, slot: Date): string {
 /**
  * The first slot strictly after `after`, or undefined when the pattern never fires again.
  *
- * Slots are wall-clock times in the schedule's zone, and each fires once:
- * - at fall-back, a wall time that happens twice fires at its first occurrence only;
+ * Slots are wall-clock times in the schedule's zone, with cron(8)'s (Vixie, cronie) rules
+ * for daylight-saving changes:
  * - at spring-forward, wall times inside the gap fire once, at the first instant after the
- *   gap (like Vixie cron), merged with a slot at that instant if there is one.
+ *   gap, merged with a slot at that instant if there is one;
+ * - at fall-back, a job at a fixed time (no `*` leading its minute or hour field) fires at
+ *   the first occurrence of a repeated wall time only; a "wildcard" job (`*`, `*\/15` in the
+ *   minute or hour field, `@hourly`) runs by the wall clock, so it fires in both passes of
+ *   the repeated hour and every real interval gets its run.
  */
 export function nextFireTime(spec: PlanSpec, after: Date): Date | undefined {
   // Pure in (pattern, zone, instant): schedules sharing a pattern fall due together, and
@@ -51,6 +55,43 @@ const recentNext = new Map<string, number | null>();
 const RECENT_NEXT_LIMIT = 1024;
 
 function searchNextFireTime(spec: PlanSpec, after: Date): Date | undefined {
+  const wildcard = isWildcardPattern(spec.cron);
+  const first = searchWallClock(spec, after, wildcard);
+  if (!wildcard) return first;
+  const second = secondPassSlot(spec, after.getTime());
+  if (second === undefined) return first;
+  return first === undefined || second < first.getTime() ? new Date(second) : first;
+}
+
+/**
+ * cron(8)'s "wildcard" jobs: `*` leads the minute or the hour field (`*`, `*\/15`). Named
+ * like cronie's MIN_STAR and HR_STAR flags, which decide how a job treats a DST change.
+ */
+export function isWildcardPattern(pattern: string): boolean {
+  const text = pattern.trim().toLowerCase();
+  if (text.startsWith("@")) return text === "@hourly";
+  const fields = text.split(/\s+/);
+  const [minute, hour] = fields.length >= 6 ? [fields[1], fields[2]] : [fields[0], fields[1]];
+  return (minute?.startsWith("*") ?? false) || (hour?.startsWith("*") ?? false);
+}
+
+/**
+ * For a wildcard job while `after` lies in the first pass of a repeated (fall-back) hour:
+ * the first slot of the second pass, which comes before any wall time past the repeat.
+ */
+function secondPassSlot(spec: PlanSpec, afterMs: number): number | undefined {
+  const here = instantsOfWall(wallClockOf(afterMs, spec.timezone), spec.timezone);
+  if (here.kind !== "overlap" || afterMs >= here.transition) return undefined;
+  const repeatStart = wallClockOf(here.transition, spec.timezone);
+  const repeatEnd = repeatStart + (here.later - here.earlier);
+  const next = compileCron(spec.cron).nextRun(new Date(repeatStart - 1000));
+  if (next === null || next.getTime() >= repeatEnd) return undefined;
+  const at = instantsOfWall(next.getTime(), spec.timezone);
+  return at.kind === "overlap" && at.later > afterMs ? at.later : undefined;
+}
+
+/** The next slot by the wall clock from `after` on; repeated wall times per the job's kind. */
+function searchWallClock(spec: PlanSpec, after: Date, wildcard: boolean): Date | undefined {
   const cron = compileCron(spec.cron);
   const afterMs = after.getTime();
   let cursor = wallClockOf(afterMs, spec.timezone);
@@ -64,6 +105,8 @@ function searchNextFireTime(spec: PlanSpec, after: Date): Date | undefined {
     if (at.kind === "gap" && at.gapEnd > afterMs) return new Date(at.gapEnd);
     if (at.kind === "overlap") {
       if (at.earlier > afterMs) return new Date(at.earlier);
+      // In the second pass of the repeated hour, a wildcard job runs by the wall clock.
+      if (wildcard && at.later > afterMs) return new Date(at.later);
       // `after` is inside the repeated hour: every wall time up to the end of the repeat
       // already had its first occurrence, so skip to the end of the repeat.
       const repeatEnd = at.transition + (at.later - at.earlier);

@@ -66,23 +66,42 @@ describe("nextFireTime across DST in Europe/Berlin", () => {
     ]);
   });
 
-  it("fires half-hourly slots of the repeated hour once", () => {
-    expect(fires("*/30 * * * *", "Europe/Berlin", "2026-10-24T23:50:00Z", 4)).toEqual([
+  it("runs wildcard jobs by the wall clock through the repeated hour (cron(8))", () => {
+    expect(fires("*/30 * * * *", "Europe/Berlin", "2026-10-24T23:50:00Z", 6)).toEqual([
       "2026-10-25T00:00:00.000Z", // 02:00 CEST
       "2026-10-25T00:30:00.000Z", // 02:30 CEST
-      "2026-10-25T02:00:00.000Z", // 03:00 CET; 02:00 and 02:30 CET are repeats
+      "2026-10-25T01:00:00.000Z", // 02:00 CET, the clock's second pass
+      "2026-10-25T01:30:00.000Z", // 02:30 CET
+      "2026-10-25T02:00:00.000Z", // 03:00 CET
       "2026-10-25T02:30:00.000Z",
+    ]);
+    // The hourly job gets its 02:00 CET run; the quarter-hour job has no 75-minute hole.
+    expect(fires("0 * * * *", "Europe/Berlin", "2026-10-24T23:30:00Z", 3)).toEqual([
+      "2026-10-25T00:00:00.000Z",
+      "2026-10-25T01:00:00.000Z",
+      "2026-10-25T02:00:00.000Z",
+    ]);
+    expect(fires("@hourly", "Europe/Berlin", "2026-10-25T00:30:00Z", 1)).toEqual([
+      "2026-10-25T01:00:00.000Z",
+    ]);
+    expect(fires("*/15 * * * *", "Europe/Berlin", "2026-10-25T00:40:00Z", 6)).toEqual([
+      "2026-10-25T00:45:00.000Z",
+      "2026-10-25T01:00:00.000Z",
+      "2026-10-25T01:15:00.000Z",
+      "2026-10-25T01:30:00.000Z",
+      "2026-10-25T01:45:00.000Z",
+      "2026-10-25T02:00:00.000Z",
     ]);
   });
 
-  it("does not refire repeated slots when asked from inside the second occurrence", () => {
+  it("asked from inside the second pass: a fixed job waits for tomorrow, a wildcard job goes on", () => {
     // 01:10Z is 02:10 CET, the second time the clock shows 02:10.
     expect(fires("30 2 * * *", "Europe/Berlin", "2026-10-25T01:10:00Z", 1)).toEqual([
       "2026-10-26T01:30:00.000Z",
     ]);
     expect(fires("* * * * * *", "Europe/Berlin", "2026-10-25T01:10:00Z", 2)).toEqual([
-      "2026-10-25T02:00:00.000Z",
-      "2026-10-25T02:00:01.000Z",
+      "2026-10-25T01:10:01.000Z",
+      "2026-10-25T01:10:02.000Z",
     ]);
   });
 });
@@ -102,12 +121,21 @@ describe("nextFireTime across DST in America/New_York", () => {
     ]);
   });
 
-  it("fires hourly slots of the repeated hour once", () => {
-    expect(fires("0 * * * *", "America/New_York", "2026-11-01T03:30:00Z", 4)).toEqual([
+  it("fires hourly slots in both passes of the repeated hour", () => {
+    expect(fires("0 * * * *", "America/New_York", "2026-11-01T03:30:00Z", 5)).toEqual([
       "2026-11-01T04:00:00.000Z", // 00:00 EDT
       "2026-11-01T05:00:00.000Z", // 01:00 EDT
+      "2026-11-01T06:00:00.000Z", // 01:00 EST
       "2026-11-01T07:00:00.000Z", // 02:00 EST
       "2026-11-01T08:00:00.000Z",
+    ]);
+    // A star in the minute field alone makes a wildcard job too.
+    expect(fires("*/30 1 * * *", "America/New_York", "2026-11-01T04:00:00Z", 5)).toEqual([
+      "2026-11-01T05:00:00.000Z",
+      "2026-11-01T05:30:00.000Z",
+      "2026-11-01T06:00:00.000Z",
+      "2026-11-01T06:30:00.000Z",
+      "2026-11-02T06:00:00.000Z",
     ]);
   });
 
@@ -116,6 +144,53 @@ describe("nextFireTime across DST in America/New_York", () => {
       "2026-03-08T06:00:00.000Z", // 01:00 EST
       "2026-03-08T07:00:00.000Z", // 03:00 EDT
       "2026-03-08T08:00:00.000Z",
+    ]);
+  });
+});
+
+describe("nextFireTime across DST in Australia/Lord_Howe (a 30-minute shift)", () => {
+  // 2026-04-05 02:00 LHDT (+11) falls back to 01:30 LHST (+10:30) at 15:00Z on April 4.
+  it("repeats the half hour for wildcard jobs and not for fixed ones", () => {
+    expect(fires("*/15 * * * *", "Australia/Lord_Howe", "2026-04-04T14:20:00Z", 5)).toEqual([
+      "2026-04-04T14:30:00.000Z", // 01:30 LHDT
+      "2026-04-04T14:45:00.000Z", // 01:45 LHDT
+      "2026-04-04T15:00:00.000Z", // 01:30 LHST
+      "2026-04-04T15:15:00.000Z", // 01:45 LHST
+      "2026-04-04T15:30:00.000Z", // 02:00 LHST
+    ]);
+    expect(fires("45 1 * * *", "Australia/Lord_Howe", "2026-04-04T12:00:00Z", 2)).toEqual([
+      "2026-04-04T14:45:00.000Z",
+      "2026-04-05T15:15:00.000Z",
+    ]);
+  });
+});
+
+describe("nextFireTime where the clock goes back at midnight", () => {
+  it("America/Havana: 01:00 CDT back to 00:00 CST", () => {
+    expect(fires("0 0 * * *", "America/Havana", "2026-10-31T12:00:00Z", 2)).toEqual([
+      "2026-11-01T04:00:00.000Z", // 00:00 CDT; 00:00 CST an hour later is a repeat
+      "2026-11-02T05:00:00.000Z",
+    ]);
+    expect(fires("*/20 0 * * *", "America/Havana", "2026-11-01T03:50:00Z", 7)).toEqual([
+      "2026-11-01T04:00:00.000Z",
+      "2026-11-01T04:20:00.000Z",
+      "2026-11-01T04:40:00.000Z",
+      "2026-11-01T05:00:00.000Z",
+      "2026-11-01T05:20:00.000Z",
+      "2026-11-01T05:40:00.000Z",
+      "2026-11-02T05:00:00.000Z",
+    ]);
+  });
+
+  it("Asia/Beirut: 00:00 EEST back to 23:00 EET on the day before", () => {
+    expect(fires("0 * * * *", "Asia/Beirut", "2026-10-24T19:30:00Z", 3)).toEqual([
+      "2026-10-24T20:00:00.000Z", // 23:00 EEST
+      "2026-10-24T21:00:00.000Z", // 23:00 EET
+      "2026-10-24T22:00:00.000Z", // 00:00 EET, Sunday
+    ]);
+    expect(fires("30 23 * * *", "Asia/Beirut", "2026-10-24T12:00:00Z", 2)).toEqual([
+      "2026-10-24T20:30:00.000Z",
+      "2026-10-25T21:30:00.000Z",
     ]);
   });
 });

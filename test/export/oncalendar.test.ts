@@ -75,12 +75,13 @@ function plannerInstants(cron: string, timezone: string, base: Date, n: number):
   return out;
 }
 
-// Windows include fall-back DST changes (where systemd and the planner agree) and month ends.
+// Windows include fall-back DST changes (where systemd and the planner agree: jobs at a fixed
+// time) and month ends.
 const AGREEMENT: [cron: string, timezone: string, base: string, n: number][] = [
   ["*/15 * * * *", "UTC", "2025-01-31T23:20:00Z", 12],
   ["0 2 * * *", "Europe/Berlin", "2025-10-24T12:00:00Z", 5],
-  ["@hourly", "Europe/Berlin", "2025-10-25T22:10:00Z", 6],
-  ["*/20 1-3 * * *", "Europe/Berlin", "2025-10-25T20:00:00Z", 12],
+  ["@hourly", "Europe/Berlin", "2025-10-25T10:10:00Z", 6],
+  ["*/20 1-3 * * *", "Europe/Berlin", "2025-10-24T20:00:00Z", 12],
   ["30 9 * * 1-5", "America/New_York", "2025-03-06T00:00:00Z", 8],
   ["0 */6 * * *", "America/New_York", "2025-11-01T00:00:00Z", 10],
   ["30 1 * * *", "America/New_York", "2025-10-31T00:00:00Z", 5],
@@ -105,7 +106,21 @@ describe.skipIf(skipSystemd)("systemd-analyze calendar agrees with the planner",
     expect(theirs.map((d) => d.toISOString())).toEqual(ours.map((d) => d.toISOString()));
   });
 
-  it("differs only at spring-forward: systemd skips the gap, the planner fires at its end", async () => {
+  it("differs at fall-back for wildcard jobs: systemd runs a repeated wall time once", async () => {
+    const base = new Date("2025-10-26T00:30:00Z"); // 02:30 CEST, first pass
+    const theirs = await calendarInstants(translate("@hourly", "Europe/Berlin"), base, 2);
+    const ours = plannerInstants("@hourly", "Europe/Berlin", base, 2);
+    expect(theirs.map((d) => d.toISOString())).toEqual([
+      "2025-10-26T02:00:00.000Z",
+      "2025-10-26T03:00:00.000Z",
+    ]);
+    expect(ours.map((d) => d.toISOString())).toEqual([
+      "2025-10-26T01:00:00.000Z", // 02:00 CET, cron(8)'s second pass
+      "2025-10-26T02:00:00.000Z",
+    ]);
+  });
+
+  it("differs at spring-forward: systemd skips the gap, the planner fires at its end", async () => {
     const base = new Date("2025-03-29T12:00:00Z");
     const spec = translate("30 2 * * *", "Europe/Berlin");
     const theirs = await calendarInstants(spec, base, 2);
