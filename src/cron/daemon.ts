@@ -4,6 +4,7 @@
 import { EventEmitter } from "node:events";
 import { type FSWatcher, mkdirSync, watch } from "node:fs";
 import type { Logger } from "pino";
+import { writeFileAtomic } from "../util/atomic-write.js";
 import type { FieldProblem } from "../util/errors.js";
 import { type CronConfig, runEnvironment } from "./config.js";
 import {
@@ -28,6 +29,7 @@ import { type ActiveRun, RunTable } from "./run-table.js";
 import type { Schedule } from "./schedule-file.js";
 import { loadScheduleSet, scheduleChanged } from "./schedule-set.js";
 import { QUEUE_LIMIT, SlotQueue } from "./slot-queue.js";
+import { inForcePath } from "./validate.js";
 
 export interface DaemonEvents {
   fire: [{ schedule: string; slot: Date; runId: string; trigger: Trigger; latenessMs: number }];
@@ -158,6 +160,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         this.queue.upsert(planSpec(schedule), this.lastSlot(name));
     }
     this.schedules = update.schedules;
+    this.recordInForce();
     this.log.info(
       {
         schedules: this.schedules.size,
@@ -166,6 +169,19 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
       "schedules loaded",
     );
     this.emit("loaded", { count: this.schedules.size });
+  }
+
+  /** Which file holds each name, for `validate` to agree with this daemon on duplicates. */
+  private recordInForce(): void {
+    const owners = Object.fromEntries([...this.schedules].map(([name, s]) => [name, s.file]));
+    try {
+      writeFileAtomic(inForcePath(this.config), `${JSON.stringify(owners)}\n`);
+    } catch (err) {
+      this.log.warn(
+        { err },
+        "cannot record the schedules in force; validate may blame another file",
+      );
+    }
   }
 
   private lastSlot(name: string): Date | undefined {

@@ -3,7 +3,7 @@
 import type { FieldProblem } from "../util/errors.js";
 import type { CronConfig } from "./config.js";
 import type { Schedule } from "./schedule-file.js";
-import { validateAll } from "./validate.js";
+import { readInForce, validateAll } from "./validate.js";
 
 export interface ScheduleSetUpdate {
   schedules: Map<string, Schedule>;
@@ -18,7 +18,12 @@ export function loadScheduleSet(
   config: CronConfig,
   previous: ReadonlyMap<string, Schedule> = new Map(),
 ): ScheduleSetUpdate {
-  const report = validateAll(config);
+  // The names in force stay with their files: a newcomer reusing one is the invalid file.
+  const inForce =
+    previous.size > 0
+      ? new Map([...previous.values()].map((s) => [s.name, s.file]))
+      : readInForce(config);
+  const report = validateAll(config, inForce);
   const badFiles = new Set(report.problems.map((p) => p.file));
   const schedules = new Map<string, Schedule>();
   for (const s of report.schedules) if (!badFiles.has(s.file)) schedules.set(s.name, s);

@@ -1,8 +1,8 @@
 // Cross-file checks over every schedule: unique names, `after` targets without cycles, known
 // alert channels, presets that resolve, project dirs that exist (a warning only).
 
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { formatDuration } from "../util/duration.js";
 import type { FieldProblem } from "../util/errors.js";
 import { bundledPresetsDir } from "../util/package-root.js";
@@ -24,10 +24,38 @@ export interface ValidationReport {
   warnings: FieldProblem[];
 }
 
-/** Loads every schedule file of `config` and checks the schedules against each other. */
-export function validateAll(config: CronConfig): ValidationReport {
+/** Which file holds each schedule name in the running daemon: `<state>/schedules-in-force.json`. */
+export function inForcePath(config: CronConfig): string {
+  return join(config.stateDir, "schedules-in-force.json");
+}
+
+/** The daemon's last record of which file holds each name; empty when there is none. */
+export function readInForce(config: CronConfig): Map<string, string> {
+  try {
+    const raw = JSON.parse(readFileSync(inForcePath(config), "utf8")) as unknown;
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return new Map();
+    return new Map(
+      Object.entries(raw as Record<string, unknown>).filter(
+        (e): e is [string, string] => typeof e[1] === "string",
+      ),
+    );
+  } catch {
+    return new Map();
+  }
+}
+
+/**
+ * Loads every schedule file of `config` and checks the schedules against each other.
+ * `inForce` (name → file) says which file holds a name now: a newcomer reusing the name is
+ * the one reported invalid. Without it, the daemon's last record is used (so `validate`
+ * and the running daemon agree), then the older file, then name order.
+ */
+export function validateAll(
+  config: CronConfig,
+  inForce: ReadonlyMap<string, string> = readInForce(config),
+): ValidationReport {
   const loaded = loadScheduleFiles(config);
-  const checked = checkSchedules(loaded.schedules, config);
+  const checked = checkSchedules(loaded.schedules, config, inForce);
   return {
     schedules: checked.schedules,
     problems: [...loaded.problems, ...checked.problems],
@@ -39,8 +67,43 @@ export function validateAll(config: CronConfig): ValidationReport {
 const JITTER_REFERENCE = new Date(Date.UTC(2030, 0, 1));
 const at = (s: Schedule, field: string) => `schedule[${s.index}].${field}`;
 
+/** The order in which schedules sharing a name claim it: in force, then older file, then name. */
+function claimOrder(
+  all: Schedule[],
+  config: CronConfig,
+  inForce: ReadonlyMap<string, string>,
+): Schedule[] {
+  const mtimes = new Map<string, number>();
+  const mtime = (file: string) => {
+    let t = mtimes.get(file);
+    if (t === undefined) {
+      try {
+        t = statSync(resolve(config.dir, file)).mtimeMs;
+      } catch {
+        t = Number.POSITIVE_INFINITY;
+      }
+      mtimes.set(file, t);
+    }
+    return t;
+  };
+  const rank = (s: Schedule) => (inForce.get(s.name) === s.file ? 0 : 1);
+  // Negative when `a` claims the name before `b`; ties keep file order (the first file wins).
+  const before = (a: Schedule, b: Schedule) => rank(a) - rank(b) || mtime(a.file) - mtime(b.file);
+  const winners = new Map<string, Schedule>();
+  for (const s of all) {
+    const held = winners.get(s.name);
+    if (held === undefined || before(s, held) < 0) winners.set(s.name, s);
+  }
+  const first = all.filter((s) => winners.get(s.name) === s);
+  return [...first, ...all.filter((s) => winners.get(s.name) !== s)];
+}
+
 /** Checks parsed schedules together; drops those with problems. */
-export function checkSchedules(all: Schedule[], config: CronConfig): ValidationReport {
+export function checkSchedules(
+  all: Schedule[],
+  config: CronConfig,
+  inForce: ReadonlyMap<string, string> = new Map(),
+): ValidationReport {
   const problems: FieldProblem[] = [];
   const warnings: FieldProblem[] = [];
   const bad = new Set<Schedule>();
@@ -50,16 +113,18 @@ export function checkSchedules(all: Schedule[], config: CronConfig): ValidationR
   };
   const presetDirs = new Map<Schedule, string | undefined>();
   const byName = new Map<string, Schedule>();
-  for (const s of all) {
+  for (const s of claimOrder(all, config, inForce)) {
     const first = byName.get(s.name);
     if (first === undefined) byName.set(s.name, s);
-    else
+    else {
+      const held = inForce.get(s.name) === first.file ? ", and is in force" : "";
       problem(
         s,
         "name",
         JSON.stringify(s.name),
-        `a name no other schedule has (${first.file}: schedule[${first.index}] has it)`,
+        `a name no other schedule has (${first.file}: schedule[${first.index}] has it${held}); rename this one`,
       );
+    }
   }
   const channels = config.channels.map((c) => c.name);
   const names = [...byName.keys()];

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -66,7 +66,34 @@ describe("validateAll", () => {
     const { names, problems } = validate();
     expect(names).toEqual(["nightly", "other"]);
     expect(problems).toEqual([
-      'schedules/b.toml: schedule[1].name: found "nightly"; expected a name no other schedule has (schedules/a.toml: schedule[0] has it)',
+      'schedules/b.toml: schedule[1].name: found "nightly"; expected a name no other schedule has (schedules/a.toml: schedule[0] has it); rename this one',
+    ]);
+  });
+
+  it("blames the newcomer reusing a name, even when its file sorts first", () => {
+    write("schedules/b-original.toml", schedule("nightly"));
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(join(dir, "schedules/b-original.toml"), hourAgo, hourAgo);
+    write(
+      "schedules/a-newcomer.toml",
+      schedule("nightly", 'cron = "0 3 * * *"').replace('cron = "0 2 * * *"\n', ""),
+    );
+    const { report, problems } = validate();
+    expect(report.schedules.map((s) => s.file)).toEqual(["schedules/b-original.toml"]);
+    expect(problems).toEqual([
+      'schedules/a-newcomer.toml: schedule[0].name: found "nightly"; expected a name no other schedule has (schedules/b-original.toml: schedule[0] has it); rename this one',
+    ]);
+  });
+
+  it("sides with the running daemon's record of which file holds a name", () => {
+    write("schedules/a.toml", schedule("nightly"));
+    write("schedules/b.toml", schedule("nightly"));
+    // The daemon loaded b.toml first; a.toml came later but was touched to look older.
+    write(".autoloop-cron/schedules-in-force.json", '{"nightly": "schedules/b.toml"}\n');
+    const { report, problems } = validate();
+    expect(report.schedules.map((s) => s.file)).toEqual(["schedules/b.toml"]);
+    expect(problems).toEqual([
+      'schedules/a.toml: schedule[0].name: found "nightly"; expected a name no other schedule has (schedules/b.toml: schedule[0] has it, and is in force); rename this one',
     ]);
   });
 
