@@ -3,7 +3,7 @@
 import pino from "pino";
 import { type CronConfig, runEnvironment } from "../cron/config.js";
 import { runningDaemon, sendControl } from "../cron/control.js";
-import { isSameProcessAlive } from "../cron/launch-identity.js";
+import { isRunProcess } from "../cron/launch-identity.js";
 import { launchRecorded } from "../cron/launch-recorded.js";
 import type { RunSummary } from "../cron/ledger-events.js";
 import { isPaused, killSwitchOn, readPauseState } from "../cron/pause-state.js";
@@ -67,7 +67,8 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
   const running = ledger
     .pending()
     .filter(
-      (e) => e.schedule === name && e.pid !== undefined && isSameProcessAlive(e.pid, e.startTime),
+      (e) =>
+        e.schedule === name && e.pid !== undefined && isRunProcess(e.pid, e.runId, e.startTime),
     );
   const decision = decideSlot({
     schedule: name,

@@ -5,6 +5,7 @@ import { IncidentStore } from "../monitor/incidents.js";
 import type { Incident } from "../monitor/incidents-record.js";
 import { monitorPaths } from "../monitor/paths.js";
 import { OperatorStore } from "../monitor/silences.js";
+import { printable } from "../monitor/status.js";
 import { UserError } from "../util/errors.js";
 import { flag, table } from "./common.js";
 import { configOf, parseCron, printJson } from "./cron-common.js";
@@ -63,7 +64,8 @@ export async function incidentCommand(argv: string[]): Promise<number> {
         say(
           table([
             ["INCIDENT", "PRIORITY", "STATUS", "UPDATED", "NAME"],
-            ...all.map((i) => [i.slug, i.priority, i.status, i.updatedAt, i.name]),
+            // Names come from journals (run ids): control characters are shown escaped.
+            ...all.map((i) => [i.slug, i.priority, i.status, i.updatedAt, printable(i.name)]),
           ]),
         );
       return 0;

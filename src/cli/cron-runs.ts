@@ -4,7 +4,7 @@ import { join } from "node:path";
 import pino from "pino";
 import type { CronConfig } from "../cron/config.js";
 import { runningDaemon, sendControl } from "../cron/control.js";
-import { isSameProcessAlive } from "../cron/launch-identity.js";
+import { isRunProcess, isSameProcessAlive } from "../cron/launch-identity.js";
 import { RunLedger } from "../cron/ledger.js";
 import { isTerminal, type RunSummary } from "../cron/ledger-events.js";
 import { isValidRunId } from "../cron/run-id.js";
@@ -166,10 +166,16 @@ export async function stopCommand(argv: string[]): Promise<number> {
   }
   const ledger = openLedger(config);
   const entry = ledger.pending().find((e) => e.runId === runId);
-  // The recorded pid must still be that run (not a reused pid) before its group is signalled.
   if (entry?.pid === undefined || !isSameProcessAlive(entry.pid, entry.startTime)) {
     throw new UserError(
       `run ${runId} is not running (no daemon, and no live process recorded for it)`,
+      1,
+    );
+  }
+  // pending.json names the process; only one provably the run's harness is signalled.
+  if (!isRunProcess(entry.pid, runId, entry.startTime)) {
+    throw new UserError(
+      `refusing to signal pid ${entry.pid} for run ${runId}: it is not that run's harness (it does not lead its own process group with AUTOLOOP_CRON_RUN_ID=${runId} in its environment, or its start time differs from the ledger's); check ${join(config.stateDir, "pending.json")}`,
       1,
     );
   }

@@ -6,7 +6,7 @@ import { parse } from "smol-toml";
 import type { z } from "zod";
 import { type FieldProblem, UserError, ValidationError } from "../util/errors.js";
 import { bundledPresetsDir } from "../util/package-root.js";
-import { parseTomlText, schemaProblems } from "../util/toml-input.js";
+import { parseTomlBytes, schemaProblems } from "../util/toml-input.js";
 import {
   type PresetConfig,
   presetConfigSchema,
@@ -59,7 +59,7 @@ function isDirectory(path: string): boolean {
 
 /** Parses a TOML file; syntax errors name the file, line and column. */
 export function readToml(file: string): Record<string, unknown> {
-  const toml = parseTomlText(file, readFileSync(file, "utf8"));
+  const toml = parseTomlBytes(file, readFileSync(file));
   if (!toml.ok) throw new ValidationError([toml.problem]);
   return toml.value;
 }

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { type FieldProblem, UserError, ValidationError } from "../util/errors.js";
 import { autoloopEntry } from "../util/package-root.js";
-import { nearestKey, parseTomlText, schemaProblems } from "../util/toml-input.js";
+import { decodeUtf8, nearestKey, parseTomlText, schemaProblems } from "../util/toml-input.js";
 import {
   type Channel,
   resolveChannels,
@@ -189,15 +189,18 @@ export function defaultConfig(dir: string): CronConfig {
 /** Reads and resolves a config file; throws UserError when missing, ValidationError when bad. */
 export function loadConfig(path: string, cwd: string = process.cwd()): CronConfig {
   const file = resolve(cwd, path);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, "utf8");
+    bytes = readFileSync(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     throw new UserError(
       `${path}: config file not found (looked at ${file}); create it or pass --config FILE`,
     );
   }
+  const decoded = decodeUtf8(path, bytes);
+  if (!decoded.ok) throw new ValidationError([decoded.problem]);
+  const text = decoded.text;
   const result = parseConfigText(path, text, dirname(file), file);
   if (result.config === undefined) throw new ValidationError(result.problems);
   return result.config;

@@ -1,5 +1,5 @@
 // Tells a launched run's process apart from a later process that reused its pid, via /proc (Linux).
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { isProcessAlive } from "../util/process.js";
 
 interface ProcStat {
@@ -40,6 +40,32 @@ export function isSameProcessAlive(pid: number, startTime?: string): boolean {
   if (stat === undefined) return true; // No /proc (not Linux): liveness is all we can know.
   if (stat.state === "Z" || stat.state === "X") return false;
   return startTime === undefined || stat.startTime === startTime;
+}
+
+/** The run's marker in its environment: the launcher sets it, so the harness carries it. */
+function carriesRunId(pid: number, runId: string): boolean {
+  try {
+    const environ = readFileSync(`/proc/${pid}/environ`, "utf8");
+    return `\0${environ}`.includes(`\0AUTOLOOP_CRON_RUN_ID=${runId}\0`);
+  } catch {
+    return false; // Gone, or another user's: either way not provably ours.
+  }
+}
+
+/**
+ * True only when `pid` is provably the run's harness, the check before any signal to a
+ * process group named by a state file (pending.json may be stale, reused or forged): a pid
+ * above 1, alive, leading its own process group (the launcher starts every run detached),
+ * with the recorded start time when there is one, and carrying `AUTOLOOP_CRON_RUN_ID=<run>`.
+ * Without /proc (not Linux) only liveness and pid > 1 can be checked.
+ */
+export function isRunProcess(pid: number, runId: string, startTime?: string): boolean {
+  if (!Number.isInteger(pid) || pid <= 1 || !isProcessAlive(pid)) return false;
+  if (!existsSync("/proc/self/stat")) return true;
+  const stat = readProcStat(pid);
+  if (stat === undefined || stat.state === "Z" || stat.state === "X") return false;
+  if (startTime !== undefined && stat.startTime !== startTime) return false;
+  return stat.pgrp === pid && carriesRunId(pid, runId);
 }
 
 /**

@@ -1,5 +1,5 @@
 // After a daemon restart: decide for each pending run whether to adopt it, close it from its journal, or mark it interrupted.
-import { findProcessByRunId, isSameProcessAlive } from "./launch-identity.js";
+import { findProcessByRunId, isRunProcess } from "./launch-identity.js";
 import type { RunLedger } from "./ledger.js";
 import type { PendingEntry } from "./ledger-pending.js";
 import { determineOutcome, type RunOutcome } from "./outcome.js";
@@ -18,14 +18,15 @@ export type Recovery =
 
 export interface RecoveryDeps {
   now: () => number;
-  isAlive: (pid: number, startTime?: string) => boolean;
+  /** Alive and provably the run's harness (see `isRunProcess`). */
+  isAlive: (pid: number, runId: string, startTime?: string) => boolean;
   /** Finds a run's harness by its environment when no pid was recorded (crash right after spawn). */
   findByRunId: (runId: string) => { pid: number; startTime: string | undefined } | undefined;
 }
 
 const defaultDeps: RecoveryDeps = {
   now: Date.now,
-  isAlive: isSameProcessAlive,
+  isAlive: isRunProcess,
   findByRunId: findProcessByRunId,
 };
 
@@ -34,9 +35,12 @@ function live(
   deps: RecoveryDeps,
 ): (PendingEntry & { pid: number }) | undefined {
   if (entry.pid !== undefined)
-    return deps.isAlive(entry.pid, entry.startTime) ? { ...entry, pid: entry.pid } : undefined;
+    return deps.isAlive(entry.pid, entry.runId, entry.startTime)
+      ? { ...entry, pid: entry.pid }
+      : undefined;
   const found = deps.findByRunId(entry.runId);
-  if (found === undefined || !deps.isAlive(found.pid, found.startTime)) return undefined;
+  if (found === undefined || !deps.isAlive(found.pid, entry.runId, found.startTime))
+    return undefined;
   return { ...entry, pid: found.pid, startTime: found.startTime };
 }
 

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import type { FieldProblem } from "../util/errors.js";
-import { parseTomlText, schemaProblems } from "../util/toml-input.js";
+import { parseTomlBytes, parseTomlText, schemaProblems } from "../util/toml-input.js";
 import type { CronConfig } from "./config.js";
 import {
   alertField,
@@ -21,6 +21,9 @@ import {
 } from "./fields.js";
 import type { CatchUpPolicy } from "./planner.js";
 
+/** Linux caps one argument at 128 KiB (MAX_ARG_STRLEN); the objective is one. */
+export const MAX_OBJECTIVE_BYTES = 100 * 1024;
+
 /**
  * One [[schedule]] as written. Defaults: kind "preset", timezone/overlap/timeout/catch_up/
  * catch_up_window/alert from [defaults] (built-in: "UTC", "skip", "2h", "latest", "6h", []
@@ -34,7 +37,13 @@ const scheduleEntry = z
     timezone: timezoneField.optional(),
     kind: z.enum(["preset", "command"]).default("preset"),
     preset: z.string().min(1).optional(),
-    objective: z.string().min(1).optional(),
+    objective: z
+      .string()
+      .min(1)
+      .refine((text) => Buffer.byteLength(text) <= MAX_OBJECTIVE_BYTES, {
+        message: `an objective of at most ${MAX_OBJECTIVE_BYTES / 1024} KB: the harness gets it as one argument, and Linux refuses longer ones (E2BIG); put long standing instructions in the preset's harness.md or a role prompt`,
+      })
+      .optional(),
     command: argvField.optional(),
     project_dir: z.string().min(1).optional(),
     overlap: z.enum(OVERLAP_POLICIES).optional(),
@@ -143,11 +152,12 @@ export interface ScheduleFileContext {
 /** Parses one schedule file; any problem means no schedules from it. */
 export function parseScheduleFile(
   fileName: string,
-  text: string,
+  text: string | Uint8Array,
   defaults: ScheduleDefaults,
   context: ScheduleFileContext,
 ): { schedules: Schedule[]; problems: FieldProblem[] } {
-  const toml = parseTomlText(fileName, text);
+  const toml =
+    typeof text === "string" ? parseTomlText(fileName, text) : parseTomlBytes(fileName, text);
   if (!toml.ok) return { schedules: [], problems: [toml.problem] };
   const parsed = scheduleFileSchema.safeParse(toml.value);
   if (!parsed.success) {
@@ -237,9 +247,9 @@ export function loadScheduleFiles(config: CronConfig): {
   for (const name of names) {
     const path = join(dir, name);
     const file = displayPath(config.dir, path);
-    let text: string;
+    let text: Buffer;
     try {
-      text = readFileSync(path, "utf8");
+      text = readFileSync(path);
     } catch (err) {
       // Unreadable (a folder, no permission, deleted meanwhile): a problem of this file only.
       const code = (err as NodeJS.ErrnoException).code ?? "error";

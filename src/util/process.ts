@@ -11,9 +11,12 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** Sends `signal` to the process group led by `pid`; false when the group is gone. */
+/**
+ * Sends `signal` to the process group led by `pid`; false when the group is gone. Never
+ * -1, 0 or 1: `kill(-1)` reaches every process the user can, `kill(0)` our own group.
+ */
 export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (!Number.isInteger(pid) || pid <= 1) return false;
   try {
     process.kill(-pid, signal);
     return true;

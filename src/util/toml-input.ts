@@ -8,6 +8,65 @@ export type TomlText =
   | { ok: true; value: Record<string, unknown> }
   | { ok: false; problem: FieldProblem };
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** The offset of the first byte that breaks UTF-8 (for the message; decoding already failed). */
+function firstBadByte(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    const need =
+      b < 0x80
+        ? 0
+        : b >= 0xc2 && b <= 0xdf
+          ? 1
+          : b >= 0xe0 && b <= 0xef
+            ? 2
+            : b >= 0xf0 && b <= 0xf4
+              ? 3
+              : -1;
+    if (need < 0) return i;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return i;
+    }
+    i += need + 1;
+  }
+  return bytes.length;
+}
+
+/**
+ * TOML files must be UTF-8 (the TOML spec): decoding replaces nothing, and a file that is not
+ * UTF-8 is one problem naming the line and byte, instead of U+FFFD in a value.
+ */
+export function decodeUtf8(
+  file: string,
+  bytes: Uint8Array,
+): { ok: true; text: string } | { ok: false; problem: FieldProblem } {
+  try {
+    return { ok: true, text: strictUtf8.decode(bytes) };
+  } catch {
+    const at = firstBadByte(bytes);
+    const line = bytes.subarray(0, at).filter((b) => b === 0x0a).length + 1;
+    return {
+      ok: false,
+      problem: {
+        file,
+        field: `line ${line}`,
+        found: `bytes that are not UTF-8 (byte ${at} of the file)`,
+        expected:
+          "a UTF-8 text file, as TOML requires (convert it, e.g. `iconv -f latin1 -t utf-8`)",
+      },
+    };
+  }
+}
+
+/** `parseTomlText` of a file's bytes, which must be UTF-8. */
+export function parseTomlBytes(file: string, bytes: Uint8Array): TomlText {
+  const decoded = decodeUtf8(file, bytes);
+  return decoded.ok ? parseTomlText(file, decoded.text) : decoded;
+}
+
 /** Parses TOML text; a syntax error becomes one problem naming the line and column. */
 export function parseTomlText(file: string, text: string): TomlText {
   try {

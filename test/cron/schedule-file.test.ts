@@ -6,7 +6,7 @@ import { formatProblem } from "../../src/util/errors.js";
 const context = { fileDir: "/srv/cron/schedules", configDir: "/srv/cron" };
 const defaults = scheduleDefaults(defaultConfig("/srv/cron"));
 
-function parse(text: string, d = defaults) {
+function parse(text: string | Uint8Array, d = defaults) {
   return parseScheduleFile("schedules/bad.toml", text, d, context);
 }
 const problems = (text: string) => parse(text).problems.map(formatProblem);
@@ -182,5 +182,28 @@ command = ["./backup.sh", "--all"]
 
   it("accepts an empty file as no schedules", () => {
     expect(parse("")).toEqual({ schedules: [], problems: [] });
+  });
+});
+
+describe("hostile schedule files", () => {
+  it("refuses an objective too long for one argument, without echoing all of it", () => {
+    const found = problems(
+      entry("").replace(
+        'objective = "Make the tests pass"',
+        `objective = "${"x".repeat(200_000)}"`,
+      ),
+    );
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(
+      /^schedules\/bad\.toml: schedule\[0\]\.objective: found "x{20,}\.\.\.; expected an objective of at most 100 KB: the harness gets it as one argument, and Linux refuses longer ones \(E2BIG\)/,
+    );
+    expect(found[0]!.length).toBeLessThan(400);
+  });
+
+  it("refuses a file that is not UTF-8, naming the line", () => {
+    const latin1 = Buffer.from(`${entry("")}# caf\xe9\n`, "latin1");
+    expect(parse(latin1).problems.map(formatProblem)).toEqual([
+      `schedules/bad.toml: line 6: found bytes that are not UTF-8 (byte ${latin1.indexOf(0xe9)} of the file); expected a UTF-8 text file, as TOML requires (convert it, e.g. \`iconv -f latin1 -t utf-8\`)`,
+    ]);
   });
 });

@@ -225,3 +225,12 @@ describe("alert rules for groups", () => {
     expect(alerts.size).toBe(0);
   });
 });
+
+describe("printable", () => {
+  it("escapes control characters from journal text", async () => {
+    const { printable } = await import("../../src/monitor/status.js");
+    expect(printable("run-1\u001b[2J\r\nrm -rf\u0007")).toBe(
+      "run-1\\u001b[2J\\u000d\\u000arm -rf\\u0007",
+    );
+  });
+});
