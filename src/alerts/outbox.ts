@@ -53,7 +53,7 @@ export class Outbox {
     this.now = options.now ?? Date.now;
     this.redactor = options.redactor ?? processRedactor;
     this.log = options.logger ?? silentLogger;
-    this.appender = new LineAppender(options.path);
+    this.appender = new LineAppender(options.path, { private: true });
     this.channels = new ChannelSet(options.channels, options.concurrency ?? 2);
     this.policy = {
       backoff: options.backoff ?? DEFAULT_BACKOFF,

@@ -1,9 +1,11 @@
 // The operator's channel to a running daemon: `<state>/daemon.json` says who is running;
 // requests are files in `<state>/control/` that the daemon answers with a response file.
+
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { PRIVATE_DIR } from "../util/private-files.js";
 import { isSameProcessAlive } from "./launch-identity.js";
 
 export interface DaemonInfo {
@@ -67,7 +69,7 @@ export async function sendControl(
   timeoutMs = 15_000,
 ): Promise<ControlResponse> {
   const dir = controlDir(stateDir);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
   const id = randomUUID();
   writeFileAtomic(join(dir, `${id}.request.json`), JSON.stringify({ id, ...body }));
   const responseFile = join(dir, `${id}.response.json`);

@@ -1,11 +1,13 @@
 // The scheduler daemon: plans every schedule in one fire queue, applies the slot policy,
 // launches runs through the ledger, recovers after a crash, reloads schedule files and
 // shuts down gracefully. Everything it does is announced as a typed event.
+
 import { EventEmitter } from "node:events";
 import { type FSWatcher, mkdirSync, watch } from "node:fs";
 import type { Logger } from "pino";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import type { FieldProblem } from "../util/errors.js";
+import { PRIVATE_DIR } from "../util/private-files.js";
 import { type CronConfig, runEnvironment } from "./config.js";
 import {
   answer,
@@ -79,7 +81,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     this.deps = { env: process.env, clock: realClock, tickMs: 1000, ...deps };
     this.runEnv = runEnvironment(config, this.deps.env);
     this.killSwitch = killSwitchOn(this.deps.env);
-    mkdirSync(config.stateDir, { recursive: true });
+    mkdirSync(config.stateDir, { recursive: true, mode: PRIVATE_DIR });
     this.ledger = RunLedger.open(config.stateDir, { logger: deps.logger });
     this.queue = new FireQueue((e) => this.onFireEvent(e), this.deps.clock, {
       onHandlerError: (err) => this.deps.logger.error({ err }, "fire handler failed"),
@@ -493,7 +495,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     };
     for (const dir of [this.config.schedulesDir, controlDir(this.config.stateDir)]) {
       try {
-        mkdirSync(dir, { recursive: true });
+        mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
         const isControl = dir === controlDir(this.config.stateDir);
         const watcher = watch(dir, isControl ? () => this.tick() : onChange);
         watcher.on("error", (err) =>

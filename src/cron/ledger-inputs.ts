@@ -14,7 +14,7 @@ export interface LedgerDeps {
 export const defaultLedgerDeps = (): LedgerDeps => ({
   now: () => new Date(),
   logger: pino({ name: "run-ledger" }),
-  appendLine: (path, line) => appendLineOnce(path, line),
+  appendLine: (path, line) => appendLineOnce(path, line, { private: true }),
   writeAtomic: writeFileAtomic,
 });
 

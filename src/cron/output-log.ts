@@ -1,6 +1,7 @@
 // A run's stdout+stderr file, capped: past the cap one marker line is written and the rest dropped.
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
+import { PRIVATE_DIR, PRIVATE_FILE } from "../util/private-files.js";
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 10 * 1024 * 1024;
 
@@ -19,8 +20,8 @@ export class OutputLog {
     readonly path: string,
     readonly capBytes = DEFAULT_OUTPUT_CAP_BYTES,
   ) {
-    mkdirSync(dirname(path), { recursive: true });
-    this.stream = createWriteStream(path, { flags: "a", mode: 0o644 });
+    mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR });
+    this.stream = createWriteStream(path, { flags: "a", mode: PRIVATE_FILE });
     // A write error (disk full) must not crash the daemon or fail the run: remember it.
     this.stream.on("error", (err) => {
       this.failure ??= err;

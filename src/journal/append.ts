@@ -3,6 +3,7 @@
 // loses an acknowledged line.
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { PRIVATE_DIR, PRIVATE_FILE } from "../util/private-files.js";
 import { encodeRecord, type JournalRecord } from "./codec.js";
 
 /** Writes `buf` fully; regular-file writes on Linux complete in one call unless the disk is full. */
@@ -29,7 +30,8 @@ export class LineAppender {
 
   constructor(
     readonly path: string,
-    private readonly options: { fsync?: boolean } = {},
+    /** `private`: the scheduler's own state (ledger, outbox): 0600 in a 0700 folder. */
+    private readonly options: { fsync?: boolean; private?: boolean } = {},
   ) {}
 
   /** Appends one line (a trailing newline is added) and syncs it to disk. */
@@ -37,8 +39,9 @@ export class LineAppender {
     if (line.includes("\n"))
       throw new Error(`refusing to append a line containing a newline to ${this.path}`);
     if (this.fd === undefined) {
-      mkdirSync(dirname(this.path), { recursive: true });
-      this.fd = openSync(this.path, "a+", 0o644);
+      const own = this.options.private === true;
+      mkdirSync(dirname(this.path), { recursive: true, ...(own && { mode: PRIVATE_DIR }) });
+      this.fd = openSync(this.path, "a+", own ? PRIVATE_FILE : 0o644);
       if (endsTorn(this.fd)) writeAll(this.fd, Buffer.from("\n"));
     }
     writeAll(this.fd, Buffer.from(`${line}\n`, "utf8"));
@@ -55,7 +58,7 @@ export class LineAppender {
 export function appendLineOnce(
   path: string,
   line: string,
-  options: { fsync?: boolean } = {},
+  options: { fsync?: boolean; private?: boolean } = {},
 ): void {
   const appender = new LineAppender(path, options);
   try {

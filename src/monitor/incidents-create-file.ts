@@ -1,9 +1,11 @@
 // Creating an incident file without ever overwriting one, and without a half-written file
 // after a crash (seed 002: a duplicate slug is an error and overwrites nothing).
+
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { nanoid } from "nanoid";
 import { syncDirectory } from "../util/atomic-write.js";
+import { PRIVATE_DIR, PRIVATE_FILE } from "../util/private-files.js";
 
 /**
  * Writes `file` only if it does not exist, atomically: the content goes to a temp file that
@@ -12,9 +14,9 @@ import { syncDirectory } from "../util/atomic-write.js";
  */
 export function createExclusive(file: string, content: string): boolean {
   const dir = dirname(file);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
   const tmp = join(dir, `.${process.pid}.${nanoid(8)}.tmp`);
-  const fd = openSync(tmp, "wx", 0o644);
+  const fd = openSync(tmp, "wx", PRIVATE_FILE);
   try {
     const buf = Buffer.from(content, "utf8");
     let off = 0;

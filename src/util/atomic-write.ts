@@ -3,17 +3,18 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { mkdir, open, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { PRIVATE_DIR, PRIVATE_FILE } from "./private-files.js";
 
 export function writeFileAtomic(path: string, content: string | Buffer): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
   const tmp = join(
     dir,
     `.${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}.tmp`,
   );
   const buf = typeof content === "string" ? Buffer.from(content, "utf8") : content;
   try {
-    const fd = openSync(tmp, "w", 0o644);
+    const fd = openSync(tmp, "w", PRIVATE_FILE);
     try {
       let off = 0;
       while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
@@ -57,10 +58,10 @@ function tempPath(dir: string): string {
  */
 export async function writeFileAtomicAsync(path: string, content: string): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR });
   const tmp = tempPath(dir);
   try {
-    const file = await open(tmp, "w", 0o644);
+    const file = await open(tmp, "w", PRIVATE_FILE);
     try {
       await file.writeFile(content, "utf8");
       await file.sync();

@@ -2,6 +2,7 @@
 // owner's pid). A lock whose owner is dead is taken over, so a crash never wedges writers.
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { PRIVATE_DIR, PRIVATE_FILE } from "./private-files.js";
 import { isProcessAlive } from "./process.js";
 
 const sleepBuffer = new Int32Array(new SharedArrayBuffer(4));
@@ -12,7 +13,7 @@ function sleepSync(ms: number): void {
 
 function tryAcquire(lockPath: string): boolean {
   try {
-    const fd = openSync(lockPath, "wx", 0o644);
+    const fd = openSync(lockPath, "wx", PRIVATE_FILE);
     writeSync(fd, String(process.pid));
     closeSync(fd);
     return true;
@@ -39,7 +40,7 @@ function removeIfStale(lockPath: string): void {
  */
 export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 10_000): T {
   const lockPath = `${path}.lock`;
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR });
   const deadline = Date.now() + timeoutMs;
   let wait = 1;
   while (!tryAcquire(lockPath)) {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -49,7 +50,15 @@ describe("deploy/docker/Dockerfile", () => {
     expect(users[0]).not.toMatch(/^(root|0)(:|$)/);
     expect(args(runtime, "RUN").join(" ")).toContain(`useradd --system --uid 10001`);
     expect(args(runtime, "RUN").join(" ")).toMatch(/apt-get install .*\btini\b/);
-    expect(args(runtime, "ENTRYPOINT")).toEqual(['["/usr/bin/tini", "--"]']);
+    expect(args(runtime, "ENTRYPOINT")).toEqual([
+      '["/usr/bin/tini", "--", "/bin/sh", "-c", "umask 077 && exec \\"$@\\"", "sh"]',
+    ]);
+    // The entrypoint's shell, run as written: the umask holds and the command is exec'd.
+    const entry = JSON.parse(args(runtime, "ENTRYPOINT")[0]!) as string[];
+    const shell = execFileSync(entry[2]!, [...entry.slice(3), "sh", "-c", "umask"], {
+      encoding: "utf8",
+    });
+    expect(shell.trim()).toBe("0077");
     expect(args(runtime, "VOLUME")).toEqual(["/var/lib/autoloop-cron"]);
     expect(JSON.parse(args(runtime, "CMD")[0]!)).toEqual([
       "autoloop-cron",
