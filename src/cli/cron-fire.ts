@@ -1,19 +1,19 @@
 // `autoloop-cron fire <schedule> [--foreground]`: a run now, through the daemon when one
 // is running (so overlap, concurrency and the ledger stay consistent), else in-process.
 import pino from "pino";
+import { admitSlot, ledgerCause, recordSkip } from "../cron/admission.js";
 import { type CronConfig, runEnvironment } from "../cron/config.js";
 import { runningDaemon, sendControl } from "../cron/control.js";
 import { isRunProcess } from "../cron/launch-identity.js";
 import { launchRecorded } from "../cron/launch-recorded.js";
 import type { RunSummary } from "../cron/ledger-events.js";
-import { isPaused, killSwitchOn, readPauseState } from "../cron/pause-state.js";
-import { decideSlot } from "../cron/policy.js";
+import { killSwitchOn, readPauseState } from "../cron/pause-state.js";
 import { newRunId } from "../cron/run-id.js";
-import { launchSpecFor } from "../cron/run-launch.js";
+import { launchSpecFor, RUN_KILL_GRACE_MS } from "../cron/run-launch.js";
 import { validateAll } from "../cron/validate.js";
 import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
 import { UserError } from "../util/errors.js";
-import { signalGroup } from "../util/process.js";
+import { isGroupAlive, signalGroup } from "../util/process.js";
 import { flag } from "./common.js";
 import { configOf, parseCron } from "./cron-common.js";
 import { openLedger, streamOutput } from "./cron-runs.js";
@@ -47,6 +47,19 @@ export function exitCodeOf(summary: Pick<RunSummary, "status" | "stopReason"> | 
   }
 }
 
+/** SIGTERM to a run's group, SIGKILL after the grace, and back once the group is gone. */
+async function stopGroup(pid: number): Promise<void> {
+  const gone = async (ms: number) => {
+    const deadline = Date.now() + ms;
+    while (isGroupAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return !isGroupAlive(pid);
+  };
+  signalGroup(pid, "SIGTERM");
+  if (await gone(RUN_KILL_GRACE_MS)) return;
+  signalGroup(pid, "SIGKILL");
+  await gone(5_000);
+}
+
 async function fireInProcess(config: CronConfig, name: string): Promise<number> {
   const report = validateAll(config);
   const schedule = report.schedules.find((s) => s.name === name);
@@ -70,30 +83,30 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
       (e) =>
         e.schedule === name && e.pid !== undefined && isRunProcess(e.pid, e.runId, e.startTime),
     );
-  const decision = decideSlot({
-    schedule: name,
-    overlap: schedule.overlap,
-    enabled: schedule.enabled,
-    paused: isPaused(pause, name),
-    globallyPaused: pause.all || killSwitchOn(process.env),
+  const decision = admitSlot(schedule, {
+    pause,
+    killSwitch: killSwitchOn(process.env),
     running: running.map((e) => e.runId),
     runningTotal: 0,
     maxConcurrent: Number.POSITIVE_INFINITY,
-    after: schedule.after.map((a) => ({ schedule: a, latestStatus: ledger.latestRun(a)?.status })),
+    ledger,
   });
   if (decision.kind === "skip" || decision.kind === "queue") {
-    const cause =
+    const cause = decision.kind === "queue" ? "overlap" : ledgerCause(decision.cause);
+    const detail =
       decision.kind === "queue"
-        ? "overlap"
-        : decision.cause === "globally_paused"
-          ? "paused"
-          : decision.cause;
-    ledger.skip({ runId, schedule: name, slot, trigger: "manual", cause, detail: decision.detail });
-    process.stderr.write(`autoloop-cron: ${name} not launched: ${decision.detail}\n`);
+        ? `${decision.detail}; without a daemon a slot cannot wait, so it is skipped`
+        : decision.detail;
+    recordSkip(ledger, { runId, schedule: name, slot, trigger: "manual", cause, detail });
+    process.stderr.write(`autoloop-cron: ${name} not launched: ${detail}\n`);
     return 0;
   }
   if (decision.kind === "replace") {
-    for (const e of running) signalGroup(e.pid!, "SIGTERM");
+    // As in the daemon: the new run starts once the old one has ended.
+    for (const e of running) {
+      ledger.killed(e.runId, "replace", `replaced by a new run of ${name} (overlap = "replace")`);
+      await stopGroup(e.pid!);
+    }
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
   const spec = launchSpecFor(config, schedule, runId, slot);

@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import type { FieldProblem } from "../util/errors.js";
 import { PRIVATE_DIR } from "../util/private-files.js";
+import { admitSlot, ledgerCause, recordSkip, type SkipRecord } from "./admission.js";
 import { type CronConfig, runEnvironment } from "./config.js";
 import {
   answer,
@@ -22,9 +23,9 @@ import { RunLedger } from "./ledger.js";
 import type { SkipCause, Trigger } from "./ledger-events.js";
 import { recoverPending } from "./ledger-recovery.js";
 import type { RunOutcome } from "./outcome.js";
-import { isPaused, killSwitchOn, type PauseState, readPauseState } from "./pause-state.js";
+import { killSwitchOn, type PauseState, readPauseState } from "./pause-state.js";
 import { catchUpSlots, type PlanSpec } from "./planner.js";
-import { decideSlot, type SkipCause as PolicySkipCause, type SlotFacts } from "./policy.js";
+import type { SlotDecision } from "./policy.js";
 import { newRunId } from "./run-id.js";
 import { launchSpecFor } from "./run-launch.js";
 import { type ActiveRun, RunTable } from "./run-table.js";
@@ -133,6 +134,22 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     this.tick();
   }
 
+  /**
+   * Tells each listener (metrics, the in-process monitor, tests) in turn; one that throws is
+   * logged and the others still hear of it, so no listener can stop a launch or a reload.
+   */
+  override emit<K extends keyof DaemonEvents>(event: K, ...args: DaemonEvents[K]): boolean {
+    const listeners = this.rawListeners(event as never) as Array<(...a: unknown[]) => void>;
+    for (const listener of listeners) {
+      try {
+        listener.apply(this, args);
+      } catch (err) {
+        this.log.error({ err, event }, "a daemon event listener failed; carrying on");
+      }
+    }
+    return listeners.length > 0;
+  }
+
   /** Re-reads schedule files; invalid files keep their previous good version. */
   reload(): void {
     try {
@@ -223,23 +240,25 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     } else this.log.warn({ jumpMs: event.ms }, "the wall clock jumped");
   }
 
-  /** What the slot policy decides on, as things stand now. */
-  private slotFacts(schedule: Schedule): SlotFacts {
-    const name = schedule.name;
-    return {
-      schedule: name,
-      overlap: schedule.overlap,
-      enabled: schedule.enabled,
-      paused: isPaused(this.pause, name),
-      globallyPaused: this.pause.all || this.killSwitch,
-      running: this.runs.runningOf(name),
+  /** The slot policy's decision, as things stand now (the same code `fire` uses). */
+  private admit(schedule: Schedule): SlotDecision {
+    return admitSlot(schedule, {
+      pause: this.pause,
+      killSwitch: this.killSwitch,
+      running: this.runs.runningOf(schedule.name),
       runningTotal: this.runs.size,
       maxConcurrent: this.config.maxConcurrentRuns,
-      after: schedule.after.map((a) => ({
-        schedule: a,
-        latestStatus: this.ledger.latestRun(a)?.status,
-      })),
-    };
+      ledger: this.ledger,
+    });
+  }
+
+  /** A slot not launched: in the ledger, the log and the `skipped` event (metrics count it). */
+  private skipSlot(skip: SkipRecord): ControlResponse {
+    recordSkip(this.ledger, skip);
+    const { runId, schedule, slot, cause, detail } = skip;
+    this.log.info({ schedule, slot: slot.toISOString(), runId, cause }, `slot skipped: ${detail}`);
+    this.emit("skipped", { schedule, slot, runId, cause, detail });
+    return { id: "", ok: false, error: `not launched: ${detail}` };
   }
 
   /**
@@ -254,33 +273,32 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   ): ControlResponse | undefined {
     const schedule = this.schedules.get(name);
     if (schedule === undefined) return undefined;
-    const decision = decideSlot(this.slotFacts(schedule));
+    const decision = this.admit(schedule);
     switch (decision.kind) {
       case "launch":
         return this.launch(schedule, slot, trigger, dueAt);
       case "skip": {
         const runId = newRunId(name, slot);
         const cause = ledgerCause(decision.cause);
-        this.ledger.skip({ runId, schedule: name, slot, trigger, cause, detail: decision.detail });
-        this.log.info(
-          { schedule: name, slot: slot.toISOString(), runId, cause },
-          `slot skipped: ${decision.detail}`,
-        );
-        this.emit("skipped", { schedule: name, slot, runId, cause, detail: decision.detail });
-        return { id: "", ok: false, error: `not launched: ${decision.detail}` };
+        return this.skipSlot({
+          runId,
+          schedule: name,
+          slot,
+          trigger,
+          cause,
+          detail: decision.detail,
+        });
       }
       case "queue": {
         if (this.waiting.isFull(name)) {
-          const runId = newRunId(name, slot);
-          this.ledger.skip({
-            runId,
+          return this.skipSlot({
+            runId: newRunId(name, slot),
             schedule: name,
             slot,
             trigger,
             cause: decision.why === "overlap" ? "overlap" : "max_concurrent",
-            detail: `queue full (${QUEUE_LIMIT} slots waiting)`,
+            detail: `the queue is full (${QUEUE_LIMIT} slots of ${name} waiting)`,
           });
-          return { id: "", ok: false, error: "not launched: the queue is full" };
         }
         this.waiting.push({ schedule: name, slot, trigger, dueAt });
         const decidedMs = this.deps.clock.now() - dueAt;
@@ -418,10 +436,10 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         break;
       }
       const schedule = this.schedules.get(w.schedule);
-      const facts = schedule && this.slotFacts(schedule);
       // A slot waits behind its own schedule's run whatever the overlap policy queued it.
       const decision =
-        facts && decideSlot({ ...facts, overlap: facts.overlap === "allow" ? "allow" : "queue" });
+        schedule &&
+        this.admit({ ...schedule, overlap: schedule.overlap === "allow" ? "allow" : "queue" });
       if (decision?.kind === "launch") {
         this.launch(schedule!, w.slot, w.trigger, w.dueAt);
       } else if (decision?.kind === "queue") {
@@ -432,8 +450,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         const detail = skip?.detail ?? "the schedule was removed while the slot waited";
         const runId = newRunId(w.schedule, w.slot);
         const { schedule: name, slot, trigger } = w;
-        this.ledger.skip({ runId, schedule: name, slot, trigger, cause, detail });
-        this.emit("skipped", { schedule: name, slot, runId, cause, detail });
+        this.skipSlot({ runId, schedule: name, slot, trigger, cause, detail });
       }
     }
   }
@@ -531,9 +548,6 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
 }
 
 /** The ledger records the global kill switch as a plain pause. */
-function ledgerCause(cause: PolicySkipCause): SkipCause {
-  return cause === "globally_paused" ? "paused" : cause;
-}
 
 export function planSpec(s: Schedule): PlanSpec {
   return { name: s.name, cron: s.cron, timezone: s.timezone, jitterMs: s.jitterMs };

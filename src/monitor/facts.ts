@@ -328,5 +328,8 @@ function slotOutcome(r: RunSummary): SlotOutcome {
 function verdictOf(summary: RunSummary | undefined): SchedulerVerdict | undefined {
   if (summary?.status === "timed_out") return { kind: "timed_out" };
   if (summary?.status === "killed") return { kind: "killed", by: summary.killedBy ?? "operator" };
+  // Killed on purpose by another process (`fire` replacing it): whatever status it ended with.
+  if (summary?.killedBy !== undefined && summary.killedBy !== "timeout")
+    return { kind: "killed", by: summary.killedBy };
   return undefined;
 }

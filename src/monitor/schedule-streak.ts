@@ -36,6 +36,9 @@ export const STREAK_SCAN_LIMIT = 200;
 
 /** The failure kind of a finished run, or undefined when it is not a failure anyone must hear of. */
 export function ledgerFailureKind(run: RunSummary): LedgerFailureKind | undefined {
+  // Stopped on purpose (an operator, `overlap = "replace"`, a shutdown): never a failure.
+  if (run.killedBy !== undefined && run.killedBy !== "timeout" && run.status !== "timed_out")
+    return undefined;
   switch (run.status) {
     case "failed":
       return "run_failed";
