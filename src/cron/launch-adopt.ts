@@ -10,6 +10,7 @@ import {
   type TerminalRecord,
 } from "./outcome.js";
 import { journalPathFor, terminalOf } from "./outcome-journal.js";
+import { exitStatusPath, readExitStatus, recordedExit, removeExitStatus } from "./run-wrapper.js";
 
 export interface AdoptedRun {
   runId: string;
@@ -18,6 +19,8 @@ export interface AdoptedRun {
   /** /proc starttime recorded at launch; guards against a reused pid. */
   startTime?: string;
   cwd: string;
+  /** The run's output log: its wrapper records the exit status beside it. */
+  outputPath?: string;
   /** Journal size at launch, so only the run's own era of the journal is read. */
   journalOffset?: number;
   /** Epoch ms the run started, for its duration. */
@@ -80,10 +83,16 @@ export function watchAdoptedRun(run: AdoptedRun, deps: Partial<AdoptDeps> = {}):
       terminator.reap();
       terminator.dispose();
       readJournal(true);
+      // Not our child, so no exit status from the kernel: the wrapper wrote it down.
+      const statusPath =
+        run.outputPath === undefined ? undefined : exitStatusPath(run.outputPath, run.runId);
+      const exitCode = statusPath === undefined ? undefined : readExitStatus(statusPath);
+      if (statusPath !== undefined) removeExitStatus(statusPath);
       resolve(
         determineOutcome({
           kind: run.kind,
           terminal: run.kind === "preset" ? terminal : undefined,
+          ...(exitCode !== undefined && recordedExit(run.kind, exitCode)),
           killedBy: terminator.cause,
           durationMs: d.now() - startedAt,
           journalPath,

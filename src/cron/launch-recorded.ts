@@ -64,6 +64,7 @@ export function adoptRecorded(
       pid: entry.pid,
       startTime: entry.startTime,
       cwd: entry.cwd,
+      ...(entry.outputPath !== undefined && { outputPath: entry.outputPath }),
       journalOffset: entry.journalOffset,
       startedAt: known ? startedAt : undefined,
       deadline: known && entry.timeoutMs ? startedAt + entry.timeoutMs : undefined,

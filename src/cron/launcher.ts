@@ -6,7 +6,14 @@ import { type LaunchSpec, launchArgv, launchEnv } from "./launch-spec.js";
 import { DEFAULT_KILL_GRACE_MS, groupTerminator } from "./launch-termination.js";
 import { determineOutcome, type KillCause, type RunOutcome } from "./outcome.js";
 import { journalPathFor, journalSize, readTerminal } from "./outcome-journal.js";
-import { OutputLog } from "./output-log.js";
+import { OUTPUT_CHECK_MS, OutputCap, openOutputFile } from "./output-log.js";
+import {
+  exitStatusPath,
+  readExitStatus,
+  recordedExit,
+  removeExitStatus,
+  wrappedArgv,
+} from "./run-wrapper.js";
 
 export type { LaunchSpec } from "./launch-spec.js";
 
@@ -51,24 +58,27 @@ export function launchRun(spec: LaunchSpec, deps: Partial<LauncherDeps> = {}): R
   const journalOffset = journalSize(journalPath);
   const startedAt = d.now();
   const graceMs = spec.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-  const output = new OutputLog(spec.outputPath, spec.outputCapBytes);
-  const [file, ...args] = launchArgv(spec);
+  const statusPath = exitStatusPath(spec.outputPath, spec.runId);
+  const output = openOutputFile(spec.outputPath);
+  const [file, ...args] = wrappedArgv(statusPath, launchArgv(spec));
 
-  const child = execa(file ?? "", args, {
+  const child = execa(file!, args, {
     cwd: spec.cwd,
     env: launchEnv(spec, d.env),
     extendEnv: false,
     detached: true, // own process group, so timeouts and stops reach every descendant
     cleanup: false, // runs outlive a daemon restart and are adopted afterwards
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    buffer: false,
+    // The log's own descriptor, not a pipe: the run writes on if the daemon dies.
+    stdin: "ignore" as const,
+    // execa takes any descriptor at run time; its types only spell out 3 to 9.
+    stdout: output.fd as 3,
+    stderr: output.fd as 3,
     reject: false,
-    stripFinalNewline: false,
   });
-  child.stdout?.on("data", (chunk: Buffer) => output.write(chunk));
-  child.stderr?.on("data", (chunk: Buffer) => output.write(chunk));
+  output.close(); // the child has its own copy
+  const cap = new OutputCap(spec.outputPath, spec.outputCapBytes);
+  const capTimer = setInterval(() => cap.check(), OUTPUT_CHECK_MS);
+  capTimer.unref();
 
   const pid = child.pid;
   const terminator = pid === undefined ? undefined : groupTerminator(pid, graceMs);
@@ -82,31 +92,28 @@ export function launchRun(spec: LaunchSpec, deps: Partial<LauncherDeps> = {}): R
   const timeoutTimer = spec.timeoutMs
     ? setTimeout(() => kill({ by: "timeout" }), Math.min(spec.timeoutMs, MAX_TIMER_MS))
     : undefined;
-  let pipeTimer: NodeJS.Timeout | undefined;
   child.on("exit", () => {
     exited = true;
-    // Descendants left in the group (or holding our pipes) would keep the run open forever.
+    // Descendants left in the group would keep the run open forever.
     terminator?.reap();
-    // A descendant that escaped the group may still hold the pipes: stop waiting for them.
-    pipeTimer = setTimeout(() => {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-    }, graceMs + 1000);
   });
 
   const done = (async (): Promise<RunOutcome> => {
     const result = await child;
     clearTimeout(timeoutTimer);
-    clearTimeout(pipeTimer);
+    clearInterval(capTimer);
+    cap.check();
     terminator?.dispose();
-    await output.close();
-    if (output.error) d.logger?.warn({ err: output.error, runId: spec.runId }, "output log failed");
+    // The program's own status, as the wrapper recorded it; none when the group was killed.
+    const recorded = readExitStatus(statusPath);
+    removeExitStatus(statusPath);
     return determineOutcome({
       kind: spec.kind,
       terminal:
         spec.kind === "preset" ? readTerminal(journalPath, spec.runId, journalOffset) : undefined,
-      exitCode: result.exitCode,
-      signal: result.signal,
+      ...(recorded === undefined
+        ? { exitCode: result.exitCode, signal: result.signal }
+        : recordedExit(spec.kind, recorded)),
       killedBy: terminator?.cause,
       spawnError: pid === undefined ? (result.shortMessage ?? "spawn failed") : undefined,
       durationMs: d.now() - startedAt,

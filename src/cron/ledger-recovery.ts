@@ -4,6 +4,7 @@ import type { RunLedger } from "./ledger.js";
 import type { PendingEntry } from "./ledger-pending.js";
 import { determineOutcome, type RunOutcome } from "./outcome.js";
 import { journalPathFor, readTerminal } from "./outcome-journal.js";
+import { exitStatusPath, readExitStatus, recordedExit, removeExitStatus } from "./run-wrapper.js";
 
 export type Recovery =
   /** Still running: hand it to `watchAdoptedRun` (see `adoptRecorded`). */
@@ -74,11 +75,22 @@ export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = 
       entry.kind === "preset"
         ? readTerminal(journalPath, entry.runId, entry.journalOffset ?? 0)
         : undefined;
-    if (terminal) {
+    // The run's wrapper recorded how the program ended, daemon or not.
+    const statusPath =
+      entry.outputPath === undefined ? undefined : exitStatusPath(entry.outputPath, entry.runId);
+    const exitCode = statusPath === undefined ? undefined : readExitStatus(statusPath);
+    if (terminal || exitCode !== undefined) {
       const startedAt = Date.parse(entry.startedAt ?? entry.scheduledAt);
       const durationMs = Number.isNaN(startedAt) ? 0 : Math.max(0, d.now() - startedAt);
-      const outcome = determineOutcome({ kind: entry.kind, terminal, durationMs, journalPath });
+      const outcome = determineOutcome({
+        kind: entry.kind,
+        ...(terminal && { terminal }),
+        ...(exitCode !== undefined && recordedExit(entry.kind, exitCode)),
+        durationMs,
+        journalPath,
+      });
       ledger.finished(entry.runId, outcome);
+      if (statusPath !== undefined) removeExitStatus(statusPath);
       actions.push({ kind: "finished", entry, outcome });
       continue;
     }

@@ -1,5 +1,6 @@
 // Decides how a scheduled run ended, from its terminal journal record, exit status and who stopped it.
 import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
+import { exitDetail } from "./run-wrapper.js";
 
 /** Seed-004 lifecycle: pending → running → one of the terminal statuses. */
 export type RunStatus =
@@ -84,7 +85,7 @@ function fromExit(input: OutcomeInput): Decision {
     if (exitCode === EXIT_STOPPED)
       return { status: "failed", basis: "exit", detail: "harness stopped (exit 3)" };
   }
-  return { status: "failed", basis: "exit", detail: `exit code ${exitCode}` };
+  return { status: "failed", basis: "exit", detail: exitDetail(exitCode) };
 }
 
 function decide(input: OutcomeInput): Decision {

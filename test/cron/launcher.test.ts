@@ -1,8 +1,8 @@
-import { appendFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { launchRun } from "../../src/cron/launcher.js";
-import { OutputLog } from "../../src/cron/output-log.js";
+import { OutputCap } from "../../src/cron/output-log.js";
 import { readJournal } from "../../src/journal/reader.js";
 import { isProcessAlive } from "../../src/util/process.js";
 import { presetSpec, tempDirs, waitFor, waitForPidGone } from "../fixtures/fake-harness-helpers.js";
@@ -139,16 +139,18 @@ describe("launchRun: output and command runs", () => {
     );
   });
 
-  it("writes the marker once, also when the cap falls on a chunk boundary", async () => {
-    const path = join(dirs.make(), "out", "run.log");
-    const log = new OutputLog(path, 10);
-    log.write("0123456789");
-    expect(log.truncated).toBe(false);
-    log.write("abc");
-    log.write("def");
-    await log.close();
+  it("cuts the log back to the cap with one marker, and later growth too", () => {
+    const path = join(dirs.make(), "run.log");
+    writeFileSync(path, "0123456789");
+    const cap = new OutputCap(path, 10);
+    cap.check();
+    expect(cap.truncated).toBe(false);
+    appendFileSync(path, "abc");
+    cap.check();
+    appendFileSync(path, "def");
+    cap.check();
     expect(readFileSync(path, "utf8")).toBe("0123456789\n[output truncated at 10 bytes]\n");
-    expect(log.dropped).toBe(6);
+    expect(cap.truncated).toBe(true);
   });
 
   it.each([
@@ -184,13 +186,13 @@ describe("launchRun: output and command runs", () => {
     await waitForPidGone(escaped);
   });
 
-  it("a program that cannot be spawned fails without a pid", async () => {
+  it("a program that does not exist fails with exit 127, and its output log says why", async () => {
     const dir = dirs.make();
     const base = presetSpec(dir, "unused");
     const handle = launchRun({ ...base, kind: "command", command: ["/nonexistent/program"] });
-    expect(handle.pid).toBeUndefined();
     const outcome = await handle.done;
-    expect(outcome).toMatchObject({ status: "failed", basis: "spawn" });
-    expect(outcome.detail).toContain("ENOENT");
+    expect(outcome).toMatchObject({ status: "failed", basis: "exit", exitCode: 127 });
+    expect(outcome.detail).toBe("exit code 127 (command not found)");
+    expect(readFileSync(base.outputPath, "utf8")).toContain("/nonexistent/program");
   });
 });

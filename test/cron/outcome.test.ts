@@ -72,7 +72,10 @@ describe("determineOutcome", () => {
   it("command runs: exit 0 completed, non-zero failed, no harness exit-code meanings", () => {
     expect(determineOutcome({ ...base, kind: "command", exitCode: 0 }).status).toBe("completed");
     const failed = determineOutcome({ ...base, kind: "command", exitCode: 130 });
-    expect(failed).toMatchObject({ status: "failed", detail: "exit code 130" });
+    expect(failed).toMatchObject({
+      status: "failed",
+      detail: "exit code 130 (128 + SIGINT: killed by a signal?)",
+    });
   });
 });
 
