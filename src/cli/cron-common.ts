@@ -1,5 +1,9 @@
 // Shared pieces of the autoloop-cron commands: --config, loading it, printing help.
+import { refusedChannelProblems } from "../alerts/channels/create.js";
+import { silentLogger } from "../alerts/delivery.js";
+import { channelConfigFromCron } from "../alerts/from-cron-config.js";
 import { type CronConfig, findConfig } from "../cron/config.js";
+import { UserError } from "../util/errors.js";
 import { flag, type Options, type Parsed, parse, str } from "./common.js";
 
 export const CONFIG_OPTION: Options = { config: { type: "string", short: "c" } };
@@ -22,6 +26,15 @@ export function parseCron(argv: string[], command: CronCommand): Parsed | undefi
 
 export function configOf(p: Parsed): CronConfig {
   return findConfig(str(p, "config"));
+}
+
+/** `start` and `monitor` refuse secrets that could never work (a malformed webhook secret). */
+export function refuseBrokenSecrets(config: CronConfig): void {
+  const refused = refusedChannelProblems(config.channels.map(channelConfigFromCron), {
+    stateDir: config.stateDir,
+    logger: silentLogger,
+  });
+  if (refused.length > 0) throw new UserError(refused.join("\n"));
 }
 
 export function printJson(value: unknown): void {

@@ -11,7 +11,7 @@ import type { Notification } from "../monitor/alert-state.js";
 import { MonitorService } from "../monitor/service.js";
 import { UserError } from "../util/errors.js";
 import { flag, list, str, table } from "./common.js";
-import { configOf, parseCron } from "./cron-common.js";
+import { configOf, parseCron, refuseBrokenSecrets } from "./cron-common.js";
 
 const HELP = `Usage: autoloop-cron monitor [--journal PATH]... [--once] [--log-level LEVEL]
 
@@ -75,6 +75,7 @@ export async function monitorCommand(argv: string[]): Promise<number> {
   if (p.positionals.length > 0)
     throw new UserError(`autoloop-cron monitor: unexpected ${JSON.stringify(p.positionals[0])}`);
   const config = configOf(p);
+  refuseBrokenSecrets(config);
   const daemon = runningDaemon(config.stateDir);
   if (daemon !== undefined)
     throw new UserError(

@@ -7,7 +7,7 @@ import { startObservability } from "../cron/observability.js";
 import { MonitorService } from "../monitor/service.js";
 import { UserError } from "../util/errors.js";
 import { str } from "./common.js";
-import { configOf, parseCron } from "./cron-common.js";
+import { configOf, parseCron, refuseBrokenSecrets } from "./cron-common.js";
 
 const HELP = `Usage: autoloop-cron start [--config FILE] [--log-level LEVEL]
 
@@ -30,6 +30,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   });
   if (p === undefined) return 0;
   const config = configOf(p);
+  refuseBrokenSecrets(config);
   const level = str(p, "log-level") ?? process.env[LOG_LEVEL_ENV] ?? config.logLevel;
   const logger = createLogger(level);
   const other = runningDaemon(config.stateDir);

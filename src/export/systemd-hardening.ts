@@ -26,6 +26,12 @@ export const HARDENING: readonly string[] = [
   "SystemCallArchitectures=native",
   "CapabilityBoundingSet=",
   "UMask=0027",
+  // A runaway agent (a fork loop, a leak) must not take the host: the whole unit's cgroup,
+  // runs included, is throttled past MemoryHigh and killed past MemoryMax. Size them for
+  // max_concurrent_runs agents (an agent CLI uses 0.3-1 GiB) plus the daemon.
+  "MemoryHigh=3G",
+  "MemoryMax=4G",
+  "TasksMax=1024",
 ];
 
 /** Folders ProtectHome=yes would hide; paths below them need ProtectHome=read-only instead. */

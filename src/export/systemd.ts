@@ -2,7 +2,7 @@
 import type { Schedule } from "../cron/schedule-file.js";
 import { ONCALENDAR_TARGET } from "./oncalendar.js";
 import { refusalMessage } from "./selection.js";
-import { type SystemdExportOptions, scheduleUnits } from "./systemd-units.js";
+import { monitorUnit, type SystemdExportOptions, scheduleUnits } from "./systemd-units.js";
 import type { ExportFile, ExportResult } from "./write-out.js";
 
 export function systemdExport(schedules: Schedule[], options: SystemdExportOptions): ExportResult {
@@ -19,5 +19,6 @@ export function systemdExport(schedules: Schedule[], options: SystemdExportOptio
       );
     }
   }
+  if (files.length > 0) files.push(monitorUnit(options));
   return refusals.length > 0 ? { kind: "refused", refusals } : { kind: "ok", files, warnings };
 }

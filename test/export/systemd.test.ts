@@ -38,6 +38,7 @@ describe("export systemd", () => {
       "# ---- file: autoloop-cron-nightly.timer ----",
       "# ---- file: autoloop-cron-workdays.service ----",
       "# ---- file: autoloop-cron-workdays.timer ----",
+      "# ---- file: autoloop-cron-monitor.service ----",
     ]);
   });
 
@@ -47,11 +48,19 @@ describe("export systemd", () => {
     expect(r.code).toBe(0);
     const out = join(dir, "units");
     expect(unitFiles(out)).toEqual([
+      "autoloop-cron-monitor.service",
       "autoloop-cron-nightly.service",
       "autoloop-cron-nightly.timer",
       "autoloop-cron-workdays.service",
       "autoloop-cron-workdays.timer",
     ]);
+    // Timers replace the scheduler, not the monitor: alerts need this service too.
+    const monitor = read(out, "autoloop-cron-monitor.service");
+    expect(monitor).toContain(
+      `ExecStart=${process.execPath} ${join(process.cwd(), "dist/bin/autoloop-cron.js")} monitor --config ${join(dir, "autoloop-cron.toml")}\n`,
+    );
+    for (const line of ["Type=simple", "Restart=on-failure", "MemoryMax=4G", "TasksMax=1024"])
+      expect(monitor.split("\n")).toContain(line);
     const service = read(out, "autoloop-cron-nightly.service");
     expect(service).toContain(
       `ExecStart=${process.execPath} ${join(process.cwd(), "dist/bin/autoloop-cron.js")} fire --foreground nightly --config ${join(dir, "autoloop-cron.toml")}\n`,

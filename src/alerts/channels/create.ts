@@ -3,6 +3,7 @@
 import type { Redactor } from "../../util/secrets.js";
 import type { ChannelConfig } from "../channel-config.js";
 import { type AlertChannel, type AlertLogger, brokenChannel, errorText } from "../delivery.js";
+import { MalformedWebhookSecretError } from "../webhook-signature.js";
 import { type CommandRunner, createCommandChannel } from "./command.js";
 import { createEmailChannel, type EmailChannelDeps } from "./email.js";
 import { createSinkChannel } from "./sink.js";
@@ -40,6 +41,26 @@ function build(config: ChannelConfig, deps: ChannelDeps): AlertChannel {
     case "sink":
       return createSinkChannel(config, { ...common, stateDir: deps.stateDir, logger: deps.logger });
   }
+}
+
+/**
+ * Problems `start` refuses to run with: a malformed webhook secret would sign every alert
+ * wrong, and nobody would notice until the receiver rejects them all.
+ */
+export function refusedChannelProblems(
+  configs: readonly ChannelConfig[],
+  deps: ChannelDeps,
+): string[] {
+  const out: string[] = [];
+  for (const config of configs) {
+    if (config.type !== "webhook") continue;
+    try {
+      build(config, deps);
+    } catch (err) {
+      if (err instanceof MalformedWebhookSecretError) out.push(err.message);
+    }
+  }
+  return out;
 }
 
 /** A channel for `config`, and what is wrong with the config when it cannot work. */
