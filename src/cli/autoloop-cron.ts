@@ -22,8 +22,10 @@ Usage:
   autoloop-cron incident list|show|log|ack|resolve ...
   autoloop-cron alert test|ack|silence ...
   autoloop-cron export kubernetes|systemd    CronJobs or .service/.timer units per schedule
+  autoloop-cron health                       liveness probe for containers (exit 0 or 1)
 
-Every command takes --config FILE (default ./autoloop-cron.toml) and --help.
+Every command takes --config FILE (else $AUTOLOOP_CRON_CONFIG, else ./autoloop-cron.toml)
+and --help.
 `;
 
 type Command = (argv: string[]) => Promise<number>;
@@ -43,6 +45,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   incident: async () => (await import("./cron-incident.js")).incidentCommand,
   alert: async () => (await import("./cron-alert.js")).alertCommand,
   export: async () => (await import("./cron-export.js")).exportCommand,
+  health: async () => (await import("./cron-health.js")).healthCommand,
 };
 
 async function main(): Promise<number> {

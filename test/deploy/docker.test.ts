@@ -1,13 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { parseConfigText } from "../../src/cron/config.js";
-import { ROOT } from "../helpers/cli.js";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, ROOT, tempDir } from "../helpers/cli.js";
 
 interface Instruction {
   op: string;
@@ -83,9 +83,13 @@ describe("deploy/docker/Dockerfile", () => {
     const [check] = args(runtime, "HEALTHCHECK");
     const argv = JSON.parse(check!.slice(check!.indexOf("CMD") + 3)) as string[];
     let server: Server | undefined;
-    afterEach(() => server?.close());
+    afterEach(() => {
+      server?.close();
+      cleanupTempDirs();
+    });
 
-    /** Runs the check's script against a local server answering `status` (none: no server). */
+    /** Runs the check against a local server answering `status` (none: no server), with the
+     * image's own config file pointed at that server's port. */
     async function probe(status: number | undefined): Promise<number> {
       let port = 1; // nothing listens on port 1
       if (status !== undefined) {
@@ -93,14 +97,28 @@ describe("deploy/docker/Dockerfile", () => {
         await new Promise<void>((done) => server!.listen(0, "127.0.0.1", done));
         port = (server.address() as AddressInfo).port;
       }
-      const script = argv[2]!.replace("127.0.0.1:9464", `127.0.0.1:${port}`);
-      const r = await execa(process.execPath, ["-e", script], { reject: false });
+      const dir = tempDir("autoloop-docker-health-");
+      const baked = readFileSync(join(DOCKER, "autoloop-cron.toml"), "utf8")
+        .replace('"0.0.0.0:9464"', `"0.0.0.0:${port}"`)
+        .replace('"/var/lib/autoloop-cron/state"', JSON.stringify(join(dir, "state")));
+      writeFileSync(join(dir, "autoloop-cron.toml"), baked);
+      const configArg = argv.indexOf("--config");
+      const local = [...argv.slice(1, configArg + 1), join(dir, "autoloop-cron.toml")];
+      const r = await execa(process.execPath, [AUTOLOOP_CRON, ...local], {
+        reject: false,
+        env: cleanEnv(),
+        extendEnv: false,
+      });
       return r.exitCode ?? -1;
     }
 
-    it("asks /healthz on 127.0.0.1:9464 with node", () => {
-      expect(argv.slice(0, 2)).toEqual(["node", "-e"]);
-      expect(argv[2]).toContain("http://127.0.0.1:9464/healthz");
+    it("runs `autoloop-cron health` on the image's config, whatever port it listens on", () => {
+      expect(argv).toEqual([
+        "autoloop-cron",
+        "health",
+        "--config",
+        "/etc/autoloop-cron/autoloop-cron.toml",
+      ]);
     });
 
     it("passes on 200 and fails on 503 or no answer", async () => {
@@ -120,6 +138,23 @@ describe("deploy/docker/compose.yaml", () => {
 
   it("builds the Dockerfile from the repository root", () => {
     expect(existsSync(join(DOCKER, service.build.context, service.build.dockerfile))).toBe(true);
+  });
+
+  it("runs the bundled demo: its schedules' project_dir is a writable volume in the container", () => {
+    const mounts = service.volumes as string[];
+    const schedules = mounts.find((m) => m.endsWith(":/etc/autoloop-cron/schedules:ro"));
+    expect(schedules).toBe("../../schedules:/etc/autoloop-cron/schedules:ro");
+    const text = readFileSync(join(ROOT, "schedules", "demo.toml"), "utf8");
+    const dirs = [...text.matchAll(/^project_dir = "(.+)"$/gm)].map((m) =>
+      posix.resolve("/etc/autoloop-cron/schedules", m[1]!),
+    );
+    expect(new Set(dirs)).toEqual(new Set(["/etc/autoloop-cron/demo"]));
+    expect(mounts).toContain("demo:/etc/autoloop-cron/demo");
+    expect(Object.keys(compose.volumes)).toContain("demo");
+    // The image creates the folder for the service user, so the named volume is its too.
+    expect(readFileSync(join(DOCKER, "Dockerfile"), "utf8")).toContain(
+      "install -d -o autoloop-cron -g autoloop-cron -m 0750 /etc/autoloop-cron/demo",
+    );
   });
 
   it("keeps state on a named volume and secrets in an env file", () => {
