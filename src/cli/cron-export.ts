@@ -1,6 +1,6 @@
 // `autoloop-cron export kubernetes|systemd`: argument parsing and output only; the exports
 // themselves are pure functions in src/export.
-import { readConfigFiles } from "../export/config-files.js";
+import { readConfigFiles, readPresetFiles } from "../export/config-files.js";
 import { kubernetesExport } from "../export/kubernetes.js";
 import { isDnsLabel } from "../export/kubernetes-names.js";
 import { STORAGE_QUANTITY } from "../export/kubernetes-objects.js";
@@ -20,7 +20,8 @@ import { packageVersion } from "./version.js";
 const COMMAND = "autoloop-cron export";
 
 export const EXPORT_HELP = `Usage:
-  autoloop-cron export kubernetes [--image IMG] [--namespace NS] [--storage SIZE] [--out DIR]
+  autoloop-cron export kubernetes [--image IMG] [--namespace NS] [--storage SIZE]
+                                  [--access-mode ReadWriteMany|ReadWriteOnce] [--out DIR]
   autoloop-cron export systemd [--user] [--out DIR]
 
 Turns every enabled schedule into units of another scheduler, which then fires
@@ -36,6 +37,8 @@ Options:
   --image IMG        kubernetes: the container image (default: autoloop-cron:<version>)
   --namespace NS     kubernetes: put every object in namespace NS
   --storage SIZE     kubernetes: the volume's size (default: 10Gi)
+  --access-mode M    kubernetes: ReadWriteMany (default; needs a storage class offering it) or
+                     ReadWriteOnce (every run pinned to the monitor's node)
   --user             systemd: units for \`systemctl --user\` instead of the system manager
   -h, --help         show this help
 
@@ -67,6 +70,7 @@ const OPTIONS = {
   image: { type: "string" },
   namespace: { type: "string" },
   storage: { type: "string" },
+  "access-mode": { type: "string" },
   user: { type: "boolean" },
 } as const;
 
@@ -93,7 +97,7 @@ export async function exportCommand(
       throw new UserError(`${COMMAND} ${target}: --${name} applies to ${forTarget} only`);
     }
   };
-  for (const name of ["image", "namespace", "storage"]) only(name, "kubernetes");
+  for (const name of ["image", "namespace", "storage", "access-mode"]) only(name, "kubernetes");
   only("user", "systemd");
   const selection = selectSchedules(str(p, "config") ?? configPath, io.cwd);
   for (const name of selection.disabled)
@@ -128,7 +132,23 @@ function kubernetes(p: ParsedArgs, s: Selection): ExportResult {
     );
   }
   const image = str(p, "image") ?? `autoloop-cron:${packageVersion()}`;
-  return kubernetesExport({ ...s, ...readConfigFiles(s.config), image, namespace, storage });
+  const accessMode = str(p, "access-mode") ?? "ReadWriteMany";
+  if (accessMode !== "ReadWriteMany" && accessMode !== "ReadWriteOnce") {
+    throw new UserError(
+      `${COMMAND} kubernetes: --access-mode ${JSON.stringify(accessMode)}: expected ReadWriteMany (a storage class that offers it) or ReadWriteOnce (every run pinned to the monitor's node)`,
+    );
+  }
+  const files = readConfigFiles(s.config);
+  const presetFiles = readPresetFiles(s.config, s.schedules);
+  return kubernetesExport({
+    ...s,
+    ...files,
+    scheduleFiles: [...files.scheduleFiles, ...presetFiles],
+    image,
+    namespace,
+    storage,
+    accessMode,
+  });
 }
 
 function systemd(p: ParsedArgs, s: Selection, io: ExportIo): ExportResult {

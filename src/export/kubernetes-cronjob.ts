@@ -4,12 +4,15 @@ import type { Schedule } from "../cron/schedule-file.js";
 import type { Translation } from "./cron-fields.js";
 import { cronJobName } from "./kubernetes-names.js";
 import {
+  type AccessMode,
   baseContainer,
   CONFIG_FILE_IN_POD,
   type ConfigItem,
   commonLabels,
+  NAMES,
   podSecurityContext,
   podVolumes,
+  sameNodeAsMonitor,
   TERMINATION_GRACE_SECONDS,
 } from "./kubernetes-pod.js";
 import { toKubernetesSchedule } from "./kubernetes-schedule.js";
@@ -19,6 +22,7 @@ export interface PodOptions {
   image: string;
   namespace: string | undefined;
   configItems: ConfigItem[];
+  accessMode: AccessMode;
 }
 
 const CONCURRENCY = {
@@ -99,8 +103,10 @@ export function cronJob(s: Schedule, o: PodOptions): Translation<CronJobDoc> {
               restartPolicy: "Never",
               terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,
               securityContext: podSecurityContext,
-              containers: [baseContainer("autoloop-cron", o.image, args)],
+              // Runs get the agents' credentials, never the alert channels' secrets.
+              containers: [baseContainer("autoloop-cron", o.image, args, NAMES.agentSecret)],
               volumes: podVolumes(o.configItems),
+              ...sameNodeAsMonitor(o.accessMode),
             },
           },
         },

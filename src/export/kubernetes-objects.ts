@@ -1,6 +1,7 @@
 // The objects every Kubernetes deployment of autoloop-cron has once (pure): the monitor's
 // Deployment, the volume claim and the ConfigMap holding the config and schedule files.
 import {
+  type AccessMode,
   baseContainer,
   CONFIG_FILE_IN_POD,
   type ConfigItem,
@@ -29,12 +30,13 @@ export function monitorDeployment(o: {
   /** The port of [http] listen; undefined when the config disables it (no probes then). */
   httpPort: number | undefined;
 }) {
-  const container = baseContainer("monitor", o.image, [
-    "autoloop-cron",
+  // The monitor sends the alerts: it alone gets the channels' secrets, and no agent key.
+  const container = baseContainer(
     "monitor",
-    "--config",
-    CONFIG_FILE_IN_POD,
-  ]);
+    o.image,
+    ["autoloop-cron", "monitor", "--config", CONFIG_FILE_IN_POD],
+    NAMES.alertSecret,
+  );
   const probe = (periodSeconds: number) => ({
     httpGet: { path: "/healthz", port: "http" },
     periodSeconds,
@@ -69,13 +71,16 @@ export function monitorDeployment(o: {
   };
 }
 
-/** ReadWriteOnce: every pod using it must run on one node (or use a ReadWriteMany class). */
-export function dataClaim(namespace: string | undefined, storage: string) {
+/**
+ * ReadWriteMany by default: the monitor and the runs' pods mount it on whatever nodes they
+ * land on. ReadWriteOnce works only with every pod on one node (see `sameNodeAsMonitor`).
+ */
+export function dataClaim(namespace: string | undefined, storage: string, mode: AccessMode) {
   return {
     apiVersion: "v1",
     kind: "PersistentVolumeClaim",
     metadata: withNamespace(NAMES.pvc, namespace, "data"),
-    spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage } } },
+    spec: { accessModes: [mode], resources: { requests: { storage } } },
   };
 }
 

@@ -8,9 +8,34 @@ export const DATA_DIR_IN_POD = "/var/lib/autoloop-cron";
 export const NAMES = {
   pvc: "autoloop-cron-data",
   configMap: "autoloop-cron-config",
-  secret: "autoloop-cron-secrets",
+  /** SMTP URL, webhook URL and secret: the monitor's alone. */
+  alertSecret: "autoloop-cron-alert-secrets",
+  /** Agent credentials (ANTHROPIC_API_KEY, ...): the runs' alone. */
+  agentSecret: "autoloop-cron-agent-secrets",
   monitor: "autoloop-cron-monitor",
 } as const;
+
+export type AccessMode = "ReadWriteMany" | "ReadWriteOnce";
+
+/**
+ * With a ReadWriteOnce claim every pod that mounts it must run on the monitor's node: runs
+ * are pinned there with pod affinity (the explicit choice for clusters without RWX storage).
+ */
+export function sameNodeAsMonitor(mode: AccessMode) {
+  if (mode === "ReadWriteMany") return {};
+  return {
+    affinity: {
+      podAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          {
+            labelSelector: { matchLabels: commonLabels("monitor") },
+            topologyKey: "kubernetes.io/hostname",
+          },
+        ],
+      },
+    },
+  };
+}
 
 /** The image's non-root user (deploy/docker/Dockerfile creates it with this id). */
 export const POD_UID = 10001;
@@ -47,15 +72,19 @@ export const podSecurityContext = {
   seccompProfile: { type: "RuntimeDefault" },
 };
 
-/** The container fields every autoloop-cron container has; `args` keep tini as PID 1. */
-export function baseContainer(name: string, image: string, args: string[]) {
+/**
+ * The container fields every autoloop-cron container has; `args` keep tini as PID 1. The
+ * Secret is required (optional: false): a missing one stops the pod at once with an event
+ * naming it, instead of runs failing later for want of a key.
+ */
+export function baseContainer(name: string, image: string, args: string[], secret: string) {
   return {
     name,
     image,
     args,
     // Agent CLIs keep their login and caches in $HOME: on the volume, so they persist.
     env: [{ name: "HOME", value: DATA_DIR_IN_POD }],
-    envFrom: [{ secretRef: { name: NAMES.secret, optional: true } }],
+    envFrom: [{ secretRef: { name: secret, optional: false } }],
     volumeMounts: [
       { name: "config", mountPath: CONFIG_DIR_IN_POD, readOnly: true },
       { name: "data", mountPath: DATA_DIR_IN_POD },

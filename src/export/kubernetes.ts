@@ -6,7 +6,7 @@ import type { CronConfig } from "../cron/config.js";
 import type { Schedule } from "../cron/schedule-file.js";
 import { cronJob } from "./kubernetes-cronjob.js";
 import { configMap, dataClaim, monitorDeployment } from "./kubernetes-objects.js";
-import { type ConfigItem, DATA_DIR_IN_POD } from "./kubernetes-pod.js";
+import { type AccessMode, type ConfigItem, DATA_DIR_IN_POD, NAMES } from "./kubernetes-pod.js";
 import { KUBERNETES_TARGET } from "./kubernetes-schedule.js";
 import { refusalMessage } from "./selection.js";
 import type { ExportFile, ExportResult } from "./write-out.js";
@@ -20,6 +20,7 @@ export interface KubernetesExportInput {
   image: string;
   namespace: string | undefined;
   storage: string;
+  accessMode: AccessMode;
 }
 
 export function yamlFile(name: string, object: unknown, comments: string[] = []): ExportFile {
@@ -71,7 +72,12 @@ function pathWarnings(input: KubernetesExportInput): string[] {
 
 export function kubernetesExport(input: KubernetesExportInput): ExportResult {
   const { data, items } = configItems(input);
-  const pod = { image: input.image, namespace: input.namespace, configItems: items };
+  const pod = {
+    image: input.image,
+    namespace: input.namespace,
+    configItems: items,
+    accessMode: input.accessMode,
+  };
   const refusals: string[] = [];
   const warnings = pathWarnings(input);
   const cronJobs: ExportFile[] = [];
@@ -92,14 +98,27 @@ export function kubernetesExport(input: KubernetesExportInput): ExportResult {
   if (refusals.length > 0) return { kind: "refused", refusals };
   const httpPort = input.config.http.enabled ? input.config.http.port : undefined;
   const files = [
-    yamlFile("pvc.yaml", dataClaim(input.namespace, input.storage), [
-      "ReadWriteOnce: every pod using the claim must run on the same node; with several",
-      "nodes, use a ReadWriteMany storage class or pin the pods with a nodeSelector.",
-    ]),
+    yamlFile(
+      "pvc.yaml",
+      dataClaim(input.namespace, input.storage, input.accessMode),
+      input.accessMode === "ReadWriteMany"
+        ? [
+            "ReadWriteMany: the monitor and the runs mount it from any node; the cluster needs a",
+            "storage class that offers it (NFS, CephFS, EFS, Filestore, ...). Without one, export",
+            "with --access-mode ReadWriteOnce, which pins every run to the monitor's node.",
+          ]
+        : [
+            "ReadWriteOnce: every run's pod is pinned to the monitor's node (pod affinity),",
+            "since only one node can mount the claim.",
+          ],
+    ),
     yamlFile("configmap.yaml", configMap(input.namespace, data), [
       "The config and schedule files, mounted read-only at /etc/autoloop-cron.",
     ]),
-    yamlFile("deployment-monitor.yaml", monitorDeployment({ ...pod, httpPort })),
+    yamlFile("deployment-monitor.yaml", monitorDeployment({ ...pod, httpPort }), [
+      `Needs the Secret ${NAMES.alertSecret} (alert channels' *_env variables; may be empty),`,
+      `and the runs need ${NAMES.agentSecret} (agent credentials): a missing one stops the pod.`,
+    ]),
     ...cronJobs,
   ];
   return { kind: "ok", files, warnings };

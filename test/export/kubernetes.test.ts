@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
@@ -65,7 +65,7 @@ describe("export kubernetes", () => {
     const [pvc, cm, deploy, nightly, queued, eager] = all as [Obj, Obj, Obj, Obj, Obj, Obj];
 
     expect(pvc.spec).toEqual({
-      accessModes: ["ReadWriteOnce"],
+      accessModes: ["ReadWriteMany"],
       resources: { requests: { storage: "10Gi" } },
     });
     expect(Object.keys(cm.data)).toEqual(["autoloop-cron.toml", "schedules_main.toml"]);
@@ -99,9 +99,11 @@ describe("export kubernetes", () => {
       "--config",
       "/etc/autoloop-cron/autoloop-cron.toml",
     ]);
+    // Runs get the agents' credentials only; a missing Secret stops the pod at once.
     expect(container.envFrom).toEqual([
-      { secretRef: { name: "autoloop-cron-secrets", optional: true } },
+      { secretRef: { name: "autoloop-cron-agent-secrets", optional: false } },
     ]);
+    expect(pod.affinity).toBeUndefined();
     expect(container.volumeMounts.map((m: Obj) => m.mountPath)).toEqual([
       "/etc/autoloop-cron",
       "/var/lib/autoloop-cron",
@@ -140,9 +142,63 @@ describe("export kubernetes", () => {
       "/etc/autoloop-cron/autoloop-cron.toml",
     ]);
     expect(monitor.ports).toEqual([{ name: "http", containerPort: 9464 }]);
+    // The monitor sends the alerts: the channels' secrets are its alone.
+    expect(monitor.envFrom).toEqual([
+      { secretRef: { name: "autoloop-cron-alert-secrets", optional: false } },
+    ]);
     expect(monitor.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "http" });
     expect(monitor.readinessProbe.httpGet).toEqual({ path: "/healthz", port: "http" });
     expect(deploy.spec.selector.matchLabels).toEqual(deploy.spec.template.metadata.labels);
+  });
+
+  it("pins every run to the monitor's node with --access-mode ReadWriteOnce", async () => {
+    const r = await runExport(["kubernetes", "--access-mode", "ReadWriteOnce"], fixture());
+    expect(r.code).toBe(0);
+    const all = objects(r.stdout);
+    expect(all[0]!.spec.accessModes).toEqual(["ReadWriteOnce"]);
+    const job = all.find((o) => o.kind === "CronJob")!;
+    expect(job.spec.jobTemplate.spec.template.spec.affinity).toEqual({
+      podAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          {
+            labelSelector: {
+              matchLabels: {
+                "app.kubernetes.io/name": "autoloop-cron",
+                "app.kubernetes.io/component": "monitor",
+              },
+            },
+            topologyKey: "kubernetes.io/hostname",
+          },
+        ],
+      },
+    });
+    await expect(runExport(["kubernetes", "--access-mode", "RWX"], fixture())).rejects.toThrow(
+      '--access-mode "RWX": expected ReadWriteMany',
+    );
+  });
+
+  it("carries the custom presets the schedules use in the ConfigMap", async () => {
+    const dir = fixture();
+    mkdirSync(join(dir, "presets", "mine", "roles"), { recursive: true });
+    writeFileSync(
+      join(dir, "presets", "mine", "autoloops.toml"),
+      '[backend]\ncommand = "claude"\n',
+    );
+    writeFileSync(join(dir, "presets", "mine", "roles", "fixer.md"), "Fix it.\n");
+    appendFileSync(
+      join(dir, "schedules", "main.toml"),
+      '\n[[schedule]]\nname = "custom"\ncron = "0 4 * * *"\npreset = "mine"\nobjective = "o"\nproject_dir = "/var/lib/autoloop-cron/repos/app"\n',
+    );
+    const r = await runExport(["kubernetes"], dir);
+    expect(r.code).toBe(0);
+    const cm = objects(r.stdout).find((o) => o.kind === "ConfigMap")!;
+    expect(cm.data["presets_mine_autoloops.toml"]).toBe('[backend]\ncommand = "claude"\n');
+    expect(cm.data["presets_mine_roles_fixer.md"]).toBe("Fix it.\n");
+    const job = objects(r.stdout).find((o) => o.metadata.name === "custom")!;
+    expect(job.spec.jobTemplate.spec.template.spec.volumes[0].configMap.items).toContainEqual({
+      key: "presets_mine_roles_fixer.md",
+      path: "presets/mine/roles/fixer.md",
+    });
   });
 
   it("writes one file per object with --out and --storage", async () => {

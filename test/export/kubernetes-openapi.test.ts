@@ -1,0 +1,73 @@
+// Every object `export kubernetes` writes passes the Kubernetes OpenAPI schemas (through
+// kubernetes-models' validators), in both access modes and with custom presets.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Deployment } from "kubernetes-models/apps/v1";
+import { CronJob } from "kubernetes-models/batch/v1";
+import { ConfigMap, PersistentVolumeClaim, Secret } from "kubernetes-models/v1";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { cleanupTempDirs, ROOT } from "../helpers/cli.js";
+import { configDir, runExport } from "./config-fixture.js";
+
+afterEach(cleanupTempDirs);
+
+const MODELS: Record<string, new (o: never) => { validate(): void }> = {
+  CronJob: CronJob as never,
+  Deployment: Deployment as never,
+  ConfigMap: ConfigMap as never,
+  PersistentVolumeClaim: PersistentVolumeClaim as never,
+  Secret: Secret as never,
+};
+
+function validateAll(yamlText: string): string[] {
+  const kinds: string[] = [];
+  for (const doc of parseAllDocuments(yamlText)) {
+    const object = doc.toJS() as { kind: string };
+    const Model = MODELS[object.kind];
+    expect(Model, object.kind).toBeDefined();
+    expect(() => new Model!(object as never).validate()).not.toThrow();
+    kinds.push(object.kind);
+  }
+  return kinds;
+}
+
+describe("export kubernetes against the OpenAPI schemas", () => {
+  it.each(["ReadWriteMany", "ReadWriteOnce"])("validates every object (%s)", async (mode) => {
+    const dir = configDir(
+      'state_dir = "/var/lib/autoloop-cron/state"\n[http]\nlisten = "0.0.0.0:9464"\n',
+      {
+        "main.toml": [
+          {
+            name: "nightly",
+            cron: "0 2 * * *",
+            extra: 'project_dir = "/var/lib/autoloop-cron/repos/app"',
+          },
+        ],
+      },
+    );
+    mkdirSync(join(dir, "presets", "mine"), { recursive: true });
+    writeFileSync(
+      join(dir, "presets", "mine", "autoloops.toml"),
+      '[backend]\ncommand = "claude"\n',
+    );
+    writeFileSync(
+      join(dir, "schedules", "custom.toml"),
+      '[[schedule]]\nname = "custom"\ncron = "30 3 * * 1-5"\npreset = "mine"\nobjective = "o"\nproject_dir = "/var/lib/autoloop-cron/repos/app"\n',
+    );
+    const r = await runExport(["kubernetes", "--namespace", "agents", "--access-mode", mode], dir);
+    expect(r.code).toBe(0);
+    expect(validateAll(r.stdout).sort()).toEqual([
+      "ConfigMap",
+      "CronJob",
+      "CronJob",
+      "Deployment",
+      "PersistentVolumeClaim",
+    ]);
+  });
+
+  it("validates the shipped example Secrets", () => {
+    const text = readFileSync(join(ROOT, "deploy/kubernetes/secret.example.yaml"), "utf8");
+    expect(validateAll(text)).toEqual(["Secret", "Secret"]);
+  });
+});
