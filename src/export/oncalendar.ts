@@ -1,9 +1,9 @@
 // Cron expressions translated to systemd OnCalendar= specs in the schedule's time zone (pure).
 //
-// One known difference remains at spring-forward DST changes: a wall time inside the gap
-// (02:30 on the night clocks jump 02:00 → 03:00) is skipped by systemd, while the
-// autoloop-cron daemon fires it once at the end of the gap. Fall-back agrees: both fire a
-// repeated wall time at its first occurrence only.
+// Known differences at DST changes: a wall time inside a spring-forward gap (02:30 on the
+// night clocks jump 02:00 → 03:00) is skipped by systemd, while the autoloop-cron daemon fires
+// it once at the end of the gap; at fall-back systemd fires a repeated wall time once, while
+// the daemon runs wildcard jobs (`*` in the minute or hour field) in both passes, as cron(8).
 import {
   type CronFields,
   DAY_RANGE,
@@ -17,16 +17,41 @@ export const ONCALENDAR_TARGET = "systemd OnCalendar";
 
 /** The OnCalendar= value firing when `cron` fires in `timezone`, or why there is none. */
 export function toOnCalendar(cron: string, timezone: string): Translation<string> {
-  const parsed = parseCronFields(cron, ONCALENDAR_TARGET);
+  const last = lastDayOfMonth(cron);
+  if (last.kind === "refused") return last;
+  const parsed = parseCronFields(last.value.cron, ONCALENDAR_TARGET);
   if (parsed.kind === "refused") return parsed;
   const days = dayFilter(parsed.value);
   if (days.kind === "refused") return days;
   const f = parsed.value;
   const weekdays = renderWeekdays(days.value.weekdays);
-  const date = `*-${renderValues(f.months, 1, 12)}-${renderValues(days.value.days, 1, 31)}`;
+  // systemd's "~01" counts from the end of the month: the last day, as cron's "L".
+  const day = last.value.last ? "~01" : `-${renderValues(days.value.days, 1, 31)}`;
+  const date = `*-${renderValues(f.months, 1, 12)}${day}`;
   const seconds = f.seconds === undefined ? "00" : renderValues(f.seconds, 0, 59);
   const time = `${renderValues(f.hours, 0, 23)}:${renderValues(f.minutes, 0, 59)}:${seconds}`;
   return { kind: "ok", value: `${weekdays}${date} ${time} ${timezone}` };
+}
+
+/**
+ * Cron's `L` in day-of-month (the last day of the month), which OnCalendar writes `~01`:
+ * the expression with `*` in its place, and whether it was there. With a weekday restriction
+ * too, cron would fire on either, which OnCalendar cannot say: refused.
+ */
+function lastDayOfMonth(cron: string): Translation<{ cron: string; last: boolean }> {
+  const fields = cron.trim().split(/\s+/);
+  const day = fields.length >= 5 ? fields.length - 3 : -1;
+  if (day < 0 || fields[day]!.toUpperCase() !== "L")
+    return { kind: "ok", value: { cron, last: false } };
+  const weekday = fields[fields.length - 1]!;
+  if (weekday !== "*" && weekday !== "?") {
+    return {
+      kind: "refused",
+      reason: `day-of-month "L" with day-of-week "${weekday}" fires on either in cron, which ${ONCALENDAR_TARGET} cannot express; split it into two schedules`,
+    };
+  }
+  fields[day] = "*";
+  return { kind: "ok", value: { cron: fields.join(" "), last: true } };
 }
 
 /**

@@ -30,6 +30,8 @@ describe("toOnCalendar", () => {
     ["@yearly", "*-01-01 00:00:00 UTC"],
     ["*/10 * * * * *", "*-*-* *:*:00/10 UTC"],
     ["30 0 9 * * 1", "Mon *-*-* 09:00:30 UTC"],
+    ["0 2 L * *", "*-*~01 02:00:00 UTC"],
+    ["30 23 L 2 ?", "*-02~01 23:30:00 UTC"],
   ])("%s → %s", (cron, expected) => {
     expect(translate(cron)).toBe(expected);
   });
@@ -44,8 +46,12 @@ describe("toOnCalendar", () => {
       'refused: day-of-month "1" and day-of-week "1" are both restricted, so cron fires on days matching either one, while OnCalendar fires only on days matching both; split it into two schedules, one restricting each field',
     ],
     [
-      "0 0 L * *",
-      'refused: day-of-month "L" uses "L" (last day of the month), which systemd OnCalendar cannot express',
+      "0 0 L * 1-5",
+      'refused: day-of-month "L" with day-of-week "1-5" fires on either in cron, which systemd OnCalendar cannot express; split it into two schedules',
+    ],
+    [
+      "0 0 L-2 * *",
+      'refused: day-of-month "L-2" uses "L" (last day of the month), which systemd OnCalendar cannot express',
     ],
     [
       "0 0 15W * *",
@@ -95,6 +101,9 @@ const AGREEMENT: [cron: string, timezone: string, base: string, n: number][] = [
   ["@weekly", "America/New_York", "2025-10-30T00:00:00Z", 4],
   ["*/10 * * * * *", "UTC", "2025-06-30T23:59:30Z", 8],
   ["30 0 9 * * 1", "Europe/Berlin", "2025-10-20T00:00:00Z", 4],
+  // The last day of the month: OnCalendar's "~01".
+  ["0 2 L * *", "Europe/Berlin", "2025-01-15T00:00:00Z", 6],
+  ["30 23 L 2 *", "UTC", "2023-01-01T00:00:00Z", 3],
 ];
 
 describe.skipIf(skipSystemd)("systemd-analyze calendar agrees with the planner", () => {
