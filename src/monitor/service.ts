@@ -70,6 +70,8 @@ export class MonitorService {
   /** Wall-clock ms of the last batch-triggered pass (leading-edge coalescing of bursts). */
   private lastSoonAt = Number.NEGATIVE_INFINITY;
   private openIncidents: number | undefined;
+  /** The in-process daemon has loaded its schedule files at least once. */
+  private daemonLoaded = false;
   private readonly detach: (() => void)[] = [];
 
   private thresholdsCache:
@@ -252,7 +254,7 @@ export class MonitorService {
         streaks: this.streaks,
         completions: this.completions,
         gateRefusals: (id) => this.tracker.get(id)?.gate?.episodeRefusals ?? 0,
-        isScheduled: (name) => this.schedules().has(name),
+        isScheduled: (name) => !this.schedulesLoaded() || this.schedules().has(name),
       });
       const notifications = this.alertState.reconcile(
         conditions,
@@ -303,7 +305,7 @@ export class MonitorService {
     const c = rec.condition;
     const newest = c.group?.members[0]?.at ?? c.occurredAt;
     if (c.group?.by === "schedule" && c.schedule !== undefined) {
-      if (!this.schedules().has(c.schedule))
+      if (this.schedulesLoaded() && !this.schedules().has(c.schedule))
         return { kind: "resolve", note: `schedule ${c.schedule} was removed from the config` };
       const fromLedger = this.streaks.get(c.schedule);
       const candidates: Recovery[] = [];
@@ -401,6 +403,16 @@ export class MonitorService {
     }, wait);
   }
 
+  /**
+   * Whether the schedule set is known yet: before the daemon's first load its map is empty,
+   * and an empty map must not read as "every schedule was removed".
+   */
+  private schedulesLoaded(): boolean {
+    return this.options.daemon === undefined
+      ? (this.standalone?.loaded ?? true)
+      : this.daemonLoaded;
+  }
+
   private schedules(): ReadonlyMap<string, Schedule> {
     return this.options.daemon?.schedules ?? this.standalone?.schedules() ?? new Map();
   }
@@ -446,6 +458,7 @@ export class MonitorService {
     const onMissed = (e: { schedule: string; slots: Date[]; reason: string }) =>
       this.facts.noteMissed(e.schedule, e.slots, e.reason);
     const onLoaded = () => {
+      this.daemonLoaded = true;
       void this.journalPaths().then(
         (paths) => {
           for (const path of paths) this.follower.add(path);

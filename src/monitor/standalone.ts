@@ -26,6 +26,8 @@ export class StandaloneScheduler {
   private loadedAt = Number.NEGATIVE_INFINITY;
   private opened: RunLedger | undefined;
   private ledgerStamp = "";
+  /** Schedule files were read at least once (an unreadable folder leaves the set unknown). */
+  loaded = false;
 
   constructor(
     private readonly config: CronConfig,
@@ -41,6 +43,7 @@ export class StandaloneScheduler {
       const update = loadScheduleSet(this.config, this.current);
       this.current = update.schedules;
       this.invalid = update.problems;
+      this.loaded = true;
     } catch (err) {
       this.logger.error({ err }, "monitor: cannot read schedule files");
     }

@@ -149,6 +149,28 @@ describe("MonitorService with the scheduler's files", () => {
     ]);
   });
 
+  it("sends nothing when a daemon restarts with a schedule's group firing", async () => {
+    const { state, config } = scheduledWorld();
+    const first = new MonitorService({ config, logger: silent, now: () => new Date(T0 + 60_000) });
+    services.push(first);
+    expect((await first.runOnce()).notifications.map((n) => n.kind)).toEqual(["firing"]);
+    await first.stop();
+    services.length = 0;
+    // The daemon has not loaded its schedule files yet when the monitor first evaluates.
+    const daemon = new SchedulerDaemon(config, { logger: silent });
+    const second = new MonitorService({
+      config,
+      logger: silent,
+      daemon,
+      now: () => new Date(T0 + 120_000),
+    });
+    services.push(second);
+    expect(second.evaluate()).toEqual([]);
+    daemon.reload();
+    expect(second.evaluate()).toEqual([]);
+    expect(enqueued(state).map((e) => e.message.status)).toEqual(["firing"]);
+  });
+
   it("resolves a removed schedule's incident, saying why", async () => {
     const { root, state, config } = scheduledWorld();
     let now = T0 + 60_000;
