@@ -9,6 +9,7 @@ Usage:
   autoloop emit <topic> [payload...]                                publish an event (inside a loop)
   autoloop task add|complete|update|remove|list ...                 per-run tasks
   autoloop inspect journal|tasks|runs [--run ID] [--json]           look at a work dir's state
+  autoloop memory list|status|find|add|remove|promote ...           loop memory (project and run)
   autoloop agents [--json|--markdown]                               the agent CLIs and their argv
 
 Run \`autoloop <command> --help\` for a command's options.
@@ -28,6 +29,8 @@ async function main(): Promise<number> {
       return (await import("./autoloop-task.js")).taskCommand(rest);
     case "inspect":
       return (await import("./autoloop-inspect.js")).inspectCommand(rest);
+    case "memory":
+      return (await import("./autoloop-memory.js")).memoryCommand(rest);
     case "agents":
       return (await import("./autoloop-agents.js")).agentsCommand(rest);
     case undefined:

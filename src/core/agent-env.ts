@@ -30,6 +30,7 @@ export function runBoundEnv(
     AUTOLOOP_STATE_DIR: paths.stateDir,
     AUTOLOOP_JOURNAL_FILE: paths.journalFile,
     AUTOLOOP_TASKS_FILE: paths.tasksFile,
+    AUTOLOOP_MEMORY_FILE: paths.projectMemoryFile,
     AUTOLOOP_COMPLETION_EVENT: ev.completion_event,
   };
 }

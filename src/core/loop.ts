@@ -5,6 +5,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { JournalWriter } from "../journal/append.js";
 import { type FieldValue, journalTimestamp } from "../journal/codec.js";
 import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
+import { materializeMemory } from "../memory/materialize.js";
+import { renderMemory } from "../memory/render.js";
+import { MemoryStore } from "../memory/store.js";
 import { blockingTasks } from "../tasks/materialize.js";
 import { TaskStore } from "../tasks/store.js";
 import { iterationEnv, runBoundEnv } from "./agent-env.js";
@@ -200,6 +203,13 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       tasks: tasks.view(),
       history,
       completionNote,
+      memory: renderMemory(
+        new MemoryStore(paths.projectMemoryFile).view(),
+        paths.runMemoryFile === paths.projectMemoryFile
+          ? materializeMemory([])
+          : new MemoryStore(paths.runMemoryFile).view(),
+        preset.config.memory.prompt_budget_chars,
+      ),
     });
     completionNote = "";
     writeFileSync(paths.promptPath, prompt);

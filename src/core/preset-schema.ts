@@ -60,10 +60,15 @@ export const presetConfigSchema = z.looseObject({
     env: z.record(z.string(), z.string()).default({}),
   }),
   tasks: z.looseObject({ prompt_budget_chars: z.number().int().default(4000) }).prefault({}),
+  /** Loop memory in the prompt: at most this many characters (0: no limit). */
+  memory: z
+    .looseObject({ prompt_budget_chars: z.number().int().min(0).default(8000) })
+    .prefault({}),
   core: z
     .looseObject({
       journal_file: z.string().min(1).default(".autoloop/journal.jsonl"),
       tasks_file: z.string().min(1).default(".autoloop/tasks.jsonl"),
+      memory_file: z.string().min(1).default(".autoloop/memory.jsonl"),
       isolation_mode: z.enum(["run-scoped", "shared"]).default("run-scoped"),
     })
     .prefault({}),

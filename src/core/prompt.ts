@@ -1,5 +1,7 @@
 // Renders one iteration's prompt: objective, standing instructions, role prompts, routing,
 // backpressure, tasks, context pressure and a compact scratchpad of recent iterations.
+
+import type { RenderedMemory } from "../memory/render.js";
 import type { TaskView } from "../tasks/materialize.js";
 import { renderTasksBlock, tasksPressureLine } from "../tasks/render.js";
 import type { Preset } from "./preset.js";
@@ -27,6 +29,8 @@ export interface PromptInput {
   history: readonly IterationSummary[];
   /** Set when the completion promise or required events were refused last iteration. */
   completionNote: string;
+  /** The rendered `Loop memory:` block (text "" when there is none). */
+  memory?: RenderedMemory;
 }
 
 const SCRATCHPAD_ITERATIONS = 5;
@@ -72,8 +76,18 @@ function contextPressure(input: PromptInput): string {
     "Context pressure:\n" +
     `- ${tasksPressureLine(input.tasks)}\n` +
     `- Invalid emits this run: ${view.invalidCount}${hint}\n` +
-    `- Task gate refusals this run: ${view.gateCount}\n\n`
+    `- Task gate refusals this run: ${view.gateCount}\n` +
+    memoryPressure(input) +
+    "\n"
   );
+}
+
+function memoryPressure(input: PromptInput): string {
+  const m = input.memory;
+  if (m === undefined) return "";
+  const budget = input.preset.config.memory.prompt_budget_chars;
+  const cut = m.dropped > 0 ? ` (truncated: ${m.dropped} dropped)` : "";
+  return `- Memory: ${m.fullChars}/${budget || "unlimited"} chars across ${m.entries} entries${cut}\n`;
 }
 
 function rolesText(input: PromptInput): string {
@@ -123,6 +137,7 @@ export function renderPrompt(input: PromptInput): string {
     gateNote(input) +
     (input.completionNote ? `${input.completionNote}\n\n` : "") +
     `Objective:\n${input.objective || "(none given)"}\n\n` +
+    (input.memory?.text ? `${input.memory.text}\n\n` : "") +
     (tasksBlock ? `${tasksBlock}\n\n` : "") +
     rolesText(input) +
     `Iteration: ${input.iteration}/${input.maxIterations}\n` +

@@ -1,6 +1,7 @@
 // The files of one run, relative to its work dir (formats.md, "Where things live").
 import { existsSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { projectMemoryFile } from "../memory/paths.js";
 import { resolveTasksFile } from "../tasks/paths.js";
 import type { PresetConfig } from "./preset-schema.js";
 
@@ -16,6 +17,9 @@ export interface RunPaths {
   /** The event tool handed to the agent. */
   toolPath: string;
   promptPath: string;
+  /** The project's memory, and the run's own. */
+  projectMemoryFile: string;
+  runMemoryFile: string;
 }
 
 export function runPaths(
@@ -37,6 +41,11 @@ export function runPaths(
     tasksFile: resolveTasksFile({ env, projectDir: root, runStateDir: runDir }),
     toolPath: join(runDir, "autoloops"),
     promptPath: join(runDir, "active-prompt.md"),
+    projectMemoryFile: projectMemoryFile(env, root, config.core.memory_file),
+    runMemoryFile: join(
+      config.core.isolation_mode === "shared" ? autoloopDir : runDir,
+      "memory.jsonl",
+    ),
   };
 }
 

@@ -1,0 +1,106 @@
+// One append-only memory file: add, remove (a tombstone), read. Ids are assigned under the
+// same cross-process lock as tasks: `mem-N`, `meta-N`, `ts-N`, N the next line number.
+import { appendLineOnce } from "../journal/append.js";
+import { LineCursor, parseLines } from "../journal/reader.js";
+import { UserError } from "../util/errors.js";
+import { withFileLock } from "../util/file-lock.js";
+import {
+  decodeMemoryEntry,
+  encodeMemoryEntry,
+  type MemoryEntry,
+  type MemoryFileEntry,
+  memoryTimestamp,
+} from "./entry.js";
+import { type MemoryView, materializeMemory } from "./materialize.js";
+
+type NewEntry =
+  | { type: "learning"; text: string; source?: string }
+  | { type: "preference"; category: string; text: string }
+  | { type: "meta"; key: string; value: string };
+
+const PREFIX = { learning: "mem", preference: "mem", meta: "meta", tombstone: "ts" } as const;
+
+export class MemoryStore {
+  constructor(
+    readonly path: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  entries(): MemoryFileEntry[] {
+    const cursor = new LineCursor(this.path);
+    const lines = cursor.readNew();
+    const tail = cursor.pendingTail();
+    if (tail !== "") lines.push(tail);
+    return parseLines(lines, decodeMemoryEntry).items;
+  }
+
+  view(): MemoryView {
+    return materializeMemory(this.entries());
+  }
+
+  /** The live entry with this id, if any. */
+  find(id: string): MemoryEntry | undefined {
+    const v = this.view();
+    return [...v.preferences, ...v.learnings, ...v.meta].find((e) => e.id === id);
+  }
+
+  add(input: NewEntry): MemoryEntry {
+    const text = input.type === "meta" ? input.value : input.text;
+    if (text.trim() === "") throw new UserError(`a memory ${input.type} needs a text`);
+    return this.locked((entries) => {
+      const id = nextId(entries, PREFIX[input.type]);
+      const created = memoryTimestamp(this.now());
+      const entry: MemoryEntry =
+        input.type === "learning"
+          ? {
+              type: "learning",
+              id,
+              text: input.text.trim(),
+              source: input.source ?? "manual",
+              created,
+            }
+          : input.type === "preference"
+            ? { type: "preference", id, category: input.category, text: input.text.trim(), created }
+            : { type: "meta", id, key: input.key, value: input.value, created };
+      return { entry, result: entry };
+    });
+  }
+
+  /** Tombstones `id`; undefined when no live entry has it (nothing is written then). */
+  remove(id: string, reason = "manual"): MemoryEntry | undefined {
+    return this.locked((entries) => {
+      const target = [...Object.values(materializeMemory(entries)).flat()].find(
+        (e: MemoryEntry) => e.id === id,
+      ) as MemoryEntry | undefined;
+      if (target === undefined) return { result: undefined };
+      const entry: MemoryFileEntry = {
+        type: "tombstone",
+        id: nextId(entries, "ts"),
+        targetId: id,
+        reason: reason.trim() === "" ? "manual" : reason.trim(),
+        created: memoryTimestamp(this.now()),
+      };
+      return { entry, result: target };
+    });
+  }
+
+  private locked<T>(
+    change: (entries: MemoryFileEntry[]) => { entry?: MemoryFileEntry; result: T },
+  ): T {
+    return withFileLock(this.path, () => {
+      const { entry, result } = change(this.entries());
+      if (entry !== undefined) appendLineOnce(this.path, encodeMemoryEntry(entry));
+      return result;
+    });
+  }
+}
+
+/** `<prefix>-<lines in the file + 1>`, never at or below a number already used with it. */
+function nextId(entries: readonly MemoryFileEntry[], prefix: string): string {
+  let n = entries.length + 1;
+  for (const e of entries) {
+    const m = new RegExp(`^${prefix}-(\\d+)$`).exec(e.id);
+    if (m !== null) n = Math.max(n, Number(m[1]) + 1);
+  }
+  return `${prefix}-${n}`;
+}
