@@ -93,7 +93,11 @@ export function applyOverrides(
       if (typeof next !== "object" || next === null || Array.isArray(next)) node[part] = {};
       node = node[part] as Record<string, unknown>;
     }
-    node[parts.at(-1)!] = parseSetValue(set.slice(eq + 1));
+    const last = parts.at(-1)!;
+    const text = set.slice(eq + 1);
+    const value = parseSetValue(text);
+    // A key that holds text keeps text: `--set backend.command=true` is the program `true`.
+    node[last] = typeof node[last] === "string" && typeof value !== "string" ? text : value;
   }
   return raw;
 }
