@@ -3,5 +3,5 @@
 export { JournalWriter } from "../src/journal/append.js";
 export { encodeRecord } from "../src/journal/codec.js";
 export { JournalFollower } from "../src/journal/follower.js";
-export { RunTracker } from "../src/monitor/run-tracker.js";
+export { RunTracker } from "../src/detect/run-tracker.js";
 export { encodeTaskEntry, taskTimestamp } from "../src/tasks/entry.js";

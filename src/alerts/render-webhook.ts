@@ -1,6 +1,6 @@
 // Webhook and command payloads: Standard Webhooks JSON, Slack blocks, Discord embeds, each
 // cut to the platform's size limits so a long journal never gets the request rejected.
-import type { WebhookFormat } from "./channel-config.js";
+import type { WebhookFormat } from "../config/channels.js";
 import type { AlertMessage } from "./message.js";
 import {
   alertCommands,

@@ -1,8 +1,7 @@
 // Shared pieces of the autoloop-cron commands: --config, loading it, printing help.
-import { refusedChannelProblems } from "../alerts/channels/create.js";
-import { silentLogger } from "../alerts/delivery.js";
-import { channelConfigFromCron } from "../alerts/from-cron-config.js";
-import { type CronConfig, findConfig } from "../cron/config.js";
+import { refusedChannelProblems } from "../channels/create.js";
+import { silentLogger } from "../channels/delivery.js";
+import { type CronConfig, findConfig } from "../config/config.js";
 import { UserError } from "../util/errors.js";
 import { flag, type Options, type Parsed, parse, str } from "./common.js";
 
@@ -30,7 +29,7 @@ export function configOf(p: Parsed): CronConfig {
 
 /** `start` and `monitor` refuse secrets that could never work (a malformed webhook secret). */
 export function refuseBrokenSecrets(config: CronConfig): void {
-  const refused = refusedChannelProblems(config.channels.map(channelConfigFromCron), {
+  const refused = refusedChannelProblems(config.channels, {
     stateDir: config.stateDir,
     logger: silentLogger,
   });

@@ -1,17 +1,17 @@
 // `autoloop-cron fire <schedule> [--foreground]`: a run now, through the daemon when one
 // is running (so overlap, concurrency and the ledger stay consistent), else in-process.
 import pino from "pino";
-import { admitSlot, ledgerCause, recordSkip } from "../cron/admission.js";
-import { type CronConfig, runEnvironment } from "../cron/config.js";
-import { runningDaemon, sendControl } from "../cron/control.js";
-import { isRunProcess } from "../cron/launch-identity.js";
-import { launchRecorded } from "../cron/launch-recorded.js";
-import type { RunSummary } from "../cron/ledger-events.js";
-import { killSwitchOn, readPauseState } from "../cron/pause-state.js";
-import { newRunId } from "../cron/run-id.js";
-import { launchSpecFor, RUN_KILL_GRACE_MS } from "../cron/run-launch.js";
-import { validateAll } from "../cron/validate.js";
+import { admitSlot, ledgerCause, recordSkip } from "../admission/admission.js";
+import { type CronConfig, runEnvironment } from "../config/config.js";
+import { runningDaemon, sendControl } from "../daemon/control.js";
+import { launchRecorded } from "../daemon/recorded-launch.js";
 import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
+import { isRunProcess } from "../launch/identity.js";
+import { launchSpecFor, RUN_KILL_GRACE_MS } from "../launch/schedule-spec.js";
+import type { RunSummary } from "../ledger/events.js";
+import { newRunId } from "../ledger/scheduled-run-id.js";
+import { killSwitchOn, readPauseState } from "../schedules/pause-state.js";
+import { validateAll } from "../schedules/validate.js";
 import { UserError } from "../util/errors.js";
 import { isGroupAlive, signalGroup } from "../util/process.js";
 import { flag } from "./common.js";

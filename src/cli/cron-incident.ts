@@ -1,8 +1,8 @@
 // `autoloop-cron incident list|show|log|ack|resolve`: the monitor's incidents for operators.
 import { readFileSync } from "node:fs";
-import type { CronConfig } from "../cron/config.js";
-import { IncidentStore } from "../monitor/incidents.js";
-import type { Incident } from "../monitor/incidents-record.js";
+import type { CronConfig } from "../config/config.js";
+import type { Incident } from "../incidents/record.js";
+import { IncidentStore } from "../incidents/store.js";
 import { monitorPaths } from "../monitor/paths.js";
 import { OperatorStore } from "../monitor/silences.js";
 import { printable } from "../monitor/status.js";

@@ -1,14 +1,14 @@
 // `autoloop-cron monitor`: the monitor without the scheduler, continuously or as one pass.
 import pino, { type Logger } from "pino";
-import type { AttemptOutcome } from "../alerts/outbox.js";
-import type { CronConfig } from "../cron/config.js";
-import { runningDaemon } from "../cron/control.js";
-import { createLogger, LOG_LEVEL_ENV } from "../cron/logger.js";
-import { healthCheck, monitorProviders } from "../cron/observability.js";
+import { createLogger, LOG_LEVEL_ENV } from "../app/logger.js";
+import { healthCheck, monitorProviders } from "../app/observability.js";
+import type { CronConfig } from "../config/config.js";
+import { runningDaemon } from "../daemon/control.js";
 import { Metrics } from "../http/metrics.js";
 import { startHttpServer } from "../http/server.js";
 import type { Notification } from "../monitor/alert-state.js";
 import { MonitorService } from "../monitor/service.js";
+import type { AttemptOutcome } from "../outbox/outbox.js";
 import { UserError } from "../util/errors.js";
 import { flag, list, str, table } from "./common.js";
 import { configOf, parseCron, refuseBrokenSecrets } from "./cron-common.js";

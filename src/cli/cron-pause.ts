@@ -1,6 +1,6 @@
 // `autoloop-cron pause|resume [schedule]`: a file the daemon reads at every fire.
-import { isPaused, killSwitchOn, setPaused } from "../cron/pause-state.js";
-import { validateAll } from "../cron/validate.js";
+import { isPaused, killSwitchOn, setPaused } from "../schedules/pause-state.js";
+import { validateAll } from "../schedules/validate.js";
 import { UserError } from "../util/errors.js";
 import { configOf, parseCron } from "./cron-common.js";
 

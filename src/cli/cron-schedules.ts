@@ -1,9 +1,9 @@
 // `autoloop-cron validate` and `autoloop-cron list`: the schedules as files define them.
 
-import { isPaused, killSwitchOn, readPauseState } from "../cron/pause-state.js";
-import { nextFireTime } from "../cron/planner.js";
-import { validateAll } from "../cron/validate.js";
-import { formatValidationReport, validationReportJson } from "../cron/validation-report.js";
+import { isPaused, killSwitchOn, readPauseState } from "../schedules/pause-state.js";
+import { validateAll } from "../schedules/validate.js";
+import { formatValidationReport, validationReportJson } from "../schedules/validation-report.js";
+import { nextFireTime } from "../timing/planner.js";
 import { flag, table } from "./common.js";
 import { configOf, parseCron, printJson } from "./cron-common.js";
 

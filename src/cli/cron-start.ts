@@ -1,9 +1,10 @@
 // `autoloop-cron start`: the daemon in the foreground until SIGTERM/SIGINT.
-import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../cron/control.js";
-import { SchedulerDaemon } from "../cron/daemon.js";
-import { readProcessStartTime } from "../cron/launch-identity.js";
-import { createLogger, LOG_LEVEL_ENV } from "../cron/logger.js";
-import { startObservability } from "../cron/observability.js";
+
+import { createLogger, LOG_LEVEL_ENV } from "../app/logger.js";
+import { startObservability } from "../app/observability.js";
+import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../daemon/control.js";
+import { SchedulerDaemon } from "../daemon/daemon.js";
+import { readProcessStartTime } from "../launch/identity.js";
 import { MonitorService } from "../monitor/service.js";
 import { UserError } from "../util/errors.js";
 import { str } from "./common.js";

@@ -22,7 +22,7 @@ import {
   type LaunchMetadata,
   loopStartFields,
   registryRecord,
-} from "./launch.js";
+} from "./launch-metadata.js";
 import type { Preset } from "./preset.js";
 import { type IterationSummary, renderPrompt, substitute } from "./prompt.js";
 import { appendRegistry, type RegistryStatus } from "./registry.js";

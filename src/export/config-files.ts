@@ -3,8 +3,8 @@
 // (as they are mounted). Bundled presets are in the image already.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
-import type { CronConfig } from "../cron/config.js";
-import type { Schedule } from "../cron/schedule-file.js";
+import type { CronConfig } from "../config/config.js";
+import type { Schedule } from "../schedules/schedule-file.js";
 import { UserError } from "../util/errors.js";
 import { bundledPresetsDir } from "../util/package-root.js";
 

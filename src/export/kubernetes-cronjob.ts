@@ -1,6 +1,6 @@
 // One batch/v1 CronJob per schedule (pure): Kubernetes fires the slots, and each Job runs one
 // slot in the foreground with `autoloop-cron fire`, sharing the volume with the monitor.
-import type { Schedule } from "../cron/schedule-file.js";
+import type { Schedule } from "../schedules/schedule-file.js";
 import type { Translation } from "./cron-fields.js";
 import { cronJobName } from "./kubernetes-names.js";
 import {

@@ -2,8 +2,8 @@
 // with a warning for every setting that will not work in a cluster as written.
 import { relative } from "node:path";
 import { Document } from "yaml";
-import type { CronConfig } from "../cron/config.js";
-import type { Schedule } from "../cron/schedule-file.js";
+import type { CronConfig } from "../config/config.js";
+import type { Schedule } from "../schedules/schedule-file.js";
 import { cronJob } from "./kubernetes-cronjob.js";
 import { configMap, dataClaim, monitorDeployment } from "./kubernetes-objects.js";
 import { type AccessMode, type ConfigItem, DATA_DIR_IN_POD, NAMES } from "./kubernetes-pod.js";

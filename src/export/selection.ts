@@ -1,10 +1,10 @@
 // What an export covers: every enabled schedule of a configuration without problems; and how
 // a schedule that cannot be exported is reported.
 
-import type { CronConfig } from "../cron/config.js";
-import { findConfig } from "../cron/config.js";
-import type { Schedule } from "../cron/schedule-file.js";
-import { validateAll } from "../cron/validate.js";
+import type { CronConfig } from "../config/config.js";
+import { findConfig } from "../config/config.js";
+import type { Schedule } from "../schedules/schedule-file.js";
+import { validateAll } from "../schedules/validate.js";
 import { formatProblem, UserError } from "../util/errors.js";
 
 export interface ExportSelection {

@@ -1,7 +1,7 @@
 // A .service/.timer pair per schedule (pure): the timer fires at the schedule's slots, the
 // service runs one slot in the foreground with `autoloop-cron fire`.
-import type { Schedule } from "../cron/schedule-file.js";
-import { zoneOffset } from "../cron/zone-clock.js";
+import type { Schedule } from "../schedules/schedule-file.js";
+import { zoneOffset } from "../timing/zone-clock.js";
 import { formatDuration } from "../util/duration.js";
 import type { Translation } from "./cron-fields.js";
 import { toOnCalendar } from "./oncalendar.js";

@@ -1,5 +1,5 @@
 // `autoloop-cron export systemd` as a pure function: schedules in, .service/.timer pairs out.
-import type { Schedule } from "../cron/schedule-file.js";
+import type { Schedule } from "../schedules/schedule-file.js";
 import { ONCALENDAR_TARGET } from "./oncalendar.js";
 import { refusalMessage } from "./selection.js";
 import { monitorUnit, type SystemdExportOptions, scheduleUnits } from "./systemd-units.js";

@@ -4,13 +4,13 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { dirname } from "node:path";
 import type { AlertMessage } from "../alerts/message.js";
 import { JOURNAL_TAIL_LINES } from "../alerts/render.js";
-import type { Schedule } from "../cron/schedule-file.js";
+import type { Condition } from "../detect/conditions.js";
+import type { RunState } from "../detect/run-state.js";
 import { decodeRecord, type JournalRecord } from "../journal/codec.js";
 import { recordLine } from "../journal/summary.js";
+import type { Schedule } from "../schedules/schedule-file.js";
 import { shellQuote } from "../util/shell-quote.js";
 import type { Notification } from "./alert-state.js";
-import type { Condition } from "./conditions.js";
-import type { RunState } from "./run-state.js";
 
 const TAIL_BYTES = 256 * 1024;
 const LINE_MAX = 240;

@@ -2,11 +2,11 @@
 // notes a resend on the one already open), reminders and runs joining the group log to it,
 // resolved closes it, expired leaves a note for a human to close it.
 
+import { IncidentExistsError } from "../incidents/errors.js";
+import { type Incident, isActive } from "../incidents/record.js";
+import type { IncidentStore } from "../incidents/store.js";
 import { incidentName, incidentPriority, troubleKind } from "./alert-message.js";
 import type { Notification } from "./alert-state.js";
-import type { IncidentStore } from "./incidents.js";
-import { IncidentExistsError } from "./incidents-errors.js";
-import { type Incident, isActive } from "./incidents-record.js";
 
 export interface IncidentRef {
   slug: string;

@@ -1,12 +1,12 @@
 // What a MonitorService is built from (config, logger, the daemon, test seams) and what it reports.
 
 import type { Logger } from "pino";
-import type { ChannelDeps } from "../alerts/channels/create.js";
-import type { AttemptOutcome } from "../alerts/outbox.js";
-import type { OutboxStatus } from "../alerts/outbox-status.js";
-import type { CronConfig } from "../cron/config.js";
-import type { SchedulerDaemon } from "../cron/daemon.js";
+import type { ChannelDeps } from "../channels/create.js";
+import type { CronConfig } from "../config/config.js";
+import type { SchedulerDaemon } from "../daemon/daemon.js";
 import type { FollowerDeps, JournalStatus } from "../journal/follower.js";
+import type { AttemptOutcome } from "../outbox/outbox.js";
+import type { OutboxStatus } from "../outbox/status.js";
 import type { AlertPolicy, Notification } from "./alert-state.js";
 
 export interface MonitorServiceOptions {

@@ -2,15 +2,14 @@
 // tracker's snapshot (restored at start, so a restart with nothing new sends nothing).
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import type { Logger } from "pino";
-import { effectiveChannels } from "../alerts/channel-config.js";
-import { type ChannelDeps, createChannels } from "../alerts/channels/create.js";
-import { channelConfigFromCron } from "../alerts/from-cron-config.js";
-import { type AttemptOutcome, Outbox, type OutboxOptions } from "../alerts/outbox.js";
-import type { CronConfig } from "../cron/config.js";
-import type { Schedule } from "../cron/schedule-file.js";
+import { type ChannelDeps, createChannels } from "../channels/create.js";
+import { effectiveChannels } from "../config/channels.js";
+import type { CronConfig } from "../config/config.js";
+import type { TrackerSnapshot } from "../detect/run-tracker.js";
+import { type AttemptOutcome, Outbox, type OutboxOptions } from "../outbox/outbox.js";
+import type { Schedule } from "../schedules/schedule-file.js";
 import { writeFileAtomic, writeFileAtomicAsync } from "../util/atomic-write.js";
 import type { MonitorPaths } from "./paths.js";
-import type { TrackerSnapshot } from "./run-tracker.js";
 
 /** An outbox on `path` with the config's channels (the embedded sink when none). */
 export function openOutbox(
@@ -19,7 +18,7 @@ export function openOutbox(
   options: Omit<OutboxOptions, "channels" | "logger"> & { channelDeps?: Partial<ChannelDeps> },
 ): Outbox {
   const { channelDeps, ...rest } = options;
-  const configs = effectiveChannels(config.channels.map(channelConfigFromCron));
+  const configs = effectiveChannels(config.channels);
   const { channels, problems } = createChannels(configs, {
     stateDir: config.stateDir,
     logger,

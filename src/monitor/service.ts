@@ -3,26 +3,28 @@
 // incidents, and enqueues alerts in the durable outbox (enqueue first, then save the state).
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { deliveryFailedMessage } from "../alerts/delivery-failed.js";
-import type { Outbox } from "../alerts/outbox.js";
-import { readPauseState } from "../cron/pause-state.js";
-import type { Schedule } from "../cron/schedule-file.js";
+import type { Condition } from "../detect/conditions.js";
+import { type DetectFacts, detectRun, readRunTasks } from "../detect/detectors.js";
+import { MonitorFacts } from "../detect/facts.js";
+import { groupConditions, type Recovery } from "../detect/grouping.js";
+import type { RunState } from "../detect/run-state.js";
+import { RunTracker } from "../detect/run-tracker.js";
+import type { ScheduleStreak } from "../detect/schedule-streak.js";
+import { scheduleConditions } from "../detect/schedule-trouble.js";
+import { StandaloneScheduler } from "../detect/standalone.js";
+import { type ThresholdsFor, thresholdsBySchedule } from "../detect/thresholds.js";
+import { isActive } from "../incidents/record.js";
+import { IncidentStore } from "../incidents/store.js";
 import { JournalFollower } from "../journal/follower.js";
+import { deliveryFailedMessage } from "../outbox/delivery-failed.js";
+import type { Outbox } from "../outbox/outbox.js";
+import { readPauseState } from "../schedules/pause-state.js";
+import type { Schedule } from "../schedules/schedule-file.js";
 import { composeMessage, goesToChannels } from "./alert-message.js";
 import { type AlertRecord, AlertState, type Ending, type Notification } from "./alert-state.js";
-import type { Condition } from "./conditions.js";
-import { type DetectFacts, detectRun, readRunTasks } from "./detectors.js";
-import { MonitorFacts } from "./facts.js";
-import { groupConditions, type Recovery } from "./grouping.js";
 import { syncIncident } from "./incident-sync.js";
-import { IncidentStore } from "./incidents.js";
-import { isActive } from "./incidents-record.js";
 import { journalPaths } from "./journal-set.js";
 import { type MonitorPaths, monitorPaths, watchingSince } from "./paths.js";
-import type { RunState } from "./run-state.js";
-import { RunTracker } from "./run-tracker.js";
-import type { ScheduleStreak } from "./schedule-streak.js";
-import { scheduleConditions } from "./schedule-trouble.js";
 import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
 import {
   channelsFor,
@@ -33,8 +35,6 @@ import {
   saveTrackerInBackground,
 } from "./service-setup.js";
 import { OperatorStore } from "./silences.js";
-import { StandaloneScheduler } from "./standalone.js";
-import { type ThresholdsFor, thresholdsBySchedule } from "./thresholds.js";
 
 export type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
 

@@ -1,14 +1,14 @@
 // `autoloop-cron status`: the exceptions only, read from files on disk (alert state, incidents,
 // outbox, schedule files) so it works with or without a daemon and never changes a thing.
 import { readFileSync } from "node:fs";
-import { parseOutboxRecord, replayOutbox } from "../alerts/outbox-record.js";
-import { type DeadLetterSummary, outboxStatus } from "../alerts/outbox-status.js";
-import type { CronConfig } from "../cron/config.js";
-import { loadScheduleSet } from "../cron/schedule-set.js";
+import type { CronConfig } from "../config/config.js";
+import { IncidentStore, type IncidentSummary } from "../incidents/store.js";
 import { LineCursor, parseLines } from "../journal/reader.js";
+import { parseOutboxRecord, replayOutbox } from "../outbox/record.js";
+import { type DeadLetterSummary, outboxStatus } from "../outbox/status.js";
+import { loadScheduleSet } from "../schedules/schedule-set.js";
 import { formatProblem } from "../util/errors.js";
 import type { AlertRecord } from "./alert-state.js";
-import { IncidentStore, type IncidentSummary } from "./incidents.js";
 import { monitorPaths } from "./paths.js";
 import { activeAck, activeSilence, OperatorStore } from "./silences.js";
 

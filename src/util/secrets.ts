@@ -3,13 +3,14 @@
 import { readFileSync } from "node:fs";
 import { UserError } from "./errors.js";
 
-/** Where a secret comes from; config files name `*_env` or `*_file`, never the value itself. */
-export interface SecretRef {
-  env?: string | undefined;
-  file?: string | undefined;
-  /** An inline value, for settings that are not secret (such as a plain webhook url). */
-  value?: string | undefined;
-}
+/**
+ * Where a secret comes from: config files name `*_env` or `*_file`, never the value itself;
+ * `literal` is for settings that are not secret (such as a plain webhook url).
+ */
+export type SecretRef =
+  | { kind: "env"; name: string }
+  | { kind: "file"; path: string }
+  | { kind: "literal"; value: string };
 
 /** A secret that cannot be resolved; the message names where it was looked for, never a value. */
 export class SecretError extends UserError {
@@ -82,23 +83,27 @@ function readSecretFile(path: string, label: string, deps: SecretDeps): string {
 }
 
 /**
- * Resolves a secret from the environment, a file or an inline value (first one set wins)
- * and registers it with the redactor. `label` names the owner, e.g. `channel "hook": url`.
+ * Resolves a secret from the environment, a file or an inline value and registers it with
+ * the redactor. `label` names the owner, e.g. `channel "hook": url`.
  */
-export function resolveSecret(ref: SecretRef, label: string, deps: SecretDeps = {}): string {
+export function resolveSecret(
+  ref: SecretRef | undefined,
+  label: string,
+  deps: SecretDeps = {},
+): string {
   const env = deps.env ?? process.env;
   let value: string;
-  if (ref.env !== undefined) {
-    const found = env[ref.env];
+  if (ref?.kind === "env") {
+    const found = env[ref.name];
     if (found === undefined || found === "") {
       throw new SecretError(
-        `${label}: environment variable ${ref.env} is not set or is empty; export it before starting autoloop-cron`,
+        `${label}: environment variable ${ref.name} is not set or is empty; export it before starting autoloop-cron`,
       );
     }
     value = found;
-  } else if (ref.file !== undefined) {
-    value = readSecretFile(ref.file, label, deps);
-  } else if (ref.value !== undefined && ref.value !== "") {
+  } else if (ref?.kind === "file") {
+    value = readSecretFile(ref.path, label, deps);
+  } else if (ref?.kind === "literal" && ref.value !== "") {
     value = ref.value;
   } else {
     throw new SecretError(`${label}: not configured; set the *_env or *_file key`);

@@ -5,7 +5,7 @@ import { escapeHtml, renderHtml } from "../../src/alerts/render-html.js";
 import { discordPayload, slackPayload, standardPayload } from "../../src/alerts/render-webhook.js";
 import { formatAlertTime, relativeTime } from "../../src/alerts/time-text.js";
 import { Redactor } from "../../src/util/secrets.js";
-import { sampleMessage } from "./helpers.js";
+import { sampleMessage } from "../channels/helpers.js";
 
 const NOW = Date.parse("2026-11-21T01:25:00.000Z");
 

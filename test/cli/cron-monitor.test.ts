@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/cron/config.js";
+import { loadConfig } from "../../src/config/config.js";
 import { JournalWriter } from "../../src/journal/append.js";
 import { MonitorService } from "../../src/monitor/service.js";
 import { TaskStore } from "../../src/tasks/store.js";

@@ -3,10 +3,10 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AlertMessage } from "../../src/alerts/message.js";
-import { loadConfig } from "../../src/cron/config.js";
-import { SchedulerDaemon } from "../../src/cron/daemon.js";
-import { RunLedger } from "../../src/cron/ledger.js";
+import { loadConfig } from "../../src/config/config.js";
+import { SchedulerDaemon } from "../../src/daemon/daemon.js";
 import { JournalWriter } from "../../src/journal/append.js";
+import { RunLedger } from "../../src/ledger/ledger.js";
 import { MonitorService } from "../../src/monitor/service.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 

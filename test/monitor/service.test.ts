@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CronConfig, parseConfigText } from "../../src/cron/config.js";
+import { type CronConfig, parseConfigText } from "../../src/config/config.js";
 import { JournalWriter } from "../../src/journal/append.js";
 import type { FieldValue } from "../../src/journal/codec.js";
 import { MonitorService, type MonitorServiceOptions } from "../../src/monitor/service.js";

@@ -13,7 +13,7 @@ afterEach(() => {
 describe("resolveSecret", () => {
   it("reads an environment variable and registers it for redaction", () => {
     const redactor = new Redactor();
-    const value = resolveSecret({ env: "HOOK_URL" }, 'channel "hook": url', {
+    const value = resolveSecret({ kind: "env", name: "HOOK_URL" }, 'channel "hook": url', {
       env: { HOOK_URL: "https://hooks.example/T0/abcdef" },
       redactor,
     });
@@ -27,14 +27,16 @@ describe("resolveSecret", () => {
     dir = mkdtempSync(join(tmpdir(), "secrets-"));
     const file = join(dir, "smtp");
     writeFileSync(file, "smtp://u:p4ss@mail:25\n");
-    expect(resolveSecret({ file }, "x", { redactor: new Redactor() })).toBe(
+    expect(resolveSecret({ kind: "file", path: file }, "x", { redactor: new Redactor() })).toBe(
       "smtp://u:p4ss@mail:25",
     );
   });
 
   it("names the channel and the variable, never a value, when the variable is missing", () => {
     const run = () =>
-      resolveSecret({ env: "ALERT_WEBHOOK_SECRET" }, 'channel "hook": secret', { env: {} });
+      resolveSecret({ kind: "env", name: "ALERT_WEBHOOK_SECRET" }, 'channel "hook": secret', {
+        env: {},
+      });
     expect(run).toThrow(SecretError);
     expect(run).toThrow(
       'channel "hook": secret: environment variable ALERT_WEBHOOK_SECRET is not set or is empty',
@@ -43,15 +45,17 @@ describe("resolveSecret", () => {
 
   it("names the file when it cannot be read or is empty", () => {
     expect(() =>
-      resolveSecret({ file: "/nonexistent/secret" }, 'channel "mail": smtp_url'),
+      resolveSecret({ kind: "file", path: "/nonexistent/secret" }, 'channel "mail": smtp_url'),
     ).toThrow('channel "mail": smtp_url: cannot read secret file /nonexistent/secret (ENOENT)');
     dir = mkdtempSync(join(tmpdir(), "secrets-"));
     writeFileSync(join(dir, "empty"), "\n");
-    expect(() => resolveSecret({ file: join(dir!, "empty") }, "x")).toThrow("is empty");
+    expect(() => resolveSecret({ kind: "file", path: join(dir!, "empty") }, "x")).toThrow(
+      "is empty",
+    );
   });
 
   it("says what to set when nothing is configured", () => {
-    expect(() => resolveSecret({}, 'channel "x": url')).toThrow(
+    expect(() => resolveSecret(undefined, 'channel "x": url')).toThrow(
       'channel "x": url: not configured; set the *_env or *_file key',
     );
   });

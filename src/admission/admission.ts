@@ -1,0 +1,58 @@
+// One admission path for a due slot, shared by the daemon and `fire` (the path Kubernetes
+// CronJobs and systemd timers take): the facts a slot is decided on, the decision, and how a
+// skip is recorded, so both schedulers skip, queue and replace by the same rules.
+
+import type { SkipCause, Trigger } from "../ledger/events.js";
+import type { RunLedger } from "../ledger/ledger.js";
+import { isPaused, type PauseState } from "../schedules/pause-state.js";
+import type { Schedule } from "../schedules/schedule-file.js";
+import { decideSlot, type SkipCause as PolicySkipCause, type SlotDecision } from "./policy.js";
+
+export interface AdmissionState {
+  pause: PauseState;
+  killSwitch: boolean;
+  /** Run ids of this schedule's runs still running. */
+  running: string[];
+  runningTotal: number;
+  maxConcurrent: number;
+  ledger: Pick<RunLedger, "latestRun">;
+}
+
+/** The policy's decision for a slot of `schedule`, as things stand. */
+export function admitSlot(schedule: Schedule, state: AdmissionState): SlotDecision {
+  const name = schedule.name;
+  return decideSlot({
+    schedule: name,
+    overlap: schedule.overlap,
+    enabled: schedule.enabled,
+    paused: isPaused(state.pause, name),
+    globallyPaused: state.pause.all || state.killSwitch,
+    running: state.running,
+    runningTotal: state.runningTotal,
+    maxConcurrent: state.maxConcurrent,
+    after: schedule.after.map((a) => ({
+      schedule: a,
+      latestStatus: state.ledger.latestRun(a)?.status,
+    })),
+  });
+}
+
+/** The ledger's word for a policy skip. */
+export function ledgerCause(cause: PolicySkipCause): SkipCause {
+  return cause === "globally_paused" ? "paused" : cause;
+}
+
+export interface SkipRecord {
+  runId: string;
+  schedule: string;
+  slot: Date;
+  trigger: Trigger;
+  cause: SkipCause;
+  detail: string;
+}
+
+/** Records a skipped slot in the ledger (one `skipped` event under its own run id). */
+export function recordSkip(ledger: Pick<RunLedger, "skip">, skip: SkipRecord): void {
+  const { runId, schedule, slot, trigger, cause, detail } = skip;
+  ledger.skip({ runId, schedule, slot, trigger, cause, detail });
+}

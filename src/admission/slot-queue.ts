@@ -1,0 +1,46 @@
+// Slots waiting for their schedule's run or for max_concurrent_runs, oldest first, with a
+// per-schedule count so the limit check is O(1) when a thousand slots queue at once.
+import type { Trigger } from "../ledger/events.js";
+
+export interface WaitingSlot {
+  schedule: string;
+  slot: Date;
+  trigger: Trigger;
+  /** When the slot was meant to start, for its lateness once it launches. */
+  dueAt: number;
+}
+
+/** Slots one schedule may have waiting; more are skipped. */
+export const QUEUE_LIMIT = 10;
+
+export class SlotQueue {
+  private slots: WaitingSlot[] = [];
+  private readonly counts = new Map<string, number>();
+
+  count(schedule: string): number {
+    return this.counts.get(schedule) ?? 0;
+  }
+
+  isFull(schedule: string): boolean {
+    return this.count(schedule) >= QUEUE_LIMIT;
+  }
+
+  push(w: WaitingSlot): void {
+    this.slots.push(w);
+    this.counts.set(w.schedule, this.count(w.schedule) + 1);
+  }
+
+  /** Puts a slot first: the one a "replace" is waiting to launch. */
+  unshift(w: WaitingSlot): void {
+    this.slots.unshift(w);
+    this.counts.set(w.schedule, this.count(w.schedule) + 1);
+  }
+
+  /** Empties the queue, oldest first; what the caller keeps it pushes back. */
+  takeAll(): WaitingSlot[] {
+    const all = this.slots;
+    this.slots = [];
+    this.counts.clear();
+    return all;
+  }
+}

@@ -1,0 +1,107 @@
+// The daemon's outward signals: /healthz and /metrics over HTTP, and the heartbeat ping.
+import type { Logger } from "pino";
+import type { CronConfig } from "../config/config.js";
+import type { SchedulerDaemon } from "../daemon/daemon.js";
+import { evaluateHealth, type HealthReport } from "../http/health.js";
+import type { MetricsProviders } from "../http/metric-providers.js";
+import { Metrics } from "../http/metrics.js";
+import { startHttpServer } from "../http/server.js";
+import { cachedWritableProbe } from "../http/writable-probe.js";
+import type { MonitorService } from "../monitor/service.js";
+import { resolveSecret } from "../util/secrets.js";
+import { startHeartbeat } from "./heartbeat.js";
+
+/** The daemon ticks every second; /healthz turns unhealthy after 3 missed 10 s intervals. */
+const HEALTH_TICK_INTERVAL_MS = 10_000;
+
+export interface Observability {
+  metrics: Metrics;
+  health(): Promise<HealthReport>;
+  /** The URL /healthz and /metrics are served on, or "" when disabled. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The monitor's gauges: outbox backlog and dead letters, journal lag, open incidents. */
+export function monitorProviders(monitor: MonitorService): MetricsProviders {
+  return {
+    outbox: () => {
+      const status = monitor.outbox.status();
+      return { backlog: status.backlog, dead: status.deadLetters.length };
+    },
+    journals: () => monitor.status().journals.map((j) => ({ path: j.path, lagBytes: j.lagBytes })),
+    openIncidents: () => monitor.status().openIncidents,
+  };
+}
+
+/** /healthz: healthy while `lastTickAt` keeps advancing and the state dir is writable. */
+export function healthCheck(
+  stateDir: string,
+  lastTickAt: () => number | undefined,
+): () => Promise<HealthReport> {
+  const startedAt = Date.now();
+  const probe = cachedWritableProbe(stateDir);
+  return async () =>
+    evaluateHealth({
+      now: Date.now(),
+      lastTickAt: lastTickAt(),
+      tickIntervalMs: HEALTH_TICK_INTERVAL_MS,
+      startedAt,
+      stateDirWritable: await probe(),
+    });
+}
+
+export async function startObservability(
+  daemon: SchedulerDaemon,
+  config: CronConfig,
+  logger: Logger,
+  monitor?: MonitorService,
+): Promise<Observability> {
+  const metrics = new Metrics();
+  if (monitor) metrics.setProviders(monitorProviders(monitor));
+  daemon.on("fire", (e) => {
+    metrics.runStarted(e.schedule);
+    metrics.fireLateness(e.schedule, e.latenessMs / 1000);
+  });
+  daemon.on("finished", (e) =>
+    metrics.runFinished(e.schedule, e.outcome.status, e.outcome.durationMs / 1000),
+  );
+  daemon.on("skipped", (e) => metrics.slotSkipped(e.schedule, e.cause));
+  metrics.setProviders({
+    schedulesLoaded: () => daemon.schedules.size,
+    invalidScheduleFiles: () => new Set(daemon.invalidProblems.map((p) => p.file)).size,
+    lastTickAt: () => daemon.lastTickAt.getTime() || undefined,
+  });
+  const health = healthCheck(config.stateDir, () => daemon.lastTickAt.getTime() || undefined);
+
+  const server = config.http.enabled
+    ? await startHttpServer({
+        host: config.http.host,
+        port: config.http.port,
+        health,
+        metrics,
+        logger,
+      })
+    : undefined;
+  if (server) logger.info({ url: server.url }, "serving /healthz and /metrics");
+
+  const heartbeat = config.heartbeat
+    ? startHeartbeat({
+        url: resolveSecret(config.heartbeat.url, "heartbeat_url"),
+        intervalMs: config.heartbeat.intervalMs,
+        isHealthy: async () => (await health()).ok,
+        failSuffix: "/fail",
+        deps: { logger },
+      })
+    : undefined;
+
+  return {
+    metrics,
+    health,
+    url: server?.url ?? "",
+    async close() {
+      heartbeat?.stop();
+      await server?.close();
+    },
+  };
+}

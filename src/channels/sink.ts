@@ -1,0 +1,58 @@
+// The embedded sink, used when no channel is configured: each alert becomes an .eml file
+// under <state_dir>/mail/ and one log line, so a fresh checkout shows alerts with no server.
+import { join } from "node:path";
+import nodemailer from "nodemailer";
+import { renderSubject } from "../alerts/render.js";
+import type { SinkChannelConfig } from "../config/channels.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import { processRedactor, type Redactor } from "../util/secrets.js";
+import type { AlertChannel, AlertLogger } from "./delivery.js";
+import { alertMail } from "./email-content.js";
+
+export interface SinkChannelDeps {
+  stateDir: string;
+  logger: AlertLogger;
+  now?: () => number;
+  redactor?: Redactor;
+}
+
+const SINK_ADDRESSING = {
+  from: "autoloop-cron <autoloop-cron@localhost>",
+  to: ["operator@localhost"],
+};
+
+/** `20261121T020000Z`: sorts by time in a directory listing. */
+function compactTimestamp(iso: string): string {
+  return iso.replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+}
+
+export function createSinkChannel(config: SinkChannelConfig, deps: SinkChannelDeps): AlertChannel {
+  const dir = config.dir ?? join(deps.stateDir, "mail");
+  const transport = nodemailer.createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: "unix",
+  });
+  const now = deps.now ?? Date.now;
+  const redactor = deps.redactor ?? processRedactor;
+  return {
+    name: config.name,
+    type: "sink",
+    async send(delivery) {
+      const mail = alertMail(delivery, SINK_ADDRESSING, { now: now(), redactor });
+      const info = await transport.sendMail(mail);
+      // Named by enqueue time and message id, so a retry overwrites instead of duplicating.
+      const name = `${compactTimestamp(delivery.enqueuedAt)}-${delivery.message.kind}-${delivery.messageId}.eml`;
+      const path = join(dir, name);
+      writeFileAtomic(path, info.message as Buffer);
+      deps.logger.info(
+        { alert: delivery.message.kind, fingerprint: delivery.message.fingerprint, file: path },
+        `alert: ${redactor.redact(renderSubject(delivery.message))}`,
+      );
+      return { kind: "delivered", response: `wrote ${path}` };
+    },
+    async close() {
+      transport.close();
+    },
+  };
+}

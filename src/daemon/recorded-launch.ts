@@ -1,0 +1,90 @@
+// Launching and adopting runs with every step written to the run ledger (the daemon's one call per run).
+import { type AdoptDeps, type AdoptedRunHandle, watchAdoptedRun } from "../launch/adopt.js";
+import {
+  type LauncherDeps,
+  type LaunchSpec,
+  launchRun,
+  type RunHandle,
+} from "../launch/launcher.js";
+import type { KillCause } from "../launch/outcome.js";
+import { launchArgv } from "../launch/spec.js";
+import type { Trigger } from "../ledger/events.js";
+import type { RunLedger } from "../ledger/ledger.js";
+import type { PendingEntry } from "../ledger/pending.js";
+
+export type RecordedLaunch =
+  | { kind: "launched"; handle: RunHandle }
+  /** The slot already has a run (idempotency): nothing was spawned. */
+  | { kind: "duplicate"; runId: string };
+
+function killReason(cause: KillCause, timeoutMs: number | undefined): string {
+  return cause.by === "operator" ? cause.reason : `no result after ${timeoutMs ?? 0} ms`;
+}
+
+/**
+ * Claims the slot and records `scheduled` before spawning, `started` (with the pid)
+ * synchronously right after, `killed` when the launcher starts killing, and `finished`.
+ */
+export function launchRecorded(
+  ledger: RunLedger,
+  spec: LaunchSpec,
+  trigger: Trigger,
+  deps: Partial<LauncherDeps> = {},
+): RecordedLaunch {
+  const { runId, schedule, slot, kind, cwd, timeoutMs } = spec;
+  const argv = launchArgv(spec);
+  const claim = ledger.schedule({ runId, schedule, slot, trigger, kind, argv, cwd, timeoutMs });
+  if (claim.kind === "duplicate") return claim;
+  const handle = launchRun(spec, {
+    ...deps,
+    onKill: (cause) => {
+      ledger.killed(runId, cause.by, killReason(cause, timeoutMs));
+      deps.onKill?.(cause);
+    },
+  });
+  if (handle.pid !== undefined) {
+    const { pid, startTime, outputPath, journalPath, journalOffset } = handle;
+    ledger.started(runId, { pid, startTime, outputPath, journalPath, journalOffset });
+  }
+  const done = handle.done.then((outcome) => {
+    ledger.finished(runId, outcome);
+    return outcome;
+  });
+  return { kind: "launched", handle: { ...handle, done } };
+}
+
+/** Adopts a live run found by `recoverPending`, keeping its timeout, and records its end. */
+export function adoptRecorded(
+  ledger: RunLedger,
+  entry: PendingEntry & { pid: number },
+  deps: Partial<AdoptDeps> = {},
+): AdoptedRunHandle {
+  ledger.adopted(entry.runId, entry.pid, entry.startTime);
+  const startedAt = Date.parse(entry.startedAt ?? entry.scheduledAt);
+  const known = !Number.isNaN(startedAt);
+  const handle = watchAdoptedRun(
+    {
+      runId: entry.runId,
+      kind: entry.kind,
+      pid: entry.pid,
+      startTime: entry.startTime,
+      cwd: entry.cwd,
+      ...(entry.outputPath !== undefined && { outputPath: entry.outputPath }),
+      journalOffset: entry.journalOffset,
+      startedAt: known ? startedAt : undefined,
+      deadline: known && entry.timeoutMs ? startedAt + entry.timeoutMs : undefined,
+    },
+    {
+      ...deps,
+      onKill: (cause) => {
+        ledger.killed(entry.runId, cause.by, killReason(cause, entry.timeoutMs));
+        deps.onKill?.(cause);
+      },
+    },
+  );
+  const done = handle.done.then((outcome) => {
+    ledger.finished(entry.runId, outcome);
+    return outcome;
+  });
+  return { ...handle, done };
+}

@@ -1,0 +1,110 @@
+// After a daemon restart: decide for each pending run whether to adopt it, close it from its journal, or mark it interrupted.
+import { findProcessByRunId, isRunProcess } from "../launch/identity.js";
+import { determineOutcome, type RunOutcome } from "../launch/outcome.js";
+import { journalPathFor, readTerminal } from "../launch/outcome-journal.js";
+import {
+  exitStatusPath,
+  readExitStatus,
+  recordedExit,
+  removeExitStatus,
+} from "../launch/wrapper.js";
+import type { RunLedger } from "../ledger/ledger.js";
+import type { PendingEntry } from "../ledger/pending.js";
+
+export type Recovery =
+  /** Still running: hand it to `watchAdoptedRun` (see `adoptRecorded`). */
+  | { kind: "adopt"; entry: PendingEntry & { pid: number } }
+  /** Ended while the daemon was down, and its journal says how. */
+  | { kind: "finished"; entry: PendingEntry; outcome: RunOutcome }
+  | {
+      kind: "interrupted";
+      entry: Pick<PendingEntry, "runId" | "schedule" | "slot">;
+      reason: string;
+    };
+
+export interface RecoveryDeps {
+  now: () => number;
+  /** Alive and provably the run's harness (see `isRunProcess`). */
+  isAlive: (pid: number, runId: string, startTime?: string) => boolean;
+  /** Finds a run's harness by its environment when no pid was recorded (crash right after spawn). */
+  findByRunId: (runId: string) => { pid: number; startTime: string | undefined } | undefined;
+}
+
+const defaultDeps: RecoveryDeps = {
+  now: Date.now,
+  isAlive: isRunProcess,
+  findByRunId: findProcessByRunId,
+};
+
+function live(
+  entry: PendingEntry,
+  deps: RecoveryDeps,
+): (PendingEntry & { pid: number }) | undefined {
+  if (entry.pid !== undefined)
+    return deps.isAlive(entry.pid, entry.runId, entry.startTime)
+      ? { ...entry, pid: entry.pid }
+      : undefined;
+  const found = deps.findByRunId(entry.runId);
+  if (found === undefined || !deps.isAlive(found.pid, entry.runId, found.startTime))
+    return undefined;
+  return { ...entry, pid: found.pid, startTime: found.startTime };
+}
+
+/**
+ * Goes through pending.json once. Runs that are over are closed in the ledger here (the
+ * journal is the truth; no terminal record means interrupted); live runs are returned
+ * for the caller to adopt, which records `adopted`.
+ */
+export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = {}): Recovery[] {
+  const d = { ...defaultDeps, ...deps };
+  const actions: Recovery[] = [];
+  for (const { runId, key, entry } of ledger.strandedClaims()) {
+    if (entry !== undefined) {
+      ledger.relist(entry); // then recovered like any pending run, below
+      continue;
+    }
+    const at = key.lastIndexOf("@");
+    const slot = { schedule: key.slice(0, at), slot: key.slice(at + 1) };
+    const reason = "the daemon stopped right after claiming the slot: never started";
+    ledger.interrupted(runId, reason, slot);
+    actions.push({ kind: "interrupted", entry: { runId, ...slot }, reason });
+  }
+  for (const entry of ledger.pending()) {
+    const alive = live(entry, d);
+    if (alive) {
+      actions.push({ kind: "adopt", entry: alive });
+      continue;
+    }
+    const journalPath = journalPathFor(entry.cwd);
+    const terminal =
+      entry.kind === "preset"
+        ? readTerminal(journalPath, entry.runId, entry.journalOffset ?? 0)
+        : undefined;
+    // The run's wrapper recorded how the program ended, daemon or not.
+    const statusPath =
+      entry.outputPath === undefined ? undefined : exitStatusPath(entry.outputPath, entry.runId);
+    const exitCode = statusPath === undefined ? undefined : readExitStatus(statusPath);
+    if (terminal || exitCode !== undefined) {
+      const startedAt = Date.parse(entry.startedAt ?? entry.scheduledAt);
+      const durationMs = Number.isNaN(startedAt) ? 0 : Math.max(0, d.now() - startedAt);
+      const outcome = determineOutcome({
+        kind: entry.kind,
+        ...(terminal && { terminal }),
+        ...(exitCode !== undefined && recordedExit(entry.kind, exitCode)),
+        durationMs,
+        journalPath,
+      });
+      ledger.finished(entry.runId, outcome);
+      if (statusPath !== undefined) removeExitStatus(statusPath);
+      actions.push({ kind: "finished", entry, outcome });
+      continue;
+    }
+    const reason =
+      entry.pid === undefined
+        ? "no pid was recorded and no process carries the run id: never started, or lost"
+        : "the process ended while the daemon was down, without a terminal record";
+    ledger.interrupted(entry.runId, reason);
+    actions.push({ kind: "interrupted", entry, reason });
+  }
+  return actions;
+}

@@ -1,0 +1,70 @@
+// The daemon's running runs: by id, by schedule, and the launches decided but not yet
+// spawned, which already count against max_concurrent_runs.
+import type { RunOutcome } from "../launch/outcome.js";
+
+export interface ActiveRun {
+  runId: string;
+  schedule: string;
+  stop(reason: string): void;
+  done: Promise<RunOutcome>;
+}
+
+export class RunTable {
+  readonly active = new Map<string, ActiveRun>();
+  /** Run ids per schedule (active and reserved), so a decision never scans every run. */
+  private readonly bySchedule = new Map<string, Set<string>>();
+  private reserved = 0;
+
+  /** Runs that count against max_concurrent_runs: running plus about to spawn. */
+  get size(): number {
+    return this.active.size + this.reserved;
+  }
+
+  /** Run ids of this schedule, running or about to spawn. */
+  runningOf(schedule: string): string[] {
+    return [...(this.bySchedule.get(schedule) ?? [])];
+  }
+
+  isBusy(schedule: string): boolean {
+    return this.bySchedule.has(schedule);
+  }
+
+  /** A launch decided now and spawned later. */
+  reserve(schedule: string, runId: string): void {
+    this.reserved++;
+    this.add(schedule, runId);
+  }
+
+  /** The reserved launch happened (`run`) or was dropped (undefined). */
+  settle(schedule: string, runId: string, run: ActiveRun | undefined): void {
+    this.reserved--;
+    if (run === undefined) this.remove(schedule, runId);
+    else this.active.set(runId, run);
+  }
+
+  /** A run that started elsewhere (adopted after a restart). */
+  adopt(run: ActiveRun): void {
+    this.active.set(run.runId, run);
+    this.add(run.schedule, run.runId);
+  }
+
+  finish(run: ActiveRun): void {
+    this.active.delete(run.runId);
+    this.remove(run.schedule, run.runId);
+  }
+
+  private add(schedule: string, runId: string): void {
+    let set = this.bySchedule.get(schedule);
+    if (set === undefined) {
+      set = new Set();
+      this.bySchedule.set(schedule, set);
+    }
+    set.add(runId);
+  }
+
+  private remove(schedule: string, runId: string): void {
+    const set = this.bySchedule.get(schedule);
+    set?.delete(runId);
+    if (set?.size === 0) this.bySchedule.delete(schedule);
+  }
+}

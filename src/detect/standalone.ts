@@ -1,0 +1,70 @@
+// What the monitor knows of the scheduler when it runs without the daemon in its process
+// (`autoloop-cron monitor`): schedule files re-read now and then, and the run ledger reopened
+// whenever the daemon (in another process) changed it.
+import { statSync } from "node:fs";
+import type { Logger } from "pino";
+import type { CronConfig } from "../config/config.js";
+import { RunLedger } from "../ledger/ledger.js";
+import type { Schedule } from "../schedules/schedule-file.js";
+import { loadScheduleSet } from "../schedules/schedule-set.js";
+import type { FieldProblem } from "../util/errors.js";
+
+const RELOAD_SCHEDULES_MS = 30_000;
+
+function stamp(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.size}:${s.mtimeMs}`;
+  } catch {
+    return "-";
+  }
+}
+
+export class StandaloneScheduler {
+  private current = new Map<string, Schedule>();
+  private invalid: FieldProblem[] = [];
+  private loadedAt = Number.NEGATIVE_INFINITY;
+  private opened: RunLedger | undefined;
+  private ledgerStamp = "";
+  /** Schedule files were read at least once (an unreadable folder leaves the set unknown). */
+  loaded = false;
+
+  constructor(
+    private readonly config: CronConfig,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Re-reads schedule files when due. A config error only logs: the journals still count. */
+  refresh(now: Date): void {
+    const t = now.getTime();
+    if (t >= this.loadedAt && t - this.loadedAt < RELOAD_SCHEDULES_MS) return;
+    this.loadedAt = t;
+    try {
+      const update = loadScheduleSet(this.config, this.current);
+      this.current = update.schedules;
+      this.invalid = update.problems;
+      this.loaded = true;
+    } catch (err) {
+      this.logger.error({ err }, "monitor: cannot read schedule files");
+    }
+  }
+
+  schedules(): ReadonlyMap<string, Schedule> {
+    return this.current;
+  }
+
+  problems(): FieldProblem[] {
+    return this.invalid;
+  }
+
+  /** The ledger as on disk now: reopened when its index or pending list changed. */
+  ledger(): RunLedger {
+    const dir = this.config.stateDir;
+    const now = `${stamp(`${dir}/runs/index.jsonl`)}|${stamp(`${dir}/pending.json`)}`;
+    if (this.opened === undefined || now !== this.ledgerStamp) {
+      this.opened = RunLedger.open(dir, { logger: this.logger });
+      this.ledgerStamp = now;
+    }
+    return this.opened;
+  }
+}

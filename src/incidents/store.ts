@@ -1,0 +1,241 @@
+// Incidents as Markdown files (`<dir>/<slug>.md`, seed 002): YAML frontmatter plus a
+// newest-first changelog, readable and editable by hand; every write is atomic.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { nanoid } from "nanoid";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import { UserError } from "../util/errors.js";
+import { withFileLock } from "../util/file-lock.js";
+import { formatEntry, newChangelog, prependEntry } from "./changelog.js";
+import { createExclusive } from "./create-file.js";
+import { AmbiguousIncidentError, IncidentExistsError, IncidentNotFoundError } from "./errors.js";
+import { newFrontmatter, parseFrontmatter, renderFrontmatter } from "./frontmatter.js";
+import {
+  INCIDENT_PRIORITIES,
+  type Incident,
+  type IncidentPriority,
+  type IncidentStatus,
+  isActive,
+  toIncident,
+} from "./record.js";
+import { matchSlug, slugify } from "./slug.js";
+
+export interface IncidentStoreDeps {
+  now: () => Date;
+  /** A prefixed, collision-resistant id such as `inc_V1StGXR8_Z5j`. */
+  generateId: () => string;
+}
+
+const defaultDeps: IncidentStoreDeps = {
+  now: () => new Date(),
+  generateId: () => `inc_${nanoid(12)}`,
+};
+
+export interface NewIncident {
+  name: string;
+  description?: string;
+  priority?: IncidentPriority;
+  tags?: string[];
+  runId?: string | null;
+  schedule?: string | null;
+  fingerprint?: string | null;
+  /** Text of the first changelog entry ("Opened"); defaults to the description. */
+  entry?: string;
+}
+
+/** One active incident as `status` shows it. */
+export interface IncidentSummary {
+  slug: string;
+  name: string;
+  status: IncidentStatus;
+  priority: IncidentPriority;
+  updatedAt: string;
+}
+
+export interface IncidentSnapshot {
+  /** Open and acknowledged incidents, most urgent first, then most recently updated. */
+  active: IncidentSummary[];
+  /** Files that could not be read; they are left out rather than hiding the others. */
+  problems: string[];
+}
+
+export class IncidentStore {
+  private readonly deps: IncidentStoreDeps;
+  /** Parsed incidents by slug, valid while the file's mtime, size and inode are unchanged. */
+  private readonly parsed = new Map<string, { stamp: string; incident: Incident }>();
+
+  constructor(
+    readonly dir: string,
+    deps: Partial<IncidentStoreDeps> = {},
+  ) {
+    this.deps = { ...defaultDeps, ...deps };
+  }
+
+  fileOf(slug: string): string {
+    return join(this.dir, `${slug}.md`);
+  }
+
+  /** Creates `<slug>.md`; a taken slug throws IncidentExistsError and changes nothing. */
+  create(input: NewIncident): Incident {
+    const slug = slugify(input.name);
+    if (slug === "") throw new UserError(`incident name "${input.name}" has no letter or digit`);
+    const priority = input.priority ?? "medium";
+    if (!INCIDENT_PRIORITIES.includes(priority)) {
+      throw new UserError(
+        `priority "${priority}": expected one of ${INCIDENT_PRIORITIES.join(", ")}`,
+      );
+    }
+    const now = this.deps.now().toISOString();
+    const doc = newFrontmatter({
+      id: this.deps.generateId(),
+      name: input.name,
+      description: input.description ?? "",
+      priority,
+      status: "open",
+      created_at: now,
+      updated_at: now,
+      tags: input.tags ?? [],
+      run_id: input.runId ?? null,
+      schedule: input.schedule ?? null,
+      fingerprint: input.fingerprint ?? null,
+    });
+    const firstText = input.entry ?? (input.description || "Incident opened.");
+    const body = `\n${newChangelog(formatEntry(now, "Opened", firstText))}`;
+    const text = renderFrontmatter({ doc, body });
+    const file = this.fileOf(slug);
+    if (!createExclusive(file, text)) throw new IncidentExistsError(slug, file);
+    return toIncident({ doc, body }, file, slug);
+  }
+
+  /** The incident `query` names: exact slug, else unique prefix, else unique substring. */
+  find(query: string): Incident {
+    return this.read(this.resolveSlug(query));
+  }
+
+  /** The incident raised for `fingerprint`: an active one first, else the latest resolved. */
+  findByFingerprint(fingerprint: string): Incident | undefined {
+    const matches = this.scan().incidents.filter((i) => i.fingerprint === fingerprint);
+    matches.sort(
+      (a, b) => Number(isActive(b)) - Number(isActive(a)) || b.updatedAt.localeCompare(a.updatedAt),
+    );
+    return matches[0];
+  }
+
+  /** Readable incidents, by slug; unreadable files are skipped (see `snapshot().problems`). */
+  list(filter: { status?: IncidentStatus | IncidentStatus[] } = {}): Incident[] {
+    const wanted = filter.status === undefined ? undefined : [filter.status].flat();
+    return this.scan().incidents.filter((i) => wanted === undefined || wanted.includes(i.status));
+  }
+
+  snapshot(): IncidentSnapshot {
+    const { incidents, problems } = this.scan();
+    const rank = (p: IncidentPriority) => INCIDENT_PRIORITIES.indexOf(p);
+    const active = incidents
+      .filter(isActive)
+      .sort((a, b) => rank(a.priority) - rank(b.priority) || b.updatedAt.localeCompare(a.updatedAt))
+      .map(({ slug, name, status, priority, updatedAt }) => ({
+        slug,
+        name,
+        status,
+        priority,
+        updatedAt,
+      }));
+    return { active, problems };
+  }
+
+  /** Prepends a `### <time> - <heading>` entry with `text` as bullet lines. */
+  log(query: string, text: string, heading = "Update"): Incident {
+    return this.update(query, () => ({ heading, text }));
+  }
+
+  acknowledge(query: string, note = ""): Incident {
+    return this.update(query, (incident) => {
+      if (incident.status === "resolved") {
+        throw new UserError(`incident "${incident.slug}" is resolved; reopen it first`);
+      }
+      return { heading: "Acknowledged", text: note || "Acknowledged.", status: "acknowledged" };
+    });
+  }
+
+  /** Marks the incident resolved and prepends the summary as a "Resolved" entry. */
+  resolve(query: string, summary: string): Incident {
+    return this.update(query, () => ({ heading: "Resolved", text: summary, status: "resolved" }));
+  }
+
+  reopen(query: string, note = ""): Incident {
+    return this.update(query, () => ({ heading: "Reopened", text: note, status: "open" }));
+  }
+
+  private resolveSlug(query: string): string {
+    const match = matchSlug(this.slugs(), query);
+    if (match.kind === "found") return match.slug;
+    if (match.kind === "ambiguous") throw new AmbiguousIncidentError(query, match.candidates);
+    throw new IncidentNotFoundError(query);
+  }
+
+  private slugs(): string[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw err;
+    }
+    // Dot files are temp files of atomic writes; `.md.lock` files are not `.md`.
+    return names
+      .filter((n) => n.endsWith(".md") && !n.startsWith("."))
+      .map((n) => n.slice(0, -3))
+      .sort();
+  }
+
+  private read(slug: string): Incident {
+    const file = this.fileOf(slug);
+    return toIncident(parseFrontmatter(readFileSync(file, "utf8"), file), file, slug);
+  }
+
+  private scan(): { incidents: Incident[]; problems: string[] } {
+    const incidents: Incident[] = [];
+    const problems: string[] = [];
+    const slugs = this.slugs();
+    for (const slug of this.parsed.keys()) if (!slugs.includes(slug)) this.parsed.delete(slug);
+    for (const slug of slugs) {
+      try {
+        const s = statSync(this.fileOf(slug));
+        const stamp = `${s.ino}:${s.size}:${s.mtimeMs}`;
+        const hit = this.parsed.get(slug);
+        if (hit?.stamp === stamp) {
+          incidents.push(hit.incident);
+          continue;
+        }
+        const incident = this.read(slug);
+        this.parsed.set(slug, { stamp, incident });
+        incidents.push(incident);
+      } catch (err) {
+        problems.push(err instanceof Error ? err.message : String(err));
+      }
+    }
+    return { incidents, problems };
+  }
+
+  /**
+   * Read, change, write under the file's lock, so the daemon and an operator's CLI never
+   * lose each other's entries. Only `updated_at` and the changed `status` are rewritten.
+   */
+  private update(
+    query: string,
+    change: (incident: Incident) => { heading: string; text: string; status?: IncidentStatus },
+  ): Incident {
+    const slug = this.resolveSlug(query);
+    const file = this.fileOf(slug);
+    return withFileLock(file, () => {
+      const parsed = parseFrontmatter(readFileSync(file, "utf8"), file);
+      const { heading, text, status } = change(toIncident(parsed, file, slug));
+      const now = this.deps.now().toISOString();
+      if (status !== undefined) parsed.doc.set("status", status);
+      parsed.doc.set("updated_at", now);
+      const body = prependEntry(parsed.body, formatEntry(now, heading, text));
+      writeFileAtomic(file, renderFrontmatter({ doc: parsed.doc, body }));
+      return toIncident({ doc: parsed.doc, body }, file, slug);
+    });
+  }
+}

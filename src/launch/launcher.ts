@@ -1,0 +1,136 @@
+// Launches one run as its own process group, captures its output, enforces its timeout, reports its outcome.
+import { execa } from "execa";
+import type { Logger } from "pino";
+import { readProcessStartTime } from "./identity.js";
+import { determineOutcome, type KillCause, type RunOutcome } from "./outcome.js";
+import { journalPathFor, journalSize, readTerminal } from "./outcome-journal.js";
+import { OUTPUT_CHECK_MS, OutputCap, openOutputFile } from "./output-log.js";
+import { type LaunchSpec, launchArgv, launchEnv } from "./spec.js";
+import { DEFAULT_KILL_GRACE_MS, groupTerminator } from "./termination.js";
+import {
+  exitStatusPath,
+  readExitStatus,
+  recordedExit,
+  removeExitStatus,
+  wrappedArgv,
+} from "./wrapper.js";
+
+export type { LaunchSpec } from "./spec.js";
+
+export interface RunHandle {
+  runId: string;
+  /** Undefined when the program could not be spawned (then `done` resolves `failed`). */
+  pid: number | undefined;
+  /** /proc starttime of the harness, to recognise it after a daemon restart. */
+  startTime: string | undefined;
+  journalPath: string;
+  /** Journal size at launch: the run's records all lie after it. */
+  journalOffset: number;
+  outputPath: string;
+  done: Promise<RunOutcome>;
+  /** Operator stop: SIGTERM the group, SIGKILL after the grace; the outcome is `killed`. */
+  stop(reason: string): void;
+}
+
+export interface LauncherDeps {
+  now: () => number;
+  env: NodeJS.ProcessEnv;
+  logger: Pick<Logger, "warn"> | undefined;
+  readStartTime: (pid: number) => string | undefined;
+  /** Told once, when the launcher starts killing the run (timeout or operator stop). */
+  onKill: ((cause: KillCause) => void) | undefined;
+}
+
+const defaultDeps: LauncherDeps = {
+  now: Date.now,
+  env: process.env,
+  logger: undefined,
+  readStartTime: readProcessStartTime,
+  onKill: undefined,
+};
+
+/** setTimeout overflows past 2^31-1 ms (~24.8 days) and would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export function launchRun(spec: LaunchSpec, deps: Partial<LauncherDeps> = {}): RunHandle {
+  const d = { ...defaultDeps, ...deps };
+  const journalPath = journalPathFor(spec.cwd);
+  const journalOffset = journalSize(journalPath);
+  const startedAt = d.now();
+  const graceMs = spec.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const statusPath = exitStatusPath(spec.outputPath, spec.runId);
+  const output = openOutputFile(spec.outputPath);
+  const [file, ...args] = wrappedArgv(statusPath, launchArgv(spec));
+
+  const child = execa(file!, args, {
+    cwd: spec.cwd,
+    env: launchEnv(spec, d.env),
+    extendEnv: false,
+    detached: true, // own process group, so timeouts and stops reach every descendant
+    cleanup: false, // runs outlive a daemon restart and are adopted afterwards
+    // The log's own descriptor, not a pipe: the run writes on if the daemon dies.
+    stdin: "ignore" as const,
+    // execa takes any descriptor at run time; its types only spell out 3 to 9.
+    stdout: output.fd as 3,
+    stderr: output.fd as 3,
+    reject: false,
+  });
+  output.close(); // the child has its own copy
+  const cap = new OutputCap(spec.outputPath, spec.outputCapBytes);
+  const capTimer = setInterval(() => cap.check(), OUTPUT_CHECK_MS);
+  capTimer.unref();
+
+  const pid = child.pid;
+  const terminator = pid === undefined ? undefined : groupTerminator(pid, graceMs);
+  // Once the harness has exited on its own, a late stop or timeout must not relabel it.
+  let exited = false;
+  const kill = (cause: KillCause): void => {
+    if (exited || terminator === undefined || terminator.cause !== undefined) return;
+    terminator.terminate(cause);
+    d.onKill?.(cause);
+  };
+  const timeoutTimer = spec.timeoutMs
+    ? setTimeout(() => kill({ by: "timeout" }), Math.min(spec.timeoutMs, MAX_TIMER_MS))
+    : undefined;
+  child.on("exit", () => {
+    exited = true;
+    // Descendants left in the group would keep the run open forever.
+    terminator?.reap();
+  });
+
+  const done = (async (): Promise<RunOutcome> => {
+    const result = await child;
+    clearTimeout(timeoutTimer);
+    clearInterval(capTimer);
+    cap.check();
+    terminator?.dispose();
+    // The program's own status, as the wrapper recorded it; none when the group was killed.
+    const recorded = readExitStatus(statusPath);
+    removeExitStatus(statusPath);
+    return determineOutcome({
+      kind: spec.kind,
+      terminal:
+        spec.kind === "preset" ? readTerminal(journalPath, spec.runId, journalOffset) : undefined,
+      ...(recorded === undefined
+        ? { exitCode: result.exitCode, signal: result.signal }
+        : recordedExit(spec.kind, recorded)),
+      killedBy: terminator?.cause,
+      spawnError: pid === undefined ? (result.shortMessage ?? "spawn failed") : undefined,
+      durationMs: d.now() - startedAt,
+      journalPath,
+    });
+  })();
+
+  return {
+    runId: spec.runId,
+    pid,
+    startTime: pid === undefined ? undefined : d.readStartTime(pid),
+    journalPath,
+    journalOffset,
+    outputPath: spec.outputPath,
+    done,
+    stop(reason) {
+      kill({ by: "operator", reason });
+    },
+  };
+}

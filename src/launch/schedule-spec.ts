@@ -1,0 +1,37 @@
+// Builds the launcher's spec for one run of a schedule.
+import { join } from "node:path";
+import type { CronConfig } from "../config/config.js";
+import type { Schedule } from "../schedules/schedule-file.js";
+import type { LaunchSpec } from "./spec.js";
+
+/** Time between SIGTERM and SIGKILL when the scheduler stops a run. */
+export const RUN_KILL_GRACE_MS = 10_000;
+
+export function launchSpecFor(
+  config: CronConfig,
+  schedule: Schedule,
+  runId: string,
+  slot: Date,
+): LaunchSpec {
+  const common = {
+    runId,
+    schedule: schedule.name,
+    slot,
+    cwd: schedule.projectDir,
+    env: schedule.env,
+    timeoutMs: schedule.timeoutMs,
+    killGraceMs: RUN_KILL_GRACE_MS,
+    outputPath: join(config.stateDir, "output", `${runId}.log`),
+  };
+  if (schedule.kind === "command") return { ...common, kind: "command", command: schedule.command };
+  return {
+    ...common,
+    kind: "preset",
+    harness: config.harness,
+    // The resolved folder: the harness runs in project_dir and would not find presets_dir.
+    preset: schedule.presetDir ?? schedule.preset,
+    objective: schedule.objective,
+    maxIterations: schedule.maxIterations,
+    envFiles: schedule.envFiles,
+  };
+}

@@ -1,0 +1,205 @@
+// Run-ledger events (one JSONL line per state change, seed 003) and the pure replay into a run summary.
+import type { RunStatus, TerminalStatus } from "../launch/outcome.js";
+
+export type Trigger = "cron" | "manual" | "catch_up";
+export type SkipCause =
+  | "overlap"
+  | "paused"
+  | "blocked_by_after"
+  | "max_concurrent"
+  | "disabled"
+  | "config_error";
+
+interface Base {
+  /** ISO-8601 UTC time the event was written. */
+  ts: string;
+  runId: string;
+}
+
+export interface ScheduledEvent extends Base {
+  event: "scheduled";
+  schedule: string;
+  /** ISO instant of the slot. */
+  slot: string;
+  /** Idempotency key `<schedule>@<slot ISO>`. */
+  key: string;
+  trigger: Trigger;
+  kind: "preset" | "command";
+  argv: string[];
+  cwd: string;
+  timeoutMs?: number;
+}
+
+export interface StartedEvent extends Base {
+  event: "started";
+  pid: number;
+  pgid: number;
+  startTime?: string;
+  outputPath: string;
+  journalPath: string;
+  journalOffset: number;
+}
+
+export interface FinishedEvent extends Base {
+  event: "finished";
+  status: TerminalStatus;
+  basis: string;
+  stopReason?: string;
+  exitCode?: number;
+  signal?: string;
+  durationMs: number;
+  detail?: string;
+}
+
+export interface KilledEvent extends Base {
+  event: "killed";
+  /** `operator`, `timeout`, `replace` (overlap = replace), `shutdown`... */
+  by: string;
+  reason: string;
+}
+
+export interface SkippedEvent extends Base {
+  event: "skipped";
+  schedule: string;
+  slot: string;
+  key: string;
+  trigger: Trigger;
+  cause: SkipCause;
+  detail?: string;
+}
+
+export interface AdoptedEvent extends Base {
+  event: "adopted";
+  pid: number;
+}
+
+export interface InterruptedEvent extends Base {
+  event: "interrupted";
+  reason: string;
+  /** Set when no `scheduled` event was written (the daemon died right after the claim). */
+  schedule?: string;
+  slot?: string;
+}
+
+export type LedgerEvent =
+  | ScheduledEvent
+  | StartedEvent
+  | FinishedEvent
+  | KilledEvent
+  | SkippedEvent
+  | AdoptedEvent
+  | InterruptedEvent;
+
+/** Distributes Omit over the union, so each event keeps its own fields. */
+export type LedgerEventInput = LedgerEvent extends infer E
+  ? E extends LedgerEvent
+    ? Omit<E, "ts" | "runId">
+    : never
+  : never;
+
+export type SummaryStatus = RunStatus | "skipped";
+
+/** What `runs` lists: the state of one run after replaying its events. */
+export interface RunSummary {
+  runId: string;
+  schedule: string;
+  slot: string;
+  trigger?: Trigger;
+  status: SummaryStatus;
+  scheduledAt?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  pid?: number;
+  stopReason?: string;
+  exitCode?: number;
+  signal?: string;
+  durationMs?: number;
+  skipCause?: SkipCause;
+  killedBy?: string;
+  detail?: string;
+  /** What the terminal status was decided from (`journal`, `exit`, `spawn`, `lost`...). */
+  basis?: string;
+}
+
+const TERMINAL: ReadonlySet<SummaryStatus> = new Set([
+  "completed",
+  "failed",
+  "killed",
+  "timed_out",
+  "interrupted",
+  "skipped",
+]);
+
+export function isTerminal(status: SummaryStatus): boolean {
+  return TERMINAL.has(status);
+}
+
+/** Applies one event to a summary (pure); `undefined` starts a new one. */
+export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): RunSummary {
+  const s: RunSummary = summary ?? { runId: e.runId, schedule: "", slot: "", status: "pending" };
+  switch (e.event) {
+    case "scheduled":
+      return { ...s, schedule: e.schedule, slot: e.slot, trigger: e.trigger, scheduledAt: e.ts };
+    case "skipped":
+      return {
+        ...s,
+        schedule: e.schedule,
+        slot: e.slot,
+        trigger: e.trigger,
+        status: "skipped",
+        skipCause: e.cause,
+        finishedAt: e.ts,
+        ...(e.detail ? { detail: e.detail } : {}),
+      };
+    case "started":
+      return { ...s, status: "running", pid: e.pid, startedAt: e.ts };
+    case "adopted":
+      return { ...s, status: isTerminal(s.status) ? s.status : "running", pid: e.pid };
+    case "killed":
+      return { ...s, killedBy: e.by };
+    case "interrupted":
+      return {
+        ...s,
+        ...(e.schedule !== undefined && s.schedule === "" && { schedule: e.schedule }),
+        ...(e.slot !== undefined && s.slot === "" && { slot: e.slot }),
+        status: "interrupted",
+        detail: e.reason,
+        finishedAt: e.ts,
+      };
+    case "finished": {
+      const { stopReason, exitCode, signal, detail } = e;
+      return {
+        ...s,
+        status: e.status,
+        basis: e.basis,
+        durationMs: e.durationMs,
+        finishedAt: e.ts,
+        ...(stopReason !== undefined && { stopReason }),
+        ...(exitCode !== undefined && { exitCode }),
+        ...(signal !== undefined && { signal }),
+        ...(detail !== undefined && { detail }),
+      };
+    }
+  }
+}
+
+/** Replays events in order into a summary; undefined for an empty log. */
+export function summarize(events: readonly LedgerEvent[]): RunSummary | undefined {
+  let summary: RunSummary | undefined;
+  for (const e of events) summary = applyEvent(summary, e);
+  return summary;
+}
+
+/** Parses one ledger line; undefined for a torn or foreign line (the reader counts those). */
+export function decodeLedgerEvent(line: string): LedgerEvent | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    if (typeof value !== "object" || value === null) return undefined;
+    const v = value as Partial<LedgerEvent>;
+    return typeof v.event === "string" && typeof v.runId === "string"
+      ? (v as LedgerEvent)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

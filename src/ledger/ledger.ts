@@ -1,0 +1,287 @@
+// The scheduler's run ledger (seed 003): per-run event logs by date, an index, pending runs and claimed slots.
+import { join } from "node:path";
+import { LineCursor, parseLines } from "../journal/reader.js";
+import type { RunOutcome } from "../launch/outcome.js";
+import {
+  applyEvent,
+  decodeLedgerEvent,
+  isTerminal,
+  type LedgerEvent,
+  type LedgerEventInput,
+  type RunSummary,
+  summarize,
+} from "./events.js";
+import {
+  type ClaimResult,
+  defaultLedgerDeps,
+  type LedgerDeps,
+  type PlannedRun,
+  type SkippedRun,
+  type SlotRun,
+  type StartInfo,
+} from "./inputs.js";
+import {
+  loadPending,
+  type PendingEntry,
+  PendingList,
+  pendingFromScheduled,
+  withStart,
+} from "./pending.js";
+import { encodeIndexEntry, RunIndex } from "./run-index.js";
+import { isValidRunId } from "./scheduled-run-id.js";
+import { encodeSlot, loadSlots, slotKey } from "./slots.js";
+
+export class RunLedger {
+  private readonly index: RunIndex;
+  private readonly summaries = new Map<string, RunSummary>();
+  private readonly pendingRuns: PendingList;
+  private readonly slots: Map<string, string>;
+  readonly slotsPath: string;
+  readonly indexPath: string;
+  readonly pendingPath: string;
+
+  private constructor(
+    readonly stateDir: string,
+    private readonly deps: LedgerDeps,
+  ) {
+    this.slotsPath = join(stateDir, "slots.jsonl");
+    this.indexPath = join(stateDir, "runs", "index.jsonl");
+    this.pendingPath = join(stateDir, "pending.json");
+    this.slots = this.tryRead("slots", () => loadSlots(this.slotsPath), new Map());
+    this.index = this.tryRead("index", () => RunIndex.load(this.indexPath), new RunIndex());
+    const pending = this.tryRead("pending", () => loadPending(this.pendingPath), []);
+    this.pendingRuns = new PendingList(pending, (text) =>
+      this.safely("pending", () => this.deps.writeAtomic(this.pendingPath, text)),
+    );
+  }
+
+  /** Opens the ledger under `stateDir`, rebuilding the slot set, index and pending list. */
+  static open(stateDir: string, deps: Partial<LedgerDeps> = {}): RunLedger {
+    return new RunLedger(stateDir, { ...defaultLedgerDeps(), ...deps });
+  }
+
+  /** The event log of a run; undefined for an unknown or malformed id (no path traversal). */
+  runFilePath(runId: string): string | undefined {
+    const date = this.index.dateOf(runId);
+    if (date === undefined || !isValidRunId(runId)) return undefined;
+    return join(this.stateDir, "runs", date, `${runId}.jsonl`);
+  }
+
+  /** True when the slot was already launched or skipped (idempotency across restarts). */
+  hasSlot(key: string): boolean {
+    return this.slots.has(key);
+  }
+
+  /** Claims the slot and records the run as pending, before anything is spawned. */
+  schedule(run: PlannedRun): ClaimResult {
+    const claim = this.claim(run);
+    if (claim.kind === "duplicate") return claim;
+    const { runId, schedule, trigger, kind, argv, cwd, timeoutMs } = run;
+    const slot = run.slot.toISOString();
+    const fields = { schedule, slot, key: claim.key, trigger, kind, argv, cwd, timeoutMs };
+    this.append(runId, { event: "scheduled", ...fields });
+    const scheduledAt = this.deps.now().toISOString();
+    this.pendingRuns.set(pendingFromScheduled({ runId, ...fields }, scheduledAt));
+    return claim;
+  }
+
+  /** Records a slot that will not run; the slot counts as handled. */
+  skip(run: SkippedRun): ClaimResult {
+    const claim = this.claim(run);
+    if (claim.kind === "duplicate") return claim;
+    const { schedule, trigger, cause, detail } = run;
+    const slot = run.slot.toISOString();
+    this.append(run.runId, {
+      event: "skipped",
+      schedule,
+      slot,
+      key: claim.key,
+      trigger,
+      cause,
+      detail,
+    });
+    return claim;
+  }
+
+  /** Call right after spawning: the pid in pending.json is what lets a restart adopt the run. */
+  started(runId: string, info: StartInfo): void {
+    this.append(runId, { event: "started", ...info, pgid: info.pid });
+    const entry = this.pendingRuns.get(runId);
+    if (entry) this.pendingRuns.set(withStart(entry, info, this.deps.now().toISOString()));
+  }
+
+  adopted(runId: string, pid: number, startTime?: string): void {
+    this.append(runId, { event: "adopted", pid });
+    const entry = this.pendingRuns.get(runId);
+    if (entry) this.pendingRuns.set({ ...entry, pid, startTime: startTime ?? entry.startTime });
+  }
+
+  killed(runId: string, by: string, reason: string): void {
+    this.append(runId, { event: "killed", by, reason });
+  }
+
+  finished(runId: string, outcome: RunOutcome): void {
+    // Two watchers of one run (a detached daemon and its successor) must not both end it:
+    // read the run's log itself, since the other one may have written to it.
+    const known = this.replay(runId)?.summary;
+    if (known !== undefined && isTerminal(known.status)) return;
+    const { status, basis, stopReason, exitCode, signal, durationMs, detail } = outcome;
+    const fields = { status, basis, stopReason, exitCode, signal, durationMs, detail };
+    this.append(runId, { event: "finished", ...fields });
+    this.pendingRuns.drop(runId);
+  }
+
+  interrupted(runId: string, reason: string, slot?: { schedule: string; slot: string }): void {
+    // A claim the index never heard of (crash between the two lines) is indexed now.
+    if (slot !== undefined && this.index.dateOf(runId) === undefined)
+      this.addToIndex(runId, slot.schedule, slot.slot);
+    this.append(runId, { event: "interrupted", reason, ...slot });
+    this.pendingRuns.drop(runId);
+  }
+
+  /** Puts a run rebuilt by `strandedClaims` back into pending.json. */
+  relist(entry: PendingEntry): void {
+    this.pendingRuns.set(entry);
+  }
+
+  /**
+   * Runs among the newest claims that pending.json does not list although their log has no
+   * end: the daemon died between claiming the slot and writing pending.json, or that write
+   * failed. Launches are claimed and recorded one at a time, so only the newest claims can
+   * be in this state. `entry` is rebuilt from the log; undefined when not even the
+   * `scheduled` event was written (then nothing was spawned).
+   */
+  strandedClaims(newest = 32): Array<{ runId: string; key: string; entry?: PendingEntry }> {
+    const claims = [...this.slots].slice(-newest);
+    const out: Array<{ runId: string; key: string; entry?: PendingEntry }> = [];
+    for (const [key, runId] of claims) {
+      if (this.pendingRuns.get(runId) !== undefined) continue;
+      const replay = this.replay(runId);
+      if (replay !== undefined && isTerminal(replay.summary.status)) continue;
+      const scheduled = replay?.events.find((e) => e.event === "scheduled");
+      const started = replay?.events.findLast((e) => e.event === "started");
+      if (scheduled === undefined || scheduled.event !== "scheduled") {
+        out.push({ runId, key });
+        continue;
+      }
+      const entry = pendingFromScheduled(scheduled, scheduled.ts);
+      out.push({
+        runId,
+        key,
+        entry: started?.event === "started" ? withStart(entry, started, started.ts) : entry,
+      });
+    }
+    return out;
+  }
+
+  /** Runs not yet terminal (a copy). */
+  pending(): PendingEntry[] {
+    return this.pendingRuns.all();
+  }
+
+  /** Runs newest first (by creation), optionally of one schedule. */
+  listRuns(query: { schedule?: string; limit?: number } = {}): RunSummary[] {
+    const out: RunSummary[] = [];
+    const limit = query.limit ?? Number.POSITIVE_INFINITY;
+    for (const runId of this.index.newestFirst(query.schedule)) {
+      if (out.length >= limit) break;
+      const summary = this.summaryOf(runId);
+      if (summary) out.push(summary);
+    }
+    return out;
+  }
+
+  /** Run ids newest first (by creation), optionally of one schedule; summaries not read. */
+  runIdsNewestFirst(schedule?: string): Iterable<string> {
+    return this.index.newestFirst(schedule);
+  }
+
+  /** Schedules the ledger has runs (or skipped slots) of. */
+  schedulesWithRuns(): Iterable<string> {
+    return this.index.schedules();
+  }
+
+  latestRun(schedule: string): RunSummary | undefined {
+    return this.listRuns({ schedule, limit: 1 })[0];
+  }
+
+  /** How many of the schedule's most recent runs in a row satisfy `predicate`. */
+  consecutive(schedule: string, predicate: (run: RunSummary) => boolean): number {
+    let count = 0;
+    for (const runId of this.index.newestFirst(schedule)) {
+      const summary = this.summaryOf(runId);
+      if (!summary || !predicate(summary)) break;
+      count++;
+    }
+    return count;
+  }
+
+  /** The run's events in order and the summary they add up to (`runs show`). */
+  replay(runId: string): { events: LedgerEvent[]; summary: RunSummary } | undefined {
+    const path = this.runFilePath(runId);
+    if (path === undefined) return undefined;
+    const read = () => parseLines(new LineCursor(path).readNew(), decodeLedgerEvent).items;
+    const events = this.tryRead("run log", read, []).filter((e) => e.runId === runId);
+    const summary = summarize(events);
+    return summary ? { events, summary } : undefined;
+  }
+
+  private summaryOf(runId: string): RunSummary | undefined {
+    const cached = this.summaries.get(runId) ?? this.replay(runId)?.summary;
+    if (cached) this.summaries.set(runId, cached);
+    return cached;
+  }
+
+  private claim(run: SlotRun): ClaimResult {
+    const key = slotKey(run.schedule, run.slot);
+    const owner = this.slots.get(key);
+    if (owner !== undefined) return { kind: "duplicate", runId: owner };
+    // In memory first: even if the disk refuses, this process never launches the slot twice.
+    this.slots.set(key, run.runId);
+    const ts = this.deps.now().toISOString();
+    this.safely("slot", () => this.deps.appendLine(this.slotsPath, encodeSlot(key, run.runId, ts)));
+    this.addToIndex(run.runId, run.schedule, run.slot.toISOString());
+    return { kind: "claimed", key };
+  }
+
+  private addToIndex(runId: string, schedule: string, slotIso: string): void {
+    const entry = { runId, date: slotIso.slice(0, 10), schedule };
+    this.index.add(entry);
+    this.safely("index", () => this.deps.appendLine(this.indexPath, encodeIndexEntry(entry)));
+  }
+
+  /** Writes one event and folds it into the cached summary; a failed write is only logged. */
+  private append(runId: string, input: LedgerEventInput): void {
+    const { event: name, ...fields } = input;
+    const ts = this.deps.now().toISOString();
+    const event = { ts, event: name, runId, ...fields } as LedgerEvent;
+    this.summaries.set(runId, applyEvent(this.summaryOf(runId), event));
+    const path = this.runFilePath(runId);
+    if (path === undefined) {
+      this.deps.logger.warn(
+        { runId, event: name },
+        "run ledger: unknown run id; event not written",
+      );
+      return;
+    }
+    this.safely(name, () => this.deps.appendLine(path, JSON.stringify(event)));
+  }
+
+  /** Ledger I/O never fails a run (seed 003): log and carry on with the in-memory state. */
+  private safely(what: string, write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      this.deps.logger.error({ err, what }, "run ledger write failed; the run goes on");
+    }
+  }
+
+  private tryRead<T>(what: string, read: () => T, fallback: T): T {
+    try {
+      return read();
+    } catch (err) {
+      this.deps.logger.error({ err, what }, "run ledger read failed; going on without it");
+      return fallback;
+    }
+  }
+}

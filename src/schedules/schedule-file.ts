@@ -1,0 +1,272 @@
+// schedules/*.toml: one or more [[schedule]] entries per file. Parsing is pure; a thin loader
+// reads every *.toml in schedules_dir. A bad file yields problems and no schedules.
+import { readdirSync, readFileSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { z } from "zod";
+import type { CronConfig } from "../config/config.js";
+import {
+  alertField,
+  argvField,
+  CATCH_UP_MODES,
+  cronField,
+  durationField,
+  envField,
+  monitorThresholds,
+  OVERLAP_POLICIES,
+  type OverlapPolicy,
+  scheduleNameField,
+  timezoneField,
+} from "../config/fields.js";
+import type { CatchUpPolicy } from "../timing/planner.js";
+import type { FieldProblem } from "../util/errors.js";
+import { parseTomlBytes, parseTomlText, schemaProblems } from "../util/toml-input.js";
+
+/** Linux caps one argument at 128 KiB (MAX_ARG_STRLEN); the objective is one. */
+export const MAX_OBJECTIVE_BYTES = 100 * 1024;
+
+/**
+ * One [[schedule]] as written. Defaults: kind "preset", timezone/overlap/timeout/catch_up/
+ * catch_up_window/alert from [defaults] (built-in: "UTC", "skip", "2h", "latest", "6h", []
+ * meaning the monitor's channels), jitter none, after [], env {}, enabled true,
+ * project_dir the config file's folder, [schedule.monitor] thresholds from [monitor].
+ */
+const scheduleEntry = z
+  .strictObject({
+    name: scheduleNameField,
+    cron: cronField,
+    timezone: timezoneField.optional(),
+    kind: z.enum(["preset", "command"]).default("preset"),
+    preset: z.string().min(1).optional(),
+    objective: z
+      .string()
+      .min(1)
+      .refine((text) => Buffer.byteLength(text) <= MAX_OBJECTIVE_BYTES, {
+        message: `an objective of at most ${MAX_OBJECTIVE_BYTES / 1024} KB: the harness gets it as one argument, and Linux refuses longer ones (E2BIG); put long standing instructions in the preset's harness.md or a role prompt`,
+      })
+      .optional(),
+    command: argvField.optional(),
+    project_dir: z.string().min(1).optional(),
+    overlap: z.enum(OVERLAP_POLICIES).optional(),
+    timeout: durationField(1000).optional(),
+    catch_up: z.enum(CATCH_UP_MODES).optional(),
+    catch_up_window: durationField().optional(),
+    jitter: durationField().default(0),
+    after: z.array(scheduleNameField).default([]),
+    max_iterations: z.number().int().min(1).optional(),
+    env: envField.default({}),
+    /** Env files (NAME=value) the harness hands to this schedule's agent only: its credentials. */
+    env_file: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
+    alert: alertField.optional(),
+    enabled: z.boolean().default(true),
+    monitor: z.strictObject(monitorThresholds).optional(),
+  })
+  .superRefine((s, ctx) => {
+    const need = (key: "preset" | "objective" | "command", what: string) => {
+      if (s[key] === undefined) ctx.addIssue({ code: "custom", path: [key], message: what });
+    };
+    const forbid = (
+      key: "preset" | "objective" | "command" | "max_iterations" | "env_file",
+      hint: string,
+    ) => {
+      if (s[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: hint });
+    };
+    if (s.kind === "preset") {
+      need("preset", 'a preset name or path (kind = "preset", the default)');
+      need("objective", 'the objective for the preset (kind = "preset", the default)');
+      forbid("command", 'no command when kind = "preset" (set kind = "command" to run a command)');
+    } else {
+      need("command", 'a command array when kind = "command"');
+      for (const key of ["preset", "objective", "max_iterations"] as const) {
+        forbid(key, `no ${key} when kind = "command"`);
+      }
+      forbid(
+        "env_file",
+        'no env_file when kind = "command" (put the variables in env, or run a preset)',
+      );
+    }
+  });
+const scheduleFileSchema = z.strictObject({ schedule: z.array(scheduleEntry).default([]) });
+
+interface ScheduleCommon {
+  name: string;
+  /** The file it came from (as shown in messages) and its index there. */
+  file: string;
+  index: number;
+  cron: string;
+  timezone: string;
+  jitterMs: number;
+  /** The run's work dir, absolute. */
+  projectDir: string;
+  overlap: OverlapPolicy;
+  timeoutMs: number;
+  catchUp: CatchUpPolicy;
+  after: string[];
+  env: Record<string, string>;
+  /** Channel names; [] means the monitor's channels. */
+  alert: string[];
+  enabled: boolean;
+  monitor: {
+    gateRejections: number;
+    gateGraceMs: number;
+    stallAfterMs: number;
+    missedGraceMs: number;
+  };
+}
+
+export type Schedule = ScheduleCommon &
+  (
+    | {
+        kind: "preset";
+        /** A preset name, or an absolute path when written as a path. */
+        preset: string;
+        /** The preset's folder, set by validateAll once it resolves. */
+        presetDir: string | undefined;
+        objective: string;
+        maxIterations: number | undefined;
+        /** Absolute paths of env files for the agent (`autoloop run --env-file`). */
+        envFiles: string[];
+      }
+    | { kind: "command"; command: string[] }
+  );
+
+export type ScheduleDefaults = CronConfig["defaults"] & {
+  monitor: ScheduleCommon["monitor"];
+};
+
+/** The defaults a schedule file is parsed with, taken from the config. */
+export function scheduleDefaults(config: CronConfig): ScheduleDefaults {
+  const { gateRejections, gateGraceMs, stallAfterMs, missedGraceMs } = config.monitor;
+  return {
+    ...config.defaults,
+    monitor: { gateRejections, gateGraceMs, stallAfterMs, missedGraceMs },
+  };
+}
+
+export interface ScheduleFileContext {
+  /** Folder of the schedule file: relative project_dir and preset paths resolve here. */
+  fileDir: string;
+  /** Folder of the config file: the default project_dir. */
+  configDir: string;
+}
+
+/** Parses one schedule file; any problem means no schedules from it. */
+export function parseScheduleFile(
+  fileName: string,
+  text: string | Uint8Array,
+  defaults: ScheduleDefaults,
+  context: ScheduleFileContext,
+): { schedules: Schedule[]; problems: FieldProblem[] } {
+  const toml =
+    typeof text === "string" ? parseTomlText(fileName, text) : parseTomlBytes(fileName, text);
+  if (!toml.ok) return { schedules: [], problems: [toml.problem] };
+  const parsed = scheduleFileSchema.safeParse(toml.value);
+  if (!parsed.success) {
+    const problems = schemaProblems(fileName, scheduleFileSchema, parsed.error, toml.value);
+    return { schedules: [], problems };
+  }
+  const here = (p: string) => (isAbsolute(p) ? p : resolve(context.fileDir, p));
+  const schedules = parsed.data.schedule.map((s, index): Schedule => {
+    const common: ScheduleCommon = {
+      name: s.name,
+      file: fileName,
+      index,
+      cron: s.cron,
+      timezone: s.timezone ?? defaults.timezone,
+      jitterMs: s.jitter,
+      projectDir: s.project_dir === undefined ? context.configDir : here(s.project_dir),
+      overlap: s.overlap ?? defaults.overlap,
+      timeoutMs: s.timeout ?? defaults.timeoutMs,
+      catchUp: {
+        mode: s.catch_up ?? defaults.catchUp.mode,
+        windowMs: s.catch_up_window ?? defaults.catchUp.windowMs,
+      },
+      after: s.after,
+      env: s.env,
+      alert: s.alert ?? defaults.alert,
+      enabled: s.enabled,
+      monitor: {
+        gateRejections: s.monitor?.gate_rejections ?? defaults.monitor.gateRejections,
+        gateGraceMs: s.monitor?.gate_grace ?? defaults.monitor.gateGraceMs,
+        stallAfterMs: s.monitor?.stall_after ?? defaults.monitor.stallAfterMs,
+        missedGraceMs: s.monitor?.missed_grace ?? defaults.monitor.missedGraceMs,
+      },
+    };
+    if (s.kind === "command") return { ...common, kind: "command", command: s.command! };
+    const preset = isPresetPath(s.preset!) ? here(s.preset!) : s.preset!;
+    const { objective, max_iterations: maxIterations } = s;
+    const envFiles = s.env_file === undefined ? [] : [s.env_file].flat().map(here);
+    return {
+      ...common,
+      kind: "preset",
+      preset,
+      presetDir: undefined,
+      objective: objective!,
+      maxIterations,
+      envFiles,
+    };
+  });
+  return { schedules, problems: [] };
+}
+
+/** A preset written as a path (rather than a name) contains a slash or starts with a dot. */
+export function isPresetPath(preset: string): boolean {
+  return preset.includes("/") || preset.startsWith(".");
+}
+
+/** How a file is named in messages: relative to the config folder when inside it. */
+export function displayPath(configDir: string, file: string): string {
+  const rel = relative(configDir, file);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel.split(sep).join("/") : file;
+}
+
+/** Reads and parses every *.toml in schedules_dir, in name order. */
+export function loadScheduleFiles(config: CronConfig): {
+  schedules: Schedule[];
+  problems: FieldProblem[];
+  warnings: FieldProblem[];
+} {
+  const dir = config.schedulesDir;
+  let names: string[];
+  try {
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith(".toml"))
+      .sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    const warning = {
+      file: displayPath(config.dir, dir),
+      field: "",
+      found: "no such folder",
+      expected: "a folder of schedule files (no schedules are loaded)",
+    };
+    return { schedules: [], problems: [], warnings: [warning] };
+  }
+  const defaults = scheduleDefaults(config);
+  const schedules: Schedule[] = [];
+  const problems: FieldProblem[] = [];
+  for (const name of names) {
+    const path = join(dir, name);
+    const file = displayPath(config.dir, path);
+    let text: Buffer;
+    try {
+      text = readFileSync(path);
+    } catch (err) {
+      // Unreadable (a folder, no permission, deleted meanwhile): a problem of this file only.
+      const code = (err as NodeJS.ErrnoException).code ?? "error";
+      problems.push({
+        file,
+        field: "",
+        found: `an unreadable file (${code})`,
+        expected: "a readable TOML file",
+      });
+      continue;
+    }
+    const parsed = parseScheduleFile(file, text, defaults, {
+      fileDir: dir,
+      configDir: config.dir,
+    });
+    schedules.push(...parsed.schedules);
+    problems.push(...parsed.problems);
+  }
+  return { schedules, problems, warnings: [] };
+}

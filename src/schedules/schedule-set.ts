@@ -1,0 +1,49 @@
+// The schedules in force: the newest valid version of each file. A file that fails
+// validation on reload keeps its previous good schedules, so one typo stops nothing.
+
+import type { CronConfig } from "../config/config.js";
+import type { FieldProblem } from "../util/errors.js";
+import type { Schedule } from "./schedule-file.js";
+import { readInForce, validateAll } from "./validate.js";
+
+export interface ScheduleSetUpdate {
+  schedules: Map<string, Schedule>;
+  /** Problems of this load, per file (display path). */
+  problems: FieldProblem[];
+  warnings: FieldProblem[];
+  /** Files whose previous version stays in force because the new one is invalid. */
+  keptPrevious: string[];
+}
+
+export function loadScheduleSet(
+  config: CronConfig,
+  previous: ReadonlyMap<string, Schedule> = new Map(),
+): ScheduleSetUpdate {
+  // The names in force stay with their files: a newcomer reusing one is the invalid file.
+  const inForce =
+    previous.size > 0
+      ? new Map([...previous.values()].map((s) => [s.name, s.file]))
+      : readInForce(config);
+  const report = validateAll(config, inForce);
+  const badFiles = new Set(report.problems.map((p) => p.file));
+  const schedules = new Map<string, Schedule>();
+  for (const s of report.schedules) if (!badFiles.has(s.file)) schedules.set(s.name, s);
+  const keptPrevious = new Set<string>();
+  for (const s of previous.values()) {
+    if (badFiles.has(s.file) && !schedules.has(s.name)) {
+      schedules.set(s.name, s);
+      keptPrevious.add(s.file);
+    }
+  }
+  return {
+    schedules,
+    problems: report.problems,
+    warnings: report.warnings,
+    keptPrevious: [...keptPrevious],
+  };
+}
+
+/** True when a reload changed what matters for planning or launching a schedule. */
+export function scheduleChanged(a: Schedule, b: Schedule): boolean {
+  return JSON.stringify({ ...a, index: 0 }) !== JSON.stringify({ ...b, index: 0 });
+}

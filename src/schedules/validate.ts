@@ -1,0 +1,262 @@
+// Cross-file checks over every schedule: unique names, `after` targets without cycles, known
+// alert channels, presets that resolve, project dirs that exist (a warning only).
+
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { CronConfig } from "../config/config.js";
+import { nextFireTime } from "../timing/planner.js";
+import { formatDuration } from "../util/duration.js";
+import type { FieldProblem } from "../util/errors.js";
+import { bundledPresetsDir } from "../util/package-root.js";
+import { nearestKey } from "../util/toml-input.js";
+import { displayPath, isPresetPath, loadScheduleFiles, type Schedule } from "./schedule-file.js";
+
+/** The presets shipped with autoloop-cron: the repository's presets/ folder, two levels up
+ * both from src/cron/ and from the bundles in dist/bin/. */
+export const BUNDLED_PRESETS_DIR = bundledPresetsDir();
+
+export interface ValidationReport {
+  /** Schedules that passed every check, in file order; presets resolved. */
+  schedules: Schedule[];
+  /** Errors: the schedule named by each is not loaded. */
+  problems: FieldProblem[];
+  /** Worth a look, but the schedule still runs. */
+  warnings: FieldProblem[];
+}
+
+/** Which file holds each schedule name in the running daemon: `<state>/schedules-in-force.json`. */
+export function inForcePath(config: CronConfig): string {
+  return join(config.stateDir, "schedules-in-force.json");
+}
+
+/** The daemon's last record of which file holds each name; empty when there is none. */
+export function readInForce(config: CronConfig): Map<string, string> {
+  try {
+    const raw = JSON.parse(readFileSync(inForcePath(config), "utf8")) as unknown;
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return new Map();
+    return new Map(
+      Object.entries(raw as Record<string, unknown>).filter(
+        (e): e is [string, string] => typeof e[1] === "string",
+      ),
+    );
+  } catch {
+    return new Map();
+  }
+}
+
+/**
+ * Loads every schedule file of `config` and checks the schedules against each other.
+ * `inForce` (name → file) says which file holds a name now: a newcomer reusing the name is
+ * the one reported invalid. Without it, the daemon's last record is used (so `validate`
+ * and the running daemon agree), then the older file, then name order.
+ */
+export function validateAll(
+  config: CronConfig,
+  inForce: ReadonlyMap<string, string> = readInForce(config),
+): ValidationReport {
+  const loaded = loadScheduleFiles(config);
+  const checked = checkSchedules(loaded.schedules, config, inForce);
+  return {
+    schedules: checked.schedules,
+    problems: [...loaded.problems, ...checked.problems],
+    warnings: [...loaded.warnings, ...checked.warnings],
+  };
+}
+
+// Any fixed instant will do to measure the gap between two slots.
+const JITTER_REFERENCE = new Date(Date.UTC(2030, 0, 1));
+const at = (s: Schedule, field: string) => `schedule[${s.index}].${field}`;
+
+/** The order in which schedules sharing a name claim it: in force, then older file, then name. */
+function claimOrder(
+  all: Schedule[],
+  config: CronConfig,
+  inForce: ReadonlyMap<string, string>,
+): Schedule[] {
+  const mtimes = new Map<string, number>();
+  const mtime = (file: string) => {
+    let t = mtimes.get(file);
+    if (t === undefined) {
+      try {
+        t = statSync(resolve(config.dir, file)).mtimeMs;
+      } catch {
+        t = Number.POSITIVE_INFINITY;
+      }
+      mtimes.set(file, t);
+    }
+    return t;
+  };
+  const rank = (s: Schedule) => (inForce.get(s.name) === s.file ? 0 : 1);
+  // Negative when `a` claims the name before `b`; ties keep file order (the first file wins).
+  const before = (a: Schedule, b: Schedule) => rank(a) - rank(b) || mtime(a.file) - mtime(b.file);
+  const winners = new Map<string, Schedule>();
+  for (const s of all) {
+    const held = winners.get(s.name);
+    if (held === undefined || before(s, held) < 0) winners.set(s.name, s);
+  }
+  const first = all.filter((s) => winners.get(s.name) === s);
+  return [...first, ...all.filter((s) => winners.get(s.name) !== s)];
+}
+
+/** Checks parsed schedules together; drops those with problems. */
+export function checkSchedules(
+  all: Schedule[],
+  config: CronConfig,
+  inForce: ReadonlyMap<string, string> = new Map(),
+): ValidationReport {
+  const problems: FieldProblem[] = [];
+  const warnings: FieldProblem[] = [];
+  const bad = new Set<Schedule>();
+  const problem = (s: Schedule, field: string, found: string, expected: string) => {
+    problems.push({ file: s.file, field: at(s, field), found, expected });
+    bad.add(s);
+  };
+  const presetDirs = new Map<Schedule, string | undefined>();
+  const byName = new Map<string, Schedule>();
+  for (const s of claimOrder(all, config, inForce)) {
+    const first = byName.get(s.name);
+    if (first === undefined) byName.set(s.name, s);
+    else {
+      const held = inForce.get(s.name) === first.file ? ", and is in force" : "";
+      problem(
+        s,
+        "name",
+        JSON.stringify(s.name),
+        `a name no other schedule has (${first.file}: schedule[${first.index}] has it${held}); rename this one`,
+      );
+    }
+  }
+  const channels = config.channels.map((c) => c.name);
+  const names = [...byName.keys()];
+  for (const s of all) {
+    s.alert.forEach((c, i) => {
+      if (!channels.includes(c))
+        problem(
+          s,
+          `alert[${i}]`,
+          JSON.stringify(c),
+          `the name of a [[channel]] in the config (${hint(c, channels)})`,
+        );
+    });
+    s.after.forEach((name, i) => {
+      if (!byName.has(name))
+        problem(
+          s,
+          `after[${i}]`,
+          JSON.stringify(name),
+          `the name of a schedule (${hint(name, names)})`,
+        );
+    });
+    if (s.kind === "preset") presetDirs.set(s, resolvePreset(s, config, problem));
+    if (!existsSync(s.projectDir)) {
+      warnings.push({
+        file: s.file,
+        field: at(s, "project_dir"),
+        found: JSON.stringify(s.projectDir),
+        expected: "an existing folder (runs fail until it exists)",
+      });
+    }
+    if (s.kind === "preset") {
+      s.envFiles.forEach((file, i) => {
+        if (existsSync(file)) return;
+        warnings.push({
+          file: s.file,
+          field: at(s, s.envFiles.length === 1 ? "env_file" : `env_file[${i}]`),
+          found: JSON.stringify(file),
+          expected: "an existing env file of NAME=value lines (runs fail until it exists)",
+        });
+      });
+    }
+    const first = s.jitterMs > 0 ? nextFireTime(s, JITTER_REFERENCE) : undefined;
+    const second = first && nextFireTime(s, first);
+    if (first && second && s.jitterMs >= second.getTime() - first.getTime()) {
+      warnings.push({
+        file: s.file,
+        field: at(s, "jitter"),
+        found: JSON.stringify(formatDuration(s.jitterMs)),
+        expected: "less than the time between two slots, or slots fire out of order",
+      });
+    }
+  }
+  for (const cycle of findCycles(
+    all.filter((s) => !bad.has(s)),
+    byName,
+  )) {
+    const path = [...cycle.map((s) => s.name), cycle[0]!.name].join(" → ");
+    for (const s of cycle)
+      problem(s, "after", JSON.stringify(s.after), `no cycle of after dependencies (${path})`);
+  }
+  const schedules = all
+    .filter((s) => !bad.has(s))
+    .map((s) => (s.kind === "preset" ? { ...s, presetDir: presetDirs.get(s) } : s));
+  return { schedules, problems, warnings };
+}
+
+function hint(name: string, known: string[]): string {
+  const near = nearestKey(name, known);
+  if (near !== undefined) return `did you mean ${JSON.stringify(near)}?`;
+  return known.length === 0 ? "none are defined" : `known: ${known.join(", ")}`;
+}
+
+/** Cycles among `after` edges (each reported once), by depth-first search. */
+function findCycles(schedules: Schedule[], byName: Map<string, Schedule>): Schedule[][] {
+  const state = new Map<Schedule, "visiting" | "done">();
+  const cycles: Schedule[][] = [];
+  const stack: Schedule[] = [];
+  const visit = (s: Schedule) => {
+    state.set(s, "visiting");
+    stack.push(s);
+    for (const name of s.after) {
+      const next = byName.get(name);
+      if (next === undefined || !schedules.includes(next)) continue;
+      if (state.get(next) === "visiting") cycles.push(stack.slice(stack.indexOf(next)));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(s, "done");
+  };
+  for (const s of schedules) if (!state.has(s)) visit(s);
+  return cycles;
+}
+
+const hasPreset = (dir: string) => existsSync(join(dir, "autoloops.toml"));
+
+/** The preset's folder: a path as written, else presets_dir/<name>, else the bundled one. */
+function resolvePreset(
+  s: Extract<Schedule, { kind: "preset" }>,
+  config: CronConfig,
+  problem: (s: Schedule, field: string, found: string, expected: string) => void,
+): string | undefined {
+  const candidates = isPresetPath(s.preset)
+    ? [s.preset]
+    : [join(config.presetsDir, s.preset), join(BUNDLED_PRESETS_DIR, s.preset)];
+  const found = candidates.find(hasPreset);
+  if (found !== undefined) return found;
+  const looked = candidates.map((c) => displayPath(config.dir, c)).join(" and ");
+  const known = isPresetPath(s.preset)
+    ? []
+    : [...presetNames(config.presetsDir), ...presetNames(BUNDLED_PRESETS_DIR)];
+  const near = nearestKey(s.preset, known);
+  const suggestion = near === undefined ? "" : `; did you mean ${JSON.stringify(near)}?`;
+  problem(
+    s,
+    "preset",
+    JSON.stringify(s.preset),
+    `a preset folder containing autoloops.toml (looked in ${looked}${suggestion})`,
+  );
+  return undefined;
+}
+
+function presetNames(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((n) => hasPreset(join(dir, n)));
+  } catch {
+    return [];
+  }
+}
+
+export {
+  formatValidationReport,
+  type ValidationReportJson,
+  validationReportJson,
+} from "./validation-report.js";

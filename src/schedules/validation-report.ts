@@ -1,0 +1,61 @@
+// The `autoloop-cron validate` output: human text, or a JSON-serializable form for --json.
+
+import { fireTimeOf } from "../timing/jitter.js";
+import { nextFireTime } from "../timing/planner.js";
+import { type FieldProblem, formatProblem } from "../util/errors.js";
+import type { ValidationReport } from "./validate.js";
+
+export interface ValidationReportJson {
+  ok: boolean;
+  schedules: Array<{
+    name: string;
+    file: string;
+    cron: string;
+    timezone: string;
+    enabled: boolean;
+    /** ISO time of the next fire after `now`, when one was asked for and exists. */
+    next: string | null;
+  }>;
+  problems: Array<FieldProblem & { message: string }>;
+  warnings: Array<FieldProblem & { message: string }>;
+}
+
+/** The report as plain data; `now` (when given) adds each schedule's next fire time. */
+export function validationReportJson(report: ValidationReport, now?: Date): ValidationReportJson {
+  const withMessage = (p: FieldProblem) => ({ ...p, message: formatProblem(p) });
+  return {
+    ok: report.problems.length === 0,
+    schedules: report.schedules.map((s) => {
+      const slot = now && s.enabled ? nextFireTime(s, now) : undefined;
+      return {
+        name: s.name,
+        file: s.file,
+        cron: s.cron,
+        timezone: s.timezone,
+        enabled: s.enabled,
+        next: slot ? fireTimeOf(s, slot).toISOString() : null,
+      };
+    }),
+    problems: report.problems.map(withMessage),
+    warnings: report.warnings.map(withMessage),
+  };
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** Problems, then warnings, then the schedules that will run, then a one-line summary. */
+export function formatValidationReport(report: ValidationReport, now?: Date): string {
+  const json = validationReportJson(report, now);
+  const lines = [
+    ...json.problems.map((p) => `error: ${p.message}`),
+    ...json.warnings.map((w) => `warning: ${w.message}`),
+  ];
+  for (const s of json.schedules) {
+    const when = s.enabled ? (s.next === null ? "" : `  next ${s.next}`) : "  (disabled)";
+    lines.push(`ok: ${s.name}  ${s.cron}  ${s.timezone}  (${s.file})${when}`);
+  }
+  lines.push(
+    `${plural(json.schedules.length, "schedule")} valid, ${plural(json.problems.length, "error")}, ${plural(json.warnings.length, "warning")}`,
+  );
+  return lines.join("\n");
+}

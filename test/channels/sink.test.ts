@@ -1,0 +1,48 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { messageIdHeader, threadRootHeader } from "../../src/alerts/message.js";
+import { createChannels } from "../../src/channels/create.js";
+import { effectiveChannels } from "../../src/config/channels.js";
+import { Outbox } from "../../src/outbox/outbox.js";
+import { collectingLogger, removeTempDirs, sampleMessage, tempDir } from "./helpers.js";
+
+const T0 = Date.parse("2026-11-21T01:25:00.000Z");
+let outbox: Outbox | undefined;
+afterEach(async () => {
+  await outbox?.close();
+  outbox = undefined;
+  removeTempDirs();
+});
+
+describe("embedded sink (no channel configured)", () => {
+  it("writes one .eml per alert under <state_dir>/mail and logs it", async () => {
+    const stateDir = tempDir();
+    const logger = collectingLogger();
+    const configs = effectiveChannels([]);
+    expect(configs).toEqual([{ name: "sink", type: "sink" }]);
+    const { channels, problems } = createChannels(configs, { stateDir, logger, now: () => T0 });
+    expect(problems).toEqual([]);
+    outbox = Outbox.open({ path: join(stateDir, "outbox.jsonl"), channels, now: () => T0 });
+    const [entry] = outbox.enqueue(sampleMessage(), ["sink"]);
+    const [outcome] = await outbox.deliverDue(T0);
+
+    const files = readdirSync(join(stateDir, "mail"));
+    expect(files).toEqual([`20261121T012500Z-gate_stuck-${entry!.messageId}.eml`]);
+    expect(outcome).toMatchObject({
+      kind: "delivered",
+      response: `wrote ${join(stateDir, "mail", files[0]!)}`,
+    });
+    const eml = readFileSync(join(stateDir, "mail", files[0]!), "utf8");
+    expect(eml).toContain("Subject: [FIRING] gate stuck: nightly-fix run-20261121-0200-ab12");
+    expect(eml).toContain(`Message-ID: ${messageIdHeader(entry!.messageId)}`);
+    expect(eml).toContain(`In-Reply-To: ${threadRootHeader(sampleMessage().fingerprint)}`);
+    expect(eml).toMatch(/Content-Type: text\/html/);
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({
+        level: "info",
+        msg: "alert: [FIRING] gate stuck: nightly-fix run-20261121-0200-ab12",
+      }),
+    );
+  });
+});

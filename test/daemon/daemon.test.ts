@@ -1,0 +1,216 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SchedulerDaemon } from "../../src/daemon/daemon.js";
+import { setPaused } from "../../src/schedules/pause-state.js";
+import { isProcessAlive } from "../../src/util/process.js";
+import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import {
+  capturingLogger,
+  commandSchedule,
+  nextEvent,
+  startDaemon,
+  writeCronConfig,
+} from "../helpers/daemon.js";
+import { waitFor } from "../helpers/wait.js";
+
+const daemons: SchedulerDaemon[] = [];
+afterEach(async () => {
+  await Promise.all(daemons.splice(0).map((d) => d.shutdown("terminate", 5_000)));
+  cleanupTempDirs();
+});
+
+function run(...args: Parameters<typeof startDaemon>): SchedulerDaemon {
+  const d = startDaemon(...args);
+  daemons.push(d);
+  return d;
+}
+
+const SLEEP_3S = "setTimeout(() => {}, 3000)";
+
+describe("scheduler daemon with real processes", () => {
+  it("skips a slot while the previous run is still running (overlap = skip)", async () => {
+    const d = run(
+      writeCronConfig(tempDir(), commandSchedule("slow", SLEEP_3S, 'overlap = "skip"')),
+    );
+    const first = await nextEvent(d, "fire");
+    const skipped = await nextEvent(d, "skipped");
+    expect(skipped).toMatchObject({ schedule: "slow", cause: "overlap" });
+    expect(skipped.detail).toContain(first.runId);
+    expect(d.ledger.replay(skipped.runId)?.summary).toMatchObject({
+      status: "skipped",
+      skipCause: "overlap",
+    });
+  });
+
+  it("queues a slot and launches it when the previous run ends (overlap = queue)", async () => {
+    const { logger, lines } = capturingLogger();
+    const d = run(
+      writeCronConfig(
+        tempDir(),
+        commandSchedule("q", "setTimeout(() => {}, 1500)", 'overlap = "queue"'),
+      ),
+      logger,
+    );
+    const first = await nextEvent(d, "fire");
+    const firstFinished = nextEvent(d, "finished", (e) => e.runId === first.runId);
+    const queued = await nextEvent(d, "queued");
+    const second = await nextEvent(d, "fire", (e) => e.slot.getTime() === queued.slot.getTime());
+    const receivedMs = Date.now() - queued.slot.getTime();
+    // Lateness counts the wait in the queue: the first run lasted 1.5 s from one second
+    // before this slot, so this one started at least ~0.5 s after its time.
+    expect(second.latenessMs).toBeGreaterThanOrEqual(400);
+    expect(second.latenessMs).toBeLessThanOrEqual(receivedMs);
+    const slot = queued.slot.toISOString();
+    const queuedLine = lines.find((l) => l.slot === slot && String(l.msg).startsWith("queued"));
+    expect(queuedLine).toMatchObject({ schedule: "q", latenessMs: expect.any(Number) });
+    expect(queuedLine?.latenessMs).toBeLessThan(second.latenessMs);
+    expect(lines.find((l) => l.slot === slot && l.msg === "fired")).toMatchObject({
+      runId: second.runId,
+      latenessMs: second.latenessMs,
+    });
+    expect((await firstFinished).outcome.status).toBe("completed");
+    expect(second.runId).not.toBe(first.runId);
+    expect(d.ledger.replay(first.runId)?.summary.status).toBe("completed");
+  });
+
+  it("stops the running run before launching the new one (overlap = replace)", async () => {
+    const d = run(
+      writeCronConfig(
+        tempDir(),
+        commandSchedule("r", "setTimeout(() => {}, 30000)", 'overlap = "replace"'),
+      ),
+    );
+    const first = await nextEvent(d, "fire");
+    const ended = await nextEvent(d, "finished", (e) => e.runId === first.runId);
+    expect(ended.outcome.status).toBe("killed");
+    const next = await nextEvent(d, "fire");
+    expect(next.runId).not.toBe(first.runId);
+  });
+
+  it("runs slots side by side (overlap = allow)", async () => {
+    const d = run(writeCronConfig(tempDir(), commandSchedule("a", SLEEP_3S, 'overlap = "allow"')));
+    await nextEvent(d, "fire");
+    await nextEvent(d, "fire");
+    expect(d.active.size).toBeGreaterThanOrEqual(2);
+  });
+
+  it("times a run out and kills its whole process group", async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, "grandchild.pid");
+    const script = `const c = require("child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" }); require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); setInterval(() => {}, 1000);`;
+    const d = run(writeCronConfig(dir, commandSchedule("t", script, 'timeout = "1s"')));
+    const fired = await nextEvent(d, "fire");
+    const ended = await nextEvent(d, "finished", (e) => e.runId === fired.runId);
+    expect(ended.outcome.status).toBe("timed_out");
+    const grandchild = Number(readFileSync(pidFile, "utf8"));
+    await waitFor(() => !isProcessAlive(grandchild), "the grandchild to die", 5_000);
+  });
+
+  it("blocks a schedule whose `after` schedule's latest run did not complete", async () => {
+    const dir = tempDir();
+    const flag = join(dir, "build-ok");
+    const build = commandSchedule(
+      "build",
+      `process.exit(require("fs").existsSync(${JSON.stringify(flag)}) ? 0 : 1)`,
+    ).replace('"* * * * * *"', '"0 0 1 1 *"');
+    const d = run(writeCronConfig(dir, build + commandSchedule("deploy", "", 'after = ["build"]')));
+    expect(await nextEvent(d, "skipped", (e) => e.schedule === "deploy")).toMatchObject({
+      cause: "blocked_by_after",
+      detail: "waiting for build: never ran",
+    });
+    d.fireNow("build");
+    await nextEvent(d, "finished", (e) => e.schedule === "build");
+    expect(await nextEvent(d, "skipped", (e) => e.schedule === "deploy")).toMatchObject({
+      detail: "waiting for build: latest run failed",
+    });
+    writeFileSync(flag, "");
+    d.fireNow("build");
+    await nextEvent(
+      d,
+      "finished",
+      (e) => e.schedule === "build" && e.outcome.status === "completed",
+    );
+    expect(await nextEvent(d, "fire", (e) => e.schedule === "deploy")).toMatchObject({
+      trigger: "cron",
+    });
+  });
+
+  it("skips paused schedules and resumes them", async () => {
+    const config = writeCronConfig(tempDir(), commandSchedule("p", ""));
+    setPaused(config.stateDir, "p", true);
+    const d = run(config);
+    expect(await nextEvent(d, "skipped")).toMatchObject({ schedule: "p", cause: "paused" });
+    setPaused(config.stateDir, "p", false);
+    expect(await nextEvent(d, "fire")).toMatchObject({ schedule: "p" });
+  });
+
+  it("pauses everything with the AUTOLOOP_CRON_PAUSED kill switch", async () => {
+    const config = writeCronConfig(tempDir(), commandSchedule("k", ""));
+    const { SchedulerDaemon } = await import("../../src/daemon/daemon.js");
+    const { silentLogger } = await import("../helpers/daemon.js");
+    const d = new SchedulerDaemon(config, {
+      logger: silentLogger,
+      env: { ...process.env, AUTOLOOP_CRON_PAUSED: "1" },
+    });
+    daemons.push(d);
+    d.start();
+    expect(await nextEvent(d, "skipped")).toMatchObject({ cause: "paused" });
+  });
+
+  it("keeps the previous good version of a schedule file that breaks on reload", async () => {
+    const dir = tempDir();
+    const d = run(writeCronConfig(dir, commandSchedule("keep", "")));
+    expect([...d.schedules.keys()]).toEqual(["keep"]);
+    const invalid = nextEvent(d, "invalid");
+    writeFileSync(
+      join(dir, "schedules", "test.toml"),
+      '[[schedule]]\nname = "keep"\ncron = "61 * * * *"\n',
+    );
+    const event = await invalid;
+    expect(event.problems[0]).toMatchObject({
+      file: "schedules/test.toml",
+      field: "schedule[0].cron",
+    });
+    expect(event.keptPrevious).toEqual(["schedules/test.toml"]);
+    expect([...d.schedules.keys()]).toEqual(["keep"]);
+    expect(await nextEvent(d, "fire")).toMatchObject({ schedule: "keep" });
+  });
+
+  it("records nothing but a skipped file when one of two files is bad at start", async () => {
+    const dir = tempDir();
+    const config = writeCronConfig(dir, commandSchedule("good", ""));
+    writeFileSync(
+      join(dir, "schedules", "bad.toml"),
+      '[[schedule]]\nname = "bad"\ncron = "* * * * *"\ntimezone = "Mars/Olympus"\n',
+    );
+    const d = run(config);
+    expect([...d.schedules.keys()]).toEqual(["good"]);
+    expect(d.invalidProblems.map((p) => `${p.file}: ${p.field}`)).toContain(
+      "schedules/bad.toml: schedule[0].timezone",
+    );
+    expect(existsSync(config.stateDir)).toBe(true);
+  });
+});
+
+describe("waiting slots", () => {
+  it("decides a waiting slot again when it could launch: paused meanwhile, it is skipped", async () => {
+    const dir = tempDir();
+    const config = writeCronConfig(
+      dir,
+      commandSchedule("w", "setTimeout(() => {}, 1500)", 'overlap = "queue"'),
+    );
+    const d = run(config);
+    const first = await nextEvent(d, "fire");
+    const queued = await nextEvent(d, "queued");
+    setPaused(config.stateDir, "w", true);
+    // The queued slot itself is decided again when the first run ends, and skipped.
+    const skipped = await nextEvent(
+      d,
+      "skipped",
+      (e) => e.slot.getTime() === queued.slot.getTime(),
+    );
+    expect(skipped).toMatchObject({ schedule: "w", cause: "paused" });
+    expect(d.ledger.replay(first.runId)?.summary.status).toBe("completed");
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { determineOutcome, type OutcomeInput } from "../../src/launch/outcome.js";
+import { isValidRunId, newRunId, runIdPrefix } from "../../src/ledger/scheduled-run-id.js";
+
+const base: OutcomeInput = {
+  kind: "preset",
+  durationMs: 5,
+  journalPath: "/p/.autoloop/journal.jsonl",
+};
+const stop = (reason: string) => ({ topic: "loop.stop" as const, reason });
+
+describe("determineOutcome", () => {
+  it.each([
+    [
+      "loop.complete",
+      { terminal: { topic: "loop.complete" as const, reason: "completion_event" }, exitCode: 0 },
+      "completed",
+      "journal",
+    ],
+    ["failed-class stop", { terminal: stop("backend_failed"), exitCode: 1 }, "failed", "journal"],
+    ["auth_failed", { terminal: stop("auth_failed"), exitCode: 1 }, "failed", "journal"],
+    ["backend_timeout", { terminal: stop("backend_timeout"), exitCode: 1 }, "timed_out", "journal"],
+    [
+      "stopped-class max_iterations",
+      { terminal: stop("max_iterations"), exitCode: 3 },
+      "failed",
+      "journal",
+    ],
+    ["stopped-class stalled", { terminal: stop("stalled"), exitCode: 3 }, "failed", "journal"],
+    [
+      "interrupted reason",
+      { terminal: stop("interrupted"), exitCode: 130 },
+      "interrupted",
+      "journal",
+    ],
+    ["unknown reason fails closed", { terminal: stop("weird") }, "failed", "journal"],
+    [
+      "scheduler timeout wins",
+      { terminal: stop("interrupted"), exitCode: 130, killedBy: { by: "timeout" as const } },
+      "timed_out",
+      "timeout",
+    ],
+    [
+      "operator stop wins",
+      { terminal: stop("interrupted"), killedBy: { by: "operator" as const, reason: "x" } },
+      "killed",
+      "operator",
+    ],
+    ["signal, no record", { signal: "SIGKILL" }, "interrupted", "exit"],
+    ["exit 2 usage, no record", { exitCode: 2 }, "failed", "exit"],
+    ["exit 0, no record", { exitCode: 0 }, "completed", "exit"],
+    ["exit 130, no record", { exitCode: 130 }, "interrupted", "exit"],
+    ["unknown exit (adopted), no record", {}, "interrupted", "lost"],
+    ["spawn failure", { spawnError: "ENOENT" }, "failed", "spawn"],
+  ])("%s", (_name, input, status, basis) => {
+    const outcome = determineOutcome({ ...base, ...input });
+    expect(outcome.status).toBe(status);
+    expect(outcome.basis).toBe(basis);
+  });
+
+  it("keeps stop reason, exit code and signal", () => {
+    expect(determineOutcome({ ...base, terminal: stop("max_iterations"), exitCode: 3 })).toEqual({
+      status: "failed",
+      basis: "journal",
+      stopReason: "max_iterations",
+      exitCode: 3,
+      durationMs: 5,
+      journalPath: base.journalPath,
+    });
+  });
+
+  it("command runs: exit 0 completed, non-zero failed, no harness exit-code meanings", () => {
+    expect(determineOutcome({ ...base, kind: "command", exitCode: 0 }).status).toBe("completed");
+    const failed = determineOutcome({ ...base, kind: "command", exitCode: 130 });
+    expect(failed).toMatchObject({
+      status: "failed",
+      detail: "exit code 130 (128 + SIGINT: killed by a signal?)",
+    });
+  });
+});
+
+describe("run ids", () => {
+  it("are `<schedule>-<UTC slot>-<5 base36>` and valid", () => {
+    const id = newRunId("nightly", new Date("2026-04-07T03:05:59Z"), () => "ab12z");
+    expect(id).toBe("nightly-20260407T0305-ab12z");
+    expect(isValidRunId(id)).toBe(true);
+    expect(isValidRunId(newRunId("nightly", new Date()))).toBe(true);
+  });
+
+  it("make any schedule name path-safe", () => {
+    expect(runIdPrefix("../etc/passwd")).toBe("etc-passwd");
+    expect(runIdPrefix("my job")).toBe("my-job");
+    expect(isValidRunId(newRunId("../../x y", new Date()))).toBe(true);
+  });
+
+  it.each([
+    "../nightly-20260407T0305-ab12z",
+    "nightly-20260407T0305-ab12z/..",
+    "a/b-20260407T0305-ab12z",
+    "",
+    "nightly-20260407T0305-AB12Z",
+    "nightly-2026047T0305-ab12z",
+    "x\0-20260407T0305-ab12z",
+  ])("rejects %j", (text) => expect(isValidRunId(text)).toBe(false));
+});

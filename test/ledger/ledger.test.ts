@@ -1,0 +1,216 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { launchRecorded } from "../../src/daemon/recorded-launch.js";
+import { RunLedger } from "../../src/ledger/ledger.js";
+import { loadPending } from "../../src/ledger/pending.js";
+import { newRunId } from "../../src/ledger/scheduled-run-id.js";
+import { slotKey } from "../../src/ledger/slots.js";
+import { presetSpec, recordingLogger, tempDirs } from "../fixtures/fake-harness-helpers.js";
+
+const dirs = tempDirs();
+afterEach(dirs.cleanup);
+
+const quiet = () => recordingLogger().logger;
+const slotAt = (minute: number) => new Date(Date.UTC(2026, 3, 7, 12, minute));
+
+function plan(runId: string, slot: Date, schedule = "nightly") {
+  return {
+    runId,
+    schedule,
+    slot,
+    trigger: "cron" as const,
+    kind: "preset" as const,
+    argv: ["autoloop"],
+    cwd: "/p",
+  };
+}
+
+describe("launchRecorded: the ledger follows a run", () => {
+  it("writes scheduled, started, finished; pending.json holds the pid only while running", async () => {
+    const dir = dirs.make();
+    const state = join(dir, "state");
+    const ledger = RunLedger.open(state, { logger: quiet() });
+    const spec = presetSpec(dir, "hang");
+    const launch = launchRecorded(ledger, spec, "cron");
+    if (launch.kind !== "launched") throw new Error("expected a launch");
+    const pending = loadPending(join(state, "pending.json"));
+    expect(pending).toEqual([
+      expect.objectContaining({
+        runId: spec.runId,
+        pid: launch.handle.pid,
+        key: "nightly@2026-04-07T12:00:00.000Z",
+      }),
+    ]);
+    expect(ledger.latestRun("nightly")).toMatchObject({
+      status: "running",
+      pid: launch.handle.pid,
+    });
+
+    launch.handle.stop("operator asked");
+    const outcome = await launch.handle.done;
+    expect(outcome.status).toBe("killed");
+    expect(loadPending(join(state, "pending.json"))).toEqual([]);
+
+    const replay = RunLedger.open(state, { logger: quiet() }).replay(spec.runId);
+    expect(replay?.events.map((e) => e.event)).toEqual([
+      "scheduled",
+      "started",
+      "killed",
+      "finished",
+    ]);
+    expect(replay?.events[0]).toMatchObject({
+      trigger: "cron",
+      argv: expect.arrayContaining(["--run-id", spec.runId]),
+    });
+    expect(replay?.events[2]).toMatchObject({ by: "operator", reason: "operator asked" });
+    expect(replay?.summary).toMatchObject({
+      status: "killed",
+      killedBy: "operator",
+      schedule: "nightly",
+    });
+  });
+
+  it("records timeouts as killed by timeout, then finished timed_out", async () => {
+    const dir = dirs.make();
+    const ledger = RunLedger.open(join(dir, "state"), { logger: quiet() });
+    const spec = presetSpec(dir, "hang", { timeoutMs: 300 });
+    const launch = launchRecorded(ledger, spec, "cron");
+    if (launch.kind !== "launched") throw new Error("expected a launch");
+    expect((await launch.handle.done).status).toBe("timed_out");
+    const events = ledger.replay(spec.runId)?.events ?? [];
+    expect(events.map((e) => e.event)).toEqual(["scheduled", "started", "killed", "finished"]);
+    expect(events[2]).toMatchObject({ by: "timeout" });
+  });
+
+  it("never launches a slot twice, even after a crash before `started`", () => {
+    const dir = dirs.make();
+    const state = join(dir, "state");
+    const slot = slotAt(0);
+    const runId = newRunId("nightly", slot);
+    expect(RunLedger.open(state, { logger: quiet() }).schedule(plan(runId, slot))).toMatchObject({
+      kind: "claimed",
+    });
+    // kill -9 here: nothing else is written. A new daemon opens the ledger.
+    const reopened = RunLedger.open(state, { logger: quiet() });
+    expect(reopened.hasSlot(slotKey("nightly", slot))).toBe(true);
+    const spec = presetSpec(dir, "complete", { runId: newRunId("nightly", slot), slot });
+    expect(launchRecorded(reopened, spec, "catch_up")).toEqual({ kind: "duplicate", runId });
+    expect(reopened.pending()).toEqual([expect.objectContaining({ runId })]);
+    expect(reopened.pending()[0]?.pid).toBeUndefined();
+  });
+});
+
+describe("RunLedger files and queries", () => {
+  it("indexes runs by the slot's UTC date and replays them", () => {
+    const state = join(dirs.make(), "state");
+    const ledger = RunLedger.open(state, { logger: quiet() });
+    const slot = new Date("2026-04-07T23:30:00-05:00"); // 2026-04-08 in UTC
+    const runId = newRunId("nightly", slot);
+    ledger.schedule(plan(runId, slot));
+    const index = readFileSync(join(state, "runs", "index.jsonl"), "utf8");
+    expect(JSON.parse(index)).toEqual({ runId, date: "2026-04-08", schedule: "nightly" });
+    const file = join(state, "runs", "2026-04-08", `${runId}.jsonl`);
+    expect(ledger.runFilePath(runId)).toBe(file);
+    const line = JSON.parse(readFileSync(file, "utf8"));
+    expect(Object.keys(line).slice(0, 3)).toEqual(["ts", "event", "runId"]);
+    expect(RunLedger.open(state, { logger: quiet() }).replay(runId)?.summary).toMatchObject({
+      status: "pending",
+      slot: slot.toISOString(),
+    });
+  });
+
+  it("replay tolerates a torn last line and refuses ids that could escape the runs dir", () => {
+    const state = join(dirs.make(), "state");
+    const ledger = RunLedger.open(state, { logger: quiet() });
+    const runId = newRunId("nightly", slotAt(0));
+    ledger.schedule(plan(runId, slotAt(0)));
+    writeFileSync(ledger.runFilePath(runId)!, '{"ts":"x","event":"fini', { flag: "a" });
+    expect(RunLedger.open(state, { logger: quiet() }).replay(runId)?.events).toHaveLength(1);
+    expect(ledger.replay("../../etc/passwd")).toBeUndefined();
+    expect(ledger.runFilePath("nightly-20260407T1200-abcde/../x")).toBeUndefined();
+  });
+
+  it("lists newest first, per schedule, with a limit, and counts streaks", () => {
+    const state = join(dirs.make(), "state");
+    const ledger = RunLedger.open(state, { logger: quiet() });
+    const ids: string[] = [];
+    for (let m = 0; m < 5; m++) {
+      const runId = newRunId("nightly", slotAt(m));
+      ids.push(runId);
+      if (m < 2) {
+        ledger.schedule(plan(runId, slotAt(m)));
+        ledger.finished(runId, {
+          status: "completed",
+          basis: "journal",
+          durationMs: 1,
+          journalPath: "/j",
+        });
+      } else {
+        ledger.skip({
+          runId,
+          schedule: "nightly",
+          slot: slotAt(m),
+          trigger: "cron",
+          cause: "blocked_by_after",
+        });
+      }
+      ledger.schedule(plan(newRunId("other", slotAt(m)), slotAt(m), "other"));
+    }
+    for (const view of [ledger, RunLedger.open(state, { logger: quiet() })]) {
+      expect(view.listRuns({ schedule: "nightly" }).map((r) => r.runId)).toEqual(
+        [...ids].reverse(),
+      );
+      expect(view.listRuns({ limit: 3 }).map((r) => r.schedule)).toEqual([
+        "other",
+        "nightly",
+        "other",
+      ]);
+      expect(view.latestRun("nightly")).toMatchObject({
+        status: "skipped",
+        skipCause: "blocked_by_after",
+      });
+      expect(view.consecutive("nightly", (r) => r.status === "skipped")).toBe(3);
+      expect(view.consecutive("nightly", (r) => r.status === "completed")).toBe(0);
+      expect(view.hasSlot(slotKey("nightly", slotAt(4)))).toBe(true);
+    }
+  });
+
+  it("a ledger write failure is logged and never fails the run (runs dir is a file)", async () => {
+    const dir = dirs.make();
+    const state = join(dir, "state");
+    const { logger, errors } = recordingLogger();
+    const ledger = RunLedger.open(state, { logger });
+    mkdirSync(state);
+    writeFileSync(join(state, "runs"), "not a directory");
+    const launch = launchRecorded(ledger, presetSpec(dir, "complete"), "cron");
+    if (launch.kind !== "launched") throw new Error("expected a launch");
+    expect((await launch.handle.done).status).toBe("completed");
+    expect(errors.length).toBeGreaterThan(0);
+    expect(ledger.latestRun("nightly")).toMatchObject({ status: "completed" });
+  });
+
+  it("an injected failing fs never fails the run either", async () => {
+    const dir = dirs.make();
+    const { logger, errors } = recordingLogger();
+    const fail = () => {
+      throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+    };
+    const ledger = RunLedger.open(join(dir, "state"), {
+      logger,
+      appendLine: fail,
+      writeAtomic: fail,
+    });
+    const spec = presetSpec(dir, "fail");
+    const launch = launchRecorded(ledger, spec, "manual");
+    if (launch.kind !== "launched") throw new Error("expected a launch");
+    expect((await launch.handle.done).status).toBe("failed");
+    // slot, index, scheduled, pending, started, pending, finished, pending
+    expect(errors.length).toBe(8);
+    expect(existsSync(join(dir, "state", "pending.json"))).toBe(false);
+    expect(ledger.latestRun("nightly")).toMatchObject({
+      status: "failed",
+      stopReason: "backend_failed",
+    });
+  });
+});

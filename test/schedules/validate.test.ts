@@ -1,0 +1,184 @@
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
+import {
+  BUNDLED_PRESETS_DIR,
+  formatValidationReport,
+  validateAll,
+  validationReportJson,
+} from "../../src/schedules/validate.js";
+import { formatProblem } from "../../src/util/errors.js";
+
+let dir: string;
+
+function write(path: string, text: string): void {
+  mkdirSync(join(dir, path, ".."), { recursive: true });
+  writeFileSync(join(dir, path), text);
+}
+
+const schedule = (name: string, extra = "") =>
+  `[[schedule]]\nname = "${name}"\ncron = "0 2 * * *"\npreset = "autofix"\nobjective = "o"\n${extra}\n`;
+
+function validate() {
+  const report = validateAll(loadConfig("autoloop-cron.toml", dir));
+  return {
+    report,
+    names: report.schedules.map((s) => s.name),
+    problems: report.problems.map(formatProblem),
+    warnings: report.warnings.map(formatProblem),
+  };
+}
+
+describe("validateAll", () => {
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "autoloop-cron-validate-"));
+    write(
+      "autoloop-cron.toml",
+      '[[channel]]\nname = "mail"\ntype = "email"\nfrom = "a@example.com"\nto = ["b@example.com"]\n',
+    );
+    write("presets/autofix/autoloops.toml", "");
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("loads good files, resolves presets and skips only the bad file", () => {
+    write(
+      "schedules/a.toml",
+      schedule("nightly-build") + schedule("nightly-fix", 'after = ["nightly-build"]'),
+    );
+    write(
+      "schedules/bad.toml",
+      '[[schedule]]\nname = "x"\ncron = "61 * * * *"\npreset = "autofix"\nobjective = "o"\n',
+    );
+    write("schedules/notes.txt", "not a schedule");
+    const { report, names, problems } = validate();
+    expect(names).toEqual(["nightly-build", "nightly-fix"]);
+    expect(problems).toEqual([
+      'schedules/bad.toml: schedule[0].cron: found "61 * * * *"; expected a cron expression of 5 or 6 fields ([second] minute hour day-of-month month day-of-week) or one of @hourly, @daily, @weekly, @monthly, @yearly (Invalid value for minute: 61)',
+    ]);
+    expect(report.schedules[0]).toMatchObject({ presetDir: join(dir, "presets", "autofix") });
+  });
+
+  it("names both files for a duplicate name and keeps the first", () => {
+    write("schedules/a.toml", schedule("nightly"));
+    write("schedules/b.toml", schedule("other") + schedule("nightly"));
+    const { names, problems } = validate();
+    expect(names).toEqual(["nightly", "other"]);
+    expect(problems).toEqual([
+      'schedules/b.toml: schedule[1].name: found "nightly"; expected a name no other schedule has (schedules/a.toml: schedule[0] has it); rename this one',
+    ]);
+  });
+
+  it("blames the newcomer reusing a name, even when its file sorts first", () => {
+    write("schedules/b-original.toml", schedule("nightly"));
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(join(dir, "schedules/b-original.toml"), hourAgo, hourAgo);
+    write(
+      "schedules/a-newcomer.toml",
+      schedule("nightly", 'cron = "0 3 * * *"').replace('cron = "0 2 * * *"\n', ""),
+    );
+    const { report, problems } = validate();
+    expect(report.schedules.map((s) => s.file)).toEqual(["schedules/b-original.toml"]);
+    expect(problems).toEqual([
+      'schedules/a-newcomer.toml: schedule[0].name: found "nightly"; expected a name no other schedule has (schedules/b-original.toml: schedule[0] has it); rename this one',
+    ]);
+  });
+
+  it("sides with the running daemon's record of which file holds a name", () => {
+    write("schedules/a.toml", schedule("nightly"));
+    write("schedules/b.toml", schedule("nightly"));
+    // The daemon loaded b.toml first; a.toml came later but was touched to look older.
+    write(".autoloop-cron/schedules-in-force.json", '{"nightly": "schedules/b.toml"}\n');
+    const { report, problems } = validate();
+    expect(report.schedules.map((s) => s.file)).toEqual(["schedules/b.toml"]);
+    expect(problems).toEqual([
+      'schedules/a.toml: schedule[0].name: found "nightly"; expected a name no other schedule has (schedules/b.toml: schedule[0] has it, and is in force); rename this one',
+    ]);
+  });
+
+  it("rejects unknown after targets and after cycles", () => {
+    write(
+      "schedules/a.toml",
+      schedule("build", 'after = ["tset"]') +
+        schedule("test", 'after = ["deploy"]') +
+        schedule("deploy", 'after = ["test"]') +
+        schedule("lint"),
+    );
+    const { names, problems } = validate();
+    expect(names).toEqual(["lint"]);
+    expect(problems).toEqual([
+      'schedules/a.toml: schedule[0].after[0]: found "tset"; expected the name of a schedule (did you mean "test"?)',
+      'schedules/a.toml: schedule[1].after: found ["deploy"]; expected no cycle of after dependencies (test → deploy → test)',
+      'schedules/a.toml: schedule[2].after: found ["test"]; expected no cycle of after dependencies (test → deploy → test)',
+    ]);
+  });
+
+  it("rejects a schedule that depends on itself", () => {
+    write("schedules/a.toml", schedule("loop", 'after = ["loop"]'));
+    expect(validate().problems).toEqual([
+      'schedules/a.toml: schedule[0].after: found ["loop"]; expected no cycle of after dependencies (loop → loop)',
+    ]);
+  });
+
+  it("rejects unknown alert channels and unknown presets", () => {
+    write(
+      "schedules/a.toml",
+      schedule("one", 'alert = ["mial"]') + schedule("two").replace('"autofix"', '"autofx"'),
+    );
+    const { names, problems } = validate();
+    expect(names).toEqual([]);
+    expect(problems).toEqual([
+      'schedules/a.toml: schedule[0].alert[0]: found "mial"; expected the name of a [[channel]] in the config (did you mean "mail"?)',
+      `schedules/a.toml: schedule[1].preset: found "autofx"; expected a preset folder containing autoloops.toml (looked in presets/autofx and ${join(BUNDLED_PRESETS_DIR, "autofx")}; did you mean "autofix"?)`,
+    ]);
+  });
+
+  it("warns, without dropping the schedule, about a missing project_dir and oversized jitter", () => {
+    write("schedules/a.toml", schedule("one", 'project_dir = "/nonexistent/app"\njitter = "1d"'));
+    const { names, warnings } = validate();
+    expect(names).toEqual(["one"]);
+    expect(warnings).toEqual([
+      'schedules/a.toml: schedule[0].project_dir: found "/nonexistent/app"; expected an existing folder (runs fail until it exists)',
+      'schedules/a.toml: schedule[0].jitter: found "1d"; expected less than the time between two slots, or slots fire out of order',
+    ]);
+  });
+
+  it("warns when the schedules folder is missing", () => {
+    const { names, problems, warnings } = validate();
+    expect([names, problems]).toEqual([[], []]);
+    expect(warnings).toEqual([
+      "schedules: found no such folder; expected a folder of schedule files (no schedules are loaded)",
+    ]);
+  });
+
+  it("formats the report for people and as JSON", () => {
+    write(
+      "schedules/a.toml",
+      schedule("nightly", 'timezone = "Europe/Berlin"') + schedule("off", "enabled = false"),
+    );
+    write("schedules/bad.toml", schedule("x", 'overlap = "never"'));
+    const { report } = validate();
+    const now = new Date("2026-03-28T12:00:00Z");
+    expect(formatValidationReport(report, now)).toBe(
+      [
+        'error: schedules/bad.toml: schedule[0].overlap: found "never"; expected one of "skip", "queue", "replace", "allow"',
+        "ok: nightly  0 2 * * *  Europe/Berlin  (schedules/a.toml)  next 2026-03-29T01:00:00.000Z",
+        "ok: off  0 2 * * *  UTC  (schedules/a.toml)  (disabled)",
+        "2 schedules valid, 1 error, 0 warnings",
+      ].join("\n"),
+    );
+    const json = validationReportJson(report, now);
+    expect(JSON.parse(JSON.stringify(json))).toEqual(json);
+    expect(json.ok).toBe(false);
+    expect(json.schedules[0]).toEqual({
+      name: "nightly",
+      file: "schedules/a.toml",
+      cron: "0 2 * * *",
+      timezone: "Europe/Berlin",
+      enabled: true,
+      next: "2026-03-29T01:00:00.000Z",
+    });
+    expect(json.problems[0]).toMatchObject({ field: "schedule[0].overlap", found: '"never"' });
+  });
+});
