@@ -9,7 +9,7 @@ import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
 import { isRunProcess } from "../launch/identity.js";
 import { launchSpecFor, RUN_KILL_GRACE_MS } from "../launch/schedule-spec.js";
 import type { RunSummary } from "../ledger/events.js";
-import { newRunId } from "../ledger/scheduled-run-id.js";
+import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
 import { killSwitchOn, readPauseState } from "../schedules/pause-state.js";
 import { validateAll } from "../schedules/validate.js";
 import { UserError } from "../util/errors.js";
@@ -73,7 +73,7 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
   }
   const ledger = openLedger(config);
   const slot = new Date();
-  const runId = newRunId(name, slot);
+  const runId = newScheduledRunId(name, slot);
   // Without a daemon this process is the scheduler (Kubernetes CronJobs and systemd timers
   // run it): the same slot policy applies. A slot cannot wait here, so "queue" skips.
   const pause = readPauseState(config.stateDir);

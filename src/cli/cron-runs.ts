@@ -8,7 +8,7 @@ import { isRunProcess, isSameProcessAlive } from "../launch/identity.js";
 import { RUN_KILL_GRACE_MS } from "../launch/schedule-spec.js";
 import { isTerminal, type RunSummary } from "../ledger/events.js";
 import { RunLedger } from "../ledger/ledger.js";
-import { isValidRunId } from "../ledger/scheduled-run-id.js";
+import { isScheduledRunId } from "../ledger/scheduled-run-id.js";
 import { UserError } from "../util/errors.js";
 import { isGroupAlive, signalGroup } from "../util/process.js";
 import { flag, intOption, str, table } from "./common.js";
@@ -38,7 +38,7 @@ export function openLedger(config: CronConfig): RunLedger {
 
 function checkRunId(id: string | undefined, usage: string): string {
   if (id === undefined) throw new UserError(`missing <run-id>; usage: ${usage}`);
-  if (!isValidRunId(id)) throw new UserError(`${JSON.stringify(id)} is not a valid run id`);
+  if (!isScheduledRunId(id)) throw new UserError(`${JSON.stringify(id)} is not a valid run id`);
   return id;
 }
 

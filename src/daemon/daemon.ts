@@ -13,7 +13,7 @@ import type { RunOutcome } from "../launch/outcome.js";
 import { launchSpecFor } from "../launch/schedule-spec.js";
 import type { SkipCause, Trigger } from "../ledger/events.js";
 import { RunLedger } from "../ledger/ledger.js";
-import { newRunId } from "../ledger/scheduled-run-id.js";
+import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
 import { killSwitchOn, type PauseState, readPauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { loadScheduleSet, scheduleChanged } from "../schedules/schedule-set.js";
@@ -278,7 +278,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
       case "launch":
         return this.launch(schedule, slot, trigger, dueAt);
       case "skip": {
-        const runId = newRunId(name, slot);
+        const runId = newScheduledRunId(name, slot);
         const cause = ledgerCause(decision.cause);
         return this.skipSlot({
           runId,
@@ -292,7 +292,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
       case "queue": {
         if (this.waiting.isFull(name)) {
           return this.skipSlot({
-            runId: newRunId(name, slot),
+            runId: newScheduledRunId(name, slot),
             schedule: name,
             slot,
             trigger,
@@ -348,7 +348,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
    * second, every slot is decided on time and the spawns (and their fsyncs) follow.
    */
   private launch(schedule: Schedule, slot: Date, trigger: Trigger, dueAt: number): ControlResponse {
-    const runId = newRunId(schedule.name, slot);
+    const runId = newScheduledRunId(schedule.name, slot);
     this.runs.reserve(schedule.name, runId);
     setImmediate(() => this.spawnRun(schedule, slot, trigger, dueAt, runId));
     return { id: "", ok: true, runId, message: `launching ${runId}` };
@@ -448,7 +448,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         const skip = decision?.kind === "skip" ? decision : undefined;
         const cause = skip ? ledgerCause(skip.cause) : "config_error";
         const detail = skip?.detail ?? "the schedule was removed while the slot waited";
-        const runId = newRunId(w.schedule, w.slot);
+        const runId = newScheduledRunId(w.schedule, w.slot);
         const { schedule: name, slot, trigger } = w;
         this.skipSlot({ runId, schedule: name, slot, trigger, cause, detail });
       }

@@ -28,7 +28,7 @@ import {
   withStart,
 } from "./pending.js";
 import { encodeIndexEntry, RunIndex } from "./run-index.js";
-import { isValidRunId } from "./scheduled-run-id.js";
+import { isScheduledRunId } from "./scheduled-run-id.js";
 import { encodeSlot, loadSlots, slotKey } from "./slots.js";
 
 export class RunLedger {
@@ -63,7 +63,7 @@ export class RunLedger {
   /** The event log of a run; undefined for an unknown or malformed id (no path traversal). */
   runFilePath(runId: string): string | undefined {
     const date = this.index.dateOf(runId);
-    if (date === undefined || !isValidRunId(runId)) return undefined;
+    if (date === undefined || !isScheduledRunId(runId)) return undefined;
     return join(this.stateDir, "runs", date, `${runId}.jsonl`);
   }
 

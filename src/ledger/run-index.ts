@@ -1,6 +1,6 @@
 // `runs/index.jsonl`: run id → date folder (and schedule), loaded once so lookups never scan folders.
 import { LineCursor, parseLines } from "../journal/reader.js";
-import { isValidRunId } from "./scheduled-run-id.js";
+import { isScheduledRunId } from "./scheduled-run-id.js";
 
 export interface IndexEntry {
   runId: string;
@@ -15,7 +15,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 export function decodeIndexEntry(line: string): IndexEntry | undefined {
   try {
     const v = JSON.parse(line) as Partial<IndexEntry>;
-    if (typeof v.runId !== "string" || !isValidRunId(v.runId)) return undefined;
+    if (typeof v.runId !== "string" || !isScheduledRunId(v.runId)) return undefined;
     if (typeof v.date !== "string" || !DATE.test(v.date)) return undefined;
     return { runId: v.runId, date: v.date, schedule: String(v.schedule ?? "") };
   } catch {

@@ -8,15 +8,15 @@ const randomSuffix = customAlphabet(BASE36, 5);
  * The whole id is matched, so `runs show <id>` can build a file path from it without any
  * `/`, `..` or NUL sneaking in. The schedule part starts with a letter or digit.
  */
-export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}-\d{8}T\d{4}-[0-9a-z]{5}$/;
+export const SCHEDULED_RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}-\d{8}T\d{4}-[0-9a-z]{5}$/;
 
 /** True when `text` is a well-formed scheduler run id (and therefore safe in a path). */
-export function isValidRunId(text: string): boolean {
-  return RUN_ID_PATTERN.test(text);
+export function isScheduledRunId(text: string): boolean {
+  return SCHEDULED_RUN_ID_PATTERN.test(text);
 }
 
 /** Turns a schedule name into the id's prefix: unsafe characters become `-`, max 64 chars. */
-export function runIdPrefix(schedule: string): string {
+export function scheduledRunIdPrefix(schedule: string): string {
   const slug = schedule.replace(/[^A-Za-z0-9_-]/g, "-").replace(/^[^A-Za-z0-9]+/, "");
   return (slug === "" ? "run" : slug).slice(0, 64);
 }
@@ -34,10 +34,10 @@ export function slotStamp(slot: Date): string {
 }
 
 /** A new run id for `schedule` firing at `slot`; `random` is injectable for tests. */
-export function newRunId(
+export function newScheduledRunId(
   schedule: string,
   slot: Date,
   random: () => string = randomSuffix,
 ): string {
-  return `${runIdPrefix(schedule)}-${slotStamp(slot)}-${random()}`;
+  return `${scheduledRunIdPrefix(schedule)}-${slotStamp(slot)}-${random()}`;
 }

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { determineOutcome, type OutcomeInput } from "../../src/launch/outcome.js";
-import { isValidRunId, newRunId, runIdPrefix } from "../../src/ledger/scheduled-run-id.js";
+import {
+  isScheduledRunId,
+  newScheduledRunId,
+  scheduledRunIdPrefix,
+} from "../../src/ledger/scheduled-run-id.js";
 
 const base: OutcomeInput = {
   kind: "preset",
@@ -81,16 +85,16 @@ describe("determineOutcome", () => {
 
 describe("run ids", () => {
   it("are `<schedule>-<UTC slot>-<5 base36>` and valid", () => {
-    const id = newRunId("nightly", new Date("2026-04-07T03:05:59Z"), () => "ab12z");
+    const id = newScheduledRunId("nightly", new Date("2026-04-07T03:05:59Z"), () => "ab12z");
     expect(id).toBe("nightly-20260407T0305-ab12z");
-    expect(isValidRunId(id)).toBe(true);
-    expect(isValidRunId(newRunId("nightly", new Date()))).toBe(true);
+    expect(isScheduledRunId(id)).toBe(true);
+    expect(isScheduledRunId(newScheduledRunId("nightly", new Date()))).toBe(true);
   });
 
   it("make any schedule name path-safe", () => {
-    expect(runIdPrefix("../etc/passwd")).toBe("etc-passwd");
-    expect(runIdPrefix("my job")).toBe("my-job");
-    expect(isValidRunId(newRunId("../../x y", new Date()))).toBe(true);
+    expect(scheduledRunIdPrefix("../etc/passwd")).toBe("etc-passwd");
+    expect(scheduledRunIdPrefix("my job")).toBe("my-job");
+    expect(isScheduledRunId(newScheduledRunId("../../x y", new Date()))).toBe(true);
   });
 
   it.each([
@@ -101,5 +105,5 @@ describe("run ids", () => {
     "nightly-20260407T0305-AB12Z",
     "nightly-2026047T0305-ab12z",
     "x\0-20260407T0305-ab12z",
-  ])("rejects %j", (text) => expect(isValidRunId(text)).toBe(false));
+  ])("rejects %j", (text) => expect(isScheduledRunId(text)).toBe(false));
 });

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { launchRecorded } from "../../src/daemon/recorded-launch.js";
 import { RunLedger } from "../../src/ledger/ledger.js";
 import { loadPending } from "../../src/ledger/pending.js";
-import { newRunId } from "../../src/ledger/scheduled-run-id.js";
+import { newScheduledRunId } from "../../src/ledger/scheduled-run-id.js";
 import { slotKey } from "../../src/ledger/slots.js";
 import { presetSpec, recordingLogger, tempDirs } from "../fixtures/fake-harness-helpers.js";
 
@@ -87,14 +87,14 @@ describe("launchRecorded: the ledger follows a run", () => {
     const dir = dirs.make();
     const state = join(dir, "state");
     const slot = slotAt(0);
-    const runId = newRunId("nightly", slot);
+    const runId = newScheduledRunId("nightly", slot);
     expect(RunLedger.open(state, { logger: quiet() }).schedule(plan(runId, slot))).toMatchObject({
       kind: "claimed",
     });
     // kill -9 here: nothing else is written. A new daemon opens the ledger.
     const reopened = RunLedger.open(state, { logger: quiet() });
     expect(reopened.hasSlot(slotKey("nightly", slot))).toBe(true);
-    const spec = presetSpec(dir, "complete", { runId: newRunId("nightly", slot), slot });
+    const spec = presetSpec(dir, "complete", { runId: newScheduledRunId("nightly", slot), slot });
     expect(launchRecorded(reopened, spec, "catch_up")).toEqual({ kind: "duplicate", runId });
     expect(reopened.pending()).toEqual([expect.objectContaining({ runId })]);
     expect(reopened.pending()[0]?.pid).toBeUndefined();
@@ -106,7 +106,7 @@ describe("RunLedger files and queries", () => {
     const state = join(dirs.make(), "state");
     const ledger = RunLedger.open(state, { logger: quiet() });
     const slot = new Date("2026-04-07T23:30:00-05:00"); // 2026-04-08 in UTC
-    const runId = newRunId("nightly", slot);
+    const runId = newScheduledRunId("nightly", slot);
     ledger.schedule(plan(runId, slot));
     const index = readFileSync(join(state, "runs", "index.jsonl"), "utf8");
     expect(JSON.parse(index)).toEqual({ runId, date: "2026-04-08", schedule: "nightly" });
@@ -123,7 +123,7 @@ describe("RunLedger files and queries", () => {
   it("replay tolerates a torn last line and refuses ids that could escape the runs dir", () => {
     const state = join(dirs.make(), "state");
     const ledger = RunLedger.open(state, { logger: quiet() });
-    const runId = newRunId("nightly", slotAt(0));
+    const runId = newScheduledRunId("nightly", slotAt(0));
     ledger.schedule(plan(runId, slotAt(0)));
     writeFileSync(ledger.runFilePath(runId)!, '{"ts":"x","event":"fini', { flag: "a" });
     expect(RunLedger.open(state, { logger: quiet() }).replay(runId)?.events).toHaveLength(1);
@@ -136,7 +136,7 @@ describe("RunLedger files and queries", () => {
     const ledger = RunLedger.open(state, { logger: quiet() });
     const ids: string[] = [];
     for (let m = 0; m < 5; m++) {
-      const runId = newRunId("nightly", slotAt(m));
+      const runId = newScheduledRunId("nightly", slotAt(m));
       ids.push(runId);
       if (m < 2) {
         ledger.schedule(plan(runId, slotAt(m)));
@@ -155,7 +155,7 @@ describe("RunLedger files and queries", () => {
           cause: "blocked_by_after",
         });
       }
-      ledger.schedule(plan(newRunId("other", slotAt(m)), slotAt(m), "other"));
+      ledger.schedule(plan(newScheduledRunId("other", slotAt(m)), slotAt(m), "other"));
     }
     for (const view of [ledger, RunLedger.open(state, { logger: quiet() })]) {
       expect(view.listRuns({ schedule: "nightly" }).map((r) => r.runId)).toEqual(
