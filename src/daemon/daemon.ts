@@ -1,19 +1,13 @@
-// The scheduler daemon: plans every schedule in one fire queue, applies the slot policy,
-// launches runs through the ledger, recovers after a crash, reloads schedule files and
-// shuts down gracefully. Everything it does is announced as a typed event.
+// The scheduler daemon: plans every schedule in one fire queue, hands due slots to the slot
+// runner, recovers after a crash, reloads schedule files, answers the control plane and
+// shuts down gracefully. Everything it does is announced as a typed event (./events.ts).
 
 import { EventEmitter } from "node:events";
-import { type FSWatcher, mkdirSync, watch } from "node:fs";
+import { type FSWatcher, mkdirSync } from "node:fs";
 import type { Logger } from "pino";
-import { admitSlot, ledgerCause, recordSkip, type SkipRecord } from "../admission/admission.js";
-import type { SlotDecision } from "../admission/policy.js";
-import { QUEUE_LIMIT, SlotQueue } from "../admission/slot-queue.js";
 import { type CronConfig, runEnvironment } from "../config/config.js";
-import type { RunOutcome } from "../launch/outcome.js";
-import { launchSpecFor } from "../launch/schedule-spec.js";
-import type { SkipCause, Trigger } from "../ledger/events.js";
+import type { Trigger } from "../ledger/events.js";
 import { RunLedger } from "../ledger/ledger.js";
-import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
 import { killSwitchOn, type PauseState, readPauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { loadScheduleSet, scheduleChanged } from "../schedules/schedule-set.js";
@@ -30,20 +24,13 @@ import {
   controlDir,
   takeRequests,
 } from "./control.js";
-import { adoptRecorded, launchRecorded } from "./recorded-launch.js";
-import { recoverPending } from "./recovery.js";
-import { type ActiveRun, RunTable } from "./run-table.js";
+import type { DaemonEvents } from "./events.js";
+import { debounced, watchFolders } from "./folder-watch.js";
+import { resumePending } from "./recovery.js";
+import type { ActiveRun } from "./run-table.js";
+import { SlotRunner } from "./slot-runner.js";
 
-export interface DaemonEvents {
-  fire: [{ schedule: string; slot: Date; runId: string; trigger: Trigger; latenessMs: number }];
-  skipped: [{ schedule: string; slot: Date; runId: string; cause: SkipCause; detail: string }];
-  queued: [{ schedule: string; slot: Date; why: string }];
-  finished: [{ schedule: string; runId: string; outcome: RunOutcome }];
-  missed: [{ schedule: string; slots: Date[]; reason: "daemon_down" | "late_wakeup" }];
-  invalid: [{ problems: FieldProblem[]; keptPrevious: string[] }];
-  loaded: [{ count: number }];
-  tick: [{ at: Date }];
-}
+export type { DaemonEvents } from "./events.js";
 
 export interface DaemonDeps {
   logger: Logger;
@@ -56,23 +43,17 @@ export interface DaemonDeps {
 export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   readonly ledger: RunLedger;
   schedules = new Map<string, Schedule>();
-  readonly runs = new RunTable();
-  private readonly waiting = new SlotQueue();
   /** paused.json, re-read every tick (it changes by hand, rarely): not on every slot. */
   private pause: PauseState = { all: false, schedules: [] };
   private readonly queue: FireQueue;
+  private readonly slots: SlotRunner;
   private readonly deps: DaemonDeps;
   private watchers: FSWatcher[] = [];
   private tickTimer: NodeJS.Timeout | undefined;
-  private reloadTimer: NodeJS.Timeout | undefined;
+  private readonly reloadSoon: ReturnType<typeof debounced>;
   private stopping = false;
   lastTickAt = new Date(0);
-  /** What runs are launched with: the daemon's environment minus the config's secrets. */
-  private readonly runEnv: NodeJS.ProcessEnv;
-  /** AUTOLOOP_CRON_PAUSED, read once: the environment is fixed for the process's life. */
-  private readonly killSwitch: boolean;
   invalidProblems: FieldProblem[] = [];
-  private deferredLogs: Array<() => void> = [];
 
   constructor(
     readonly config: CronConfig,
@@ -80,18 +61,33 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   ) {
     super();
     this.deps = { env: process.env, clock: realClock, tickMs: 1000, ...deps };
-    this.runEnv = runEnvironment(config, this.deps.env);
-    this.killSwitch = killSwitchOn(this.deps.env);
     mkdirSync(config.stateDir, { recursive: true, mode: PRIVATE_DIR });
     this.ledger = RunLedger.open(config.stateDir, { logger: deps.logger });
     this.queue = new FireQueue((e) => this.onFireEvent(e), this.deps.clock, {
       onHandlerError: (err) => this.deps.logger.error({ err }, "fire handler failed"),
     });
+    this.slots = new SlotRunner({
+      config,
+      ledger: this.ledger,
+      log: deps.logger,
+      runEnv: runEnvironment(config, this.deps.env),
+      now: () => this.deps.clock.now(),
+      schedule: (name) => this.schedules.get(name),
+      pause: () => this.pause,
+      // AUTOLOOP_CRON_PAUSED, read once: the environment is fixed for the process's life.
+      killSwitch: killSwitchOn(this.deps.env),
+      stopping: () => this.stopping,
+      emit: (event, ...args) => this.emit(event, ...args),
+    });
+    this.reloadSoon = debounced(200, () => {
+      this.log.info("schedule files changed: reloading");
+      this.reload();
+    });
   }
 
   /** Runs in progress, by id. */
   get active(): ReadonlyMap<string, ActiveRun> {
-    return this.runs.active;
+    return this.slots.runs.active;
   }
 
   private get log(): Logger {
@@ -102,33 +98,18 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   start(): void {
     this.pause = readPauseState(this.config.stateDir);
     this.reload();
-    for (const action of recoverPending(this.ledger)) {
-      if (action.kind === "adopt") {
-        const handle = adoptRecorded(this.ledger, action.entry);
-        this.log.info(
-          { runId: action.entry.runId, pid: action.entry.pid, schedule: action.entry.schedule },
-          "adopted a run that outlived the previous daemon",
-        );
-        const { runId, schedule } = action.entry;
-        const run = { runId, schedule, stop: handle.stop, done: handle.done };
-        this.runs.adopt(run);
-        this.watch(run);
-      } else if (action.kind === "finished") {
-        this.log.info(
-          { runId: action.entry.runId, status: action.outcome.status },
-          "run finished while the daemon was down",
-        );
-      } else {
-        this.log.warn(
-          { runId: action.entry.runId, reason: action.reason },
-          "run marked interrupted: its process is gone",
-        );
-      }
-    }
+    resumePending(this.ledger, this.log, (run) => this.slots.adopt(run));
     const now = new Date(this.deps.clock.now());
     for (const schedule of this.schedules.values()) this.catchUp(schedule, now, "daemon_down");
     this.queue.start();
-    this.watchSchedules();
+    const control = controlDir(this.config.stateDir);
+    this.watchers = watchFolders(
+      [
+        { dir: this.config.schedulesDir, onChange: this.reloadSoon },
+        { dir: control, onChange: () => this.tick() },
+      ],
+      this.log,
+    );
     this.tickTimer = setInterval(() => this.tick(), this.deps.tickMs);
     this.tickTimer.unref();
     this.tick();
@@ -240,30 +221,9 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     } else this.log.warn({ jumpMs: event.ms }, "the wall clock jumped");
   }
 
-  /** The slot policy's decision, as things stand now (the same code `fire` uses). */
-  private admit(schedule: Schedule): SlotDecision {
-    return admitSlot(schedule, {
-      pause: this.pause,
-      killSwitch: this.killSwitch,
-      running: this.runs.runningOf(schedule.name),
-      runningTotal: this.runs.size,
-      maxConcurrent: this.config.maxConcurrentRuns,
-      ledger: this.ledger,
-    });
-  }
-
-  /** A slot not launched: in the ledger, the log and the `skipped` event (metrics count it). */
-  private skipSlot(skip: SkipRecord): ControlResponse {
-    recordSkip(this.ledger, skip);
-    const { runId, schedule, slot, cause, detail } = skip;
-    this.log.info({ schedule, slot: slot.toISOString(), runId, cause }, `slot skipped: ${detail}`);
-    this.emit("skipped", { schedule, slot, runId, cause, detail });
-    return { id: "", ok: false, error: `not launched: ${detail}` };
-  }
-
   /**
-   * Applies the slot policy to one due slot. `dueAt` is when it was meant to start (its
-   * jittered fire time): lateness in logs and metrics is measured from it.
+   * Applies the slot policy to one due slot of a loaded schedule. `dueAt` is when it was
+   * meant to start (its jittered fire time): lateness is measured from it.
    */
   onSlot(
     name: string,
@@ -272,187 +232,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     dueAt = this.deps.clock.now(),
   ): ControlResponse | undefined {
     const schedule = this.schedules.get(name);
-    if (schedule === undefined) return undefined;
-    const decision = this.admit(schedule);
-    switch (decision.kind) {
-      case "launch":
-        return this.launch(schedule, slot, trigger, dueAt);
-      case "skip": {
-        const runId = newScheduledRunId(name, slot);
-        const cause = ledgerCause(decision.cause);
-        return this.skipSlot({
-          runId,
-          schedule: name,
-          slot,
-          trigger,
-          cause,
-          detail: decision.detail,
-        });
-      }
-      case "queue": {
-        if (this.waiting.isFull(name)) {
-          return this.skipSlot({
-            runId: newScheduledRunId(name, slot),
-            schedule: name,
-            slot,
-            trigger,
-            cause: decision.why === "overlap" ? "overlap" : "max_concurrent",
-            detail: `the queue is full (${QUEUE_LIMIT} slots of ${name} waiting)`,
-          });
-        }
-        this.waiting.push({ schedule: name, slot, trigger, dueAt });
-        const decidedMs = this.deps.clock.now() - dueAt;
-        this.logAfterPass(() =>
-          this.log.info(
-            { schedule: name, slot: slot.toISOString(), latenessMs: decidedMs },
-            decision.detail,
-          ),
-        );
-        this.emit("queued", { schedule: name, slot, why: decision.why });
-        return { id: "", ok: true, message: decision.detail };
-      }
-      case "replace": {
-        const previous = decision.stop
-          .map((id) => this.active.get(id))
-          .filter((r) => r !== undefined);
-        for (const run of previous)
-          run.stop(`replaced by the slot of ${slot.toISOString()} (overlap = "replace")`);
-        this.waiting.unshift({ schedule: name, slot, trigger, dueAt });
-        void Promise.allSettled(previous.map((r) => r.done)).then(() => this.drain());
-        return {
-          id: "",
-          ok: true,
-          message: `stopping ${decision.stop.join(", ")}; the new run starts when it has ended`,
-        };
-      }
-    }
-  }
-
-  /**
-   * Logs once the current synchronous pass is over. When a thousand slots fall due on one
-   * second, each is decided (and its lateness measured) before any line is serialised: the
-   * lines then carry the lateness of their decision, not of their turn in the log.
-   */
-  private logAfterPass(line: () => void): void {
-    if (this.deferredLogs.length === 0)
-      queueMicrotask(() => {
-        const lines = this.deferredLogs;
-        this.deferredLogs = [];
-        for (const write of lines) write();
-      });
-    this.deferredLogs.push(line);
-  }
-
-  /**
-   * Launches after the current batch of decisions: when a thousand slots fall due on one
-   * second, every slot is decided on time and the spawns (and their fsyncs) follow.
-   */
-  private launch(schedule: Schedule, slot: Date, trigger: Trigger, dueAt: number): ControlResponse {
-    const runId = newScheduledRunId(schedule.name, slot);
-    this.runs.reserve(schedule.name, runId);
-    setImmediate(() => this.spawnRun(schedule, slot, trigger, dueAt, runId));
-    return { id: "", ok: true, runId, message: `launching ${runId}` };
-  }
-
-  private spawnRun(
-    schedule: Schedule,
-    slot: Date,
-    trigger: Trigger,
-    dueAt: number,
-    runId: string,
-  ): void {
-    if (this.stopping) {
-      this.runs.settle(schedule.name, runId, undefined);
-      return;
-    }
-    const spec = launchSpecFor(this.config, schedule, runId, slot);
-    const result = launchRecorded(this.ledger, spec, trigger, {
-      logger: this.log,
-      env: this.runEnv,
-    });
-    if (result.kind === "duplicate") {
-      this.runs.settle(schedule.name, runId, undefined);
-      this.log.info(
-        { schedule: schedule.name, slot: slot.toISOString(), runId: result.runId },
-        "slot already launched (idempotency key); not launching again",
-      );
-      return;
-    }
-    const { handle } = result;
-    // How late the process started: the decision, the queue and the spawn all count.
-    const latenessMs = this.deps.clock.now() - dueAt;
-    const fields = {
-      schedule: schedule.name,
-      slot: slot.toISOString(),
-      runId,
-      trigger,
-      pid: handle.pid,
-      latenessMs,
-    };
-    this.log.info(fields, "fired");
-    this.emit("fire", { schedule: schedule.name, slot, runId, trigger, latenessMs });
-    const run = { runId, schedule: schedule.name, stop: handle.stop, done: handle.done };
-    this.runs.settle(schedule.name, runId, run);
-    this.watch(run);
-  }
-
-  /** Follows a run to its end; then frees its place and launches what waited for it. */
-  private watch(run: ActiveRun): void {
-    const untrack = () => this.runs.finish(run);
-    void run.done.then(
-      (outcome) => {
-        untrack();
-        this.log.info(
-          {
-            schedule: run.schedule,
-            runId: run.runId,
-            status: outcome.status,
-            stopReason: outcome.stopReason,
-            durationMs: outcome.durationMs,
-          },
-          "run finished",
-        );
-        this.emit("finished", { schedule: run.schedule, runId: run.runId, outcome });
-        this.drain();
-      },
-      (err) => {
-        untrack();
-        this.log.error({ err, runId: run.runId }, "run watcher failed");
-        this.drain();
-      },
-    );
-  }
-
-  /**
-   * Launches waiting slots whose obstacles are gone, oldest first. Each is decided again:
-   * a schedule paused, disabled, removed or blocked by \`after\` meanwhile skips its slot.
-   */
-  private drain(): void {
-    if (this.stopping) return;
-    const pending = this.waiting.takeAll();
-    for (const [i, w] of pending.entries()) {
-      if (this.runs.size >= this.config.maxConcurrentRuns) {
-        for (const rest of pending.slice(i)) this.waiting.push(rest);
-        break;
-      }
-      const schedule = this.schedules.get(w.schedule);
-      // A slot waits behind its own schedule's run whatever the overlap policy queued it.
-      const decision =
-        schedule &&
-        this.admit({ ...schedule, overlap: schedule.overlap === "allow" ? "allow" : "queue" });
-      if (decision?.kind === "launch") {
-        this.launch(schedule!, w.slot, w.trigger, w.dueAt);
-      } else if (decision?.kind === "queue") {
-        this.waiting.push(w);
-      } else {
-        const skip = decision?.kind === "skip" ? decision : undefined;
-        const cause = skip ? ledgerCause(skip.cause) : "config_error";
-        const detail = skip?.detail ?? "the schedule was removed while the slot waited";
-        const runId = newScheduledRunId(w.schedule, w.slot);
-        const { schedule: name, slot, trigger } = w;
-        this.skipSlot({ runId, schedule: name, slot, trigger, cause, detail });
-      }
-    }
+    return schedule && this.slots.onSlot(schedule, slot, trigger, dueAt);
   }
 
   /** `autoloop-cron fire <schedule>`: a manual run now, under the same policies. */
@@ -502,29 +282,6 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     this.emit("tick", { at: this.lastTickAt });
   }
 
-  private watchSchedules(): void {
-    const onChange = () => {
-      clearTimeout(this.reloadTimer);
-      this.reloadTimer = setTimeout(() => {
-        this.log.info("schedule files changed: reloading");
-        this.reload();
-      }, 200);
-    };
-    for (const dir of [this.config.schedulesDir, controlDir(this.config.stateDir)]) {
-      try {
-        mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
-        const isControl = dir === controlDir(this.config.stateDir);
-        const watcher = watch(dir, isControl ? () => this.tick() : onChange);
-        watcher.on("error", (err) =>
-          this.log.warn({ err, dir }, "cannot watch folder; relying on polling and SIGHUP"),
-        );
-        this.watchers.push(watcher);
-      } catch (err) {
-        this.log.warn({ err, dir }, "cannot watch folder; relying on polling and SIGHUP");
-      }
-    }
-  }
-
   /** Stops firing; terminates or detaches running runs; resolves when done or after the grace. */
   async shutdown(
     mode: "terminate" | "detach" = this.config.onShutdown,
@@ -533,7 +290,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     this.stopping = true;
     this.queue.stop();
     clearInterval(this.tickTimer);
-    clearTimeout(this.reloadTimer);
+    this.reloadSoon.cancel();
     for (const w of this.watchers) w.close();
     this.watchers = [];
     const runs = [...this.active.values()];
@@ -546,8 +303,6 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     await Promise.race([Promise.allSettled(runs.map((r) => r.done)), grace]);
   }
 }
-
-/** The ledger records the global kill switch as a plain pause. */
 
 export function planSpec(s: Schedule): PlanSpec {
   return { name: s.name, cron: s.cron, timezone: s.timezone, jitterMs: s.jitterMs };

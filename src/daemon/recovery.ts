@@ -1,4 +1,5 @@
 // After a daemon restart: decide for each pending run whether to adopt it, close it from its journal, or mark it interrupted.
+import type { Logger } from "pino";
 import { findProcessByRunId, isRunProcess } from "../launch/identity.js";
 import { determineOutcome, type RunOutcome } from "../launch/outcome.js";
 import { journalPathFor, readTerminal } from "../launch/outcome-journal.js";
@@ -10,6 +11,8 @@ import {
 } from "../launch/wrapper.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import type { PendingEntry } from "../ledger/pending.js";
+import { adoptRecorded } from "./recorded-launch.js";
+import type { ActiveRun } from "./run-table.js";
 
 export type Recovery =
   /** Still running: hand it to `watchAdoptedRun` (see `adoptRecorded`). */
@@ -107,4 +110,30 @@ export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = 
     actions.push({ kind: "interrupted", entry, reason });
   }
   return actions;
+}
+
+/** After a restart: adopts each run still alive (through `adopt`) and logs how the others ended. */
+export function resumePending(
+  ledger: RunLedger,
+  log: Logger,
+  adopt: (run: ActiveRun) => void,
+): void {
+  for (const action of recoverPending(ledger)) {
+    if (action.kind === "adopt") {
+      const handle = adoptRecorded(ledger, action.entry);
+      const { runId, schedule, pid } = action.entry;
+      log.info({ runId, pid, schedule }, "adopted a run that outlived the previous daemon");
+      adopt({ runId, schedule, stop: handle.stop, done: handle.done });
+    } else if (action.kind === "finished") {
+      log.info(
+        { runId: action.entry.runId, status: action.outcome.status },
+        "run finished while the daemon was down",
+      );
+    } else {
+      log.warn(
+        { runId: action.entry.runId, reason: action.reason },
+        "run marked interrupted: its process is gone",
+      );
+    }
+  }
 }

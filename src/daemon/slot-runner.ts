@@ -1,0 +1,258 @@
+// A due slot's way to a running process: the slot policy's decision, the wait queue, the
+// launch through the ledger, and the watch that frees the run's place when it ends.
+import type { Logger } from "pino";
+import { admitSlot, ledgerCause, recordSkip, type SkipRecord } from "../admission/admission.js";
+import type { SlotDecision } from "../admission/policy.js";
+import { QUEUE_LIMIT, SlotQueue } from "../admission/slot-queue.js";
+import type { CronConfig } from "../config/config.js";
+import { launchSpecFor } from "../launch/schedule-spec.js";
+import type { Trigger } from "../ledger/events.js";
+import type { RunLedger } from "../ledger/ledger.js";
+import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
+import type { PauseState } from "../schedules/pause-state.js";
+import type { Schedule } from "../schedules/schedule-file.js";
+import type { ControlResponse } from "./control.js";
+import type { DaemonEvents } from "./events.js";
+import { launchRecorded } from "./recorded-launch.js";
+import { type ActiveRun, RunTable } from "./run-table.js";
+
+/** What the runner reads from its daemon, always as things stand now. */
+export interface SlotContext {
+  config: CronConfig;
+  ledger: RunLedger;
+  log: Logger;
+  /** The environment runs are launched with (the daemon's minus the config's secrets). */
+  runEnv: NodeJS.ProcessEnv;
+  now(): number;
+  schedule(name: string): Schedule | undefined;
+  pause(): PauseState;
+  killSwitch: boolean;
+  stopping(): boolean;
+  emit<K extends keyof DaemonEvents>(event: K, ...args: DaemonEvents[K]): void;
+}
+
+export class SlotRunner {
+  readonly runs = new RunTable();
+  private readonly waiting = new SlotQueue();
+  private deferredLogs: Array<() => void> = [];
+
+  constructor(private readonly ctx: SlotContext) {}
+
+  /** The slot policy's decision, as things stand now (the same code `fire` uses). */
+  private admit(schedule: Schedule): SlotDecision {
+    return admitSlot(schedule, {
+      pause: this.ctx.pause(),
+      killSwitch: this.ctx.killSwitch,
+      running: this.runs.runningOf(schedule.name),
+      runningTotal: this.runs.size,
+      maxConcurrent: this.ctx.config.maxConcurrentRuns,
+      ledger: this.ctx.ledger,
+    });
+  }
+
+  /** A slot not launched: in the ledger, the log and the `skipped` event (metrics count it). */
+  private skipSlot(skip: SkipRecord): ControlResponse {
+    recordSkip(this.ctx.ledger, skip);
+    const { runId, schedule, slot, cause, detail } = skip;
+    this.ctx.log.info(
+      { schedule, slot: slot.toISOString(), runId, cause },
+      `slot skipped: ${detail}`,
+    );
+    this.ctx.emit("skipped", { schedule, slot, runId, cause, detail });
+    return { id: "", ok: false, error: `not launched: ${detail}` };
+  }
+
+  /**
+   * Applies the slot policy to one due slot. `dueAt` is when it was meant to start (its
+   * jittered fire time): lateness in logs and metrics is measured from it.
+   */
+  onSlot(schedule: Schedule, slot: Date, trigger: Trigger, dueAt: number): ControlResponse {
+    const name = schedule.name;
+    const decision = this.admit(schedule);
+    switch (decision.kind) {
+      case "launch":
+        return this.launch(schedule, slot, trigger, dueAt);
+      case "skip": {
+        const runId = newScheduledRunId(name, slot);
+        const cause = ledgerCause(decision.cause);
+        return this.skipSlot({
+          runId,
+          schedule: name,
+          slot,
+          trigger,
+          cause,
+          detail: decision.detail,
+        });
+      }
+      case "queue": {
+        if (this.waiting.isFull(name)) {
+          return this.skipSlot({
+            runId: newScheduledRunId(name, slot),
+            schedule: name,
+            slot,
+            trigger,
+            cause: decision.why === "overlap" ? "overlap" : "max_concurrent",
+            detail: `the queue is full (${QUEUE_LIMIT} slots of ${name} waiting)`,
+          });
+        }
+        this.waiting.push({ schedule: name, slot, trigger, dueAt });
+        const decidedMs = this.ctx.now() - dueAt;
+        this.logAfterPass(() =>
+          this.ctx.log.info(
+            { schedule: name, slot: slot.toISOString(), latenessMs: decidedMs },
+            decision.detail,
+          ),
+        );
+        this.ctx.emit("queued", { schedule: name, slot, why: decision.why });
+        return { id: "", ok: true, message: decision.detail };
+      }
+      case "replace": {
+        const previous = decision.stop
+          .map((id) => this.runs.active.get(id))
+          .filter((r) => r !== undefined);
+        for (const run of previous)
+          run.stop(`replaced by the slot of ${slot.toISOString()} (overlap = "replace")`);
+        this.waiting.unshift({ schedule: name, slot, trigger, dueAt });
+        void Promise.allSettled(previous.map((r) => r.done)).then(() => this.drain());
+        return {
+          id: "",
+          ok: true,
+          message: `stopping ${decision.stop.join(", ")}; the new run starts when it has ended`,
+        };
+      }
+    }
+  }
+
+  /**
+   * Logs once the current synchronous pass is over. When a thousand slots fall due on one
+   * second, each is decided (and its lateness measured) before any line is serialised: the
+   * lines then carry the lateness of their decision, not of their turn in the log.
+   */
+  private logAfterPass(line: () => void): void {
+    if (this.deferredLogs.length === 0)
+      queueMicrotask(() => {
+        const lines = this.deferredLogs;
+        this.deferredLogs = [];
+        for (const write of lines) write();
+      });
+    this.deferredLogs.push(line);
+  }
+
+  /**
+   * Launches after the current batch of decisions: when a thousand slots fall due on one
+   * second, every slot is decided on time and the spawns (and their fsyncs) follow.
+   */
+  private launch(schedule: Schedule, slot: Date, trigger: Trigger, dueAt: number): ControlResponse {
+    const runId = newScheduledRunId(schedule.name, slot);
+    this.runs.reserve(schedule.name, runId);
+    setImmediate(() => this.spawnRun(schedule, slot, trigger, dueAt, runId));
+    return { id: "", ok: true, runId, message: `launching ${runId}` };
+  }
+
+  private spawnRun(
+    schedule: Schedule,
+    slot: Date,
+    trigger: Trigger,
+    dueAt: number,
+    runId: string,
+  ): void {
+    if (this.ctx.stopping()) {
+      this.runs.settle(schedule.name, runId, undefined);
+      return;
+    }
+    const spec = launchSpecFor(this.ctx.config, schedule, runId, slot);
+    const result = launchRecorded(this.ctx.ledger, spec, trigger, {
+      logger: this.ctx.log,
+      env: this.ctx.runEnv,
+    });
+    if (result.kind === "duplicate") {
+      this.runs.settle(schedule.name, runId, undefined);
+      this.ctx.log.info(
+        { schedule: schedule.name, slot: slot.toISOString(), runId: result.runId },
+        "slot already launched (idempotency key); not launching again",
+      );
+      return;
+    }
+    const { handle } = result;
+    // How late the process started: the decision, the queue and the spawn all count.
+    const latenessMs = this.ctx.now() - dueAt;
+    const fields = {
+      schedule: schedule.name,
+      slot: slot.toISOString(),
+      runId,
+      trigger,
+      pid: handle.pid,
+      latenessMs,
+    };
+    this.ctx.log.info(fields, "fired");
+    this.ctx.emit("fire", { schedule: schedule.name, slot, runId, trigger, latenessMs });
+    const run = { runId, schedule: schedule.name, stop: handle.stop, done: handle.done };
+    this.runs.settle(schedule.name, runId, run);
+    this.watch(run);
+  }
+
+  /** Takes over a run that outlived the previous daemon and follows it to its end. */
+  adopt(run: ActiveRun): void {
+    this.runs.adopt(run);
+    this.watch(run);
+  }
+
+  /** Follows a run to its end; then frees its place and launches what waited for it. */
+  private watch(run: ActiveRun): void {
+    const untrack = () => this.runs.finish(run);
+    void run.done.then(
+      (outcome) => {
+        untrack();
+        this.ctx.log.info(
+          {
+            schedule: run.schedule,
+            runId: run.runId,
+            status: outcome.status,
+            stopReason: outcome.stopReason,
+            durationMs: outcome.durationMs,
+          },
+          "run finished",
+        );
+        this.ctx.emit("finished", { schedule: run.schedule, runId: run.runId, outcome });
+        this.drain();
+      },
+      (err) => {
+        untrack();
+        this.ctx.log.error({ err, runId: run.runId }, "run watcher failed");
+        this.drain();
+      },
+    );
+  }
+
+  /**
+   * Launches waiting slots whose obstacles are gone, oldest first. Each is decided again:
+   * a schedule paused, disabled, removed or blocked by `after` meanwhile skips its slot.
+   */
+  private drain(): void {
+    if (this.ctx.stopping()) return;
+    const pending = this.waiting.takeAll();
+    for (const [i, w] of pending.entries()) {
+      if (this.runs.size >= this.ctx.config.maxConcurrentRuns) {
+        for (const rest of pending.slice(i)) this.waiting.push(rest);
+        break;
+      }
+      const schedule = this.ctx.schedule(w.schedule);
+      // A slot waits behind its own schedule's run whatever the overlap policy queued it.
+      const decision =
+        schedule &&
+        this.admit({ ...schedule, overlap: schedule.overlap === "allow" ? "allow" : "queue" });
+      if (decision?.kind === "launch") {
+        this.launch(schedule!, w.slot, w.trigger, w.dueAt);
+      } else if (decision?.kind === "queue") {
+        this.waiting.push(w);
+      } else {
+        const skip = decision?.kind === "skip" ? decision : undefined;
+        const cause = skip ? ledgerCause(skip.cause) : "config_error";
+        const detail = skip?.detail ?? "the schedule was removed while the slot waited";
+        const runId = newScheduledRunId(w.schedule, w.slot);
+        const { schedule: name, slot, trigger } = w;
+        this.skipSlot({ runId, schedule: name, slot, trigger, cause, detail });
+      }
+    }
+  }
+}
