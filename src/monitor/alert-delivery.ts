@@ -1,0 +1,100 @@
+// Where a notification goes: its incident file first, then (for pages, reminders and
+// resolved notices) a message in the durable outbox for the schedule's channels.
+import type { Logger } from "pino";
+import type { CronConfig } from "../config/config.js";
+import type { RunState } from "../detect/run-state.js";
+import { isActive } from "../incidents/record.js";
+import type { IncidentStore } from "../incidents/store.js";
+import { deliveryFailedMessage } from "../outbox/delivery-failed.js";
+import type { Outbox } from "../outbox/outbox.js";
+import type { Schedule } from "../schedules/schedule-file.js";
+import { composeMessage, goesToChannels } from "./alert-message.js";
+import type { Notification } from "./alert-state.js";
+import { syncIncident } from "./incident-sync.js";
+import { channelsFor } from "./service-setup.js";
+
+export interface AlertDeliveryDeps {
+  config: CronConfig;
+  log: Logger;
+  outbox: Outbox;
+  incidents: IncidentStore;
+  run(id: string): RunState | undefined;
+  schedule(name: string): Schedule | undefined;
+}
+
+export class AlertDelivery {
+  constructor(private readonly deps: AlertDeliveryDeps) {}
+
+  /**
+   * A run joining a group whose incident an operator already resolved is news again: it
+   * opens a new incident and pages, instead of a line in a closed file.
+   */
+  private afterOperatorResolve(n: Notification): Notification {
+    if (n.kind !== "update") return n;
+    try {
+      const incident = this.deps.incidents.findByFingerprint(n.fingerprint);
+      if (incident === undefined || isActive(incident)) return n;
+    } catch {
+      return n;
+    }
+    return { ...n, kind: "firing" };
+  }
+
+  deliver(notification: Notification): void {
+    const { log, outbox } = this.deps;
+    const n = this.afterOperatorResolve(notification);
+    const c = n.condition;
+    const schedule = c.schedule === undefined ? undefined : this.deps.schedule(c.schedule);
+    let incident: ReturnType<typeof syncIncident>;
+    try {
+      incident = syncIncident(this.deps.incidents, n);
+    } catch (err) {
+      log.error({ err, fingerprint: n.fingerprint }, "monitor: incident update failed");
+    }
+    if (!goesToChannels(n)) {
+      log.info(
+        {
+          alert: n.kind,
+          fingerprint: n.fingerprint,
+          schedule: c.schedule,
+          incident: incident?.slug,
+        },
+        n.kind === "update"
+          ? `incident ${incident?.slug ?? n.fingerprint}: ${(n.members ?? []).map((m) => m.note).join("; ")}`
+          : `alert expired: ${n.note ?? c.summary}`,
+      );
+      return;
+    }
+    const message = composeMessage(n, {
+      run: c.run === undefined ? undefined : this.deps.run(c.run),
+      schedule,
+      timezone: this.deps.config.defaults.timezone,
+      incident,
+    });
+    const channels = channelsFor(this.deps.config, outbox.channelNames(), schedule);
+    outbox.enqueue(message, channels);
+    log.info(
+      {
+        alert: n.kind,
+        kind: c.kind,
+        fingerprint: n.fingerprint,
+        schedule: c.schedule,
+        run: c.run,
+        incident: incident?.slug,
+        channels,
+      },
+      `alert ${n.kind}: ${c.summary}`,
+    );
+  }
+
+  /** An alert a channel gave up on: told through every other channel. */
+  onDead(dead: Parameters<typeof deliveryFailedMessage>[0]): void {
+    const { log, outbox } = this.deps;
+    const others = outbox.channelNames().filter((name) => name !== dead.channel);
+    log.error(
+      { channel: dead.channel, fingerprint: dead.message.fingerprint, error: dead.error },
+      others.length > 0 ? "alert undeliverable; telling the other channels" : "alert undeliverable",
+    );
+    if (others.length > 0) outbox.enqueue(deliveryFailedMessage(dead), others);
+  }
+}
