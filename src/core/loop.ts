@@ -1,6 +1,5 @@
 // The harness loop: prompt → agent → events → route, until completion or a stop reason.
 // Every step is journaled; the run's exit code follows its outcome class.
-import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { JournalWriter } from "../journal/append.js";
 import { type FieldValue, journalTimestamp } from "../journal/codec.js";
@@ -16,6 +15,7 @@ import { agentArgs, promptModeFor, resolveAgent } from "./agents.js";
 import { type AgentResult, runAgent } from "./backend.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
 import { writeEventTool } from "./event-tool.js";
+import { judgeIteration, type StallState, type Terminal } from "./judge.js";
 import {
   assertNewRunId,
   fileSize,
@@ -52,10 +52,6 @@ export interface RunResult {
   iterations: number;
   journalFile: string;
 }
-
-type Terminal =
-  | { complete: true; reason: string }
-  | { complete: false; reason: string; fields: Record<string, FieldValue> };
 
 /** Longest agent output kept in one journal field (the tail wins). */
 const MAX_JOURNAL_OUTPUT = 64 * 1024;
@@ -125,8 +121,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
 
   let completed = 0;
   let completionNote = "";
-  let lastSignature = "";
-  let identical = 0;
+  let stall: StallState = { signature: "", identical: 0 };
   const finish = (t: Terminal): RunResult => {
     reaper.close();
     if (t.complete) system("loop.complete", completed || undefined, { reason: t.reason });
@@ -294,64 +289,38 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       `iteration ${iteration}/${maxIterations}: exit ${exitCode}${timedOut ? " (timed out)" : ""}, emitted ${emitted.map((r) => r.topic).join(", ") || "nothing"} (${(result.elapsedMs / 1000).toFixed(1)}s)`,
     );
 
-    const outputTail = tail(output, 500);
-    if (result.kind === "interrupted")
-      return finish({
-        complete: false,
-        reason: "interrupted",
-        fields: { completed_iterations: String(completed) },
+    const judged = judgeIteration({
+      iteration,
+      result: result.kind === "exited" ? { kind: "exited", exitCode: result.exitCode } : result,
+      output,
+      emitted: emitted.map((r) => ({
+        topic: r.topic,
+        payload: r.shape === "agent" ? r.payload : "",
+      })),
+      seenTopics: view.seenTopics,
+      openTasks: () => blockingTasks(tasks.view()).map((t) => t.id),
+      eventLoop: ev,
+      stall,
+    });
+    stall = judged.stall;
+    completionNote = judged.completionNote;
+    if (judged.gate !== undefined) {
+      system("task.gate", iteration, {
+        blocked_topic: ev.completion_event,
+        open_tasks: judged.gate.openTasks.join(","),
+        via: "completion_promise",
       });
-    if (timedOut)
-      return finish({
-        complete: false,
-        reason: "backend_timeout",
-        fields: { iteration: String(iteration), output_tail: outputTail },
-      });
-    if (result.kind !== "exited" || result.exitCode !== 0) {
-      const stop = agentFailureStop(agent, result, outputTail, {
+      view.refresh();
+    }
+    if (judged.next === "continue") continue;
+    if (judged.next !== "agent_failed") return finish(judged.next);
+    if (result.kind === "exited" || result.kind === "spawn_failed") {
+      const stop = agentFailureStop(agent, result, tail(output, 500), {
         command,
         env: opts.env,
         iteration,
       });
       return finish({ complete: false, reason: stop.reason, fields: stop.fields });
-    }
-
-    const missing = () => ev.required_events.filter((e) => !view.seenTopics.has(e));
-    if (emitted.some((r) => r.topic === ev.completion_event)) {
-      if (missing().length === 0) return finish({ complete: true, reason: "completion_event" });
-      completionNote = `Completion refused: required events not yet emitted: ${missing().join(", ")}.`;
-    } else if (output.includes(ev.completion_promise)) {
-      const open = blockingTasks(tasks.view());
-      if (open.length > 0) {
-        system("task.gate", iteration, {
-          blocked_topic: ev.completion_event,
-          open_tasks: open.map((t) => t.id).join(","),
-          via: "completion_promise",
-        });
-        view.refresh();
-      } else if (missing().length === 0) {
-        return finish({ complete: true, reason: "completion_promise" });
-      } else {
-        completionNote = `Completion refused: required events not yet emitted: ${missing().join(", ")}.`;
-      }
-    }
-
-    const signature = createHash("sha1")
-      .update(output)
-      .update(JSON.stringify(emitted.map((r) => [r.topic, r.shape === "agent" ? r.payload : ""])))
-      .digest("hex");
-    identical = signature === lastSignature ? identical + 1 : 1;
-    lastSignature = signature;
-    if (ev.stall_iterations > 0 && identical >= ev.stall_iterations) {
-      return finish({
-        complete: false,
-        reason: "stalled",
-        fields: {
-          completed_iterations: String(completed),
-          identical_outputs: String(identical),
-          stall_iterations: String(ev.stall_iterations),
-        },
-      });
     }
   }
   return finish({

@@ -1,0 +1,115 @@
+// What one finished iteration means for the run, decided without side effects: stop (and
+// why), a gate refusal to journal, a note for the next prompt, and the stall counter.
+import { createHash } from "node:crypto";
+import type { FieldValue } from "../journal/codec.js";
+
+export type Terminal =
+  | { complete: true; reason: string }
+  | { complete: false; reason: string; fields: Record<string, FieldValue> };
+
+/** Consecutive iterations with the same output and events (stall detection). */
+export interface StallState {
+  signature: string;
+  identical: number;
+}
+
+export interface IterationFacts {
+  iteration: number;
+  /** How the agent ended: `exited` with its code, or timed out, interrupted, not spawned. */
+  result:
+    | { kind: "exited"; exitCode: number }
+    | { kind: "timed_out" | "interrupted" | "spawn_failed" };
+  output: string;
+  /** Events the agent emitted in this iteration, in order. */
+  emitted: ReadonlyArray<{ topic: string; payload: string }>;
+  /** Every topic the run has seen so far (required events). */
+  seenTopics: ReadonlySet<string>;
+  /** Ids of the tasks that block completion; asked only when completion is claimed. */
+  openTasks: () => string[];
+  eventLoop: {
+    completion_event: string;
+    completion_promise: string;
+    required_events: readonly string[];
+    stall_iterations: number;
+  };
+  stall: StallState;
+}
+
+export interface Judgement {
+  /** Stop with this terminal, go on, or stop because the agent failed (its words decide why). */
+  next: Terminal | "continue" | "agent_failed";
+  /** Completion claimed with these tasks open: journal a `task.gate` refusal. */
+  gate?: { openTasks: string[] };
+  /** Said to the agent in the next prompt ("" for nothing). */
+  completionNote: string;
+  stall: StallState;
+}
+
+const TAIL_CHARS = 500;
+
+function tail(text: string, max: number): string {
+  return text.length > max ? text.slice(text.length - max) : text;
+}
+
+export function judgeIteration(f: IterationFacts): Judgement {
+  const ev = f.eventLoop;
+  const base = { completionNote: "", stall: f.stall };
+  if (f.result.kind === "interrupted")
+    return {
+      ...base,
+      next: {
+        complete: false,
+        reason: "interrupted",
+        fields: { completed_iterations: String(f.iteration) },
+      },
+    };
+  if (f.result.kind === "timed_out")
+    return {
+      ...base,
+      next: {
+        complete: false,
+        reason: "backend_timeout",
+        fields: { iteration: String(f.iteration), output_tail: tail(f.output, TAIL_CHARS) },
+      },
+    };
+  if (f.result.kind !== "exited" || f.result.exitCode !== 0)
+    return { ...base, next: "agent_failed" };
+
+  const missing = ev.required_events.filter((e) => !f.seenTopics.has(e));
+  const refusedNote = `Completion refused: required events not yet emitted: ${missing.join(", ")}.`;
+  let completionNote = "";
+  let gate: Judgement["gate"];
+  if (f.emitted.some((r) => r.topic === ev.completion_event)) {
+    if (missing.length === 0)
+      return { ...base, next: { complete: true, reason: "completion_event" } };
+    completionNote = refusedNote;
+  } else if (f.output.includes(ev.completion_promise)) {
+    const open = f.openTasks();
+    if (open.length > 0) gate = { openTasks: open };
+    else if (missing.length === 0)
+      return { ...base, next: { complete: true, reason: "completion_promise" } };
+    else completionNote = refusedNote;
+  }
+
+  const signature = createHash("sha1")
+    .update(f.output)
+    .update(JSON.stringify(f.emitted.map((r) => [r.topic, r.payload])))
+    .digest("hex");
+  const identical = signature === f.stall.signature ? f.stall.identical + 1 : 1;
+  const stall = { signature, identical };
+  const judged = { completionNote, stall, ...(gate && { gate }) };
+  if (ev.stall_iterations > 0 && identical >= ev.stall_iterations)
+    return {
+      ...judged,
+      next: {
+        complete: false,
+        reason: "stalled",
+        fields: {
+          completed_iterations: String(f.iteration),
+          identical_outputs: String(identical),
+          stall_iterations: String(ev.stall_iterations),
+        },
+      },
+    };
+  return { ...judged, next: "continue" };
+}
