@@ -1,6 +1,8 @@
-// smtp://user:pass@host:port and smtps://... urls as nodemailer pool options. STARTTLS is
-// used when the server offers it; `?requireTLS=true` refuses servers that do not.
+// smtp://user:pass@host:port and smtps://... urls as nodemailer pool options, parsed by
+// nodemailer itself, so every option it reads from a url (`tls.*`, `name`, `requireTLS`, …)
+// works here too. STARTTLS is used when offered; `?requireTLS=true` refuses servers without it.
 import type { SMTPPoolOptions } from "nodemailer";
+import { parseConnectionUrl } from "nodemailer/lib/shared";
 import { SecretError } from "../util/secrets.js";
 
 export interface SmtpTimeouts {
@@ -16,6 +18,12 @@ export const DEFAULT_SMTP_TIMEOUTS: SmtpTimeouts = {
 };
 
 const TRUE = new Set(["1", "true", "yes", "required"]);
+
+/** `?requireTLS=` (or our older `?starttls=`) as a boolean, whatever spelling was used. */
+function requireTls(query: URLSearchParams): boolean | undefined {
+  const value = query.get("requireTLS") ?? query.get("starttls");
+  return value === null ? undefined : TRUE.has(value.toLowerCase());
+}
 
 /** Parses the url; the error names `label` but never echoes the url (it holds a password). */
 export function smtpPoolOptions(
@@ -35,23 +43,18 @@ export function smtpPoolOptions(
     );
   }
   if (parsed.hostname === "") throw new SecretError(`${label}: the url has no host`);
-  const secure = parsed.protocol === "smtps:";
-  const user = decodeURIComponent(parsed.username);
-  const pass = decodeURIComponent(parsed.password);
-  const query = parsed.searchParams;
-  const requireTLS = TRUE.has(
-    (query.get("requireTLS") ?? query.get("starttls") ?? "").toLowerCase(),
-  );
+  const { starttls: _alias, ...options } = parseConnectionUrl(url) as SMTPPoolOptions & {
+    starttls?: unknown;
+  };
+  const requireTLS = requireTls(parsed.searchParams);
   return {
-    pool: true,
-    host: parsed.hostname.replace(/^\[(.*)\]$/, "$1"),
-    port: parsed.port === "" ? (secure ? 465 : 587) : Number(parsed.port),
-    secure,
-    requireTLS,
-    ...(user !== "" && { auth: { user, pass } }),
-    ...timeouts,
     // Alerts come in small bursts: two connections drain a backlog without looking like spam.
     maxConnections: 2,
     maxMessages: 100,
+    ...timeouts,
+    ...options,
+    pool: true,
+    port: options.port ?? (options.secure ? 465 : 587),
+    requireTLS: requireTLS ?? false,
   };
 }
