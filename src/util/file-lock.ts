@@ -1,6 +1,8 @@
 // A cross-process lock beside a file (`<path>.lock`, created with O_EXCL and holding the
-// owner's pid). A lock whose owner is dead is taken over, so a crash never wedges writers.
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+// owner's pid and host). A lock whose owner is dead is taken over, so a crash never wedges
+// writers; several hosts (pods sharing a volume) never judge each other's pids.
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { PRIVATE_DIR, PRIVATE_FILE } from "./private-files.js";
 import { isProcessAlive } from "./process.js";
@@ -11,10 +13,32 @@ function sleepSync(ms: number): void {
   Atomics.wait(sleepBuffer, 0, 0, ms);
 }
 
+/**
+ * A lock held by another host cannot be checked by pid; critical sections last
+ * milliseconds, so one this old was left by a crashed (or vanished) host.
+ */
+export const FOREIGN_LOCK_STALE_MS = 30_000;
+
+/** The lock file's content: `{"pid": …, "host": …}` (older versions wrote the bare pid). */
+export function lockOwner(text: string): { pid: number; host: string | undefined } | undefined {
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) return { pid: Number(trimmed), host: undefined };
+  try {
+    const parsed = JSON.parse(trimmed) as { pid?: unknown; host?: unknown };
+    if (!Number.isInteger(parsed.pid) || (parsed.pid as number) <= 0) return undefined;
+    return {
+      pid: parsed.pid as number,
+      host: typeof parsed.host === "string" ? parsed.host : undefined,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 function tryAcquire(lockPath: string): boolean {
   try {
     const fd = openSync(lockPath, "wx", PRIVATE_FILE);
-    writeSync(fd, String(process.pid));
+    writeSync(fd, `${JSON.stringify({ pid: process.pid, host: hostname() })}\n`);
     closeSync(fd);
     return true;
   } catch (err) {
@@ -23,15 +47,21 @@ function tryAcquire(lockPath: string): boolean {
   }
 }
 
-function removeIfStale(lockPath: string): void {
-  let owner: number;
+function removeIfStale(lockPath: string, now: number): void {
+  let owner: ReturnType<typeof lockOwner>;
+  let age: number;
   try {
-    owner = Number.parseInt(readFileSync(lockPath, "utf8"), 10);
+    owner = lockOwner(readFileSync(lockPath, "utf8"));
+    age = now - statSync(lockPath).mtimeMs;
   } catch {
-    return; // Gone already, or being written: try again.
+    return; // Gone already: try again.
   }
-  if (Number.isInteger(owner) && owner > 0 && !isProcessAlive(owner))
-    rmSync(lockPath, { force: true });
+  // Being written (empty) or unreadable: only age can tell it was abandoned.
+  const stale =
+    owner === undefined || (owner.host !== undefined && owner.host !== hostname())
+      ? age > FOREIGN_LOCK_STALE_MS
+      : !isProcessAlive(owner.pid);
+  if (stale) rmSync(lockPath, { force: true });
 }
 
 /**
@@ -44,7 +74,7 @@ export function withFileLock<T>(path: string, fn: () => T, timeoutMs = 10_000): 
   const deadline = Date.now() + timeoutMs;
   let wait = 1;
   while (!tryAcquire(lockPath)) {
-    removeIfStale(lockPath);
+    removeIfStale(lockPath, Date.now());
     if (Date.now() > deadline) {
       throw new Error(
         `${lockPath}: still locked after ${timeoutMs} ms; if no autoloop process is running, delete the file`,
