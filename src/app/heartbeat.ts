@@ -2,6 +2,7 @@
 // so silence, not an alert the daemon may be too broken to send, is what wakes a human.
 import pino, { type Logger } from "pino";
 import { UserError } from "../util/errors.js";
+import { httpRequest } from "../util/http-request.js";
 import { processRedactor } from "../util/secrets.js";
 
 export type PingOutcome =
@@ -12,7 +13,6 @@ export type PingOutcome =
   | { kind: "timeout"; fail: boolean };
 
 export interface HeartbeatDeps {
-  fetch: typeof fetch;
   setInterval: (fn: () => void, ms: number) => unknown;
   clearInterval: (handle: unknown) => void;
   /** Epoch milliseconds; only used to time pings. */
@@ -42,7 +42,6 @@ export interface Heartbeat {
 }
 
 export const defaultHeartbeatDeps = (): HeartbeatDeps => ({
-  fetch: (input, init) => fetch(input, init),
   setInterval: (fn, ms) => {
     const handle = setInterval(fn, ms);
     // The heartbeat alone must never keep a finished daemon alive.
@@ -54,7 +53,7 @@ export const defaultHeartbeatDeps = (): HeartbeatDeps => ({
   logger: pino({ name: "heartbeat" }),
 });
 
-/** A ping target: the URL without credentials (fetch refuses those) plus the header they mean. */
+/** A ping target: the URL without credentials (kept out of the request line) plus the header they mean. */
 interface Target {
   href: string;
   headers: Record<string, string>;
@@ -94,29 +93,27 @@ export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
   const stopped = new AbortController();
   let inFlight = false;
 
-  // Errors from fetch can quote the URL; keep only the origin in anything we log.
+  // Errors can quote the URL; keep only the origin in anything we log.
   const redact = (text: string): string =>
     processRedactor.redact(text.split(options.url).join(`${origin}/[REDACTED]`));
 
   async function send(fail: boolean): Promise<PingOutcome> {
     const target = pingTarget(options.url, fail ? (options.failSuffix ?? "") : "");
     const started = deps.now();
-    const signal = AbortSignal.any([stopped.signal, AbortSignal.timeout(timeoutMs)]);
     try {
-      const res = await deps.fetch(target.href, { headers: target.headers, signal });
-      await res.body?.cancel().catch(() => undefined);
-      if (!res.ok) return { kind: "http_error", status: res.status, fail };
+      const res = await httpRequest(new URL(target.href), {
+        method: "GET",
+        headers: target.headers,
+        timeoutMs,
+        signal: stopped.signal,
+      });
+      if (res.status < 200 || res.status >= 300)
+        return { kind: "http_error", status: res.status, fail };
       return { kind: "ok", status: res.status, ms: deps.now() - started, fail };
     } catch (err) {
       if (stopped.signal.aborted) return { kind: "skipped", why: "stopped" };
       if ((err as Error).name === "TimeoutError") return { kind: "timeout", fail };
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      const detail = cause?.code ?? cause?.message;
-      return {
-        kind: "network_error",
-        error: redact(`${String(err)}${detail ? ` (${detail})` : ""}`),
-        fail,
-      };
+      return { kind: "network_error", error: redact(String(err)), fail };
     }
   }
 

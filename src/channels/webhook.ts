@@ -1,9 +1,9 @@
 // The webhook channel: a signed JSON POST (Standard Webhooks headers), redirects not
 // followed, the answer's status deciding between done, retry and dead letter.
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { request as httpsRequest } from "node:https";
+import type { IncomingHttpHeaders } from "node:http";
 import { webhookBody } from "../alerts/render-webhook.js";
 import type { WebhookChannelConfig } from "../config/channels.js";
+import { httpRequest } from "../util/http-request.js";
 import { processRedactor, type Redactor, resolveSecret } from "../util/secrets.js";
 import { type AlertChannel, type DeliveryResult, errorText } from "./delivery.js";
 import { parseRetryAfter } from "./retry-after.js";
@@ -42,52 +42,8 @@ function networkError(err: unknown, timeoutMs: number): string {
   return errorText(err);
 }
 
-interface HttpAnswer {
-  status: number;
-  retryAfter: string | null;
-  body: string;
-}
-
 const firstValue = (h: IncomingHttpHeaders[string]): string | null =>
   (Array.isArray(h) ? h[0] : h) ?? null;
-
-/**
- * One POST with node:http(s), which never follows redirects. Not fetch: Node's fetch
- * compiles its HTTP parser (WebAssembly) on first use, ~40 ms added to the first alert
- * after every start; node:http's first request costs ~10 ms.
- */
-function post(
-  url: URL,
-  headers: Record<string, string>,
-  body: string,
-  timeoutMs: number,
-): Promise<HttpAnswer> {
-  return new Promise((resolve, reject) => {
-    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-    const options = {
-      method: "POST",
-      headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
-      signal: AbortSignal.timeout(timeoutMs),
-    };
-    const req = send(url, options, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        if (text.length < 1000) text += chunk;
-      });
-      res.on("end", () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          retryAfter: firstValue(res.headers["retry-after"]),
-          body: text,
-        }),
-      );
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
 
 /** Parses the (possibly secret) url; errors never repeat it. */
 function webhookUrl(url: string, label: string): URL {
@@ -140,9 +96,10 @@ export function createWebhookChannel(
         ...(key && webhookHeaders(key, delivery.messageId, timestamp, body)),
       };
       try {
-        const res = await post(target, headers, body, timeoutMs);
+        const res = await httpRequest(target, { method: "POST", headers, body, timeoutMs });
         const text = res.body.slice(0, 300).replace(/\s+/g, " ").trim();
-        return classifyHttpStatus(res.status, res.retryAfter, text, now());
+        const retryAfter = firstValue(res.headers["retry-after"]);
+        return classifyHttpStatus(res.status, retryAfter, text, now());
       } catch (err) {
         return { kind: "retry", error: networkError(err, timeoutMs) };
       }

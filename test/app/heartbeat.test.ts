@@ -172,7 +172,7 @@ describe("startHeartbeat", () => {
     expect(log.text()).not.toMatch(/SECRET|hunter2|ops:/);
   });
 
-  it("sends URL credentials as basic auth, since fetch refuses them in the URL", async () => {
+  it("sends URL credentials as basic auth, never in the request line", async () => {
     const rx = await receiver();
     const log = memoryLogger();
     const { outcomes } = start({
