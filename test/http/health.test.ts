@@ -1,12 +1,50 @@
 // Health decisions (pure, fixed instants) and the state-dir write probe on real temp dirs.
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { evaluateHealth, type HealthInput } from "../../src/http/health.js";
-import { cachedWritableProbe, probeWritable } from "../../src/http/writable-probe.js";
+import {
+  cachedWritableProbe,
+  probeWritable,
+  type WritableResult,
+} from "../../src/http/writable-probe.js";
+import { transpileClosure } from "../helpers/transpile.js";
 
 const NOW = Date.parse("2025-03-30T01:00:00Z");
+
+// Root ignores directory modes: as root (CI containers), the read-only case runs the probe in
+// a child process with root's privileges dropped to nobody's (setpriv, from util-linux).
+const isRoot = process.getuid?.() === 0;
+const NOBODY = 65534;
+
+function probeAsNobody(dir: string): WritableResult {
+  const build = tempDir();
+  transpileClosure(["src/http/writable-probe.ts"], build);
+  const script = join(build, "probe.mjs");
+  writeFileSync(
+    script,
+    `import { probeWritable } from "./src/http/writable-probe.js";\n` +
+      "process.stdout.write(JSON.stringify(await probeWritable(process.argv[2])));\n",
+  );
+  execFileSync("chmod", ["-R", "a+rX", build]);
+  chownSync(dir, NOBODY, NOBODY);
+  const out = execFileSync(
+    "setpriv",
+    [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath, script, dir],
+    { encoding: "utf8" },
+  );
+  return JSON.parse(out) as WritableResult;
+}
 const base: HealthInput = {
   now: NOW,
   lastTickAt: NOW - 5000,
@@ -78,16 +116,16 @@ describe("evaluateHealth", () => {
   });
 });
 
-let dir: string | undefined;
+const dirs: string[] = [];
 afterEach(() => {
-  if (dir !== undefined) {
-    chmodSync(dir, 0o700);
-    rmSync(dir, { recursive: true, force: true });
+  for (const d of dirs.splice(0)) {
+    chmodSync(d, 0o700);
+    rmSync(d, { recursive: true, force: true });
   }
-  dir = undefined;
 });
 const tempDir = () => {
-  dir = mkdtempSync(join(tmpdir(), "probe-"));
+  const dir = mkdtempSync(join(tmpdir(), "probe-"));
+  dirs.push(dir);
   return dir;
 };
 
@@ -114,12 +152,16 @@ describe("probeWritable", () => {
     expect((await probeWritable(state)).error).toMatch(/^ENOTDIR: /);
   });
 
-  it.skipIf(process.getuid?.() === 0)("fails with EACCES on a read-only dir", async () => {
-    const state = join(tempDir(), "state");
+  it("fails with EACCES on a read-only dir (as an unprivileged user when run as root)", async () => {
+    const parent = tempDir();
+    const state = join(parent, "state");
     mkdirSync(state);
     chmodSync(state, 0o500);
+    chmodSync(parent, 0o711); // reachable by the unprivileged prober
     try {
-      expect((await probeWritable(state)).error).toMatch(/^EACCES: /);
+      const result = isRoot ? probeAsNobody(state) : await probeWritable(state);
+      expect(result.ok).toBe(false);
+      expect(result.error).toMatch(/^EACCES: /);
     } finally {
       chmodSync(state, 0o700);
     }
