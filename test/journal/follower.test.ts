@@ -21,11 +21,22 @@ beforeEach(() => {
   journal = join(dir, "journal.jsonl");
   positionsFile = join(dir, "state", "monitor", "positions.json");
 });
-afterEach(() => cleanup());
+/** Every follower a test makes, stopped in teardown (its timers and watchers with it). */
+const followers: JournalFollower[] = [];
+afterEach(async () => {
+  for (const f of followers.splice(0)) await f.stop();
+  cleanup();
+});
+
+function tracked(options: ConstructorParameters<typeof JournalFollower>[0]): JournalFollower {
+  const f = new JournalFollower(options);
+  followers.push(f);
+  return f;
+}
 
 function follower(collector: Collector, extra: { chunkBytes?: number } = {}) {
   const resets: ResetReason[] = [];
-  const f = new JournalFollower({
+  const f = tracked({
     positionsFile,
     onLines: collector.onLines,
     onReset: (_path, reason) => resets.push(reason),
@@ -74,7 +85,7 @@ describe("JournalFollower.poll", () => {
     writeFileSync(journal, spacedLine("r1", "a"));
     let fail = true;
     const seen: string[] = [];
-    const f = new JournalFollower({
+    const f = tracked({
       positionsFile,
       onError: () => {},
       onLines: (_p, batch) => {
@@ -188,7 +199,7 @@ describe("JournalFollower.poll", () => {
     writeFileSync(journal, spacedLine("r1", "a"));
     writeFileSync(join(dir, "bad.json"), "{ not json");
     const c = new Collector();
-    const f = new JournalFollower({ positionsFile: join(dir, "bad.json"), onLines: c.onLines });
+    const f = tracked({ positionsFile: join(dir, "bad.json"), onLines: c.onLines });
     expect(f.positionProblems[0]).toContain("bad.json");
     f.add(journal);
     await f.poll();
@@ -206,7 +217,7 @@ describe("JournalFollower.flushPositions", () => {
     const c = new Collector();
     let fail = true;
     const seen: boolean[] = [];
-    const f = new JournalFollower({
+    const f = tracked({
       positionsFile,
       onLines: c.onLines,
       onError: () => {},
