@@ -1,0 +1,76 @@
+// The layout's rules (docs/architecture.md): folder imports form no cycle, and no source file
+// grows past ~350 lines. Read from the source itself, so a change that breaks them fails here.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = join(import.meta.dirname, "..", "src");
+const MAX_LINES = 350;
+
+function sourceFiles(dir = SRC): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? sourceFiles(join(dir, e.name))
+      : e.name.endsWith(".ts")
+        ? [join(dir, e.name)]
+        : [],
+  );
+}
+
+/** The top folder under src/ of a file ("cron" for src/cron/x.ts). */
+const folderOf = (file: string) => relative(SRC, file).split("/")[0]!;
+
+function folderGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const file of sourceFiles()) {
+    const from = folderOf(file);
+    for (const m of readFileSync(file, "utf8").matchAll(/from\s+"(\.{1,2}\/[^"]+)"/g)) {
+      const to = folderOf(normalize(join(dirname(file), m[1]!)));
+      if (to === from) continue;
+      if (!graph.has(from)) graph.set(from, new Set());
+      graph.get(from)!.add(to);
+    }
+  }
+  return graph;
+}
+
+function cycles(graph: Map<string, Set<string>>): string[] {
+  const found: string[] = [];
+  const state = new Map<string, "open" | "done">();
+  const visit = (node: string, path: string[]) => {
+    state.set(node, "open");
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === "open") found.push([...path, node, next].join(" → "));
+      else if (state.get(next) === undefined) visit(next, [...path, node]);
+    }
+    state.set(node, "done");
+  };
+  for (const node of graph.keys()) if (state.get(node) === undefined) visit(node, []);
+  return found;
+}
+
+describe("source layout", () => {
+  it("has no import cycle between src/ folders", () => {
+    const graph = folderGraph();
+    expect(graph.size).toBeGreaterThan(10);
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it("finds a cycle when there is one (the check itself works)", () => {
+    const graph = new Map([
+      ["daemon", new Set(["monitor"])],
+      ["monitor", new Set(["daemon"])],
+    ]);
+    expect(cycles(graph)).toEqual(["daemon → monitor → daemon"]);
+  });
+
+  it(`keeps every source file within ${MAX_LINES} lines`, () => {
+    const long = sourceFiles()
+      .map((f) => ({
+        file: relative(SRC, f),
+        lines: readFileSync(f, "utf8").split("\n").length - 1,
+      }))
+      .filter((f) => f.lines > MAX_LINES);
+    expect(long).toEqual([]);
+  });
+});
