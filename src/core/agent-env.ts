@@ -1,4 +1,4 @@
-// The environment handed to the agent process (formats.md, "Agent environment").
+// The environment handed to the agent process (docs/formats.md, "Agent environment").
 import type { Preset } from "./preset.js";
 import type { RunPaths } from "./run-paths.js";
 

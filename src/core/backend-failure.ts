@@ -1,5 +1,5 @@
 // Turns an agent that failed (or would fail) into the `loop.stop` it deserves: the reason
-// from the CLI's own words, and a `detail` saying what on-call should do (formats.md reasons).
+// from the CLI's own words, and a `detail` saying what on-call should do (docs/formats.md reasons).
 import type { FieldValue } from "../journal/codec.js";
 import type { AgentReaper } from "./agent-reaper.js";
 import { type AgentAdapter, classifyAgentFailure, missingCommandHint } from "./agents.js";

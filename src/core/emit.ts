@@ -119,7 +119,7 @@ export function emitEvent(
   }
 }
 
-/** The gate refusal text of formats.md ("The completion gate"). */
+/** The gate refusal text of docs/formats.md ("The completion gate"). */
 export function gateMessage(topic: string, open: readonly TaskEntry[]): string {
   return (
     `Cannot complete: ${open.length} open tasks remain:\n` +

@@ -1,5 +1,5 @@
 // Launching a run: refuse a run id already in the journal, and build the launch metadata
-// that `loop.start` and the registry carry (seed 001, formats.md).
+// that `loop.start` and the registry carry (docs/formats.md).
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import type { FieldValue } from "../journal/codec.js";

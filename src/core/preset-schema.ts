@@ -1,4 +1,4 @@
-// zod schemas for a preset's `autoloops.toml` and `topology.toml` (formats.md, "Presets").
+// zod schemas for a preset's `autoloops.toml` and `topology.toml` (docs/formats.md, "Presets").
 import { z } from "zod";
 import { DURATION_HINT, parseDuration } from "../util/duration.js";
 import { AGENT_IDS, type AgentId } from "./agents.js";

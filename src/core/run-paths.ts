@@ -1,4 +1,4 @@
-// The files of one run, relative to its work dir (formats.md, "Where things live").
+// The files of one run, relative to its work dir (docs/formats.md, "Where things live").
 import { existsSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { projectMemoryFile } from "../memory/paths.js";

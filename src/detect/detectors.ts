@@ -41,7 +41,7 @@ export interface DetectDeps {
   tasksOf: (run: RunState) => OpenTask[] | undefined;
 }
 
-/** The default `tasksOf`: `<work_dir>/.autoloop/runs/<run-id>/tasks.jsonl` (formats.md). */
+/** The default `tasksOf`: `<work_dir>/.autoloop/runs/<run-id>/tasks.jsonl` (docs/formats.md). */
 export function readRunTasks(run: RunState): OpenTask[] | undefined {
   if (run.workDir === undefined) return undefined;
   try {

@@ -1,4 +1,4 @@
-// The `## Changelog` section of an incident file: entries newest first (LIFO, seed 002),
+// The `## Changelog` section of an incident file: entries newest first (LIFO),
 // inserted right under the heading so everything a person wrote elsewhere stays put.
 
 export const CHANGELOG_HEADING = "## Changelog";

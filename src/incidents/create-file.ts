@@ -1,5 +1,5 @@
 // Creating an incident file without ever overwriting one, and without a half-written file
-// after a crash (seed 002: a duplicate slug is an error and overwrites nothing).
+// after a crash (a duplicate slug is an error and overwrites nothing).
 
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -1,4 +1,4 @@
-// What an incident is: its frontmatter fields (seed 002, adapted to alerts) read tolerantly
+// What an incident is: its frontmatter fields (docs/formats.md, "Incidents") read tolerantly
 // from a file a person may have edited, and validated with errors that name file and field.
 import { z } from "zod";
 import { type FieldProblem, formatProblem, zodProblems } from "../util/errors.js";

@@ -1,5 +1,5 @@
 // Incident slugs: the file name of an incident (`<slug>.md`) and how a typed name finds one
-// (exact slug, then prefix, then substring; seed 002).
+// (exact slug, then prefix, then substring).
 
 /** Longest slug kept; long alert names would otherwise make unwieldy file names. */
 export const MAX_SLUG_LENGTH = 60;

@@ -1,4 +1,4 @@
-// Incidents as Markdown files (`<dir>/<slug>.md`, seed 002): YAML frontmatter plus a
+// Incidents as Markdown files (`<dir>/<slug>.md`, docs/formats.md): YAML frontmatter plus a
 // newest-first changelog, readable and editable by hand; every write is atomic.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";

@@ -68,7 +68,7 @@ export function appendLineOnce(
   }
 }
 
-/** A journal writer: encodes records in the formats.md byte style and appends them. */
+/** A journal writer: encodes records in the docs/formats.md byte style and appends them. */
 export class JournalWriter {
   private readonly appender: LineAppender;
 

@@ -1,4 +1,4 @@
-// Journal record types and the byte-exact codec of formats.md ("Journal records").
+// Journal record types and the byte-exact codec of docs/formats.md ("Journal records").
 //
 // The writer produces `{"key": value, ...}` with `", "` / `": "` separators and escapes
 // backslash, double quote and every control character below 0x20 as lower-case `\uXXXX`;

@@ -1,4 +1,4 @@
-// The run registry beside a journal (`registry.jsonl`, formats.md): the last line per run_id
+// The run registry beside a journal (`registry.jsonl`, docs/formats.md): the last line per run_id
 // wins. The monitor reads it for pids, to tell a crashed run from one still running.
 import { statSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -1,4 +1,4 @@
-// `loop.stop` reasons and their outcome classes (formats.md), shared by the harness,
+// `loop.stop` reasons and their outcome classes (docs/formats.md), shared by the harness,
 // the scheduler and the monitor.
 
 export type OutcomeClass = "completed" | "failed" | "stopped" | "interrupted";

@@ -5,7 +5,7 @@ import { decodeRecord, fieldText, type JournalRecord } from "../journal/codec.js
 import { LineCursor, parseLines } from "../journal/reader.js";
 import type { TerminalRecord } from "./outcome.js";
 
-/** Where the harness journals when started in `cwd` (formats.md, run-scoped isolation). */
+/** Where the harness journals when started in `cwd` (docs/formats.md, run-scoped isolation). */
 export function journalPathFor(cwd: string): string {
   return join(cwd, ".autoloop", "journal.jsonl");
 }

@@ -1,4 +1,4 @@
-// Run-ledger events (one JSONL line per state change, seed 003) and the pure replay into a run summary.
+// Run-ledger events (one JSONL line per state change, docs/formats.md) and the pure replay into a run summary.
 import type { RunStatus, TerminalStatus } from "../launch/outcome.js";
 
 export type Trigger = "cron" | "manual" | "catch_up";

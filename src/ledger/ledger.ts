@@ -1,4 +1,4 @@
-// The scheduler's run ledger (seed 003): per-run event logs by date, an index, pending runs and claimed slots.
+// The scheduler's run ledger (docs/formats.md): per-run event logs by date, an index, pending runs and claimed slots.
 import { join } from "node:path";
 import { LineCursor, parseLines } from "../journal/reader.js";
 import type { RunOutcome } from "../launch/outcome.js";
@@ -267,7 +267,7 @@ export class RunLedger {
     this.safely(name, () => this.deps.appendLine(path, JSON.stringify(event)));
   }
 
-  /** Ledger I/O never fails a run (seed 003): log and carry on with the in-memory state. */
+  /** Ledger I/O never fails a run: log and carry on with the in-memory state. */
   private safely(what: string, write: () => void): void {
     try {
       write();

@@ -1,4 +1,4 @@
-// `pending.json`: runs not yet terminal, so a restarted daemon can adopt or close them (seed 003).
+// `pending.json`: runs not yet terminal, so a restarted daemon can adopt or close them (docs/formats.md).
 import { readFileSync } from "node:fs";
 import type { ScheduledEvent, StartedEvent, Trigger } from "./events.js";
 

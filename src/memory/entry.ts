@@ -1,5 +1,5 @@
 // Memory entries (learnings, preferences, meta, tombstones) in the public autoloop's exact byte
-// style (formats.md, "Memory"): the same spaced JSON and \uXXXX escapes as the journal.
+// style (docs/formats.md, "Memory"): the same spaced JSON and \uXXXX escapes as the journal.
 import { encodeObject } from "../journal/codec.js";
 
 export interface LearningEntry {

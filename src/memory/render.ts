@@ -1,4 +1,4 @@
-// The `Loop memory:` block of an iteration prompt (formats.md, "Memory"): project memory,
+// The `Loop memory:` block of an iteration prompt (docs/formats.md, "Memory"): project memory,
 // then run memory, newest first, cut on line boundaries to the budget with a footer.
 import { entryCount, type MemoryView } from "./materialize.js";
 

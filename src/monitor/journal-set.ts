@@ -1,5 +1,5 @@
 // Which journals the monitor follows: explicit `--journal` paths, or the config's `[monitor]
-// journals` globs plus the journal of every loaded schedule (formats.md: one per project dir).
+// journals` globs plus the journal of every loaded schedule (docs/formats.md: one per project dir).
 import { join, resolve } from "node:path";
 import { expandJournalGlobs } from "../journal/journal-globs.js";
 

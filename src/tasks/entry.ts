@@ -1,4 +1,4 @@
-// Task entries of seed 000 and their exact byte style (formats.md, "Tasks file").
+// Task entries and their exact byte style (docs/formats.md, "Tasks file").
 import { encodeObject } from "../journal/codec.js";
 
 export type TaskPriority = "high" | "normal" | "low";

@@ -1,4 +1,4 @@
-// Materialization of a tasks file (seed 000): newest entry per id wins, tombstoned ids vanish.
+// Materialization of a tasks file (docs/formats.md, "Tasks file"): newest entry per id wins, tombstoned ids vanish.
 import type { TaskEntry, TaskPriority, TasksFileEntry } from "./entry.js";
 
 export interface TaskView {

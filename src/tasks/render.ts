@@ -1,4 +1,4 @@
-// The tasks block and context-pressure line of the iteration prompt (formats.md).
+// The tasks block and context-pressure line of the iteration prompt (docs/formats.md).
 import type { TaskEntry } from "./entry.js";
 import type { TaskView } from "./materialize.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeRecord, encodeRecord, encodeString } from "../../src/journal/codec.js";
 
-describe("journal codec (formats.md byte style)", () => {
+describe("journal codec (docs/formats.md byte style)", () => {
   it("writes a system record with keys in order and spaced separators", () => {
     const line = encodeRecord({
       shape: "system",

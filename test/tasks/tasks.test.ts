@@ -14,7 +14,7 @@ function clock(...isoTimes: string[]): () => Date {
   return () => new Date(isoTimes[Math.min(i++, isoTimes.length - 1)]!);
 }
 
-describe("tasks file byte style (formats.md)", () => {
+describe("tasks file byte style (docs/formats.md)", () => {
   it("writes open, done and tombstone entries exactly like the public autoloop", () => {
     const file = join(tempDir(), "tasks.jsonl");
     const store = new TaskStore(
