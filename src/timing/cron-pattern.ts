@@ -1,6 +1,8 @@
-// Cron expressions compiled into croner calculators that work on wall-clock time (UTC
-// arithmetic), normalised to standard (Vixie) cron semantics and cached by pattern.
+// Cron expressions compiled into calculators that work on wall-clock time (UTC arithmetic),
+// normalised to standard (Vixie) cron semantics and shared by pattern: compact bit tables
+// (cron-table.ts) for the usual syntax, croner for the rest and for every error's wording.
 import { Cron } from "croner";
+import { type CronMatcher, CronTable } from "./cron-table.js";
 
 // Croner gives every compiled pattern its own 10,000-entry year table (~80 KB, 0.1 ms to
 // fill). Our patterns never restrict the year, so all those tables are identical: compiled
@@ -46,9 +48,26 @@ export function normalizePattern(pattern: string): string {
   return fields.join(" ");
 }
 
-/** A croner calculator for `pattern` evaluated on wall-clock time; throws on a bad pattern. */
-export function compileCron(pattern: string): Cron {
+// Tables are small: one per distinct pattern, shared by every schedule that has it.
+const TABLE_LIMIT = 1 << 18;
+const tables = new Map<string, CronTable>();
+
+/** A calculator for `pattern` evaluated on wall-clock time; throws (croner's words) on a bad one. */
+export function compileCron(pattern: string): CronMatcher {
   const key = normalizePattern(pattern);
+  const known = tables.get(key);
+  if (known !== undefined) return known;
+  const table = CronTable.compile(key);
+  if (table !== undefined) {
+    if (tables.size >= TABLE_LIMIT) tables.clear();
+    tables.set(key, table);
+    return table;
+  }
+  return compileWithCroner(key);
+}
+
+/** croner's calculator for a normalized pattern (LRU-cached); throws on a bad pattern. */
+export function compileWithCroner(key: string): Cron {
   let cron = cache.get(key);
   if (cron !== undefined) {
     cache.delete(key); // re-insert: Map order is the LRU order
@@ -71,7 +90,7 @@ export function cronProblem(pattern: string): string | undefined {
   if (text.startsWith("@") && !NICKNAMES.includes(text.toLowerCase())) {
     return `unknown nickname; use one of ${NICKNAMES.join(", ")}`;
   }
-  let cron: Cron;
+  let cron: CronMatcher;
   try {
     cron = compileCron(text);
   } catch (err) {

@@ -1,0 +1,203 @@
+// Cron patterns as compact bit tables with their own next-match search, on wall-clock time
+// (UTC arithmetic). Covers the syntax schedules use (numbers, names, `*`, ranges, lists,
+// steps); anything else (`L`, `W`, `#`, odd steps) is left to croner (cron-pattern.ts), which
+// also words every error. A table is ~100 bytes, where a croner instance holds arrays per
+// field: 100,000 distinct patterns cost a few MB and compile in well under a second.
+
+/** What a compiled pattern offers: the first match strictly after an instant (whole seconds). */
+export interface CronMatcher {
+  nextRun(after: Date): Date | null;
+}
+
+interface Field {
+  min: number;
+  max: number;
+  names?: readonly string[];
+}
+
+const SECOND: Field = { min: 0, max: 59 };
+const MINUTE: Field = { min: 0, max: 59 };
+const HOUR: Field = { min: 0, max: 23 };
+const DAY: Field = { min: 1, max: 31 };
+const MONTH: Field = {
+  min: 1,
+  max: 12,
+  names: ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"],
+};
+// 0-7, both 0 and 7 meaning Sunday.
+const WEEKDAY: Field = { min: 0, max: 7, names: ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"] };
+
+const NICKNAMES: Record<string, string> = {
+  "@yearly": "0 0 1 1 *",
+  "@annually": "0 0 1 1 *",
+  "@monthly": "0 0 1 * *",
+  "@weekly": "0 0 * * 0",
+  "@daily": "0 0 * * *",
+  "@midnight": "0 0 * * *",
+  "@hourly": "0 * * * *",
+};
+
+/** Bits of one field: a 60-bit set kept as two 30-bit halves (JS bit operations are 32-bit). */
+interface Bits {
+  lo: number;
+  hi: number;
+}
+
+function setBit(bits: Bits, n: number): void {
+  if (n < 30) bits.lo |= 1 << n;
+  else bits.hi |= 1 << (n - 30);
+}
+
+function hasBit(bits: Bits, n: number): boolean {
+  return n < 30 ? (bits.lo & (1 << n)) !== 0 : (bits.hi & (1 << (n - 30))) !== 0;
+}
+
+/** The smallest set bit ≥ `from` (up to `max`), or -1. */
+function nextBit(bits: Bits, from: number, max: number): number {
+  for (let n = from; n <= max; n++) if (hasBit(bits, n)) return n;
+  return -1;
+}
+
+function value(text: string, field: Field): number | undefined {
+  if (/^\d{1,2}$/.test(text)) {
+    const n = Number(text);
+    return n >= field.min && n <= field.max ? n : undefined;
+  }
+  const index = field.names?.indexOf(text.toUpperCase()) ?? -1;
+  return index === -1 ? undefined : index + (field === MONTH ? 1 : 0);
+}
+
+/** One field's bits, or undefined for syntax this table does not cover (croner decides). */
+function parseField(text: string, field: Field): Bits | undefined {
+  const bits: Bits = { lo: 0, hi: 0 };
+  for (const item of text.split(",")) {
+    const [range, stepText, extra] = item.split("/");
+    if (extra !== undefined || range === undefined) return undefined;
+    let step = 1;
+    if (stepText !== undefined) {
+      if (!/^\d{1,2}$/.test(stepText)) return undefined;
+      step = Number(stepText);
+      // croner's limits on steps differ by field; such steps are rare, leave them to it.
+      if (step < 1 || step > field.max - field.min) return undefined;
+    }
+    let from: number;
+    let to: number;
+    if (range === "*") {
+      if (text !== item) return undefined; // `*` inside a list: croner's business
+      from = field.min;
+      to = field.max;
+    } else {
+      const [a, b, more] = range.split("-");
+      if (more !== undefined || a === undefined) return undefined;
+      const start = value(a, field);
+      // As croner reads it: SUN ending a range is 7 (`FRI-SUN` is 5-7; `SUN-SUN` every day).
+      const sundayEnd = field === WEEKDAY && b?.toUpperCase() === "SUN";
+      const end = b === undefined ? start : sundayEnd ? 7 : value(b, field);
+      if (start === undefined || end === undefined || start > end) return undefined;
+      // `5/15` (a number with a step) is refused by croner; so is it here.
+      if (b === undefined && stepText !== undefined) return undefined;
+      from = start;
+      to = end;
+    }
+    for (let n = from; n <= to; n += step) setBit(bits, field === WEEKDAY && n === 7 ? 0 : n);
+  }
+  return bits;
+}
+
+const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/** A compiled pattern: one bit per allowed value of each field. */
+export class CronTable implements CronMatcher {
+  private constructor(
+    private readonly seconds: Bits,
+    private readonly minutes: Bits,
+    private readonly hours: number,
+    private readonly days: number,
+    private readonly months: number,
+    private readonly weekdays: number,
+    /** Vixie cron's rule: day-of-month OR day-of-week when both are restricted, else AND. */
+    private readonly dayOr: boolean,
+  ) {}
+
+  /** The table for a (normalized) pattern, or undefined when croner must handle it. */
+  static compile(pattern: string): CronTable | undefined {
+    const text = NICKNAMES[pattern] ?? pattern;
+    const parts = text.split(" ");
+    if (parts.length !== 5 && parts.length !== 6) return undefined;
+    const [sec, min, hour, day, month, weekday] = parts.length === 6 ? parts : ["0", ...parts];
+    // normalizePattern's `+` (croner's AND marker) on day-of-week: the fields are ANDed.
+    const and = weekday!.startsWith("+");
+    const weekdays = and ? weekday!.slice(1) : weekday!;
+    const fields = [
+      parseField(sec!, SECOND),
+      parseField(min!, MINUTE),
+      parseField(hour!, HOUR),
+      parseField(day!, DAY),
+      parseField(month!, MONTH),
+      parseField(weekdays, WEEKDAY),
+    ];
+    if (fields.some((f) => f === undefined)) return undefined;
+    const [s, m, h, d, mo, w] = fields as Bits[];
+    const dayOr = !and && !day!.startsWith("*") && !weekdays.startsWith("*");
+    return new CronTable(s!, m!, h!.lo, d!.lo | (d!.hi << 30), mo!.lo, w!.lo, dayOr);
+  }
+
+  private dayMatches(year: number, month: number, day: number): boolean {
+    const dom = (this.days & (1 << day)) !== 0;
+    const dow = (this.weekdays & (1 << new Date(Date.UTC(year, month - 1, day)).getUTCDay())) !== 0;
+    return this.dayOr ? dom || dow : dom && dow;
+  }
+
+  nextRun(after: Date): Date | null {
+    const start = new Date(Math.floor(after.getTime() / 1000) * 1000 + 1000);
+    let year = start.getUTCFullYear();
+    let month = start.getUTCMonth() + 1;
+    let day = start.getUTCDate();
+    let hour = start.getUTCHours();
+    let minute = start.getUTCMinutes();
+    let second = start.getUTCSeconds();
+    // Every calendar repeats within 400 years; croner (and so validation) stops at 9999.
+    const lastYear = Math.min(year + 400, 9999);
+    const hours: Bits = { lo: this.hours, hi: 0 };
+    while (year <= lastYear) {
+      if ((this.months & (1 << month)) === 0) {
+        month++;
+        if (month > 12) [year, month] = [year + 1, 1];
+        [day, hour, minute, second] = [1, 0, 0, 0];
+        continue;
+      }
+      if (day > daysIn(year, month) || !this.dayMatches(year, month, day)) {
+        day++;
+        if (day > daysIn(year, month)) {
+          month++;
+          if (month > 12) [year, month] = [year + 1, 1];
+          day = 1;
+        }
+        [hour, minute, second] = [0, 0, 0];
+        continue;
+      }
+      const h = nextBit(hours, hour, 23);
+      if (h === -1) {
+        [day, hour, minute, second] = [day + 1, 0, 0, 0];
+        continue;
+      }
+      if (h !== hour) [hour, minute, second] = [h, 0, 0];
+      const m = nextBit(this.minutes, minute, 59);
+      if (m === -1) {
+        [hour, minute, second] = [hour + 1, 0, 0];
+        if (hour > 23) [day, hour] = [day + 1, 0];
+        continue;
+      }
+      if (m !== minute) [minute, second] = [m, 0];
+      const s = nextBit(this.seconds, second, 59);
+      if (s === -1) {
+        [minute, second] = [minute + 1, 0];
+        if (minute > 59) [hour, minute] = [hour + 1, 0];
+        if (hour > 23) [day, hour] = [day + 1, 0];
+        continue;
+      }
+      return new Date(Date.UTC(year, month - 1, day, hour, minute, s));
+    }
+    return null;
+  }
+}
