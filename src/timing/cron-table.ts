@@ -104,7 +104,28 @@ function parseField(text: string, field: Field): Bits | undefined {
   return bits;
 }
 
-const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+const MONTH_DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+const daysIn = (year: number, month: number) =>
+  month === 2 && isLeap(year) ? 29 : MONTH_DAYS[month]!;
+
+/** Day of the week (0 = Sunday) of a proleptic Gregorian date, without a Date object. */
+function weekday(year: number, month: number, day: number): number {
+  // Sakamoto's method.
+  const offsets = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4];
+  const y = month < 3 ? year - 1 : year;
+  return (
+    (y +
+      Math.floor(y / 4) -
+      Math.floor(y / 100) +
+      Math.floor(y / 400) +
+      offsets[month - 1]! +
+      day) %
+    7
+  );
+}
+
+const ALL_WEEKDAYS = 0x7f;
 
 /** A compiled pattern: one bit per allowed value of each field. */
 export class CronTable implements CronMatcher {
@@ -142,10 +163,20 @@ export class CronTable implements CronMatcher {
     return new CronTable(s!, m!, h!.lo, d!.lo | (d!.hi << 30), mo!.lo, w!.lo, dayOr);
   }
 
-  private dayMatches(year: number, month: number, day: number): boolean {
-    const dom = (this.days & (1 << day)) !== 0;
-    const dow = (this.weekdays & (1 << new Date(Date.UTC(year, month - 1, day)).getUTCDay())) !== 0;
-    return this.dayOr ? dom || dow : dom && dow;
+  /** The first matching day ≥ `from` in the month, or -1. */
+  private nextDay(year: number, month: number, from: number): number {
+    const last = daysIn(year, month);
+    if (!this.dayOr && (this.weekdays & ALL_WEEKDAYS) === ALL_WEEKDAYS) {
+      for (let day = from; day <= last; day++) if ((this.days & (1 << day)) !== 0) return day;
+      return -1;
+    }
+    let dow = weekday(year, month, from);
+    for (let day = from; day <= last; day++, dow = (dow + 1) % 7) {
+      const byDate = (this.days & (1 << day)) !== 0;
+      const byWeekday = (this.weekdays & (1 << dow)) !== 0;
+      if (this.dayOr ? byDate || byWeekday : byDate && byWeekday) return day;
+    }
+    return -1;
   }
 
   nextRun(after: Date): Date | null {
@@ -166,16 +197,14 @@ export class CronTable implements CronMatcher {
         [day, hour, minute, second] = [1, 0, 0, 0];
         continue;
       }
-      if (day > daysIn(year, month) || !this.dayMatches(year, month, day)) {
-        day++;
-        if (day > daysIn(year, month)) {
-          month++;
-          if (month > 12) [year, month] = [year + 1, 1];
-          day = 1;
-        }
-        [hour, minute, second] = [0, 0, 0];
+      const d = day > daysIn(year, month) ? -1 : this.nextDay(year, month, day);
+      if (d === -1) {
+        month++;
+        if (month > 12) [year, month] = [year + 1, 1];
+        [day, hour, minute, second] = [1, 0, 0, 0];
         continue;
       }
+      if (d !== day) [day, hour, minute, second] = [d, 0, 0, 0];
       const h = nextBit(hours, hour, 23);
       if (h === -1) {
         [day, hour, minute, second] = [day + 1, 0, 0, 0];
