@@ -149,6 +149,10 @@ export interface ScheduleFileContext {
   configDir: string;
 }
 
+// Shared by every schedule without `after` or `env` (never mutated).
+const NONE: string[] = Object.freeze([]) as unknown as string[];
+const NO_ENV: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /** Parses one schedule file; any problem means no schedules from it. */
 export function parseScheduleFile(
   fileName: string,
@@ -164,7 +168,17 @@ export function parseScheduleFile(
     const problems = schemaProblems(fileName, scheduleFileSchema, parsed.error, toml.value);
     return { schedules: [], problems };
   }
-  const here = (p: string) => (isAbsolute(p) ? p : resolve(context.fileDir, p));
+  // Thousands of schedules per file share a few paths and their defaults: resolve each path
+  // once, and let schedules that keep a default share its object (bytes per schedule).
+  const resolved = new Map<string, string>();
+  const here = (p: string) => {
+    let path = resolved.get(p);
+    if (path === undefined) {
+      path = isAbsolute(p) ? p : resolve(context.fileDir, p);
+      resolved.set(p, path);
+    }
+    return path;
+  };
   const schedules = parsed.data.schedule.map((s, index): Schedule => {
     const common: ScheduleCommon = {
       name: s.name,
@@ -176,20 +190,26 @@ export function parseScheduleFile(
       projectDir: s.project_dir === undefined ? context.configDir : here(s.project_dir),
       overlap: s.overlap ?? defaults.overlap,
       timeoutMs: s.timeout ?? defaults.timeoutMs,
-      catchUp: {
-        mode: s.catch_up ?? defaults.catchUp.mode,
-        windowMs: s.catch_up_window ?? defaults.catchUp.windowMs,
-      },
-      after: s.after,
-      env: s.env,
+      catchUp:
+        s.catch_up === undefined && s.catch_up_window === undefined
+          ? defaults.catchUp
+          : {
+              mode: s.catch_up ?? defaults.catchUp.mode,
+              windowMs: s.catch_up_window ?? defaults.catchUp.windowMs,
+            },
+      after: s.after.length === 0 ? NONE : s.after,
+      env: Object.keys(s.env).length === 0 ? NO_ENV : s.env,
       alert: s.alert ?? defaults.alert,
       enabled: s.enabled,
-      monitor: {
-        gateRejections: s.monitor?.gate_rejections ?? defaults.monitor.gateRejections,
-        gateGraceMs: s.monitor?.gate_grace ?? defaults.monitor.gateGraceMs,
-        stallAfterMs: s.monitor?.stall_after ?? defaults.monitor.stallAfterMs,
-        missedGraceMs: s.monitor?.missed_grace ?? defaults.monitor.missedGraceMs,
-      },
+      monitor:
+        s.monitor === undefined
+          ? defaults.monitor
+          : {
+              gateRejections: s.monitor.gate_rejections ?? defaults.monitor.gateRejections,
+              gateGraceMs: s.monitor.gate_grace ?? defaults.monitor.gateGraceMs,
+              stallAfterMs: s.monitor.stall_after ?? defaults.monitor.stallAfterMs,
+              missedGraceMs: s.monitor.missed_grace ?? defaults.monitor.missedGraceMs,
+            },
     };
     if (s.kind === "command") return { ...common, kind: "command", command: s.command! };
     const preset = isPresetPath(s.preset!) ? here(s.preset!) : s.preset!;

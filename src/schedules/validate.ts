@@ -126,6 +126,16 @@ export function checkSchedules(
       );
     }
   }
+  // Many schedules share a project dir (and env files): ask the disk once per path.
+  const seen = new Map<string, boolean>();
+  const exists = (path: string) => {
+    let there = seen.get(path);
+    if (there === undefined) {
+      there = existsSync(path);
+      seen.set(path, there);
+    }
+    return there;
+  };
   const channels = config.channels.map((c) => c.name);
   const names = [...byName.keys()];
   for (const s of all) {
@@ -148,7 +158,7 @@ export function checkSchedules(
         );
     });
     if (s.kind === "preset") presetDirs.set(s, resolvePreset(s, config, problem));
-    if (!existsSync(s.projectDir)) {
+    if (!exists(s.projectDir)) {
       warnings.push({
         file: s.file,
         field: at(s, "project_dir"),
@@ -158,7 +168,7 @@ export function checkSchedules(
     }
     if (s.kind === "preset") {
       s.envFiles.forEach((file, i) => {
-        if (existsSync(file)) return;
+        if (exists(file)) return;
         warnings.push({
           file: s.file,
           field: at(s, s.envFiles.length === 1 ? "env_file" : `env_file[${i}]`),

@@ -96,6 +96,8 @@ export function cronProblem(pattern: string): string | undefined {
   } catch (err) {
     return String((err as Error).message).replace(/^Cron\w*: /, "");
   }
+  if (cron instanceof CronTable)
+    return cron.canMatch() ? undefined : "it never matches a date (check day and month)";
   if (cron.nextRun(REFERENCE) === null) return "it never matches a date (check day and month)";
   return undefined;
 }

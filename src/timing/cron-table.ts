@@ -70,6 +70,16 @@ function value(text: string, field: Field): number | undefined {
 /** One field's bits, or undefined for syntax this table does not cover (croner decides). */
 function parseField(text: string, field: Field): Bits | undefined {
   const bits: Bits = { lo: 0, hi: 0 };
+  if (text === "*") {
+    for (let n = field.min; n <= field.max; n++) setBit(bits, field === WEEKDAY && n === 7 ? 0 : n);
+    return bits;
+  }
+  if (/^\d{1,2}$/.test(text)) {
+    const n = value(text, field);
+    if (n === undefined) return undefined;
+    setBit(bits, field === WEEKDAY && n === 7 ? 0 : n);
+    return bits;
+  }
   for (const item of text.split(",")) {
     const [range, stepText, extra] = item.split("/");
     if (extra !== undefined || range === undefined) return undefined;
@@ -161,6 +171,20 @@ export class CronTable implements CronMatcher {
     const [s, m, h, d, mo, w] = fields as Bits[];
     const dayOr = !and && !day!.startsWith("*") && !weekdays.startsWith("*");
     return new CronTable(s!, m!, h!.lo, d!.lo | (d!.hi << 30), mo!.lo, w!.lo, dayOr);
+  }
+
+  /**
+   * Whether any date matches. A weekday comes round in every month, so only day-of-month
+   * ANDed with month can rule everything out (`0 0 30 2 *`); February counts its 29th.
+   */
+  canMatch(): boolean {
+    if (this.dayOr || this.days === 0) return this.days !== 0 || this.weekdays !== 0;
+    for (let month = 1; month <= 12; month++) {
+      if ((this.months & (1 << month)) === 0) continue;
+      const last = month === 2 ? 29 : MONTH_DAYS[month]!;
+      for (let day = 1; day <= last; day++) if ((this.days & (1 << day)) !== 0) return true;
+    }
+    return false;
   }
 
   /** The first matching day ≥ `from` in the month, or -1. */
