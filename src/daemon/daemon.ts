@@ -13,7 +13,7 @@ import type { Schedule } from "../schedules/schedule-file.js";
 import { loadScheduleSet, scheduleChanged } from "../schedules/schedule-set.js";
 import { inForcePath } from "../schedules/validate.js";
 import { type FireEvent, FireQueue, type FireQueueDeps, realClock } from "../timing/fire-queue.js";
-import { catchUpSlots, type PlanSpec } from "../timing/planner.js";
+import { catchUpSlots } from "../timing/planner.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import type { FieldProblem } from "../util/errors.js";
 import { PRIVATE_DIR } from "../util/private-files.js";
@@ -157,7 +157,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     for (const [name, schedule] of update.schedules) {
       const old = this.schedules.get(name);
       if (old === undefined || scheduleChanged(old, schedule))
-        this.queue.upsert(planSpec(schedule), this.lastSlot(name));
+        this.queue.upsert(schedule, this.lastSlot(name));
     }
     this.schedules = update.schedules;
     this.recordInForce();
@@ -196,7 +196,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     after?: Date,
   ): void {
     const last = after ?? this.lastSlot(schedule.name);
-    const { slots } = catchUpSlots(planSpec(schedule), last, now, schedule.catchUp);
+    const { slots } = catchUpSlots(schedule, last, now, schedule.catchUp);
     if (slots.length > 0 || reason === "late_wakeup")
       this.emit("missed", { schedule: schedule.name, slots, reason });
     for (const slot of slots) this.onSlot(schedule.name, slot, "catch_up", slot.getTime());
@@ -302,8 +302,4 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     const grace = new Promise((r) => setTimeout(r, graceMs).unref());
     await Promise.race([Promise.allSettled(runs.map((r) => r.done)), grace]);
   }
-}
-
-export function planSpec(s: Schedule): PlanSpec {
-  return { name: s.name, cron: s.cron, timezone: s.timezone, jitterMs: s.jitterMs };
 }

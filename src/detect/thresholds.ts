@@ -52,6 +52,16 @@ export function thresholdsBySchedule(
   schedules: readonly { name: string; monitor?: Partial<Thresholds> }[],
 ): ThresholdsFor {
   const fallback = resolveThresholds(monitor);
-  const byName = new Map(schedules.map((s) => [s.name, resolveThresholds(monitor, s.monitor)]));
+  // Schedules without their own [schedule.monitor] share one `monitor` object: one result each.
+  const byTable = new Map<object | undefined, Thresholds>();
+  const byName = new Map<string, Thresholds>();
+  for (const s of schedules) {
+    let t = byTable.get(s.monitor);
+    if (t === undefined) {
+      t = resolveThresholds(monitor, s.monitor);
+      byTable.set(s.monitor, t);
+    }
+    byName.set(s.name, t);
+  }
   return (schedule) => (schedule === undefined ? fallback : (byName.get(schedule) ?? fallback));
 }

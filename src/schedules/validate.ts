@@ -94,6 +94,7 @@ function claimOrder(
     const held = winners.get(s.name);
     if (held === undefined || before(s, held) < 0) winners.set(s.name, s);
   }
+  if (winners.size === all.length) return all; // no name taken twice: file order stands
   const first = all.filter((s) => winners.get(s.name) === s);
   return [...first, ...all.filter((s) => winners.get(s.name) !== s)];
 }
@@ -196,9 +197,9 @@ export function checkSchedules(
     for (const s of cycle)
       problem(s, "after", JSON.stringify(s.after), `no cycle of after dependencies (${path})`);
   }
-  const schedules = all
-    .filter((s) => !bad.has(s))
-    .map((s) => (s.kind === "preset" ? { ...s, presetDir: presetDirs.get(s) } : s));
+  const schedules = all.filter((s) => !bad.has(s));
+  // Set in place (schedules come fresh from their file): a copy per schedule costs memory.
+  for (const s of schedules) if (s.kind === "preset") s.presetDir = presetDirs.get(s);
   return { schedules, problems, warnings };
 }
 

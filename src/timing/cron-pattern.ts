@@ -54,13 +54,15 @@ const tables = new Map<string, CronTable>();
 
 /** A calculator for `pattern` evaluated on wall-clock time; throws (croner's words) on a bad one. */
 export function compileCron(pattern: string): CronMatcher {
-  const key = normalizePattern(pattern);
-  const known = tables.get(key);
+  // Looked up as written first: most patterns are already in normal form.
+  const known = tables.get(pattern);
   if (known !== undefined) return known;
-  const table = CronTable.compile(key);
+  const key = normalizePattern(pattern);
+  const table = tables.get(key) ?? CronTable.compile(key);
   if (table !== undefined) {
     if (tables.size >= TABLE_LIMIT) tables.clear();
     tables.set(key, table);
+    if (pattern !== key) tables.set(pattern, table);
     return table;
   }
   return compileWithCroner(key);

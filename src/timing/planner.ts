@@ -68,6 +68,18 @@ function searchNextFireTime(spec: PlanSpec, after: Date): Date | undefined {
  * like cronie's MIN_STAR and HR_STAR flags, which decide how a job treats a DST change.
  */
 export function isWildcardPattern(pattern: string): boolean {
+  let known = wildcards.get(pattern);
+  if (known === undefined) {
+    if (wildcards.size >= RECENT_NEXT_LIMIT) wildcards.clear();
+    known = wildcardFields(pattern);
+    wildcards.set(pattern, known);
+  }
+  return known;
+}
+
+const wildcards = new Map<string, boolean>();
+
+function wildcardFields(pattern: string): boolean {
   const text = pattern.trim().toLowerCase();
   if (text.startsWith("@")) return text === "@hourly";
   const fields = text.split(/\s+/);
