@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { type CronConfig, runEnvironment } from "../config/config.js";
 import type { Trigger } from "../ledger/events.js";
 import { RunLedger } from "../ledger/ledger.js";
+import { ScheduleFileCache } from "../schedules/file-cache.js";
 import { killSwitchOn, type PauseState, readPauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { loadScheduleSet, scheduleChanged } from "../schedules/schedule-set.js";
@@ -54,6 +55,9 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   private stopping = false;
   lastTickAt = new Date(0);
   invalidProblems: FieldProblem[] = [];
+  /** Parsed schedule files kept between reloads (a reload reads only changed files). */
+  private readonly files = new ScheduleFileCache();
+  private inForceRecorded = false;
 
   constructor(
     readonly config: CronConfig,
@@ -142,7 +146,8 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   }
 
   private reloadSchedules(): void {
-    const update = loadScheduleSet(this.config, this.schedules);
+    const started = performance.now();
+    const update = loadScheduleSet(this.config, this.schedules, this.files);
     this.invalidProblems = update.problems;
     if (update.problems.length > 0) {
       for (const p of update.problems)
@@ -152,19 +157,24 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
         );
       this.emit("invalid", { problems: update.problems, keptPrevious: update.keptPrevious });
     }
+    // Which file holds which name changed only if a name came, went or moved.
+    let moved = this.schedules.size !== update.schedules.size;
     for (const name of this.schedules.keys())
       if (!update.schedules.has(name)) this.queue.remove(name);
     for (const [name, schedule] of update.schedules) {
       const old = this.schedules.get(name);
+      if (old === schedule) continue; // its file did not change
+      if (old?.file !== schedule.file) moved = true;
       if (old === undefined || scheduleChanged(old, schedule))
         this.queue.upsert(schedule, this.lastSlot(name));
     }
     this.schedules = update.schedules;
-    this.recordInForce();
+    if (moved || !this.inForceRecorded) this.recordInForce();
     this.log.info(
       {
         schedules: this.schedules.size,
         invalidFiles: new Set(update.problems.map((p) => p.file)).size,
+        durationMs: Math.round(performance.now() - started),
       },
       "schedules loaded",
     );
@@ -176,6 +186,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     const owners = Object.fromEntries([...this.schedules].map(([name, s]) => [name, s.file]));
     try {
       writeFileAtomic(inForcePath(this.config), `${JSON.stringify(owners)}\n`);
+      this.inForceRecorded = true;
     } catch (err) {
       this.log.warn(
         { err },

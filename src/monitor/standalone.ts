@@ -5,6 +5,7 @@ import { statSync } from "node:fs";
 import type { Logger } from "pino";
 import type { CronConfig } from "../config/config.js";
 import { RunLedger } from "../ledger/ledger.js";
+import { ScheduleFileCache } from "../schedules/file-cache.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { loadScheduleSet } from "../schedules/schedule-set.js";
 import type { FieldProblem } from "../util/errors.js";
@@ -22,6 +23,7 @@ function stamp(path: string): string {
 
 export class StandaloneScheduler {
   private current = new Map<string, Schedule>();
+  private readonly files = new ScheduleFileCache();
   private invalid: FieldProblem[] = [];
   private loadedAt = Number.NEGATIVE_INFINITY;
   private opened: RunLedger | undefined;
@@ -40,7 +42,7 @@ export class StandaloneScheduler {
     if (t >= this.loadedAt && t - this.loadedAt < RELOAD_SCHEDULES_MS) return;
     this.loadedAt = t;
     try {
-      const update = loadScheduleSet(this.config, this.current);
+      const update = loadScheduleSet(this.config, this.current, this.files);
       this.current = update.schedules;
       this.invalid = update.problems;
       this.loaded = true;

@@ -20,6 +20,7 @@ import {
 import type { CatchUpPolicy } from "../timing/planner.js";
 import type { FieldProblem } from "../util/errors.js";
 import { parseTomlBytes, parseTomlText, schemaProblems } from "../util/toml-input.js";
+import { ScheduleFileCache } from "./file-cache.js";
 
 /** Linux caps one argument at 128 KiB (MAX_ARG_STRLEN); the objective is one. */
 export const MAX_OBJECTIVE_BYTES = 100 * 1024;
@@ -241,8 +242,11 @@ export function displayPath(configDir: string, file: string): string {
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel.split(sep).join("/") : file;
 }
 
-/** Reads and parses every *.toml in schedules_dir, in name order. */
-export function loadScheduleFiles(config: CronConfig): {
+/** Reads and parses every *.toml in schedules_dir, in name order (unchanged files from `cache`). */
+export function loadScheduleFiles(
+  config: CronConfig,
+  cache?: ScheduleFileCache,
+): {
   schedules: Schedule[];
   problems: FieldProblem[];
   warnings: FieldProblem[];
@@ -269,6 +273,13 @@ export function loadScheduleFiles(config: CronConfig): {
   for (const name of names) {
     const path = join(dir, name);
     const file = displayPath(config.dir, path);
+    const signature = cache && ScheduleFileCache.signature(path);
+    const known = signature === undefined ? undefined : cache?.get(path, signature);
+    if (known !== undefined) {
+      for (const s of known.schedules) schedules.push(s);
+      problems.push(...known.problems);
+      continue;
+    }
     let text: Buffer;
     try {
       text = readFileSync(path);
@@ -287,8 +298,10 @@ export function loadScheduleFiles(config: CronConfig): {
       fileDir: dir,
       configDir: config.dir,
     });
-    schedules.push(...parsed.schedules);
+    for (const s of parsed.schedules) schedules.push(s);
     problems.push(...parsed.problems);
+    if (signature !== undefined) cache?.set(path, signature, parsed.schedules, parsed.problems);
   }
+  cache?.retain(new Set(names.map((n) => join(dir, n))));
   return { schedules, problems, warnings: [] };
 }

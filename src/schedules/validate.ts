@@ -9,6 +9,7 @@ import { formatDuration } from "../util/duration.js";
 import type { FieldProblem } from "../util/errors.js";
 import { bundledPresetsDir } from "../util/package-root.js";
 import { nearestKey } from "../util/toml-input.js";
+import type { ScheduleFileCache } from "./file-cache.js";
 import { displayPath, isPresetPath, loadScheduleFiles, type Schedule } from "./schedule-file.js";
 
 /** The presets shipped with autoloop-cron: the repository's presets/ folder, two levels up
@@ -22,12 +23,17 @@ export interface ValidationReport {
   problems: FieldProblem[];
   /** Worth a look, but the schedule still runs. */
   warnings: FieldProblem[];
+  /** The schedules by name, when every one passed (saves building the map again). */
+  byName?: Map<string, Schedule>;
 }
 
 /** Which file holds each schedule name in the running daemon: `<state>/schedules-in-force.json`. */
 export function inForcePath(config: CronConfig): string {
   return join(config.stateDir, "schedules-in-force.json");
 }
+
+/** Which file holds each name (only `get` is asked). */
+export type InForce = Pick<ReadonlyMap<string, string>, "get">;
 
 /** The daemon's last record of which file holds each name; empty when there is none. */
 export function readInForce(config: CronConfig): Map<string, string> {
@@ -52,14 +58,23 @@ export function readInForce(config: CronConfig): Map<string, string> {
  */
 export function validateAll(
   config: CronConfig,
-  inForce: ReadonlyMap<string, string> = readInForce(config),
+  inForce: InForce = readInForce(config),
+  cache?: ScheduleFileCache,
 ): ValidationReport {
-  const loaded = loadScheduleFiles(config);
-  const checked = checkSchedules(loaded.schedules, config, inForce);
+  const loaded = loadScheduleFiles(config, cache);
+  const clean = cache?.cleanFiles();
+  const checked = checkSchedules(
+    loaded.schedules,
+    config,
+    inForce,
+    (s) => clean?.has(s.file) ?? false,
+  );
+  cache?.markClean(new Set([...checked.problems, ...checked.warnings].map((p) => p.file)));
   return {
     schedules: checked.schedules,
     problems: [...loaded.problems, ...checked.problems],
     warnings: [...loaded.warnings, ...checked.warnings],
+    ...(loaded.problems.length === 0 && checked.byName && { byName: checked.byName }),
   };
 }
 
@@ -67,12 +82,15 @@ export function validateAll(
 const JITTER_REFERENCE = new Date(Date.UTC(2030, 0, 1));
 const at = (s: Schedule, field: string) => `schedule[${s.index}].${field}`;
 
-/** The order in which schedules sharing a name claim it: in force, then older file, then name. */
+/**
+ * The order in which schedules sharing a name claim it: in force, then older file, then name;
+ * and the winner of each name.
+ */
 function claimOrder(
   all: Schedule[],
   config: CronConfig,
-  inForce: ReadonlyMap<string, string>,
-): Schedule[] {
+  inForce: InForce,
+): { ordered: Schedule[]; winners: Map<string, Schedule> } {
   const mtimes = new Map<string, number>();
   const mtime = (file: string) => {
     let t = mtimes.get(file);
@@ -94,16 +112,18 @@ function claimOrder(
     const held = winners.get(s.name);
     if (held === undefined || before(s, held) < 0) winners.set(s.name, s);
   }
-  if (winners.size === all.length) return all; // no name taken twice: file order stands
+  if (winners.size === all.length) return { ordered: all, winners }; // no name taken twice
   const first = all.filter((s) => winners.get(s.name) === s);
-  return [...first, ...all.filter((s) => winners.get(s.name) !== s)];
+  return { ordered: [...first, ...all.filter((s) => winners.get(s.name) !== s)], winners };
 }
 
 /** Checks parsed schedules together; drops those with problems. */
 export function checkSchedules(
   all: Schedule[],
   config: CronConfig,
-  inForce: ReadonlyMap<string, string> = new Map(),
+  inForce: InForce = new Map(),
+  /** Schedules whose own checks passed before and cannot have changed (cross-file checks still run). */
+  checkedBefore: (s: Schedule) => boolean = () => false,
 ): ValidationReport {
   const problems: FieldProblem[] = [];
   const warnings: FieldProblem[] = [];
@@ -113,8 +133,9 @@ export function checkSchedules(
     bad.add(s);
   };
   const presetDirs = new Map<Schedule, string | undefined>();
-  const byName = new Map<string, Schedule>();
-  for (const s of claimOrder(all, config, inForce)) {
+  const { ordered, winners } = claimOrder(all, config, inForce);
+  const byName = ordered === all ? winners : new Map<string, Schedule>();
+  for (const s of byName === winners ? [] : ordered) {
     const first = byName.get(s.name);
     if (first === undefined) byName.set(s.name, s);
     else {
@@ -138,8 +159,17 @@ export function checkSchedules(
     return there;
   };
   const channels = config.channels.map((c) => c.name);
-  const names = [...byName.keys()];
   for (const s of all) {
+    s.after.forEach((name, i) => {
+      if (!byName.has(name))
+        problem(
+          s,
+          `after[${i}]`,
+          JSON.stringify(name),
+          `the name of a schedule (${hint(name, [...byName.keys()])})`,
+        );
+    });
+    if (checkedBefore(s)) continue;
     s.alert.forEach((c, i) => {
       if (!channels.includes(c))
         problem(
@@ -147,15 +177,6 @@ export function checkSchedules(
           `alert[${i}]`,
           JSON.stringify(c),
           `the name of a [[channel]] in the config (${hint(c, channels)})`,
-        );
-    });
-    s.after.forEach((name, i) => {
-      if (!byName.has(name))
-        problem(
-          s,
-          `after[${i}]`,
-          JSON.stringify(name),
-          `the name of a schedule (${hint(name, names)})`,
         );
     });
     if (s.kind === "preset") presetDirs.set(s, resolvePreset(s, config, problem));
@@ -190,17 +211,18 @@ export function checkSchedules(
     }
   }
   for (const cycle of findCycles(
-    all.filter((s) => !bad.has(s)),
+    all.filter((s) => s.after.length > 0 && !bad.has(s)),
     byName,
   )) {
     const path = [...cycle.map((s) => s.name), cycle[0]!.name].join(" → ");
     for (const s of cycle)
       problem(s, "after", JSON.stringify(s.after), `no cycle of after dependencies (${path})`);
   }
-  const schedules = all.filter((s) => !bad.has(s));
+  const schedules = bad.size === 0 ? all : all.filter((s) => !bad.has(s));
   // Set in place (schedules come fresh from their file): a copy per schedule costs memory.
-  for (const s of schedules) if (s.kind === "preset") s.presetDir = presetDirs.get(s);
-  return { schedules, problems, warnings };
+  for (const s of schedules)
+    if (s.kind === "preset" && presetDirs.has(s)) s.presetDir = presetDirs.get(s);
+  return { schedules, problems, warnings, ...(bad.size === 0 && { byName }) };
 }
 
 function hint(name: string, known: string[]): string {
@@ -211,6 +233,7 @@ function hint(name: string, known: string[]): string {
 
 /** Cycles among `after` edges (each reported once), by depth-first search. */
 function findCycles(schedules: Schedule[], byName: Map<string, Schedule>): Schedule[][] {
+  const candidates = new Set(schedules);
   const state = new Map<Schedule, "visiting" | "done">();
   const cycles: Schedule[][] = [];
   const stack: Schedule[] = [];
@@ -219,7 +242,7 @@ function findCycles(schedules: Schedule[], byName: Map<string, Schedule>): Sched
     stack.push(s);
     for (const name of s.after) {
       const next = byName.get(name);
-      if (next === undefined || !schedules.includes(next)) continue;
+      if (next === undefined || !candidates.has(next)) continue;
       if (state.get(next) === "visiting") cycles.push(stack.slice(stack.indexOf(next)));
       else if (!state.has(next)) visit(next);
     }

@@ -1,0 +1,83 @@
+// Reloading one schedule file among many: only that file is read again, the other files'
+// schedules stay the very same objects (so their planned slots are untouched), and a broken
+// edit keeps the file's last good version.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { SchedulerDaemon } from "../../src/daemon/daemon.js";
+import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { silentLogger, writeCronConfig } from "../helpers/daemon.js";
+
+const daemons: SchedulerDaemon[] = [];
+afterEach(async () => {
+  await Promise.all(daemons.splice(0).map((d) => d.shutdown("terminate", 1_000)));
+  cleanupTempDirs();
+});
+
+const entry = (name: string, cron: string) =>
+  `[[schedule]]\nname = "${name}"\ncron = "${cron}"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n\n`;
+const presetEntry = (name: string) =>
+  `[[schedule]]\nname = "${name}"\ncron = "0 3 * * *"\npreset = "demo"\nobjective = "tidy up"\nproject_dir = "../work"\n\n`;
+
+function world() {
+  const dir = tempDir();
+  const config = writeCronConfig(dir, entry("a1", "0 1 * * *") + presetEntry("a2"));
+  const b = join(dir, "schedules", "b.toml");
+  writeFileSync(b, entry("b1", "0 2 * * *") + entry("b2", "30 2 * * *"));
+  const daemon = new SchedulerDaemon(config, { logger: silentLogger });
+  daemons.push(daemon);
+  daemon.reload();
+  return { daemon, b, inForce: join(config.stateDir, "schedules-in-force.json") };
+}
+
+describe("reloading one file among several", () => {
+  it("keeps the other files' schedules as they were, and their preset folders", () => {
+    const { daemon, b } = world();
+    const before = new Map(daemon.schedules);
+    expect(before.get("a2")).toMatchObject({ kind: "preset" });
+    const presetDir = (before.get("a2") as { presetDir?: string }).presetDir;
+    expect(presetDir).toMatch(/presets\/demo$/);
+
+    writeFileSync(b, entry("b1", "15 2 * * *") + entry("b2", "30 2 * * *"));
+    daemon.reload();
+
+    expect(daemon.schedules.get("a1")).toBe(before.get("a1"));
+    expect(daemon.schedules.get("a2")).toBe(before.get("a2"));
+    expect((daemon.schedules.get("a2") as { presetDir?: string }).presetDir).toBe(presetDir);
+    expect(daemon.schedules.get("b1")).not.toBe(before.get("b1"));
+    expect(daemon.schedules.get("b1")?.cron).toBe("15 2 * * *");
+    // A file read again yields new objects for all its schedules, changed or not.
+    expect(daemon.schedules.get("b2")).toEqual(before.get("b2"));
+  });
+
+  it("records which file holds each name only when a name came, went or moved", () => {
+    const { daemon, b, inForce } = world();
+    writeFileSync(inForce, "{}\n"); // stands in for a stale record, to see whether it is rewritten
+    writeFileSync(b, entry("b1", "45 2 * * *") + entry("b2", "30 2 * * *"));
+    daemon.reload();
+    expect(readFileSync(inForce, "utf8")).toBe("{}\n");
+    writeFileSync(b, entry("b1", "45 2 * * *") + entry("b3", "30 2 * * *"));
+    daemon.reload();
+    expect(JSON.parse(readFileSync(inForce, "utf8"))).toEqual({
+      a1: "schedules/test.toml",
+      a2: "schedules/test.toml",
+      b1: "schedules/b.toml",
+      b3: "schedules/b.toml",
+    });
+  });
+
+  it("keeps the last good version of a file broken by an edit, and takes the fix", () => {
+    const { daemon, b } = world();
+    const b1 = daemon.schedules.get("b1");
+    writeFileSync(b, `${entry("b1", "61 2 * * *")}`);
+    daemon.reload();
+    expect(daemon.invalidProblems.map((p) => p.field)).toEqual(["schedule[0].cron"]);
+    expect(daemon.schedules.get("b1")).toBe(b1);
+    expect(daemon.schedules.has("b2")).toBe(true);
+    writeFileSync(b, entry("b1", "5 2 * * *"));
+    daemon.reload();
+    expect(daemon.invalidProblems).toEqual([]);
+    expect(daemon.schedules.get("b1")?.cron).toBe("5 2 * * *");
+    expect(daemon.schedules.has("b2")).toBe(false);
+  });
+});
