@@ -1,10 +1,16 @@
 // `npm run bench`: every benchmark; exits non-zero when a target is missed.
 import { benchHarness } from "./harness.mjs";
 import { benchMonitor } from "./monitor.mjs";
+import { benchScale } from "./scheduler/scale.mjs";
 import { benchScheduler } from "./scheduler.mjs";
 
 const only = process.argv[2];
-const suites = { harness: benchHarness, scheduler: benchScheduler, monitor: benchMonitor };
+const suites = {
+  harness: benchHarness,
+  scheduler: benchScheduler,
+  scale: benchScale,
+  monitor: benchMonitor,
+};
 let ok = true;
 for (const [name, fn] of Object.entries(suites)) {
   if (only && only !== name) continue;

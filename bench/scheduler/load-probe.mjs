@@ -1,0 +1,71 @@
+// Spawns `autoloop-cron <args>` and measures it from the outside: ms from spawn until a stdout
+// line matches `until`, peak RSS (from /proc, every 20 ms) and RSS `settleMs` later.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { AUTOLOOP_CRON } from "../lib.mjs";
+
+export function rssMiB(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export async function probeStart(args, { until, settleMs = 0, timeoutMs = 120_000, onLine } = {}) {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [AUTOLOOP_CRON, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  process.on("exit", () => child.kill("SIGKILL"));
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMiB(child.pid));
+  }, 20);
+  let buf = "";
+  let err = "";
+  child.stderr.on("data", (c) => {
+    err += c;
+  });
+  const exited = new Promise((r) => child.on("exit", (code) => r(code)));
+  const matched = await new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no ${until} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    child.stdout.on("data", (c) => {
+      buf += c;
+      let nl = buf.indexOf("\n");
+      while (nl !== -1) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        onLine?.(line, performance.now() - t0);
+        if (until.test(line)) {
+          clearTimeout(timer);
+          resolve(performance.now() - t0);
+        }
+        nl = buf.indexOf("\n");
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      if (until.test("exit")) resolve(performance.now() - t0);
+      else reject(new Error(`exited ${code} before ${until}: ${err.slice(0, 500)}`));
+    });
+  });
+  peak = Math.max(peak, rssMiB(child.pid));
+  if (settleMs > 0) await new Promise((r) => setTimeout(r, settleMs));
+  const steady = rssMiB(child.pid);
+  clearInterval(sampler);
+  return {
+    ms: matched,
+    peakMiB: peak,
+    steadyMiB: steady,
+    child,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}

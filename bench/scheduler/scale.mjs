@@ -1,0 +1,142 @@
+// 100,000 schedules in 100 files of 1,000, every cron expression distinct (`M H D Mo *`),
+// each figure a ratio to a floor taken in the same run: reading and TOML-parsing the same
+// files in bare node (a child process, timed inside it).
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { median, ROOT, report, tempDir } from "../lib.mjs";
+import { probeStart } from "./load-probe.mjs";
+
+const FILES = 100;
+const PER_FILE = 1000;
+
+function writeTree(dir) {
+  mkdirSync(join(dir, "schedules"), { recursive: true });
+  mkdirSync(join(dir, "work"), { recursive: true });
+  writeFileSync(
+    join(dir, "autoloop-cron.toml"),
+    'state_dir = "state"\nlog_level = "info"\n[http]\nlisten = ""\n[defaults]\ncatch_up = "none"\n',
+  );
+  let n = 0;
+  for (let f = 0; f < FILES; f++) {
+    let text = "";
+    for (let i = 0; i < PER_FILE; i++, n++) {
+      // 60 × 24 × 28 × 12 distinct minute/hour/day/month combinations.
+      const m = n % 60;
+      const h = Math.floor(n / 60) % 24;
+      const d = 1 + (Math.floor(n / 1440) % 28);
+      const mo = 1 + (Math.floor(n / 40320) % 12);
+      text += `[[schedule]]\nname = "job-${f}-${i}"\ncron = "${m} ${h} ${d} ${mo} *"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n\n`;
+    }
+    writeFileSync(join(dir, "schedules", `team-${String(f).padStart(3, "0")}.toml`), text);
+  }
+}
+
+/** Bare node reading and parsing the files with the same TOML parser, timed inside. */
+function floorMs(dir) {
+  const script = `
+    import { readdirSync, readFileSync } from "node:fs";
+    import { join } from "node:path";
+    import { parse } from "smol-toml";
+    const t0 = performance.now();
+    const dir = ${JSON.stringify(join(dir, "schedules"))};
+    let n = 0;
+    for (const f of readdirSync(dir).sort()) n += parse(readFileSync(join(dir, f), "utf8")).schedule.length;
+    process.stdout.write(JSON.stringify({ ms: performance.now() - t0, n }));`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (c) => {
+      out += c;
+    });
+    child.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out).ms) : reject(new Error(`floor exited ${code}`)),
+    );
+  });
+}
+
+export async function benchScale() {
+  console.log("\n== bench/scheduler/scale ==");
+  const dir = tempDir();
+  writeTree(dir);
+  const config = join(dir, "autoloop-cron.toml");
+  const floors = [];
+  for (let i = 0; i < 3; i++) floors.push(await floorMs(dir));
+  const floor = median(floors);
+  report("(d) 100,000 schedules: floor, read + parse in bare node (median of 3)", floor, "ms");
+
+  const loads = [];
+  const start = await probeStart(["start", "--config", config], {
+    until: /autoloop-cron started/,
+    settleMs: 10_000,
+    onLine: (line) => {
+      if (line.includes('"schedules loaded"')) loads.push(JSON.parse(line).durationMs);
+    },
+  });
+  let ok = report(
+    '  start: spawn → "autoloop-cron started"',
+    `${start.ms.toFixed(0)} ms = ${(start.ms / floor).toFixed(1)}x the floor`,
+    "",
+    "<= 8x",
+    start.ms <= 8 * floor,
+  );
+  ok = report("  start: peak RSS", start.peakMiB, "MiB", "<= 400 MiB", start.peakMiB <= 400) && ok;
+  ok =
+    report(
+      "  start: RSS 10 s after start",
+      start.steadyMiB,
+      "MiB",
+      "<= 300 MiB",
+      start.steadyMiB <= 300,
+    ) && ok;
+
+  // Reload: one file of 100 changes; the daemon's own figure (durationMs) against its full load.
+  const file = join(dir, "schedules", "team-042.toml");
+  const text = readFileSync(file, "utf8");
+  const full = loads[0];
+  for (let i = 0; i < 7; i++) {
+    writeFileSync(
+      file,
+      text.replace(/cron = "(\d+) (\d+) (\d+) (\d+) \*"/, `cron = "$1 $2 $3 $4 ${i}"`),
+    );
+    const before = loads.length;
+    const deadline = Date.now() + 10_000;
+    while (loads.length === before && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+  }
+  const reloads = loads.slice(1);
+  const reload = median(reloads);
+  report("  full load inside the daemon (durationMs)", full, "ms");
+  ok =
+    report(
+      "  reload of 1 changed file of 100 (median of 7)",
+      `${reload} ms = ${((100 * reload) / full).toFixed(1)}% of a full load`,
+      "",
+      "<= 5%",
+      reload <= 0.05 * full,
+    ) && ok;
+  await start.stop();
+  writeFileSync(file, text);
+
+  const validate = await probeStart(["validate", "--config", config], { until: /exit/ });
+  ok =
+    report(
+      "  validate: spawn → exit",
+      `${validate.ms.toFixed(0)} ms = ${(validate.ms / floor).toFixed(1)}x the floor`,
+      "",
+      "<= 8x",
+      validate.ms <= 8 * floor,
+    ) && ok;
+  ok =
+    report(
+      "  validate: peak RSS",
+      validate.peakMiB,
+      "MiB",
+      "<= 400 MiB",
+      validate.peakMiB <= 400,
+    ) && ok;
+  return ok;
+}
