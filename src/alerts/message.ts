@@ -2,7 +2,7 @@
 // Defined as a zod schema because the outbox stores it on disk and reads it back.
 import { createHash } from "node:crypto";
 import { nanoid } from "nanoid";
-import { z } from "zod";
+import * as z from "zod";
 
 export const ALERT_KINDS = [
   "gate_stuck",

@@ -1,7 +1,7 @@
 // [[channel]] entries of autoloop-cron.toml: where alerts go. Secrets are only referenced
 // (`*_env` / `*_file`) and never read here; the channels resolve them when they open.
 import { isAbsolute, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { FieldProblem } from "../util/errors.js";
 import type { SecretRef } from "../util/secrets.js";
 import { argvField, channelNameField, envNameField } from "./fields.js";

@@ -1,6 +1,6 @@
 // Field schemas shared by autoloop-cron.toml and schedules/*.toml, each with the wording
 // its error message uses for "expected".
-import { z } from "zod";
+import * as z from "zod";
 import { CRON_HINT, cronProblem } from "../timing/cron-pattern.js";
 import { isValidTimeZone } from "../timing/zone-clock.js";
 import { DURATION_HINT, parseDuration } from "../util/duration.js";

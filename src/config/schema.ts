@@ -1,5 +1,5 @@
 // The autoloop-cron.toml schema as written (snake_case), with every default documented.
-import { z } from "zod";
+import * as z from "zod";
 import { channelSchema } from "./channels.js";
 import {
   alertField,

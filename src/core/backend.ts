@@ -1,6 +1,7 @@
 // Runs the agent CLI for one iteration: its own process group, the prompt by argument,
 // stdin or file, a tail-capped output buffer, and a timeout that terminates the whole
 // group (grandchildren too): SIGTERM first, SIGKILL after a grace period.
+import { type ChildProcess, spawn } from "node:child_process";
 import { isGroupAlive, signalGroup } from "../util/process.js";
 import type { AgentReaper } from "./agent-reaper.js";
 
@@ -67,22 +68,27 @@ class TailBuffer {
 }
 
 export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
-  // Loaded on first use, after loop.start is journaled: execa is a large share of start-up.
-  const { execa } = await import("execa");
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const output = new TailBuffer(inv.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
-  const child = execa(inv.command, agentArgv(inv), {
-    cwd: inv.cwd,
-    env: inv.env,
-    extendEnv: false,
-    detached: true,
-    buffer: false,
-    reject: false,
-    stdin: inv.promptMode === "stdin" ? "pipe" : "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    cleanup: true,
+  // node:child_process rather than execa here: the harness starts in a fraction of the
+  // time without loading it, and it needs nothing beyond a process group and two pipes.
+  let child: ChildProcess;
+  try {
+    child = spawn(inv.command, agentArgv(inv), {
+      cwd: inv.cwd,
+      env: inv.env,
+      detached: true,
+      stdio: [inv.promptMode === "stdin" ? "pipe" : "ignore", "pipe", "pipe"],
+    });
+  } catch (err) {
+    return spawnFailed(err as NodeJS.ErrnoException, inv.command, output.text(), elapsed());
+  }
+  const finished = new Promise<
+    { error: NodeJS.ErrnoException } | { code: number | null; signal: NodeJS.Signals | null }
+  >((resolve) => {
+    child.once("error", (error: NodeJS.ErrnoException) => resolve({ error }));
+    child.once("close", (code, signal) => resolve({ code, signal }));
   });
   child.stdout?.on("data", (c: Buffer) => output.push(c));
   child.stderr?.on("data", (c: Buffer) => output.push(c));
@@ -120,28 +126,15 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
   });
 
   try {
-    const result = await child;
-    if (
-      reason === undefined &&
-      result.failed &&
-      result.exitCode === undefined &&
-      result.signal === undefined
-    ) {
-      const failed: AgentResult = {
-        kind: "spawn_failed",
-        error: result.shortMessage ?? String(result.message),
-        output: output.text(),
-        elapsedMs: elapsed(),
-      };
-      const code = (result.cause as NodeJS.ErrnoException | undefined)?.code;
-      if (code !== undefined) failed.code = code;
-      return failed;
+    const result = await finished;
+    if ("error" in result) {
+      // No process ran (a missing command or working directory): nothing to wait for.
+      if (pid === undefined || reason === undefined)
+        return spawnFailed(result.error, inv.command, output.text(), elapsed());
+      return { kind: reason, output: output.text(), elapsedMs: elapsed() };
     }
-    if (reason === "timed_out")
-      return { kind: "timed_out", output: output.text(), elapsedMs: elapsed() };
-    if (reason === "interrupted")
-      return { kind: "interrupted", output: output.text(), elapsedMs: elapsed() };
-    const exitCode = result.exitCode ?? (result.signal ? 128 + signalNumber(result.signal) : 1);
+    if (reason !== undefined) return { kind: reason, output: output.text(), elapsedMs: elapsed() };
+    const exitCode = result.code ?? (result.signal ? 128 + signalNumber(result.signal) : 1);
     return { kind: "exited", exitCode, output: output.text(), elapsedMs: elapsed() };
   } finally {
     clearTimeout(timeout);
@@ -151,6 +144,22 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
     inv.reaper?.release();
     inv.signal.removeEventListener("abort", onAbort);
   }
+}
+
+function spawnFailed(
+  error: NodeJS.ErrnoException,
+  command: string,
+  output: string,
+  elapsedMs: number,
+): AgentResult {
+  const failed: AgentResult = {
+    kind: "spawn_failed",
+    error: `Command failed with ${error.code ?? "an error"}: ${command}\n${error.message}`,
+    output,
+    elapsedMs,
+  };
+  if (error.code !== undefined) failed.code = error.code;
+  return failed;
 }
 
 const SIGNALS: Record<string, number> = {

@@ -29,20 +29,27 @@ export function journalHasRun(journalFile: string, runId: string): boolean {
   } catch {
     return false;
   }
-  const needles = [`"run": ${JSON.stringify(runId)}`, `"run":${JSON.stringify(runId)}`].map((n) =>
-    Buffer.from(n),
-  );
-  const overlap = Math.max(...needles.map((n) => n.length));
-  const chunk = Buffer.allocUnsafe(4 << 20);
+  // One pass for the quoted id; each hit is then checked for a `"run":` key before it.
+  const needle = Buffer.from(JSON.stringify(runId));
+  const keys = [Buffer.from('"run": '), Buffer.from('"run":')];
+  const keep = needle.length + keys[0]!.length;
+  const chunk = 4 << 20;
+  const buf = Buffer.allocUnsafe(keep + chunk);
   try {
     let position = 0;
-    let carry = Buffer.alloc(0);
+    let carried = 0;
     for (;;) {
-      const n = readSync(fd, chunk, 0, chunk.length, position);
+      const n = readSync(fd, buf, carried, chunk, position);
       if (n <= 0) return false;
-      const window = Buffer.concat([carry, chunk.subarray(0, n)]);
-      if (needles.some((needle) => window.includes(needle))) return true;
-      carry = Buffer.from(window.subarray(Math.max(0, window.length - overlap)));
+      const end = carried + n;
+      for (let at = buf.indexOf(needle); at !== -1 && at + needle.length <= end; ) {
+        if (keys.some((k) => at >= k.length && buf.subarray(at - k.length, at).equals(k)))
+          return true;
+        at = buf.indexOf(needle, at + 1);
+      }
+      // The tail is searched again with the next read, so a record split across reads is seen.
+      carried = Math.min(keep, end);
+      buf.copyWithin(0, end - carried, end);
       position += n;
     }
   } finally {

@@ -1,93 +1,100 @@
 // zod schemas for a preset's `autoloops.toml` and `topology.toml` (docs/formats.md, "Presets").
-import { z } from "zod";
+// zod/mini: `autoloop run` starts once per run, and mini's schemas cost a fraction of
+// classic zod's to build and load (the error wording is the same, from the English locale).
+import * as z from "zod/mini";
+import en from "zod/v4/locales/en.js";
 import { DURATION_HINT, parseDuration } from "../util/duration.js";
 import { AGENT_IDS, type AgentId } from "./agents.js";
 
+z.config(en());
+
 const topicName = z
   .string()
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._:-]*$/,
-    'an event topic such as "review.ready" (letters, digits, . _ : -)',
+  .check(
+    z.regex(
+      /^[A-Za-z0-9][A-Za-z0-9._:-]*$/,
+      'an event topic such as "review.ready" (letters, digits, . _ : -)',
+    ),
   );
+
+const int = (min: number, message?: string) => z.int().check(z.gte(min, message));
+const strings = () => z._default(z.array(z.string()), []);
 
 /** `max_runtime`: milliseconds, or a duration string such as "30m". */
 const durationMs = z.union([
-  z.number().int().nonnegative(),
-  z.string().transform((text, ctx) => {
-    const ms = parseDuration(text);
-    if (ms === undefined) {
-      ctx.addIssue({ code: "custom", message: DURATION_HINT });
-      return z.NEVER;
-    }
-    return ms;
-  }),
+  int(0),
+  z.pipe(
+    z.string().check(z.refine((text) => parseDuration(text) !== undefined, DURATION_HINT)),
+    z.transform((text: string) => parseDuration(text)!),
+  ),
 ]);
 
 // Unknown keys are allowed (public autoloop presets carry sections we do not use);
 // the keys we read are type-checked.
 export const presetConfigSchema = z.looseObject({
-  event_loop: z
-    .looseObject({
-      max_iterations: z.number().int().min(1).default(3),
-      completion_event: topicName.default("task.complete"),
-      completion_promise: z.string().min(1).default("LOOP_COMPLETE"),
-      required_events: z.array(topicName).default([]),
-      max_runtime: durationMs.optional(),
+  event_loop: z.prefault(
+    z.looseObject({
+      max_iterations: z._default(int(1), 3),
+      completion_event: z._default(topicName, "task.complete"),
+      completion_promise: z._default(z.string().check(z.minLength(1)), "LOOP_COMPLETE"),
+      required_events: z._default(z.array(topicName), []),
+      max_runtime: z.optional(durationMs),
       /** Consecutive identical iterations (same output, same events) that count as stalled; 0 disables. */
-      stall_iterations: z.number().int().min(0).default(3),
-    })
-    .prefault({}),
+      stall_iterations: z._default(int(0), 3),
+    }),
+    {},
+  ),
   backend: z.looseObject({
-    kind: z.literal("command").default("command"),
-    command: z.string().min(1, 'the agent CLI to run, e.g. "claude"'),
+    kind: z._default(z.literal("command"), "command"),
+    command: z.string().check(z.minLength(1, 'the agent CLI to run, e.g. "claude"')),
     /** Which CLI grammar to use; by default the command's file name picks it ("command" otherwise). */
-    agent: z.enum(AGENT_IDS as [AgentId, ...AgentId[]]).optional(),
-    args: z.array(z.string()).default([]),
+    agent: z.optional(z.enum(AGENT_IDS as [AgentId, ...AgentId[]])),
+    args: strings(),
     /** Args for one agent only, so switching `backend.command` never passes another CLI's flags. */
-    agent_args: z
-      .strictObject({
-        claude: z.array(z.string()).optional(),
-        codex: z.array(z.string()).optional(),
-        gemini: z.array(z.string()).optional(),
-        command: z.array(z.string()).optional(),
-      })
-      .prefault({}),
+    agent_args: z.prefault(
+      z.strictObject({
+        claude: z.optional(z.array(z.string())),
+        codex: z.optional(z.array(z.string())),
+        gemini: z.optional(z.array(z.string())),
+        command: z.optional(z.array(z.string())),
+      }),
+      {},
+    ),
     /** Unset: the agent's own default (stdin for claude, codex and gemini; arg for a plain command). */
-    prompt_mode: z.enum(["arg", "stdin", "file"]).optional(),
-    timeout_ms: z.number().int().positive().default(300_000),
+    prompt_mode: z.optional(z.enum(["arg", "stdin", "file"])),
+    timeout_ms: z._default(int(1), 300_000),
     /** Time between SIGTERM and SIGKILL when an agent is timed out or interrupted. */
-    kill_grace_ms: z.number().int().nonnegative().default(5_000),
-    env: z.record(z.string(), z.string()).default({}),
+    kill_grace_ms: z._default(int(0), 5_000),
+    env: z._default(z.record(z.string(), z.string()), {}),
   }),
-  tasks: z.looseObject({ prompt_budget_chars: z.number().int().default(4000) }).prefault({}),
+  tasks: z.prefault(z.looseObject({ prompt_budget_chars: z._default(z.int(), 4000) }), {}),
   /** Loop memory in the prompt: at most this many characters (0: no limit). */
-  memory: z
-    .looseObject({ prompt_budget_chars: z.number().int().min(0).default(8000) })
-    .prefault({}),
-  core: z
-    .looseObject({
-      journal_file: z.string().min(1).default(".autoloop/journal.jsonl"),
-      tasks_file: z.string().min(1).default(".autoloop/tasks.jsonl"),
-      memory_file: z.string().min(1).default(".autoloop/memory.jsonl"),
-      isolation_mode: z.enum(["run-scoped", "shared"]).default("run-scoped"),
-    })
-    .prefault({}),
+  memory: z.prefault(z.looseObject({ prompt_budget_chars: z._default(int(0), 8000) }), {}),
+  core: z.prefault(
+    z.looseObject({
+      journal_file: z._default(z.string().check(z.minLength(1)), ".autoloop/journal.jsonl"),
+      tasks_file: z._default(z.string().check(z.minLength(1)), ".autoloop/tasks.jsonl"),
+      memory_file: z._default(z.string().check(z.minLength(1)), ".autoloop/memory.jsonl"),
+      isolation_mode: z._default(z.enum(["run-scoped", "shared"]), "run-scoped"),
+    }),
+    {},
+  ),
 });
 
 export type PresetConfig = z.output<typeof presetConfigSchema>;
 
 export const roleSchema = z.strictObject({
-  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, "a role id (letters, digits, _ -)"),
-  emits: z.array(topicName).default([]),
-  prompt: z.string().optional(),
-  prompt_file: z.string().optional(),
-  description: z.string().optional(),
+  id: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, "a role id (letters, digits, _ -)")),
+  emits: z._default(z.array(topicName), []),
+  prompt: z.optional(z.string()),
+  prompt_file: z.optional(z.string()),
+  description: z.optional(z.string()),
 });
 
 export const topologySchema = z.looseObject({
-  completion: topicName.optional(),
-  role: z.array(roleSchema).default([]),
-  handoff: z.record(z.string(), z.array(z.string())).default({}),
+  completion: z.optional(topicName),
+  role: z._default(z.array(roleSchema), []),
+  handoff: z._default(z.record(z.string(), z.array(z.string())), {}),
 });
 
 export type TopologyFile = z.output<typeof topologySchema>;

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { parse } from "smol-toml";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { type FieldProblem, UserError, ValidationError } from "../util/errors.js";
 import { bundledPresetsDir } from "../util/package-root.js";
 import { parseTomlBytes, schemaProblems } from "../util/toml-input.js";
@@ -102,7 +102,7 @@ export function applyOverrides(
   return raw;
 }
 
-function validate<T extends z.ZodType>(schema: T, input: unknown, file: string): z.output<T> {
+function validate<T extends z.ZodMiniType>(schema: T, input: unknown, file: string): z.output<T> {
   const result = schema.safeParse(input);
   if (!result.success) throw new ValidationError(schemaProblems(file, schema, result.error, input));
   return result.data;

@@ -1,6 +1,6 @@
 // What an incident is: its frontmatter fields (docs/formats.md, "Incidents") read tolerantly
 // from a file a person may have edited, and validated with errors that name file and field.
-import { z } from "zod";
+import * as z from "zod";
 import { type FieldProblem, formatProblem, zodProblems } from "../util/errors.js";
 import { MalformedIncidentError } from "./errors.js";
 import type { FrontmatterFile } from "./frontmatter.js";

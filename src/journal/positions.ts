@@ -2,7 +2,7 @@
 // each journal exactly where it stopped: neither missing nor repeating a line.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { writeFileAtomic } from "../util/atomic-write.js";
 
 /** Where a journal was consumed up to. */

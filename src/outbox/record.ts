@@ -1,6 +1,6 @@
 // The lines of outbox.jsonl and the pure replay that rebuilds the outbox from them; also
 // the minimal set of lines a compacted file keeps.
-import { z } from "zod";
+import * as z from "zod";
 import { type AlertMessage, alertMessageSchema } from "../alerts/message.js";
 
 const enqueued = z.object({

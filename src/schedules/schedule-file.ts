@@ -2,7 +2,7 @@
 // reads every *.toml in schedules_dir. A bad file yields problems and no schedules.
 import { readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { CronConfig } from "../config/config.js";
 import {
   alertField,

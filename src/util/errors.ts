@@ -1,5 +1,5 @@
 // Errors a person can act on: bad input names the file, the field, what was found and the fix.
-import type { z } from "zod";
+import type * as z from "zod/v4/core";
 
 /** An error caused by the user's input or environment, shown without a stack trace. */
 export class UserError extends Error {
@@ -67,7 +67,7 @@ function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   return cur;
 }
 
-function expectedText(issue: z.core.$ZodIssue): string {
+function expectedText(issue: z.$ZodIssue): string {
   switch (issue.code) {
     case "invalid_type":
       return issue.expected === "undefined" ? "no such key" : `a ${issue.expected}`;
@@ -87,7 +87,7 @@ function expectedText(issue: z.core.$ZodIssue): string {
 /** Turns zod issues into field problems, reading the offending values from `input`. */
 export function zodProblems(
   file: string,
-  error: z.ZodError,
+  error: { readonly issues: readonly z.$ZodIssue[] },
   input: unknown,
   pathPrefix = "",
 ): FieldProblem[] {

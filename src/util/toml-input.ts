@@ -1,7 +1,7 @@
 // Reading the TOML files people write (config, schedules, presets): syntax errors with
 // line and column, zod issues as field problems, unknown keys with the nearest known key.
 import { parse, TomlError } from "smol-toml";
-import { z } from "zod";
+import type * as z from "zod/v4/core";
 import { type FieldProblem, formatPath, zodProblems } from "./errors.js";
 
 export type TomlText =
@@ -89,8 +89,8 @@ export function parseTomlText(file: string, text: string): TomlText {
 /** Turns a failed parse of `input` by `schema` into field problems, with spelling hints. */
 export function schemaProblems(
   file: string,
-  schema: z.ZodType,
-  error: z.ZodError,
+  schema: z.$ZodType,
+  error: z.$ZodError,
   input: unknown,
   pathPrefix = "",
 ): FieldProblem[] {
@@ -99,14 +99,14 @@ export function schemaProblems(
     if (issue.code === "unrecognized_keys") {
       // One problem per key from zodProblems, with the nearest known key as the hint.
       const known = knownKeysAt(schema, issue.path, input);
-      const perKey = zodProblems(file, new z.ZodError([issue]), input, pathPrefix);
+      const perKey = zodProblems(file, { issues: [issue] }, input, pathPrefix);
       perKey.forEach((p, i) => {
         problems.push({ ...p, expected: unknownKeyHint(issue.keys[i]!, known) });
       });
     } else if (issue.code === "invalid_union" && "options" in issue) {
       // zod's discriminated-union wording names TypeScript types; say what the file allows.
       const values = (issue.options as unknown[]).map((v) => JSON.stringify(v)).join(", ");
-      const [p] = zodProblems(file, new z.ZodError([issue]), input, pathPrefix);
+      const [p] = zodProblems(file, { issues: [issue] }, input, pathPrefix);
       problems.push({ ...p!, expected: `one of ${values}` });
     } else if (issue.code === "invalid_key") {
       const key = issue.path.at(-1);
@@ -117,14 +117,14 @@ export function schemaProblems(
         expected: issue.issues[0]?.message ?? "a valid key",
       });
     } else if (issue.code === "too_small" && issue.origin === "array") {
-      const [p] = zodProblems(file, new z.ZodError([issue]), input, pathPrefix);
+      const [p] = zodProblems(file, { issues: [issue] }, input, pathPrefix);
       const n = Number(issue.minimum);
       problems.push({ ...p!, expected: `at least ${n} item${n === 1 ? "" : "s"}` });
     } else if (issue.code === "invalid_type" && issue.expected !== "undefined") {
-      const [p] = zodProblems(file, new z.ZodError([issue]), input, pathPrefix);
+      const [p] = zodProblems(file, { issues: [issue] }, input, pathPrefix);
       problems.push({ ...p!, expected: TOML_TYPES[issue.expected] ?? `a ${issue.expected}` });
     } else {
-      problems.push(...zodProblems(file, new z.ZodError([issue]), input, pathPrefix));
+      problems.push(...zodProblems(file, { issues: [issue] }, input, pathPrefix));
     }
   }
   return problems;
@@ -172,23 +172,23 @@ function editDistance(a: string, b: string): number {
 
 type Def = {
   type: string;
-  shape?: Record<string, z.ZodType>;
-  element?: z.ZodType;
-  innerType?: z.ZodType;
-  in?: z.ZodType;
-  options?: z.ZodType[];
+  shape?: Record<string, z.$ZodType>;
+  element?: z.$ZodType;
+  innerType?: z.$ZodType;
+  in?: z.$ZodType;
+  options?: z.$ZodType[];
   discriminator?: string;
   values?: unknown[];
 };
-const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+const defOf = (s: z.$ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
 
 /** Keys of the strict object that `schema` expects at `path` (following the input's values). */
 function knownKeysAt(
-  schema: z.ZodType,
+  schema: z.$ZodType,
   path: ReadonlyArray<PropertyKey>,
   input: unknown,
 ): string[] {
-  let s: z.ZodType | undefined = unwrap(schema, input);
+  let s: z.$ZodType | undefined = unwrap(schema, input);
   let value = input;
   for (const key of path) {
     if (s === undefined) return [];
@@ -201,8 +201,8 @@ function knownKeysAt(
   return shape === undefined ? [] : Object.keys(shape);
 }
 
-function unwrap(schema: z.ZodType, value: unknown): z.ZodType | undefined {
-  let s: z.ZodType | undefined = schema;
+function unwrap(schema: z.$ZodType, value: unknown): z.$ZodType | undefined {
+  let s: z.$ZodType | undefined = schema;
   for (let depth = 0; s !== undefined && depth < 20; depth++) {
     const def = defOf(s);
     if (def.innerType !== undefined) s = def.innerType;
