@@ -63,6 +63,8 @@ export class IncidentStore {
   private readonly deps: IncidentStoreDeps;
   /** Parsed incidents by slug, valid while the file's mtime, size and inode are unchanged. */
   private readonly parsed = new Map<string, { stamp: string; incident: Incident }>();
+  /** The folder's `.md` names, valid while its inode and mtime are unchanged. */
+  private listing: { stamp: string; slugs: string[]; listedAt: number } | undefined;
 
   constructor(
     readonly dir: string,
@@ -112,9 +114,23 @@ export class IncidentStore {
     return this.read(this.resolveSlug(query));
   }
 
-  /** The incident raised for `fingerprint`: an active one first, else the latest resolved. */
+  /**
+   * The incident raised for `fingerprint`: an active one first, else the latest resolved.
+   * Asked on every alert: only new files and this fingerprint's own are looked at (a file's
+   * fingerprint never changes), not every incident ever raised.
+   */
   findByFingerprint(fingerprint: string): Incident | undefined {
-    const matches = this.scan().incidents.filter((i) => i.fingerprint === fingerprint);
+    const matches: Incident[] = [];
+    for (const slug of this.slugs()) {
+      const known = this.parsed.get(slug);
+      if (known !== undefined && known.incident.fingerprint !== fingerprint) continue;
+      try {
+        const incident = this.current(slug);
+        if (incident.fingerprint === fingerprint) matches.push(incident);
+      } catch {
+        // Unreadable or just removed: `snapshot().problems` names it.
+      }
+    }
     matches.sort(
       (a, b) => Number(isActive(b)) - Number(isActive(a)) || b.updatedAt.localeCompare(a.updatedAt),
     );
@@ -174,18 +190,40 @@ export class IncidentStore {
   }
 
   private slugs(): string[] {
-    let names: string[];
+    let stamp: string;
+    let mtimeMs: number;
     try {
-      names = readdirSync(this.dir);
+      const s = statSync(this.dir);
+      stamp = `${s.ino}:${s.mtimeMs}`;
+      mtimeMs = s.mtimeMs;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw err;
     }
+    // The folder's mtime moves with every name added, removed or renamed in it; a listing
+    // taken within 2 s of that mtime is not trusted (filesystems with coarse timestamps).
+    const l = this.listing;
+    if (l?.stamp === stamp && l.listedAt - mtimeMs > 2000) return l.slugs;
+    const listedAt = Date.now();
+    const names = readdirSync(this.dir);
     // Dot files are temp files of atomic writes; `.md.lock` files are not `.md`.
-    return names
+    const slugs = names
       .filter((n) => n.endsWith(".md") && !n.startsWith("."))
       .map((n) => n.slice(0, -3))
       .sort();
+    this.listing = { stamp, slugs, listedAt };
+    return slugs;
+  }
+
+  /** The incident in `<slug>.md` as the file is now (parsed again only when it changed). */
+  private current(slug: string): Incident {
+    const s = statSync(this.fileOf(slug));
+    const stamp = `${s.ino}:${s.size}:${s.mtimeMs}`;
+    const hit = this.parsed.get(slug);
+    if (hit?.stamp === stamp) return hit.incident;
+    const incident = this.read(slug);
+    this.parsed.set(slug, { stamp, incident });
+    return incident;
   }
 
   private read(slug: string): Incident {
@@ -197,19 +235,11 @@ export class IncidentStore {
     const incidents: Incident[] = [];
     const problems: string[] = [];
     const slugs = this.slugs();
-    for (const slug of this.parsed.keys()) if (!slugs.includes(slug)) this.parsed.delete(slug);
+    const present = new Set(slugs);
+    for (const slug of this.parsed.keys()) if (!present.has(slug)) this.parsed.delete(slug);
     for (const slug of slugs) {
       try {
-        const s = statSync(this.fileOf(slug));
-        const stamp = `${s.ino}:${s.size}:${s.mtimeMs}`;
-        const hit = this.parsed.get(slug);
-        if (hit?.stamp === stamp) {
-          incidents.push(hit.incident);
-          continue;
-        }
-        const incident = this.read(slug);
-        this.parsed.set(slug, { stamp, incident });
-        incidents.push(incident);
+        incidents.push(this.current(slug));
       } catch (err) {
         problems.push(err instanceof Error ? err.message : String(err));
       }

@@ -2,6 +2,7 @@
 // does not exist yet is noticed when created), debounced, plus a polling timer as fallback.
 import { watch as fsWatch } from "node:fs";
 import { basename, dirname } from "node:path";
+import { after, type Pending } from "../util/timers.js";
 
 /** A live watch on one directory. */
 export interface DirectoryWatch {
@@ -34,8 +35,9 @@ export const defaultWakeupDeps: WakeupDeps = {
   now: () => Date.now(),
   setInterval: (fn, ms) => setInterval(fn, ms),
   clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+  // A leading-edge wake-up (wait 0) runs right after the current work, not 1 ms later.
+  setTimeout: (fn, ms) => after(ms, fn),
+  clearTimeout: (h) => (h as Pending | undefined)?.cancel(),
   watch: watchDirectory,
 };
 

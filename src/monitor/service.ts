@@ -9,6 +9,7 @@ import { IncidentStore } from "../incidents/store.js";
 import { JournalFollower } from "../journal/follower.js";
 import type { Outbox } from "../outbox/outbox.js";
 import { readPauseState } from "../schedules/pause-state.js";
+import { after, type Pending } from "../util/timers.js";
 import { AlertDelivery } from "./alert-delivery.js";
 import { AlertState, type Notification } from "./alert-state.js";
 import { IncrementalEvaluation } from "./evaluation.js";
@@ -42,7 +43,7 @@ export class MonitorService {
   private readonly delivery: AlertDelivery;
   private alertState: AlertState;
   private timer: NodeJS.Timeout | undefined;
-  private soon: NodeJS.Timeout | undefined;
+  private soon: Pending | undefined;
   private started = false;
   private trackerDirty = false;
   /** Wall-clock ms of the last batch-triggered pass (leading-edge coalescing of bursts). */
@@ -161,7 +162,8 @@ export class MonitorService {
   async stop(): Promise<void> {
     this.started = false;
     clearInterval(this.timer);
-    clearTimeout(this.soon);
+    this.soon?.cancel();
+    this.soon = undefined;
     for (const off of this.detach.splice(0)) off();
     await this.follower.stop();
     saveTracker(this.paths, this.tracker.snapshotText());
@@ -232,11 +234,11 @@ export class MonitorService {
   private evaluateSoon(): void {
     if (!this.started || this.soon !== undefined) return;
     const wait = Math.max(0, this.lastSoonAt + 10 - Date.now());
-    this.soon = setTimeout(() => {
+    this.soon = after(wait, () => {
       this.soon = undefined;
       this.lastSoonAt = Date.now();
       this.evaluate(true);
-    }, wait);
+    });
   }
 
   private journalPaths(): Promise<string[]> {

@@ -1,6 +1,7 @@
 // The outbox's background loop: one timer set for the earliest due entry (never more than
 // 30 s ahead, so a clock jump costs little), re-armed whenever the outbox changes.
 import { type AlertLogger, errorText } from "../channels/delivery.js";
+import { after, type Pending } from "../util/timers.js";
 
 export interface WorkerTimers {
   set(fn: () => void, ms: number): unknown;
@@ -8,13 +9,10 @@ export interface WorkerTimers {
 }
 
 const realTimers: WorkerTimers = {
-  set: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    // The daemon's own servers keep the process alive; the outbox never should alone.
-    t.unref();
-    return t;
-  },
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  // Unref'd: the daemon's own servers keep the process alive; the outbox never should alone.
+  // An entry due now is attempted right after the work in hand (no 1 ms timer clamp).
+  set: (fn, ms) => after(ms, fn, true),
+  clear: (handle) => (handle as Pending | undefined)?.cancel(),
 };
 
 export const MAX_SLEEP_MS = 30_000;

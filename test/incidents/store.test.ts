@@ -176,6 +176,20 @@ describe("IncidentStore", () => {
     expect(store.findByFingerprint("other")).toBeUndefined();
   });
 
+  it("finds by fingerprint what another process created, resolved or removed since", () => {
+    const other = new IncidentStore(dir, { now: () => clock, generateId: () => "inc_other" });
+    for (let i = 0; i < 20; i++) store.create({ name: `Noise ${i}`, fingerprint: `noise:${i}` });
+    expect(store.findByFingerprint("gate:nightly")).toBeUndefined();
+    other.create({ name: "Gate nightly", fingerprint: "gate:nightly" });
+    expect(store.findByFingerprint("gate:nightly")?.status).toBe("open");
+    later(1);
+    other.resolve("gate-nightly", "closed by hand");
+    expect(store.findByFingerprint("gate:nightly")?.status).toBe("resolved");
+    rmSync(other.fileOf("gate-nightly"));
+    expect(store.findByFingerprint("gate:nightly")).toBeUndefined();
+    expect(store.findByFingerprint("noise:7")?.slug).toBe("noise-7");
+  });
+
   it("respects hand edits: changed priority, added paragraph, extra key, comments", () => {
     const { file, slug } = store.create(gateStuck);
     const edited = readFileSync(file, "utf8")
