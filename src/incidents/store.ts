@@ -1,6 +1,6 @@
 // Incidents as Markdown files (`<dir>/<slug>.md`, docs/formats.md): YAML frontmatter plus a
 // newest-first changelog, readable and editable by hand; every write is atomic.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { nanoid } from "nanoid";
 import { writeFileAtomic } from "../util/atomic-write.js";
@@ -106,7 +106,7 @@ export class IncidentStore {
     const text = renderFrontmatter({ doc, body });
     const file = this.fileOf(slug);
     if (!createExclusive(file, text)) throw new IncidentExistsError(slug, file);
-    return toIncident({ doc, body }, file, slug);
+    return this.remember(slug, toIncident({ doc, body }, file, slug));
   }
 
   /** The incident `query` names: exact slug, else unique prefix, else unique substring. */
@@ -215,10 +215,21 @@ export class IncidentStore {
     return slugs;
   }
 
+  /** Keeps what this store just wrote, so the next lookup need not parse it back. */
+  private remember(slug: string, incident: Incident): Incident {
+    try {
+      const s = statSync(this.fileOf(slug));
+      this.parsed.set(slug, { stamp: fileStamp(s), incident });
+    } catch {
+      this.parsed.delete(slug);
+    }
+    return incident;
+  }
+
   /** The incident in `<slug>.md` as the file is now (parsed again only when it changed). */
   private current(slug: string): Incident {
     const s = statSync(this.fileOf(slug));
-    const stamp = `${s.ino}:${s.size}:${s.mtimeMs}`;
+    const stamp = fileStamp(s);
     const hit = this.parsed.get(slug);
     if (hit?.stamp === stamp) return hit.incident;
     const incident = this.read(slug);
@@ -265,7 +276,12 @@ export class IncidentStore {
       parsed.doc.set("updated_at", now);
       const body = prependEntry(parsed.body, formatEntry(now, heading, text));
       writeFileAtomic(file, renderFrontmatter({ doc: parsed.doc, body }));
-      return toIncident({ doc: parsed.doc, body }, file, slug);
+      return this.remember(slug, toIncident({ doc: parsed.doc, body }, file, slug));
     });
   }
+}
+
+/** Changes whenever a file is replaced (atomic writes make a new inode) or written in place. */
+function fileStamp(s: Stats): string {
+  return `${s.ino}:${s.size}:${s.mtimeMs}`;
 }

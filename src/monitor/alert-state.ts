@@ -3,7 +3,7 @@
 import { readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import type { Condition } from "../detect/conditions.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
+import { writeFileAtomic, writeFileAtomicAsync } from "../util/atomic-write.js";
 import {
   type AlertPolicy,
   type AlertRecord,
@@ -19,6 +19,7 @@ export type { AlertPhase, AlertPolicy, AlertRecord, Ending, Notification } from 
 export interface AlertStateDeps {
   log: (message: string) => void;
   writeAtomic: (path: string, content: string) => void;
+  writeAtomicAsync: (path: string, content: string) => Promise<void>;
 }
 
 const PHASES = new Set(["pending", "firing", "resolved"]);
@@ -46,6 +47,9 @@ export class AlertState {
   private readonly policy: AlertPolicy;
   private readonly deps: AlertStateDeps;
   private written: string | undefined;
+  /** The newest state waiting for a background save, and the save loop running. */
+  private queued: string | undefined;
+  private writing: Promise<void> | undefined;
   /** No state on disk yet: the next reconcile is the monitor's first look. */
   private fresh = true;
 
@@ -55,7 +59,12 @@ export class AlertState {
     deps: Partial<AlertStateDeps> = {},
   ) {
     this.policy = { ...DEFAULT_ALERT_POLICY, ...policy };
-    this.deps = { log: (m) => console.error(m), writeAtomic: writeFileAtomic, ...deps };
+    this.deps = {
+      log: (m) => console.error(m),
+      writeAtomic: writeFileAtomic,
+      writeAtomicAsync: writeFileAtomicAsync,
+      ...deps,
+    };
     this.load();
   }
 
@@ -82,12 +91,46 @@ export class AlertState {
     );
   }
 
-  /** Writes the state if it changed since the last load or save. */
+  /** Writes the state if it changed since the last load or save (call `flush()` first). */
   save(): void {
-    const text = `${JSON.stringify({ version: 1, alerts: this.list() }, null, 2)}\n`;
+    const text = this.text();
     if (text === this.written) return;
     this.deps.writeAtomic(this.path, text);
     this.written = text;
+  }
+
+  /**
+   * Like `save`, with the file written on libuv's pool, so that a page's webhook request is
+   * not held behind the rewrite. Saves go one at a time and the newest state is written last;
+   * one that fails is logged and tried again by the next. `flush()` waits for them.
+   */
+  saveInBackground(): void {
+    const text = this.text();
+    if (text === (this.queued ?? this.written)) return;
+    this.queued = text;
+    this.writing ??= this.drain();
+  }
+
+  /** Resolves when every background save has been written (or has failed). */
+  async flush(): Promise<void> {
+    while (this.writing !== undefined) await this.writing;
+  }
+
+  private async drain(): Promise<void> {
+    for (let text = this.queued; text !== undefined; text = this.queued) {
+      this.queued = undefined;
+      try {
+        await this.deps.writeAtomicAsync(this.path, text);
+        this.written = text;
+      } catch (err) {
+        this.deps.log(`${this.path}: cannot save the alert state, will try again: ${err}`);
+      }
+    }
+    this.writing = undefined;
+  }
+
+  private text(): string {
+    return `${JSON.stringify({ version: 1, alerts: this.list() }, null, 2)}\n`;
   }
 
   /** Every tracked alert, firing and recently resolved (live objects: treat as read-only). */

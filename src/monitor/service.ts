@@ -167,6 +167,7 @@ export class MonitorService {
     for (const off of this.detach.splice(0)) off();
     await this.follower.stop();
     saveTracker(this.paths, this.tracker.snapshotText());
+    await this.alertState.flush();
     this.alertState.save();
     await this.outbox.close();
   }
@@ -179,6 +180,7 @@ export class MonitorService {
     if (!this.started) for (const path of await this.journalPaths()) this.follower.add(path);
     await this.follower.poll();
     const notifications = this.evaluate();
+    await this.alertState.flush();
     const outcomes = this.started
       ? []
       : await drainOutbox(this.outbox, () => this.now().getTime(), drainMs);
@@ -217,10 +219,11 @@ export class MonitorService {
         (rec) => this.evaluation.endingOf(rec),
       );
       for (const n of notifications) this.delivery.deliver(n);
-      // Enqueued first, then saved. Changes that notify nobody (a condition clearing, a
-      // resolved alert aging out) wait for the next full pass: serializing every alert on
-      // each of ~50 batch passes a second was ~1% of a core.
-      if (full || notifications.length > 0) this.alertState.save();
+      // Enqueued first, then saved, off the event loop: the outbox's send goes first. Changes
+      // that notify nobody (a condition clearing, a resolved alert aging out) wait for the
+      // next full pass: serializing every alert on each of ~50 batch passes a second was ~1%
+      // of a core.
+      if (full || notifications.length > 0) this.alertState.saveInBackground();
       if (notifications.length > 0) this.openIncidents = undefined;
       return notifications;
     } catch (err) {
