@@ -246,3 +246,64 @@ describe("silences and acks file", () => {
     expect(logs.join("\n")).toMatch(/not JSON/);
   });
 });
+
+describe("saving in the background", () => {
+  it("writes one save at a time, the newest state last, and retries after a failure", async () => {
+    const dir = tempDir();
+    const logs: string[] = [];
+    const started: string[] = [];
+    let release: () => void = () => {};
+    let failNext = false;
+    const state = new AlertState(
+      alertsPath(dir),
+      {},
+      {
+        log: (m) => logs.push(m),
+        writeAtomicAsync: async (path, text) => {
+          started.push(text);
+          await new Promise<void>((resolve) => {
+            release = resolve;
+          });
+          if (failNext) {
+            failNext = false;
+            throw new Error("disk full");
+          }
+          writeFileAtomic(path, text);
+        },
+      },
+    );
+    const onDisk = () =>
+      (JSON.parse(readFileSync(alertsPath(dir), "utf8")).alerts as { fingerprint: string }[]).map(
+        (a) => a.fingerprint,
+      );
+
+    state.reconcile([gate], t(0));
+    state.saveInBackground();
+    state.reconcile([gate, failed], t(MIN));
+    state.saveInBackground(); // waits behind the first
+    state.saveInBackground(); // nothing new: no third write
+    expect(started).toHaveLength(1);
+    release();
+    await new Promise((r) => setImmediate(r));
+    expect(started).toHaveLength(2);
+    release();
+    await state.flush();
+    expect(started).toHaveLength(2);
+    expect(onDisk()).toEqual([gate.fingerprint, failed.fingerprint]);
+
+    failNext = true;
+    state.reconcile([failed], t(2 * MIN)); // gate resolves
+    state.saveInBackground();
+    release();
+    await state.flush();
+    expect(logs.join("\n")).toContain(
+      "cannot save the alert state, will try again: Error: disk full",
+    );
+    state.saveInBackground(); // the same state again: written this time
+    release();
+    await state.flush();
+    expect(started).toHaveLength(4);
+    expect(JSON.parse(readFileSync(alertsPath(dir), "utf8")).alerts).toHaveLength(2);
+    expect(started[3]).toBe(started[2]);
+  });
+});
