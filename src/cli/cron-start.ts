@@ -70,7 +70,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     countAttempt = (channel, result) => metrics.alertDelivery(channel, result);
     // The monitor listens from its start: the daemon reports missed slots inside start().
     const monitorReady = monitor.start();
-    daemon.start();
+    await daemon.start();
     await monitorReady;
   } catch (err) {
     // Fail as a failed service should: stop what started, so the process exits non-zero.
@@ -92,7 +92,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   );
   process.on("SIGHUP", () => {
     logger.info("SIGHUP: reloading schedule files");
-    daemon.reload();
+    void daemon.reload();
   });
 
   const keepAlive = setInterval(() => {}, 1 << 30);

@@ -2,8 +2,8 @@
 // runner, recovers after a crash, reloads schedule files, answers the control plane and
 // shuts down gracefully. Everything it does is announced as a typed event (./events.ts).
 
-import { EventEmitter } from "node:events";
 import { type FSWatcher, mkdirSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Logger } from "pino";
 import { type CronConfig, runEnvironment } from "../config/config.js";
 import type { Trigger } from "../ledger/events.js";
@@ -11,13 +11,14 @@ import { RunLedger } from "../ledger/ledger.js";
 import { ScheduleFileCache } from "../schedules/file-cache.js";
 import { killSwitchOn, type PauseState, readPauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
-import { loadScheduleSet, scheduleChanged } from "../schedules/schedule-set.js";
-import { inForcePath } from "../schedules/validate.js";
+import { scheduleChanged, scheduleSetSteps } from "../schedules/schedule-set.js";
+import { writeInForce } from "../schedules/validate.js";
 import { type FireEvent, FireQueue, type FireQueueDeps, realClock } from "../timing/fire-queue.js";
 import { catchUpSlots } from "../timing/planner.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
 import type { FieldProblem } from "../util/errors.js";
+import { OneAtATime } from "../util/one-at-a-time.js";
 import { PRIVATE_DIR } from "../util/private-files.js";
+import { eachItem, runSliced } from "../util/steps.js";
 import {
   answer,
   type ControlRequest,
@@ -25,7 +26,7 @@ import {
   controlDir,
   takeRequests,
 } from "./control.js";
-import type { DaemonEvents } from "./events.js";
+import { DaemonEmitter } from "./events.js";
 import { debounced, watchFolders } from "./folder-watch.js";
 import { resumePending } from "./recovery.js";
 import type { ActiveRun } from "./run-table.js";
@@ -41,7 +42,7 @@ export interface DaemonDeps {
   tickMs: number;
 }
 
-export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
+export class SchedulerDaemon extends DaemonEmitter {
   readonly ledger: RunLedger;
   schedules = new Map<string, Schedule>();
   /** paused.json, re-read every tick (it changes by hand, rarely): not on every slot. */
@@ -58,6 +59,10 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   /** Parsed schedule files kept between reloads (a reload reads only changed files). */
   private readonly files = new ScheduleFileCache();
   private inForceRecorded = false;
+  private readonly reloads = new OneAtATime(
+    () => this.reloadSchedules(),
+    () => this.stopping,
+  );
 
   constructor(
     readonly config: CronConfig,
@@ -85,7 +90,7 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     });
     this.reloadSoon = debounced(200, () => {
       this.log.info("schedule files changed: reloading");
-      this.reload();
+      void this.reload();
     });
   }
 
@@ -94,17 +99,23 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     return this.slots.runs.active;
   }
 
-  private get log(): Logger {
+  protected get log(): Logger {
     return this.deps.logger;
   }
 
-  /** Loads schedules, recovers runs left by a previous daemon, catches up, and starts firing. */
-  start(): void {
+  /**
+   * Loads schedules, recovers runs left by a previous daemon, catches up, and starts firing.
+   * The load goes in slices (util/steps.ts): /healthz and /metrics answer all along.
+   */
+  async start(): Promise<void> {
     this.pause = readPauseState(this.config.stateDir);
-    this.reload();
+    await this.reload();
     resumePending(this.ledger, this.log, (run) => this.slots.adopt(run));
     const now = new Date(this.deps.clock.now());
-    for (const schedule of this.schedules.values()) this.catchUp(schedule, now, "daemon_down");
+    await runSliced(
+      eachItem(this.schedules.values(), (schedule) => this.catchUp(schedule, now, "daemon_down")),
+    );
+    if (this.stopping) return;
     this.queue.start();
     const control = controlDir(this.config.stateDir);
     this.watchers = watchFolders(
@@ -120,72 +131,83 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
   }
 
   /**
-   * Tells each listener (metrics, the in-process monitor, tests) in turn; one that throws is
-   * logged and the others still hear of it, so no listener can stop a launch or a reload.
+   * Re-reads schedule files; invalid files keep their previous good version. Reloads run one
+   * at a time, in slices; one asked for while another runs starts when it ends, and the
+   * promise resolves once the files as they were when it was asked for are in force.
    */
-  override emit<K extends keyof DaemonEvents>(event: K, ...args: DaemonEvents[K]): boolean {
-    const listeners = this.rawListeners(event as never) as Array<(...a: unknown[]) => void>;
-    for (const listener of listeners) {
-      try {
-        listener.apply(this, args);
-      } catch (err) {
-        this.log.error({ err, event }, "a daemon event listener failed; carrying on");
-      }
-    }
-    return listeners.length > 0;
+  reload(): Promise<void> {
+    return this.reloads.run();
   }
 
-  /** Re-reads schedule files; invalid files keep their previous good version. */
-  reload(): void {
+  private async reloadSchedules(): Promise<void> {
     try {
-      this.reloadSchedules();
+      await this.loadSchedules();
     } catch (err) {
       // The schedules in force stay; a reload must never take the daemon down.
       this.log.error({ err }, "reloading schedule files failed; keeping the schedules in force");
     }
   }
 
-  private reloadSchedules(): void {
+  private async loadSchedules(): Promise<void> {
     const started = performance.now();
-    const update = loadScheduleSet(this.config, this.schedules, this.files);
-    this.invalidProblems = update.problems;
-    if (update.problems.length > 0) {
-      for (const p of update.problems)
-        this.log.error(
-          { file: p.file, field: p.field },
-          `invalid schedule: ${p.file}: ${p.field}: found ${p.found}; expected ${p.expected}`,
-        );
-      this.emit("invalid", { problems: update.problems, keptPrevious: update.keptPrevious });
+    // How long the event loop was held at most while loading (logged: it should stay small).
+    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+    loopDelay.enable();
+    try {
+      const update = await runSliced(scheduleSetSteps(this.config, this.schedules, this.files));
+      this.invalidProblems = update.problems;
+      if (update.problems.length > 0) {
+        for (const p of update.problems)
+          this.log.error(
+            { file: p.file, field: p.field },
+            `invalid schedule: ${p.file}: ${p.field}: found ${p.found}; expected ${p.expected}`,
+          );
+        this.emit("invalid", { problems: update.problems, keptPrevious: update.keptPrevious });
+      }
+      await this.putInForce(update.schedules);
+      this.log.info(
+        {
+          schedules: this.schedules.size,
+          invalidFiles: new Set(update.problems.map((p) => p.file)).size,
+          durationMs: Math.round(performance.now() - started),
+          eventLoopMaxDelayMs: Math.round(loopDelay.max / 1e5) / 10,
+        },
+        "schedules loaded",
+      );
+    } finally {
+      loopDelay.disable();
     }
-    // Which file holds which name changed only if a name came, went or moved.
-    let moved = this.schedules.size !== update.schedules.size;
-    for (const name of this.schedules.keys())
-      if (!update.schedules.has(name)) this.queue.remove(name);
-    for (const [name, schedule] of update.schedules) {
-      const old = this.schedules.get(name);
-      if (old === schedule) continue; // its file did not change
-      if (old?.file !== schedule.file) moved = true;
-      if (old === undefined || scheduleChanged(old, schedule))
-        this.queue.upsert(schedule, this.lastSlot(name));
-    }
-    this.schedules = update.schedules;
-    if (moved || !this.inForceRecorded) this.recordInForce();
-    this.log.info(
-      {
-        schedules: this.schedules.size,
-        invalidFiles: new Set(update.problems.map((p) => p.file)).size,
-        durationMs: Math.round(performance.now() - started),
-      },
-      "schedules loaded",
-    );
     this.emit("loaded", { count: this.schedules.size });
   }
 
+  /** Replaces the schedules in force; only new or changed ones are planned again. */
+  private async putInForce(schedules: Map<string, Schedule>): Promise<void> {
+    const previous = this.schedules;
+    // Which file holds which name changed only if a name came, went or moved.
+    let moved = previous.size !== schedules.size;
+    // In force from now on: a slot of a removed schedule that comes due meanwhile is dropped.
+    this.schedules = schedules;
+    await runSliced(
+      eachItem(previous.keys(), (name) => {
+        if (!schedules.has(name)) this.queue.remove(name);
+      }),
+    );
+    await runSliced(
+      eachItem(schedules, ([name, schedule]) => {
+        const old = previous.get(name);
+        if (old === schedule) return; // its file did not change
+        if (old?.file !== schedule.file) moved = true;
+        if (old === undefined || scheduleChanged(old, schedule))
+          this.queue.upsert(schedule, this.lastSlot(name));
+      }),
+    );
+    if (moved || !this.inForceRecorded) await this.recordInForce();
+  }
+
   /** Which file holds each name, for `validate` to agree with this daemon on duplicates. */
-  private recordInForce(): void {
-    const owners = Object.fromEntries([...this.schedules].map(([name, s]) => [name, s.file]));
+  private async recordInForce(): Promise<void> {
     try {
-      writeFileAtomic(inForcePath(this.config), `${JSON.stringify(owners)}\n`);
+      await writeInForce(this.config, this.schedules);
       this.inForceRecorded = true;
     } catch (err) {
       this.log.warn(
@@ -271,15 +293,18 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     return { id: "", ok: true, runId, message: `stopping ${runId}` };
   }
 
-  private handleControl(request: ControlRequest): ControlResponse {
+  private handleControl(request: ControlRequest): ControlResponse | Promise<ControlResponse> {
     switch (request.action) {
       case "fire":
         return this.fireNow(request.schedule);
       case "stop":
         return this.stopRun(request.runId, request.reason);
       case "reload":
-        this.reload();
-        return { id: "", ok: true, message: `reloaded: ${this.schedules.size} schedules` };
+        return this.reload().then(() => ({
+          id: "",
+          ok: true,
+          message: `reloaded: ${this.schedules.size} schedules`,
+        }));
     }
   }
 
@@ -287,8 +312,9 @@ export class SchedulerDaemon extends EventEmitter<DaemonEvents> {
     this.lastTickAt = new Date(this.deps.clock.now());
     this.pause = readPauseState(this.config.stateDir);
     for (const request of takeRequests(this.config.stateDir)) {
-      const response = this.handleControl(request);
-      answer(this.config.stateDir, { ...response, id: request.id });
+      void Promise.resolve(this.handleControl(request)).then((response) =>
+        answer(this.config.stateDir, { ...response, id: request.id }),
+      );
     }
     this.emit("tick", { at: this.lastTickAt });
   }

@@ -1,5 +1,7 @@
 // What a running daemon announces, as typed events: metrics, the in-process monitor and
 // tests listen here rather than reaching into the daemon.
+import { EventEmitter } from "node:events";
+import type { Logger } from "pino";
 import type { RunOutcome } from "../launch/outcome.js";
 import type { SkipCause, Trigger } from "../ledger/events.js";
 import type { FieldProblem } from "../util/errors.js";
@@ -13,4 +15,24 @@ export interface DaemonEvents {
   invalid: [{ problems: FieldProblem[]; keptPrevious: string[] }];
   loaded: [{ count: number }];
   tick: [{ at: Date }];
+}
+
+/**
+ * Tells each listener (metrics, the in-process monitor, tests) in turn; one that throws is
+ * logged and the others still hear of it, so no listener can stop a launch or a reload.
+ */
+export abstract class DaemonEmitter extends EventEmitter<DaemonEvents> {
+  protected abstract get log(): Logger;
+
+  override emit<K extends keyof DaemonEvents>(event: K, ...args: DaemonEvents[K]): boolean {
+    const listeners = this.rawListeners(event as never) as Array<(...a: unknown[]) => void>;
+    for (const listener of listeners) {
+      try {
+        listener.apply(this, args);
+      } catch (err) {
+        this.log.error({ err, event }, "a daemon event listener failed; carrying on");
+      }
+    }
+    return listeners.length > 0;
+  }
 }

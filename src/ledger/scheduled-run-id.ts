@@ -3,6 +3,9 @@ import { customAlphabet } from "nanoid";
 
 const BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz";
 const randomSuffix = customAlphabet(BASE36, 5);
+// The first random bytes load Node's crypto binding (~2 ms): taken at load time, not in the
+// first second where a thousand slots fall due at once.
+randomSuffix();
 
 /**
  * The whole id is matched, so `runs show <id>` can build a file path from it without any

@@ -19,6 +19,7 @@ import {
 } from "../config/fields.js";
 import type { CatchUpPolicy } from "../timing/planner.js";
 import type { FieldProblem } from "../util/errors.js";
+import { runSteps, type Steps } from "../util/steps.js";
 import { parseTomlBytes, parseTomlText, schemaProblems } from "../util/toml-input.js";
 import { ScheduleFileCache } from "./file-cache.js";
 
@@ -86,7 +87,8 @@ const scheduleEntry = z
       );
     }
   });
-const scheduleFileSchema = z.strictObject({ schedule: z.array(scheduleEntry).default([]) });
+/** The file's shape; its entries are checked one by one (a load yields between them). */
+const scheduleFileSchema = z.strictObject({ schedule: z.array(z.unknown()).default([]) });
 
 interface ScheduleCommon {
   name: string;
@@ -160,15 +162,47 @@ export function parseScheduleFile(
   text: string | Uint8Array,
   defaults: ScheduleDefaults,
   context: ScheduleFileContext,
-): { schedules: Schedule[]; problems: FieldProblem[] } {
+): ParsedScheduleFile {
+  return runSteps(parseScheduleFileSteps(fileName, text, defaults, context));
+}
+
+export interface ParsedScheduleFile {
+  schedules: Schedule[];
+  problems: FieldProblem[];
+}
+
+/** Entries checked per step: a file of thousands of schedules is not one long step. */
+const ENTRIES_PER_STEP = 100;
+
+/** `parseScheduleFile` as steps: the TOML parse, then every hundred entries checked. */
+export function* parseScheduleFileSteps(
+  fileName: string,
+  text: string | Uint8Array,
+  defaults: ScheduleDefaults,
+  context: ScheduleFileContext,
+): Steps<ParsedScheduleFile> {
   const toml =
     typeof text === "string" ? parseTomlText(fileName, text) : parseTomlBytes(fileName, text);
   if (!toml.ok) return { schedules: [], problems: [toml.problem] };
-  const parsed = scheduleFileSchema.safeParse(toml.value);
-  if (!parsed.success) {
-    const problems = schemaProblems(fileName, scheduleFileSchema, parsed.error, toml.value);
+  yield;
+  const file = scheduleFileSchema.safeParse(toml.value);
+  if (!file.success) {
+    const problems = schemaProblems(fileName, scheduleFileSchema, file.error, toml.value);
     return { schedules: [], problems };
   }
+  const entries: z.output<typeof scheduleEntry>[] = [];
+  const problems: FieldProblem[] = [];
+  for (const [index, raw] of file.data.schedule.entries()) {
+    const entry = scheduleEntry.safeParse(raw);
+    if (entry.success) entries.push(entry.data);
+    else
+      problems.push(
+        ...schemaProblems(fileName, scheduleEntry, entry.error, raw, `schedule[${index}]`),
+      );
+    if ((index + 1) % ENTRIES_PER_STEP === 0) yield;
+  }
+  if (problems.length > 0) return { schedules: [], problems };
+  const parsed = { data: { schedule: entries } };
   // Thousands of schedules per file share a few paths and their defaults: resolve each path
   // once, and let schedules that keep a default share its object (bytes per schedule).
   const resolved = new Map<string, string>();
@@ -243,14 +277,21 @@ export function displayPath(configDir: string, file: string): string {
 }
 
 /** Reads and parses every *.toml in schedules_dir, in name order (unchanged files from `cache`). */
-export function loadScheduleFiles(
-  config: CronConfig,
-  cache?: ScheduleFileCache,
-): {
+export function loadScheduleFiles(config: CronConfig, cache?: ScheduleFileCache): LoadedFiles {
+  return runSteps(scheduleFileSteps(config, cache));
+}
+
+export interface LoadedFiles {
   schedules: Schedule[];
   problems: FieldProblem[];
   warnings: FieldProblem[];
-} {
+}
+
+/** `loadScheduleFiles` as steps: one per file read and parsed. */
+export function* scheduleFileSteps(
+  config: CronConfig,
+  cache?: ScheduleFileCache,
+): Steps<LoadedFiles> {
   const dir = config.schedulesDir;
   let names: string[];
   try {
@@ -294,13 +335,14 @@ export function loadScheduleFiles(
       });
       continue;
     }
-    const parsed = parseScheduleFile(file, text, defaults, {
+    const parsed = yield* parseScheduleFileSteps(file, text, defaults, {
       fileDir: dir,
       configDir: config.dir,
     });
     for (const s of parsed.schedules) schedules.push(s);
     problems.push(...parsed.problems);
     if (signature !== undefined) cache?.set(path, signature, parsed.schedules, parsed.problems);
+    yield;
   }
   cache?.retain(new Set(names.map((n) => join(dir, n))));
   return { schedules, problems, warnings: [] };

@@ -3,9 +3,10 @@
 
 import type { CronConfig } from "../config/config.js";
 import type { FieldProblem } from "../util/errors.js";
+import { runSteps, type Steps } from "../util/steps.js";
 import type { ScheduleFileCache } from "./file-cache.js";
 import type { Schedule } from "./schedule-file.js";
-import { type InForce, readInForce, validateAll } from "./validate.js";
+import { type InForce, readInForce, validateAllSteps } from "./validate.js";
 
 export interface ScheduleSetUpdate {
   schedules: Map<string, Schedule>;
@@ -22,10 +23,19 @@ export function loadScheduleSet(
   /** Parsed files kept between loads: unchanged files are not read again. */
   cache?: ScheduleFileCache,
 ): ScheduleSetUpdate {
+  return runSteps(scheduleSetSteps(config, previous, cache));
+}
+
+/** `loadScheduleSet` as steps, for the daemon to load in slices (see util/steps.ts). */
+export function* scheduleSetSteps(
+  config: CronConfig,
+  previous: ReadonlyMap<string, Schedule> = new Map(),
+  cache?: ScheduleFileCache,
+): Steps<ScheduleSetUpdate> {
   // The names in force stay with their files: a newcomer reusing one is the invalid file.
   const inForce: InForce =
     previous.size > 0 ? { get: (name) => previous.get(name)?.file } : readInForce(config);
-  const report = validateAll(config, inForce, cache);
+  const report = yield* validateAllSteps(config, inForce, cache);
   const badFiles = new Set(report.problems.map((p) => p.file));
   if (badFiles.size === 0 && report.byName) {
     // The report's own map (made for this load only): no copy of 100,000 entries.

@@ -5,12 +5,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { CronConfig } from "../config/config.js";
 import { nextFireTime } from "../timing/planner.js";
+import { writeFileAtomicAsync } from "../util/atomic-write.js";
 import { formatDuration } from "../util/duration.js";
 import type { FieldProblem } from "../util/errors.js";
 import { bundledPresetsDir } from "../util/package-root.js";
+import { eachItem, runSliced, runSteps, type Steps } from "../util/steps.js";
 import { nearestKey } from "../util/toml-input.js";
 import type { ScheduleFileCache } from "./file-cache.js";
-import { displayPath, isPresetPath, loadScheduleFiles, type Schedule } from "./schedule-file.js";
+import { displayPath, isPresetPath, type Schedule, scheduleFileSteps } from "./schedule-file.js";
 
 /** The presets shipped with autoloop-cron: the repository's presets/ folder, two levels up
  * both from src/cron/ and from the bundles in dist/bin/. */
@@ -51,6 +53,23 @@ export function readInForce(config: CronConfig): Map<string, string> {
 }
 
 /**
+ * Records which file holds each name (`inForcePath`), built in slices and written off the
+ * event loop: 100,000 names are ~4 MB of JSON.
+ */
+export async function writeInForce(
+  config: CronConfig,
+  schedules: ReadonlyMap<string, Schedule>,
+): Promise<void> {
+  const parts: string[] = [];
+  await runSliced(
+    eachItem(schedules, ([name, s]) => {
+      parts.push(`${JSON.stringify(name)}:${JSON.stringify(s.file)}`);
+    }),
+  );
+  await writeFileAtomicAsync(inForcePath(config), `{${parts.join(",")}}\n`);
+}
+
+/**
  * Loads every schedule file of `config` and checks the schedules against each other.
  * `inForce` (name → file) says which file holds a name now: a newcomer reusing the name is
  * the one reported invalid. Without it, the daemon's last record is used (so `validate`
@@ -61,9 +80,18 @@ export function validateAll(
   inForce: InForce = readInForce(config),
   cache?: ScheduleFileCache,
 ): ValidationReport {
-  const loaded = loadScheduleFiles(config, cache);
+  return runSteps(validateAllSteps(config, inForce, cache));
+}
+
+/** `validateAll` as steps (a file read, or a few hundred schedules checked, per step). */
+export function* validateAllSteps(
+  config: CronConfig,
+  inForce: InForce = readInForce(config),
+  cache?: ScheduleFileCache,
+): Steps<ValidationReport> {
+  const loaded = yield* scheduleFileSteps(config, cache);
   const clean = cache?.cleanFiles();
-  const checked = checkSchedules(
+  const checked = yield* checkScheduleSteps(
     loaded.schedules,
     config,
     inForce,
@@ -86,11 +114,11 @@ const at = (s: Schedule, field: string) => `schedule[${s.index}].${field}`;
  * The order in which schedules sharing a name claim it: in force, then older file, then name;
  * and the winner of each name.
  */
-function claimOrder(
+function* claimOrder(
   all: Schedule[],
   config: CronConfig,
   inForce: InForce,
-): { ordered: Schedule[]; winners: Map<string, Schedule> } {
+): Steps<{ ordered: Schedule[]; winners: Map<string, Schedule> }> {
   const mtimes = new Map<string, number>();
   const mtime = (file: string) => {
     let t = mtimes.get(file);
@@ -108,10 +136,14 @@ function claimOrder(
   // Negative when `a` claims the name before `b`; ties keep file order (the first file wins).
   const before = (a: Schedule, b: Schedule) => rank(a) - rank(b) || mtime(a.file) - mtime(b.file);
   const winners = new Map<string, Schedule>();
-  for (const s of all) {
-    const held = winners.get(s.name);
-    if (held === undefined || before(s, held) < 0) winners.set(s.name, s);
-  }
+  yield* eachItem(
+    all,
+    (s) => {
+      const held = winners.get(s.name);
+      if (held === undefined || before(s, held) < 0) winners.set(s.name, s);
+    },
+    1000,
+  );
   if (winners.size === all.length) return { ordered: all, winners }; // no name taken twice
   const first = all.filter((s) => winners.get(s.name) === s);
   return { ordered: [...first, ...all.filter((s) => winners.get(s.name) !== s)], winners };
@@ -125,6 +157,15 @@ export function checkSchedules(
   /** Schedules whose own checks passed before and cannot have changed (cross-file checks still run). */
   checkedBefore: (s: Schedule) => boolean = () => false,
 ): ValidationReport {
+  return runSteps(checkScheduleSteps(all, config, inForce, checkedBefore));
+}
+
+function* checkScheduleSteps(
+  all: Schedule[],
+  config: CronConfig,
+  inForce: InForce,
+  checkedBefore: (s: Schedule) => boolean,
+): Steps<ValidationReport> {
   const problems: FieldProblem[] = [];
   const warnings: FieldProblem[] = [];
   const bad = new Set<Schedule>();
@@ -133,7 +174,7 @@ export function checkSchedules(
     bad.add(s);
   };
   const presetDirs = new Map<Schedule, string | undefined>();
-  const { ordered, winners } = claimOrder(all, config, inForce);
+  const { ordered, winners } = yield* claimOrder(all, config, inForce);
   const byName = ordered === all ? winners : new Map<string, Schedule>();
   for (const s of byName === winners ? [] : ordered) {
     const first = byName.get(s.name);
@@ -159,7 +200,9 @@ export function checkSchedules(
     return there;
   };
   const channels = config.channels.map((c) => c.name);
+  let checkedCount = 0;
   for (const s of all) {
+    if (++checkedCount % 500 === 0) yield;
     s.after.forEach((name, i) => {
       if (!byName.has(name))
         problem(

@@ -35,7 +35,7 @@ describe("the daemon's admission", () => {
         '"0 0 1 1 *"',
       ),
     );
-    const d = startDaemon(config, logger);
+    const d = await startDaemon(config, logger);
     daemons.push(d);
     const skipped: string[] = [];
     d.on("skipped", (e) => skipped.push(`${e.cause}: ${e.detail}`));
@@ -52,7 +52,7 @@ describe("the daemon's admission", () => {
 
   it("carries on when an event listener throws", async () => {
     const { logger, lines } = capturingLogger();
-    const d = startDaemon(
+    const d = await startDaemon(
       writeCronConfig(tempDir(), commandSchedule("tick", "process.exit(0)")),
       logger,
     );

@@ -20,8 +20,8 @@ afterEach(async () => {
   cleanupTempDirs();
 });
 
-function run(...args: Parameters<typeof startDaemon>): SchedulerDaemon {
-  const d = startDaemon(...args);
+async function run(...args: Parameters<typeof startDaemon>): Promise<SchedulerDaemon> {
+  const d = await startDaemon(...args);
   daemons.push(d);
   return d;
 }
@@ -30,7 +30,7 @@ const SLEEP_3S = "setTimeout(() => {}, 3000)";
 
 describe("scheduler daemon with real processes", () => {
   it("skips a slot while the previous run is still running (overlap = skip)", async () => {
-    const d = run(
+    const d = await run(
       writeCronConfig(tempDir(), commandSchedule("slow", SLEEP_3S, 'overlap = "skip"')),
     );
     const first = await nextEvent(d, "fire");
@@ -45,7 +45,7 @@ describe("scheduler daemon with real processes", () => {
 
   it("queues a slot and launches it when the previous run ends (overlap = queue)", async () => {
     const { logger, lines } = capturingLogger();
-    const d = run(
+    const d = await run(
       writeCronConfig(
         tempDir(),
         commandSchedule("q", "setTimeout(() => {}, 1500)", 'overlap = "queue"'),
@@ -75,7 +75,7 @@ describe("scheduler daemon with real processes", () => {
   });
 
   it("stops the running run before launching the new one (overlap = replace)", async () => {
-    const d = run(
+    const d = await run(
       writeCronConfig(
         tempDir(),
         commandSchedule("r", "setTimeout(() => {}, 30000)", 'overlap = "replace"'),
@@ -89,7 +89,9 @@ describe("scheduler daemon with real processes", () => {
   });
 
   it("runs slots side by side (overlap = allow)", async () => {
-    const d = run(writeCronConfig(tempDir(), commandSchedule("a", SLEEP_3S, 'overlap = "allow"')));
+    const d = await run(
+      writeCronConfig(tempDir(), commandSchedule("a", SLEEP_3S, 'overlap = "allow"')),
+    );
     await nextEvent(d, "fire");
     await nextEvent(d, "fire");
     expect(d.active.size).toBeGreaterThanOrEqual(2);
@@ -99,7 +101,7 @@ describe("scheduler daemon with real processes", () => {
     const dir = tempDir();
     const pidFile = join(dir, "grandchild.pid");
     const script = `const c = require("child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" }); require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); setInterval(() => {}, 1000);`;
-    const d = run(writeCronConfig(dir, commandSchedule("t", script, 'timeout = "1s"')));
+    const d = await run(writeCronConfig(dir, commandSchedule("t", script, 'timeout = "1s"')));
     const fired = await nextEvent(d, "fire");
     const ended = await nextEvent(d, "finished", (e) => e.runId === fired.runId);
     expect(ended.outcome.status).toBe("timed_out");
@@ -114,7 +116,9 @@ describe("scheduler daemon with real processes", () => {
       "build",
       `process.exit(require("fs").existsSync(${JSON.stringify(flag)}) ? 0 : 1)`,
     ).replace('"* * * * * *"', '"0 0 1 1 *"');
-    const d = run(writeCronConfig(dir, build + commandSchedule("deploy", "", 'after = ["build"]')));
+    const d = await run(
+      writeCronConfig(dir, build + commandSchedule("deploy", "", 'after = ["build"]')),
+    );
     expect(await nextEvent(d, "skipped", (e) => e.schedule === "deploy")).toMatchObject({
       cause: "blocked_by_after",
       detail: "waiting for build: never ran",
@@ -139,7 +143,7 @@ describe("scheduler daemon with real processes", () => {
   it("skips paused schedules and resumes them", async () => {
     const config = writeCronConfig(tempDir(), commandSchedule("p", ""));
     setPaused(config.stateDir, "p", true);
-    const d = run(config);
+    const d = await run(config);
     expect(await nextEvent(d, "skipped")).toMatchObject({ schedule: "p", cause: "paused" });
     setPaused(config.stateDir, "p", false);
     expect(await nextEvent(d, "fire")).toMatchObject({ schedule: "p" });
@@ -154,13 +158,13 @@ describe("scheduler daemon with real processes", () => {
       env: { ...process.env, AUTOLOOP_CRON_PAUSED: "1" },
     });
     daemons.push(d);
-    d.start();
+    await d.start();
     expect(await nextEvent(d, "skipped")).toMatchObject({ cause: "paused" });
   });
 
   it("keeps the previous good version of a schedule file that breaks on reload", async () => {
     const dir = tempDir();
-    const d = run(writeCronConfig(dir, commandSchedule("keep", "")));
+    const d = await run(writeCronConfig(dir, commandSchedule("keep", "")));
     expect([...d.schedules.keys()]).toEqual(["keep"]);
     const invalid = nextEvent(d, "invalid");
     writeFileSync(
@@ -184,7 +188,7 @@ describe("scheduler daemon with real processes", () => {
       join(dir, "schedules", "bad.toml"),
       '[[schedule]]\nname = "bad"\ncron = "* * * * *"\ntimezone = "Mars/Olympus"\n',
     );
-    const d = run(config);
+    const d = await run(config);
     expect([...d.schedules.keys()]).toEqual(["good"]);
     expect(d.invalidProblems.map((p) => `${p.file}: ${p.field}`)).toContain(
       "schedules/bad.toml: schedule[0].timezone",
@@ -200,7 +204,7 @@ describe("waiting slots", () => {
       dir,
       commandSchedule("w", "setTimeout(() => {}, 1500)", 'overlap = "queue"'),
     );
-    const d = run(config);
+    const d = await run(config);
     const first = await nextEvent(d, "fire");
     const queued = await nextEvent(d, "queued");
     setPaused(config.stateDir, "w", true);

@@ -20,14 +20,14 @@ describe("a schedule name reused by a new file", () => {
     const config = writeCronConfig(dir, nightly("0 2 * * *"));
     const daemon = new SchedulerDaemon(config, { logger: silentLogger });
     try {
-      daemon.reload();
+      await daemon.reload();
       expect(daemon.schedules.get("nightly")?.file).toBe("schedules/test.toml");
       // The newcomer sorts first and even looks older: neither may steal the name.
       const newcomer = join(dir, "schedules", "a-newcomer.toml");
       writeFileSync(newcomer, nightly("0 3 * * *"));
       const old = new Date(Date.now() - 86_400_000);
       utimesSync(newcomer, old, old);
-      daemon.reload();
+      await daemon.reload();
       expect(daemon.schedules.get("nightly")?.cron).toBe("0 2 * * *");
       const expected =
         'schedules/a-newcomer.toml: schedule[0].name: found "nightly"; expected a name no other schedule has (schedules/test.toml: schedule[0] has it, and is in force); rename this one';

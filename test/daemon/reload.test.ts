@@ -19,27 +19,27 @@ const entry = (name: string, cron: string) =>
 const presetEntry = (name: string) =>
   `[[schedule]]\nname = "${name}"\ncron = "0 3 * * *"\npreset = "demo"\nobjective = "tidy up"\nproject_dir = "../work"\n\n`;
 
-function world() {
+async function world() {
   const dir = tempDir();
   const config = writeCronConfig(dir, entry("a1", "0 1 * * *") + presetEntry("a2"));
   const b = join(dir, "schedules", "b.toml");
   writeFileSync(b, entry("b1", "0 2 * * *") + entry("b2", "30 2 * * *"));
   const daemon = new SchedulerDaemon(config, { logger: silentLogger });
   daemons.push(daemon);
-  daemon.reload();
+  await daemon.reload();
   return { daemon, b, inForce: join(config.stateDir, "schedules-in-force.json") };
 }
 
 describe("reloading one file among several", () => {
-  it("keeps the other files' schedules as they were, and their preset folders", () => {
-    const { daemon, b } = world();
+  it("keeps the other files' schedules as they were, and their preset folders", async () => {
+    const { daemon, b } = await world();
     const before = new Map(daemon.schedules);
     expect(before.get("a2")).toMatchObject({ kind: "preset" });
     const presetDir = (before.get("a2") as { presetDir?: string }).presetDir;
     expect(presetDir).toMatch(/presets\/demo$/);
 
     writeFileSync(b, entry("b1", "15 2 * * *") + entry("b2", "30 2 * * *"));
-    daemon.reload();
+    await daemon.reload();
 
     expect(daemon.schedules.get("a1")).toBe(before.get("a1"));
     expect(daemon.schedules.get("a2")).toBe(before.get("a2"));
@@ -50,14 +50,14 @@ describe("reloading one file among several", () => {
     expect(daemon.schedules.get("b2")).toEqual(before.get("b2"));
   });
 
-  it("records which file holds each name only when a name came, went or moved", () => {
-    const { daemon, b, inForce } = world();
+  it("records which file holds each name only when a name came, went or moved", async () => {
+    const { daemon, b, inForce } = await world();
     writeFileSync(inForce, "{}\n"); // stands in for a stale record, to see whether it is rewritten
     writeFileSync(b, entry("b1", "45 2 * * *") + entry("b2", "30 2 * * *"));
-    daemon.reload();
+    await daemon.reload();
     expect(readFileSync(inForce, "utf8")).toBe("{}\n");
     writeFileSync(b, entry("b1", "45 2 * * *") + entry("b3", "30 2 * * *"));
-    daemon.reload();
+    await daemon.reload();
     expect(JSON.parse(readFileSync(inForce, "utf8"))).toEqual({
       a1: "schedules/test.toml",
       a2: "schedules/test.toml",
@@ -66,18 +66,32 @@ describe("reloading one file among several", () => {
     });
   });
 
-  it("keeps the last good version of a file broken by an edit, and takes the fix", () => {
-    const { daemon, b } = world();
+  it("keeps the last good version of a file broken by an edit, and takes the fix", async () => {
+    const { daemon, b } = await world();
     const b1 = daemon.schedules.get("b1");
     writeFileSync(b, `${entry("b1", "61 2 * * *")}`);
-    daemon.reload();
+    await daemon.reload();
     expect(daemon.invalidProblems.map((p) => p.field)).toEqual(["schedule[0].cron"]);
     expect(daemon.schedules.get("b1")).toBe(b1);
     expect(daemon.schedules.has("b2")).toBe(true);
     writeFileSync(b, entry("b1", "5 2 * * *"));
-    daemon.reload();
+    await daemon.reload();
     expect(daemon.invalidProblems).toEqual([]);
     expect(daemon.schedules.get("b1")?.cron).toBe("5 2 * * *");
     expect(daemon.schedules.has("b2")).toBe(false);
+  });
+
+  it("runs one reload at a time; one asked for meanwhile takes the newest files", async () => {
+    const { daemon, b } = await world();
+    let loads = 0;
+    daemon.on("loaded", () => loads++);
+    writeFileSync(b, entry("b1", "10 2 * * *"));
+    const first = daemon.reload();
+    writeFileSync(b, entry("b1", "20 2 * * *"));
+    const second = daemon.reload(); // the first is still running: this one waits for it
+    await second;
+    expect(daemon.schedules.get("b1")?.cron).toBe("20 2 * * *");
+    await first;
+    expect(loads).toBe(2);
   });
 });

@@ -62,7 +62,7 @@ describe("crash recovery", () => {
     const { config, child, runId } = await daemonWithRunningRun(tempDir());
     child.kill("SIGKILL");
     await child;
-    const d = startDaemon(config);
+    const d = await startDaemon(config);
     daemons.push(d);
     const adopted = RunLedger.open(config.stateDir, { logger: silentLogger }).replay(runId);
     expect(adopted?.events.map((e) => e.event)).toContain("adopted");
@@ -83,7 +83,7 @@ describe("crash recovery", () => {
     child.kill("SIGKILL");
     signalGroup(pid, "SIGKILL");
     await child;
-    const d = startDaemon(config);
+    const d = await startDaemon(config);
     daemons.push(d);
     const summary = d.ledger.replay(runId)?.summary;
     expect(summary?.status).toBe("interrupted");
@@ -99,11 +99,11 @@ describe("shutdown and catch-up", () => {
       dir,
       commandSchedule("long", "setTimeout(() => {}, 2500)").replace('"* * * * * *"', '"0 0 1 1 *"'),
     );
-    const first = startDaemon(config);
+    const first = await startDaemon(config);
     first.fireNow("long");
     const fired = await nextEvent(first, "fire");
     await first.shutdown("detach");
-    const second = startDaemon(config);
+    const second = await startDaemon(config);
     daemons.push(second);
     expect(second.active.has(fired.runId)).toBe(true);
     const ended = await nextEvent(second, "finished", (e) => e.runId === fired.runId);
@@ -117,11 +117,11 @@ describe("shutdown and catch-up", () => {
     const { commandSchedule } = await import("../helpers/daemon.js");
     const extra = 'catch_up = "all"\ncatch_up_window = "1m"\noverlap = "allow"';
     const config = writeCronConfig(dir, commandSchedule("tick", "", extra));
-    const first = startDaemon(config);
+    const first = await startDaemon(config);
     await nextEvent(first, "fire");
     await first.shutdown("terminate", 5_000);
     await new Promise((r) => setTimeout(r, 2_500)); // the daemon is down for a few slots
-    const second = startDaemon(config);
+    const second = await startDaemon(config);
     daemons.push(second);
     const caughtUp = await waitFor(() => {
       const runs = second.ledger

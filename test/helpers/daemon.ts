@@ -25,12 +25,13 @@ export function commandSchedule(name: string, script: string, extra = ""): strin
   return `[[schedule]]\nname = "${name}"\ncron = "* * * * * *"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(script)}]\nproject_dir = "../work"\n${extra}\n`;
 }
 
-export function startDaemon(
+/** An in-process daemon, started (schedules loaded, catch-up done, queue running). */
+export async function startDaemon(
   config: CronConfig,
   logger: pino.Logger = silentLogger,
-): SchedulerDaemon {
+): Promise<SchedulerDaemon> {
   const daemon = new SchedulerDaemon(config, { logger });
-  daemon.start();
+  await daemon.start();
   return daemon;
 }
 

@@ -166,7 +166,7 @@ describe("MonitorService with the scheduler's files", () => {
     });
     services.push(second);
     expect(second.evaluate()).toEqual([]);
-    daemon.reload();
+    await daemon.reload();
     expect(second.evaluate()).toEqual([]);
     expect(enqueued(state).map((e) => e.message.status)).toEqual(["firing"]);
   });
@@ -214,7 +214,7 @@ describe("MonitorService with the scheduler's files", () => {
       now: () => new Date(T0 + 60_000),
     });
     services.push(s);
-    daemon.reload();
+    await daemon.reload();
     const journal = join(root, "project", ".autoloop", "journal.jsonl");
     const writer = new JournalWriter(journal);
     const ts = new Date(T0 + 30_000).toISOString();

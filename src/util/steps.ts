@@ -1,0 +1,47 @@
+// Long synchronous work written once, as a generator that yields between steps, and run two
+// ways: to the end at once (the CLI's `validate`, tests), or in slices that give the event
+// loop back every few milliseconds (the daemon loading 100,000 schedules while it answers
+// /healthz and fires what is due).
+
+/** Work that yields (nothing) between steps and returns a `T`. */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Runs `steps` to the end without yielding to the event loop. */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Most time spent in one slice before the event loop gets a turn (plus one step's time). */
+export const SLICE_MS = 5;
+
+/**
+ * Runs `steps`, giving the event loop a turn (setImmediate) whenever a slice has taken
+ * `sliceMs`: the loop is blocked for at most a slice plus the longest single step.
+ */
+export async function runSliced<T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise<T> {
+  let sliceStart = performance.now();
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    if (performance.now() - sliceStart >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+}
+
+/** Yields every `every` items of `items`, calling `each` on each one. */
+export function* eachItem<T>(
+  items: Iterable<T>,
+  each: (item: T) => void,
+  every = 100,
+): Steps<void> {
+  let n = 0;
+  for (const item of items) {
+    each(item);
+    if (++n % every === 0) yield;
+  }
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { eachItem, runSliced, runSteps, type Steps } from "../../src/util/steps.js";
+
+function* counting(log: string[], n: number): Steps<number> {
+  for (let i = 1; i <= n; i++) {
+    log.push(`step ${i}`);
+    yield;
+  }
+  return n * 10;
+}
+
+describe("steps", () => {
+  it("run to the end at once, with the generator's result", () => {
+    const log: string[] = [];
+    expect(runSteps(counting(log, 3))).toBe(30);
+    expect(log).toEqual(["step 1", "step 2", "step 3"]);
+  });
+
+  it("run in slices give the event loop a turn between them", async () => {
+    const log: string[] = [];
+    let turns = 0;
+    const other = () => {
+      log.push("event loop");
+      if (++turns < 10) setImmediate(other);
+    };
+    setImmediate(other);
+    // A zero budget: every step is a slice of its own.
+    const result = await runSliced(counting(log, 3), 0);
+    expect(result).toBe(30);
+    expect(log.slice(0, 6)).toEqual([
+      "step 1",
+      "event loop",
+      "step 2",
+      "event loop",
+      "step 3",
+      "event loop",
+    ]);
+  });
+
+  it("keep going without a turn while the slice's budget lasts", async () => {
+    const log: string[] = [];
+    setImmediate(() => log.push("event loop"));
+    await runSliced(counting(log, 3), 60_000);
+    expect(log).toEqual(["step 1", "step 2", "step 3"]);
+  });
+
+  it("visit every item, yielding every `every` items", () => {
+    const seen: number[] = [];
+    const steps = eachItem([1, 2, 3, 4, 5], (n) => seen.push(n), 2);
+    let yields = 0;
+    while (!steps.next().done) yields++;
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+    expect(yields).toBe(2);
+  });
+});
