@@ -3,8 +3,9 @@
 // files in bare node (a child process, timed inside it).
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, get } from "node:http";
 import { join } from "node:path";
-import { median, ROOT, report, tempDir } from "../lib.mjs";
+import { median, percentile, ROOT, report, tempDir } from "../lib.mjs";
 import { probeStart } from "./load-probe.mjs";
 
 const FILES = 100;
@@ -58,6 +59,63 @@ function floorMs(dir) {
   });
 }
 
+/** A port free on loopback right now. */
+function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function healthz(port) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const req = get(`http://127.0.0.1:${port}/healthz`, (res) => {
+      res.resume();
+      res.on("end", () => resolve(performance.now() - t0));
+    });
+    req.on("error", () => resolve(undefined)); // not listening yet
+  });
+}
+
+/** /healthz asked every 5 ms (one at a time) from the moment it listens until "started". */
+async function healthDuringLoad(dir) {
+  const port = await freePort();
+  const config = join(dir, "autoloop-cron-http.toml");
+  writeFileSync(
+    config,
+    `state_dir = "state-http"\nlog_level = "info"\n[http]\nlisten = "127.0.0.1:${port}"\n[defaults]\ncatch_up = "none"\n`,
+  );
+  let started = false;
+  const answers = [];
+  const run = probeStart(["start", "--config", config], { until: /autoloop-cron started/ });
+  void run.then(() => {
+    started = true;
+  });
+  while (!started) {
+    const ms = await healthz(port);
+    if (ms !== undefined) answers.push(ms);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await (await run).stop();
+  const worst = Math.max(...answers);
+  report(
+    "  /healthz during a 100k load: answers (p50 / p99)",
+    `${answers.length} (${percentile(answers, 50).toFixed(1)} / ${percentile(answers, 99).toFixed(1)})`,
+    "ms",
+  );
+  return report(
+    "  /healthz during a 100k load: slowest answer",
+    worst,
+    "ms",
+    "<= 50 ms",
+    worst <= 50,
+  );
+}
+
 export async function benchScale() {
   console.log("\n== bench/scheduler/scale ==");
   const dir = tempDir();
@@ -69,11 +127,16 @@ export async function benchScale() {
   report("(d) 100,000 schedules: floor, read + parse in bare node (median of 3)", floor, "ms");
 
   const loads = [];
+  const loopDelays = [];
   const start = await probeStart(["start", "--config", config], {
     until: /autoloop-cron started/,
     settleMs: 10_000,
     onLine: (line) => {
-      if (line.includes('"schedules loaded"')) loads.push(JSON.parse(line).durationMs);
+      if (line.includes('"schedules loaded"')) {
+        const r = JSON.parse(line);
+        loads.push(r.durationMs);
+        loopDelays.push(r.eventLoopMaxDelayMs);
+      }
     },
   });
   let ok = report(
@@ -118,8 +181,27 @@ export async function benchScale() {
       "<= 5%",
       reload <= 0.05 * full,
     ) && ok;
+  // The daemon's own monitorEventLoopDelay (1 ms resolution) over each load.
+  ok =
+    report(
+      "  event loop held at most, full load (monitorEventLoopDelay)",
+      loopDelays[0],
+      "ms",
+      "<= 20 ms",
+      loopDelays[0] <= 20,
+    ) && ok;
+  const worstReload = Math.max(...loopDelays.slice(1));
+  ok =
+    report(
+      "  event loop held at most, reloads",
+      worstReload,
+      "ms",
+      "<= 20 ms",
+      worstReload <= 20,
+    ) && ok;
   await start.stop();
   writeFileSync(file, text);
+  ok = (await healthDuringLoad(dir)) && ok;
 
   const validate = await probeStart(["validate", "--config", config], { until: /exit/ });
   ok =
