@@ -1,5 +1,6 @@
-// bench/monitor: (a) a `task.gate` append → the webhook request, (b) 1,000 journals at
-// ~1,000 lines/s: monitor CPU and detection latency, (c) a first pass over a 200 MB journal.
+// bench/monitor: (a) a `task.gate` append → the webhook request, (b) 1,000 and 10,000
+// journals at ~1,000 lines/s: monitor CPU and detection latency, (c) a first pass over a
+// 200 MB journal.
 //
 // (a) and (b) run the monitor as production does, `autoloop-cron monitor --config ...` in its
 // own process (its CPU read from /proc/<pid>/stat), with a real webhook receiver here. (b)'s
@@ -17,7 +18,8 @@ export async function benchMonitor() {
   const bundle = await bundleEntry();
   const E = await importBundle(bundle);
   let ok = await gateToWebhook(E);
-  ok = (await manyJournals(E, bundle)) && ok;
+  ok = (await manyJournals(E, bundle, { journals: 1000, cpuTarget: 15, p99Target: 50 })) && ok;
+  ok = (await manyJournals(E, bundle, { journals: 10_000, cpuTarget: 100, p99Target: 100 })) && ok;
   ok = (await bigJournal(E, bundle)) && ok;
   return ok;
 }

@@ -1,4 +1,5 @@
-// (b) 1,000 journals at ~1,000 lines/s in all: the monitor's CPU and detection latency.
+// (b) 1,000 and 10,000 journals at ~1,000 lines/s in all: the monitor's CPU and detection
+// latency.
 // The load comes from a worker thread running this same file, so its writes never delay
 // the receiver's clock.
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
@@ -42,16 +43,20 @@ async function loadWorker({ bundle, journals, rate }) {
   parentPort.postMessage({ sent, seconds: (performance.now() - t0) / 1000 });
 }
 
-export async function manyJournals(E, bundle) {
-  const JOURNALS = 1000;
+/**
+ * `journals` journals under load; targets per size: `cpuTarget` % of a core and a detection
+ * p99 of `p99Target` ms.
+ */
+export async function manyJournals(E, bundle, { journals: JOURNALS, cpuTarget, p99Target }) {
   const RATE = 1000;
+  const label = `(b) ${JOURNALS.toLocaleString("en-US")} journals`;
   const PROBES = 40;
   const root = tempDir();
   const ts = new Date().toISOString();
   const projects = [];
   const load = [];
   for (let i = 0; i < JOURNALS; i++) {
-    const p = project(E, root, `p${String(i).padStart(4, "0")}`);
+    const p = project(E, root, `p${String(i).padStart(5, "0")}`);
     const run = `run-load-${i}`;
     p.startRun(run, ts);
     projects.push(p);
@@ -125,8 +130,14 @@ export async function manyJournals(E, bundle) {
   const rate = result.sent / result.seconds;
   const missed = total.filter((v) => !Number.isFinite(v)).length;
   const p99 = percentile(total, 99);
-  report("(b) 1,000 journals: lines appended per second (all journals)", rate, "lines/s");
-  let ok = report("  monitor CPU over 20 s of load", cpu, "% of a core", "<= 15%", cpu <= 15);
+  report(`${label}: lines appended per second (all journals)`, rate, "lines/s");
+  let ok = report(
+    "  monitor CPU over 20 s of load",
+    cpu,
+    "% of a core",
+    `<= ${cpuTarget}%`,
+    cpu <= cpuTarget,
+  );
   report("  monitor CPU while probing (load + 40 alerts)", probeCpu, "% of a core");
   report(
     "  probes: task.gate lines among the load (missed: no webhook within 15 s)",
@@ -140,8 +151,8 @@ export async function manyJournals(E, bundle) {
       "  detection p99: append → webhook request",
       p99,
       "ms",
-      "<= 50 ms",
-      missed === 0 && p99 <= 50,
+      `<= ${p99Target} ms`,
+      missed === 0 && p99 <= p99Target,
     ) && ok;
   return ok;
 }

@@ -1,7 +1,6 @@
-// schedules/*.toml: one or more [[schedule]] entries per file. Parsing is pure; a thin loader
-// reads every *.toml in schedules_dir. A bad file yields problems and no schedules.
-import { readdirSync, readFileSync } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+// schedules/*.toml: one or more [[schedule]] entries per file. Parsing is pure; the folder
+// (./schedule-folder.ts) reads every *.toml. A bad file yields problems and no schedules.
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import * as z from "zod";
 import type { CronConfig } from "../config/config.js";
 import {
@@ -21,7 +20,6 @@ import type { CatchUpPolicy } from "../timing/planner.js";
 import type { FieldProblem } from "../util/errors.js";
 import { runSteps, type Steps } from "../util/steps.js";
 import { parseTomlBytes, parseTomlText, schemaProblems } from "../util/toml-input.js";
-import { ScheduleFileCache } from "./file-cache.js";
 
 /** Linux caps one argument at 128 KiB (MAX_ARG_STRLEN); the objective is one. */
 export const MAX_OBJECTIVE_BYTES = 100 * 1024;
@@ -282,76 +280,4 @@ export function isPresetPath(preset: string): boolean {
 export function displayPath(configDir: string, file: string): string {
   const rel = relative(configDir, file);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel.split(sep).join("/") : file;
-}
-
-/** Reads and parses every *.toml in schedules_dir, in name order (unchanged files from `cache`). */
-export function loadScheduleFiles(config: CronConfig, cache?: ScheduleFileCache): LoadedFiles {
-  return runSteps(scheduleFileSteps(config, cache));
-}
-
-export interface LoadedFiles {
-  schedules: Schedule[];
-  problems: FieldProblem[];
-  warnings: FieldProblem[];
-}
-
-/** `loadScheduleFiles` as steps: one per file read and parsed. */
-export function* scheduleFileSteps(
-  config: CronConfig,
-  cache?: ScheduleFileCache,
-): Steps<LoadedFiles> {
-  const dir = config.schedulesDir;
-  let names: string[];
-  try {
-    names = readdirSync(dir)
-      .filter((n) => n.endsWith(".toml"))
-      .sort();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    const warning = {
-      file: displayPath(config.dir, dir),
-      field: "",
-      found: "no such folder",
-      expected: "a folder of schedule files (no schedules are loaded)",
-    };
-    return { schedules: [], problems: [], warnings: [warning] };
-  }
-  const defaults = scheduleDefaults(config);
-  const schedules: Schedule[] = [];
-  const problems: FieldProblem[] = [];
-  for (const name of names) {
-    const path = join(dir, name);
-    const file = displayPath(config.dir, path);
-    const signature = cache && ScheduleFileCache.signature(path);
-    const known = signature === undefined ? undefined : cache?.get(path, signature);
-    if (known !== undefined) {
-      for (const s of known.schedules) schedules.push(s);
-      problems.push(...known.problems);
-      continue;
-    }
-    let text: Buffer;
-    try {
-      text = readFileSync(path);
-    } catch (err) {
-      // Unreadable (a folder, no permission, deleted meanwhile): a problem of this file only.
-      const code = (err as NodeJS.ErrnoException).code ?? "error";
-      problems.push({
-        file,
-        field: "",
-        found: `an unreadable file (${code})`,
-        expected: "a readable TOML file",
-      });
-      continue;
-    }
-    const parsed = yield* parseScheduleFileSteps(file, text, defaults, {
-      fileDir: dir,
-      configDir: config.dir,
-    });
-    for (const s of parsed.schedules) schedules.push(s);
-    problems.push(...parsed.problems);
-    if (signature !== undefined) cache?.set(path, signature, parsed.schedules, parsed.problems);
-    yield;
-  }
-  cache?.retain(new Set(names.map((n) => join(dir, n))));
-  return { schedules, problems, warnings: [] };
 }

@@ -12,7 +12,8 @@ import { bundledPresetsDir } from "../util/package-root.js";
 import { eachItem, runSliced, runSteps, type Steps } from "../util/steps.js";
 import { nearestKey } from "../util/toml-input.js";
 import type { ScheduleFileCache } from "./file-cache.js";
-import { displayPath, isPresetPath, type Schedule, scheduleFileSteps } from "./schedule-file.js";
+import { displayPath, isPresetPath, type Schedule } from "./schedule-file.js";
+import { scheduleFileSteps } from "./schedule-folder.js";
 
 /** The presets shipped with autoloop-cron: the repository's presets/ folder, two levels up
  * both from src/cron/ and from the bundles in dist/bin/. */
