@@ -41,6 +41,8 @@ export function healthCheck(
 ): () => Promise<HealthReport> {
   const startedAt = Date.now();
   const probe = cachedWritableProbe(stateDir);
+  // Checked once now, before the schedules load: the first /healthz need not wait on the disk.
+  void probe();
   return async () =>
     evaluateHealth({
       now: Date.now(),

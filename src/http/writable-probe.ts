@@ -43,7 +43,12 @@ export interface CachedProbeOptions {
   probe?: (dir: string) => Promise<WritableResult>;
 }
 
-/** Wraps probeWritable so repeated calls within `ttlMs` share one disk check (and one in flight). */
+/**
+ * Wraps probeWritable so repeated calls within `ttlMs` share one disk check (and one in
+ * flight). Past the TTL the last result is still answered at once, for up to another TTL,
+ * while a fresh check runs: a probe never waits on the disk behind a busy event loop (a
+ * 100,000-schedule load), and a state dir that stops taking writes shows on the next ask.
+ */
 export function cachedWritableProbe(
   dir: string,
   options: CachedProbeOptions = {},
@@ -51,13 +56,20 @@ export function cachedWritableProbe(
   const ttlMs = options.ttlMs ?? 5000;
   const now = options.now ?? Date.now;
   const probe = options.probe ?? probeWritable;
-  let cached: { at: number; result: Promise<WritableResult> } | undefined;
+  let last: { at: number; result: WritableResult } | undefined;
+  let inFlight: Promise<WritableResult> | undefined;
+  // `t < at` catches the clock moving back, which would otherwise freeze the cache.
+  const age = (t: number) => (last === undefined || t < last.at ? Infinity : t - last.at);
   return () => {
     const t = now();
-    // `t < cached.at` catches the clock moving back, which would otherwise freeze the cache.
-    if (cached === undefined || t - cached.at >= ttlMs || t < cached.at) {
-      cached = { at: t, result: probe(dir) };
+    if (age(t) >= ttlMs && inFlight === undefined) {
+      inFlight = probe(dir).then((result) => {
+        last = { at: t, result };
+        inFlight = undefined;
+        return result;
+      });
     }
-    return cached.result;
+    if (last !== undefined && age(t) < 2 * ttlMs) return Promise.resolve(last.result);
+    return inFlight ?? Promise.resolve(last!.result);
   };
 }

@@ -169,7 +169,7 @@ describe("probeWritable", () => {
 });
 
 describe("cachedWritableProbe", () => {
-  it("reuses one result for 5 s, shares one in flight, and re-probes after a clock jump back", async () => {
+  it("reuses one result for 5 s, then answers it while checking again, and waits when it is too old", async () => {
     let now = 1_000_000;
     let calls = 0;
     const probe = cachedWritableProbe("/state", {
@@ -181,9 +181,15 @@ describe("cachedWritableProbe", () => {
     now += 4999;
     expect((await probe()).error).toBe("1");
     now += 1;
+    // Past the TTL: the last result at once, a fresh check behind it.
+    expect((await probe()).error).toBe("1");
+    expect(calls).toBe(2);
     expect((await probe()).error).toBe("2");
+    // More than two TTLs old (here: the clock moved back): wait for the disk.
     now -= 60_000;
     expect((await probe()).error).toBe("3");
+    now += 60_000 + 10_001;
+    expect((await probe()).error).toBe("4");
   });
 
   it("probes the real disk by default", async () => {
