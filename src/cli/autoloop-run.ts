@@ -22,6 +22,12 @@ Options:
   --work-dir DIR                    where state and the journal live (default: current dir)
   --env-file FILE                   NAME=value lines added to the agent's environment
                                     (repeatable; for credentials only this run should get)
+  --worktree                        run the agent in its own git worktree, on branch
+                                    autoloop/<run-id> (core.isolation_mode = "worktree")
+  --no-worktree                     the shared checkout, whatever the preset says
+  --automerge                       merge the run's branch into its base when it completes
+  --merge-strategy squash|merge|rebase   how (default: worktree.merge_strategy, squash)
+  --keep-worktree                   keep the worktree folder after a merge
   --json                            print the result as JSON on stdout
   --quiet                           no progress lines on stderr
 
@@ -42,6 +48,11 @@ export async function runCommand(argv: string[]): Promise<number> {
       set: { type: "string", multiple: true },
       "work-dir": { type: "string" },
       "env-file": { type: "string", multiple: true },
+      worktree: { type: "boolean" },
+      "no-worktree": { type: "boolean" },
+      automerge: { type: "boolean" },
+      "merge-strategy": { type: "string" },
+      "keep-worktree": { type: "boolean" },
       json: { type: "boolean" },
       quiet: { type: "boolean" },
     },
@@ -71,7 +82,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   const { readEnvFiles } = await import("../util/env-file.js");
   const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
   const { loadPreset, resolvePresetDir } = await import("../core/preset.js");
-  const preset = loadPreset(resolvePresetDir(presetArg, process.cwd()), list(p, "set"));
+  const preset = loadPreset(resolvePresetDir(presetArg, process.cwd()), [
+    ...list(p, "set"),
+    ...worktreeSets(p),
+  ]);
   const { runLoop } = await import("../core/loop.js");
 
   const controller = new AbortController();
@@ -99,4 +113,27 @@ export async function runCommand(argv: string[]): Promise<number> {
   });
   if (flag(p, "json")) process.stdout.write(`${JSON.stringify(result)}\n`);
   return exitCodeForClass(result.outcome);
+}
+
+const STRATEGIES = ["squash", "merge", "rebase"];
+
+/** The worktree flags as `--set` overrides (the flags win over the preset's keys). */
+function worktreeSets(p: ReturnType<typeof parse>): string[] {
+  if (flag(p, "worktree") && flag(p, "no-worktree"))
+    throw new UserError("autoloop run: --worktree and --no-worktree contradict each other");
+  const sets: string[] = [];
+  if (flag(p, "worktree")) sets.push("core.isolation_mode=worktree");
+  if (flag(p, "no-worktree"))
+    sets.push("core.isolation_mode=shared", "worktree.enabled=false", "isolation.enabled=false");
+  if (flag(p, "automerge")) sets.push("worktree.automerge=true");
+  if (flag(p, "keep-worktree")) sets.push('worktree.cleanup="never"');
+  const strategy = str(p, "merge-strategy");
+  if (strategy !== undefined) {
+    if (!STRATEGIES.includes(strategy))
+      throw new UserError(
+        `autoloop run: --merge-strategy must be one of ${STRATEGIES.join(", ")}, found ${JSON.stringify(strategy)}`,
+      );
+    sets.push(`worktree.merge_strategy=${strategy}`);
+  }
+  return sets;
 }

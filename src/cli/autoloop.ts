@@ -11,6 +11,7 @@ Usage:
   autoloop inspect journal|tasks|runs [--run ID] [--json]           look at a work dir's state
   autoloop memory list|status|find|add|remove|promote ...           loop memory (project and run)
   autoloop agents [--json|--markdown]                               the agent CLIs and their argv
+  autoloop worktree list|show|diff|merge|clean ...                  runs' git worktrees
 
 Run \`autoloop <command> --help\` for a command's options.
 
@@ -33,6 +34,8 @@ async function main(): Promise<number> {
       return (await import("./autoloop-memory.js")).memoryCommand(rest);
     case "agents":
       return (await import("./autoloop-agents.js")).agentsCommand(rest);
+    case "worktree":
+      return (await import("./autoloop-worktree.js")).worktreeCommand(rest);
     case undefined:
     case "help":
     case "--help":

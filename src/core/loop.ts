@@ -29,6 +29,7 @@ import { appendRegistry, type RegistryStatus } from "./registry.js";
 import { ignoreStateDir, runPaths } from "./run-paths.js";
 import { RunView } from "./run-view.js";
 import { allowedEvents, suggestedRoles } from "./topology.js";
+import { endRunWorktree, startRunWorktree } from "./worktree-run.js";
 
 export interface RunOptions {
   preset: Preset;
@@ -77,6 +78,9 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   assertNewRunId(paths.journalFile, runId);
   mkdirSync(paths.runDir, { recursive: true });
   ignoreStateDir(paths);
+  // In worktree isolation the agent works in the run's own tree; its state stays here.
+  const worktree = startRunWorktree(paths, runId, preset.config);
+  const agentDir = worktree?.worktree_path ?? paths.workDir;
 
   const meta: LaunchMetadata = {
     runId,
@@ -114,7 +118,10 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   const started = performance.now();
   const history: IterationSummary[] = [];
 
-  system("loop.start", undefined, loopStartFields(meta));
+  system("loop.start", undefined, {
+    ...loopStartFields(meta),
+    ...(worktree && { worktree_branch: worktree.branch, worktree_path: worktree.worktree_path }),
+  });
   writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
   appendRegistry(paths.registryFile, registryRecord(meta, {}));
   progress(`run ${runId} started: preset ${preset.name}, up to ${maxIterations} iterations`);
@@ -124,6 +131,12 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   let stall: StallState = { signature: "", identical: 0 };
   const finish = (t: Terminal): RunResult => {
     reaper.close();
+    if (worktree)
+      system(
+        "worktree.finish",
+        undefined,
+        endRunWorktree(paths, worktree, preset.config, t.complete),
+      );
     if (t.complete) system("loop.complete", completed || undefined, { reason: t.reason });
     else system("loop.stop", completed || undefined, { reason: t.reason, ...t.fields });
     appendRegistry(
@@ -153,7 +166,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   const refusal = await loginRefusal({
     agent,
     command,
-    cwd: paths.workDir,
+    cwd: agentDir,
     env: { ...opts.env, ...backend.env },
     signal: opts.signal,
     reaper,
@@ -231,7 +244,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       prompt,
       promptPath: paths.promptPath,
       reaper,
-      cwd: paths.workDir,
+      cwd: agentDir,
       timeoutMs: backend.timeout_ms,
       killGraceMs: backend.kill_grace_ms,
       signal: opts.signal,

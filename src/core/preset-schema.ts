@@ -75,7 +75,23 @@ export const presetConfigSchema = z.looseObject({
       journal_file: z._default(z.string().check(z.minLength(1)), ".autoloop/journal.jsonl"),
       tasks_file: z._default(z.string().check(z.minLength(1)), ".autoloop/tasks.jsonl"),
       memory_file: z._default(z.string().check(z.minLength(1)), ".autoloop/memory.jsonl"),
-      isolation_mode: z._default(z.enum(["run-scoped", "shared"]), "run-scoped"),
+      isolation_mode: z._default(z.enum(["run-scoped", "shared", "worktree"]), "run-scoped"),
+    }),
+    {},
+  ),
+  /** Worktree isolation (docs: "Worktrees"); `[isolation]` is read as an alias. */
+  worktree: z.prefault(
+    z.looseObject({
+      enabled: z._default(z.boolean(), false),
+      branch_prefix: z._default(
+        z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, "a branch name prefix")),
+        "autoloop",
+      ),
+      merge_strategy: z._default(z.enum(["squash", "merge", "rebase"]), "squash"),
+      /** Merge the run's branch into its base when the run completes. */
+      automerge: z._default(z.boolean(), false),
+      /** When the tree folder goes: after a merge (on_success), at the run's end (always), never. */
+      cleanup: z._default(z.enum(["on_success", "always", "never"]), "on_success"),
     }),
     {},
   ),

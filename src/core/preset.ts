@@ -146,6 +146,9 @@ export function loadPreset(dir: string, sets: readonly string[] = []): Preset {
   const configFile = join(dir, "autoloops.toml");
   const rawConfig = applyOverrides(readToml(configFile), sets);
   const config = validate(presetConfigSchema, rawConfig, configFile);
+  // `worktree.enabled` (or its alias `isolation.enabled`) asks for worktree isolation.
+  const alias = (rawConfig.isolation as { enabled?: unknown } | undefined)?.enabled === true;
+  if (config.worktree.enabled || alias) config.core.isolation_mode = "worktree";
   const topologyFile = join(dir, "topology.toml");
   const rawTopology = existsSync(topologyFile) ? readToml(topologyFile) : {};
   const topoData = validate(topologySchema, rawTopology, topologyFile);

@@ -1,0 +1,120 @@
+// `autoloop worktree list|show|diff|merge|clean`: the worktrees of runs in worktree isolation.
+import { join, resolve } from "node:path";
+import { UserError } from "../util/errors.js";
+import { cleanWorktrees, mergeWorktree } from "../worktree/merge.js";
+import {
+  listWorktrees,
+  MERGE_STRATEGIES,
+  type MergeStrategy,
+  readMeta,
+  type WorktreeMeta,
+  worktreeDiff,
+} from "../worktree/worktree.js";
+import { flag, parse, str } from "./common.js";
+
+const HELP = `Usage: autoloop worktree <subcommand> [--work-dir DIR] [--json]
+
+  autoloop worktree list                          every run worktree: status, branch, base
+  autoloop worktree show <run-id>                 one worktree's metadata
+  autoloop worktree diff <run-id> [--stat]        the run's changes against its base branch
+  autoloop worktree merge <run-id> [--strategy squash|merge|rebase]
+                                                  bring the run's branch into its base branch
+  autoloop worktree clean [<run-id>] [--all] [--force]
+                                                  remove worktrees and their branches
+
+A run gets a worktree with \`autoloop run <preset> --worktree\` (or core.isolation_mode =
+"worktree", or [worktree] enabled = true in its autoloops.toml): the agent works in
+.autoloop/worktrees/<run-id>/tree on branch autoloop/<run-id>. At its end what it left
+uncommitted is committed on that branch; --automerge (worktree.automerge) merges it when the
+run completes. A merge needs the base branch checked out and clean; one that conflicts is
+aborted and names the files. clean takes merged, failed and orphaned worktrees (--all: also
+completed ones; a running one only with --force).
+
+Examples:
+  autoloop run autofix "make the tests pass" --worktree
+  autoloop worktree diff 20261125-ab12cd --stat
+  autoloop worktree merge 20261125-ab12cd --strategy rebase
+`;
+
+function line(m: WorktreeMeta): string {
+  const merged = m.merged_at ? `, merged ${m.merged_at}` : "";
+  return `${m.run_id}  ${m.status}  ${m.branch} (from ${m.base_branch}, ${m.merge_strategy})  ${m.worktree_path}${merged}`;
+}
+
+export async function worktreeCommand(argv: string[]): Promise<number> {
+  const p = parse(
+    argv,
+    {
+      "work-dir": { type: "string" },
+      json: { type: "boolean" },
+      stat: { type: "boolean" },
+      strategy: { type: "string" },
+      all: { type: "boolean" },
+      force: { type: "boolean" },
+    },
+    "autoloop worktree",
+  );
+  const [sub = "list", runId] = p.positionals;
+  if (flag(p, "help")) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const projectDir = resolve(str(p, "work-dir") ?? process.cwd());
+  const autoloopDir = join(projectDir, ".autoloop");
+  const json = flag(p, "json");
+  const out = (value: unknown, text: string) =>
+    process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : text);
+  const need = () => {
+    if (runId === undefined)
+      throw new UserError(`autoloop worktree ${sub}: missing <run-id>\n\n${HELP}`);
+    return runId;
+  };
+  switch (sub) {
+    case "list": {
+      const all = listWorktrees(autoloopDir);
+      out(all, all.length === 0 ? "no worktrees\n" : `${all.map(line).join("\n")}\n`);
+      return 0;
+    }
+    case "show": {
+      const meta = readMeta(autoloopDir, need());
+      out(
+        meta,
+        `${Object.entries(meta)
+          .map(([k, v]) => `${k}: ${v ?? "-"}`)
+          .join("\n")}\n`,
+      );
+      return 0;
+    }
+    case "diff":
+      process.stdout.write(worktreeDiff(autoloopDir, need(), flag(p, "stat")));
+      return 0;
+    case "merge": {
+      const strategy = str(p, "strategy");
+      if (strategy !== undefined && !(MERGE_STRATEGIES as readonly string[]).includes(strategy))
+        throw new UserError(
+          `autoloop worktree merge: --strategy must be one of ${MERGE_STRATEGIES.join(", ")}, found ${JSON.stringify(strategy)}`,
+        );
+      const meta = mergeWorktree(projectDir, autoloopDir, need(), strategy as MergeStrategy);
+      out(
+        meta,
+        `merged ${meta.branch} into ${meta.base_branch} (${strategy ?? meta.merge_strategy})\n`,
+      );
+      return 0;
+    }
+    case "clean": {
+      const opts = { all: flag(p, "all"), force: flag(p, "force") };
+      const removed = cleanWorktrees(projectDir, autoloopDir, runId ? { ...opts, runId } : opts);
+      out(
+        removed,
+        removed.length === 0
+          ? "nothing to clean\n"
+          : `${removed.map((m) => `removed ${m.run_id} (${m.branch})`).join("\n")}\n`,
+      );
+      return 0;
+    }
+    default:
+      throw new UserError(
+        `autoloop worktree: unknown subcommand ${JSON.stringify(sub)}\n\n${HELP}`,
+      );
+  }
+}

@@ -1,0 +1,60 @@
+// A run in worktree isolation: its worktree made before loop.start, and at its end the
+// agent's leftovers committed, the branch merged when `worktree.automerge` asks and the run
+// completed, and the tree removed per `worktree.cleanup`.
+import { dirname } from "node:path";
+import type { FieldValue } from "../journal/codec.js";
+import { git } from "../worktree/git.js";
+import { cleanWorktrees, mergeWorktree } from "../worktree/merge.js";
+import { createWorktree, finishWorktree, type WorktreeMeta } from "../worktree/worktree.js";
+import type { PresetConfig } from "./preset-schema.js";
+import type { RunPaths } from "./run-paths.js";
+
+export function startRunWorktree(
+  paths: RunPaths,
+  runId: string,
+  config: PresetConfig,
+): WorktreeMeta | undefined {
+  if (config.core.isolation_mode !== "worktree") return undefined;
+  return createWorktree({
+    projectDir: paths.workDir,
+    autoloopDir: dirname(paths.journalFile),
+    runId,
+    branchPrefix: config.worktree.branch_prefix,
+    mergeStrategy: config.worktree.merge_strategy,
+  });
+}
+
+/** Ends the worktree's side of the run; returns the fields of its `worktree.finish` record. */
+export function endRunWorktree(
+  paths: RunPaths,
+  meta: WorktreeMeta,
+  config: PresetConfig,
+  completed: boolean,
+): Record<string, FieldValue> {
+  const autoloopDir = dirname(paths.journalFile);
+  const { automerge, cleanup } = config.worktree;
+  const fields: Record<string, FieldValue> = { branch: meta.branch, path: meta.worktree_path };
+  try {
+    finishWorktree(autoloopDir, meta.run_id, completed ? "completed" : "failed");
+    fields.status = completed ? "completed" : "failed";
+    if (completed && automerge) {
+      try {
+        mergeWorktree(paths.workDir, autoloopDir, meta.run_id);
+        fields.status = "merged";
+        fields.merge_strategy = meta.merge_strategy;
+      } catch (err) {
+        fields.merge_error = err instanceof Error ? err.message : String(err);
+      }
+    }
+    if (fields.status === "merged" && cleanup !== "never") {
+      cleanWorktrees(paths.workDir, autoloopDir, { runId: meta.run_id });
+      fields.removed = true;
+    } else if (cleanup === "always") {
+      // The branch keeps the run's commits; only the folder goes.
+      fields.removed = git(paths.workDir, ["worktree", "remove", meta.worktree_path]).ok;
+    }
+  } catch (err) {
+    fields.error = err instanceof Error ? err.message : String(err);
+  }
+  return fields;
+}

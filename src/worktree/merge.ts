@@ -1,0 +1,130 @@
+// Bringing a run's branch into its base branch (squash, merge or rebase), and removing
+// worktrees. A merge that conflicts is aborted and changes nothing; the error lists the files.
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { UserError } from "../util/errors.js";
+import { commitEnv, git, gitOrThrow } from "./git.js";
+import {
+  listWorktrees,
+  type MergeStrategy,
+  readMeta,
+  type WorktreeMeta,
+  worktreesDir,
+  writeMeta,
+} from "./worktree.js";
+
+const conflicted = (cwd: string) =>
+  git(cwd, ["diff", "--name-only", "--diff-filter=U"]).stdout.trim().split("\n").filter(Boolean);
+
+function refuseConflict(runId: string, files: string[], how: string): never {
+  throw new UserError(
+    `merging run ${runId} conflicts in ${files.join(", ") || "(unknown files)"}; nothing was changed (${how} aborted). Resolve by hand: \`git merge ${"<branch>"}\` in the project, or rebase the branch in its worktree, then run \`autoloop worktree merge ${runId}\` again`,
+  );
+}
+
+/**
+ * Merges the run's branch into the branch the project has checked out, which must be its base
+ * branch and clean (the harness's own `.autoloop/` is ignored).
+ */
+export function mergeWorktree(
+  projectDir: string,
+  autoloopDir: string,
+  runId: string,
+  strategy?: MergeStrategy,
+  now = new Date(),
+): WorktreeMeta {
+  const meta = readMeta(autoloopDir, runId);
+  if (meta.status === "merged") throw new UserError(`run ${runId} is already merged`);
+  if (meta.status === "running")
+    throw new UserError(`run ${runId} is still running; merge it once it has ended`);
+  const how = strategy ?? meta.merge_strategy;
+  const current = git(projectDir, ["symbolic-ref", "--quiet", "--short", "HEAD"]).stdout.trim();
+  if (current !== meta.base_branch)
+    throw new UserError(
+      `run ${runId} branched from ${meta.base_branch}, but the project has ${current || "a detached HEAD"} checked out; \`git switch ${meta.base_branch}\` first`,
+    );
+  const dirty = git(projectDir, ["status", "--porcelain", "--untracked-files=no"]).stdout.trim();
+  if (dirty !== "")
+    throw new UserError(
+      `the project has uncommitted changes (${dirty.split("\n").length} files); commit or stash them before merging run ${runId}`,
+    );
+  const env = commitEnv(projectDir);
+  const message = `autoloop: merge run ${runId} (${how})`;
+  if (how === "squash") {
+    if (!git(projectDir, ["merge", "--squash", meta.branch], env).ok) {
+      const files = conflicted(projectDir);
+      git(projectDir, ["reset", "--merge"], env);
+      refuseConflict(runId, files, "squash merge");
+    }
+    // Nothing to commit when the run changed nothing.
+    if (!git(projectDir, ["diff", "--cached", "--quiet"]).ok)
+      gitOrThrow(projectDir, ["commit", "--no-verify", "-m", message], "committing the merge", env);
+  } else if (how === "merge") {
+    if (!git(projectDir, ["merge", "--no-ff", "-m", message, meta.branch], env).ok) {
+      const files = conflicted(projectDir);
+      git(projectDir, ["merge", "--abort"], env);
+      refuseConflict(runId, files, "merge");
+    }
+  } else {
+    // Rebase the run's commits onto the base in its own worktree, then fast-forward the base.
+    const tree = meta.worktree_path;
+    if (!existsSync(tree))
+      throw new UserError(`the worktree of ${runId} is gone (${tree}); use --strategy squash`);
+    if (!git(tree, ["rebase", meta.base_branch], env).ok) {
+      const files = conflicted(tree);
+      git(tree, ["rebase", "--abort"], env);
+      refuseConflict(runId, files, "rebase");
+    }
+    gitOrThrow(projectDir, ["merge", "--ff-only", meta.branch], "fast-forwarding", env);
+  }
+  const merged: WorktreeMeta = { ...meta, status: "merged", merged_at: now.toISOString() };
+  writeMeta(autoloopDir, merged);
+  return merged;
+}
+
+const TERMINAL = new Set(["merged", "failed", "removed"]);
+
+/**
+ * Removes worktrees, their branches and metadata: the given run's, or every terminal one
+ * (merged, failed, removed, or whose folder is gone); `all` takes completed ones too (never a
+ * running one). `force` removes a tree with changes and deletes an unmerged branch.
+ */
+export function cleanWorktrees(
+  projectDir: string,
+  autoloopDir: string,
+  opts: { runId?: string; all?: boolean; force?: boolean } = {},
+): WorktreeMeta[] {
+  const chosen =
+    opts.runId !== undefined
+      ? [readMeta(autoloopDir, opts.runId)]
+      : listWorktrees(autoloopDir).filter(
+          (m) =>
+            TERMINAL.has(m.status) ||
+            !existsSync(m.worktree_path) ||
+            (opts.all === true && m.status !== "running"),
+        );
+  const removed: WorktreeMeta[] = [];
+  for (const meta of chosen) {
+    if (meta.status === "running" && opts.force !== true)
+      throw new UserError(
+        `run ${meta.run_id} is still running; its worktree stays (--force removes it)`,
+      );
+    if (existsSync(meta.worktree_path)) {
+      const args = ["worktree", "remove", ...(opts.force ? ["--force"] : []), meta.worktree_path];
+      gitOrThrow(projectDir, args, `removing the worktree of ${meta.run_id}`);
+    }
+    git(projectDir, ["worktree", "prune"]);
+    const del = git(projectDir, [
+      "branch",
+      opts.force || meta.status === "merged" ? "-D" : "-d",
+      meta.branch,
+    ]);
+    if (!del.ok && !/not found/.test(del.stderr))
+      throw new UserError(
+        `the worktree of ${meta.run_id} is removed, but its branch ${meta.branch} is not merged and stays (${del.stderr}); --force deletes it`,
+      );
+    rmSync(join(worktreesDir(autoloopDir), meta.run_id), { recursive: true, force: true });
+    removed.push({ ...meta, status: "removed", removed_at: new Date().toISOString() });
+  }
+  return removed;
+}

@@ -1,0 +1,204 @@
+// Worktree isolation end to end: real git repositories in temp dirs, the real `autoloop` CLI,
+// and an agent (sh) that writes files in its working directory.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+
+afterEach(cleanupTempDirs);
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: "Test",
+  GIT_AUTHOR_EMAIL: "test@example.com",
+  GIT_COMMITTER_NAME: "Test",
+  GIT_COMMITTER_EMAIL: "test@example.com",
+};
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, ...GIT_ENV } });
+}
+
+/** A repository with one commit, and a preset whose agent writes `agent-file.txt`. */
+function world(extraConfig = "") {
+  const root = tempDir("autoloop-worktree-");
+  const project = join(root, "project");
+  mkdirSync(project);
+  git(project, "init", "-q", "-b", "main");
+  writeFileSync(join(project, "README.md"), "hello\n");
+  git(project, "add", "-A");
+  git(project, "commit", "-q", "-m", "init");
+  const preset = join(root, "preset");
+  mkdirSync(preset);
+  writeFileSync(
+    join(preset, "autoloops.toml"),
+    `[event_loop]\nmax_iterations = 2\nstall_iterations = 0\n[backend]\ncommand = "sh"\nargs = ["-c", "pwd > where.txt; echo \\"made by $AGENT_WORDS\\" > agent-file.txt; echo LOOP_COMPLETE"]\nprompt_mode = "file"\n${extraConfig}`,
+  );
+  const run = (args: string[], words = "the agent") =>
+    autoloop(["run", preset, "do it", "--quiet", ...args], {
+      cwd: project,
+      env: { ...GIT_ENV, AGENT_WORDS: words },
+    });
+  const wt = (...args: string[]) => autoloop(["worktree", ...args], { cwd: project, env: GIT_ENV });
+  const journal = () =>
+    readFileSync(join(project, ".autoloop", "journal.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+  return { project, preset, run, wt, journal };
+}
+
+describe("autoloop run --worktree", () => {
+  it("runs the agent in its own tree on autoloop/<run-id>, leaving the checkout alone", async () => {
+    const { project, run, wt, journal } = world();
+    const r = await run(["--worktree", "--run-id", "w1"]);
+    expect(r.exitCode).toBe(0);
+    const tree = join(project, ".autoloop", "worktrees", "w1", "tree");
+    expect(readFileSync(join(tree, "where.txt"), "utf8").trim()).toBe(tree);
+    expect(existsSync(join(project, "agent-file.txt"))).toBe(false);
+    expect(git(project, "status", "--porcelain")).toBe("");
+    // The agent's leftovers are committed on the run's branch.
+    expect(git(project, "log", "--format=%s", "autoloop/w1", "-1").trim()).toBe(
+      "autoloop: changes left by run w1",
+    );
+    const meta = JSON.parse(
+      readFileSync(join(project, ".autoloop", "worktrees", "w1", "meta.json"), "utf8"),
+    );
+    expect(meta).toMatchObject({
+      run_id: "w1",
+      branch: "autoloop/w1",
+      worktree_path: tree,
+      base_branch: "main",
+      status: "completed",
+      merge_strategy: "squash",
+      merged_at: null,
+      removed_at: null,
+    });
+    const start = journal().find((r) => r.topic === "loop.start");
+    expect(start.fields).toMatchObject({
+      isolation_mode: "worktree",
+      worktree_branch: "autoloop/w1",
+      worktree_path: tree,
+    });
+    const diff = await wt("diff", "w1", "--stat");
+    expect(diff.stdout).toContain("agent-file.txt");
+    const list = await wt("list", "--json");
+    expect(JSON.parse(list.stdout).map((m: { run_id: string }) => m.run_id)).toEqual(["w1"]);
+  });
+
+  it("refuses a folder that is not a git repository, before journaling anything", async () => {
+    const { project, run } = world();
+    execFileSync("rm", ["-rf", join(project, ".git")]);
+    const r = await run(["--worktree"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(
+      "worktree isolation needs a git repository with at least one commit",
+    );
+    expect(r.stderr).toContain("git init");
+    expect(existsSync(join(project, ".autoloop", "journal.jsonl"))).toBe(false);
+  });
+
+  it("takes [worktree] enabled from the preset, and --no-worktree over it", async () => {
+    const { project, run } = world("[worktree]\nenabled = true\n");
+    expect((await run(["--run-id", "cfg"])).exitCode).toBe(0);
+    expect(existsSync(join(project, ".autoloop", "worktrees", "cfg", "tree"))).toBe(true);
+    expect((await run(["--no-worktree", "--run-id", "plain"])).exitCode).toBe(0);
+    expect(existsSync(join(project, "agent-file.txt"))).toBe(true);
+    expect(existsSync(join(project, ".autoloop", "worktrees", "plain"))).toBe(false);
+  });
+});
+
+describe("autoloop worktree merge", () => {
+  it.each([
+    ["squash", 1],
+    ["merge", 2],
+    ["rebase", 1],
+  ] as const)("brings the branch into main with --strategy %s", async (strategy, parents) => {
+    const { project, run, wt } = world();
+    expect((await run(["--worktree", "--run-id", "m1"])).exitCode).toBe(0);
+    const r = await wt("merge", "m1", "--strategy", strategy);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(join(project, "agent-file.txt"), "utf8")).toBe("made by the agent\n");
+    const head = git(project, "log", "-1", "--format=%P %s").trim().split(" ");
+    const headParents = head.filter((w) => /^[0-9a-f]{40}$/.test(w));
+    expect(headParents).toHaveLength(parents);
+    if (strategy === "rebase")
+      expect(head.slice(headParents.length).join(" ")).toBe("autoloop: changes left by run m1");
+    else
+      expect(head.slice(headParents.length).join(" ")).toBe(`autoloop: merge run m1 (${strategy})`);
+    const meta = JSON.parse((await wt("show", "m1", "--json")).stdout);
+    expect(meta.status).toBe("merged");
+    expect(meta.merged_at).toMatch(/^\d{4}-/);
+    // Merged: clean takes it, branch and all.
+    expect((await wt("clean")).stdout).toContain("removed m1 (autoloop/m1)");
+    expect(git(project, "branch", "--list", "autoloop/*")).toBe("");
+    expect(existsSync(join(project, ".autoloop", "worktrees", "m1"))).toBe(false);
+  });
+
+  it("aborts a conflicting merge, names the file and changes nothing", async () => {
+    const { project, run, wt } = world();
+    expect((await run(["--worktree", "--run-id", "c1"])).exitCode).toBe(0);
+    writeFileSync(join(project, "agent-file.txt"), "written by a human\n");
+    git(project, "add", "-A");
+    git(project, "commit", "-q", "-m", "human edit");
+    const before = git(project, "rev-parse", "HEAD");
+    const r = await wt("merge", "c1");
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("merging run c1 conflicts in agent-file.txt");
+    expect(git(project, "rev-parse", "HEAD")).toBe(before);
+    expect(git(project, "status", "--porcelain")).toBe("");
+    expect(JSON.parse((await wt("show", "c1", "--json")).stdout).status).toBe("completed");
+  });
+
+  it("refuses a dirty checkout or another branch", async () => {
+    const { project, run, wt } = world();
+    expect((await run(["--worktree", "--run-id", "d1"])).exitCode).toBe(0);
+    writeFileSync(join(project, "README.md"), "changed\n");
+    expect((await wt("merge", "d1")).stderr).toContain("the project has uncommitted changes");
+    git(project, "checkout", "-q", "--", "README.md");
+    git(project, "switch", "-q", "-c", "other");
+    expect((await wt("merge", "d1")).stderr).toContain("`git switch main` first");
+  });
+});
+
+describe("automerge and cleanup", () => {
+  it("merges a completed run and removes its tree and branch", async () => {
+    const { project, run, journal } = world();
+    expect((await run(["--worktree", "--automerge", "--run-id", "a1"])).exitCode).toBe(0);
+    expect(readFileSync(join(project, "agent-file.txt"), "utf8")).toBe("made by the agent\n");
+    expect(git(project, "branch", "--list", "autoloop/*")).toBe("");
+    const finish = journal().find((r) => r.topic === "worktree.finish");
+    expect(finish.fields).toMatchObject({ status: "merged", removed: true });
+  });
+
+  it("keeps the tree with --keep-worktree", async () => {
+    const { project, run, journal } = world();
+    const r = await run(["--worktree", "--automerge", "--keep-worktree", "--run-id", "k1"]);
+    expect(r.exitCode).toBe(0);
+    const finish = journal().find((x) => x.topic === "worktree.finish" && x.run === "k1");
+    expect(finish.fields.status).toBe("merged");
+    expect(existsSync(join(project, ".autoloop", "worktrees", "k1", "tree"))).toBe(true);
+  });
+
+  it("records an automerge that conflicts, and leaves the branch to merge by hand", async () => {
+    const { project, preset, journal } = world();
+    // While the run works, someone commits the same file on main.
+    writeFileSync(
+      join(preset, "autoloops.toml"),
+      `[event_loop]\nmax_iterations = 1\nstall_iterations = 0\n[backend]\ncommand = "sh"\nargs = ["-c", "echo agent > agent-file.txt; echo human > \\"$AUTOLOOP_PROJECT_DIR/agent-file.txt\\"; git -C \\"$AUTOLOOP_PROJECT_DIR\\" add agent-file.txt; git -C \\"$AUTOLOOP_PROJECT_DIR\\" commit -q -m human; echo LOOP_COMPLETE"]\nprompt_mode = "file"\n`,
+    );
+    const r = await autoloop(
+      ["run", preset, "x", "--quiet", "--worktree", "--automerge", "--run-id", "x1"],
+      {
+        cwd: project,
+        env: GIT_ENV,
+      },
+    );
+    expect(r.exitCode, r.stderr).toBe(0); // the run completed; only its merge waits
+    const finish = journal().find((x) => x.topic === "worktree.finish");
+    expect(finish.fields.status).toBe("completed");
+    expect(finish.fields.merge_error).toContain("conflicts in agent-file.txt");
+    expect(readFileSync(join(project, "agent-file.txt"), "utf8")).toBe("human\n");
+    expect(git(project, "branch", "--list", "autoloop/x1")).toContain("autoloop/x1");
+  });
+});
