@@ -33,5 +33,6 @@ export function launchSpecFor(
     objective: schedule.objective,
     maxIterations: schedule.maxIterations,
     envFiles: schedule.envFiles,
+    isolation: schedule.isolation,
   };
 }

@@ -27,6 +27,8 @@ export interface PresetLaunch extends LaunchCommon {
   maxIterations?: number;
   /** Env files for the agent: paths only, the harness reads them (secrets stay out of argv). */
   envFiles?: readonly string[];
+  /** "worktree" → `--worktree`, "shared" → `--no-worktree`; unset: the preset's own. */
+  isolation?: "shared" | "worktree" | undefined;
 }
 
 export interface CommandLaunch extends LaunchCommon {
@@ -50,6 +52,8 @@ export function launchArgv(spec: LaunchSpec): string[] {
     spec.runId,
     ...(spec.maxIterations ? ["--max-iterations", String(spec.maxIterations)] : []),
     ...(spec.envFiles ?? []).flatMap((file) => ["--env-file", file]),
+    ...(spec.isolation === "worktree" ? ["--worktree"] : []),
+    ...(spec.isolation === "shared" ? ["--no-worktree"] : []),
   ];
 }
 

@@ -25,6 +25,13 @@ import { parseTomlBytes, parseTomlText, schemaProblems } from "../util/toml-inpu
 export const MAX_OBJECTIVE_BYTES = 100 * 1024;
 
 /**
+ * Where a preset run's agent works: "worktree" (`--worktree`: its own git worktree) or
+ * "shared" (`--no-worktree`: the project's checkout); unset, the preset's `core.isolation_mode`.
+ */
+export const ISOLATION_MODES = ["worktree", "shared"] as const;
+export type IsolationMode = (typeof ISOLATION_MODES)[number];
+
+/**
  * One [[schedule]] as written. Defaults: kind "preset", timezone/overlap/timeout/catch_up/
  * catch_up_window/alert from [defaults] (built-in: "UTC", "skip", "2h", "latest", "6h", []
  * meaning the monitor's channels), jitter none, after [], env {}, enabled true,
@@ -53,6 +60,8 @@ const scheduleEntry = z
     jitter: durationField().default(0),
     after: z.array(scheduleNameField).default([]),
     max_iterations: z.number().int().min(1).optional(),
+    /** "worktree": each run in its own git worktree (what makes overlap = "allow" safe). */
+    isolation: z.enum(ISOLATION_MODES).optional(),
     env: envField.default({}),
     /** Env files (NAME=value) the harness hands to this schedule's agent only: its credentials. */
     env_file: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
@@ -65,7 +74,7 @@ const scheduleEntry = z
       if (s[key] === undefined) ctx.addIssue({ code: "custom", path: [key], message: what });
     };
     const forbid = (
-      key: "preset" | "objective" | "command" | "max_iterations" | "env_file",
+      key: "preset" | "objective" | "command" | "max_iterations" | "env_file" | "isolation",
       hint: string,
     ) => {
       if (s[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: hint });
@@ -76,7 +85,7 @@ const scheduleEntry = z
       forbid("command", 'no command when kind = "preset" (set kind = "command" to run a command)');
     } else {
       need("command", 'a command array when kind = "command"');
-      for (const key of ["preset", "objective", "max_iterations"] as const) {
+      for (const key of ["preset", "objective", "max_iterations", "isolation"] as const) {
         forbid(key, `no ${key} when kind = "command"`);
       }
       forbid(
@@ -126,6 +135,8 @@ export type Schedule = ScheduleCommon &
         maxIterations: number | undefined;
         /** Absolute paths of env files for the agent (`autoloop run --env-file`). */
         envFiles: string[];
+        /** Unset: the preset's own `core.isolation_mode`. */
+        isolation: IsolationMode | undefined;
       }
     | { kind: "command"; command: string[] }
   );
@@ -266,6 +277,7 @@ export function* parseScheduleFileSteps(
       objective: objective!,
       maxIterations,
       envFiles,
+      isolation: s.isolation,
     });
   });
   return { schedules, problems: [] };
