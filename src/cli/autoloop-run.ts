@@ -15,6 +15,9 @@ Runs a loop: the agent is prompted again and again until it completes the object
 
 Options:
   --trigger cli|cron|chain|branch   how the run was launched (default: cli)
+  --chain a,b,...                   run these presets in sequence, as an inline chain (no
+                                    <preset> then: every word is the objective; see
+                                    \`autoloop chain --help\`)
   --run-id ID                       use this run id (refused if already in the journal)
   --parent-run-id ID                the parent run, for chains and branches
   --max-iterations N                override event_loop.max_iterations
@@ -48,6 +51,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       set: { type: "string", multiple: true },
       "work-dir": { type: "string" },
       "env-file": { type: "string", multiple: true },
+      chain: { type: "string" },
+      "dry-run": { type: "boolean" },
       worktree: { type: "boolean" },
       "no-worktree": { type: "boolean" },
       automerge: { type: "boolean" },
@@ -61,6 +66,22 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (flag(p, "help")) {
     process.stdout.write(HELP);
     return 0;
+  }
+  const inline = str(p, "chain");
+  if (inline !== undefined) {
+    const steps = inline
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((preset) => ({ preset }));
+    if (steps.length === 0) throw new UserError("autoloop run: --chain needs a,b,... preset names");
+    const { runChainCommand } = await import("./autoloop-chain.js");
+    return runChainCommand(p, {
+      name: "inline",
+      steps,
+      objective: p.positionals.join(" "),
+      projectDir: resolve(str(p, "work-dir") ?? process.cwd()),
+    });
   }
   const [presetArg, ...objectiveWords] = p.positionals;
   if (presetArg === undefined)

@@ -12,6 +12,7 @@ Usage:
   autoloop memory list|status|find|add|remove|promote ...           loop memory (project and run)
   autoloop agents [--json|--markdown]                               the agent CLIs and their argv
   autoloop worktree list|show|diff|merge|clean ...                  runs' git worktrees
+  autoloop chain list|run <name> [objective...]                     presets run in sequence (chains.toml)
 
 Run \`autoloop <command> --help\` for a command's options.
 
@@ -36,6 +37,8 @@ async function main(): Promise<number> {
       return (await import("./autoloop-agents.js")).agentsCommand(rest);
     case "worktree":
       return (await import("./autoloop-worktree.js")).worktreeCommand(rest);
+    case "chain":
+      return (await import("./autoloop-chain.js")).chainCommand(rest);
     case undefined:
     case "help":
     case "--help":

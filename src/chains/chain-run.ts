@@ -1,0 +1,171 @@
+// Runs a chain: each step a run of its own (trigger `chain`, parent_run_id the chain's run id),
+// handed the previous step's result; `chain.*` records in the project's journal tell the story.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileSize } from "../core/launch-metadata.js";
+import { runLoop } from "../core/loop.js";
+import { loadPreset, resolvePresetDir } from "../core/preset.js";
+import { JournalWriter } from "../journal/append.js";
+import { type FieldValue, journalTimestamp } from "../journal/codec.js";
+import type { OutcomeClass } from "../journal/stop-reasons.js";
+import { UserError } from "../util/errors.js";
+import { type ChainBudget, type ChainStep, stepOverrides } from "./chains-file.js";
+import { lastOutputOf } from "./step-output.js";
+
+export interface ChainOptions {
+  projectDir: string;
+  /** The chain's name (from chains.toml), or "inline" for `run --chain a,b`. */
+  name: string;
+  steps: ChainStep[];
+  budget: ChainBudget;
+  objective: string;
+  chainRunId: string;
+  trigger: "cli" | "cron" | "chain" | "branch";
+  /** The chain's own parent (a chain started by another run), or "". */
+  parentRunId: string;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  /** Overrides for every step (`--set` of the command line). */
+  sets?: readonly string[];
+  progress?: (line: string) => void;
+}
+
+export interface ChainStepResult {
+  step: number;
+  preset: string;
+  runId: string;
+  outcome: OutcomeClass;
+  reason: string;
+  iterations: number;
+}
+
+export interface ChainResult {
+  chainRunId: string;
+  name: string;
+  /** completed: every step passed; otherwise the class of the step that ended it. */
+  outcome: OutcomeClass;
+  reason: string;
+  steps: ChainStepResult[];
+  journalFile: string;
+}
+
+/** A step passes on to the next when it completed, or used up its iterations (as the reference). */
+const passes = (r: ChainStepResult) => r.outcome === "completed" || r.reason === "max_iterations";
+
+export async function runChain(opts: ChainOptions): Promise<ChainResult> {
+  const { projectDir, chainRunId, steps, budget } = opts;
+  if (steps.length > budget.max_steps)
+    throw new UserError(
+      `chain ${opts.name} has ${steps.length} steps; the budget allows ${budget.max_steps} ([budget] max_steps in chains.toml)`,
+    );
+  // Every preset is found and valid before the first step runs.
+  const presets = steps.map((s) =>
+    loadPreset(resolvePresetDir(s.preset, projectDir), [...(opts.sets ?? []), ...stepOverrides(s)]),
+  );
+  const journalFile = resolve(projectDir, presets[0]!.config.core.journal_file);
+  const chainDir = join(dirname(journalFile), "chains", chainRunId);
+  const journal = new JournalWriter(journalFile);
+  const record = (topic: string, fields: Record<string, FieldValue>) =>
+    journal.append({
+      shape: "system",
+      run: chainRunId,
+      topic,
+      ts: journalTimestamp(),
+      v: 1,
+      fields: { chain_run: chainRunId, ...fields },
+    });
+  const started = Date.now();
+  record("chain.start", {
+    name: opts.name,
+    steps: steps.map((s) => s.preset).join(","),
+    objective: opts.objective,
+    trigger: opts.trigger,
+    parent_run_id: opts.parentRunId,
+  });
+  const results: ChainStepResult[] = [];
+  let handoff = "";
+  let end: { outcome: OutcomeClass; reason: string } = {
+    outcome: "completed",
+    reason: "all_steps_passed",
+  };
+  try {
+    for (const [i, step] of steps.entries()) {
+      const n = i + 1;
+      if (opts.signal.aborted) {
+        end = { outcome: "interrupted", reason: "interrupted" };
+        break;
+      }
+      if (budget.max_runtime_ms !== undefined && Date.now() - started >= budget.max_runtime_ms) {
+        end = { outcome: "stopped", reason: "chain_max_runtime" };
+        break;
+      }
+      const stepDir = join(chainDir, `step-${n}`);
+      mkdirSync(stepDir, { recursive: true });
+      const objective = stepObjective(opts, n, step, handoff);
+      writeFileSync(join(stepDir, "handoff.md"), `${objective}\n`);
+      const runId = `${chainRunId}-step-${n}`;
+      record("chain.step.start", { step: String(n), preset: step.preset, run_id: runId });
+      opts.progress?.(`chain ${opts.name}: step ${n}/${steps.length} (${step.preset}) as ${runId}`);
+      const offset = fileSize(journalFile);
+      const r = await runLoop({
+        preset: presets[i]!,
+        runId,
+        workDir: projectDir,
+        trigger: "chain",
+        parentRunId: chainRunId,
+        objective,
+        ...(step.maxIterations !== undefined && { maxIterations: step.maxIterations }),
+        env: opts.env,
+        signal: opts.signal,
+        ...(opts.progress && { progress: opts.progress }),
+      });
+      const result: ChainStepResult = {
+        step: n,
+        preset: step.preset,
+        runId,
+        outcome: r.outcome,
+        reason: r.reason,
+        iterations: r.iterations,
+      };
+      results.push(result);
+      handoff = resultText(result, lastOutputOf(journalFile, runId, offset));
+      writeFileSync(join(stepDir, "result.md"), handoff);
+      record("chain.step.finish", {
+        step: String(n),
+        preset: step.preset,
+        run_id: runId,
+        outcome: r.outcome,
+        reason: r.reason,
+        iterations: String(r.iterations),
+      });
+      if (!passes(result)) {
+        end = { outcome: r.outcome, reason: `step_${r.outcome}` };
+        break;
+      }
+    }
+  } finally {
+    const failed = results.find((r) => !passes(r));
+    record("chain.complete", {
+      name: opts.name,
+      status: end.outcome,
+      reason: end.reason,
+      steps_run: String(results.length),
+      ...(failed && { failed_step: String(failed.step), failed_run_id: failed.runId }),
+    });
+    journal.close();
+  }
+  return { chainRunId, name: opts.name, ...end, steps: results, journalFile };
+}
+
+function stepObjective(opts: ChainOptions, n: number, step: ChainStep, handoff: string): string {
+  const head = `${opts.objective}\n\n(Chain ${opts.name}, step ${n} of ${opts.steps.length}: ${step.preset}.)`;
+  return handoff === "" ? head : `${head}\n\n## Handoff from the previous step\n\n${handoff}`;
+}
+
+function resultText(r: ChainStepResult, output: string): string {
+  const lines = [
+    `Step ${r.step} (${r.preset}, run ${r.runId}): ${r.outcome} (${r.reason}) after ${r.iterations} iterations.`,
+  ];
+  if (output !== "") lines.push("", "Its last output:", "", output.trim());
+  return `${lines.join("\n")}\n`;
+}
