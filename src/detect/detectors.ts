@@ -150,6 +150,7 @@ function runConditions(
     ];
   }
   if (run.terminal !== undefined) {
+    if (run.chainStep === true) return []; // its chain's end says it, once
     const c = terminalCondition(run, base);
     return c === undefined ? [] : [c];
   }

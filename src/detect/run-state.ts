@@ -43,6 +43,12 @@ export interface RunState {
   invalidEmits: number;
   gate?: GateState;
   terminal?: Terminal;
+  /** A chain's run (`chain.start` seen): its steps are runs of their own. */
+  chain?: boolean;
+  /** `parent_run_id` of its loop.start, when it has one. */
+  parentRun?: string;
+  /** A step of a chain the monitor follows: the chain, not the step, reports its end. */
+  chainStep?: boolean;
 }
 
 export function newRunState(run: string, journalPath: string, ts: string): RunState {
@@ -93,6 +99,23 @@ function base(ts: string): Omit<GateState, "refusals" | "episodeRefusals"> {
   return { blockedTopic: "", openTaskIds: [], streakSince: ts, episodeSince: ts, lastAt: ts };
 }
 
+/** A chain's end as a run's: completed, or stopped/failed with the step that ended it. */
+function chainTerminalOf(record: JournalRecord): Terminal {
+  const status = fieldText(record, "status") || "completed";
+  if (status === "completed")
+    return { topic: "loop.complete", reason: "chain_completed", at: record.ts };
+  const step = fieldText(record, "failed_step");
+  const run = fieldText(record, "failed_run_id");
+  const t: Terminal = {
+    topic: "loop.stop",
+    reason: fieldText(record, "reason") || `chain_${status}`,
+    class: (["failed", "stopped", "interrupted"].includes(status) ? status : "failed") as OutcomeClass,
+    at: record.ts,
+  };
+  if (step !== "") t.detail = `step ${step}${run === "" ? "" : ` (run ${run})`} ended the chain`;
+  return t;
+}
+
 function terminalOf(record: JournalRecord): Terminal {
   const reason = fieldText(record, "reason");
   if (record.topic === "loop.complete") return { topic: "loop.complete", reason, at: record.ts };
@@ -129,6 +152,17 @@ export function applyRecord(state: RunState, record: JournalRecord): RunState {
       setText(state, "objective", record, "objective");
       setText(state, "trigger", record, "trigger");
       setText(state, "createdAt", record, "created_at");
+      setText(state, "parentRun", record, "parent_run_id");
+      break;
+    case "chain.start":
+      state.started = true;
+      state.chain = true;
+      state.preset = `chain ${fieldText(record, "name") || "(unnamed)"}`;
+      setText(state, "objective", record, "objective");
+      setText(state, "trigger", record, "trigger");
+      break;
+    case "chain.complete":
+      state.terminal ??= chainTerminalOf(record);
       break;
     case "task.gate":
       state.gate = refuse(state.gate, record);

@@ -145,6 +145,12 @@ export class RunTracker {
       this.runs.set(record.run, state);
     }
     applyRecord(state, record);
+    // A chain's steps show that the chain goes on; the chain reports how its steps ended.
+    const chain = state.parentRun === undefined ? undefined : this.runs.get(state.parentRun);
+    if (chain?.chain === true) {
+      state.chainStep = true;
+      if (Number.isFinite(Date.parse(record.ts))) chain.lastRecordAt = record.ts;
+    }
     const ms = Date.parse(record.ts);
     if (!Number.isFinite(ms)) return;
     const mark = this.marks.get(record.run);

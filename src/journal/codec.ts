@@ -113,7 +113,12 @@ export function decodeRecord(line: string): JournalRecord | undefined {
     return undefined;
   }
   if (!isPlainObject(parsed)) return undefined;
-  const { run, topic } = parsed;
+  const { topic } = parsed;
+  // The public autoloop writes chain records as {"chain_run", "topic", "fields"}: no run.
+  const run =
+    parsed.run === undefined && typeof topic === "string" && topic.startsWith("chain.")
+      ? parsed.chain_run
+      : parsed.run;
   if (typeof run !== "string" || typeof topic !== "string") return undefined;
   const iteration = parsed.iteration === undefined ? undefined : String(parsed.iteration);
   const ts = typeof parsed.ts === "string" ? parsed.ts : "";

@@ -277,3 +277,47 @@ describe("thresholds and tasks", () => {
     expect(readRunTasks({ ...state!, workDir: undefined })).toBeUndefined();
   });
 });
+
+describe("chains", () => {
+  const rec = (run: string, topic: string, min: number, fields: Record<string, string> = {}) =>
+    ({ shape: "system", run, topic, ts: at(min), v: 1, fields }) as JournalRecord;
+  const chainRecords = (status: string) => [
+    rec("c1", "chain.start", 0, { chain_run: "c1", name: "two", steps: "first,second" }),
+    rec("c1-step-1", "loop.start", 0, { trigger: "chain", parent_run_id: "c1" }),
+    rec("c1-step-1", "loop.complete", 1, { reason: "completion_event" }),
+    rec("c1-step-2", "loop.start", 1, { trigger: "chain", parent_run_id: "c1" }),
+    rec("c1-step-2", "loop.stop", 40, { reason: "backend_failed" }),
+    rec("c1", "chain.complete", 40, {
+      status,
+      reason: `step_${status}`,
+      failed_step: "2",
+      failed_run_id: "c1-step-2",
+    }),
+  ];
+  const detectAll = (records: JournalRecord[], min: number) =>
+    detect(
+      run(records),
+      { runs: new Map([["c1", { alive: true }]]) },
+      now(min),
+      thresholds,
+      deps([]),
+    );
+
+  it("reports a failed chain once, as the chain's run, naming the step", () => {
+    const cs = detectAll(chainRecords("failed"), 41);
+    expect(cs.map((c) => `${c.kind} ${c.run}`)).toEqual(["run_failed c1"]);
+    expect(cs[0]).toMatchObject({
+      reason: "step_failed",
+      outcome: "failed",
+      detail: "step 2 (run c1-step-2) ended the chain",
+    });
+    expect(detectAll(chainRecords("completed"), 41)).toEqual([]);
+  });
+
+  it("does not call a chain stalled while its steps are busy", () => {
+    // The chain's own last record is 35 minutes old, but its step wrote a minute ago.
+    const records = chainRecords("failed").slice(0, 4);
+    records.push(rec("c1-step-2", "iteration.finish", 34, {}));
+    expect(detectAll(records, 35).filter((c) => c.kind === "run_stalled")).toEqual([]);
+  });
+});
