@@ -10,7 +10,7 @@ const HELP = `Usage: autoloop chain <subcommand> [--work-dir DIR] [--json]
   autoloop chain list                         the chains in <work-dir>/chains.toml
   autoloop chain run <name> [objective...]    run a chain: each step a run of its own
       [--run-id ID] [--trigger cli|cron] [--parent-run-id ID] [--set key=value]
-      [--dry-run] [--quiet] [--json]
+      [--env-file FILE] [--dry-run] [--quiet] [--json]
 
 chains.toml (the public autoloop's format):
 
@@ -48,6 +48,7 @@ export async function chainCommand(argv: string[]): Promise<number> {
       "parent-run-id": { type: "string" },
       trigger: { type: "string" },
       set: { type: "string", multiple: true },
+      "env-file": { type: "string", multiple: true },
       "dry-run": { type: "boolean" },
       quiet: { type: "boolean" },
     },
@@ -110,6 +111,8 @@ export async function runChainCommand(
   if (!isValidRunId(chainRunId))
     throw new UserError(`--run-id ${JSON.stringify(chainRunId)} is not a valid run id`);
   const { runChain } = await import("../chains/chain-run.js");
+  const { readEnvFiles } = await import("../util/env-file.js");
+  const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.on("SIGTERM", onSignal);
@@ -124,7 +127,7 @@ export async function runChainCommand(
     chainRunId,
     trigger: trigger as "cli",
     parentRunId: str(p, "parent-run-id") ?? "",
-    env: process.env,
+    env: { ...process.env, ...fileEnv },
     signal: controller.signal,
     sets: list(p, "set"),
     ...(!quiet && { progress: (line: string) => process.stderr.write(`[autoloop] ${line}\n`) }),

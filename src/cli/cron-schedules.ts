@@ -50,7 +50,12 @@ export async function listCommand(argv: string[]): Promise<number> {
     cron: s.cron,
     timezone: s.timezone,
     kind: s.kind,
-    target: s.kind === "preset" ? s.preset : s.command.join(" "),
+    target:
+      s.kind === "preset"
+        ? s.preset
+        : s.kind === "chain"
+          ? `chain ${s.chain}`
+          : s.command.join(" "),
     next: s.enabled ? (nextFireTime(s, now)?.toISOString() ?? null) : null,
     overlap: s.overlap,
     enabled: s.enabled,

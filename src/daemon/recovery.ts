@@ -1,7 +1,8 @@
 // After a daemon restart: decide for each pending run whether to adopt it, close it from its journal, or mark it interrupted.
+
 import type { Logger } from "pino";
 import { findProcessByRunId, isRunProcess } from "../launch/identity.js";
-import { determineOutcome, type RunOutcome } from "../launch/outcome.js";
+import { determineOutcome, journalsItsEnd, type RunOutcome } from "../launch/outcome.js";
 import { journalPathFor, readTerminal } from "../launch/outcome-journal.js";
 import {
   exitStatusPath,
@@ -79,10 +80,9 @@ export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = 
       continue;
     }
     const journalPath = journalPathFor(entry.cwd);
-    const terminal =
-      entry.kind === "preset"
-        ? readTerminal(journalPath, entry.runId, entry.journalOffset ?? 0)
-        : undefined;
+    const terminal = journalsItsEnd(entry.kind)
+      ? readTerminal(journalPath, entry.runId, entry.journalOffset ?? 0)
+      : undefined;
     // The run's wrapper recorded how the program ended, daemon or not.
     const statusPath =
       entry.outputPath === undefined ? undefined : exitStatusPath(entry.outputPath, entry.runId);

@@ -109,7 +109,9 @@ function chainTerminalOf(record: JournalRecord): Terminal {
   const t: Terminal = {
     topic: "loop.stop",
     reason: fieldText(record, "reason") || `chain_${status}`,
-    class: (["failed", "stopped", "interrupted"].includes(status) ? status : "failed") as OutcomeClass,
+    class: (["failed", "stopped", "interrupted"].includes(status)
+      ? status
+      : "failed") as OutcomeClass,
     at: record.ts,
   };
   if (step !== "") t.detail = `step ${step}${run === "" ? "" : ` (run ${run})`} ended the chain`;

@@ -1,10 +1,13 @@
 // Watches a run that outlived a daemon restart: we are not its parent, so poll its pid and its journal.
+
 import { decodeRecord } from "../journal/codec.js";
 import { LineCursor, parseLines } from "../journal/reader.js";
 import { isSameProcessAlive } from "./identity.js";
 import {
   determineOutcome,
+  journalsItsEnd,
   type KillCause,
+  type RunKind,
   type RunOutcome,
   type TerminalRecord,
 } from "./outcome.js";
@@ -14,7 +17,7 @@ import { exitStatusPath, readExitStatus, recordedExit, removeExitStatus } from "
 
 export interface AdoptedRun {
   runId: string;
-  kind: "preset" | "command";
+  kind: RunKind;
   pid: number;
   /** /proc starttime recorded at launch; guards against a reused pid. */
   startTime?: string;
@@ -91,7 +94,7 @@ export function watchAdoptedRun(run: AdoptedRun, deps: Partial<AdoptDeps> = {}):
       resolve(
         determineOutcome({
           kind: run.kind,
-          terminal: run.kind === "preset" ? terminal : undefined,
+          terminal: journalsItsEnd(run.kind) ? terminal : undefined,
           ...(exitCode !== undefined && recordedExit(run.kind, exitCode)),
           killedBy: terminator.cause,
           durationMs: d.now() - startedAt,

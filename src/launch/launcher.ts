@@ -110,7 +110,7 @@ export function launchRun(spec: LaunchSpec, deps: Partial<LauncherDeps> = {}): R
     return determineOutcome({
       kind: spec.kind,
       terminal:
-        spec.kind === "preset" ? readTerminal(journalPath, spec.runId, journalOffset) : undefined,
+        spec.kind !== "command" ? readTerminal(journalPath, spec.runId, journalOffset) : undefined,
       ...(recorded === undefined
         ? { exitCode: result.exitCode, signal: result.signal }
         : recordedExit(spec.kind, recorded)),

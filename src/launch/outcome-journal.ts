@@ -29,6 +29,17 @@ export function terminalOf(
     if (record.run !== runId || record.shape !== "system") continue;
     if (record.topic === "loop.complete" || record.topic === "loop.stop")
       found = { topic: record.topic, reason: fieldText(record, "reason") };
+    // A chain's end: completed, or stopped by the step that failed (its reason, e.g. step_failed).
+    else if (record.topic === "chain.complete") {
+      const status = fieldText(record, "status");
+      found =
+        status === "completed"
+          ? { topic: "loop.complete", reason: "chain_completed" }
+          : {
+              topic: "loop.stop",
+              reason: status === "interrupted" ? "interrupted" : fieldText(record, "reason"),
+            };
+    }
   }
   return found;
 }

@@ -1,8 +1,15 @@
 // Decides how a scheduled run ended, from its terminal journal record, exit status and who stopped it.
+
 import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
 import { exitDetail } from "./wrapper.js";
 
 /** Seed-004 lifecycle: pending → running → one of the terminal statuses. */
+/** What a run runs: a preset or a chain through the harness (which journals), or a command. */
+export type RunKind = "preset" | "chain" | "command";
+
+/** True for runs of the harness, whose journal says how they ended. */
+export const journalsItsEnd = (kind: RunKind): boolean => kind !== "command";
+
 export type RunStatus =
   | "pending"
   | "running"
@@ -40,7 +47,7 @@ export interface RunOutcome {
 }
 
 export interface OutcomeInput {
-  kind: "preset" | "command";
+  kind: RunKind;
   terminal?: TerminalRecord;
   /** Undefined when unknown (an adopted run is not our child, so we never see its exit). */
   exitCode?: number;
@@ -77,7 +84,7 @@ function fromExit(input: OutcomeInput): Decision {
       detail: "process gone without a terminal record",
     };
   if (exitCode === 0) return { status: "completed", basis: "exit" };
-  if (kind === "preset") {
+  if (journalsItsEnd(kind)) {
     // A harness that wrote no terminal record: trust its documented exit codes.
     if (exitCode === EXIT_INTERRUPTED) return { status: "interrupted", basis: "exit" };
     if (exitCode === EXIT_USAGE)

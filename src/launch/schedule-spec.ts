@@ -24,6 +24,15 @@ export function launchSpecFor(
     outputPath: join(config.stateDir, "output", `${runId}.log`),
   };
   if (schedule.kind === "command") return { ...common, kind: "command", command: schedule.command };
+  if (schedule.kind === "chain")
+    return {
+      ...common,
+      kind: "chain",
+      harness: config.harness,
+      chain: schedule.chain,
+      objective: schedule.objective,
+      envFiles: schedule.envFiles,
+    };
   return {
     ...common,
     kind: "preset",

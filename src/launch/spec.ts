@@ -31,16 +31,38 @@ export interface PresetLaunch extends LaunchCommon {
   isolation?: "shared" | "worktree" | undefined;
 }
 
+/** A chain of chains.toml, run by the harness's `chain run`. */
+export interface ChainLaunch extends LaunchCommon {
+  kind: "chain";
+  harness: readonly string[];
+  chain: string;
+  objective: string;
+  envFiles?: readonly string[];
+}
+
 export interface CommandLaunch extends LaunchCommon {
   kind: "command";
   command: readonly string[];
 }
 
-export type LaunchSpec = PresetLaunch | CommandLaunch;
+export type LaunchSpec = PresetLaunch | ChainLaunch | CommandLaunch;
 
 /** The full argv of a run (first element is the program). */
 export function launchArgv(spec: LaunchSpec): string[] {
   if (spec.kind === "command") return [...spec.command];
+  if (spec.kind === "chain")
+    return [
+      ...spec.harness,
+      "chain",
+      "run",
+      spec.chain,
+      spec.objective,
+      "--trigger",
+      "cron",
+      "--run-id",
+      spec.runId,
+      ...(spec.envFiles ?? []).flatMap((file) => ["--env-file", file]),
+    ];
   return [
     ...spec.harness,
     "run",

@@ -3,9 +3,11 @@
 // group, runs the program with stdout and stderr on the output log's file descriptor (no
 // pipe to the daemon, so no SIGPIPE when it dies), and writes the program's exit status
 // beside the log, where the daemon, or the next one after a crash, reads it.
+
 import { readFileSync, rmSync } from "node:fs";
 import { constants } from "node:os";
 import { dirname, join } from "node:path";
+import { journalsItsEnd, type RunKind } from "./outcome.js";
 
 /**
  * `$1` is the status file; the rest is the program's argv. SIGTERM, SIGINT and SIGHUP to the
@@ -69,10 +71,10 @@ export function removeExitStatus(path: string): void {
  * signal that killed it (a crash); a command's code is taken as it is.
  */
 export function recordedExit(
-  kind: "preset" | "command",
+  kind: RunKind,
   code: number,
 ): { exitCode: number } | { signal: NodeJS.Signals } {
-  if (kind === "preset" && code > 128 && code !== 130) {
+  if (journalsItsEnd(kind) && code > 128 && code !== 130) {
     const signal = SIGNALS_BY_NUMBER.get(code - 128);
     if (signal !== undefined) return { signal: signal as NodeJS.Signals };
   }

@@ -1,5 +1,7 @@
 // Run-ledger events (one JSONL line per state change, docs/formats.md) and the pure replay into a run summary.
-import type { RunStatus, TerminalStatus } from "../launch/outcome.js";
+import type { RunKind, RunStatus, TerminalStatus } from "../launch/outcome.js";
+
+export type { RunKind } from "../launch/outcome.js";
 
 export type Trigger = "cron" | "manual" | "catch_up";
 export type SkipCause =
@@ -24,7 +26,7 @@ export interface ScheduledEvent extends Base {
   /** Idempotency key `<schedule>@<slot ISO>`. */
   key: string;
   trigger: Trigger;
-  kind: "preset" | "command";
+  kind: RunKind;
   argv: string[];
   cwd: string;
   timeoutMs?: number;

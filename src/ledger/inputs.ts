@@ -1,8 +1,9 @@
 // What callers hand the run ledger: its dependencies and the facts of a run at each step.
+
 import pino, { type Logger } from "pino";
 import { appendLineOnce } from "../journal/append.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import type { SkipCause, Trigger } from "./events.js";
+import type { RunKind, SkipCause, Trigger } from "./events.js";
 
 export interface LedgerDeps {
   now: () => Date;
@@ -26,7 +27,7 @@ export interface SlotRun {
 }
 
 export interface PlannedRun extends SlotRun {
-  kind: "preset" | "command";
+  kind: RunKind;
   argv: string[];
   cwd: string;
   timeoutMs?: number;

@@ -1,13 +1,14 @@
 // `pending.json`: runs not yet terminal, so a restarted daemon can adopt or close them (docs/formats.md).
+
 import { readFileSync } from "node:fs";
-import type { ScheduledEvent, StartedEvent, Trigger } from "./events.js";
+import type { RunKind, ScheduledEvent, StartedEvent, Trigger } from "./events.js";
 
 export interface PendingEntry {
   runId: string;
   schedule: string;
   slot: string;
   key: string;
-  kind: "preset" | "command";
+  kind: RunKind;
   trigger: Trigger;
   cwd: string;
   scheduledAt: string;

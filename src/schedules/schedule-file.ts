@@ -42,8 +42,10 @@ const scheduleEntry = z
     name: scheduleNameField,
     cron: cronField,
     timezone: timezoneField.optional(),
-    kind: z.enum(["preset", "command"]).default("preset"),
+    kind: z.enum(["preset", "command", "chain"]).default("preset"),
     preset: z.string().min(1).optional(),
+    /** kind = "chain": a [[chain]] name in project_dir's chains.toml. */
+    chain: z.string().min(1).optional(),
     objective: z
       .string()
       .min(1)
@@ -70,11 +72,18 @@ const scheduleEntry = z
     monitor: z.strictObject(monitorThresholds).optional(),
   })
   .superRefine((s, ctx) => {
-    const need = (key: "preset" | "objective" | "command", what: string) => {
+    const need = (key: "preset" | "objective" | "command" | "chain", what: string) => {
       if (s[key] === undefined) ctx.addIssue({ code: "custom", path: [key], message: what });
     };
     const forbid = (
-      key: "preset" | "objective" | "command" | "max_iterations" | "env_file" | "isolation",
+      key:
+        | "preset"
+        | "objective"
+        | "command"
+        | "max_iterations"
+        | "env_file"
+        | "isolation"
+        | "chain",
       hint: string,
     ) => {
       if (s[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: hint });
@@ -83,9 +92,15 @@ const scheduleEntry = z
       need("preset", 'a preset name or path (kind = "preset", the default)');
       need("objective", 'the objective for the preset (kind = "preset", the default)');
       forbid("command", 'no command when kind = "preset" (set kind = "command" to run a command)');
+      forbid("chain", 'no chain when kind = "preset" (set kind = "chain" to run a chain)');
+    } else if (s.kind === "chain") {
+      need("chain", 'the name of a [[chain]] in project_dir\'s chains.toml (kind = "chain")');
+      need("objective", 'the objective for the chain (kind = "chain")');
+      for (const key of ["preset", "command", "max_iterations", "isolation"] as const)
+        forbid(key, `no ${key} when kind = "chain" (the chain's steps say it in chains.toml)`);
     } else {
       need("command", 'a command array when kind = "command"');
-      for (const key of ["preset", "objective", "max_iterations", "isolation"] as const) {
+      for (const key of ["preset", "objective", "max_iterations", "isolation", "chain"] as const) {
         forbid(key, `no ${key} when kind = "command"`);
       }
       forbid(
@@ -137,6 +152,13 @@ export type Schedule = ScheduleCommon &
         envFiles: string[];
         /** Unset: the preset's own `core.isolation_mode`. */
         isolation: IsolationMode | undefined;
+      }
+    | {
+        kind: "chain";
+        /** A [[chain]] of chains.toml in the project dir. */
+        chain: string;
+        objective: string;
+        envFiles: string[];
       }
     | { kind: "command"; command: string[] }
   );
@@ -267,9 +289,16 @@ export function* parseScheduleFileSteps(
     // bytes each, half the memory of 100,000 schedules); added properties share one.
     if (s.kind === "command")
       return Object.assign(common, { kind: "command" as const, command: s.command! });
+    const envFiles = s.env_file === undefined ? [] : [s.env_file].flat().map(here);
+    if (s.kind === "chain")
+      return Object.assign(common, {
+        kind: "chain" as const,
+        chain: s.chain!,
+        objective: s.objective!,
+        envFiles,
+      });
     const preset = isPresetPath(s.preset!) ? here(s.preset!) : s.preset!;
     const { objective, max_iterations: maxIterations } = s;
-    const envFiles = s.env_file === undefined ? [] : [s.env_file].flat().map(here);
     return Object.assign(common, {
       kind: "preset" as const,
       preset,

@@ -11,6 +11,7 @@ import type { FieldProblem } from "../util/errors.js";
 import { bundledPresetsDir } from "../util/package-root.js";
 import { eachItem, runSliced, runSteps, type Steps } from "../util/steps.js";
 import { nearestKey } from "../util/toml-input.js";
+import { chainChecker } from "./chain-check.js";
 import type { ScheduleFileCache } from "./file-cache.js";
 import { displayPath, isPresetPath, type Schedule } from "./schedule-file.js";
 import { scheduleFileSteps } from "./schedule-folder.js";
@@ -201,6 +202,7 @@ function* checkScheduleSteps(
     return there;
   };
   const channels = config.channels.map((c) => c.name);
+  const checkChain = chainChecker();
   let checkedCount = 0;
   for (const s of all) {
     if (++checkedCount % 500 === 0) yield;
@@ -224,6 +226,7 @@ function* checkScheduleSteps(
         );
     });
     if (s.kind === "preset") presetDirs.set(s, resolvePreset(s, config, problem));
+    if (s.kind === "chain") checkChain(s, problem);
     if (!exists(s.projectDir)) {
       warnings.push({
         file: s.file,

@@ -1,0 +1,110 @@
+// A schedule that runs a chain: validated against the project's chains.toml, launched as
+// `autoloop chain run <name>`, and recorded in the ledger by how the chain ended.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterEach, describe, expect, it } from "vitest";
+import { launchArgv } from "../../src/launch/spec.js";
+import { validateAll } from "../../src/schedules/validate.js";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { writeCronConfig } from "../helpers/daemon.js";
+
+afterEach(cleanupTempDirs);
+
+function world(chainSteps: string) {
+  const dir = tempDir("autoloop-chain-schedule-");
+  const work = join(dir, "work");
+  for (const [name, script] of [
+    ["ok", "echo LOOP_COMPLETE"],
+    ["broken", "exit 7"],
+  ]) {
+    mkdirSync(join(work, "presets", name!), { recursive: true });
+    writeFileSync(
+      join(work, "presets", name!, "autoloops.toml"),
+      `[event_loop]\nmax_iterations = 1\nstall_iterations = 0\n[backend]\ncommand = "sh"\nargs = ["-c", "${script}"]\nprompt_mode = "file"\n`,
+    );
+  }
+  const config = writeCronConfig(
+    dir,
+    `[[schedule]]\nname = "nightly-chain"\ncron = "0 3 * * *"\nkind = "chain"\nchain = "ship"\nobjective = "ship it"\nproject_dir = "../work"\n`,
+  );
+  writeFileSync(join(work, "chains.toml"), `[[chain]]\nname = "ship"\nsteps = [${chainSteps}]\n`);
+  const fire = () =>
+    execa(
+      process.execPath,
+      [
+        AUTOLOOP_CRON,
+        "fire",
+        "nightly-chain",
+        "--foreground",
+        "--config",
+        join(dir, "autoloop-cron.toml"),
+      ],
+      { reject: false, env: cleanEnv(), extendEnv: false },
+    );
+  return { dir, work, config, fire };
+}
+
+describe('kind = "chain"', () => {
+  it("is launched as the harness's chain run, with the scheduled run id", () => {
+    const argv = launchArgv({
+      kind: "chain",
+      harness: ["autoloop"],
+      chain: "ship",
+      objective: "ship it",
+      runId: "nightly-chain-20260101T0300-abcde",
+      schedule: "nightly-chain",
+      slot: new Date(0),
+      cwd: "/w",
+      outputPath: "/o.log",
+      envFiles: ["/etc/keys.env"],
+    });
+    expect(argv).toEqual([
+      "autoloop",
+      "chain",
+      "run",
+      "ship",
+      "ship it",
+      "--trigger",
+      "cron",
+      "--run-id",
+      "nightly-chain-20260101T0300-abcde",
+      "--env-file",
+      "/etc/keys.env",
+    ]);
+  });
+
+  it("names a chain that chains.toml lacks, with the nearest name", () => {
+    const { config, work } = world('"ok"');
+    writeFileSync(join(work, "chains.toml"), '[[chain]]\nname = "shipit"\nsteps = ["ok"]\n');
+    const report = validateAll(config);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        field: "schedule[0].chain",
+        found: '"ship"',
+        expected: expect.stringContaining('did you mean "shipit"?'),
+      }),
+    ]);
+  });
+
+  it("records a completed chain as completed, and a failed step as the chain's failure", async () => {
+    const good = world('"ok", "ok"');
+    const r = await good.fire();
+    expect(r.exitCode, r.stderr + r.stdout).toBe(0);
+    const records = readFileSync(join(good.work, ".autoloop", "journal.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const chainStart = records.find((x) => x.topic === "chain.start");
+    expect(chainStart.run).toMatch(/^nightly-chain-\d{8}T\d{4}-[0-9a-z]{5}$/);
+    expect(chainStart.fields.trigger).toBe("cron");
+    expect(
+      records.filter((x) => x.topic === "loop.start").map((x) => x.fields.parent_run_id),
+    ).toEqual([chainStart.run, chainStart.run]);
+
+    const bad = world('"ok", "broken"');
+    const f = await bad.fire();
+    expect(f.exitCode).not.toBe(0);
+    expect(f.stdout + f.stderr).toMatch(/failed/);
+  });
+});
