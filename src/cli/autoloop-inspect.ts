@@ -1,4 +1,5 @@
-// `autoloop inspect journal|tasks|runs`: read a work dir's journal, tasks and registry.
+// `autoloop inspect journal|tasks|runs|<artifact>`: a work dir's journal, tasks, registry, and
+// a run's artifacts (./autoloop-inspect-artifacts.ts).
 import { join, resolve } from "node:path";
 import { isValidRunId } from "../core/run-id.js";
 import { readJournal } from "../journal/reader.js";
@@ -6,23 +7,38 @@ import { readRegistry } from "../journal/registry-view.js";
 import { recordSummary } from "../journal/summary.js";
 import { TaskStore } from "../tasks/store.js";
 import { UserError } from "../util/errors.js";
+import { ARTIFACT_VIEWS, inspectArtifact } from "./autoloop-inspect-artifacts.js";
 import { renderTaskList } from "./autoloop-task.js";
-import { flag, parse, str, table } from "./common.js";
+import { flag, intOption, parse, str, table } from "./common.js";
 
-const HELP = `Usage: autoloop inspect journal|tasks|runs [--run ID] [--json] [--work-dir DIR]
+const HELP = `Usage: autoloop inspect <view> [--run ID] [--format md|json] [--work-dir DIR]
 
   autoloop inspect runs                  runs recorded in the registry, newest last
   autoloop inspect journal --run ID      one run's journal records (all runs without --run)
   autoloop inspect tasks --run ID        one run's tasks (the newest run without --run)
 
---work-dir DIR   the directory holding .autoloop/ (default: current dir)
---json           machine-readable output
+A run's artifacts, projections of the journal (the newest run without --run):
+  autoloop inspect scratchpad            what each iteration did: roles, events, exit, output
+  autoloop inspect prompt [--iteration N]    the prompt of an iteration (default: the last)
+  autoloop inspect output [--iteration N]    the agent's output in an iteration
+  autoloop inspect memory                the project and run memory the run's prompts show
+  autoloop inspect chain                 a chain's steps and outcomes (--run <chain-run>)
+  autoloop inspect metrics               iterations, agent and harness time, events, refusals
+
+--work-dir DIR     the directory holding .autoloop/ (default: current dir)
+--format md|json   markdown (default for artifacts) or JSON; --json is --format json
 `;
 
 export async function inspectCommand(argv: string[]): Promise<number> {
   const p = parse(
     argv,
-    { run: { type: "string" }, json: { type: "boolean" }, "work-dir": { type: "string" } },
+    {
+      run: { type: "string" },
+      json: { type: "boolean" },
+      format: { type: "string" },
+      iteration: { type: "string" },
+      "work-dir": { type: "string" },
+    },
     "autoloop inspect",
   );
   const [what] = p.positionals;
@@ -34,7 +50,17 @@ export async function inspectCommand(argv: string[]): Promise<number> {
   const run = str(p, "run");
   if (run !== undefined && !isValidRunId(run))
     throw new UserError(`autoloop inspect: --run ${JSON.stringify(run)} is not a valid run id`);
-  const json = flag(p, "json");
+  const format = str(p, "format") ?? (flag(p, "json") ? "json" : "md");
+  if (format !== "md" && format !== "json")
+    throw new UserError(
+      `autoloop inspect: --format must be md or json, found ${JSON.stringify(format)}`,
+    );
+  const json = format === "json";
+  if (ARTIFACT_VIEWS.includes(what)) {
+    const iteration = intOption(p, "iteration", "autoloop inspect");
+    process.stdout.write(inspectArtifact(what, { autoloopDir: dir, run, iteration, format }));
+    return 0;
+  }
   switch (what) {
     case "journal": {
       const { items, skipped } = readJournal(join(dir, "journal.jsonl"));
@@ -91,7 +117,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
     }
     default:
       throw new UserError(
-        `autoloop inspect: unknown view ${JSON.stringify(what)}; expected journal, tasks or runs`,
+        `autoloop inspect: unknown view ${JSON.stringify(what)}; expected journal, tasks, runs, ${ARTIFACT_VIEWS.join(", ")}`,
       );
   }
 }
