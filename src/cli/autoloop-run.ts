@@ -27,7 +27,7 @@ Options:
                                     (repeatable; for credentials only this run should get)
   --worktree                        run the agent in its own git worktree, on branch
                                     autoloop/<run-id> (core.isolation_mode = "worktree")
-  --no-worktree                     the shared checkout, whatever the preset says
+  --no-worktree                     the project's checkout, whatever the preset says
   --automerge                       merge the run's branch into its base when it completes
   --merge-strategy squash|merge|rebase   how (default: worktree.merge_strategy, squash)
   --keep-worktree                   keep the worktree folder after a merge
@@ -107,6 +107,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     ...list(p, "set"),
     ...worktreeSets(p),
   ]);
+  if (flag(p, "no-worktree") && preset.config.core.isolation_mode === "worktree")
+    preset.config.core.isolation_mode = "run-scoped";
   const { runLoop } = await import("../core/loop.js");
 
   const controller = new AbortController();
@@ -144,8 +146,8 @@ function worktreeSets(p: ReturnType<typeof parse>): string[] {
     throw new UserError("autoloop run: --worktree and --no-worktree contradict each other");
   const sets: string[] = [];
   if (flag(p, "worktree")) sets.push("core.isolation_mode=worktree");
-  if (flag(p, "no-worktree"))
-    sets.push("core.isolation_mode=shared", "worktree.enabled=false", "isolation.enabled=false");
+  // The project's checkout, each run with its own state (run-scoped), as without worktrees.
+  if (flag(p, "no-worktree")) sets.push("worktree.enabled=false", "isolation.enabled=false");
   if (flag(p, "automerge")) sets.push("worktree.automerge=true");
   if (flag(p, "keep-worktree")) sets.push('worktree.cleanup="never"');
   const strategy = str(p, "merge-strategy");

@@ -2,6 +2,7 @@
 // stdin or file, a tail-capped output buffer, and a timeout that terminates the whole
 // group (grandchildren too): SIGTERM first, SIGKILL after a grace period.
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { isGroupAlive, signalGroup } from "../util/process.js";
 import type { AgentReaper } from "./agent-reaper.js";
 
@@ -112,14 +113,22 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
   if (inv.signal.aborted) onAbort();
   else inv.signal.addEventListener("abort", onAbort, { once: true });
 
-  // Once the agent exits, stray background children must not hold the iteration open.
+  // Once the agent exits, stray background children must not hold the iteration open: the
+  // group is ended after a linger, and then the pipes are let go even if a child that left
+  // the group (setsid) still holds them.
   child.once("exit", () => {
     if (pid === undefined || reason !== undefined) return;
+    clearTimeout(timeout); // the agent itself is done; what follows is not its time
+    const release = () => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    };
     const linger = setTimeout(() => {
       if (isGroupAlive(pid)) {
         signalGroup(pid, "SIGTERM");
         setTimeout(() => signalGroup(pid, "SIGKILL"), inv.killGraceMs).unref();
       }
+      setTimeout(release, inv.killGraceMs + 100).unref();
     }, PIPE_LINGER_MS);
     linger.unref();
     child.once("close", () => clearTimeout(linger));
@@ -129,8 +138,11 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
     const result = await finished;
     if ("error" in result) {
       // No process ran (a missing command or working directory): nothing to wait for.
-      if (pid === undefined || reason === undefined)
+      if (pid === undefined || reason === undefined) {
+        if (result.error.code === "ENOENT" && !existsSync(inv.cwd))
+          result.error.message = `the working directory ${inv.cwd} does not exist`;
         return spawnFailed(result.error, inv.command, output.text(), elapsed());
+      }
       return { kind: reason, output: output.text(), elapsedMs: elapsed() };
     }
     if (reason !== undefined) return { kind: reason, output: output.text(), elapsedMs: elapsed() };

@@ -79,8 +79,9 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   mkdirSync(paths.runDir, { recursive: true });
   ignoreStateDir(paths);
   // In worktree isolation the agent works in the run's own tree; its state stays here.
-  const worktree = startRunWorktree(paths, runId, preset.config);
-  const agentDir = worktree?.worktree_path ?? paths.workDir;
+  const isolated = startRunWorktree(paths, runId, preset.config);
+  const worktree = isolated?.meta;
+  const agentDir = isolated?.agentDir ?? paths.workDir;
 
   const meta: LaunchMetadata = {
     runId,

@@ -1,7 +1,7 @@
 // A run in worktree isolation: its worktree made before loop.start, and at its end the
 // agent's leftovers committed, the branch merged when `worktree.automerge` asks and the run
 // completed, and the tree removed per `worktree.cleanup`.
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import type { FieldValue } from "../journal/codec.js";
 import { git } from "../worktree/git.js";
 import { cleanWorktrees, mergeWorktree } from "../worktree/merge.js";
@@ -9,19 +9,23 @@ import { createWorktree, finishWorktree, type WorktreeMeta } from "../worktree/w
 import type { PresetConfig } from "./preset-schema.js";
 import type { RunPaths } from "./run-paths.js";
 
+/** The run's worktree and where in it the agent works (the work dir's place in the repo). */
 export function startRunWorktree(
   paths: RunPaths,
   runId: string,
   config: PresetConfig,
-): WorktreeMeta | undefined {
+): { meta: WorktreeMeta; agentDir: string } | undefined {
   if (config.core.isolation_mode !== "worktree") return undefined;
-  return createWorktree({
+  const meta = createWorktree({
     projectDir: paths.workDir,
     autoloopDir: dirname(paths.journalFile),
     runId,
     branchPrefix: config.worktree.branch_prefix,
     mergeStrategy: config.worktree.merge_strategy,
   });
+  // A work dir below the repository's top (a monorepo package) is the same folder in the tree.
+  const prefix = git(paths.workDir, ["rev-parse", "--show-prefix"]).stdout.trim();
+  return { meta, agentDir: join(meta.worktree_path, prefix) };
 }
 
 /** Ends the worktree's side of the run; returns the fields of its `worktree.finish` record. */

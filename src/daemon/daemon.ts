@@ -312,9 +312,11 @@ export class SchedulerDaemon extends DaemonEmitter {
     this.lastTickAt = new Date(this.deps.clock.now());
     this.pause = readPauseState(this.config.stateDir);
     for (const request of takeRequests(this.config.stateDir)) {
-      void Promise.resolve(this.handleControl(request)).then((response) =>
-        answer(this.config.stateDir, { ...response, id: request.id }),
-      );
+      void Promise.resolve(this.handleControl(request))
+        .then((response) => answer(this.config.stateDir, { ...response, id: request.id }))
+        .catch((err: unknown) =>
+          this.log.error({ err, request }, "cannot answer a control request"),
+        );
     }
     this.emit("tick", { at: this.lastTickAt });
   }

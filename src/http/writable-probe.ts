@@ -63,11 +63,15 @@ export function cachedWritableProbe(
   return () => {
     const t = now();
     if (age(t) >= ttlMs && inFlight === undefined) {
-      inFlight = probe(dir).then((result) => {
-        last = { at: t, result };
-        inFlight = undefined;
-        return result;
-      });
+      // Aged from when the check finished: a slow disk does not make every later ask wait.
+      inFlight = probe(dir)
+        .then((result) => {
+          last = { at: now(), result };
+          return result;
+        })
+        .finally(() => {
+          inFlight = undefined;
+        });
     }
     if (last !== undefined && age(t) < 2 * ttlMs) return Promise.resolve(last.result);
     return inFlight ?? Promise.resolve(last!.result);

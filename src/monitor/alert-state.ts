@@ -49,6 +49,7 @@ export class AlertState {
   private written: string | undefined;
   /** The newest state waiting for a background save, and the save loop running. */
   private queued: string | undefined;
+  private inFlight: string | undefined;
   private writing: Promise<void> | undefined;
   /** No state on disk yet: the next reconcile is the monitor's first look. */
   private fresh = true;
@@ -106,7 +107,7 @@ export class AlertState {
    */
   saveInBackground(): void {
     const text = this.text();
-    if (text === (this.queued ?? this.written)) return;
+    if (text === (this.queued ?? this.inFlight ?? this.written)) return;
     this.queued = text;
     this.writing ??= this.drain();
   }
@@ -119,12 +120,14 @@ export class AlertState {
   private async drain(): Promise<void> {
     for (let text = this.queued; text !== undefined; text = this.queued) {
       this.queued = undefined;
+      this.inFlight = text;
       try {
         await this.deps.writeAtomicAsync(this.path, text);
         this.written = text;
       } catch (err) {
         this.deps.log(`${this.path}: cannot save the alert state, will try again: ${err}`);
       }
+      this.inFlight = undefined;
     }
     this.writing = undefined;
   }

@@ -44,6 +44,8 @@ export class MonitorService {
   private alertState: AlertState;
   private timer: NodeJS.Timeout | undefined;
   private soon: Pending | undefined;
+  /** After a failed evaluation: the alert state being read again. */
+  private reloadingState: Promise<void> | undefined;
   private started = false;
   private trackerDirty = false;
   /** Wall-clock ms of the last batch-triggered pass (leading-edge coalescing of bursts). */
@@ -167,6 +169,7 @@ export class MonitorService {
     for (const off of this.detach.splice(0)) off();
     await this.follower.stop();
     saveTracker(this.paths, this.tracker.snapshotText());
+    await this.reloadingState;
     await this.alertState.flush();
     this.alertState.save();
     await this.outbox.close();
@@ -207,6 +210,7 @@ export class MonitorService {
 
   /** Detects, reconciles, and enqueues what is due; returns the notifications sent. */
   evaluate(onlyTouched = false): Notification[] {
+    if (this.reloadingState !== undefined) return []; // the next pass decides, on the reloaded state
     const now = this.now();
     this.lastEvaluatedAt = now.getTime();
     try {
@@ -227,9 +231,14 @@ export class MonitorService {
       if (notifications.length > 0) this.openIncidents = undefined;
       return notifications;
     } catch (err) {
-      // Nothing saved: reload, so what was not enqueued is decided (and sent) again.
+      // Nothing saved: reload, so what was not enqueued is decided (and sent) again; once the
+      // saves already under way have landed, so the state read is the newest written.
       this.log.error({ err }, "monitor: evaluation failed; will retry");
-      this.alertState = this.loadAlertState();
+      const failed = this.alertState;
+      this.reloadingState = failed.flush().then(() => {
+        if (this.alertState === failed) this.alertState = this.loadAlertState();
+        this.reloadingState = undefined;
+      });
       return [];
     }
   }

@@ -18,14 +18,17 @@ export class OneAtATime {
       return this.running;
     }
     const loop = async () => {
-      do {
-        this.again = false;
-        await this.job();
-      } while (this.again && !this.stopped());
+      try {
+        do {
+          this.again = false;
+          await this.job();
+        } while (this.again && !this.stopped());
+      } finally {
+        // Cleared in the same step that ends the loop: an ask after it starts a new run.
+        this.running = undefined;
+      }
     };
-    this.running = loop().finally(() => {
-      this.running = undefined;
-    });
+    this.running = loop();
     return this.running;
   }
 }

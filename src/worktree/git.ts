@@ -7,13 +7,13 @@ export interface GitResult {
   stderr: string;
 }
 
+/** Variables that would point git at another repository than `cwd`'s. */
+const REPOSITORY_VARIABLES = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"];
+
 export function git(cwd: string, args: readonly string[], env?: NodeJS.ProcessEnv): GitResult {
-  const r = spawnSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: env ?? process.env,
-    maxBuffer: 64 << 20,
-  });
+  const base: NodeJS.ProcessEnv = { ...(env ?? process.env), LC_ALL: "C" };
+  for (const name of REPOSITORY_VARIABLES) delete base[name];
+  const r = spawnSync("git", args, { cwd, encoding: "utf8", env: base, maxBuffer: 64 << 20 });
   if (r.error !== undefined) {
     const code = (r.error as NodeJS.ErrnoException).code;
     return {

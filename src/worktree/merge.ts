@@ -3,11 +3,13 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../util/errors.js";
+import { withFileLock } from "../util/file-lock.js";
 import { commitEnv, git, gitOrThrow } from "./git.js";
 import {
   listWorktrees,
   type MergeStrategy,
   readMeta,
+  statusOf,
   type WorktreeMeta,
   worktreesDir,
   writeMeta,
@@ -16,15 +18,25 @@ import {
 const conflicted = (cwd: string) =>
   git(cwd, ["diff", "--name-only", "--diff-filter=U"]).stdout.trim().split("\n").filter(Boolean);
 
-function refuseConflict(runId: string, files: string[], how: string): never {
-  throw new UserError(
-    `merging run ${runId} conflicts in ${files.join(", ") || "(unknown files)"}; nothing was changed (${how} aborted). Resolve by hand: \`git merge ${"<branch>"}\` in the project, or rebase the branch in its worktree, then run \`autoloop worktree merge ${runId}\` again`,
-  );
+/**
+ * A merge step that failed: a conflict is aborted (`abort`) and named; anything else (an
+ * untracked file in the way, a hook, a held index.lock) is reported in git's own words.
+ */
+function failed(runId: string, cwd: string, how: string, stderr: string, abort: string[]): never {
+  const files = conflicted(cwd);
+  if (files.length > 0) {
+    git(cwd, abort);
+    throw new UserError(
+      `merging run ${runId} conflicts in ${files.join(", ")}; nothing was changed (${how} aborted). Resolve by hand (git merge or rebase the run's branch), then \`autoloop worktree merge ${runId}\` again`,
+    );
+  }
+  throw new UserError(`merging run ${runId} failed (${how}): ${stderr || "git gave no reason"}`);
 }
 
 /**
  * Merges the run's branch into the branch the project has checked out, which must be its base
- * branch and clean (the harness's own `.autoloop/` is ignored).
+ * branch and clean (the harness's own `.autoloop/` is ignored). Merges into one checkout take
+ * turns (a lock beside the worktrees), so two runs ending together never undo each other.
  */
 export function mergeWorktree(
   projectDir: string,
@@ -33,9 +45,22 @@ export function mergeWorktree(
   strategy?: MergeStrategy,
   now = new Date(),
 ): WorktreeMeta {
+  return withFileLock(join(worktreesDir(autoloopDir), "merge"), () =>
+    mergeLocked(projectDir, autoloopDir, runId, strategy, now),
+  );
+}
+
+function mergeLocked(
+  projectDir: string,
+  autoloopDir: string,
+  runId: string,
+  strategy: MergeStrategy | undefined,
+  now: Date,
+): WorktreeMeta {
   const meta = readMeta(autoloopDir, runId);
-  if (meta.status === "merged") throw new UserError(`run ${runId} is already merged`);
-  if (meta.status === "running")
+  const status = statusOf(meta);
+  if (status === "merged") throw new UserError(`run ${runId} is already merged`);
+  if (status === "running")
     throw new UserError(`run ${runId} is still running; merge it once it has ended`);
   const how = strategy ?? meta.merge_strategy;
   const current = git(projectDir, ["symbolic-ref", "--quiet", "--short", "HEAD"]).stdout.trim();
@@ -51,30 +76,21 @@ export function mergeWorktree(
   const env = commitEnv(projectDir);
   const message = `autoloop: merge run ${runId} (${how})`;
   if (how === "squash") {
-    if (!git(projectDir, ["merge", "--squash", meta.branch], env).ok) {
-      const files = conflicted(projectDir);
-      git(projectDir, ["reset", "--merge"], env);
-      refuseConflict(runId, files, "squash merge");
-    }
+    const r = git(projectDir, ["merge", "--squash", meta.branch], env);
+    if (!r.ok) failed(runId, projectDir, "squash merge", r.stderr, ["reset", "--merge"]);
     // Nothing to commit when the run changed nothing.
     if (!git(projectDir, ["diff", "--cached", "--quiet"]).ok)
       gitOrThrow(projectDir, ["commit", "--no-verify", "-m", message], "committing the merge", env);
   } else if (how === "merge") {
-    if (!git(projectDir, ["merge", "--no-ff", "-m", message, meta.branch], env).ok) {
-      const files = conflicted(projectDir);
-      git(projectDir, ["merge", "--abort"], env);
-      refuseConflict(runId, files, "merge");
-    }
+    const r = git(projectDir, ["merge", "--no-ff", "-m", message, meta.branch], env);
+    if (!r.ok) failed(runId, projectDir, "merge", r.stderr, ["merge", "--abort"]);
   } else {
     // Rebase the run's commits onto the base in its own worktree, then fast-forward the base.
     const tree = meta.worktree_path;
     if (!existsSync(tree))
       throw new UserError(`the worktree of ${runId} is gone (${tree}); use --strategy squash`);
-    if (!git(tree, ["rebase", meta.base_branch], env).ok) {
-      const files = conflicted(tree);
-      git(tree, ["rebase", "--abort"], env);
-      refuseConflict(runId, files, "rebase");
-    }
+    const r = git(tree, ["rebase", meta.base_branch], env);
+    if (!r.ok) failed(runId, tree, "rebase", r.stderr, ["rebase", "--abort"]);
     gitOrThrow(projectDir, ["merge", "--ff-only", meta.branch], "fast-forwarding", env);
   }
   const merged: WorktreeMeta = { ...meta, status: "merged", merged_at: now.toISOString() };

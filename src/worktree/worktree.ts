@@ -3,9 +3,10 @@
 // fields). The run's journal, tasks and memory stay in the project's `.autoloop/`, where the
 // scheduler and the monitor look for them.
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { UserError } from "../util/errors.js";
+import { isProcessAlive } from "../util/process.js";
 import { commitEnv, git, gitOrThrow } from "./git.js";
 
 export const MERGE_STRATEGIES = ["squash", "merge", "rebase"] as const;
@@ -23,6 +24,14 @@ export interface WorktreeMeta {
   created_at: string;
   merged_at: string | null;
   removed_at: string | null;
+  /** Our extension: the harness's pid while running, so a dead one reads as failed. */
+  pid?: number;
+}
+
+/** The status as things are: a "running" worktree whose harness is gone ended badly. */
+export function statusOf(meta: WorktreeMeta): WorktreeStatus {
+  if (meta.status !== "running" || meta.pid === undefined) return meta.status;
+  return isProcessAlive(meta.pid) ? "running" : "failed";
 }
 
 /** `.autoloop/worktrees` of a project (next to its journal). */
@@ -39,6 +48,9 @@ export function writeMeta(autoloopDir: string, meta: WorktreeMeta): void {
 }
 
 export function readMeta(autoloopDir: string, runId: string): WorktreeMeta {
+  // Used as a folder name: one plain path segment, nothing that climbs out.
+  if (runId === "" || runId === "." || runId === ".." || basename(runId) !== runId)
+    throw new UserError(`${JSON.stringify(runId)} is not a run id (letters, digits, . _ -)`);
   const file = metaPath(autoloopDir, runId);
   let text: string;
   try {
@@ -48,11 +60,22 @@ export function readMeta(autoloopDir: string, runId: string): WorktreeMeta {
       `no worktree for run ${JSON.stringify(runId)} (${file} is missing); \`autoloop worktree list\` shows them`,
     );
   }
+  let meta: WorktreeMeta;
   try {
-    return JSON.parse(text) as WorktreeMeta;
+    meta = JSON.parse(text) as WorktreeMeta;
   } catch (err) {
     throw new UserError(`${file}: unreadable worktree metadata (${String(err)})`);
   }
+  // The folder names the run: a file that says otherwise is not trusted with paths.
+  if (
+    meta.run_id !== runId ||
+    typeof meta.branch !== "string" ||
+    typeof meta.worktree_path !== "string"
+  )
+    throw new UserError(
+      `${file}: worktree metadata for another run or incomplete; remove the folder`,
+    );
+  return meta;
 }
 
 /** Every worktree of the project, oldest first; unreadable metadata is skipped. */
@@ -113,6 +136,7 @@ export function createWorktree(opts: {
     created_at: (opts.now ?? new Date()).toISOString(),
     merged_at: null,
     removed_at: null,
+    pid: process.pid,
   };
   writeMeta(autoloopDir, meta);
   return meta;
@@ -140,7 +164,8 @@ export function finishWorktree(
       );
     }
   }
-  const done = { ...meta, status: outcome };
+  const { pid: _, ...rest } = meta;
+  const done: WorktreeMeta = { ...rest, status: outcome };
   writeMeta(autoloopDir, done);
   return done;
 }

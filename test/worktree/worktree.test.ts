@@ -202,3 +202,61 @@ describe("automerge and cleanup", () => {
     expect(git(project, "branch", "--list", "autoloop/x1")).toContain("autoloop/x1");
   });
 });
+
+describe("worktree edge cases", () => {
+  it("runs the agent in the same subfolder of the tree when the work dir is a package", async () => {
+    const { project, preset } = world();
+    const pkg = join(project, "packages", "app");
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(join(pkg, "package.json"), "{}\n");
+    git(project, "add", "-A");
+    git(project, "commit", "-q", "-m", "package");
+    const r = await autoloop(["run", preset, "x", "--quiet", "--worktree", "--run-id", "p1"], {
+      cwd: pkg,
+      env: GIT_ENV,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const tree = join(pkg, ".autoloop", "worktrees", "p1", "tree");
+    expect(readFileSync(join(tree, "packages", "app", "where.txt"), "utf8").trim()).toBe(
+      join(tree, "packages", "app"),
+    );
+  });
+
+  it("--no-worktree keeps run-scoped state, not the shared state folder", async () => {
+    const { run, journal } = world("[worktree]\nenabled = true\n");
+    expect((await run(["--no-worktree", "--run-id", "n1"])).exitCode).toBe(0);
+    expect(journal().find((x) => x.topic === "loop.start").fields.isolation_mode).toBe(
+      "run-scoped",
+    );
+  });
+
+  it("reads a worktree whose harness died as failed: clean takes it, merge is allowed", async () => {
+    const { project, run, wt } = world();
+    expect((await run(["--worktree", "--run-id", "k9"])).exitCode).toBe(0);
+    const file = join(project, ".autoloop", "worktrees", "k9", "meta.json");
+    const meta = JSON.parse(readFileSync(file, "utf8"));
+    // As a harness killed mid-run leaves it: still "running", with a pid that is gone.
+    writeFileSync(file, JSON.stringify({ ...meta, status: "running", pid: 2 ** 22 + 1 }));
+    expect((await wt("merge", "k9")).exitCode).toBe(0);
+    writeFileSync(file, JSON.stringify({ ...meta, status: "running", pid: process.pid }));
+    expect((await wt("clean")).stdout).toBe("nothing to clean");
+    expect((await wt("merge", "k9")).stderr).toContain("is still running");
+  });
+
+  it("reports a merge that fails for another reason than a conflict in git's words", async () => {
+    const { project, run, wt } = world();
+    expect((await run(["--worktree", "--run-id", "u1"])).exitCode).toBe(0);
+    // An untracked file where the run's branch has one: git refuses to overwrite it.
+    writeFileSync(join(project, "agent-file.txt"), "untracked\n");
+    const r = await wt("merge", "u1", "--strategy", "merge");
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("merging run u1 failed (merge)");
+    expect(r.stderr).toContain("untracked working tree files would be overwritten");
+    expect(readFileSync(join(project, "agent-file.txt"), "utf8")).toBe("untracked\n");
+  });
+
+  it("refuses a run id that is not one plain name", async () => {
+    const { wt } = world();
+    expect((await wt("show", "../../etc")).stderr).toContain("is not a run id");
+  });
+});
