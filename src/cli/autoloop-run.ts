@@ -109,6 +109,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   ]);
   if (flag(p, "no-worktree") && preset.config.core.isolation_mode === "worktree")
     preset.config.core.isolation_mode = "run-scoped";
+  for (const w of preset.warnings) process.stderr.write(`autoloop: preset ${preset.name}: ${w}\n`);
   const { runLoop } = await import("../core/loop.js");
 
   const controller = new AbortController();

@@ -10,7 +10,7 @@ import { flag, parse, str } from "./common.js";
 
 const HELP = `Usage: autoloop task <subcommand>
 
-  autoloop task add [--priority high|normal|low] [--soft] <text...>   create an open task; prints its id
+  autoloop task add [-p|--priority high|normal|low] [--soft] <text...>   create an open task; prints its id
   autoloop task complete <id>                                         mark a task done
   autoloop task update <id> <text...>                                 replace a task's text
   autoloop task remove <id> [reason...]                               tombstone a task (reason: manual)
@@ -58,7 +58,11 @@ function needId(id: string | undefined, usage: string): string {
 export async function taskCommand(argv: string[]): Promise<number> {
   const p = parse(
     argv,
-    { priority: { type: "string" }, soft: { type: "boolean" }, json: { type: "boolean" } },
+    {
+      priority: { type: "string", short: "p" },
+      soft: { type: "boolean" },
+      json: { type: "boolean" },
+    },
     "autoloop task",
   );
   const [sub, ...args] = p.positionals;

@@ -1,12 +1,13 @@
 // Loads a preset directory: resolves the name, parses and validates its TOML files,
 // applies `--set` overrides and reads role prompts and `harness.md`.
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { parse } from "smol-toml";
 import type * as z from "zod/mini";
 import { type FieldProblem, UserError, ValidationError } from "../util/errors.js";
 import { bundledPresetsDir } from "../util/package-root.js";
 import { parseTomlBytes, schemaProblems } from "../util/toml-input.js";
+import { adaptReferenceConfig } from "./preset-compat.js";
 import {
   type PresetConfig,
   presetConfigSchema,
@@ -22,8 +23,10 @@ export interface Preset {
   dir: string;
   config: PresetConfig;
   topology: Topology;
-  /** Standing instructions from `harness.md`, or "". */
+  /** Standing instructions from `harness.md` (or `harness.instructions_file`), or "". */
   harnessInstructions: string;
+  /** Keys of other harnesses this one does not implement, named (see preset-compat.ts). */
+  warnings: string[];
 }
 
 /** Finds a preset: a path, else `<cwd>/presets/<name>`, else the bundled `presets/<name>`. */
@@ -34,6 +37,8 @@ export function resolvePresetDir(
 ): string {
   const asPath = resolve(cwd, nameOrPath);
   if (isDirectory(asPath) && existsSync(join(asPath, "autoloops.toml"))) return asPath;
+  // A single-file preset: config and topology (inline role prompts) in one .toml.
+  if (nameOrPath.endsWith(".toml") && existsSync(asPath) && !isDirectory(asPath)) return asPath;
   if (PRESET_NAME.test(nameOrPath) && !nameOrPath.includes("..")) {
     for (const dir of [...presetsDirs, join(cwd, "presets"), bundledPresetsDir()]) {
       const candidate = join(dir, nameOrPath);
@@ -141,14 +146,17 @@ function readRolePrompt(
   return "";
 }
 
-/** Loads and validates the preset at `dir`, with `--set` overrides applied to autoloops.toml. */
+/**
+ * Loads and validates the preset at `dir` (a folder with autoloops.toml, or a single-file
+ * preset's .toml), with `--set` overrides applied to its config.
+ */
 export function loadPreset(dir: string, sets: readonly string[] = []): Preset {
+  if (dir.endsWith(".toml") && !isDirectory(dir)) return loadPresetFile(dir, sets);
   const configFile = join(dir, "autoloops.toml");
   const rawConfig = applyOverrides(readToml(configFile), sets);
+  const warnings = adaptReferenceConfig(rawConfig);
   const config = validate(presetConfigSchema, rawConfig, configFile);
-  // `worktree.enabled` (or its alias `isolation.enabled`) asks for worktree isolation.
-  const alias = (rawConfig.isolation as { enabled?: unknown } | undefined)?.enabled === true;
-  if (config.worktree.enabled || alias) config.core.isolation_mode = "worktree";
+  applyIsolationKeys(config, rawConfig);
   const topologyFile = join(dir, "topology.toml");
   const rawTopology = existsSync(topologyFile) ? readToml(topologyFile) : {};
   const topoData = validate(topologySchema, rawTopology, topologyFile);
@@ -160,12 +168,54 @@ export function loadPreset(dir: string, sets: readonly string[] = []): Preset {
   }
   const prompts = topoData.role.map((role, i) => readRolePrompt(dir, topologyFile, i, role));
   const topology = buildTopology(topoData, prompts, topologyFile);
-  const harnessFile = join(dir, "harness.md");
   return {
     name: basename(dir),
     dir,
     config,
     topology,
-    harnessInstructions: existsSync(harnessFile) ? readFileSync(harnessFile, "utf8").trim() : "",
+    harnessInstructions: harnessInstructions(dir, rawConfig),
+    warnings,
   };
+}
+
+/** A single-file preset: config tables, topology tables and inline role prompts in one file. */
+function loadPresetFile(file: string, sets: readonly string[]): Preset {
+  const raw = applyOverrides(readToml(file), sets);
+  const warnings = adaptReferenceConfig(raw);
+  const config = validate(presetConfigSchema, raw, file);
+  applyIsolationKeys(config, raw);
+  const topoData = validate(topologySchema, raw, file);
+  if (
+    topoData.completion !== undefined &&
+    !sets.some((s) => s.startsWith("event_loop.completion_event="))
+  )
+    config.event_loop.completion_event = topoData.completion;
+  const dir = dirname(file);
+  const prompts = topoData.role.map((role, i) => readRolePrompt(dir, file, i, role));
+  return {
+    name:
+      typeof raw.name === "string" && PRESET_NAME.test(raw.name)
+        ? raw.name
+        : basename(file, ".toml"),
+    dir,
+    config,
+    topology: buildTopology(topoData, prompts, file),
+    harnessInstructions: harnessInstructions(dir, raw),
+    warnings,
+  };
+}
+
+/** `harness.instructions_file` (a path inside the preset), else `harness.md`. */
+function harnessInstructions(dir: string, raw: Record<string, unknown>): string {
+  const named = (raw.harness as { instructions_file?: unknown } | undefined)?.instructions_file;
+  const file = resolve(dir, typeof named === "string" ? named : "harness.md");
+  const inside = relative(dir, file);
+  if (inside.startsWith("..") || isAbsolute(inside)) return "";
+  return existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+}
+
+/** `worktree.enabled` (or its alias `isolation.enabled`) asks for worktree isolation. */
+function applyIsolationKeys(config: PresetConfig, raw: Record<string, unknown>): void {
+  const alias = (raw.isolation as { enabled?: unknown } | undefined)?.enabled === true;
+  if (config.worktree.enabled || alias) config.core.isolation_mode = "worktree";
 }

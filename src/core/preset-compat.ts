@@ -1,0 +1,106 @@
+// Presets written for the public autoloop: what this harness does not implement is named in
+// a warning (never refused, never silently ignored), and backend kinds other than "command"
+// run their CLI as a command.
+
+/** Keys this harness reads, by section ("" = top level); anything else gets a warning. */
+const KNOWN: Record<string, readonly string[]> = {
+  "": [
+    "event_loop",
+    "backend",
+    "tasks",
+    "memory",
+    "core",
+    "worktree",
+    "isolation",
+    "harness",
+    // Topology keys, in a single-file preset.
+    "name",
+    "completion",
+    "role",
+    "handoff",
+  ],
+  event_loop: [
+    "max_iterations",
+    "completion_event",
+    "completion_promise",
+    "required_events",
+    "max_runtime",
+    "stall_iterations",
+  ],
+  backend: [
+    "kind",
+    "command",
+    "agent",
+    "args",
+    "agent_args",
+    "prompt_mode",
+    "timeout_ms",
+    "kill_grace_ms",
+    "env",
+  ],
+  tasks: ["prompt_budget_chars"],
+  memory: ["prompt_budget_chars"],
+  core: ["journal_file", "tasks_file", "memory_file", "isolation_mode", "state_dir"],
+  worktree: ["enabled", "branch_prefix", "merge_strategy", "automerge", "cleanup"],
+  isolation: ["enabled"],
+  harness: ["instructions_file"],
+};
+
+/** What some of the reference's keys do there, for the warning. */
+const WHAT: Record<string, string> = {
+  review: "metareview iterations",
+  gate: "[[gate]] checks",
+  stage: "[[stage]] fan-out branches",
+  stage_runtime: "stage runtime controls",
+  hooks: "pre_run/post_run hooks",
+  profiles: "role profiles",
+};
+
+/** Backend kinds of the reference and the CLI each falls back to here. */
+const FALLBACK_COMMAND: Record<string, string> = { "claude-sdk": "claude", pi: "pi" };
+
+const isTable = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Makes a reference preset's config runnable here (mutates `raw`) and returns the warnings:
+ * a backend kind other than "command" runs `backend.command` (claude-sdk: `claude`, pi: `pi`
+ * when none is given) as a command; unknown keys are named.
+ */
+export function adaptReferenceConfig(raw: Record<string, unknown>): string[] {
+  const warnings: string[] = [];
+  const backend = raw.backend;
+  if (isTable(backend) && typeof backend.kind === "string" && backend.kind !== "command") {
+    const kind = backend.kind;
+    backend.command ??= FALLBACK_COMMAND[kind];
+    backend.kind = "command";
+    warnings.push(
+      `backend.kind = ${JSON.stringify(kind)} is not implemented here; running ${JSON.stringify(backend.command ?? "(no backend.command)")} as a command backend instead`,
+    );
+    for (const key of ["provider", "trust_all_tools", "model"]) delete backend[key];
+  }
+  for (const [key, value] of Object.entries(raw)) {
+    const known = KNOWN[""]!.includes(key);
+    if (!known) {
+      warnings.push(
+        `${isTable(value) || Array.isArray(value) ? `[${key}]` : key} (${WHAT[key] ?? "a key of another harness"}) is not implemented here and is ignored`,
+      );
+      continue;
+    }
+    const keys = KNOWN[key];
+    if (keys === undefined || !isTable(value)) continue;
+    for (const sub of Object.keys(value))
+      if (!keys.includes(sub))
+        warnings.push(`${key}.${sub} is not implemented here and is ignored`);
+  }
+  const core = raw.core;
+  if (isTable(core) && typeof core.state_dir === "string") {
+    const journal =
+      typeof core.journal_file === "string" ? core.journal_file : ".autoloop/journal.jsonl";
+    if (!journal.startsWith(`${core.state_dir.replace(/\/$/, "")}/`))
+      warnings.push(
+        `core.state_dir = ${JSON.stringify(core.state_dir)}: state goes beside core.journal_file (${journal}) here`,
+      );
+  }
+  return warnings;
+}
