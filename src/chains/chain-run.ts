@@ -62,8 +62,7 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
   const presets = steps.map((s) =>
     loadPreset(resolvePresetDir(s.preset, projectDir), [...(opts.sets ?? []), ...stepOverrides(s)]),
   );
-  for (const p of presets)
-    for (const w of p.warnings) opts.progress?.(`preset ${p.name}: ${w}`);
+  for (const p of presets) for (const w of p.warnings) opts.progress?.(`preset ${p.name}: ${w}`);
   const journalFile = resolve(projectDir, presets[0]!.config.core.journal_file);
   const chainDir = join(dirname(journalFile), "chains", chainRunId);
   const journal = new JournalWriter(journalFile);
