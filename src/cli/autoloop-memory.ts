@@ -8,8 +8,9 @@ import { DEFAULT_MEMORY_FILE, projectMemoryFile, runMemoryFile } from "../memory
 import { renderMemory } from "../memory/render.js";
 import { MemoryStore } from "../memory/store.js";
 import { resolveProjectDir } from "../tasks/paths.js";
+import { parseDuration } from "../util/duration.js";
 import { UserError } from "../util/errors.js";
-import { flag, parse } from "./common.js";
+import { flag, list, parse, str } from "./common.js";
 
 const HELP = `Usage: autoloop memory <subcommand>
 
@@ -21,6 +22,11 @@ const HELP = `Usage: autoloop memory <subcommand>
   autoloop memory add meta <key> <value...>           a key/value note (inside a run: the run's)
   autoloop memory remove <id> [reason...]             tombstone an entry (reason: manual)
   autoloop memory promote <id>                        copy a run learning to project memory
+  autoloop memory prune --older-than 30d [--type learning|preference|meta]
+                                                      tombstone entries older than that
+                                                      (project memory; all types by default)
+  autoloop memory compact                             rewrite the file with its live entries only
+                                                      (tombstones and what they removed go)
 
 Project memory: $AUTOLOOP_MEMORY_FILE, else <project>/${DEFAULT_MEMORY_FILE} (core.memory_file),
 where <project> is $AUTOLOOP_PROJECT_DIR or the current dir. Run memory: $AUTOLOOP_STATE_DIR/
@@ -56,7 +62,12 @@ function entryText(e: MemoryEntry): string {
 export async function memoryCommand(argv: string[]): Promise<number> {
   const p = parse(
     argv,
-    { json: { type: "boolean" }, project: { type: "boolean" } },
+    {
+      json: { type: "boolean" },
+      project: { type: "boolean" },
+      "older-than": { type: "string" },
+      type: { type: "string", multiple: true },
+    },
     "autoloop memory",
   );
   const [action, ...rest] = p.positionals;
@@ -136,6 +147,33 @@ export async function memoryCommand(argv: string[]): Promise<number> {
         return 1;
       }
       say(`removed ${id}`);
+      return 0;
+    }
+    case "compact": {
+      for (const store of [project, ...(run ? [run] : [])]) {
+        const r = store.compact();
+        say(`${store.path}: ${r.kept} live entries kept, ${r.dropped} lines dropped`);
+      }
+      return 0;
+    }
+    case "prune": {
+      const age = str(p, "older-than");
+      const ms = age === undefined ? undefined : parseDuration(age);
+      if (ms === undefined)
+        throw new UserError(
+          `autoloop memory prune: --older-than needs a duration such as 30d or 12h, found ${JSON.stringify(age ?? "")}`,
+        );
+      const kinds = list(p, "type");
+      const allowed = ["learning", "preference", "meta"] as const;
+      for (const k of kinds)
+        if (!(allowed as readonly string[]).includes(k))
+          throw new UserError(
+            `autoloop memory prune: --type ${JSON.stringify(k)}: expected ${allowed.join(", ")}`,
+          );
+      const types = new Set(kinds.length > 0 ? kinds : allowed) as Set<MemoryEntry["type"]>;
+      const pruned = project.prune(new Date(Date.now() - ms), types, `pruned: older than ${age}`);
+      for (const e of pruned) say(`pruned ${entryText(e)}`);
+      say(`${pruned.length} entries pruned; \`autoloop memory compact\` drops them from the file`);
       return 0;
     }
     case "promote": {

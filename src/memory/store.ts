@@ -2,6 +2,7 @@
 // same cross-process lock as tasks: `mem-N`, `meta-N`, `ts-N`, N the next line number.
 import { appendLineOnce } from "../journal/append.js";
 import { LineCursor, parseLines } from "../journal/reader.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
 import { UserError } from "../util/errors.js";
 import { withFileLock } from "../util/file-lock.js";
 import {
@@ -81,6 +82,45 @@ export class MemoryStore {
         created: memoryTimestamp(this.now()),
       };
       return { entry, result: target };
+    });
+  }
+
+  /**
+   * Rewrites the file with its live entries only (ids and times kept, file order kept):
+   * tombstones, what they removed and replaced meta values go. Ids of dropped entries may be
+   * given again later; live ones never collide (see nextId).
+   */
+  compact(): { kept: number; dropped: number } {
+    return withFileLock(this.path, () => {
+      const entries = this.entries();
+      const live = new Set<MemoryFileEntry>(Object.values(materializeMemory(entries)).flat());
+      const kept = entries.filter((e) => live.has(e));
+      if (kept.length === entries.length) return { kept: kept.length, dropped: 0 };
+      writeFileAtomic(this.path, kept.map((e) => `${encodeMemoryEntry(e)}\n`).join(""));
+      return { kept: kept.length, dropped: entries.length - kept.length };
+    });
+  }
+
+  /** Tombstones every live entry of `types` created before `before`; returns them. */
+  prune(before: Date, types: ReadonlySet<MemoryEntry["type"]>, reason: string): MemoryEntry[] {
+    return withFileLock(this.path, () => {
+      const entries = this.entries();
+      const old = Object.values(materializeMemory(entries))
+        .flat()
+        .filter((e: MemoryEntry) => types.has(e.type) && Date.parse(e.created) < before.getTime());
+      const written: MemoryFileEntry[] = [...entries];
+      for (const target of old) {
+        const entry: MemoryFileEntry = {
+          type: "tombstone",
+          id: nextId(written, "ts"),
+          targetId: target.id,
+          reason,
+          created: memoryTimestamp(this.now()),
+        };
+        appendLineOnce(this.path, encodeMemoryEntry(entry));
+        written.push(entry);
+      }
+      return old;
     });
   }
 
