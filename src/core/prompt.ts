@@ -121,8 +121,9 @@ export function renderPrompt(input: PromptInput): string {
   const { preset, paths, view } = input;
   const ev = preset.config.event_loop;
   const tool = paths.toolPath;
+  // harness.md may name the tool and the state dir by placeholder, as role prompts do.
   const harness = preset.harnessInstructions
-    ? `Live harness instructions:\n${preset.harnessInstructions}\n\n`
+    ? `Live harness instructions:\n${substitute(preset.harnessInstructions, paths, input.runId, preset.dir)}\n\n`
     : "";
   const bp = backpressureNote(view);
   const tasksBlock = renderTasksBlock(input.tasks, preset.config.tasks.prompt_budget_chars);

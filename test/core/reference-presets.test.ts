@@ -50,7 +50,10 @@ describe("a preset in the public autoloop's style", () => {
     const preset = join(dir, "autocode");
     mkdirSync(preset);
     writeFileSync(join(preset, "autoloops.toml"), REFERENCE_STYLE);
-    writeFileSync(join(preset, "instructions.md"), "Standing orders: keep the diff small.\n");
+    writeFileSync(
+      join(preset, "instructions.md"),
+      "Standing orders: keep the diff small.\nEmit with {{TOOL_PATH}}; notes go to {{STATE_DIR}}.\n",
+    );
     const r = await autoloop(["run", preset, "do it", "--quiet"], {
       cwd: dir,
       env: { PATH: `${fakeClaude()}:${process.env.PATH}` },
@@ -65,7 +68,16 @@ describe("a preset in the public autoloop's style", () => {
     expect(journal).toMatch(/ARGV: \[-p\].*\[--dangerously-skip-permissions\]/);
     const promptFile = /\[([^\]]*active-prompt\.md)\]/.exec(journal)?.[1];
     expect(promptFile).toBeDefined();
-    expect(readFileSync(promptFile!, "utf8")).toContain("Standing orders: keep the diff small.");
+    const prompt = readFileSync(promptFile!, "utf8");
+    expect(prompt).toContain("Standing orders: keep the diff small.");
+    // Placeholders in the instructions are the run's own paths.
+    const runDir = join(
+      dir,
+      ".autoloop",
+      "runs",
+      /runs\/([^/]+)\/active-prompt/.exec(promptFile!)![1]!,
+    );
+    expect(prompt).toContain(`Emit with ${join(runDir, "autoloops")}; notes go to ${runDir}.`);
   });
 
   it("runs other backend kinds as their CLI, and says so", () => {
