@@ -183,7 +183,7 @@ export function chainOf(chainRun: string, records: readonly JournalRecord[]): Ch
     };
     if (r.topic === "chain.step.finish") {
       s.outcome = fieldText(r, "outcome");
-      s.reason = fieldText(r, "reason");
+      s.reason = fieldText(r, "reason") || fieldText(r, "stop_reason");
       s.iterations = fieldText(r, "iterations");
     }
     steps.set(step, s);
@@ -192,7 +192,7 @@ export function chainOf(chainRun: string, records: readonly JournalRecord[]): Ch
     chainRun,
     name: fieldText(start, "name"),
     objective: fieldText(start, "objective"),
-    status: done ? fieldText(done, "status") : "running",
+    status: done ? fieldText(done, "status") || fieldText(done, "outcome") : "running",
     reason: done ? fieldText(done, "reason") : "",
     steps: [...steps.values()].sort((a, b) => a.step - b.step),
   };

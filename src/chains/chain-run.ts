@@ -76,9 +76,12 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
       fields: { chain_run: chainRunId, ...fields },
     });
   const started = Date.now();
+  // Field names include the public autoloop's (step_count, preset_dir, stop_reason,
+  // steps_completed, outcome), so its readers understand these records too.
   record("chain.start", {
     name: opts.name,
     steps: steps.map((s) => s.preset).join(","),
+    step_count: String(steps.length),
     objective: opts.objective,
     trigger: opts.trigger,
     parent_run_id: opts.parentRunId,
@@ -105,7 +108,13 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
       const objective = stepObjective(opts, n, step, handoff);
       writeFileSync(join(stepDir, "handoff.md"), `${objective}\n`);
       const runId = `${chainRunId}-step-${n}`;
-      record("chain.step.start", { step: String(n), preset: step.preset, run_id: runId });
+      record("chain.step.start", {
+        step: String(n),
+        preset: step.preset,
+        preset_dir: presets[i]!.dir,
+        work_dir: projectDir,
+        run_id: runId,
+      });
       opts.progress?.(`chain ${opts.name}: step ${n}/${steps.length} (${step.preset}) as ${runId}`);
       const offset = fileSize(journalFile);
       const r = await runLoop({
@@ -137,6 +146,7 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
         run_id: runId,
         outcome: r.outcome,
         reason: r.reason,
+        stop_reason: r.reason,
         iterations: String(r.iterations),
       });
       if (!passes(result)) {
@@ -149,8 +159,10 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
     record("chain.complete", {
       name: opts.name,
       status: end.outcome,
+      outcome: end.outcome,
       reason: end.reason,
       steps_run: String(results.length),
+      steps_completed: String(results.filter(passes).length),
       ...(failed && { failed_step: String(failed.step), failed_run_id: failed.runId }),
     });
     journal.close();

@@ -19,8 +19,8 @@ const HELP = `Usage: autoloop inspect <view> [--run ID] [--format md|json] [--wo
 
 A run's artifacts, projections of the journal (the newest run without --run):
   autoloop inspect scratchpad            what each iteration did: roles, events, exit, output
-  autoloop inspect prompt [--iteration N]    the prompt of an iteration (default: the last)
-  autoloop inspect output [--iteration N]    the agent's output in an iteration
+  autoloop inspect prompt [N]            the prompt of iteration N (or --iteration N; default: the last)
+  autoloop inspect output [N]            the agent's output in iteration N
   autoloop inspect memory                the project and run memory the run's prompts show
   autoloop inspect chain                 a chain's steps and outcomes (--run <chain-run>)
   autoloop inspect metrics               iterations, agent and harness time, events, refusals
@@ -57,7 +57,15 @@ export async function inspectCommand(argv: string[]): Promise<number> {
     );
   const json = format === "json";
   if (ARTIFACT_VIEWS.includes(what)) {
-    const iteration = intOption(p, "iteration", "autoloop inspect");
+    // `inspect prompt 3`, as the public autoloop takes it, or --iteration 3.
+    const positional = p.positionals[1];
+    if (positional !== undefined && !/^[1-9]\d*$/.test(positional))
+      throw new UserError(
+        `autoloop inspect ${what}: ${JSON.stringify(positional)} is not an iteration number`,
+      );
+    const iteration =
+      intOption(p, "iteration", "autoloop inspect") ??
+      (positional === undefined ? undefined : Number(positional));
     process.stdout.write(inspectArtifact(what, { autoloopDir: dir, run, iteration, format }));
     return 0;
   }

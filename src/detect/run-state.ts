@@ -101,7 +101,9 @@ function base(ts: string): Omit<GateState, "refusals" | "episodeRefusals"> {
 
 /** A chain's end as a run's: completed, or stopped/failed with the step that ended it. */
 function chainTerminalOf(record: JournalRecord): Terminal {
-  const status = fieldText(record, "status") || "completed";
+  // Ours say `status`; the public autoloop's say `outcome`.
+  const said = fieldText(record, "status") || fieldText(record, "outcome") || "completed";
+  const status = ["complete", "success", "succeeded"].includes(said) ? "completed" : said;
   if (status === "completed")
     return { topic: "loop.complete", reason: "chain_completed", at: record.ts };
   const step = fieldText(record, "failed_step");

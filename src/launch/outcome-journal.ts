@@ -31,7 +31,7 @@ export function terminalOf(
       found = { topic: record.topic, reason: fieldText(record, "reason") };
     // A chain's end: completed, or stopped by the step that failed (its reason, e.g. step_failed).
     else if (record.topic === "chain.complete") {
-      const status = fieldText(record, "status");
+      const status = fieldText(record, "status") || fieldText(record, "outcome");
       found =
         status === "completed"
           ? { topic: "loop.complete", reason: "chain_completed" }

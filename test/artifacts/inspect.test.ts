@@ -28,6 +28,8 @@ describe("autoloop inspect artifacts", () => {
     const p = JSON.parse(prompt.stdout);
     expect(p).toMatchObject({ run: "d1", iteration: 2 });
     expect(p.text).toContain("Write the report");
+    // As the public autoloop takes it: the iteration as a word.
+    expect(JSON.parse((await inspect("prompt", "2", "--json")).stdout).iteration).toBe(2);
     const out = JSON.parse((await inspect("output", "--json")).stdout);
     expect(out.iteration).toBe(3);
     expect(out.text).toContain("emitted task.complete");

@@ -314,6 +314,29 @@ describe("chains", () => {
     expect(detectAll(chainRecords("completed"), 41)).toEqual([]);
   });
 
+  it("understands the public autoloop's chain records (outcome, no run or ts)", () => {
+    const reference = [
+      {
+        shape: "system",
+        run: "c7",
+        topic: "chain.start",
+        ts: "",
+        v: 1,
+        fields: { name: "x", steps: "a,b", step_count: "2" },
+      },
+      {
+        shape: "system",
+        run: "c7",
+        topic: "chain.complete",
+        ts: "",
+        v: 1,
+        fields: { name: "x", steps_completed: "1", outcome: "failed" },
+      },
+    ] as JournalRecord[];
+    const cs = detect(run(reference), { runs: new Map() }, now(1), thresholds, deps([]));
+    expect(cs.map((c) => `${c.kind} ${c.run}`)).toEqual(["run_failed c7"]);
+  });
+
   it("does not call a chain stalled while its steps are busy", () => {
     // The chain's own last record is 35 minutes old, but its step wrote a minute ago.
     const records = chainRecords("failed").slice(0, 4);
