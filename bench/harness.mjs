@@ -152,13 +152,13 @@ export async function benchHarness() {
   );
   report("1,000 iterations: per-iteration overhead", thousand.overheadMs / 1000, "ms");
   report("1,000 vs 100 iterations: harness overhead ratio", ratio, "x");
-  // Growth shows within one run: the last 100 iterations against the first 100 (each
+  // Growth shows within one run: the last 300 iterations against the first 300 (each
   // run's own noise, not a second process's, decides it).
-  const first = thousand.windowOverheadMs(2, 102);
-  const last = thousand.windowOverheadMs(899, 999);
+  const first = thousand.windowOverheadMs(2, 302);
+  const last = thousand.windowOverheadMs(699, 999);
   ok =
     report(
-      "1,000 iterations: overhead per iteration, last 100 vs first 100",
+      "1,000 iterations: overhead per iteration, last 300 vs first 300",
       last / first,
       "x",
       "<= 1.25x (no growth with iterations)",
