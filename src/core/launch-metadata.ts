@@ -19,6 +19,8 @@ export interface LaunchMetadata {
   parentRunId: string;
   maxIterations: number;
   paths: RunPaths;
+  /** Set once the run's worktree exists (worktree isolation). */
+  worktree?: { name: string; path: string };
 }
 
 /** True when the journal holds any record of `runId` (compact or spaced style). */
@@ -110,11 +112,13 @@ export function registryRecord(m: LaunchMetadata, update: Partial<RegistryRecord
     backend_args: config.backend.args,
     created_at: m.createdAt,
     updated_at: m.createdAt,
-    iteration: "0",
+    iteration: 0,
     max_iterations: String(m.maxIterations),
     stop_reason: "",
     latest_event: "loop.start",
     isolation_mode: config.core.isolation_mode,
+    worktree_name: m.worktree?.name ?? "",
+    worktree_path: m.worktree?.path ?? "",
     pid: process.pid,
     // Our extension: a pid means something only on the host (pid namespace) that wrote it.
     host: hostname(),

@@ -92,6 +92,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     maxIterations,
     paths,
     createdAt: journalTimestamp(),
+    ...(worktree && { worktree: { name: worktree.run_id, path: worktree.worktree_path } }),
   };
   const view = new RunView(paths.journalFile, runId, fileSize(paths.journalFile));
   const journal = new JournalWriter(paths.journalFile);
@@ -145,7 +146,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       registryRecord(meta, {
         status: registryStatus(t),
         stop_reason: t.reason,
-        iteration: String(completed),
+        iteration: completed,
         updated_at: journalTimestamp(),
         latest_event: t.complete ? "loop.complete" : "loop.stop",
       }),
@@ -294,7 +295,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     appendRegistry(
       paths.registryFile,
       registryRecord(meta, {
-        iteration: String(iteration),
+        iteration,
         updated_at: journalTimestamp(),
         latest_event: view.recentEvent,
       }),

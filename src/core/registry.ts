@@ -19,11 +19,15 @@ export interface RegistryRecord {
   backend_args: string[];
   created_at: string;
   updated_at: string;
-  iteration: string;
+  /** A number, as the public autoloop writes it (its `stats` and `loops` read it so). */
+  iteration: number;
   max_iterations: string;
   stop_reason: string;
   latest_event: string;
   isolation_mode: string;
+  /** The run's worktree in worktree isolation (its run id and tree), else "". */
+  worktree_name: string;
+  worktree_path: string;
   pid: number;
   /** The harness's host name: a monitor elsewhere (another pod) cannot judge the pid. */
   host: string;

@@ -79,7 +79,7 @@ describe("autoloop run with the demo agent", () => {
     expect(registry.at(-1)).toMatchObject({
       status: "completed",
       stop_reason: "completion_event",
-      iteration: "3",
+      iteration: 3,
     });
     expect(typeof registry[0]!.pid).toBe("number");
 
