@@ -13,6 +13,7 @@ Usage:
   autoloop agents [--json|--markdown]                               the agent CLIs and their argv
   autoloop worktree list|show|diff|merge|clean ...                  runs' git worktrees
   autoloop chain list|run <name> [objective...]                     presets run in sequence (chains.toml)
+  autoloop runs list|replay <run-id>                                inside a scheduled run: its schedule's runs
 
 Run \`autoloop <command> --help\` for a command's options.
 
@@ -39,6 +40,8 @@ async function main(): Promise<number> {
       return (await import("./autoloop-worktree.js")).worktreeCommand(rest);
     case "chain":
       return (await import("./autoloop-chain.js")).chainCommand(rest);
+    case "runs":
+      return (await import("./autoloop-runs.js")).runsCommand(rest);
     case undefined:
     case "help":
     case "--help":

@@ -1,10 +1,12 @@
 // `autoloop-cron fire <schedule> [--foreground]`: a run now, through the daemon when one
 // is running (so overlap, concurrency and the ledger stay consistent), else in-process.
+import { join } from "node:path";
 import pino from "pino";
 import { admitSlot, ledgerCause, recordSkip } from "../admission/admission.js";
 import { type CronConfig, runEnvironment } from "../config/config.js";
 import { runningDaemon, sendControl } from "../daemon/control.js";
 import { launchRecorded } from "../daemon/recorded-launch.js";
+import { attachHistory } from "../history/schedule-history.js";
 import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
 import { isRunProcess } from "../launch/identity.js";
 import { launchSpecFor, RUN_KILL_GRACE_MS } from "../launch/schedule-spec.js";
@@ -109,7 +111,13 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
     }
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
-  const spec = launchSpecFor(config, schedule, runId, slot);
+  const spec = attachHistory(launchSpecFor(config, schedule, runId, slot), {
+    ledger,
+    schedule,
+    incidentsDir: join(config.stateDir, "incidents"),
+    runs: schedule.history,
+    stateDir: config.stateDir,
+  });
   const env = runEnvironment(config, process.env);
   const result = launchRecorded(ledger, spec, "manual", { logger, env });
   if (result.kind === "duplicate")

@@ -4,9 +4,6 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { JournalWriter } from "../journal/append.js";
 import { type FieldValue, journalTimestamp } from "../journal/codec.js";
 import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
-import { materializeMemory } from "../memory/materialize.js";
-import { renderMemory } from "../memory/render.js";
-import { MemoryStore } from "../memory/store.js";
 import { blockingTasks } from "../tasks/materialize.js";
 import { TaskStore } from "../tasks/store.js";
 import { iterationEnv, runBoundEnv } from "./agent-env.js";
@@ -24,7 +21,13 @@ import {
   registryRecord,
 } from "./launch-metadata.js";
 import type { Preset } from "./preset.js";
-import { type IterationSummary, renderPrompt, substitute } from "./prompt.js";
+import {
+  type IterationSummary,
+  loopMemory,
+  readScheduleHistory,
+  renderPrompt,
+  substitute,
+} from "./prompt.js";
 import { appendRegistry, type RegistryStatus } from "./registry.js";
 import { ignoreStateDir, runPaths } from "./run-paths.js";
 import { RunView } from "./run-view.js";
@@ -118,6 +121,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   const promptMode = promptModeFor(agent, backend.prompt_mode);
   const reaper = new AgentReaper();
   const started = performance.now();
+  const scheduleHistory = readScheduleHistory(opts.env);
   const history: IterationSummary[] = [];
 
   system("loop.start", undefined, {
@@ -213,13 +217,8 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       tasks: tasks.view(),
       history,
       completionNote,
-      memory: renderMemory(
-        new MemoryStore(paths.projectMemoryFile).view(),
-        paths.runMemoryFile === paths.projectMemoryFile
-          ? materializeMemory([])
-          : new MemoryStore(paths.runMemoryFile).view(),
-        preset.config.memory.prompt_budget_chars,
-      ),
+      memory: loopMemory(paths, preset.config.memory.prompt_budget_chars),
+      scheduleHistory,
     });
     completionNote = "";
     writeFileSync(paths.promptPath, prompt);

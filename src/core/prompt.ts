@@ -1,7 +1,10 @@
 // Renders one iteration's prompt: objective, standing instructions, role prompts, routing,
 // backpressure, tasks, context pressure and a compact scratchpad of recent iterations.
 
-import type { RenderedMemory } from "../memory/render.js";
+import { existsSync, readFileSync } from "node:fs";
+import { materializeMemory } from "../memory/materialize.js";
+import { type RenderedMemory, renderMemory } from "../memory/render.js";
+import { MemoryStore } from "../memory/store.js";
 import type { TaskView } from "../tasks/materialize.js";
 import { renderTasksBlock, tasksPressureLine } from "../tasks/render.js";
 import type { Preset } from "./preset.js";
@@ -31,6 +34,8 @@ export interface PromptInput {
   completionNote: string;
   /** The rendered `Loop memory:` block (text "" when there is none). */
   memory?: RenderedMemory;
+  /** The schedule's recent runs, from the scheduler (see readScheduleHistory). */
+  scheduleHistory?: string;
 }
 
 const SCRATCHPAD_ITERATIONS = 5;
@@ -138,6 +143,7 @@ export function renderPrompt(input: PromptInput): string {
     gateNote(input) +
     (input.completionNote ? `${input.completionNote}\n\n` : "") +
     `Objective:\n${input.objective || "(none given)"}\n\n` +
+    (input.scheduleHistory ? `${input.scheduleHistory}\n\n` : "") +
     (input.memory?.text ? `${input.memory.text}\n\n` : "") +
     (tasksBlock ? `${tasksBlock}\n\n` : "") +
     rolesText(input) +
@@ -161,4 +167,30 @@ export function renderPrompt(input: PromptInput): string {
     "Completion gate: completion is refused while open (non-soft) tasks remain.\n" +
     "Plain text alone does not publish an event. Prefer the event tool over the stdout completion promise.\n"
   );
+}
+
+/** The loop memory a prompt shows: project memory, and the run's own unless they are one file. */
+export function loopMemory(paths: RunPaths, budget: number): RenderedMemory {
+  const run =
+    paths.runMemoryFile === paths.projectMemoryFile
+      ? materializeMemory([])
+      : new MemoryStore(paths.runMemoryFile).view();
+  return renderMemory(new MemoryStore(paths.projectMemoryFile).view(), run, budget);
+}
+
+/** Most of the schedule's history a prompt takes, whatever the file holds. */
+const SCHEDULE_HISTORY_MAX = 4000;
+
+/**
+ * What the scheduler wrote about this schedule's recent runs (AUTOLOOP_HISTORY_FILE, read
+ * once at the run's start), or "" outside a scheduled run.
+ */
+export function readScheduleHistory(env: NodeJS.ProcessEnv): string {
+  const file = env.AUTOLOOP_HISTORY_FILE;
+  if (file === undefined || file === "" || !existsSync(file)) return "";
+  try {
+    return readFileSync(file, "utf8").trim().slice(0, SCHEDULE_HISTORY_MAX);
+  } catch {
+    return "";
+  }
 }

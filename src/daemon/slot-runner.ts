@@ -1,10 +1,12 @@
 // A due slot's way to a running process: the slot policy's decision, the wait queue, the
 // launch through the ledger, and the watch that frees the run's place when it ends.
+import { join } from "node:path";
 import type { Logger } from "pino";
 import { admitSlot, ledgerCause, recordSkip, type SkipRecord } from "../admission/admission.js";
 import type { SlotDecision } from "../admission/policy.js";
 import { QUEUE_LIMIT, SlotQueue } from "../admission/slot-queue.js";
 import type { CronConfig } from "../config/config.js";
+import { attachHistory } from "../history/schedule-history.js";
 import { launchSpecFor } from "../launch/schedule-spec.js";
 import type { Trigger } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
@@ -160,7 +162,14 @@ export class SlotRunner {
       this.runs.settle(schedule.name, runId, undefined);
       return;
     }
-    const spec = launchSpecFor(this.ctx.config, schedule, runId, slot);
+    const { stateDir } = this.ctx.config;
+    const spec = attachHistory(launchSpecFor(this.ctx.config, schedule, runId, slot), {
+      ledger: this.ctx.ledger,
+      schedule,
+      incidentsDir: join(stateDir, "incidents"),
+      runs: schedule.history,
+      stateDir,
+    });
     const result = launchRecorded(this.ctx.ledger, spec, trigger, {
       logger: this.ctx.log,
       env: this.ctx.runEnv,

@@ -69,6 +69,8 @@ const scheduleEntry = z
     env_file: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
     alert: alertField.optional(),
     enabled: z.boolean().default(true),
+    /** How many of its recent runs a run is told about (0: none). */
+    history: z.number().int().min(0).max(20).optional(),
     monitor: z.strictObject(monitorThresholds).optional(),
   })
   .superRefine((s, ctx) => {
@@ -130,6 +132,8 @@ interface ScheduleCommon {
   /** Channel names; [] means the monitor's channels. */
   alert: string[];
   enabled: boolean;
+  /** How many of its recent runs a run's prompt tells about (default 3; 0: none). */
+  history: number;
   monitor: {
     gateRejections: number;
     gateGraceMs: number;
@@ -182,6 +186,9 @@ export interface ScheduleFileContext {
   /** Folder of the config file: the default project_dir. */
   configDir: string;
 }
+
+/** Runs of its schedule a run is told about, unless the schedule says `history`. */
+export const DEFAULT_HISTORY = 3;
 
 // Shared by every schedule without `after` or `env` (never mutated).
 const NONE: string[] = Object.freeze([]) as unknown as string[];
@@ -275,6 +282,7 @@ export function* parseScheduleFileSteps(
       env: Object.keys(s.env).length === 0 ? NO_ENV : s.env,
       alert: s.alert ?? defaults.alert,
       enabled: s.enabled,
+      history: s.history ?? DEFAULT_HISTORY,
       monitor:
         s.monitor === undefined
           ? defaults.monitor
