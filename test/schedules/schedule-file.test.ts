@@ -52,6 +52,7 @@ stall_after = "10m"
         env: { GIT_AUTHOR_NAME: "autoloop" },
         alert: ["mail"],
         enabled: false,
+        history: 3,
         monitor: {
           gateRejections: 5,
           gateGraceMs: 1_800_000,
