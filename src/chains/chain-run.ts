@@ -2,9 +2,10 @@
 // handed the previous step's result; `chain.*` records in the project's journal tell the story.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { fileSize } from "../core/launch-metadata.js";
+import { assertNewRunId, fileSize } from "../core/launch-metadata.js";
 import { runLoop } from "../core/loop.js";
 import { loadPreset, resolvePresetDir } from "../core/preset.js";
+import { isValidRunId } from "../core/run-id.js";
 import { JournalWriter } from "../journal/append.js";
 import { type FieldValue, journalTimestamp } from "../journal/codec.js";
 import type { OutcomeClass } from "../journal/stop-reasons.js";
@@ -58,12 +59,33 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
     throw new UserError(
       `chain ${opts.name} has ${steps.length} steps; the budget allows ${budget.max_steps} ([budget] max_steps in chains.toml)`,
     );
+  const lastStepId = `${chainRunId}-step-${steps.length}`;
+  if (!isValidRunId(lastStepId))
+    throw new UserError(
+      `chain run id ${JSON.stringify(chainRunId)} is too long: its steps' run ids (${lastStepId}) must stay within 128 characters`,
+    );
   // Every preset is found and valid before the first step runs.
-  const presets = steps.map((s) =>
-    loadPreset(resolvePresetDir(s.preset, projectDir), [...(opts.sets ?? []), ...stepOverrides(s)]),
-  );
+  const presets = steps.map((s) => {
+    const preset = loadPreset(resolvePresetDir(s.preset, projectDir), [
+      ...(opts.sets ?? []),
+      ...stepOverrides(s),
+    ]);
+    // A step's `model` adds to the preset's args, as `--model` (the CLIs' flag).
+    if (s.backend?.model !== undefined)
+      preset.config.backend.args = [...preset.config.backend.args, "--model", s.backend.model];
+    return preset;
+  });
   for (const p of presets) for (const w of p.warnings) opts.progress?.(`preset ${p.name}: ${w}`);
   const journalFile = resolve(projectDir, presets[0]!.config.core.journal_file);
+  const other = presets.find(
+    (p) => resolve(projectDir, p.config.core.journal_file) !== journalFile,
+  );
+  if (other !== undefined)
+    throw new UserError(
+      `chain ${opts.name}: preset ${other.name} journals to ${other.config.core.journal_file}, the first step to ${presets[0]!.config.core.journal_file}; a chain's steps share one journal`,
+    );
+  for (const id of [chainRunId, ...steps.map((_, i) => `${chainRunId}-step-${i + 1}`)])
+    assertNewRunId(journalFile, id);
   const chainDir = join(dirname(journalFile), "chains", chainRunId);
   const journal = new JournalWriter(journalFile);
   const record = (topic: string, fields: Record<string, FieldValue>) =>
@@ -154,6 +176,10 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
         break;
       }
     }
+  } catch (err) {
+    // Whatever broke the chain, it did not complete.
+    end = { outcome: "failed", reason: "chain_error" };
+    throw err;
   } finally {
     const failed = results.find((r) => !passes(r));
     record("chain.complete", {
@@ -163,7 +189,11 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
       reason: end.reason,
       steps_run: String(results.length),
       steps_completed: String(results.filter(passes).length),
-      ...(failed && { failed_step: String(failed.step), failed_run_id: failed.runId }),
+      ...(failed && {
+        failed_step: String(failed.step),
+        failed_run_id: failed.runId,
+        failed_reason: failed.reason,
+      }),
     });
     journal.close();
   }

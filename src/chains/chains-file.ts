@@ -108,14 +108,9 @@ export function readChainsFile(projectDir: string): ChainsFile {
 /** The `--set` overrides a step's backend table stands for. */
 export function stepOverrides(step: ChainStep): string[] {
   const sets: string[] = [];
-  for (const [key, value] of Object.entries(step.backend ?? {})) {
-    if (value === undefined || key === "model") continue;
-    sets.push(`backend.${key}=${JSON.stringify(value)}`);
-  }
-  // `model` is a convenience of the reference's SDK backends: for a CLI it is `--model`.
-  if (step.backend?.model !== undefined) {
-    const args = [...(step.backend.args ?? []), "--model", step.backend.model];
-    sets.push(`backend.args=${JSON.stringify(args)}`);
-  }
+  // `model` is added to the args once the preset is loaded (see chain-run.ts).
+  for (const [key, value] of Object.entries(step.backend ?? {}))
+    if (value !== undefined && key !== "model")
+      sets.push(`backend.${key}=${JSON.stringify(value)}`);
   return sets;
 }

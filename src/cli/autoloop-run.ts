@@ -69,6 +69,19 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   const inline = str(p, "chain");
   if (inline !== undefined) {
+    const alone = [
+      "max-iterations",
+      "worktree",
+      "no-worktree",
+      "automerge",
+      "merge-strategy",
+      "keep-worktree",
+    ];
+    const clash = alone.find((o) => p.values[o] !== undefined);
+    if (clash !== undefined)
+      throw new UserError(
+        `autoloop run: --${clash} does not apply to --chain; set it per step in chains.toml`,
+      );
     const steps = inline
       .split(",")
       .map((s) => s.trim())

@@ -74,10 +74,13 @@ export function adaptReferenceConfig(raw: Record<string, unknown>): string[] {
     const kind = backend.kind;
     backend.command ??= FALLBACK_COMMAND[kind];
     backend.kind = "command";
-    warnings.push(
-      `backend.kind = ${JSON.stringify(kind)} is not implemented here; running ${JSON.stringify(backend.command ?? "(no backend.command)")} as a command backend instead`,
+    const dropped = ["provider", "trust_all_tools", "model"].filter(
+      (k) => backend[k] !== undefined,
     );
-    for (const key of ["provider", "trust_all_tools", "model"]) delete backend[key];
+    warnings.push(
+      `backend.kind = ${JSON.stringify(kind)} is not implemented here; running ${JSON.stringify(backend.command ?? "(no backend.command)")} as a command backend instead${dropped.length > 0 ? ` (ignoring backend.${dropped.join(", backend.")})` : ""}`,
+    );
+    for (const key of dropped) delete backend[key];
   }
   for (const [key, value] of Object.entries(raw)) {
     const known = KNOWN[""]!.includes(key);

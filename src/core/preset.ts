@@ -205,13 +205,29 @@ function loadPresetFile(file: string, sets: readonly string[]): Preset {
   };
 }
 
-/** `harness.instructions_file` (a path inside the preset), else `harness.md`. */
+/** `harness.instructions_file` (a file inside the preset), else `harness.md` if there is one. */
 function harnessInstructions(dir: string, raw: Record<string, unknown>): string {
   const named = (raw.harness as { instructions_file?: unknown } | undefined)?.instructions_file;
-  const file = resolve(dir, typeof named === "string" ? named : "harness.md");
+  if (named === undefined) {
+    const file = join(dir, "harness.md");
+    return existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+  }
+  const file = typeof named === "string" ? resolve(dir, named) : "";
   const inside = relative(dir, file);
-  if (inside.startsWith("..") || isAbsolute(inside)) return "";
-  return existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+  const problem = (expected: string): never => {
+    throw new ValidationError([
+      {
+        file: join(dir, "autoloops.toml"),
+        field: "harness.instructions_file",
+        found: JSON.stringify(named),
+        expected,
+      },
+    ]);
+  };
+  if (typeof named !== "string") problem("a file name inside the preset folder");
+  if (inside.startsWith("..") || isAbsolute(inside)) problem("a path inside the preset folder");
+  if (!existsSync(file)) problem(`an existing file (${file} is missing)`);
+  return readFileSync(file, "utf8").trim();
 }
 
 /** `worktree.enabled` (or its alias `isolation.enabled`) asks for worktree isolation. */

@@ -149,7 +149,12 @@ export class MonitorFacts {
   private runFacts(run: RunState, ledger: RunLedger | undefined, refreshed: Set<string>): RunFacts {
     const facts: RunFacts = {};
     const summary = this.summaryOf(run.run, ledger);
-    const schedule = this.scheduleOf(run.run, ledger);
+    // A chain's step is not in the ledger: it belongs to its chain's schedule.
+    const schedule =
+      this.scheduleOf(run.run, ledger) ??
+      (run.chainStep === true && run.parentRun !== undefined
+        ? this.scheduleOf(run.parentRun, ledger)
+        : undefined);
     if (schedule !== undefined) facts.schedule = schedule;
     const verdict = verdictOf(summary);
     if (verdict !== undefined) facts.verdict = verdict;

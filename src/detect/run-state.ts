@@ -108,6 +108,7 @@ function chainTerminalOf(record: JournalRecord): Terminal {
     return { topic: "loop.complete", reason: "chain_completed", at: record.ts };
   const step = fieldText(record, "failed_step");
   const run = fieldText(record, "failed_run_id");
+  const why = fieldText(record, "failed_reason");
   const t: Terminal = {
     topic: "loop.stop",
     reason: fieldText(record, "reason") || `chain_${status}`,
@@ -116,7 +117,8 @@ function chainTerminalOf(record: JournalRecord): Terminal {
       : "failed") as OutcomeClass,
     at: record.ts,
   };
-  if (step !== "") t.detail = `step ${step}${run === "" ? "" : ` (run ${run})`} ended the chain`;
+  if (step !== "")
+    t.detail = `step ${step}${run === "" ? "" : ` (run ${run})`} ended the chain${why === "" ? "" : `: ${why}`}`;
   return t;
 }
 

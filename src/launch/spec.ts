@@ -50,33 +50,27 @@ export type LaunchSpec = PresetLaunch | ChainLaunch | CommandLaunch;
 /** The full argv of a run (first element is the program). */
 export function launchArgv(spec: LaunchSpec): string[] {
   if (spec.kind === "command") return [...spec.command];
-  if (spec.kind === "chain")
-    return [
-      ...spec.harness,
-      "chain",
-      "run",
-      spec.chain,
-      spec.objective,
-      "--trigger",
-      "cron",
-      "--run-id",
-      spec.runId,
-      ...(spec.envFiles ?? []).flatMap((file) => ["--env-file", file]),
-    ];
-  return [
-    ...spec.harness,
-    "run",
-    spec.preset,
-    spec.objective,
+  const common = [
     "--trigger",
     "cron",
     "--run-id",
     spec.runId,
-    ...(spec.maxIterations ? ["--max-iterations", String(spec.maxIterations)] : []),
     ...(spec.envFiles ?? []).flatMap((file) => ["--env-file", file]),
-    ...(spec.isolation === "worktree" ? ["--worktree"] : []),
-    ...(spec.isolation === "shared" ? ["--no-worktree"] : []),
   ];
+  // An objective that starts with "-" would read as an option: it goes after "--" then.
+  const objective = (head: string[], rest: string[]) =>
+    spec.objective.startsWith("-")
+      ? [...head, ...common, ...rest, "--", spec.objective]
+      : [...head, spec.objective, ...common, ...rest];
+  if (spec.kind === "chain") return objective([...spec.harness, "chain", "run", spec.chain], []);
+  return objective(
+    [...spec.harness, "run", spec.preset],
+    [
+      ...(spec.maxIterations ? ["--max-iterations", String(spec.maxIterations)] : []),
+      ...(spec.isolation === "worktree" ? ["--worktree"] : []),
+      ...(spec.isolation === "shared" ? ["--no-worktree"] : []),
+    ],
+  );
 }
 
 /**

@@ -300,7 +300,10 @@ function findCycles(schedules: Schedule[], byName: Map<string, Schedule>): Sched
   return cycles;
 }
 
-const hasPreset = (dir: string) => existsSync(join(dir, "autoloops.toml"));
+/** A preset folder, or a single-file preset (a .toml of its own). */
+const hasPreset = (path: string) =>
+  existsSync(join(path, "autoloops.toml")) ||
+  (path.endsWith(".toml") && existsSync(path) && !statSync(path).isDirectory());
 
 /** The preset's folder: a path as written, else presets_dir/<name>, else the bundled one. */
 function resolvePreset(

@@ -133,3 +133,47 @@ describe("autoloop chain", () => {
     expect(decodeRecord('{"chain_run": "x", "topic": "loop.start", "fields": {}}')).toBeUndefined();
   });
 });
+
+describe("chains that go wrong", () => {
+  it("records a chain that breaks as failed, and refuses a run id already used", async () => {
+    const { dir, journal } = project('[[chain]]\nname = "two"\nsteps = ["first", "second"]\n');
+    expect(
+      (await autoloop(["chain", "run", "two", "--run-id", "c9", "--quiet"], { cwd: dir })).exitCode,
+    ).toBe(0);
+    const again = await autoloop(["chain", "run", "two", "--run-id", "c9", "--quiet"], {
+      cwd: dir,
+    });
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toContain('run id "c9" is already in');
+    expect(journal().filter((x) => x.topic === "chain.complete")).toHaveLength(1);
+  });
+
+  it("adds a step's model to the preset's args, and refuses ids its steps could not carry", async () => {
+    const { dir, journal } = project(
+      '[[chain]]\nname = "m"\n[[chain.step]]\npreset = "second"\nbackend = { model = "opus" }\n',
+    );
+    const r = await autoloop(["chain", "run", "m", "--run-id", "m1", "--quiet"], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const backend = journal().find((x) => x.topic === "backend.start");
+    expect(JSON.parse(backend.fields.args)).toEqual([
+      "-c",
+      'cat "$0" > second-prompt.md; echo LOOP_COMPLETE',
+      "--model",
+      "opus",
+    ]);
+    const long = await autoloop(["chain", "run", "m", "--run-id", "x".repeat(125), "--quiet"], {
+      cwd: dir,
+    });
+    expect(long.exitCode).toBe(2);
+    expect(long.stderr).toContain("must stay within 128 characters");
+  });
+
+  it("refuses run options that a chain takes per step", async () => {
+    const { dir } = project("");
+    const r = await autoloop(["run", "--chain", "first", "x", "--max-iterations", "3"], {
+      cwd: dir,
+    });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("--max-iterations does not apply to --chain");
+  });
+});

@@ -74,6 +74,23 @@ describe('kind = "chain"', () => {
     ]);
   });
 
+  it("puts an objective that starts with a dash after --, so it is never read as an option", () => {
+    const argv = launchArgv({
+      kind: "preset",
+      harness: ["autoloop"],
+      preset: "p",
+      objective: "-- fix the --force flag",
+      runId: "n-20260101T0300-abcde",
+      schedule: "n",
+      slot: new Date(0),
+      cwd: "/w",
+      outputPath: "/o.log",
+      maxIterations: 3,
+    });
+    expect(argv.slice(-2)).toEqual(["--", "-- fix the --force flag"]);
+    expect(argv).toContain("--max-iterations");
+  });
+
   it("names a chain that chains.toml lacks, with the nearest name", () => {
     const { config, work } = world('"ok"');
     writeFileSync(join(work, "chains.toml"), '[[chain]]\nname = "shipit"\nsteps = ["ok"]\n');

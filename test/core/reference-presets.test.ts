@@ -96,7 +96,7 @@ describe("a preset in the public autoloop's style", () => {
       const p = loadPreset(preset);
       expect(p.config.backend).toMatchObject({ kind: "command", command });
       expect(p.warnings[0]).toBe(
-        `backend.kind = "${kind}" is not implemented here; running "${command}" as a command backend instead`,
+        `backend.kind = "${kind}" is not implemented here; running "${command}" as a command backend instead${kind === "acp" ? " (ignoring backend.provider)" : ""}`,
       );
     }
   });
@@ -150,6 +150,22 @@ kind = "verdict"
     const prompt = readFileSync(join(dir, "prompt-seen.md"), "utf8");
     expect(prompt).toContain("You are the inspector. Write findings to");
     expect(prompt).toContain(join(dir, ".autoloop", "runs"));
+  });
+
+  it("names a harness.instructions_file that is missing or outside the preset", () => {
+    const dir = tempDir();
+    for (const [value, expected] of [
+      ['"nope.md"', "an existing file"],
+      ['"../outside.md"', "a path inside the preset folder"],
+    ]) {
+      writeFileSync(
+        join(dir, "autoloops.toml"),
+        `[backend]\ncommand = "true"\n[harness]\ninstructions_file = ${value}\n`,
+      );
+      expect(() => loadPreset(dir)).toThrow(
+        new RegExp(`harness\\.instructions_file.*${expected}`, "s"),
+      );
+    }
   });
 
   it("takes task add -p high", async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MonitorFacts } from "../../src/detect/facts.js";
 import { RunTracker } from "../../src/detect/run-tracker.js";
 import { decodeRecord, encodeRecord, type JournalRecord } from "../../src/journal/codec.js";
 
@@ -270,5 +271,31 @@ describe("RunTracker: memory cap", () => {
     expect(tracker.prune(new Date(T0 + (day + 11) * 60_000))).toEqual(["done"]);
     expect(tracker.prune(new Date(T0 + (7 * day + 1) * 60_000))).toEqual(["quiet"]);
     expect(tracker.list().map((r) => r.run)).toEqual(["live"]);
+  });
+});
+
+describe("a chain's steps in the monitor's facts", () => {
+  it("belong to their chain's schedule", () => {
+    const tracker = new RunTracker();
+    const rec = (run: string, topic: string, fields: Record<string, string>) =>
+      ({
+        shape: "system",
+        run,
+        topic,
+        ts: "2026-04-07T12:00:00.000Z",
+        v: 1,
+        fields,
+      }) as JournalRecord;
+    tracker.apply("/j/a.jsonl", {
+      records: [
+        rec("c1", "chain.start", { chain_run: "c1", name: "ship", steps: "a" }),
+        rec("c1-step-1", "loop.start", { trigger: "chain", parent_run_id: "c1" }),
+      ],
+    });
+    const facts = new MonitorFacts({ ledger: () => undefined, isAlive: () => true } as never);
+    facts.noteFire("nightly", "c1", "cron");
+    const byRun = facts.collectRuns(tracker.list());
+    expect(byRun.get("c1-step-1")?.schedule).toBe("nightly");
+    expect(byRun.get("c1")?.schedule).toBe("nightly");
   });
 });
