@@ -28,11 +28,16 @@ export class MemoryStore {
   ) {}
 
   entries(): MemoryFileEntry[] {
+    return this.read().items;
+  }
+
+  /** Every line of the file decoded, and how many were not memory entries. */
+  private read(): { items: MemoryFileEntry[]; skipped: number } {
     const cursor = new LineCursor(this.path);
     const lines = cursor.readNew();
     const tail = cursor.pendingTail();
     if (tail !== "") lines.push(tail);
-    return parseLines(lines, decodeMemoryEntry).items;
+    return parseLines(lines, decodeMemoryEntry);
   }
 
   view(): MemoryView {
@@ -92,7 +97,12 @@ export class MemoryStore {
    */
   compact(): { kept: number; dropped: number } {
     return withFileLock(this.path, () => {
-      const entries = this.entries();
+      const { items: entries, skipped } = this.read();
+      // Nothing it cannot read is thrown away: such lines are for a human to look at first.
+      if (skipped > 0)
+        throw new UserError(
+          `${this.path}: ${skipped} line(s) are not memory entries; compact keeps nothing it cannot read, so fix or remove them first`,
+        );
       const live = new Set<MemoryFileEntry>(Object.values(materializeMemory(entries)).flat());
       const kept = entries.filter((e) => live.has(e));
       if (kept.length === entries.length) return { kept: kept.length, dropped: 0 };

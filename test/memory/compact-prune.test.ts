@@ -70,3 +70,15 @@ describe("memory prune", () => {
     );
   });
 });
+
+describe("memory compact with lines it cannot read", () => {
+  it("refuses, and changes nothing", () => {
+    const file = join(tempDir(), "memory.jsonl");
+    const store = new MemoryStore(file);
+    store.add({ type: "learning", text: "keep me" });
+    writeFileSync(file, `${readFileSync(file, "utf8")}{"id": "x-1", "type": "mystery"}\n`);
+    const before = readFileSync(file, "utf8");
+    expect(() => store.compact()).toThrow("1 line(s) are not memory entries");
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+});
