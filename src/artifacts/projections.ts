@@ -1,6 +1,7 @@
 // A run's artifacts as projections of the journal: its scratchpad (what each iteration did),
 // an iteration's prompt or output, its metrics, and a chain's steps. Pure: records in, data out.
 import { fieldText, type JournalRecord } from "../journal/codec.js";
+import { stopReasonClass } from "../journal/stop-reasons.js";
 
 export interface IterationView {
   iteration: number;
@@ -130,7 +131,11 @@ export function metrics(run: string, records: readonly JournalRecord[]): RunMetr
     trigger: start ? fieldText(start, "trigger") : "",
     iterations: finishes.length,
     outcome:
-      end === undefined ? "running" : end.topic === "loop.complete" ? "completed" : "stopped",
+      end === undefined
+        ? "running"
+        : end.topic === "loop.complete"
+          ? "completed"
+          : stopReasonClass(fieldText(end, "reason")),
     reason: end ? fieldText(end, "reason") : "",
     startedAt: start?.ts ?? "",
     endedAt: end?.ts ?? "",

@@ -1,5 +1,6 @@
 // The last agent output of one run, read from the journal after `offset` (where it started).
 import { closeSync, openSync, readSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 
 /** At most this much of a step's last output is handed to the next step. */
 export const HANDOFF_OUTPUT_CHARS = 4000;
@@ -12,14 +13,17 @@ export function lastOutputOf(journalFile: string, runId: string, offset: number)
     return "";
   }
   let text = "";
+  // One decoder across reads: a character split between two chunks stays whole.
+  const decoder = new StringDecoder("utf8");
   try {
     const chunk = Buffer.alloc(1 << 20);
     for (let pos = offset; ; ) {
       const n = readSync(fd, chunk, 0, chunk.length, pos);
       if (n <= 0) break;
-      text += chunk.subarray(0, n).toString("utf8");
+      text += decoder.write(chunk.subarray(0, n));
       pos += n;
     }
+    text += decoder.end();
   } finally {
     closeSync(fd);
   }
