@@ -125,6 +125,12 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
         end = { outcome: "stopped", reason: "chain_max_runtime" };
         break;
       }
+      // The chain's runtime budget bounds each step too, not only the gaps between them.
+      if (budget.max_runtime_ms !== undefined) {
+        const left = budget.max_runtime_ms - (Date.now() - started);
+        const own = presets[i]!.config.event_loop;
+        own.max_runtime = Math.min(own.max_runtime ?? left, left);
+      }
       const stepDir = join(chainDir, `step-${n}`);
       mkdirSync(stepDir, { recursive: true });
       const objective = stepObjective(opts, n, step, handoff);

@@ -69,17 +69,29 @@ export async function runsCommand(argv: string[]): Promise<number> {
   if (found === undefined || found.summary.schedule !== schedule)
     throw new UserError(`autoloop runs replay: ${id} is not a run of schedule ${schedule}`);
   const started = found.events.find((e): e is StartedEvent => e.event === "started");
+  // A chain's story is its steps' too (their runs are `<chain run>-step-N`).
+  const steps = `${id}-step-`;
   const records =
-    started === undefined ? [] : readJournal(started.journalPath).items.filter((r) => r.run === id);
-  const its = scratchpad(records);
+    started === undefined
+      ? []
+      : readJournal(started.journalPath).items.filter(
+          (r) =>
+            r.run === id || (r.run.startsWith(steps) && /^\d+$/.test(r.run.slice(steps.length))),
+        );
+  // One story per run: the run itself, or each step of a chain in order.
+  const runIds = [...new Set(records.map((r) => r.run).filter((r) => r !== id))];
+  const stories = (runIds.length > 0 ? runIds : [id]).map((run) => ({
+    run,
+    iterations: scratchpad(records.filter((r) => r.run === run)),
+  }));
   if (json) {
-    process.stdout.write(
-      `${JSON.stringify({ summary: found.summary, iterations: its }, null, 2)}\n`,
-    );
+    process.stdout.write(`${JSON.stringify({ summary: found.summary, runs: stories }, null, 2)}\n`);
     return 0;
   }
   const s = found.summary;
   const head = `Run ${id} of ${schedule}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}${s.detail ? ` — ${s.detail}` : ""}`;
-  process.stdout.write(`${head}\n\n${scratchpadMd(id, its)}`);
+  process.stdout.write(
+    `${head}\n\n${stories.map((x) => scratchpadMd(x.run, x.iterations)).join("\n")}`,
+  );
   return 0;
 }

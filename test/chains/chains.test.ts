@@ -168,6 +168,19 @@ describe("chains that go wrong", () => {
     expect(long.stderr).toContain("must stay within 128 characters");
   });
 
+  it("bounds each step by what is left of the chain's max_runtime_ms", async () => {
+    const { dir, journal } = project(
+      '[budget]\nmax_runtime_ms = 1200\n[[chain]]\nname = "slow"\nsteps = ["sleepy"]\n',
+    );
+    preset(dir, "sleepy", "sleep 0.7; echo still working");
+    const file = join(dir, "presets", "sleepy", "autoloops.toml");
+    writeFileSync(file, readFileSync(file, "utf8").replace("max_iterations = 2", "max_iterations = 6"));
+    const r = await autoloop(["chain", "run", "slow", "--run-id", "s1", "--quiet"], { cwd: dir });
+    expect(r.exitCode).toBe(3);
+    const stop = journal().find((x) => x.run === "s1-step-1" && x.topic === "loop.stop");
+    expect(stop.fields.reason).toBe("max_runtime");
+  });
+
   it("refuses run options that a chain takes per step", async () => {
     const { dir } = project("");
     const r = await autoloop(["run", "--chain", "first", "x", "--max-iterations", "3"], {

@@ -6,7 +6,7 @@ import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { launchArgv } from "../../src/launch/spec.js";
 import { validateAll } from "../../src/schedules/validate.js";
-import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { AUTOLOOP, AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { writeCronConfig } from "../helpers/daemon.js";
 
 afterEach(cleanupTempDirs);
@@ -118,6 +118,17 @@ describe('kind = "chain"', () => {
     expect(
       records.filter((x) => x.topic === "loop.start").map((x) => x.fields.parent_run_id),
     ).toEqual([chainStart.run, chainStart.run]);
+    // The event tool replays a chain run step by step.
+    const replay = await execa(process.execPath, [AUTOLOOP, "runs", "replay", chainStart.run], {
+      env: cleanEnv({
+        AUTOLOOP_CRON_STATE_DIR: join(good.dir, "state"),
+        AUTOLOOP_CRON_SCHEDULE: "nightly-chain",
+      }),
+      extendEnv: false,
+    });
+    expect(replay.stdout).toContain(`Run ${chainStart.run} of nightly-chain: completed`);
+    expect(replay.stdout).toContain(`# Scratchpad of ${chainStart.run}-step-1`);
+    expect(replay.stdout).toContain(`# Scratchpad of ${chainStart.run}-step-2`);
 
     const bad = world('"ok", "broken"');
     const f = await bad.fire();
