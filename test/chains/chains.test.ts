@@ -174,7 +174,10 @@ describe("chains that go wrong", () => {
     );
     preset(dir, "sleepy", "sleep 0.7; echo still working");
     const file = join(dir, "presets", "sleepy", "autoloops.toml");
-    writeFileSync(file, readFileSync(file, "utf8").replace("max_iterations = 2", "max_iterations = 6"));
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace("max_iterations = 2", "max_iterations = 6"),
+    );
     const r = await autoloop(["chain", "run", "slow", "--run-id", "s1", "--quiet"], { cwd: dir });
     expect(r.exitCode).toBe(3);
     const stop = journal().find((x) => x.run === "s1-step-1" && x.topic === "loop.stop");
