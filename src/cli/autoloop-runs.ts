@@ -61,15 +61,18 @@ export async function runsCommand(argv: string[]): Promise<number> {
   }
   if (sub !== "replay")
     throw new UserError(`autoloop runs: unknown subcommand ${JSON.stringify(sub)}\n\n${HELP}`);
-  if (id === undefined || !isScheduledRunId(id))
+  // A step of a scheduled chain (`<chain run>-step-N`) is asked for through its chain.
+  const step = id === undefined ? null : /^(.+)-step-(\d+)$/.exec(id);
+  const ledgerId = step !== null && isScheduledRunId(step[1]!) ? step[1]! : id;
+  if (id === undefined || ledgerId === undefined || !isScheduledRunId(ledgerId))
     throw new UserError(
       `autoloop runs replay: expected a run id of ${schedule}, found ${JSON.stringify(id ?? "")}`,
     );
-  const found = ledger.replay(id);
+  const found = ledger.replay(ledgerId);
   if (found === undefined || found.summary.schedule !== schedule)
     throw new UserError(`autoloop runs replay: ${id} is not a run of schedule ${schedule}`);
   const started = found.events.find((e): e is StartedEvent => e.event === "started");
-  // A chain's story is its steps' too (their runs are `<chain run>-step-N`).
+  // A chain's story is its steps' too (their runs are `<chain run>-step-N`); a step's, its own.
   const steps = `${id}-step-`;
   const records =
     started === undefined

@@ -129,6 +129,19 @@ describe('kind = "chain"', () => {
     expect(replay.stdout).toContain(`Run ${chainStart.run} of nightly-chain: completed`);
     expect(replay.stdout).toContain(`# Scratchpad of ${chainStart.run}-step-1`);
     expect(replay.stdout).toContain(`# Scratchpad of ${chainStart.run}-step-2`);
+    const oneStep = await execa(
+      process.execPath,
+      [AUTOLOOP, "runs", "replay", `${chainStart.run}-step-2`],
+      {
+        env: cleanEnv({
+          AUTOLOOP_CRON_STATE_DIR: join(good.dir, "state"),
+          AUTOLOOP_CRON_SCHEDULE: "nightly-chain",
+        }),
+        extendEnv: false,
+      },
+    );
+    expect(oneStep.stdout).toContain(`# Scratchpad of ${chainStart.run}-step-2`);
+    expect(oneStep.stdout).not.toContain(`# Scratchpad of ${chainStart.run}-step-1`);
 
     const bad = world('"ok", "broken"');
     const f = await bad.fire();
