@@ -100,11 +100,19 @@ export class LineCursor {
   }
 }
 
-/** Reads every record of a journal file (missing file: none). A torn last line counts as skipped. */
-export function readJournal(path: string): ReadResult<JournalRecord> {
-  const cursor = new LineCursor(path);
+/**
+ * Reads every record of a journal file from byte `offset` (missing file: none). A torn last
+ * line is included (and counts as skipped when it does not decode).
+ */
+export function readJournal(path: string, offset = 0): ReadResult<JournalRecord> {
+  return parseLines(readAllLines(path, offset), decodeRecord);
+}
+
+/** Every line of a JSONL file from byte `offset`, the torn last one included (missing file: none). */
+export function readAllLines(path: string, offset = 0): string[] {
+  const cursor = new LineCursor(path, offset);
   const lines = cursor.readNew();
   const tail = cursor.pendingTail();
   if (tail !== "") lines.push(tail);
-  return parseLines(lines, decodeRecord);
+  return lines;
 }

@@ -1,8 +1,8 @@
 // Finds a run's terminal record in the shared project journal, reading only what was appended since launch.
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { decodeRecord, fieldText, type JournalRecord } from "../journal/codec.js";
-import { LineCursor, parseLines } from "../journal/reader.js";
+import { fieldText, type JournalRecord } from "../journal/codec.js";
+import { readJournal } from "../journal/reader.js";
 import type { TerminalRecord } from "./outcome.js";
 
 /** Where the harness journals when started in `cwd` (docs/formats.md, run-scoped isolation). */
@@ -49,9 +49,5 @@ export function terminalOf(
  * included: the harness has exited by the time we ask, so no more bytes are coming.
  */
 export function readTerminal(path: string, runId: string, offset = 0): TerminalRecord | undefined {
-  const cursor = new LineCursor(path, offset);
-  const lines = cursor.readNew();
-  const tail = cursor.pendingTail();
-  if (tail !== "") lines.push(tail);
-  return terminalOf(parseLines(lines, decodeRecord).items, runId);
+  return terminalOf(readJournal(path, offset).items, runId);
 }

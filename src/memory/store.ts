@@ -1,7 +1,7 @@
 // One append-only memory file: add, remove (a tombstone), read. Ids are assigned under the
 // same cross-process lock as tasks: `mem-N`, `meta-N`, `ts-N`, N the next line number.
 import { appendLineOnce } from "../journal/append.js";
-import { LineCursor, parseLines } from "../journal/reader.js";
+import { parseLines, readAllLines } from "../journal/reader.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { UserError } from "../util/errors.js";
 import { withFileLock } from "../util/file-lock.js";
@@ -33,11 +33,7 @@ export class MemoryStore {
 
   /** Every line of the file decoded, and how many were not memory entries. */
   private read(): { items: MemoryFileEntry[]; skipped: number } {
-    const cursor = new LineCursor(this.path);
-    const lines = cursor.readNew();
-    const tail = cursor.pendingTail();
-    if (tail !== "") lines.push(tail);
-    return parseLines(lines, decodeMemoryEntry);
+    return parseLines(readAllLines(this.path), decodeMemoryEntry);
   }
 
   view(): MemoryView {

@@ -2,7 +2,7 @@
 // appended line; id assignment happens under a cross-process lock so two concurrent
 // `task add` calls never share an id or lose a line.
 import { appendLineOnce } from "../journal/append.js";
-import { LineCursor, parseLines } from "../journal/reader.js";
+import { parseLines, readAllLines } from "../journal/reader.js";
 import { UserError } from "../util/errors.js";
 import { withFileLock } from "../util/file-lock.js";
 import {
@@ -40,11 +40,7 @@ export class TaskStore {
 
   /** Every entry in file order; unreadable lines are skipped. */
   entries(): TasksFileEntry[] {
-    const cursor = new LineCursor(this.path);
-    const lines = cursor.readNew();
-    const tail = cursor.pendingTail();
-    if (tail !== "") lines.push(tail);
-    return parseLines(lines, decodeTaskEntry).items;
+    return parseLines(readAllLines(this.path), decodeTaskEntry).items;
   }
 
   view(): TaskView {
