@@ -1,7 +1,7 @@
 // A run's artifacts as projections of the journal: its scratchpad (what each iteration did),
 // an iteration's prompt or output, its metrics, and a chain's steps. Pure: records in, data out.
 import { fieldText, type JournalRecord } from "../journal/codec.js";
-import { stopReasonClass } from "../journal/stop-reasons.js";
+import { chainStatusOf, stopReasonClass } from "../journal/stop-reasons.js";
 
 export interface IterationView {
   iteration: number;
@@ -197,7 +197,7 @@ export function chainOf(chainRun: string, records: readonly JournalRecord[]): Ch
     chainRun,
     name: fieldText(start, "name"),
     objective: fieldText(start, "objective"),
-    status: done ? fieldText(done, "status") || fieldText(done, "outcome") : "running",
+    status: done ? chainStatusOf(done) : "running",
     reason: done ? fieldText(done, "reason") : "",
     steps: [...steps.values()].sort((a, b) => a.step - b.step),
   };

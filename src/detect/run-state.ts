@@ -1,7 +1,7 @@
 // One run's state as the journal shows it (launch metadata, progress, gate refusals, end),
 // and the pure step that folds one record into it.
 import { fieldText, type JournalRecord } from "../journal/codec.js";
-import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
+import { chainStatusOf, type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
 
 /** The completion gate's refusals of one run. */
 export interface GateState {
@@ -101,9 +101,7 @@ function base(ts: string): Omit<GateState, "refusals" | "episodeRefusals"> {
 
 /** A chain's end as a run's: completed, or stopped/failed with the step that ended it. */
 function chainTerminalOf(record: JournalRecord): Terminal {
-  // Ours say `status`; the public autoloop's say `outcome`.
-  const said = fieldText(record, "status") || fieldText(record, "outcome") || "completed";
-  const status = ["complete", "success", "succeeded"].includes(said) ? "completed" : said;
+  const status = chainStatusOf(record);
   if (status === "completed")
     return { topic: "loop.complete", reason: "chain_completed", at: record.ts };
   const step = fieldText(record, "failed_step");

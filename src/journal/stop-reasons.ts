@@ -1,6 +1,8 @@
 // `loop.stop` reasons and their outcome classes (docs/formats.md), shared by the harness,
 // the scheduler and the monitor.
 
+import { fieldText, type JournalRecord } from "./codec.js";
+
 export type OutcomeClass = "completed" | "failed" | "stopped" | "interrupted";
 
 const FAILED = new Set([
@@ -38,4 +40,14 @@ export const EXIT_CODES = {
 
 export function exitCodeForClass(cls: OutcomeClass): number {
   return EXIT_CODES[cls];
+}
+
+/**
+ * How a chain ended, from its `chain.complete` record: ours say `status`, the public
+ * autoloop's `outcome`; its words for success read as "completed"; a record with neither
+ * field is a chain that ended without saying otherwise.
+ */
+export function chainStatusOf(record: JournalRecord): string {
+  const said = fieldText(record, "status") || fieldText(record, "outcome") || "completed";
+  return ["complete", "success", "succeeded"].includes(said) ? "completed" : said;
 }

@@ -3,6 +3,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { fieldText, type JournalRecord } from "../journal/codec.js";
 import { readJournal } from "../journal/reader.js";
+import { chainStatusOf } from "../journal/stop-reasons.js";
 import type { TerminalRecord } from "./outcome.js";
 
 /** Where the harness journals when started in `cwd` (docs/formats.md, run-scoped isolation). */
@@ -31,7 +32,7 @@ export function terminalOf(
       found = { topic: record.topic, reason: fieldText(record, "reason") };
     // A chain's end: completed, or stopped by the step that failed (its reason, e.g. step_failed).
     else if (record.topic === "chain.complete") {
-      const status = fieldText(record, "status") || fieldText(record, "outcome");
+      const status = chainStatusOf(record);
       found =
         status === "completed"
           ? { topic: "loop.complete", reason: "chain_completed" }

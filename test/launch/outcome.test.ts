@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { JournalRecord } from "../../src/journal/codec.js";
 import { determineOutcome, type OutcomeInput } from "../../src/launch/outcome.js";
+import { terminalOf } from "../../src/launch/outcome-journal.js";
 import {
   isScheduledRunId,
   newScheduledRunId,
@@ -106,4 +108,28 @@ describe("run ids", () => {
     "nightly-2026047T0305-ab12z",
     "x\0-20260407T0305-ab12z",
   ])("rejects %j", (text) => expect(isScheduledRunId(text)).toBe(false));
+});
+
+describe("a chain's end in the journal", () => {
+  const chainEnd = (fields: Record<string, string>) =>
+    ({
+      shape: "system",
+      run: "c1",
+      topic: "chain.complete",
+      ts: "",
+      v: 1,
+      fields,
+    }) as JournalRecord;
+  it("reads ours (status) and the public autoloop's (outcome) as the monitor does", () => {
+    expect(terminalOf([chainEnd({ status: "completed" })], "c1")).toEqual({
+      topic: "loop.complete",
+      reason: "chain_completed",
+    });
+    expect(terminalOf([chainEnd({ outcome: "success" })], "c1")?.topic).toBe("loop.complete");
+    expect(terminalOf([chainEnd({ status: "failed", reason: "step_failed" })], "c1")).toEqual({
+      topic: "loop.stop",
+      reason: "step_failed",
+    });
+    expect(terminalOf([chainEnd({ status: "interrupted" })], "c1")?.reason).toBe("interrupted");
+  });
 });
