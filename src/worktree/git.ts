@@ -56,3 +56,8 @@ export function commitEnv(cwd: string, env: NodeJS.ProcessEnv = process.env): No
     GIT_COMMITTER_EMAIL: env.GIT_COMMITTER_EMAIL ?? email,
   };
 }
+
+/** The branch checked out in `cwd`, or "" on a detached HEAD. */
+export function currentBranch(cwd: string): string {
+  return git(cwd, ["symbolic-ref", "--quiet", "--short", "HEAD"]).stdout.trim();
+}

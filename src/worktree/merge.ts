@@ -4,7 +4,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../util/errors.js";
 import { withFileLock } from "../util/file-lock.js";
-import { commitEnv, git, gitOrThrow } from "./git.js";
+import { commitEnv, currentBranch, git, gitOrThrow } from "./git.js";
 import {
   listWorktrees,
   type MergeStrategy,
@@ -63,7 +63,7 @@ function mergeLocked(
   if (status === "running")
     throw new UserError(`run ${runId} is still running; merge it once it has ended`);
   const how = strategy ?? meta.merge_strategy;
-  const current = git(projectDir, ["symbolic-ref", "--quiet", "--short", "HEAD"]).stdout.trim();
+  const current = currentBranch(projectDir);
   if (current !== meta.base_branch)
     throw new UserError(
       `run ${runId} branched from ${meta.base_branch}, but the project has ${current || "a detached HEAD"} checked out; \`git switch ${meta.base_branch}\` first`,

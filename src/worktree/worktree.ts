@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { UserError } from "../util/errors.js";
 import { isProcessAlive } from "../util/process.js";
-import { commitEnv, git, gitOrThrow } from "./git.js";
+import { commitEnv, currentBranch, git, gitOrThrow } from "./git.js";
 
 export const MERGE_STRATEGIES = ["squash", "merge", "rebase"] as const;
 export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];
@@ -120,8 +120,7 @@ export function createWorktree(opts: {
 }): WorktreeMeta {
   const { projectDir, autoloopDir, runId } = opts;
   repositoryOf(projectDir);
-  const base = git(projectDir, ["symbolic-ref", "--quiet", "--short", "HEAD"]);
-  const baseBranch = base.ok ? base.stdout.trim() : "HEAD";
+  const baseBranch = currentBranch(projectDir) || "HEAD";
   const branch = `${opts.branchPrefix}/${runId}`;
   const tree = join(worktreesDir(autoloopDir), runId, "tree");
   mkdirSync(join(worktreesDir(autoloopDir), runId), { recursive: true });

@@ -1,6 +1,5 @@
 // A schedule that asks for worktree isolation: validated, passed to the harness as
 // --worktree, and run by `autoloop-cron fire --foreground` in the run's own tree.
-import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -9,15 +8,9 @@ import { launchArgv } from "../../src/launch/spec.js";
 import { parseScheduleFile, scheduleDefaults } from "../../src/schedules/schedule-file.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { writeCronConfig } from "../helpers/daemon.js";
+import { GIT_ENV, git } from "../helpers/git.js";
 
 afterEach(cleanupTempDirs);
-
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: "Test",
-  GIT_AUTHOR_EMAIL: "test@example.com",
-  GIT_COMMITTER_NAME: "Test",
-  GIT_COMMITTER_EMAIL: "test@example.com",
-};
 
 const entry = (extra: string) =>
   `[[schedule]]\nname = "nightly"\ncron = "0 3 * * *"\npreset = "p"\nobjective = "o"\n${extra}\n`;
@@ -71,11 +64,8 @@ describe("isolation in a schedule", () => {
       dir,
       `[[schedule]]\nname = "nightly"\ncron = "0 3 * * *"\npreset = "writer"\nobjective = "write"\nproject_dir = "../work"\nisolation = "worktree"\n`,
     );
-    for (const args of [
-      ["init", "-q", "-b", "main"],
-      ["commit", "-q", "--allow-empty", "-m", "init"],
-    ])
-      execFileSync("git", args, { cwd: project, env: { ...process.env, ...GIT_ENV } });
+    git(project, "init", "-q", "-b", "main");
+    git(project, "commit", "-q", "--allow-empty", "-m", "init");
     const fired = await execa(
       process.execPath,
       [

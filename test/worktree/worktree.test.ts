@@ -1,23 +1,12 @@
 // Worktree isolation end to end: real git repositories in temp dirs, the real `autoloop` CLI,
 // and an agent (sh) that writes files in its working directory.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { GIT_ENV, git } from "../helpers/git.js";
 
 afterEach(cleanupTempDirs);
-
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: "Test",
-  GIT_AUTHOR_EMAIL: "test@example.com",
-  GIT_COMMITTER_NAME: "Test",
-  GIT_COMMITTER_EMAIL: "test@example.com",
-};
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, ...GIT_ENV } });
-}
 
 /** A repository with one commit, and a preset whose agent writes `agent-file.txt`. */
 function world(extraConfig = "") {
@@ -88,7 +77,7 @@ describe("autoloop run --worktree", () => {
 
   it("refuses a folder that is not a git repository, before journaling anything", async () => {
     const { project, run } = world();
-    execFileSync("rm", ["-rf", join(project, ".git")]);
+    rmSync(join(project, ".git"), { recursive: true, force: true });
     const r = await run(["--worktree"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(
