@@ -146,7 +146,11 @@ export const AGENTS: Readonly<Record<AgentId, AgentAdapter>> = {
     ],
     promptMode: "stdin",
     promptArg: (prompt) => ["--", prompt],
-    replaced: { "--full-auto": ["--sandbox", "workspace-write"] },
+    replaced: {
+      "--full-auto": ["--sandbox", "workspace-write"],
+      // Claude's unattended flag, from presets written for claude (the public autoloop's).
+      "--dangerously-skip-permissions": ["--dangerously-bypass-approvals-and-sandbox"],
+    },
     credentialEnv: ["CODEX_API_KEY", "OPENAI_API_KEY"],
     loginCheck: { args: ["login", "status"], loggedOut: /not logged in/i },
     failures: [
@@ -173,7 +177,10 @@ export const AGENTS: Readonly<Record<AgentId, AgentAdapter>> = {
     name: "Gemini CLI",
     npmPackage: "@google/gemini-cli",
     mode: [],
-    modeAliases: [],
+    // A leading `-p` is claude's print mode in presets written for claude: the harness gives
+    // gemini its prompt itself.
+    modeAliases: ["-p"],
+    replaced: { "--dangerously-skip-permissions": ["--approval-mode", "yolo"] },
     defaults: [
       {
         args: ["--approval-mode", "yolo"],

@@ -205,3 +205,16 @@ describe("the README's agent table", () => {
     );
   });
 });
+
+describe("presets written for claude, run by another agent", () => {
+  it("translate claude's print mode and unattended flag into the agent's own", () => {
+    const claudeStyle = ["-p", "--dangerously-skip-permissions"];
+    const gemini = agentArgs(AGENTS.gemini, claudeStyle);
+    expect(gemini).not.toContain("-p");
+    expect(gemini).not.toContain("--dangerously-skip-permissions");
+    expect(gemini.filter((a) => a === "--approval-mode")).toHaveLength(1);
+    const codex = agentArgs(AGENTS.codex, ["--dangerously-skip-permissions"]);
+    expect(codex).toContain("--dangerously-bypass-approvals-and-sandbox");
+    expect(codex).not.toContain("--sandbox"); // the bypass replaces the default sandbox
+  });
+});
