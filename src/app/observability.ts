@@ -1,6 +1,7 @@
-// The daemon's outward signals: /healthz and /metrics over HTTP, and the heartbeat ping.
+// The daemon's outward signals: the status page, /healthz and /metrics over HTTP, and the
+// heartbeat ping.
 import type { Logger } from "pino";
-import type { CronConfig } from "../config/config.js";
+import { type CronConfig, isLoopbackHost } from "../config/config.js";
 import type { SchedulerDaemon } from "../daemon/daemon.js";
 import { evaluateHealth, type HealthReport } from "../http/health.js";
 import type { MetricsProviders } from "../http/metric-providers.js";
@@ -9,6 +10,9 @@ import { startHttpServer } from "../http/server.js";
 import { cachedWritableProbe } from "../http/writable-probe.js";
 import type { MonitorService } from "../monitor/service.js";
 import { resolveSecret } from "../util/secrets.js";
+import { newToken } from "../web/guard.js";
+import { LiveUpdates } from "../web/live.js";
+import { createStatusPage } from "../web/status-page.js";
 import { startHeartbeat } from "./heartbeat.js";
 
 /** The daemon ticks every second; /healthz turns unhealthy after 3 missed 10 s intervals. */
@@ -53,6 +57,15 @@ export function healthCheck(
     });
 }
 
+/** Open status pages refresh when a run starts, ends or is skipped, or an alert goes out. */
+function publishChanges(daemon: SchedulerDaemon, live: LiveUpdates, monitor?: MonitorService) {
+  daemon.on("fire", (e) => live.publish("run.started", { run: e.runId }));
+  daemon.on("finished", (e) => live.publish("run.finished", { run: e.runId }));
+  daemon.on("skipped", (e) => live.publish("run.skipped", { run: e.runId }));
+  daemon.on("loaded", () => live.publish("schedules.loaded"));
+  monitor?.notified.push(() => live.publish("alert"));
+}
+
 export async function startObservability(
   daemon: SchedulerDaemon,
   config: CronConfig,
@@ -76,16 +89,34 @@ export async function startObservability(
   });
   const health = healthCheck(config.stateDir, () => daemon.lastTickAt.getTime() || undefined);
 
+  const live = new LiveUpdates();
+  const page =
+    config.http.enabled && config.http.statusPage
+      ? createStatusPage({
+          config,
+          daemon,
+          live,
+          token: newToken(),
+          actions: config.http.actions,
+          loopbackOnly: isLoopbackHost(config.http.host),
+        })
+      : undefined;
+  if (page !== undefined) publishChanges(daemon, live, monitor);
   const server = config.http.enabled
     ? await startHttpServer({
         host: config.http.host,
         port: config.http.port,
         health,
         metrics,
+        ...(page && { page }),
         logger,
       })
     : undefined;
-  if (server) logger.info({ url: server.url }, "serving /healthz and /metrics");
+  if (server)
+    logger.info(
+      { url: server.url },
+      page ? "serving the status page, /healthz and /metrics" : "serving /healthz and /metrics",
+    );
 
   const heartbeat = config.heartbeat
     ? startHeartbeat({
@@ -103,6 +134,7 @@ export async function startObservability(
     url: server?.url ?? "",
     async close() {
       heartbeat?.stop();
+      live.close();
       await server?.close();
     },
   };

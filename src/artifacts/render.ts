@@ -15,7 +15,8 @@ export function scratchpadMd(run: string, its: readonly IterationView[]): string
       it.suggestedRoles && `suggested roles: ${it.suggestedRoles}`,
       it.recentEvent && `after: ${it.recentEvent}`,
       it.exitCode !== "" && `exit ${it.exitCode} in ${it.elapsedS} s`,
-      it.refusedCompletions > 0 && `completion refused ${it.refusedCompletions}×`,
+      it.refusedCompletions > 0 &&
+        `completion refused ${it.refusedCompletions}× (task.gate: tasks open)`,
       it.invalidEvents > 0 && `${it.invalidEvents} event(s) not allowed`,
     ].filter(Boolean);
     if (facts.length > 0) parts.push(facts.map((f) => `- ${f}`).join("\n"));

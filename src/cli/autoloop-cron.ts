@@ -23,6 +23,7 @@ Usage:
   autoloop-cron alert test|ack|silence ...
   autoloop-cron export kubernetes|systemd    CronJobs or .service/.timer units per schedule
   autoloop-cron health                       liveness probe for containers (exit 0 or 1)
+  autoloop-cron mcp                          MCP server on stdio (Claude Code, any MCP client)
 
 Every command takes --config FILE (else $AUTOLOOP_CRON_CONFIG, else ./autoloop-cron.toml)
 and --help.
@@ -46,6 +47,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   alert: async () => (await import("./cron-alert.js")).alertCommand,
   export: async () => (await import("./cron-export.js")).exportCommand,
   health: async () => (await import("./cron-health.js")).healthCommand,
+  mcp: async () => (await import("./cron-mcp.js")).mcpCommand,
 };
 
 async function main(): Promise<number> {

@@ -1,12 +1,9 @@
 // `autoloop runs list|replay`: inside a scheduled run, the runs of its own schedule from the
 // scheduler's ledger, so tonight's run can read where last night's stopped.
 
-import { scratchpad } from "../artifacts/projections.js";
-import { scratchpadMd } from "../artifacts/render.js";
-import { readJournal } from "../journal/reader.js";
-import type { RunSummary, StartedEvent } from "../ledger/events.js";
+import type { RunSummary } from "../ledger/events.js";
 import { RunLedger } from "../ledger/ledger.js";
-import { isScheduledRunId } from "../ledger/scheduled-run-id.js";
+import { ledgerIdOf, runStory, runStoryText } from "../operator/run-story.js";
 import { UserError } from "../util/errors.js";
 import { flag, intOption, parse, str } from "./common.js";
 
@@ -61,40 +58,19 @@ export async function runsCommand(argv: string[]): Promise<number> {
   }
   if (sub !== "replay")
     throw new UserError(`autoloop runs: unknown subcommand ${JSON.stringify(sub)}\n\n${HELP}`);
-  // A step of a scheduled chain (`<chain run>-step-N`) is asked for through its chain.
-  const step = id === undefined ? null : /^(.+)-step-(\d+)$/.exec(id);
-  const ledgerId = step !== null && isScheduledRunId(step[1]!) ? step[1]! : id;
-  if (id === undefined || ledgerId === undefined || !isScheduledRunId(ledgerId))
+  const story = id === undefined ? undefined : runStory(ledger, id);
+  if (id === undefined || ledgerIdOf(id) === undefined)
     throw new UserError(
       `autoloop runs replay: expected a run id of ${schedule}, found ${JSON.stringify(id ?? "")}`,
     );
-  const found = ledger.replay(ledgerId);
-  if (found === undefined || found.summary.schedule !== schedule)
+  if (story === undefined || story.summary.schedule !== schedule)
     throw new UserError(`autoloop runs replay: ${id} is not a run of schedule ${schedule}`);
-  const started = found.events.find((e): e is StartedEvent => e.event === "started");
-  // A chain's story is its steps' too (their runs are `<chain run>-step-N`); a step's, its own.
-  const steps = `${id}-step-`;
-  const records =
-    started === undefined
-      ? []
-      : readJournal(started.journalPath).items.filter(
-          (r) =>
-            r.run === id || (r.run.startsWith(steps) && /^\d+$/.test(r.run.slice(steps.length))),
-        );
-  // One story per run: the run itself, or each step of a chain in order.
-  const runIds = [...new Set(records.map((r) => r.run).filter((r) => r !== id))];
-  const stories = (runIds.length > 0 ? runIds : [id]).map((run) => ({
-    run,
-    iterations: scratchpad(records.filter((r) => r.run === run)),
-  }));
   if (json) {
-    process.stdout.write(`${JSON.stringify({ summary: found.summary, runs: stories }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ summary: story.summary, runs: story.runs }, null, 2)}\n`,
+    );
     return 0;
   }
-  const s = found.summary;
-  const head = `Run ${id} of ${schedule}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}${s.detail ? ` — ${s.detail}` : ""}`;
-  process.stdout.write(
-    `${head}\n\n${stories.map((x) => scratchpadMd(x.run, x.iterations)).join("\n")}`,
-  );
+  process.stdout.write(runStoryText(story));
   return 0;
 }

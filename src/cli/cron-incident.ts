@@ -1,11 +1,11 @@
 // `autoloop-cron incident list|show|log|ack|resolve`: the monitor's incidents for operators.
 import { readFileSync } from "node:fs";
-import type { CronConfig } from "../config/config.js";
-import type { Incident } from "../incidents/record.js";
-import { IncidentStore } from "../incidents/store.js";
-import { monitorPaths } from "../monitor/paths.js";
-import { OperatorStore } from "../monitor/silences.js";
 import { printable } from "../monitor/status.js";
+import {
+  acknowledgeIncident,
+  incidentStore,
+  resolveIncident,
+} from "../operator/incident-actions.js";
 import { UserError } from "../util/errors.js";
 import { flag, table } from "./common.js";
 import { configOf, parseCron, printJson } from "./cron-common.js";
@@ -30,12 +30,6 @@ Examples:
   autoloop-cron incident resolve gate-stuck-nightly removed the obsolete task
 `;
 
-function ackAlert(config: CronConfig, incident: Incident): string {
-  if (incident.fingerprint === null) return "";
-  new OperatorStore(monitorPaths(config.stateDir).silences).ack(incident.fingerprint, new Date());
-  return `; reminders for ${incident.fingerprint} stop`;
-}
-
 function need(value: string | undefined, usage: string): string {
   if (value === undefined || value.trim() === "")
     throw new UserError(`missing argument; usage: autoloop-cron incident ${usage}`);
@@ -50,7 +44,7 @@ export async function incidentCommand(argv: string[]): Promise<number> {
   });
   if (p === undefined) return 0;
   const config = configOf(p);
-  const store = new IncidentStore(monitorPaths(config.stateDir).incidents);
+  const store = incidentStore(config.stateDir);
   const [action, name, ...words] = p.positionals;
   const text = words.join(" ");
   const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -84,19 +78,12 @@ export async function incidentCommand(argv: string[]): Promise<number> {
       say(`logged to ${incident.slug}`);
       return 0;
     }
-    case "ack": {
-      const incident = store.acknowledge(need(name, "ack <name> [text...]"), text);
-      say(`acknowledged ${incident.slug}${ackAlert(config, incident)}`);
+    case "ack":
+      say(acknowledgeIncident(config.stateDir, need(name, "ack <name> [text...]"), text).message);
       return 0;
-    }
-    case "resolve": {
-      const incident = store.resolve(
-        need(name, "resolve <name> [text...]"),
-        text || "Resolved by an operator.",
-      );
-      say(`resolved ${incident.slug}${ackAlert(config, incident)}`);
+    case "resolve":
+      say(resolveIncident(config.stateDir, need(name, "resolve <name> [text...]"), text).message);
       return 0;
-    }
     default:
       throw new UserError(
         action === undefined

@@ -1,7 +1,6 @@
 // `autoloop-cron pause|resume [schedule]`: a file the daemon reads at every fire.
-import { isPaused, killSwitchOn, setPaused } from "../schedules/pause-state.js";
+import { pauseSchedule } from "../operator/schedule-actions.js";
 import { validateAll } from "../schedules/validate.js";
-import { UserError } from "../util/errors.js";
 import { configOf, parseCron } from "./cron-common.js";
 
 const help = (verb: string) => `Usage: autoloop-cron ${verb} [schedule] [--config FILE]
@@ -16,21 +15,10 @@ async function toggle(argv: string[], paused: boolean): Promise<number> {
   const p = parseCron(argv, { name: verb, help: help(verb) });
   if (p === undefined) return 0;
   const config = configOf(p);
-  const [name] = p.positionals;
-  if (name !== undefined && !validateAll(config).schedules.some((s) => s.name === name)) {
-    throw new UserError(
-      `autoloop-cron ${verb}: unknown schedule ${JSON.stringify(name)}; \`autoloop-cron list\` shows the loaded ones`,
-    );
-  }
-  const state = setPaused(config.stateDir, name, paused);
-  if (name === undefined)
-    process.stdout.write(paused ? "all schedules paused\n" : "all schedules resumed\n");
-  else
-    process.stdout.write(
-      `${name} ${isPaused(state, name) ? "paused" : "resumed"}${state.all ? " (note: all schedules are paused)" : ""}\n`,
-    );
-  if (!paused && killSwitchOn(process.env))
-    process.stderr.write("note: AUTOLOOP_CRON_PAUSED is set in this environment\n");
+  const names = () => new Set(validateAll(config).schedules.map((s) => s.name));
+  process.stdout.write(
+    `${pauseSchedule(config.stateDir, p.positionals[0], paused, (n) => names().has(n))}\n`,
+  );
   return 0;
 }
 

@@ -1,16 +1,11 @@
 // `autoloop-cron runs`, `runs show`, `output` and `stop`: the run ledger for operators.
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import pino from "pino";
 import type { CronConfig } from "../config/config.js";
-import { runningDaemon, sendControl } from "../daemon/control.js";
-import { isRunProcess, isSameProcessAlive } from "../launch/identity.js";
-import { RUN_KILL_GRACE_MS } from "../launch/schedule-spec.js";
 import { isTerminal, type RunSummary } from "../ledger/events.js";
-import { RunLedger } from "../ledger/ledger.js";
-import { isScheduledRunId } from "../ledger/scheduled-run-id.js";
+import type { RunLedger } from "../ledger/ledger.js";
+import { checkRunId, openLedgerAt, stopRun } from "../operator/run-actions.js";
 import { UserError } from "../util/errors.js";
-import { isGroupAlive, signalGroup } from "../util/process.js";
 import { flag, intOption, str, table } from "./common.js";
 import { configOf, parseCron, printJson } from "./cron-common.js";
 
@@ -33,13 +28,7 @@ The run is recorded as killed, with the reason (default "operator stop").
 
 /** The ledger, opened for reading from a CLI (its log lines go to stderr). */
 export function openLedger(config: CronConfig): RunLedger {
-  return RunLedger.open(config.stateDir, { logger: pino({ level: "warn" }, pino.destination(2)) });
-}
-
-function checkRunId(id: string | undefined, usage: string): string {
-  if (id === undefined) throw new UserError(`missing <run-id>; usage: ${usage}`);
-  if (!isScheduledRunId(id)) throw new UserError(`${JSON.stringify(id)} is not a valid run id`);
-  return id;
+  return openLedgerAt(config.stateDir);
 }
 
 function summaryRow(r: RunSummary): string[] {
@@ -158,35 +147,6 @@ export async function stopCommand(argv: string[]): Promise<number> {
   const config = configOf(p);
   const runId = checkRunId(p.positionals[0], "autoloop-cron stop <run-id> [reason...]");
   const reason = p.positionals.slice(1).join(" ") || "operator stop";
-  if (runningDaemon(config.stateDir)) {
-    const response = await sendControl(config.stateDir, { action: "stop", runId, reason });
-    if (!response.ok) throw new UserError(response.error, 1);
-    process.stdout.write(`${response.message}\n`);
-    return 0;
-  }
-  const ledger = openLedger(config);
-  const entry = ledger.pending().find((e) => e.runId === runId);
-  if (entry?.pid === undefined || !isSameProcessAlive(entry.pid, entry.startTime)) {
-    throw new UserError(
-      `run ${runId} is not running (no daemon, and no live process recorded for it)`,
-      1,
-    );
-  }
-  // pending.json names the process; only one provably the run's harness is signalled.
-  if (!isRunProcess(entry.pid, runId, entry.startTime)) {
-    throw new UserError(
-      `refusing to signal pid ${entry.pid} for run ${runId}: it is not that run's harness (it does not lead its own process group with AUTOLOOP_CRON_RUN_ID=${runId} in its environment, or its start time differs from the ledger's); check ${join(config.stateDir, "pending.json")}`,
-      1,
-    );
-  }
-  ledger.killed(runId, "operator", reason);
-  signalGroup(entry.pid, "SIGTERM");
-  const deadline = Date.now() + RUN_KILL_GRACE_MS;
-  while (isGroupAlive(entry.pid) && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 100));
-  if (isGroupAlive(entry.pid)) signalGroup(entry.pid, "SIGKILL");
-  process.stdout.write(
-    `stopped run ${runId} (process group ${entry.pid}); the next daemon start records its end\n`,
-  );
+  process.stdout.write(`${await stopRun(config.stateDir, runId, reason)}\n`);
   return 0;
 }

@@ -1,5 +1,6 @@
 // `autoloop-cron validate` and `autoloop-cron list`: the schedules as files define them.
 
+import { scheduleTarget } from "../operator/overview.js";
 import { isPaused, killSwitchOn, readPauseState } from "../schedules/pause-state.js";
 import { validateAll } from "../schedules/validate.js";
 import { formatValidationReport, validationReportJson } from "../schedules/validation-report.js";
@@ -50,12 +51,7 @@ export async function listCommand(argv: string[]): Promise<number> {
     cron: s.cron,
     timezone: s.timezone,
     kind: s.kind,
-    target:
-      s.kind === "preset"
-        ? s.preset
-        : s.kind === "chain"
-          ? `chain ${s.chain}`
-          : s.command.join(" "),
+    target: scheduleTarget(s),
     next: s.enabled ? (nextFireTime(s, now)?.toISOString() ?? null) : null,
     overlap: s.overlap,
     enabled: s.enabled,

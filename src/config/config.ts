@@ -27,7 +27,17 @@ export interface CronConfig {
   shutdownGraceMs: number;
   logLevel: LogLevel;
   heartbeat: { url: SecretRef; intervalMs: number } | undefined;
-  http: { enabled: false } | { enabled: true; host: string; port: number };
+  http:
+    | { enabled: false }
+    | {
+        enabled: true;
+        host: string;
+        port: number;
+        /** The status page on `/` (`[http] status_page`, default on). */
+        statusPage: boolean;
+        /** Its buttons (pause, fire, ack...): on by default only on a loopback address. */
+        actions: boolean;
+      };
   defaults: {
     timezone: string;
     overlap: OverlapPolicy;
@@ -146,7 +156,14 @@ function resolveConfig(
       heartbeatUrl === undefined || "problem" in heartbeatUrl
         ? undefined
         : { url: heartbeatUrl, intervalMs: raw.heartbeat_interval },
-    http: http ?? { enabled: false },
+    http:
+      http?.enabled === true
+        ? {
+            ...http,
+            statusPage: raw.http.status_page,
+            actions: raw.http.actions ?? isLoopbackHost(http.host),
+          }
+        : { enabled: false },
     defaults: {
       timezone: raw.defaults.timezone,
       overlap: raw.defaults.overlap,
@@ -166,7 +183,14 @@ function resolveConfig(
   };
 }
 
-function parseListen(listen: string): CronConfig["http"] | undefined {
+/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function parseListen(
+  listen: string,
+): { enabled: false } | { enabled: true; host: string; port: number } | undefined {
   if (listen.trim() === "") return { enabled: false };
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]+)):(\d{1,5})$/.exec(listen.trim());
   const port = Number(m?.[3]);

@@ -38,8 +38,12 @@ export const configSchema = z.strictObject({
   heartbeat_url_file: z.string().min(1).optional(),
   heartbeat_interval: durationField(1000).default(300_000),
   http: z
-    .strictObject({ listen: z.string().default("127.0.0.1:9464") })
-    .default({ listen: "127.0.0.1:9464" }),
+    .strictObject({
+      listen: z.string().default("127.0.0.1:9464"),
+      status_page: z.boolean().default(true),
+      actions: z.boolean().optional(),
+    })
+    .prefault({}),
   defaults: z
     .strictObject({
       timezone: timezoneField.default("UTC"),

@@ -99,6 +99,16 @@ export class SchedulerDaemon extends DaemonEmitter {
     return this.slots.runs.active;
   }
 
+  /** When the schedule fires next (jittered), if planned. */
+  nextFire(name: string): Date | undefined {
+    return this.queue.pending(name)?.fireAt;
+  }
+
+  /** Reads paused.json now rather than at the next tick (after an operator changed it). */
+  refreshPause(): void {
+    this.pause = readPauseState(this.config.stateDir);
+  }
+
   protected get log(): Logger {
     return this.deps.logger;
   }
@@ -108,7 +118,7 @@ export class SchedulerDaemon extends DaemonEmitter {
    * The load goes in slices (util/steps.ts): /healthz and /metrics answer all along.
    */
   async start(): Promise<void> {
-    this.pause = readPauseState(this.config.stateDir);
+    this.refreshPause();
     await this.reload();
     resumePending(this.ledger, this.log, (run) => this.slots.adopt(run));
     const now = new Date(this.deps.clock.now());
@@ -244,20 +254,12 @@ export class SchedulerDaemon extends DaemonEmitter {
         { schedule: event.name, slot: event.slot.toISOString(), latenessMs: event.lateness },
         "woke up late: slots passed unlaunched",
       );
-      if (schedule)
-        this.catchUp(
-          schedule,
-          new Date(this.deps.clock.now()),
-          "late_wakeup",
-          new Date(event.slot.getTime() - 1),
-        );
+      const now = new Date(this.deps.clock.now());
+      if (schedule) this.catchUp(schedule, now, "late_wakeup", new Date(event.slot.getTime() - 1));
     } else this.log.warn({ jumpMs: event.ms }, "the wall clock jumped");
   }
 
-  /**
-   * Applies the slot policy to one due slot of a loaded schedule. `dueAt` is when it was
-   * meant to start (its jittered fire time): lateness is measured from it.
-   */
+  /** Applies the slot policy to a due slot; lateness is measured from `dueAt` (jittered). */
   onSlot(
     name: string,
     slot: Date,
@@ -310,7 +312,7 @@ export class SchedulerDaemon extends DaemonEmitter {
 
   private tick(): void {
     this.lastTickAt = new Date(this.deps.clock.now());
-    this.pause = readPauseState(this.config.stateDir);
+    this.refreshPause();
     for (const request of takeRequests(this.config.stateDir)) {
       void Promise.resolve(this.handleControl(request))
         .then((response) => answer(this.config.stateDir, { ...response, id: request.id }))

@@ -1,7 +1,9 @@
-// The daemon's small HTTP endpoint: GET /healthz for probes and GET /metrics for Prometheus.
+// The daemon's small HTTP endpoint: GET /healthz for probes, GET /metrics for Prometheus, and
+// the status page when one is given.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import pino, { type Logger } from "pino";
 import { UserError } from "../util/errors.js";
+import type { PageHandler } from "../web/status-page.js";
 import type { HealthReport } from "./health.js";
 import { DEFAULT_HOST, formatHostPort } from "./listen.js";
 import type { Metrics } from "./metrics.js";
@@ -13,6 +15,8 @@ export interface HttpServerOptions {
   port: number;
   health: () => Promise<HealthReport> | HealthReport;
   metrics: Pick<Metrics, "render">;
+  /** The status page (`/`, `/runs/...`): it handles its own paths and methods. */
+  page?: PageHandler;
   logger?: Pick<Logger, "warn" | "error">;
 }
 
@@ -100,12 +104,14 @@ async function route(
   options: HttpServerOptions,
   logger: Pick<Logger, "warn" | "error">,
 ): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  if (options.page !== undefined && (await options.page(req, res, url))) return;
   if (req.method !== "GET" && req.method !== "HEAD") {
     res.setHeader("Allow", ALLOWED);
     send(req, res, 405, "application/json", json({ error: "method not allowed", allow: ALLOWED }));
     return;
   }
-  const path = new URL(req.url ?? "/", "http://localhost").pathname;
+  const path = url.pathname;
   if (path === "/healthz") {
     let report: HealthReport;
     try {
@@ -130,7 +136,10 @@ async function route(
     res,
     404,
     "application/json",
-    json({ error: "not found", endpoints: ["/healthz", "/metrics"] }),
+    json({
+      error: "not found",
+      endpoints: options.page ? ["/", "/healthz", "/metrics"] : ["/healthz", "/metrics"],
+    }),
   );
 }
 

@@ -53,6 +53,9 @@ export class MonitorService {
   private openIncidents: number | undefined;
   private readonly detach: (() => void)[] = [];
 
+  /** Told of the notifications of each pass that sends some (the status page's live updates). */
+  readonly notified: ((notifications: Notification[]) => void)[] = [];
+
   /** Epoch ms of the last evaluation pass: the standalone monitor's /healthz reads it. */
   lastEvaluatedAt: number | undefined;
 
@@ -228,7 +231,19 @@ export class MonitorService {
       // next full pass: serializing every alert on each of ~50 batch passes a second was ~1%
       // of a core.
       if (full || notifications.length > 0) this.alertState.saveInBackground();
-      if (notifications.length > 0) this.openIncidents = undefined;
+      if (notifications.length > 0) {
+        this.openIncidents = undefined;
+        // Told once the alert state is on disk, so what a listener reads there is current.
+        const told = this.notified;
+        if (told.length > 0)
+          void this.alertState
+            .flush()
+            .catch(() => {}) // a failed save is logged by the state; listeners still hear
+            .then(() => {
+              for (const listener of told) listener(notifications);
+            })
+            .catch((err: unknown) => this.log.warn({ err }, "monitor: a listener failed"));
+      }
       return notifications;
     } catch (err) {
       // Nothing saved: reload, so what was not enqueued is decided (and sent) again; once the

@@ -7,7 +7,7 @@ import { LineCursor, parseLines } from "../journal/reader.js";
 import { parseOutboxRecord, replayOutbox } from "../outbox/record.js";
 import { type DeadLetterSummary, outboxStatus } from "../outbox/status.js";
 import { loadScheduleSet } from "../schedules/schedule-set.js";
-import { formatProblem } from "../util/errors.js";
+import { type FieldProblem, formatProblem } from "../util/errors.js";
 import type { AlertRecord } from "./alert-state.js";
 import { monitorPaths } from "./paths.js";
 import { activeAck, activeSilence, OperatorStore } from "./silences.js";
@@ -57,7 +57,15 @@ function readAlerts(path: string, problems: string[]): AlertRecord[] {
   }
 }
 
-export function readStatus(config: CronConfig, now: Date = new Date()): StatusReport {
+/**
+ * `invalid`: the schedule problems already known (a running daemon's), so the schedule files
+ * are not parsed again; without it they are.
+ */
+export function readStatus(
+  config: CronConfig,
+  now: Date = new Date(),
+  invalid?: readonly FieldProblem[],
+): StatusReport {
   const paths = monitorPaths(config.stateDir);
   const problems: string[] = [];
   const operator = new OperatorStore(paths.silences, (m) => problems.push(m)).read();
@@ -90,7 +98,7 @@ export function readStatus(config: CronConfig, now: Date = new Date()): StatusRe
     (d) => now.getTime() - Date.parse(d.at) <= DEAD_NEWS_MS,
   );
   const byFile = new Map<string, string[]>();
-  for (const p of loadScheduleSet(config).problems)
+  for (const p of invalid ?? loadScheduleSet(config).problems)
     byFile.set(p.file, [...(byFile.get(p.file) ?? []), formatProblem(p)]);
   const invalidFiles = [...byFile].map(([file, list]) => ({ file, problems: list }));
   const needsHuman =

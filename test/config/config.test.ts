@@ -147,8 +147,28 @@ describe("parseConfigText", () => {
       'autoloop-cron.toml: monitor.journal: found unknown key "journal"; expected a known key (did you mean "journals"?)',
     ]);
     expect(problems("[http]\nport = 1")).toEqual([
-      'autoloop-cron.toml: http.port: found unknown key "port"; expected one of the known keys: listen',
+      'autoloop-cron.toml: http.port: found unknown key "port"; expected one of the known keys: listen, status_page, actions',
     ]);
+  });
+
+  it("turns the status page's buttons on by default only on a loopback address", () => {
+    const http = (text: string) => parseConfigText("autoloop-cron.toml", text, "/srv").config!.http;
+    expect(http("")).toMatchObject({
+      enabled: true,
+      host: "127.0.0.1",
+      statusPage: true,
+      actions: true,
+    });
+    expect(http('[http]\nlisten = "[::1]:9464"')).toMatchObject({ actions: true });
+    expect(http('[http]\nlisten = "0.0.0.0:9464"')).toMatchObject({
+      statusPage: true,
+      actions: false,
+    });
+    expect(http('[http]\nlisten = "0.0.0.0:9464"\nactions = true')).toMatchObject({
+      actions: true,
+    });
+    expect(http("[http]\nstatus_page = false")).toMatchObject({ statusPage: false });
+    expect(http('[http]\nlisten = ""')).toEqual({ enabled: false });
   });
 
   it("rejects literal secrets without echoing them", () => {

@@ -76,7 +76,14 @@ describe("deploy/docker/Dockerfile", () => {
     const text = readFileSync(join(DOCKER, "autoloop-cron.toml"), "utf8");
     const { config } = parseConfigText("autoloop-cron.toml", text, "/etc/autoloop-cron");
     expect(config?.stateDir).toBe("/var/lib/autoloop-cron/state");
-    expect(config?.http).toEqual({ enabled: true, host: "0.0.0.0", port: 9464 });
+    // Served to other machines: the status page reads, its buttons are off.
+    expect(config?.http).toEqual({
+      enabled: true,
+      host: "0.0.0.0",
+      port: 9464,
+      statusPage: true,
+      actions: false,
+    });
   });
 
   describe("HEALTHCHECK", () => {

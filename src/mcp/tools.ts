@@ -1,0 +1,209 @@
+// The MCP server's tools: what a chat agent (Claude Code or any MCP client) may ask of
+// autoloop-cron. Each reads the same files as the CLI, and each that changes something goes
+// through the CLI's own code path (src/operator/).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import * as z from "zod";
+import type { CronConfig } from "../config/config.js";
+import { runningDaemon } from "../daemon/control.js";
+import type { SummaryStatus } from "../ledger/events.js";
+import { readStatus } from "../monitor/status.js";
+import { acknowledgeIncident } from "../operator/incident-actions.js";
+import { scheduleOverview } from "../operator/overview.js";
+import { checkRunId, openLedgerAt, stopRun } from "../operator/run-actions.js";
+import { fileTail } from "../operator/run-detail.js";
+import { runStory, runStoryText } from "../operator/run-story.js";
+import { fireThroughDaemon } from "../operator/schedule-actions.js";
+import { killSwitchOn, readPauseState } from "../schedules/pause-state.js";
+import { validateAll } from "../schedules/validate.js";
+import { nextFireTime } from "../timing/planner.js";
+import { parseDuration } from "../util/duration.js";
+import { UserError } from "../util/errors.js";
+
+const STATUSES = [
+  "pending",
+  "running",
+  "completed",
+  "failed",
+  "killed",
+  "timed_out",
+  "interrupted",
+  "skipped",
+] as const satisfies readonly SummaryStatus[];
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: z.ZodRawShape;
+  readOnly: boolean;
+  destructive?: boolean;
+  /** Returns text for the model: Markdown, or JSON for data. */
+  run(args: Record<string, unknown>, config: CronConfig): Promise<string> | string;
+}
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** "24h" or "7d" back from now, or an ISO date/instant, as epoch ms. */
+export function sinceMs(text: string, now = Date.now()): number {
+  const ago = parseDuration(text);
+  if (ago !== undefined) return now - ago;
+  const at = Date.parse(text);
+  if (Number.isNaN(at))
+    throw new UserError(
+      `since: found ${JSON.stringify(text)}; expected a duration back from now ("24h", "7d") or an ISO date ("2026-11-24" or "2026-11-24T08:00:00Z")`,
+    );
+  return at;
+}
+
+const runId = z.string().min(1).max(200).describe("A run id, e.g. nightly-20261124T0200-a1b2");
+
+export const TOOLS: ToolDefinition[] = [
+  {
+    name: "list_schedules",
+    title: "List schedules",
+    description:
+      "The schedules in force: cron, time zone, next fire, state (active, paused, disabled, failing since…) and the outcomes of their last runs, failing ones first. Also the schedule files that do not validate.",
+    inputSchema: {
+      filter: z.string().max(200).optional().describe("Only schedules whose name contains this"),
+      limit: z.number().int().min(1).max(1000).default(100).describe("At most this many"),
+    },
+    readOnly: true,
+    run: (args, config) => {
+      const report = validateAll(config);
+      const page = scheduleOverview(
+        {
+          schedules: report.schedules,
+          ledger: openLedgerAt(config.stateDir),
+          pause: readPauseState(config.stateDir),
+          killSwitch: killSwitchOn(process.env),
+          nextFire: (s) => nextFireTime(s, new Date()),
+          recent: 5,
+        },
+        { filter: args.filter as string | undefined, limit: args.limit as number },
+      );
+      return json({ ...page, invalid: report.problems });
+    },
+  },
+  {
+    name: "list_runs",
+    title: "List runs",
+    description:
+      "Recent runs from the run ledger, newest first: status, trigger, slot, start and end, stop reason. Filter by schedule, status and how recent.",
+    inputSchema: {
+      schedule: z.string().max(200).optional(),
+      status: z.enum(STATUSES).optional(),
+      since: z
+        .string()
+        .max(40)
+        .optional()
+        .describe('Runs created after this: a duration back from now ("24h", "7d") or an ISO date'),
+      limit: z.number().int().min(1).max(500).default(20),
+    },
+    readOnly: true,
+    run: (args, config) => {
+      const since = args.since === undefined ? undefined : sinceMs(args.since as string);
+      const ledger = openLedgerAt(config.stateDir);
+      const out = [];
+      for (const id of ledger.runIdsNewestFirst(args.schedule as string | undefined)) {
+        if (out.length >= (args.limit as number)) break;
+        const r = ledger.replay(id)?.summary;
+        if (r === undefined) continue;
+        const at = Date.parse(r.scheduledAt ?? r.slot);
+        // Newest first: once past `since`, nothing older can match.
+        if (since !== undefined && at < since) break;
+        if (args.status === undefined || r.status === args.status) out.push(r);
+      }
+      return json(out);
+    },
+  },
+  {
+    name: "replay_run",
+    title: "Replay a run",
+    description:
+      "A past run's story from its journal: each iteration's role, events, refused completions (task.gate), exits and output, and how the run ended. A chain run is told step by step.",
+    inputSchema: { run_id: runId },
+    readOnly: true,
+    run: (args, config) => {
+      const id = args.run_id as string;
+      const story = runStory(openLedgerAt(config.stateDir), id);
+      if (story === undefined)
+        throw new UserError(`no run ${id} in the ledger; list_runs lists recent runs`);
+      return runStoryText(story);
+    },
+  },
+  {
+    name: "run_output",
+    title: "A run's output",
+    description: "The end of what a run wrote to stdout and stderr (its output log).",
+    inputSchema: {
+      run_id: runId,
+      max_bytes: z.number().int().min(256).max(1_048_576).default(16_384),
+    },
+    readOnly: true,
+    run: (args, config) => {
+      const id = checkRunId(args.run_id as string, "run_output { run_id }");
+      const file = join(config.stateDir, "output", `${id}.log`);
+      if (!existsSync(file))
+        throw new UserError(`no output for run ${id}; list_runs lists recent runs`);
+      const tail = fileTail(file, args.max_bytes as number);
+      return tail.omittedBytes > 0
+        ? `(${tail.omittedBytes} earlier bytes not shown)\n${tail.text}`
+        : tail.text;
+    },
+  },
+  {
+    name: "status",
+    title: "What needs a human",
+    description:
+      "The exceptions only: firing alerts (stuck at the completion gate, failed, timed out, stalled, crashed), open incidents, alerts waiting or undeliverable, invalid schedule files; and whether a daemon is running.",
+    inputSchema: {},
+    readOnly: true,
+    run: (_args, config) => {
+      const daemon = runningDaemon(config.stateDir);
+      return json({
+        daemon: daemon ? { pid: daemon.pid, startedAt: daemon.startedAt, http: daemon.http } : null,
+        ...readStatus(config),
+      });
+    },
+  },
+  {
+    name: "fire_schedule",
+    title: "Fire a schedule now",
+    description:
+      "Launches a run of the schedule now (trigger manual) through the running daemon, under the schedule's policies (pause, overlap, after). Returns the run id.",
+    inputSchema: { schedule: z.string().min(1).max(200) },
+    readOnly: false,
+    run: async (args, config) =>
+      json(await fireThroughDaemon(config.stateDir, args.schedule as string)),
+  },
+  {
+    name: "stop_run",
+    title: "Stop a run",
+    description:
+      "Stops a running run: SIGTERM to its process group, SIGKILL after a grace period; recorded as killed with the reason.",
+    inputSchema: {
+      run_id: runId,
+      reason: z.string().max(500).default("stopped from a chat (MCP)"),
+    },
+    readOnly: false,
+    destructive: true,
+    run: async (args, config) => {
+      const id = checkRunId(args.run_id as string, "stop_run { run_id, reason }");
+      return stopRun(config.stateDir, id, args.reason as string);
+    },
+  },
+  {
+    name: "ack_incident",
+    title: "Acknowledge an incident",
+    description:
+      "You are on it: the incident's status becomes acknowledged, the note goes to its changelog, and the alert's reminders stop.",
+    inputSchema: {
+      incident: z.string().min(1).max(200).describe("The incident's slug, or a unique part of it"),
+      note: z.string().max(2000).default(""),
+    },
+    readOnly: false,
+    run: (args, config) =>
+      acknowledgeIncident(config.stateDir, args.incident as string, args.note as string).message,
+  },
+];

@@ -1,0 +1,148 @@
+// What the status page and the MCP server show of the schedules: cron, zone, next fire,
+// state (paused, disabled, failing since…) and the outcomes of the last runs at a glance.
+import type { RunSummary, SummaryStatus } from "../ledger/events.js";
+import type { RunLedger } from "../ledger/ledger.js";
+import { isPaused, type PauseState } from "../schedules/pause-state.js";
+import type { Schedule } from "../schedules/schedule-file.js";
+
+/** What a schedule runs, in one short line. */
+export function scheduleTarget(s: Schedule): string {
+  if (s.kind === "preset") return s.preset;
+  if (s.kind === "chain") return `chain ${s.chain}`;
+  return s.command.join(" ");
+}
+
+export interface RunMark {
+  runId: string;
+  status: SummaryStatus;
+  stopReason?: string;
+  /** When it ended, or started, or its slot. */
+  at: string;
+}
+
+export type ScheduleState = "active" | "paused" | "disabled" | "failing";
+
+export interface ScheduleRow {
+  name: string;
+  cron: string;
+  timezone: string;
+  kind: Schedule["kind"];
+  target: string;
+  file: string;
+  enabled: boolean;
+  paused: boolean;
+  /** ISO instant, when enabled and not paused. */
+  nextFire?: string;
+  state: ScheduleState;
+  /** The oldest of the failed runs in a row ending with the latest one. */
+  failingSince?: string;
+  consecutiveFailures: number;
+  /** Runs of it in progress. */
+  running: string[];
+  /** The last runs, newest first (skipped slots included). */
+  recent: RunMark[];
+}
+
+export interface OverviewInput {
+  schedules: Iterable<Schedule>;
+  ledger: Pick<RunLedger, "listRuns">;
+  pause: PauseState;
+  /** AUTOLOOP_CRON_PAUSED in the daemon's environment. */
+  killSwitch: boolean;
+  nextFire: (s: Schedule) => Date | undefined;
+  /** How many recent runs per schedule (default 10). */
+  recent?: number;
+}
+
+const FAILED: ReadonlySet<SummaryStatus> = new Set(["failed", "timed_out"]);
+const RUNNING: ReadonlySet<SummaryStatus> = new Set(["pending", "running"]);
+
+export function runMark(r: RunSummary): RunMark {
+  const mark: RunMark = {
+    runId: r.runId,
+    status: r.status,
+    at: r.finishedAt ?? r.startedAt ?? r.slot,
+  };
+  if (r.stopReason !== undefined) mark.stopReason = r.stopReason;
+  else if (r.skipCause !== undefined) mark.stopReason = r.skipCause;
+  return mark;
+}
+
+export function scheduleRow(s: Schedule, input: OverviewInput): ScheduleRow {
+  const runs = input.ledger.listRuns({ schedule: s.name, limit: input.recent ?? 10 });
+  // A failing streak: failed runs in a row, newest first; skipped slots neither break nor extend it.
+  let consecutiveFailures = 0;
+  let failingSince: string | undefined;
+  for (const r of runs) {
+    if (r.status === "skipped" || RUNNING.has(r.status)) continue;
+    if (!FAILED.has(r.status)) break;
+    consecutiveFailures++;
+    failingSince = r.startedAt ?? r.slot;
+  }
+  const paused = input.killSwitch || isPaused(input.pause, s.name);
+  const next = s.enabled && !paused ? input.nextFire(s) : undefined;
+  const state: ScheduleState = !s.enabled
+    ? "disabled"
+    : paused
+      ? "paused"
+      : consecutiveFailures > 0
+        ? "failing"
+        : "active";
+  const row: ScheduleRow = {
+    name: s.name,
+    cron: s.cron,
+    timezone: s.timezone,
+    kind: s.kind,
+    target: scheduleTarget(s),
+    file: s.file,
+    enabled: s.enabled,
+    paused,
+    state,
+    consecutiveFailures,
+    running: runs.filter((r) => RUNNING.has(r.status)).map((r) => r.runId),
+    recent: runs.map(runMark),
+  };
+  if (next !== undefined) row.nextFire = next.toISOString();
+  if (failingSince !== undefined) row.failingSince = failingSince;
+  return row;
+}
+
+export interface OverviewPage {
+  rows: ScheduleRow[];
+  /** Schedules matching the filter, before the limit. */
+  matched: number;
+  total: number;
+}
+
+const ROWS_SCANNED = 1000;
+
+const STATE_ORDER: Record<ScheduleState, number> = {
+  failing: 0,
+  active: 1,
+  paused: 2,
+  disabled: 3,
+};
+
+/**
+ * The schedules whose name contains `filter`, failing ones first, then by name, at most
+ * `limit` of them: a host with 100,000 schedules shows a page, not all of them.
+ */
+export function scheduleOverview(
+  input: OverviewInput,
+  options: { filter?: string; limit?: number } = {},
+): OverviewPage {
+  const filter = options.filter?.trim().toLowerCase() ?? "";
+  const limit = options.limit ?? 200;
+  let total = 0;
+  const matching: Schedule[] = [];
+  for (const s of input.schedules) {
+    total++;
+    if (filter === "" || s.name.toLowerCase().includes(filter)) matching.push(s);
+  }
+  matching.sort((a, b) => a.name.localeCompare(b.name));
+  // Failing first among the first ROWS_SCANNED by name: a big host's page does not replay
+  // every schedule's runs (the filter narrows it; firing alerts are listed apart anyway).
+  const rows = matching.slice(0, Math.max(limit, ROWS_SCANNED)).map((s) => scheduleRow(s, input));
+  rows.sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || a.name.localeCompare(b.name));
+  return { rows: rows.slice(0, limit), matched: matching.length, total };
+}

@@ -1,0 +1,112 @@
+// One run as the status page and the MCP server show it: launch metadata, outcome, tasks,
+// the tail of its journal and of its output log.
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fieldText, type JournalRecord } from "../journal/codec.js";
+import { readJournal } from "../journal/reader.js";
+import type { LedgerEvent, RunSummary, ScheduledEvent, StartedEvent } from "../ledger/events.js";
+import type { RunLedger } from "../ledger/ledger.js";
+import type { TaskView } from "../tasks/materialize.js";
+import { TaskStore } from "../tasks/store.js";
+
+export interface JournalLine {
+  ts: string;
+  run: string;
+  iteration?: string;
+  topic: string;
+  text: string;
+}
+
+export interface RunDetail {
+  summary: RunSummary;
+  events: LedgerEvent[];
+  launch?: Pick<ScheduledEvent, "argv" | "cwd" | "trigger" | "kind" | "timeoutMs">;
+  started?: Pick<StartedEvent, "pid" | "outputPath" | "journalPath">;
+  /** The run's tasks file (`<project>/.autoloop/runs/<run-id>/tasks.jsonl`), when it has one. */
+  tasks?: TaskView;
+  journal: { lines: JournalLine[]; omitted: number };
+  output?: { path: string; text: string; omittedBytes: number };
+}
+
+/** A record in one line: an agent's payload, or a system record's fields. */
+export function recordText(r: JournalRecord): string {
+  if (r.shape === "agent") return r.payload;
+  const parts = Object.keys(r.fields).map((k) => `${k}=${fieldText(r, k)}`);
+  return parts.join(" ");
+}
+
+/** Records of the run itself and, for a chain, of its steps (`<run>-step-N`). */
+export function runRecords(journalPath: string, runId: string, offset = 0): JournalRecord[] {
+  const steps = `${runId}-step-`;
+  return readJournal(journalPath, offset).items.filter(
+    (r) => r.run === runId || (r.run.startsWith(steps) && /^\d+$/.test(r.run.slice(steps.length))),
+  );
+}
+
+/** The last `maxBytes` of a file, decoded as UTF-8 from a line start where one is near. */
+export function fileTail(path: string, maxBytes: number): { text: string; omittedBytes: number } {
+  const size = statSync(path).size;
+  const start = Math.max(0, size - maxBytes);
+  const buf = Buffer.alloc(size - start);
+  const fd = openSync(path, "r");
+  try {
+    readSync(fd, buf, 0, buf.length, start);
+  } finally {
+    closeSync(fd);
+  }
+  let text = buf.toString("utf8");
+  if (start > 0) {
+    const nl = text.indexOf("\n");
+    if (nl >= 0 && nl < 200) text = text.slice(nl + 1);
+  }
+  return { text, omittedBytes: size - Buffer.byteLength(text) };
+}
+
+export function runDetail(
+  ledger: Pick<RunLedger, "replay">,
+  runId: string,
+  options: { journalLines?: number; outputBytes?: number } = {},
+): RunDetail | undefined {
+  const found = ledger.replay(runId);
+  if (found === undefined) return undefined;
+  const detail: RunDetail = {
+    summary: found.summary,
+    events: found.events,
+    journal: { lines: [], omitted: 0 },
+  };
+  const scheduled = found.events.find((e): e is ScheduledEvent => e.event === "scheduled");
+  const started = found.events.find((e): e is StartedEvent => e.event === "started");
+  if (scheduled !== undefined) {
+    const { argv, cwd, trigger, kind, timeoutMs } = scheduled;
+    detail.launch = { argv, cwd, trigger, kind, ...(timeoutMs !== undefined && { timeoutMs }) };
+    const tasks = new TaskStore(join(cwd, ".autoloop", "runs", runId, "tasks.jsonl")).view();
+    if (tasks.open.length + tasks.done.length > 0) detail.tasks = tasks;
+  }
+  if (started !== undefined) {
+    const { pid, outputPath, journalPath } = started;
+    detail.started = { pid, outputPath, journalPath };
+    try {
+      const records = runRecords(journalPath, runId, started.journalOffset);
+      const keep = options.journalLines ?? 50;
+      const tail = records.slice(-keep);
+      detail.journal = {
+        omitted: records.length - tail.length,
+        lines: tail.map((r) => ({
+          ts: r.ts,
+          run: r.run,
+          ...(r.iteration !== undefined && r.iteration !== "" && { iteration: r.iteration }),
+          topic: r.topic,
+          text: recordText(r),
+        })),
+      };
+    } catch {
+      // No journal (a command schedule, or a run that never got going): nothing to tail.
+    }
+    try {
+      detail.output = { path: outputPath, ...fileTail(outputPath, options.outputBytes ?? 16_384) };
+    } catch {
+      // No output yet.
+    }
+  }
+  return detail;
+}

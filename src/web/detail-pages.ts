@@ -1,0 +1,68 @@
+// `/runs/<run-id>` and `/incidents/<slug>`: one run (launch, outcome, tasks, journal and
+// output tails) and one incident (fields and changelog).
+import type { Incident } from "../incidents/record.js";
+import type { RunDetail } from "../operator/run-detail.js";
+import type { TaskEntry } from "../tasks/entry.js";
+import { html, when } from "./html.js";
+import { actionForm, layout, type PageContext, statusText } from "./layout.js";
+
+const RUNNING = new Set(["pending", "running"]);
+
+function taskList(tasks: TaskEntry[]) {
+  return html`<ul>${tasks.map((t) => html`<li><code>${t.id}</code> ${t.text}${t.priority !== "normal" ? html` <span class="muted">(${t.priority})</span>` : ""}</li>`)}</ul>`;
+}
+
+export function runPage(d: RunDetail, ctx: PageContext): string {
+  const s = d.summary;
+  const running = RUNNING.has(s.status);
+  const duration = s.durationMs === undefined ? "" : `${Math.round(s.durationMs / 100) / 10} s`;
+  const body = html`<h1>Run <code>${s.runId}</code></h1>
+<dl class="fields">
+<dt>Schedule</dt><dd>${s.schedule}</dd>
+<dt>Status</dt><dd>${statusText(s.status, s.stopReason ?? s.skipCause)}${s.detail ? html` — ${s.detail}` : ""}</dd>
+<dt>Trigger</dt><dd>${s.trigger ?? d.launch?.trigger ?? ""}</dd>
+<dt>Slot</dt><dd>${when(s.slot, ctx.now)}</dd>
+<dt>Started</dt><dd>${when(s.startedAt, ctx.now)}</dd>
+<dt>Finished</dt><dd>${when(s.finishedAt, ctx.now)}${duration ? html` <span class="muted">after ${duration}</span>` : ""}</dd>
+${s.exitCode !== undefined ? html`<dt>Exit code</dt><dd>${s.exitCode}${s.signal ? ` (${s.signal})` : ""}</dd>` : ""}
+${d.launch ? html`<dt>Command</dt><dd><code>${d.launch.argv.join(" ")}</code></dd><dt>Directory</dt><dd><code>${d.launch.cwd}</code></dd>` : ""}
+${d.started ? html`<dt>Process</dt><dd>pid ${d.started.pid}</dd><dt>Journal</dt><dd><code>${d.started.journalPath}</code></dd>` : ""}
+</dl>
+${running ? html`<p>${actionForm(`/runs/${encodeURIComponent(s.runId)}/stop`, "Stop this run", ctx, { danger: true })}</p>` : ""}
+<h2>Tasks</h2>
+${d.tasks === undefined ? html`<p class="muted">No tasks recorded.</p>` : html`<p>${d.tasks.open.length} open, ${d.tasks.done.length} done.</p>${d.tasks.open.length > 0 ? html`<h3>Open</h3>${taskList(d.tasks.open)}` : ""}${d.tasks.done.length > 0 ? html`<h3>Done</h3>${taskList(d.tasks.done)}` : ""}`}
+<h2>Journal</h2>
+${d.journal.lines.length === 0 ? html`<p class="muted">No journal records.</p>` : html`${d.journal.omitted > 0 ? html`<p class="muted">The last ${d.journal.lines.length} records (${d.journal.omitted} earlier ones not shown).</p>` : ""}<table><thead><tr><th scope="col">Time</th><th scope="col">Iteration</th><th scope="col">Topic</th><th scope="col">Text</th></tr></thead><tbody>${d.journal.lines.map((l) => html`<tr><td><time datetime="${l.ts}">${l.ts.slice(11, 19)}</time></td><td>${l.iteration ?? ""}${l.run !== s.runId ? html` <span class="muted">${l.run.slice(s.runId.length + 1)}</span>` : ""}</td><td><code>${l.topic}</code></td><td>${l.text.length > 600 ? `${l.text.slice(0, 600)}…` : l.text}</td></tr>`)}</tbody></table>`}
+<h2>Output</h2>
+${d.output === undefined ? html`<p class="muted">No output.</p>` : html`${d.output.omittedBytes > 0 ? html`<p class="muted">The last part of <code>${d.output.path}</code> (${d.output.omittedBytes} bytes before it not shown).</p>` : ""}<pre tabindex="0" aria-label="Output of the run">${d.output.text}</pre>`}
+<h2>Ledger</h2>
+<table><thead><tr><th scope="col">Time</th><th scope="col">Event</th></tr></thead><tbody>${d.events.map((e) => html`<tr><td><time datetime="${e.ts}">${e.ts}</time></td><td>${e.event}</td></tr>`)}</tbody></table>`;
+  return layout(`Run ${s.runId}`, body, ctx);
+}
+
+export function incidentPage(i: Incident, ctx: PageContext): string {
+  const base = `/incidents/${encodeURIComponent(i.slug)}`;
+  const body = html`<h1>${i.name}</h1>
+<dl class="fields">
+<dt>Incident</dt><dd><code>${i.slug}</code></dd>
+<dt>Status</dt><dd>${i.status}</dd>
+<dt>Priority</dt><dd>${i.priority}</dd>
+<dt>Opened</dt><dd>${when(i.createdAt, ctx.now)}</dd>
+<dt>Updated</dt><dd>${when(i.updatedAt, ctx.now)}</dd>
+${i.schedule ? html`<dt>Schedule</dt><dd>${i.schedule}</dd>` : ""}
+${i.runId ? html`<dt>Run</dt><dd><a href="/runs/${encodeURIComponent(i.runId)}">${i.runId}</a></dd>` : ""}
+${i.tags.length > 0 ? html`<dt>Tags</dt><dd>${i.tags.join(", ")}</dd>` : ""}
+</dl>
+${i.status !== "resolved" ? html`<p>${i.status === "open" ? actionForm(`${base}/ack`, "Acknowledge", ctx, { note: "ack-note" }) : ""}</p><p>${actionForm(`${base}/resolve`, "Resolve", ctx, { note: "resolve-note" })}</p>` : ""}
+<h2>Description and changelog</h2>
+<pre tabindex="0" aria-label="The incident file's text">${i.body.trim()}</pre>`;
+  return layout(i.name, body, ctx);
+}
+
+export function notFoundPage(what: string, ctx: PageContext): string {
+  return layout(
+    "Not found",
+    html`<h1>Not found</h1><p>${what}</p><p><a href="/">Back to the overview</a></p>`,
+    ctx,
+  );
+}

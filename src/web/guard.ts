@@ -1,0 +1,60 @@
+// What keeps the status page's buttons from being pressed by another site: requests must name
+// this machine when the daemon listens on loopback (DNS rebinding), a POST must come from the
+// page's own origin, and must carry the daemon's token, which only the page knows.
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+
+export function newToken(): string {
+  return randomBytes(24).toString("base64url");
+}
+
+const LOOPBACK_NAMES = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** The Host header's name without its port, lower-cased. */
+function hostName(host: string): string {
+  const bracket = host.startsWith("[") ? host.indexOf("]") : -1;
+  if (bracket > 0) return host.slice(0, bracket + 1).toLowerCase();
+  const colon = host.lastIndexOf(":");
+  return (colon >= 0 ? host.slice(0, colon) : host).toLowerCase();
+}
+
+/**
+ * Why the request is refused, or undefined. `loopbackOnly`: the daemon listens on loopback,
+ * so a browser that reached it under another name was led there by DNS rebinding.
+ */
+export function refuseHost(req: IncomingMessage, loopbackOnly: boolean): string | undefined {
+  if (!loopbackOnly) return undefined;
+  const host = req.headers.host ?? "";
+  return LOOPBACK_NAMES.test(hostName(host))
+    ? undefined
+    : `the Host header ${JSON.stringify(host)} is not this machine; open the page as http://127.0.0.1:<port>/ or http://localhost:<port>/`;
+}
+
+/** Why a state-changing request is refused as cross-site, or undefined. */
+export function refuseCrossSite(req: IncomingMessage): string | undefined {
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    if (origin === "null" || origin !== `http://${req.headers.host ?? ""}`)
+      return `a request from ${JSON.stringify(origin)} cannot change anything here: only the status page itself can`;
+    return undefined;
+  }
+  // No Origin (an older browser, or a script): a browser still says where it came from.
+  const site = req.headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin" && site !== "none")
+    return `a ${site} request cannot change anything here: only the status page itself can`;
+  return undefined;
+}
+
+export function tokenMatches(given: string | undefined, token: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Where a form sends the browser back to: a path of this site, else the overview. */
+export function safeBack(back: string | undefined): string {
+  if (back === undefined || !back.startsWith("/") || back.startsWith("//") || back.includes("\\"))
+    return "/";
+  return back;
+}

@@ -1,0 +1,88 @@
+// The status page's buttons: each POST path mapped to the operator action the CLI runs.
+import { acknowledgeIncident, resolveIncident } from "../operator/incident-actions.js";
+import { pauseSchedule } from "../operator/schedule-actions.js";
+
+import type { StatusPageOptions } from "./status-page.js";
+
+export type ActionResult =
+  | { ok: true; message: string; runId?: string }
+  | { ok: false; message: string };
+
+type Action = (target: string, note: string, o: StatusPageOptions) => ActionResult;
+
+const fromResponse = (
+  r: { ok: true; message: string; runId?: string } | { ok: false; error: string },
+): ActionResult =>
+  r.ok
+    ? {
+        ok: true,
+        message: r.runId ? `launched ${r.runId}` : r.message,
+        ...(r.runId && { runId: r.runId }),
+      }
+    : { ok: false, message: r.error };
+
+const ACTIONS: Record<string, Record<string, Action>> = {
+  schedules: {
+    pause: (name, _note, o) => ({
+      ok: true,
+      message: pauseSchedule(
+        o.config.stateDir,
+        name,
+        true,
+        (n) => o.daemon.schedules.has(n),
+        o.env,
+      ),
+    }),
+    resume: (name, _note, o) => ({
+      ok: true,
+      message: pauseSchedule(
+        o.config.stateDir,
+        name,
+        false,
+        (n) => o.daemon.schedules.has(n),
+        o.env,
+      ),
+    }),
+    fire: (name, _note, o) => {
+      // Paused in the file a moment ago: the daemon reads pause state at its tick.
+      o.daemon.refreshPause();
+      return fromResponse(o.daemon.fireNow(name));
+    },
+  },
+  incidents: {
+    ack: (slug, note, o) => ({
+      ok: true,
+      message: acknowledgeIncident(o.config.stateDir, slug, note).message,
+    }),
+    resolve: (slug, note, o) => ({
+      ok: true,
+      message: resolveIncident(o.config.stateDir, slug, note).message,
+    }),
+  },
+  runs: {
+    stop: (runId, note, o) =>
+      fromResponse(o.daemon.stopRun(runId, note || "operator stop (status page)")),
+  },
+};
+
+/** Runs the action `path` names (`/schedules/<name>/fire`...); undefined when there is none. */
+export async function runAction(
+  path: string,
+  note: string,
+  o: StatusPageOptions,
+): Promise<ActionResult | undefined> {
+  const m = /^\/(schedules|incidents|runs)\/([^/]+)\/([a-z]+)$/.exec(path);
+  const action = m ? ACTIONS[m[1]!]?.[m[3]!] : undefined;
+  if (m === null || action === undefined) return undefined;
+  let target: string;
+  try {
+    target = decodeURIComponent(m[2]!);
+  } catch {
+    return { ok: false, message: `${JSON.stringify(m[2])} is not a valid name` };
+  }
+  try {
+    return action(target, note.slice(0, 2000), o);
+  } catch (err) {
+    return { ok: false, message: err instanceof Error ? err.message : String(err) };
+  }
+}

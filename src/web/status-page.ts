@@ -1,0 +1,249 @@
+// The status page on the daemon's HTTP server: `/`, `/runs/<id>`, `/incidents/<slug>`, the
+// live event stream and the operator's buttons (pause, resume, fire, stop, ack, resolve),
+// which go through the same code paths as the CLI.
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CronConfig } from "../config/config.js";
+import type { SchedulerDaemon } from "../daemon/daemon.js";
+import { isScheduledRunId } from "../ledger/scheduled-run-id.js";
+import { readStatus } from "../monitor/status.js";
+import { incidentStore } from "../operator/incident-actions.js";
+import { scheduleOverview } from "../operator/overview.js";
+import { runDetail } from "../operator/run-detail.js";
+import { killSwitchOn, readPauseState } from "../schedules/pause-state.js";
+import { LIVE_SCRIPT, STYLESHEET } from "./assets.js";
+import { type DashboardData, dashboardPage } from "./dashboard-page.js";
+import { incidentPage, notFoundPage, runPage } from "./detail-pages.js";
+import { refuseCrossSite, refuseHost, safeBack, tokenMatches } from "./guard.js";
+import type { PageContext } from "./layout.js";
+import type { LiveUpdates } from "./live.js";
+import { type ActionResult, runAction } from "./page-actions.js";
+
+export interface StatusPageOptions {
+  config: CronConfig;
+  daemon: SchedulerDaemon;
+  live: LiveUpdates;
+  token: string;
+  /** The buttons work ([http] actions). */
+  actions: boolean;
+  /** The daemon listens on loopback: requests must name this machine. */
+  loopbackOnly: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Handles the request when it is the status page's; false for other paths (/healthz...). */
+export type PageHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
+
+const SECURITY_HEADERS = {
+  "Content-Security-Policy":
+    "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "same-origin",
+  "X-Frame-Options": "DENY",
+  "Cache-Control": "no-store",
+};
+
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string,
+) {
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    "Content-Type": `${type}; charset=utf-8`,
+    "Content-Length": Buffer.byteLength(body),
+  });
+  res.end(req.method === "HEAD" ? undefined : body);
+}
+
+/** Messages shown once after a button's redirect; kept a few minutes, a hundred at most. */
+class Flashes {
+  private readonly kept = new Map<string, { result: ActionResult; at: number }>();
+  put(result: ActionResult): string {
+    const id = randomBytes(8).toString("hex");
+    this.kept.set(id, { result, at: Date.now() });
+    for (const [key, f] of this.kept)
+      if (this.kept.size > 100 || Date.now() - f.at > 300_000) this.kept.delete(key);
+    return id;
+  }
+  take(id: string | null): ActionResult | undefined {
+    if (id === null) return undefined;
+    const f = this.kept.get(id);
+    this.kept.delete(id);
+    return f?.result;
+  }
+}
+
+const MAX_BODY = 16_384;
+
+function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        reject(new Error("form too large"));
+        req.destroy();
+      } else chunks.push(chunk);
+    });
+    req.on("end", () => resolve(new URLSearchParams(Buffer.concat(chunks).toString("utf8"))));
+    req.on("error", reject);
+  });
+}
+
+export function createStatusPage(o: StatusPageOptions): PageHandler {
+  const flashes = new Flashes();
+  const env = o.env ?? process.env;
+  const context = (url: URL): PageContext => {
+    const flash = flashes.take(url.searchParams.get("flash"));
+    url.searchParams.delete("flash");
+    return {
+      now: Date.now(),
+      token: o.token,
+      actions: o.actions,
+      path: `${url.pathname}${url.search}`,
+      ...(flash?.ok === true && { notice: flash.message }),
+      ...(flash?.ok === false && { error: flash.message }),
+    };
+  };
+
+  const dashboard = (url: URL, ctx: PageContext): string => {
+    const { daemon, config } = o;
+    const status = readStatus(config, new Date(ctx.now), daemon.invalidProblems);
+    const pause = readPauseState(config.stateDir);
+    const filter = url.searchParams.get("q") ?? "";
+    const data: DashboardData = {
+      overview: scheduleOverview(
+        {
+          schedules: daemon.schedules.values(),
+          ledger: daemon.ledger,
+          pause,
+          killSwitch: killSwitchOn(env),
+          nextFire: (s) => daemon.nextFire(s.name),
+        },
+        { filter },
+      ),
+      filter,
+      firing: status.firing,
+      incidents: status.incidents,
+      running: [...daemon.active.values()].map((r) => {
+        const startedAt = daemon.ledger.replay(r.runId)?.summary.startedAt;
+        return { runId: r.runId, schedule: r.schedule, ...(startedAt && { startedAt }) };
+      }),
+      outbox: { backlog: status.outbox.backlog, deadLetters: status.outbox.deadLetters.length },
+      invalidFiles: status.invalidFiles,
+      allPaused: pause.all,
+      killSwitch: killSwitchOn(env),
+    };
+    return dashboardPage(data, ctx);
+  };
+
+  const get = (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
+    const path = url.pathname;
+    if (path === "/favicon.ico") {
+      res.writeHead(204, SECURITY_HEADERS).end();
+      return true;
+    }
+    if (path === "/assets/status.css") send(req, res, 200, "text/css", STYLESHEET);
+    else if (path === "/assets/live.js") send(req, res, 200, "text/javascript", LIVE_SCRIPT);
+    else if (path === "/events") {
+      if (!o.live.subscribe(res)) send(req, res, 503, "text/plain", "too many open pages\n");
+    } else if (path === "/" || path === "/index.html")
+      send(req, res, 200, "text/html", dashboard(url, context(url)));
+    else if (path.startsWith("/runs/")) {
+      const runId = decodeURIComponent(path.slice("/runs/".length));
+      const ctx = context(url);
+      const detail = isScheduledRunId(runId) ? runDetail(o.daemon.ledger, runId) : undefined;
+      if (detail === undefined)
+        send(req, res, 404, "text/html", notFoundPage(`No run ${runId} in the ledger.`, ctx));
+      else send(req, res, 200, "text/html", runPage(detail, ctx));
+    } else if (path.startsWith("/incidents/")) {
+      const slug = decodeURIComponent(path.slice("/incidents/".length));
+      const ctx = context(url);
+      let page: string | undefined;
+      try {
+        if (/^[\w.-]+$/.test(slug))
+          page = incidentPage(incidentStore(o.config.stateDir).find(slug), ctx);
+      } catch {
+        page = undefined;
+      }
+      if (page === undefined)
+        send(req, res, 404, "text/html", notFoundPage(`No incident ${slug}.`, ctx));
+      else send(req, res, 200, "text/html", page);
+    } else return false;
+    return true;
+  };
+
+  const post = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    const wantsJson = (req.headers.accept ?? "").includes("application/json");
+    const refuse = (status: number, message: string) =>
+      wantsJson
+        ? send(
+            req,
+            res,
+            status,
+            "application/json",
+            `${JSON.stringify({ ok: false, error: message })}\n`,
+          )
+        : send(req, res, status, "text/plain", `${message}\n`);
+    if (!o.actions)
+      return refuse(
+        403,
+        "the status page's actions are off ([http] actions = false in the config)",
+      );
+    const crossSite = refuseCrossSite(req);
+    if (crossSite !== undefined) return refuse(403, crossSite);
+    let form: URLSearchParams;
+    try {
+      form = await readForm(req);
+    } catch {
+      return refuse(413, `the form is larger than ${MAX_BODY} bytes`);
+    }
+    const given = form.get("token") ?? (req.headers["x-autoloop-token"] as string | undefined);
+    if (!tokenMatches(given ?? undefined, o.token))
+      return refuse(
+        403,
+        "the form's token is missing or out of date: reload the page and try again",
+      );
+    const result = await runAction(url.pathname, form.get("note") ?? "", o);
+    if (result === undefined) return refuse(404, `no action at ${url.pathname}`);
+    o.live.publish("operator", { action: url.pathname });
+    if (wantsJson) {
+      send(req, res, result.ok ? 200 : 409, "application/json", `${JSON.stringify(result)}\n`);
+      return;
+    }
+    const back = new URL(safeBack(form.get("back") ?? undefined), "http://page");
+    back.searchParams.set("flash", flashes.put(result));
+    res.writeHead(303, {
+      ...SECURITY_HEADERS,
+      Location: `${back.pathname}${back.search}`,
+      "Content-Length": 0,
+    });
+    res.end();
+  };
+
+  return async (req, res, url) => {
+    const isPage =
+      ["/", "/index.html", "/events", "/favicon.ico"].includes(url.pathname) ||
+      /^\/(assets|runs|incidents|schedules)\//.test(url.pathname);
+    if (!isPage) return false;
+    const badHost = refuseHost(req, o.loopbackOnly);
+    if (badHost !== undefined) {
+      send(req, res, 421, "text/plain", `${badHost}\n`);
+      return true;
+    }
+    if (req.method === "POST") {
+      await post(req, res, url);
+      return true;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.setHeader("Allow", "GET, HEAD, POST");
+      send(req, res, 405, "text/plain", "method not allowed\n");
+      return true;
+    }
+    return get(req, res, url);
+  };
+}

@@ -1,0 +1,276 @@
+/// <reference lib="dom" />
+// The status page against the real daemon (`autoloop-cron start` as a child process): read
+// over plain HTTP, guarded against cross-site and rebinding requests, and driven in headless
+// Chromium (Debian's package, through playwright-core): live updates without a reload, the
+// operator's buttons, a run's and an incident's pages. SCREENSHOTS_DIR=dir saves screenshots.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { get as httpGet } from "node:http";
+import { join } from "node:path";
+import { execa, type ResultPromise } from "execa";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium)
+  console.warn(
+    `status page browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
+  );
+
+const schedules = `[[schedule]]
+name = "report"
+cron = "0 0 1 1 *"
+preset = "demo"
+objective = "Write the weekly report"
+project_dir = "../work"
+env = { AUTOLOOP_DEMO_DELAY_MS = "50" }
+
+[[schedule]]
+name = "exit-seven"
+cron = "*/2 * * * * *"
+kind = "command"
+command = [${JSON.stringify(process.execPath)}, "-e", "console.error('build broke: missing module left-pad'); process.exit(7)"]
+project_dir = "../work"
+`;
+
+let root: string;
+let config: string;
+let url: string;
+let daemon: ResultPromise;
+
+const cron = (...args: string[]) =>
+  execa(process.execPath, [AUTOLOOP_CRON, ...args, "--config", config], {
+    env: cleanEnv(),
+    extendEnv: false,
+    reject: false,
+  });
+
+beforeAll(async () => {
+  root = tempDir("autoloop-page-");
+  mkdirSync(join(root, "schedules"));
+  mkdirSync(join(root, "work"));
+  config = join(root, "autoloop-cron.toml");
+  writeFileSync(
+    config,
+    'state_dir = "state"\n[http]\nlisten = "127.0.0.1:0"\n[defaults]\ncatch_up = "none"\n',
+  );
+  writeFileSync(join(root, "schedules", "all.toml"), schedules);
+  daemon = execa(process.execPath, [AUTOLOOP_CRON, "start", "--config", config], {
+    env: cleanEnv(),
+    extendEnv: false,
+    reject: false,
+  });
+  const info = join(root, "state", "daemon.json");
+  url = await waitFor(
+    () => existsSync(info) && (JSON.parse(readFileSync(info, "utf8")) as { http: string }).http,
+    "the daemon's address in daemon.json",
+    30_000,
+  );
+}, 60_000);
+
+afterAll(async () => {
+  daemon?.kill("SIGTERM");
+  await daemon;
+  cleanupTempDirs();
+});
+
+/** The token of the page's forms. */
+async function pageToken(): Promise<string> {
+  const text = await (await fetch(`${url}/`)).text();
+  return /name="token" value="([^"]+)"/.exec(text)![1]!;
+}
+
+const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) =>
+  fetch(`${url}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(body),
+  });
+
+describe("the status page over HTTP", () => {
+  it("serves the overview, its assets and 404s as server-rendered HTML", async () => {
+    const res = await fetch(`${url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const text = await res.text();
+    expect(text).toContain("<h1>Overview</h1>");
+    expect(text).toContain('id="s-report"');
+    expect(text).toContain("*/2 * * * * *");
+    expect((await fetch(`${url}/assets/status.css`)).headers.get("content-type")).toContain(
+      "text/css",
+    );
+    expect((await fetch(`${url}/runs/report-20260101T0000-nosuch`)).status).toBe(404);
+    expect((await fetch(`${url}/incidents/nothing-here`)).status).toBe(404);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const filtered = await (await fetch(`${url}/?q=exit`)).text();
+    expect(filtered).toContain('id="s-exit-seven"');
+    expect(filtered).not.toContain('id="s-report"');
+  });
+
+  it("refuses another site's requests, rebinding hosts and forms without the token", async () => {
+    const token = await pageToken();
+    const host = new URL(url).host;
+    const evil = await post(
+      "/schedules/report/pause",
+      { token },
+      { origin: "http://evil.example" },
+    );
+    expect(evil.status).toBe(403);
+    expect(await evil.text()).toContain("evil.example");
+    const crossSite = await post(
+      "/schedules/report/pause",
+      { token },
+      { "sec-fetch-site": "cross-site" },
+    );
+    expect(crossSite.status).toBe(403);
+    const noToken = await post("/schedules/report/pause", {}, { origin: `http://${host}` });
+    expect(noToken.status).toBe(403);
+    expect(await noToken.text()).toContain("token");
+    // fetch() will not send another Host: a raw request does, as a rebinding browser would.
+    const rebound = await new Promise<number>((resolve, reject) =>
+      httpGet(`${url}/`, { headers: { host: `evil.example:${new URL(url).port}` } }, (r) => {
+        r.resume();
+        resolve(r.statusCode ?? 0);
+      }).on("error", reject),
+    );
+    expect(rebound).toBe(421);
+    // Nothing above paused it.
+    const listed = JSON.parse((await cron("list", "--json")).stdout);
+    expect(listed.schedules.find((s: { name: string }) => s.name === "report").paused).toBe(false);
+
+    // The page's own form: the same code path as `autoloop-cron pause`.
+    const ok = await post(
+      "/schedules/report/pause",
+      { token, back: "/?q=rep" },
+      { origin: `http://${host}` },
+    );
+    expect(ok.status).toBe(303);
+    const back = ok.headers.get("location")!;
+    expect(back).toMatch(/^\/\?q=rep&flash=[0-9a-f]+$/);
+    expect(await (await fetch(`${url}${back}`)).text()).toContain("report paused");
+    const paused = JSON.parse((await cron("list", "--json")).stdout);
+    expect(paused.schedules.find((s: { name: string }) => s.name === "report").paused).toBe(true);
+    const resumed = await post(
+      "/schedules/report/resume",
+      { token },
+      { accept: "application/json" },
+    );
+    expect(await resumed.json()).toEqual({ ok: true, message: "report resumed" });
+    const unknown = await post("/schedules/nope/fire", { token }, { accept: "application/json" });
+    expect(unknown.status).toBe(409);
+    expect(((await unknown.json()) as { message: string }).message).toContain(
+      'unknown schedule "nope"',
+    );
+    // A back link elsewhere is not followed.
+    const away = await post("/schedules/report/resume", { token, back: "//evil.example/x" });
+    expect(away.headers.get("location")).toMatch(/^\/\?flash=/);
+  });
+});
+
+describe.skipIf(!haveChromium)("the status page in Chromium", () => {
+  let browser: Browser;
+  const shots = process.env.SCREENSHOTS_DIR;
+  const shot = async (page: Page, name: string) => {
+    if (shots !== undefined)
+      await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+  };
+
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("updates live, fires a run, shows it, and acknowledges an incident", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${url}/`);
+    await expect.poll(() => page.locator("#live").textContent(), { timeout: 10_000 }).toBe("Live");
+    await page.evaluate(() => {
+      (window as unknown as { loadedOnce: number }).loadedOnce = 1;
+    });
+    // The failing schedule's incident turns up without a reload.
+    const incident = page.locator("#incidents + table a[href^='/incidents/']").first();
+    await incident.waitFor({ timeout: 30_000 });
+    expect(
+      await page.evaluate(() => (window as unknown as { loadedOnce?: number }).loadedOnce),
+    ).toBe(1);
+    expect(Number(await page.locator("html").getAttribute("data-updates"))).toBeGreaterThan(0);
+    await expect.poll(() => page.locator("#s-exit-seven .state").textContent()).toBe("failing");
+
+    // Fire now: the browser comes back to the overview with the run's id, and the run's mark
+    // turns completed live.
+    await page.locator("#s-report").getByRole("button", { name: "Fire now" }).click();
+    const notice = await page.getByRole("status").filter({ hasText: "launched" }).textContent();
+    const runId = /launched (\S+)/.exec(notice ?? "")![1]!;
+    await page.evaluate(() => {
+      (window as unknown as { loadedOnce: number }).loadedOnce = 2;
+    });
+    const done = page.locator(`#s-report a.mark.completed[href="/runs/${runId}"]`);
+    await done.waitFor({ timeout: 30_000 });
+    expect(
+      await page.evaluate(() => (window as unknown as { loadedOnce?: number }).loadedOnce),
+    ).toBe(2);
+    await shot(page, "status-overview");
+
+    // The run's page: launch, outcome, journal and output.
+    await done.click();
+    await expect
+      .poll(() => page.getByRole("heading", { level: 1 }).textContent())
+      .toBe(`Run ${runId}`);
+    const main = page.locator("main");
+    await expect.poll(() => main.textContent()).toContain("completed");
+    await expect.poll(() => main.textContent()).toContain("loop.start");
+    await expect.poll(() => main.textContent()).toContain("autoloop");
+    await shot(page, "status-run");
+
+    // The incident's page: acknowledge with a note; the CLI sees it.
+    await page.goto(`${url}/`);
+    await incident.click();
+    await page.getByLabel("Note").first().fill("looking at the missing module");
+    await page.getByRole("button", { name: "Acknowledge" }).click();
+    await page.getByRole("status").filter({ hasText: "acknowledged" }).waitFor();
+    await expect.poll(() => page.locator("main dl").textContent()).toContain("acknowledged");
+    await expect
+      .poll(() => page.locator("main pre").textContent())
+      .toContain("looking at the missing module");
+    await shot(page, "status-incident");
+    const listed = JSON.parse((await cron("incident", "list", "--json")).stdout);
+    expect(listed.some((i: { status: string }) => i.status === "acknowledged")).toBe(true);
+    await page.close();
+  }, 120_000);
+
+  it("reads and works without JavaScript, and every field has a label", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${url}/`);
+    await expect.poll(() => page.locator("#live").textContent()).toBe("Live updates off");
+    await expect.poll(() => page.locator("#s-report").textContent()).toContain("0 0 1 1 *");
+    const unlabelled = await page.$$eval(
+      "input:not([type=hidden])",
+      (inputs) =>
+        inputs.filter((i) => !(i.id && document.querySelector(`label[for="${i.id}"]`))).length,
+    );
+    expect(unlabelled).toBe(0);
+    await page.locator("#s-exit-seven").getByRole("button", { name: "Pause" }).click();
+    await page.getByRole("status").filter({ hasText: "exit-seven paused" }).waitFor();
+    await expect.poll(() => page.locator("#s-exit-seven .state").textContent()).toBe("paused");
+    await page.locator("#s-exit-seven").getByRole("button", { name: "Resume" }).click();
+    await page.getByRole("status").filter({ hasText: "exit-seven resumed" }).waitFor();
+    await context.close();
+  }, 60_000);
+});
