@@ -10,15 +10,12 @@ export type ActionResult =
 
 type Action = (target: string, note: string, o: StatusPageOptions) => ActionResult;
 
+/** A control answer of the daemon as the page tells it. */
 const fromResponse = (
   r: { ok: true; message: string; runId?: string } | { ok: false; error: string },
 ): ActionResult =>
   r.ok
-    ? {
-        ok: true,
-        message: r.runId ? `launched ${r.runId}` : r.message,
-        ...(r.runId && { runId: r.runId }),
-      }
+    ? { ok: true, message: r.message, ...(r.runId && { runId: r.runId }) }
     : { ok: false, message: r.error };
 
 const ACTIONS: Record<string, Record<string, Action>> = {

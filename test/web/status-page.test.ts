@@ -28,6 +28,13 @@ project_dir = "../work"
 env = { AUTOLOOP_DEMO_DELAY_MS = "50" }
 
 [[schedule]]
+name = "sleeper"
+cron = "0 0 1 1 *"
+kind = "command"
+command = [${JSON.stringify(process.execPath)}, "-e", "setTimeout(() => {}, 60000)"]
+project_dir = "../work"
+
+[[schedule]]
 name = "exit-seven"
 cron = "*/2 * * * * *"
 kind = "command"
@@ -215,8 +222,8 @@ describe.skipIf(!haveChromium)("the status page in Chromium", () => {
     // Fire now: the browser comes back to the overview with the run's id, and the run's mark
     // turns completed live.
     await page.locator("#s-report").getByRole("button", { name: "Fire now" }).click();
-    const notice = await page.getByRole("status").filter({ hasText: "launched" }).textContent();
-    const runId = /launched (\S+)/.exec(notice ?? "")![1]!;
+    const notice = await page.getByRole("status").filter({ hasText: "launching" }).textContent();
+    const runId = /launching (\S+)/.exec(notice ?? "")![1]!;
     await page.evaluate(() => {
       (window as unknown as { loadedOnce: number }).loadedOnce = 2;
     });
@@ -273,4 +280,60 @@ describe.skipIf(!haveChromium)("the status page in Chromium", () => {
     await page.getByRole("status").filter({ hasText: "exit-seven resumed" }).waitFor();
     await context.close();
   }, 60_000);
+});
+
+describe("the status page's buttons over HTTP", () => {
+  it("fires and stops a run, and resolves an incident, as the CLI would", async () => {
+    const token = await pageToken();
+    const json = { accept: "application/json" };
+    const fired = (await (await post("/schedules/sleeper/fire", { token }, json)).json()) as {
+      ok: boolean;
+      runId: string;
+    };
+    expect(fired).toMatchObject({ ok: true, runId: expect.stringMatching(/^sleeper-/) });
+    const runs = async () =>
+      JSON.parse((await cron("runs", "--schedule", "sleeper", "--json")).stdout) as {
+        runId: string;
+        status: string;
+        killedBy?: string;
+      }[];
+    await waitFor(
+      async () => (await runs()).some((r) => r.runId === fired.runId && r.status === "running"),
+      "the sleeper running",
+      30_000,
+      100,
+    );
+    const stopped = await post(`/runs/${fired.runId}/stop`, { token, note: "from the page" }, json);
+    expect(await stopped.json()).toEqual({
+      ok: true,
+      runId: fired.runId,
+      message: `stopping ${fired.runId}`,
+    });
+    const killed = await waitFor(
+      async () => (await runs()).find((r) => r.runId === fired.runId && r.status === "killed"),
+      "the sleeper killed",
+      30_000,
+      100,
+    );
+    expect(killed.killedBy).toBe("operator");
+
+    const slug = await waitFor(
+      async () => /href="\/incidents\/([\w.-]+)"/.exec(await (await fetch(`${url}/`)).text())?.[1],
+      "an incident on the page",
+      30_000,
+      200,
+    );
+    const resolved = await post(
+      `/incidents/${slug}/resolve`,
+      { token, note: "fixed the import" },
+      json,
+    );
+    expect(await resolved.json()).toMatchObject({
+      ok: true,
+      message: expect.stringContaining(`resolved ${slug}`),
+    });
+    const incident = JSON.parse((await cron("incident", "show", slug, "--json")).stdout);
+    expect(incident.status).toBe("resolved");
+    expect(incident.body).toContain("fixed the import");
+  }, 90_000);
 });
