@@ -1,7 +1,7 @@
 // The daemon's outward signals: the status page, /healthz and /metrics over HTTP, and the
 // heartbeat ping.
 import type { Logger } from "pino";
-import { type CronConfig, isLoopbackHost } from "../config/config.js";
+import type { CronConfig } from "../config/config.js";
 import type { SchedulerDaemon } from "../daemon/daemon.js";
 import { evaluateHealth, type HealthReport } from "../http/health.js";
 import type { MetricsProviders } from "../http/metric-providers.js";
@@ -98,7 +98,7 @@ export async function startObservability(
           live,
           token: newToken(),
           actions: config.http.actions,
-          loopbackOnly: isLoopbackHost(config.http.host),
+          hosts: config.http.hosts,
         })
       : undefined;
   if (page !== undefined) publishChanges(daemon, live, monitor);

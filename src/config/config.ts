@@ -33,10 +33,12 @@ export interface CronConfig {
         enabled: true;
         host: string;
         port: number;
-        /** The status page on `/` (`[http] status_page`, default on). */
+        /** The status page on `/` (`[http] status_page`): on by default only on loopback. */
         statusPage: boolean;
         /** Its buttons (pause, fire, ack...): on by default only on a loopback address. */
         actions: boolean;
+        /** Names the page answers to besides loopback names and IP literals (`[http] hosts`). */
+        hosts: string[];
       };
   defaults: {
     timezone: string;
@@ -160,8 +162,9 @@ function resolveConfig(
       http?.enabled === true
         ? {
             ...http,
-            statusPage: raw.http.status_page,
+            statusPage: raw.http.status_page ?? isLoopbackHost(http.host),
             actions: raw.http.actions ?? isLoopbackHost(http.host),
+            hosts: raw.http.hosts,
           }
         : { enabled: false },
     defaults: {

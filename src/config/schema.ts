@@ -40,8 +40,11 @@ export const configSchema = z.strictObject({
   http: z
     .strictObject({
       listen: z.string().default("127.0.0.1:9464"),
-      status_page: z.boolean().default(true),
+      status_page: z.boolean().optional(),
       actions: z.boolean().optional(),
+      hosts: z
+        .array(z.string().regex(/^[A-Za-z0-9.-]+$/, "a host name such as cron.example.com"))
+        .default([]),
     })
     .prefault({}),
   defaults: z

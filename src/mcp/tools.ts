@@ -109,9 +109,10 @@ export const TOOLS: ToolDefinition[] = [
         if (out.length >= (args.limit as number)) break;
         const r = ledger.replay(id)?.summary;
         if (r === undefined) continue;
-        const at = Date.parse(r.scheduledAt ?? r.slot);
-        // Newest first: once past `since`, nothing older can match.
-        if (since !== undefined && at < since) break;
+        if (since !== undefined && r.scheduledAt === undefined && Date.parse(r.slot) < since)
+          continue; // a skipped slot, perhaps caught up late: it says nothing of the runs after
+        // Newest first by creation: once a run created before `since` is seen, none follows.
+        if (since !== undefined && Date.parse(r.scheduledAt ?? r.slot) < since) break;
         if (args.status === undefined || r.status === args.status) out.push(r);
       }
       return json(out);

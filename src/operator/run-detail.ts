@@ -1,9 +1,8 @@
 // One run as the status page and the MCP server show it: launch metadata, outcome, tasks,
 // the tail of its journal and of its output log.
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fieldText, type JournalRecord } from "../journal/codec.js";
-import { readJournal } from "../journal/reader.js";
+import { decodeRecord, fieldText, type JournalRecord } from "../journal/codec.js";
 import type { LedgerEvent, RunSummary, ScheduledEvent, StartedEvent } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import type { TaskView } from "../tasks/materialize.js";
@@ -24,7 +23,8 @@ export interface RunDetail {
   started?: Pick<StartedEvent, "pid" | "outputPath" | "journalPath">;
   /** The run's tasks file (`<project>/.autoloop/runs/<run-id>/tasks.jsonl`), when it has one. */
   tasks?: TaskView;
-  journal: { lines: JournalLine[]; omitted: number };
+  /** `truncated`: the run's records go on past the bytes a page reads (RUN_SCAN_BYTES). */
+  journal: { lines: JournalLine[]; omitted: number; truncated?: boolean };
   output?: { path: string; text: string; omittedBytes: number };
 }
 
@@ -35,12 +35,55 @@ export function recordText(r: JournalRecord): string {
   return parts.join(" ");
 }
 
-/** Records of the run itself and, for a chain, of its steps (`<run>-step-N`). */
-export function runRecords(journalPath: string, runId: string, offset = 0): JournalRecord[] {
+/** A run's journal is shared with its project's other runs: a page reads at most this much. */
+export const RUN_SCAN_BYTES = 32 << 20;
+const SCAN_CHUNK = 1 << 20;
+const RUN_END = new Set(["loop.complete", "loop.stop", "chain.complete"]);
+
+/**
+ * Records of the run itself and, for a chain, of its steps (`<run>-step-N`), read from the
+ * run's start offset until the run's own end record, or `maxBytes` (`truncated` then): a
+ * busy project journal is not read to its end for an old run.
+ */
+export function runRecords(
+  journalPath: string,
+  runId: string,
+  offset = 0,
+  maxBytes = RUN_SCAN_BYTES,
+): { records: JournalRecord[]; truncated: boolean } {
   const steps = `${runId}-step-`;
-  return readJournal(journalPath, offset).items.filter(
-    (r) => r.run === runId || (r.run.startsWith(steps) && /^\d+$/.test(r.run.slice(steps.length))),
-  );
+  const ours = (run: string) =>
+    run === runId || (run.startsWith(steps) && /^\d+$/.test(run.slice(steps.length)));
+  const records: JournalRecord[] = [];
+  let fd: number;
+  try {
+    fd = openSync(journalPath, "r");
+  } catch {
+    return { records, truncated: false };
+  }
+  try {
+    const end = Math.min(fstatSync(fd).size, offset + maxBytes);
+    let position = offset;
+    let rest = "";
+    const buf = Buffer.allocUnsafe(SCAN_CHUNK);
+    while (position < end) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, end - position), position);
+      if (n <= 0) break;
+      position += n;
+      const lines = (rest + buf.toString("utf8", 0, n)).split("\n");
+      rest = position < end ? lines.pop()! : "";
+      for (const line of lines) {
+        if (!line.includes(runId)) continue;
+        const r = decodeRecord(line);
+        if (r === undefined || !ours(r.run)) continue;
+        records.push(r);
+        if (r.run === runId && RUN_END.has(r.topic)) return { records, truncated: false };
+      }
+    }
+    return { records, truncated: end < fstatSync(fd).size && position >= offset + maxBytes };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The last `maxBytes` of a file, decoded as UTF-8 from a line start where one is near. */
@@ -86,10 +129,11 @@ export function runDetail(
     const { pid, outputPath, journalPath } = started;
     detail.started = { pid, outputPath, journalPath };
     try {
-      const records = runRecords(journalPath, runId, started.journalOffset);
+      const { records, truncated } = runRecords(journalPath, runId, started.journalOffset);
       const keep = options.journalLines ?? 50;
       const tail = records.slice(-keep);
       detail.journal = {
+        truncated,
         omitted: records.length - tail.length,
         lines: tail.map((r) => ({
           ts: r.ts,

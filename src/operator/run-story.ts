@@ -29,7 +29,8 @@ export function runStory(ledger: Pick<RunLedger, "replay">, id: string): RunStor
   const found = ledgerId === undefined ? undefined : ledger.replay(ledgerId);
   if (found === undefined) return undefined;
   const started = found.events.find((e): e is StartedEvent => e.event === "started");
-  const records = started === undefined ? [] : runRecords(started.journalPath, id);
+  const records =
+    started === undefined ? [] : runRecords(started.journalPath, id, started.journalOffset).records;
   const runIds = [...new Set(records.map((r) => r.run).filter((r) => r !== id))];
   const runs = (runIds.length > 0 ? runIds : [id]).map((run) => ({
     run,

@@ -58,8 +58,26 @@ export const LIVE_SCRIPT = `(() => {
     const el = document.activeElement;
     return el && el.matches("input[type=text], input[type=search], textarea") && el.value !== "";
   };
+  // Where keyboard focus was, so that it is given back after the swap: by id, by link, or
+  // by a form's action and its button's text.
+  const focusKey = () => {
+    const el = document.activeElement;
+    if (!el || !document.getElementById("main")?.contains(el)) return null;
+    if (el.id) return "#" + CSS.escape(el.id);
+    if (el.matches("a[href]")) return 'a[href="' + CSS.escape(el.getAttribute("href")) + '"]';
+    if (el.form) return { action: el.form.getAttribute("action"), text: el.textContent };
+    return null;
+  };
+  const refocus = (key) => {
+    if (key === null) return;
+    const el = typeof key === "string" ? document.querySelector(key)
+      : [...document.querySelectorAll("main form")].filter((f) => f.getAttribute("action") === key.action)
+          .map((f) => [...f.querySelectorAll("button")].find((b) => b.textContent === key.text)).find(Boolean);
+    if (el) el.focus({ preventScroll: true });
+  };
   async function refresh() {
-    if (busy || typing()) { again = true; return; }
+    if (busy) { again = true; return; }
+    if (typing()) { later(2000); return; }
     busy = true;
     try {
       const res = await fetch(location.href, { cache: "no-store", headers: { accept: "text/html" } });
@@ -67,7 +85,9 @@ export const LIVE_SCRIPT = `(() => {
       const doc = new DOMParser().parseFromString(await res.text(), "text/html");
       const next = doc.getElementById("main"), current = document.getElementById("main");
       if (next && current) {
+        const key = focusKey();
         current.replaceWith(document.adoptNode(next));
+        refocus(key);
         document.title = doc.title;
         const root = document.documentElement;
         root.dataset.updates = String(Number(root.dataset.updates || 0) + 1);

@@ -66,11 +66,11 @@ export function dashboardPage(d: DashboardData, ctx: PageContext): string {
   const body = html`<h1>Overview</h1>
 ${d.killSwitch ? html`<p class="banner">AUTOLOOP_CRON_PAUSED is set in the daemon's environment: every schedule is paused.</p>` : d.allPaused ? html`<p class="banner">All schedules are paused (<code>autoloop-cron resume</code>).</p>` : ""}
 <ul class="summary" aria-label="Summary">
-<li><strong>${o.total}</strong>schedules</li>
-<li><strong>${d.running.length}</strong>running</li>
-<li><strong>${d.firing.filter((f) => f.muted === undefined).length}</strong>alerts firing</li>
-<li><strong>${d.incidents.length}</strong>open incidents</li>
-<li><strong>${d.outbox.backlog}</strong>alerts waiting to be sent${d.outbox.deadLetters > 0 ? html`, <strong>${d.outbox.deadLetters}</strong> undeliverable` : ""}</li>
+<li><strong>${o.total}</strong> schedules</li>
+<li><strong>${d.running.length}</strong> running</li>
+<li><strong>${d.firing.filter((f) => f.muted === undefined).length}</strong> alerts firing</li>
+<li><strong>${d.incidents.length}</strong> open incidents</li>
+<li><strong>${d.outbox.backlog}</strong> alerts waiting to be sent${d.outbox.deadLetters > 0 ? html`, <strong>${d.outbox.deadLetters}</strong> undeliverable` : ""}</li>
 </ul>
 ${d.invalidFiles.length > 0 ? html`<div class="error" role="alert"><p>Schedule files that do not validate (their previous version stays in force):</p><ul>${d.invalidFiles.map((f) => html`<li><code>${f.file}</code>: ${f.problems.join("; ")}</li>`)}</ul></div>` : ""}
 <h2 id="alerts">Firing alerts</h2>

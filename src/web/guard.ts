@@ -18,16 +18,20 @@ function hostName(host: string): string {
   return (colon >= 0 ? host.slice(0, colon) : host).toLowerCase();
 }
 
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+
 /**
- * Why the request is refused, or undefined. `loopbackOnly`: the daemon listens on loopback,
- * so a browser that reached it under another name was led there by DNS rebinding.
+ * Why the request is refused, or undefined. A browser led here by DNS rebinding names the
+ * attacker's host: only loopback names, IP literals (rebinding needs a name) and the names
+ * in `[http] hosts` are served.
  */
-export function refuseHost(req: IncomingMessage, loopbackOnly: boolean): string | undefined {
-  if (!loopbackOnly) return undefined;
+export function refuseHost(req: IncomingMessage, hosts: readonly string[]): string | undefined {
   const host = req.headers.host ?? "";
-  return LOOPBACK_NAMES.test(hostName(host))
-    ? undefined
-    : `the Host header ${JSON.stringify(host)} is not this machine; open the page as http://127.0.0.1:<port>/ or http://localhost:<port>/`;
+  const name = hostName(host);
+  if (LOOPBACK_NAMES.test(name) || IPV4.test(name) || /^\[[0-9a-f:.]+\]$/.test(name))
+    return undefined;
+  if (hosts.some((h) => h.toLowerCase() === name)) return undefined;
+  return `the Host header ${JSON.stringify(host)} is not a name of this daemon; open the page by its IP address or localhost, or add the name to [http] hosts in the config`;
 }
 
 /** Why a state-changing request is refused as cross-site, or undefined. */
@@ -52,9 +56,18 @@ export function tokenMatches(given: string | undefined, token: string): boolean 
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Where a form sends the browser back to: a path of this site, else the overview. */
-export function safeBack(back: string | undefined): string {
-  if (back === undefined || !back.startsWith("/") || back.startsWith("//") || back.includes("\\"))
-    return "/";
-  return back;
+/**
+ * Where a form sends the browser back to: a path and query of this site, else the overview.
+ * Checked as parsed, since "/.//evil.example" normalizes to "//evil.example".
+ */
+export function safeBack(back: string | undefined, flash: string): string {
+  let url: URL;
+  try {
+    url = new URL(back ?? "/", "http://page.invalid");
+  } catch {
+    url = new URL("/", "http://page.invalid");
+  }
+  if (url.host !== "page.invalid" || url.pathname.startsWith("//")) url = new URL("/", url);
+  url.searchParams.set("flash", flash);
+  return `${url.pathname}${url.search}`;
 }

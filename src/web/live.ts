@@ -7,6 +7,8 @@ import type { ServerResponse } from "node:http";
 const MAX_CLIENTS = 64;
 /** A comment line now and then keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
+/** Bytes queued for a client that stopped reading before it is dropped. */
+const MAX_BUFFERED = 256 * 1024;
 
 export class LiveUpdates {
   private readonly clients = new Set<ServerResponse>();
@@ -53,7 +55,11 @@ export class LiveUpdates {
   }
 
   private write(text: string): void {
-    for (const res of this.clients) res.write(text);
+    for (const res of this.clients) {
+      // A page that does not read its stream is dropped rather than buffered without end.
+      if (res.writableLength > MAX_BUFFERED) res.destroy();
+      else res.write(text);
+    }
   }
 
   private stopKeepalive(): void {

@@ -26,8 +26,8 @@ export interface StatusPageOptions {
   token: string;
   /** The buttons work ([http] actions). */
   actions: boolean;
-  /** The daemon listens on loopback: requests must name this machine. */
-  loopbackOnly: boolean;
+  /** Host names the page answers to besides loopback names and IP literals ([http] hosts). */
+  hosts: readonly string[];
   env?: NodeJS.ProcessEnv;
 }
 
@@ -77,6 +77,15 @@ class Flashes {
 }
 
 const MAX_BODY = 16_384;
+
+/** A path segment decoded, or "" when its percent-encoding is malformed (a 404 follows). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return "";
+  }
+}
 
 function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   return new Promise((resolve, reject) => {
@@ -150,18 +159,19 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
     if (path === "/assets/status.css") send(req, res, 200, "text/css", STYLESHEET);
     else if (path === "/assets/live.js") send(req, res, 200, "text/javascript", LIVE_SCRIPT);
     else if (path === "/events") {
-      if (!o.live.subscribe(res)) send(req, res, 503, "text/plain", "too many open pages\n");
+      if (req.method === "HEAD") send(req, res, 200, "text/event-stream", "");
+      else if (!o.live.subscribe(res)) send(req, res, 503, "text/plain", "too many open pages\n");
     } else if (path === "/" || path === "/index.html")
       send(req, res, 200, "text/html", dashboard(url, context(url)));
     else if (path.startsWith("/runs/")) {
-      const runId = decodeURIComponent(path.slice("/runs/".length));
+      const runId = decoded(path.slice("/runs/".length));
       const ctx = context(url);
       const detail = isScheduledRunId(runId) ? runDetail(o.daemon.ledger, runId) : undefined;
       if (detail === undefined)
         send(req, res, 404, "text/html", notFoundPage(`No run ${runId} in the ledger.`, ctx));
       else send(req, res, 200, "text/html", runPage(detail, ctx));
     } else if (path.startsWith("/incidents/")) {
-      const slug = decodeURIComponent(path.slice("/incidents/".length));
+      const slug = decoded(path.slice("/incidents/".length));
       const ctx = context(url);
       let page: string | undefined;
       try {
@@ -215,11 +225,10 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
       send(req, res, result.ok ? 200 : 409, "application/json", `${JSON.stringify(result)}\n`);
       return;
     }
-    const back = new URL(safeBack(form.get("back") ?? undefined), "http://page");
-    back.searchParams.set("flash", flashes.put(result));
+    const back = safeBack(form.get("back") ?? undefined, flashes.put(result));
     res.writeHead(303, {
       ...SECURITY_HEADERS,
-      Location: `${back.pathname}${back.search}`,
+      Location: back,
       "Content-Length": 0,
     });
     res.end();
@@ -230,7 +239,7 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
       ["/", "/index.html", "/events", "/favicon.ico"].includes(url.pathname) ||
       /^\/(assets|runs|incidents|schedules)\//.test(url.pathname);
     if (!isPage) return false;
-    const badHost = refuseHost(req, o.loopbackOnly);
+    const badHost = refuseHost(req, o.hosts);
     if (badHost !== undefined) {
       send(req, res, 421, "text/plain", `${badHost}\n`);
       return true;

@@ -147,11 +147,11 @@ describe("parseConfigText", () => {
       'autoloop-cron.toml: monitor.journal: found unknown key "journal"; expected a known key (did you mean "journals"?)',
     ]);
     expect(problems("[http]\nport = 1")).toEqual([
-      'autoloop-cron.toml: http.port: found unknown key "port"; expected one of the known keys: listen, status_page, actions',
+      'autoloop-cron.toml: http.port: found unknown key "port"; expected one of the known keys: listen, status_page, actions, hosts',
     ]);
   });
 
-  it("turns the status page's buttons on by default only on a loopback address", () => {
+  it("serves the status page and its buttons by default only on a loopback address", () => {
     const http = (text: string) => parseConfigText("autoloop-cron.toml", text, "/srv").config!.http;
     expect(http("")).toMatchObject({
       enabled: true,
@@ -161,9 +161,12 @@ describe("parseConfigText", () => {
     });
     expect(http('[http]\nlisten = "[::1]:9464"')).toMatchObject({ actions: true });
     expect(http('[http]\nlisten = "0.0.0.0:9464"')).toMatchObject({
-      statusPage: true,
+      statusPage: false,
       actions: false,
     });
+    expect(
+      http('[http]\nlisten = "0.0.0.0:9464"\nstatus_page = true\nhosts = ["cron.example.com"]'),
+    ).toMatchObject({ statusPage: true, actions: false, hosts: ["cron.example.com"] });
     expect(http('[http]\nlisten = "0.0.0.0:9464"\nactions = true')).toMatchObject({
       actions: true,
     });

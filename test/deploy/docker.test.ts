@@ -76,13 +76,14 @@ describe("deploy/docker/Dockerfile", () => {
     const text = readFileSync(join(DOCKER, "autoloop-cron.toml"), "utf8");
     const { config } = parseConfigText("autoloop-cron.toml", text, "/etc/autoloop-cron");
     expect(config?.stateDir).toBe("/var/lib/autoloop-cron/state");
-    // Served to other machines: the status page reads, its buttons are off.
+    // Served to other machines: /healthz and /metrics only, unless the page is asked for.
     expect(config?.http).toEqual({
       enabled: true,
       host: "0.0.0.0",
       port: 9464,
-      statusPage: true,
+      statusPage: false,
       actions: false,
+      hosts: [],
     });
   });
 

@@ -111,6 +111,9 @@ describe("the status page over HTTP", () => {
     );
     expect((await fetch(`${url}/runs/report-20260101T0000-nosuch`)).status).toBe(404);
     expect((await fetch(`${url}/incidents/nothing-here`)).status).toBe(404);
+    expect((await fetch(`${url}/runs/%E0`)).status).toBe(404);
+    const head = await fetch(`${url}/events`, { method: "HEAD" });
+    expect(head.status).toBe(200);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const filtered = await (await fetch(`${url}/?q=exit`)).text();
     expect(filtered).toContain('id="s-exit-seven"');
