@@ -7,7 +7,7 @@ import { evaluateHealth, type HealthReport } from "../http/health.js";
 import type { MetricsProviders } from "../http/metric-providers.js";
 import { Metrics } from "../http/metrics.js";
 import { startHttpServer } from "../http/server.js";
-import { cachedWritableProbe } from "../http/writable-probe.js";
+import { cachedWritableProbe, probeWritableSync } from "../http/writable-probe.js";
 import type { MonitorService } from "../monitor/service.js";
 import { resolveSecret } from "../util/secrets.js";
 import { newToken } from "../web/guard.js";
@@ -44,9 +44,9 @@ export function healthCheck(
   lastTickAt: () => number | undefined,
 ): () => Promise<HealthReport> {
   const startedAt = Date.now();
-  const probe = cachedWritableProbe(stateDir);
-  // Checked once now, before the schedules load: the first /healthz need not wait on the disk.
-  void probe();
+  // Checked once now, synchronously, before the schedules load: the first /healthz need not
+  // wait for a disk check queued behind the schedule files' reads.
+  const probe = cachedWritableProbe(stateDir, { initial: probeWritableSync(stateDir) });
   return async () =>
     evaluateHealth({
       now: Date.now(),

@@ -195,22 +195,26 @@ export class SchedulerDaemon extends DaemonEmitter {
     const previous = this.schedules;
     // Which file holds which name changed only if a name came, went or moved.
     let moved = previous.size !== schedules.size;
+    let added = 0;
     // In force from now on: a slot of a removed schedule that comes due meanwhile is dropped.
     this.schedules = schedules;
     await runSliced(
-      eachItem(previous.keys(), (name) => {
-        if (!schedules.has(name)) this.queue.remove(name);
-      }),
-    );
-    await runSliced(
-      eachItem(schedules, ([name, schedule]) => {
-        const old = previous.get(name);
+      eachItem(schedules.values(), (schedule) => {
+        const old = previous.get(schedule.name);
         if (old === schedule) return; // its file did not change
+        if (old === undefined) added++;
         if (old?.file !== schedule.file) moved = true;
         if (old === undefined || scheduleChanged(old, schedule))
-          this.queue.upsert(schedule, this.lastSlot(name));
+          this.queue.upsert(schedule, this.lastSlot(schedule.name));
       }),
     );
+    // Every old name is still here unless the new set is smaller than old plus added.
+    if (previous.size + added !== schedules.size)
+      await runSliced(
+        eachItem(previous.keys(), (name) => {
+          if (!schedules.has(name)) this.queue.remove(name);
+        }),
+      );
     if (moved || !this.inForceRecorded) await this.recordInForce();
   }
 

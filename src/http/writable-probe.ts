@@ -1,5 +1,6 @@
 // Checks that the state dir still takes writes, by creating and removing a small file.
 import { randomBytes } from "node:crypto";
+import { rmSync, writeFileSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -29,6 +30,25 @@ export async function probeWritable(dir: string): Promise<WritableResult> {
   return { ok: true };
 }
 
+/**
+ * The same check, synchronously: taken once at start-up, so that the first /healthz does not
+ * wait for a disk check queued behind the schedule files being read (libuv's thread pool).
+ */
+export function probeWritableSync(dir: string): WritableResult {
+  const file = join(dir, `.healthz-${process.pid}-${randomBytes(4).toString("hex")}.tmp`);
+  try {
+    writeFileSync(file, "ok\n", { flag: "wx" });
+  } catch (err) {
+    return { ok: false, error: errorText(err) };
+  }
+  try {
+    rmSync(file, { force: true });
+  } catch (err) {
+    return { ok: false, error: `created ${file} but could not remove it: ${errorText(err)}` };
+  }
+  return { ok: true };
+}
+
 function errorText(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   if (e.code !== undefined)
@@ -41,6 +61,8 @@ export interface CachedProbeOptions {
   ttlMs?: number;
   now?: () => number;
   probe?: (dir: string) => Promise<WritableResult>;
+  /** A first result taken now (probeWritableSync), so no ask ever waits for the first check. */
+  initial?: WritableResult;
 }
 
 /**
@@ -56,7 +78,8 @@ export function cachedWritableProbe(
   const ttlMs = options.ttlMs ?? 5000;
   const now = options.now ?? Date.now;
   const probe = options.probe ?? probeWritable;
-  let last: { at: number; result: WritableResult } | undefined;
+  let last: { at: number; result: WritableResult } | undefined =
+    options.initial === undefined ? undefined : { at: now(), result: options.initial };
   let inFlight: Promise<WritableResult> | undefined;
   // `t < at` catches the clock moving back, which would otherwise freeze the cache.
   const age = (t: number) => (last === undefined || t < last.at ? Infinity : t - last.at);

@@ -16,6 +16,7 @@ import { evaluateHealth, type HealthInput } from "../../src/http/health.js";
 import {
   cachedWritableProbe,
   probeWritable,
+  probeWritableSync,
   type WritableResult,
 } from "../../src/http/writable-probe.js";
 import { transpileClosure } from "../helpers/transpile.js";
@@ -130,6 +131,20 @@ const tempDir = () => {
 };
 
 describe("probeWritable", () => {
+  it("has a synchronous twin for the first answer, which no ask then waits for", async () => {
+    const state = tempDir();
+    expect(probeWritableSync(state)).toEqual({ ok: true });
+    expect(readdirSync(state)).toEqual([]);
+    expect(probeWritableSync(join(state, "gone")).error).toMatch(/^ENOENT: /);
+    // The disk check queued behind a busy thread pool never answers here: the first ask
+    // gets the synchronous reading at once.
+    const probe = cachedWritableProbe(state, {
+      initial: { ok: false, error: "EROFS: read-only file system" },
+      probe: () => new Promise<WritableResult>(() => {}),
+    });
+    expect(await probe()).toEqual({ ok: false, error: "EROFS: read-only file system" });
+  });
+
   it("writes and removes a file, leaving the dir as it was", async () => {
     const state = tempDir();
     expect(await probeWritable(state)).toEqual({ ok: true });
