@@ -10,7 +10,7 @@ import { iterationRecord, loopStart } from "./records.mjs";
 // ---- (c) first pass over a 200 MB journal ----
 
 /** Writes ~`bytes` of history: runs of 30 iterations, each ended by loop.complete. */
-function writeBigJournal(E, path, bytes, otherShare) {
+export function writeBigJournal(E, path, bytes, otherShare) {
   const fd = openSync(path, "w");
   const workDir = "/srv/projects/api";
   let written = 0;

@@ -1,7 +1,7 @@
 // Keeps the state of every run seen in the followed journals, applying each delivered batch
 // exactly once although the follower delivers at least once.
 import type { JournalRecord } from "../journal/codec.js";
-import { applyRecord, newRunState, type RunState } from "./run-state.js";
+import { applyRecord, newRunState, type RunState, timestampMs } from "./run-state.js";
 
 /** A follower batch (`LineBatch` fits); offsets are byte positions in the journal. */
 export interface RecordBatch {
@@ -133,7 +133,7 @@ export class RunTracker {
 
   private isReplay(record: JournalRecord): boolean {
     const mark = this.marks.get(record.run);
-    const ms = Date.parse(record.ts);
+    const ms = timestampMs(record.ts);
     if (mark === undefined || !Number.isFinite(ms)) return false;
     return ms < mark.ms || (ms === mark.ms && mark.keys.has(recordKey(record)));
   }
@@ -149,9 +149,9 @@ export class RunTracker {
     const chain = state.parentRun === undefined ? undefined : this.runs.get(state.parentRun);
     if (chain?.chain === true) {
       state.chainStep = true;
-      if (Number.isFinite(Date.parse(record.ts))) chain.lastRecordAt = record.ts;
+      if (Number.isFinite(timestampMs(record.ts))) chain.lastRecordAt = record.ts;
     }
-    const ms = Date.parse(record.ts);
+    const ms = timestampMs(record.ts);
     if (!Number.isFinite(ms)) return;
     const mark = this.marks.get(record.run);
     if (mark === undefined || ms > mark.ms) this.marks.set(record.run, { ms, keys: new Set() });
