@@ -1,30 +1,61 @@
-// The monitor's decoder for journals it follows: a line in the writer's own shape
-// (docs/formats.md: run, iteration, topic, ts, v, then fields or payload and source) has its
-// envelope read by scanning and its body (fields, payload) parsed only when asked for. The
-// monitor reads a few records' fields (loop.start, task.gate, ends); most records are agent
-// output it never looks into, and parsing their bodies was most of a first pass's time.
-// Any line in another shape goes to decodeRecord, as does any string with an escape in it.
+// The monitor's decoder for journals it follows. A line in the writer's own shape
+// (docs/formats.md: run, iteration, topic, ts, v, then fields, or payload and source) has its
+// envelope read from the bytes and its body (fields, payload) decoded and parsed only when
+// asked for: the monitor reads the fields of a few records (loop.start, task.gate, the ends)
+// and never the agents' output, which is most of a journal's bytes. Any line in another
+// shape, or with an escape in the envelope, goes to decodeRecord whole.
 import type { AgentRecord, FieldValue, JournalRecord, SystemRecord } from "./codec.js";
 import { decodeRecord } from "./codec.js";
+import type { ReadResult } from "./reader.js";
 
-const HEAD = '{"run": "';
+const NEWLINE = 10;
+const CR = 13;
 const QUOTE = 34;
 const BACKSLASH = 92;
 const CLOSE = 125;
+const bytes = (text: string) => Buffer.from(text, "latin1");
+const HEAD = bytes('{"run": "');
+const ITERATION = bytes(', "iteration": "');
+const TOPIC = bytes(', "topic": "');
+const TS = bytes(', "ts": "');
+const V = bytes(', "v": ');
+const FIELDS = bytes(', "fields": {');
+const PAYLOAD = bytes(', "payload": "');
+const SOURCE = bytes(', "source": "');
 
-/** The string starting at `start` (just past its opening quote) and the index past its end. */
-function plain(line: string, start: number): { value: string; end: number } | undefined {
-  const q = line.indexOf('"', start);
-  if (q === -1) return undefined;
-  // An escape inside: the general decoder handles it.
-  for (let i = start; i < q; i++) if (line.charCodeAt(i) === BACKSLASH) return undefined;
-  return { value: line.slice(start, q), end: q + 1 };
+function matches(buf: Buffer, at: number, expected: Buffer, end: number): boolean {
+  if (at + expected.length > end) return false;
+  for (let i = 0; i < expected.length; i++) if (buf[at + i] !== expected[i]) return false;
+  return true;
 }
 
-function parseBody<T>(text: string, fallback: T, accept: (v: unknown) => v is T): T {
+/** The string whose first byte is at `start` (past its quote), up to its closing quote. */
+function plain(
+  buf: Buffer,
+  start: number,
+  end: number,
+): { value: string; end: number } | undefined {
+  let ascii = true;
+  for (let i = start; i < end; i++) {
+    const b = buf[i]!;
+    if (b === QUOTE)
+      return { value: buf.toString(ascii ? "latin1" : "utf8", start, i), end: i + 1 };
+    if (b === BACKSLASH) return undefined; // an escape: the general decoder handles it
+    if (b >= 0x80) ascii = false;
+  }
+  return undefined;
+}
+
+function parseBody<T>(
+  buf: Buffer,
+  from: number,
+  to: number,
+  fallback: T,
+  ok: (v: unknown) => v is T,
+): T {
   try {
-    const value: unknown = JSON.parse(text);
-    return accept(value) ? value : fallback;
+    const value: unknown = JSON.parse(buf.toString("utf8", from, to));
+    return ok(value) ? value : fallback;
   } catch {
     return fallback;
   }
@@ -38,19 +69,28 @@ class LazySystemRecord implements SystemRecord {
   readonly shape = "system" as const;
   declare iteration?: string;
   #fields: Record<string, FieldValue> | undefined;
+  #buf: Buffer | undefined;
   constructor(
     readonly run: string,
     readonly topic: string,
     readonly ts: string,
     readonly v: number,
-    private readonly body: string,
-  ) {}
+    buf: Buffer,
+    private readonly from: number,
+    private readonly to: number,
+  ) {
+    this.#buf = buf;
+  }
   get fields(): Record<string, FieldValue> {
-    this.#fields ??= parseBody(this.body, {}, isObject);
+    if (this.#fields === undefined) {
+      this.#fields = parseBody(this.#buf!, this.from, this.to, {}, isObject);
+      this.#buf = undefined;
+    }
     return this.#fields;
   }
   set fields(value: Record<string, FieldValue>) {
     this.#fields = value;
+    this.#buf = undefined;
   }
   toJSON(): SystemRecord {
     const { shape, run, topic, ts, v, fields, iteration } = this;
@@ -63,21 +103,30 @@ class LazySystemRecord implements SystemRecord {
 class LazyAgentRecord implements AgentRecord {
   readonly shape = "agent" as const;
   #payload: string | undefined;
+  #buf: Buffer | undefined;
   constructor(
     readonly run: string,
     readonly iteration: string,
     readonly topic: string,
     readonly ts: string,
     readonly v: number,
-    private readonly body: string,
+    buf: Buffer,
+    private readonly from: number,
+    private readonly to: number,
     readonly source: string,
-  ) {}
+  ) {
+    this.#buf = buf;
+  }
   get payload(): string {
-    this.#payload ??= parseBody(this.body, "", isString);
+    if (this.#payload === undefined) {
+      this.#payload = parseBody(this.#buf!, this.from, this.to, "", isString);
+      this.#buf = undefined;
+    }
     return this.#payload;
   }
   set payload(value: string) {
     this.#payload = value;
+    this.#buf = undefined;
   }
   toJSON(): AgentRecord {
     const { shape, run, iteration, topic, ts, v, payload, source } = this;
@@ -85,47 +134,75 @@ class LazyAgentRecord implements AgentRecord {
   }
 }
 
-/** decodeRecord's result, with the body parsed on first use for lines in the writer's shape. */
-export function decodeRecordLazy(line: string): JournalRecord | undefined {
-  if (!line.startsWith(HEAD) || line.charCodeAt(line.length - 1) !== CLOSE)
-    return decodeRecord(line);
-  const run = plain(line, HEAD.length);
-  if (run === undefined) return decodeRecord(line);
+/** One line [start, end): a record, undefined when it is not one, null when blank. */
+function decodeAt(buf: Buffer, start: number, end: number): JournalRecord | undefined | null {
+  const whole = () => {
+    const line = buf.toString("utf8", start, end);
+    return line.trim() === "" ? null : decodeRecord(line);
+  };
+  if (!matches(buf, start, HEAD, end) || buf[end - 1] !== CLOSE) return whole();
+  const run = plain(buf, start + HEAD.length, end);
+  if (run === undefined) return whole();
   let at = run.end;
   let iteration: string | undefined;
-  if (line.startsWith(', "iteration": "', at)) {
-    const it = plain(line, at + 16);
-    if (it === undefined) return decodeRecord(line);
+  if (matches(buf, at, ITERATION, end)) {
+    const it = plain(buf, at + ITERATION.length, end);
+    if (it === undefined) return whole();
     iteration = it.value;
     at = it.end;
   }
-  if (!line.startsWith(', "topic": "', at)) return decodeRecord(line);
-  const topic = plain(line, at + 12);
-  if (topic === undefined || !line.startsWith(', "ts": "', topic.end)) return decodeRecord(line);
-  const ts = plain(line, topic.end + 9);
-  if (ts === undefined || !line.startsWith(', "v": ', ts.end)) return decodeRecord(line);
-  const comma = line.indexOf(",", ts.end + 7);
-  const v = Number(line.slice(ts.end + 7, comma));
-  if (comma === -1 || !Number.isInteger(v)) return decodeRecord(line);
-  if (line.startsWith(' "fields": {', comma + 1)) {
-    const r = new LazySystemRecord(run.value, topic.value, ts.value, v, line.slice(comma + 11, -1));
+  if (!matches(buf, at, TOPIC, end)) return whole();
+  const topic = plain(buf, at + TOPIC.length, end);
+  if (topic === undefined || !matches(buf, topic.end, TS, end)) return whole();
+  const ts = plain(buf, topic.end + TS.length, end);
+  if (ts === undefined || !matches(buf, ts.end, V, end)) return whole();
+  let v = 0;
+  at = ts.end + V.length;
+  const digits = at;
+  for (; at < end && buf[at]! >= 48 && buf[at]! <= 57; at++) v = v * 10 + buf[at]! - 48;
+  if (at === digits || at - digits > 9) return whole();
+  if (matches(buf, at, FIELDS, end)) {
+    const from = at + FIELDS.length - 1;
+    const r = new LazySystemRecord(run.value, topic.value, ts.value, v, buf, from, end - 1);
     if (iteration !== undefined && iteration !== "") r.iteration = iteration;
     return r;
   }
-  const SOURCE = ', "source": "';
-  const tail = line.lastIndexOf(SOURCE);
-  if (!line.startsWith(' "payload": "', comma + 1) || tail < comma) return decodeRecord(line);
-  const source = plain(line, tail + SOURCE.length);
-  if (source === undefined || source.end !== line.length - 1) return decodeRecord(line);
-  if (line.charCodeAt(tail - 1) !== QUOTE) return decodeRecord(line);
-  const body = line.slice(comma + 12, tail);
+  if (!matches(buf, at, PAYLOAD, end) || buf[end - 2] !== QUOTE) return whole();
+  // The source is the last string: its opening quote is the last one before the closing one.
+  const open = buf.lastIndexOf(QUOTE, end - 3);
+  const tail = open + 1 - SOURCE.length;
+  if (tail <= at || !matches(buf, tail, SOURCE, end) || buf[tail - 1] !== QUOTE) return whole();
+  const source = plain(buf, open + 1, end);
+  if (source === undefined || source.end !== end - 1) return whole();
+  const from = at + PAYLOAD.length - 1;
   return new LazyAgentRecord(
     run.value,
     iteration ?? "",
     topic.value,
     ts.value,
     v,
-    body,
+    buf,
+    from,
+    tail,
     source.value,
   );
+}
+
+/**
+ * The records of the complete lines in `buf` (each ends with a newline; a CR before it is
+ * dropped, blank lines are passed over); `skipped` counts lines that are not records.
+ * The records' bodies refer to `buf` until read.
+ */
+export function decodeLines(buf: Buffer): ReadResult<JournalRecord> {
+  const items: JournalRecord[] = [];
+  let skipped = 0;
+  let start = 0;
+  for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
+    const end = nl > start && buf[nl - 1] === CR ? nl - 1 : nl;
+    const record = decodeAt(buf, start, end);
+    start = nl + 1;
+    if (record === undefined) skipped++;
+    else if (record !== null) items.push(record);
+  }
+  return { items, skipped };
 }

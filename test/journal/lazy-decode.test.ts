@@ -2,7 +2,11 @@
 // the writer or the input: only when and how the body is parsed differs.
 import { describe, expect, it } from "vitest";
 import { decodeRecord, encodeRecord, type JournalRecord } from "../../src/journal/codec.js";
-import { decodeRecordLazy } from "../../src/journal/lazy-decode.js";
+import { decodeLines } from "../../src/journal/lazy-decode.js";
+import { parseLines } from "../../src/journal/reader.js";
+
+/** One line through the byte decoder: the record, or undefined when it is skipped. */
+const decodeRecordLazy = (line: string) => decodeLines(Buffer.from(`${line}\n`)).items[0];
 
 const plain = (r: JournalRecord | undefined) =>
   r === undefined ? undefined : (JSON.parse(JSON.stringify(r)) as JournalRecord);
@@ -67,7 +71,7 @@ const samples: JournalRecord[] = [
   },
 ];
 
-describe("decodeRecordLazy", () => {
+describe("decodeLines", () => {
   it("decodes the writer's lines as decodeRecord does, body included", () => {
     for (const record of samples) {
       const line = encodeRecord(record);
@@ -93,6 +97,22 @@ describe("decodeRecordLazy", () => {
     ];
     for (const line of lines)
       expect(plain(decodeRecordLazy(line)), line).toEqual(plain(decodeRecord(line)));
+  });
+
+  it("reads a chunk of lines as parseLines with decodeRecord does: CRs, blanks and garbage", () => {
+    const lines = [
+      ...samples.map(encodeRecord),
+      "",
+      "   ",
+      "garbage",
+      `${encodeRecord(samples[1]!)}\r`,
+      '{"run": "r", "topic": "x", "ts": "t", "v": 1, "fields": {"a": "b"',
+    ];
+    const buf = Buffer.from(`${lines.join("\n")}\n`);
+    const lazy = decodeLines(buf);
+    const eager = parseLines(lines, decodeRecord);
+    expect(lazy.skipped).toBe(eager.skipped);
+    expect(lazy.items.map(plain)).toEqual(eager.items.map(plain));
   });
 
   it("keeps a body it cannot parse from throwing where it is read", () => {
