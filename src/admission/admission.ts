@@ -12,7 +12,7 @@ export interface AdmissionState {
   pause: PauseState;
   killSwitch: boolean;
   /** Run ids of this schedule's runs still running. */
-  running: string[];
+  running: readonly string[];
   runningTotal: number;
   maxConcurrent: number;
   ledger: Pick<RunLedger, "latestRun">;

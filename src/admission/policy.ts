@@ -12,7 +12,7 @@ export interface SlotFacts {
   /** The global kill switch: AUTOLOOP_CRON_PAUSED=1 or `autoloop-cron pause`. */
   globallyPaused: boolean;
   /** Run ids of this schedule's runs still running. */
-  running: string[];
+  running: readonly string[];
   /** Runs of every schedule running now, and the cap. */
   runningTotal: number;
   maxConcurrent: number;

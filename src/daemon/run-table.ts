@@ -9,6 +9,8 @@ export interface ActiveRun {
   done: Promise<RunOutcome>;
 }
 
+const NONE: readonly string[] = [];
+
 export class RunTable {
   readonly active = new Map<string, ActiveRun>();
   /** Run ids per schedule (active and reserved), so a decision never scans every run. */
@@ -21,8 +23,9 @@ export class RunTable {
   }
 
   /** Run ids of this schedule, running or about to spawn. */
-  runningOf(schedule: string): string[] {
-    return [...(this.bySchedule.get(schedule) ?? [])];
+  runningOf(schedule: string): readonly string[] {
+    const ids = this.bySchedule.get(schedule);
+    return ids === undefined ? NONE : [...ids];
   }
 
   isBusy(schedule: string): boolean {

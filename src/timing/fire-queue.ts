@@ -183,14 +183,12 @@ export class FireQueue {
         const lateness = now - top.fireAt;
         const missed = lateness > this.lateAfterMs;
         fired.push({ state, generation: state.generation, missed });
-        const base = {
-          name: top.name,
-          slot: new Date(top.slot),
-          fireAt: new Date(top.fireAt),
-          lateness,
-        };
+        const slot = new Date(top.slot);
+        const fireAt = new Date(top.fireAt);
         this.emit(
-          missed ? { kind: "missed", ...base, until: new Date(now) } : { kind: "due", ...base },
+          missed
+            ? { kind: "missed", name: top.name, slot, fireAt, lateness, until: new Date(now) }
+            : { kind: "due", name: top.name, slot, fireAt, lateness },
         );
       }
       for (const { state, generation, missed } of fired) {
