@@ -72,10 +72,13 @@ async function sameSecond() {
   // from the slot's fire time to the spawn or to the queueing decision; the lines
   // themselves are written after the whole batch is decided.
   const firstDecision = new Map();
+  // The daemon's own measure of each firing pass: how long it held the event loop.
+  const passes = [];
   const end = Date.now() + 20_000;
   while (Date.now() < end && firstDecision.size < 1000) {
     for (const line of d.lines.splice(0)) {
       const r = JSON.parse(line);
+      if (r.msg === "slots decided") passes.push(r.durationMs);
       if (r.slot !== slotIso || firstDecision.has(r.schedule)) continue;
       if (r.msg === "fired" || String(r.msg).includes("max_concurrent_runs"))
         firstDecision.set(r.schedule, { lateness: r.latenessMs, logged: r.time - slot });
@@ -95,12 +98,22 @@ async function sameSecond() {
     Math.max(...decisions.map((x) => x.logged)),
     "ms after the slot",
   );
-  return report(
-    "  decision lateness p99 (launched, or queued at max_concurrent_runs = 4)",
-    percentile(lateness, 99),
+  const held = passes.length === 0 ? Number.NaN : Math.max(...passes);
+  const heldOk = report(
+    "  event loop held by the firing pass (the daemon's `slots decided` durationMs)",
+    held,
     "ms",
-    "<= 40 ms",
-    firstDecision.size === 1000 && percentile(lateness, 99) <= 40,
+    "<= 20 ms",
+    held <= 20,
+  );
+  return (
+    report(
+      "  decision lateness p99 (launched, or queued at max_concurrent_runs = 4)",
+      percentile(lateness, 99),
+      "ms",
+      "<= 5 ms",
+      firstDecision.size === 1000 && percentile(lateness, 99) <= 5,
+    ) && heldOk
   );
 }
 

@@ -74,6 +74,11 @@ export class SchedulerDaemon extends DaemonEmitter {
     this.ledger = RunLedger.open(config.stateDir, { logger: deps.logger });
     this.queue = new FireQueue((e) => this.onFireEvent(e), this.deps.clock, {
       onHandlerError: (err) => this.deps.logger.error({ err }, "fire handler failed"),
+      // A burst (many schedules on one second) is logged with how long it held the loop.
+      onPass: (slots, ms) => {
+        if (slots >= 100)
+          this.log.info({ slots, durationMs: Math.round(ms * 10) / 10 }, "slots decided");
+      },
     });
     this.slots = new SlotRunner({
       config,
@@ -276,19 +281,9 @@ export class SchedulerDaemon extends DaemonEmitter {
 
   /** `autoloop-cron fire <schedule>`: a manual run now, under the same policies. */
   fireNow(name: string): ControlResponse {
-    if (!this.schedules.has(name))
-      return {
-        id: "",
-        ok: false,
-        error: `unknown schedule ${JSON.stringify(name)}; \`autoloop-cron list\` shows the loaded ones`,
-      };
-    return (
-      this.onSlot(name, new Date(this.deps.clock.now()), "manual") ?? {
-        id: "",
-        ok: false,
-        error: "not launched",
-      }
-    );
+    const unknown = `unknown schedule ${JSON.stringify(name)}; \`autoloop-cron list\` shows the loaded ones`;
+    const response = this.onSlot(name, new Date(this.deps.clock.now()), "manual");
+    return response ?? { id: "", ok: false, error: unknown };
   }
 
   stopRun(runId: string, reason: string): ControlResponse {

@@ -17,6 +17,8 @@ export interface FireQueueOptions {
   lateAfterMs?: number;
   /** Receives errors thrown by the event handler; default: rethrown outside the queue. */
   onHandlerError?: (err: unknown) => void;
+  /** Told after each wake-up that fired slots: how many, and how long the pass held the loop. */
+  onPass?: (slots: number, ms: number) => void;
 }
 
 export type FireEvent =
@@ -160,6 +162,8 @@ export class FireQueue {
     const now = this.deps.now();
     const drift = this.expectedWake === undefined ? 0 : now - this.expectedWake;
     this.expectedWake = undefined;
+    const passStart = performance.now();
+    let slots = 0;
     if (Math.abs(drift) > this.lateAfterMs)
       this.emit({ kind: "clock-jump", ms: drift, at: new Date(now) });
     // Each pass dispatches everything due before computing any next fire time, so a
@@ -191,6 +195,7 @@ export class FireQueue {
             : { kind: "due", name: top.name, slot, fireAt, lateness },
         );
       }
+      slots += fired.length;
       for (const { state, generation, missed } of fired) {
         // The handler may have removed or replaced the schedule meanwhile.
         if (this.states.get(state.spec.name) !== state || state.generation !== generation) continue;
@@ -203,6 +208,7 @@ export class FireQueue {
         }
       }
     }
+    if (slots > 0) this.options.onPass?.(slots, performance.now() - passStart);
     if (this.running) this.arm();
   };
 
