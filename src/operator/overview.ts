@@ -44,7 +44,8 @@ export interface ScheduleRow {
 }
 
 export interface OverviewInput {
-  schedules: Iterable<Schedule>;
+  /** The daemon's map in force (its sorted list is kept while it is), or any list. */
+  schedules: ReadonlyMap<string, Schedule> | Iterable<Schedule>;
   ledger: Pick<RunLedger, "listRuns">;
   pause: PauseState;
   /** AUTOLOOP_CRON_PAUSED in the daemon's environment. */
@@ -133,16 +134,25 @@ export function scheduleOverview(
 ): OverviewPage {
   const filter = options.filter?.trim().toLowerCase() ?? "";
   const limit = options.limit ?? 200;
-  let total = 0;
-  const matching: Schedule[] = [];
-  for (const s of input.schedules) {
-    total++;
-    if (filter === "" || s.name.toLowerCase().includes(filter)) matching.push(s);
-  }
-  matching.sort((a, b) => a.name.localeCompare(b.name));
+  const all = sortedByName(input.schedules);
+  const matching = filter === "" ? all : all.filter((s) => s.name.toLowerCase().includes(filter));
   // Failing first among the first ROWS_SCANNED by name: a big host's page does not replay
   // every schedule's runs (the filter narrows it; firing alerts are listed apart anyway).
   const rows = matching.slice(0, Math.max(limit, ROWS_SCANNED)).map((s) => scheduleRow(s, input));
-  rows.sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || a.name.localeCompare(b.name));
-  return { rows: rows.slice(0, limit), matched: matching.length, total };
+  rows.sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || byName(a, b));
+  return { rows: rows.slice(0, limit), matched: matching.length, total: all.length };
+}
+
+const byName = (a: { name: string }, b: { name: string }) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
+/** The daemon's schedules in force, sorted once per set (a reload makes a new map). */
+const sortedSets = new WeakMap<object, Schedule[]>();
+
+function sortedByName(schedules: OverviewInput["schedules"]): Schedule[] {
+  const known = sortedSets.get(schedules);
+  if (known !== undefined) return known;
+  const list = [...(schedules instanceof Map ? schedules.values() : schedules)].sort(byName);
+  if (schedules instanceof Map) sortedSets.set(schedules, list);
+  return list;
 }

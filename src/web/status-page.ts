@@ -127,7 +127,7 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
     const data: DashboardData = {
       overview: scheduleOverview(
         {
-          schedules: daemon.schedules.values(),
+          schedules: daemon.schedules,
           ledger: daemon.ledger,
           pause,
           killSwitch: killSwitchOn(env),
