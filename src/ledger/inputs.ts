@@ -1,20 +1,42 @@
 // What callers hand the run ledger: its dependencies and the facts of a run at each step.
 
-import pino, { type Logger } from "pino";
 import { appendLineOnce } from "../journal/append.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import type { RunKind, SkipCause, Trigger } from "./events.js";
 
+/** What the ledger logs with: a pino logger, or the default below. */
+export interface LedgerLogger {
+  error(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+/**
+ * One JSON line per message on stderr, in pino's shape. The harness reads the ledger too
+ * (`autoloop runs`), and loading pino cost every agent run's start ~10 ms.
+ */
+const stderrLogger: LedgerLogger = {
+  error: (fields, msg) => writeLine(50, fields, msg),
+  warn: (fields, msg) => writeLine(40, fields, msg),
+};
+
+function writeLine(level: number, fields: object, msg: string): void {
+  const err = (fields as { err?: unknown }).err;
+  const shown = err instanceof Error ? { ...fields, err: { message: err.message } } : fields;
+  process.stderr.write(
+    `${JSON.stringify({ level, time: Date.now(), name: "run-ledger", ...shown, msg })}\n`,
+  );
+}
+
 export interface LedgerDeps {
   now: () => Date;
-  logger: Pick<Logger, "error" | "warn">;
+  logger: LedgerLogger;
   appendLine: (path: string, line: string) => void;
   writeAtomic: (path: string, content: string) => void;
 }
 
 export const defaultLedgerDeps = (): LedgerDeps => ({
   now: () => new Date(),
-  logger: pino({ name: "run-ledger" }),
+  logger: stderrLogger,
   appendLine: (path, line) => appendLineOnce(path, line, { private: true }),
   writeAtomic: writeFileAtomic,
 });
