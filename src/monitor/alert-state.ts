@@ -48,8 +48,8 @@ export class AlertState {
   private readonly deps: AlertStateDeps;
   private written: string | undefined;
   /** The newest state waiting for a background save, and the save loop running. */
-  private queued: string | undefined;
-  private inFlight: string | undefined;
+  /** Changed since the last background save was serialized. */
+  private dirty = false;
   private writing: Promise<void> | undefined;
   /** No state on disk yet: the next reconcile is the monitor's first look. */
   private fresh = true;
@@ -103,12 +103,12 @@ export class AlertState {
   /**
    * Like `save`, with the file written on libuv's pool, so that a page's webhook request is
    * not held behind the rewrite. Saves go one at a time and the newest state is written last;
-   * one that fails is logged and tried again by the next. `flush()` waits for them.
+   * one that fails is logged and tried again by the next. `flush()` waits for them. The state
+   * is serialized a millisecond later, once the pass that enqueued a page has let its request
+   * go out (serializing hundreds of alerts took ~0.4 ms off every first page).
    */
   saveInBackground(): void {
-    const text = this.text();
-    if (text === (this.queued ?? this.inFlight ?? this.written)) return;
-    this.queued = text;
+    this.dirty = true;
     this.writing ??= this.drain();
   }
 
@@ -118,16 +118,18 @@ export class AlertState {
   }
 
   private async drain(): Promise<void> {
-    for (let text = this.queued; text !== undefined; text = this.queued) {
-      this.queued = undefined;
-      this.inFlight = text;
+    await new Promise<void>((resolve) => setTimeout(resolve, 1));
+    while (this.dirty) {
+      this.dirty = false;
+      const text = this.text();
+      if (text === this.written) continue;
       try {
         await this.deps.writeAtomicAsync(this.path, text);
         this.written = text;
       } catch (err) {
+        // The next save (the next pass that changes anything, or stop) tries again.
         this.deps.log(`${this.path}: cannot save the alert state, will try again: ${err}`);
       }
-      this.inFlight = undefined;
     }
     this.writing = undefined;
   }

@@ -7,6 +7,7 @@ import { matches, OperatorStore, parseMatcher } from "../../src/monitor/silences
 import { writeFileAtomic } from "../../src/util/atomic-write.js";
 import { UserError } from "../../src/util/errors.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 
 afterEach(cleanupTempDirs);
 
@@ -248,11 +249,11 @@ describe("silences and acks file", () => {
 });
 
 describe("saving in the background", () => {
-  it("writes one save at a time, the newest state last, and retries after a failure", async () => {
+  it("writes one save at a time, the newest state last, a moment later, and retries after a failure", async () => {
     const dir = tempDir();
     const logs: string[] = [];
     const started: string[] = [];
-    let release: () => void = () => {};
+    const releases: Array<() => void> = [];
     let failNext = false;
     const state = new AlertState(
       alertsPath(dir),
@@ -261,9 +262,7 @@ describe("saving in the background", () => {
         log: (m) => logs.push(m),
         writeAtomicAsync: async (path, text) => {
           started.push(text);
-          await new Promise<void>((resolve) => {
-            release = resolve;
-          });
+          await new Promise<void>((resolve) => releases.push(resolve));
           if (failNext) {
             failNext = false;
             throw new Error("disk full");
@@ -276,33 +275,40 @@ describe("saving in the background", () => {
       (JSON.parse(readFileSync(alertsPath(dir), "utf8")).alerts as { fingerprint: string }[]).map(
         (a) => a.fingerprint,
       );
+    const nextWrite = (n: number) => waitFor(() => started.length === n, `write ${n}`);
 
+    // Serialized a moment later, not in the pass that asked: two passes make one write.
     state.reconcile([gate], t(0));
     state.saveInBackground();
     state.reconcile([gate, failed], t(MIN));
-    state.saveInBackground(); // waits behind the first
-    state.saveInBackground(); // nothing new: no third write
-    expect(started).toHaveLength(1);
-    release();
-    await new Promise((r) => setImmediate(r));
-    expect(started).toHaveLength(2);
-    release();
+    state.saveInBackground();
+    expect(started).toHaveLength(0);
+    await nextWrite(1);
+    // A change while that write is under way waits behind it, and goes out after it.
+    state.reconcile([failed], t(MIN + 1)); // gate resolves
+    state.saveInBackground();
+    state.saveInBackground(); // nothing newer: no third write
+    releases.shift()!();
+    await nextWrite(2);
+    releases.shift()!();
     await state.flush();
     expect(started).toHaveLength(2);
+    expect(started[1]).not.toBe(started[0]); // the newer state, written last
     expect(onDisk()).toEqual([gate.fingerprint, failed.fingerprint]);
 
     failNext = true;
-    state.reconcile([failed], t(2 * MIN)); // gate resolves
+    state.reconcile([], t(2 * MIN)); // failed resolves
     state.saveInBackground();
-    release();
+    await nextWrite(3);
+    releases.shift()!();
     await state.flush();
     expect(logs.join("\n")).toContain(
       "cannot save the alert state, will try again: Error: disk full",
     );
     state.saveInBackground(); // the same state again: written this time
-    release();
+    await nextWrite(4);
+    releases.shift()!();
     await state.flush();
-    expect(started).toHaveLength(4);
     expect(JSON.parse(readFileSync(alertsPath(dir), "utf8")).alerts).toHaveLength(2);
     expect(started[3]).toBe(started[2]);
   });
