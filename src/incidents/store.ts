@@ -1,6 +1,6 @@
 // Incidents as Markdown files (`<dir>/<slug>.md`, docs/formats.md): YAML frontmatter plus a
 // newest-first changelog, readable and editable by hand; every write is atomic.
-import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { nanoid } from "nanoid";
 import { writeFileAtomic } from "../util/atomic-write.js";
@@ -77,8 +77,18 @@ export class IncidentStore {
     return join(this.dir, `${slug}.md`);
   }
 
+  /** A new incident id, for one whose file is written later (`create(input, id)`). */
+  newId(): string {
+    return this.deps.generateId();
+  }
+
+  /** True when `<slug>.md` exists. */
+  has(slug: string): boolean {
+    return existsSync(this.fileOf(slug));
+  }
+
   /** Creates `<slug>.md`; a taken slug throws IncidentExistsError and changes nothing. */
-  create(input: NewIncident): Incident {
+  create(input: NewIncident, id: string = this.deps.generateId()): Incident {
     const slug = slugify(input.name);
     if (slug === "") throw new UserError(`incident name "${input.name}" has no letter or digit`);
     const priority = input.priority ?? "medium";
@@ -89,7 +99,7 @@ export class IncidentStore {
     }
     const now = this.deps.now().toISOString();
     const doc = newFrontmatter({
-      id: this.deps.generateId(),
+      id,
       name: input.name,
       description: input.description ?? "",
       priority,

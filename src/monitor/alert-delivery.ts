@@ -1,5 +1,6 @@
-// Where a notification goes: its incident file first, then (for pages, reminders and
-// resolved notices) a message in the durable outbox for the schedule's channels.
+// Where a notification goes: its incident file, and (for pages, reminders and resolved
+// notices) a message in the durable outbox for the schedule's channels. A page that opens a
+// new incident goes out first and its file is written a moment later (named in advance).
 import type { Logger } from "pino";
 import type { CronConfig } from "../config/config.js";
 import type { RunState } from "../detect/run-state.js";
@@ -9,8 +10,8 @@ import { deliveryFailedMessage } from "../outbox/delivery-failed.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { composeMessage, goesToChannels } from "./alert-message.js";
-import type { Notification } from "./alert-state.js";
-import { syncIncident } from "./incident-sync.js";
+import { AFTER_SEND_MS, type Notification } from "./alert-state.js";
+import { type IncidentRef, type PlannedIncident, planOpen, syncIncident } from "./incident-sync.js";
 import { channelsFor } from "./service-setup.js";
 
 export interface AlertDeliveryDeps {
@@ -20,10 +21,41 @@ export interface AlertDeliveryDeps {
   incidents: IncidentStore;
   run(id: string): RunState | undefined;
   schedule(name: string): Schedule | undefined;
+  /** Told when incident files were written after their pages (counts may have changed). */
+  onIncidentsWritten?: () => void;
 }
 
 export class AlertDelivery {
+  private readonly planned: PlannedIncident[] = [];
+  private writing: NodeJS.Timeout | undefined;
+
   constructor(private readonly deps: AlertDeliveryDeps) {}
+
+  /**
+   * Writes the incident files of pages already sent. Every delivery does this first, so a
+   * later notification of the same alert finds its incident; stop and `--once` do it last.
+   */
+  writePlannedIncidents(): void {
+    clearTimeout(this.writing);
+    this.writing = undefined;
+    if (this.planned.length === 0) return;
+    for (const plan of this.planned.splice(0)) {
+      try {
+        const written = plan.write();
+        if (written.slug !== plan.ref.slug)
+          this.deps.log.warn(
+            { fingerprint: plan.fingerprint, named: plan.ref.slug, incident: written.slug },
+            "monitor: the incident a page named was taken meanwhile; opened under another name",
+          );
+      } catch (err) {
+        this.deps.log.error(
+          { err, fingerprint: plan.fingerprint },
+          "monitor: incident update failed",
+        );
+      }
+    }
+    this.deps.onIncidentsWritten?.();
+  }
 
   /**
    * A run joining a group whose incident an operator already resolved is news again: it
@@ -45,9 +77,12 @@ export class AlertDelivery {
     const n = this.afterOperatorResolve(notification);
     const c = n.condition;
     const schedule = c.schedule === undefined ? undefined : this.deps.schedule(c.schedule);
-    let incident: ReturnType<typeof syncIncident>;
+    this.writePlannedIncidents();
+    let incident: IncidentRef | undefined;
+    let planned: PlannedIncident | undefined;
     try {
-      incident = syncIncident(this.deps.incidents, n);
+      planned = goesToChannels(n) ? planOpen(this.deps.incidents, n) : undefined;
+      incident = planned?.ref ?? syncIncident(this.deps.incidents, n);
     } catch (err) {
       log.error({ err, fingerprint: n.fingerprint }, "monitor: incident update failed");
     }
@@ -72,6 +107,11 @@ export class AlertDelivery {
       incident,
     });
     const channels = channelsFor(this.deps.config, outbox.channelNames(), schedule);
+    if (planned !== undefined) {
+      this.planned.push(planned);
+      // Once the page's request is out (a loopback webhook takes ~1-2 ms).
+      this.writing ??= setTimeout(() => this.writePlannedIncidents(), AFTER_SEND_MS);
+    }
     outbox.enqueue(message, channels);
     log.info(
       {

@@ -20,7 +20,17 @@ export interface AlertStateDeps {
   log: (message: string) => void;
   writeAtomic: (path: string, content: string) => void;
   writeAtomicAsync: (path: string, content: string) => Promise<void>;
+  /** How long a background save waits before serializing (default AFTER_SEND_MS). */
+  saveDelayMs: number;
 }
+
+/**
+ * How long after a page its incident file and the alert state are written: the request
+ * goes out first (a loopback webhook takes ~1-2 ms). A crash meanwhile loses neither the page
+ * (the outbox holds it) nor the incident (the next evaluation opens it); a delivery in between
+ * writes the incident first.
+ */
+export const AFTER_SEND_MS = 10;
 
 const PHASES = new Set(["pending", "firing", "resolved"]);
 
@@ -64,6 +74,7 @@ export class AlertState {
       log: (m) => console.error(m),
       writeAtomic: writeFileAtomic,
       writeAtomicAsync: writeFileAtomicAsync,
+      saveDelayMs: AFTER_SEND_MS,
       ...deps,
     };
     this.load();
@@ -104,7 +115,7 @@ export class AlertState {
    * Like `save`, with the file written on libuv's pool, so that a page's webhook request is
    * not held behind the rewrite. Saves go one at a time and the newest state is written last;
    * one that fails is logged and tried again by the next. `flush()` waits for them. The state
-   * is serialized a millisecond later, once the pass that enqueued a page has let its request
+   * is serialized AFTER_SEND_MS later, once the pass that enqueued a page has let its request
    * go out (serializing hundreds of alerts took ~0.4 ms off every first page).
    */
   saveInBackground(): void {
@@ -118,7 +129,7 @@ export class AlertState {
   }
 
   private async drain(): Promise<void> {
-    await new Promise<void>((resolve) => setTimeout(resolve, 1));
+    await new Promise<void>((resolve) => setTimeout(resolve, this.deps.saveDelayMs));
     while (this.dirty) {
       this.dirty = false;
       const text = this.text();

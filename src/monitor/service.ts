@@ -1,6 +1,6 @@
 // The monitor as a running service: follows journals, folds them into run states, evaluates
 // on every batch and on a timer (./evaluation.ts), advances the alert state, and delivers
-// (./alert-delivery.ts: incident first, then the durable outbox; enqueue first, then save).
+// (./alert-delivery.ts: the durable outbox, incident files; enqueue first, then save).
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { MonitorFacts } from "../detect/facts.js";
@@ -101,6 +101,9 @@ export class MonitorService {
       incidents: this.incidents,
       run: (id) => this.tracker.get(id),
       schedule: (name) => this.view.schedules().get(name),
+      onIncidentsWritten: () => {
+        this.openIncidents = undefined;
+      },
     });
     this.follower = new JournalFollower({
       positionsFile: this.paths.positions,
@@ -170,6 +173,7 @@ export class MonitorService {
     this.soon?.cancel();
     this.soon = undefined;
     for (const off of this.detach.splice(0)) off();
+    this.delivery.writePlannedIncidents();
     await this.follower.stop();
     saveTracker(this.paths, this.tracker.snapshotText());
     await this.reloadingState;
@@ -186,6 +190,7 @@ export class MonitorService {
     if (!this.started) for (const path of await this.journalPaths()) this.follower.add(path);
     await this.follower.poll();
     const notifications = this.evaluate();
+    this.delivery.writePlannedIncidents();
     await this.alertState.flush();
     const outcomes = this.started
       ? []
