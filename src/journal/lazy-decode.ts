@@ -40,57 +40,73 @@ function plain(
     const b = buf[i]!;
     if (b === QUOTE)
       return { value: buf.toString(ascii ? "latin1" : "utf8", start, i), end: i + 1 };
-    if (b === BACKSLASH) return undefined; // an escape: the general decoder handles it
+    // An escape, or a control character JSON does not allow raw: the general decoder decides.
+    if (b === BACKSLASH || b < 0x20) return undefined;
     if (b >= 0x80) ascii = false;
   }
   return undefined;
 }
 
+/** Where a record's body is: its bytes, and the whole line for when the body will not parse. */
+interface BodyRef {
+  buf: Buffer;
+  line: number;
+  from: number;
+  to: number;
+  end: number;
+}
+
+/**
+ * The body parsed; if it will not parse alone, the whole line through the general decoder,
+ * and `fallback` if even that fails.
+ */
 function parseBody<T>(
-  buf: Buffer,
-  from: number,
-  to: number,
-  fallback: T,
+  ref: BodyRef,
   ok: (v: unknown) => v is T,
+  pick: (r: JournalRecord) => unknown,
+  fallback: T,
 ): T {
   try {
-    const value: unknown = JSON.parse(buf.toString("utf8", from, to));
-    return ok(value) ? value : fallback;
+    const value: unknown = JSON.parse(ref.buf.toString("utf8", ref.from, ref.to));
+    if (ok(value)) return value;
   } catch {
-    return fallback;
+    // the whole line, below
   }
+  const record = decodeRecord(ref.buf.toString("utf8", ref.line, ref.end));
+  const value = record === undefined ? undefined : pick(record);
+  return ok(value) ? value : fallback;
 }
 
 const isObject = (v: unknown): v is Record<string, FieldValue> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const isString = (v: unknown): v is string => typeof v === "string";
 
+// Records whose body is parsed on first use. Their getters live on the prototype, so spread
+// or structuredClone would drop them: toJSON() gives a plain copy (the monitor only reads).
 class LazySystemRecord implements SystemRecord {
   readonly shape = "system" as const;
   declare iteration?: string;
   #fields: Record<string, FieldValue> | undefined;
-  #buf: Buffer | undefined;
+  #body: BodyRef | undefined;
   constructor(
     readonly run: string,
     readonly topic: string,
     readonly ts: string,
     readonly v: number,
-    buf: Buffer,
-    private readonly from: number,
-    private readonly to: number,
+    body: BodyRef,
   ) {
-    this.#buf = buf;
+    this.#body = body;
   }
   get fields(): Record<string, FieldValue> {
     if (this.#fields === undefined) {
-      this.#fields = parseBody(this.#buf!, this.from, this.to, {}, isObject);
-      this.#buf = undefined;
+      this.#fields = parseBody(this.#body!, isObject, (r) => r.shape === "system" && r.fields, {});
+      this.#body = undefined;
     }
     return this.#fields;
   }
   set fields(value: Record<string, FieldValue>) {
     this.#fields = value;
-    this.#buf = undefined;
+    this.#body = undefined;
   }
   toJSON(): SystemRecord {
     const { shape, run, topic, ts, v, fields, iteration } = this;
@@ -103,30 +119,28 @@ class LazySystemRecord implements SystemRecord {
 class LazyAgentRecord implements AgentRecord {
   readonly shape = "agent" as const;
   #payload: string | undefined;
-  #buf: Buffer | undefined;
+  #body: BodyRef | undefined;
   constructor(
     readonly run: string,
     readonly iteration: string,
     readonly topic: string,
     readonly ts: string,
     readonly v: number,
-    buf: Buffer,
-    private readonly from: number,
-    private readonly to: number,
+    body: BodyRef,
     readonly source: string,
   ) {
-    this.#buf = buf;
+    this.#body = body;
   }
   get payload(): string {
     if (this.#payload === undefined) {
-      this.#payload = parseBody(this.#buf!, this.from, this.to, "", isString);
-      this.#buf = undefined;
+      this.#payload = parseBody(this.#body!, isString, (r) => r.shape === "agent" && r.payload, "");
+      this.#body = undefined;
     }
     return this.#payload;
   }
   set payload(value: string) {
     this.#payload = value;
-    this.#buf = undefined;
+    this.#body = undefined;
   }
   toJSON(): AgentRecord {
     const { shape, run, iteration, topic, ts, v, payload, source } = this;
@@ -160,10 +174,13 @@ function decodeAt(buf: Buffer, start: number, end: number): JournalRecord | unde
   at = ts.end + V.length;
   const digits = at;
   for (; at < end && buf[at]! >= 48 && buf[at]! <= 57; at++) v = v * 10 + buf[at]! - 48;
-  if (at === digits || at - digits > 9) return whole();
+  if (at === digits || at - digits > 9 || (buf[digits] === 48 && at - digits > 1)) return whole();
+  // A torn line the next record was appended to: that record's head shows inside the body.
+  if (buf.subarray(at, end).indexOf(HEAD) !== -1) return whole();
   if (matches(buf, at, FIELDS, end)) {
-    const from = at + FIELDS.length - 1;
-    const r = new LazySystemRecord(run.value, topic.value, ts.value, v, buf, from, end - 1);
+    if (buf[end - 2] !== CLOSE) return whole(); // the fields object must end the record
+    const body = { buf, line: start, from: at + FIELDS.length - 1, to: end - 1, end };
+    const r = new LazySystemRecord(run.value, topic.value, ts.value, v, body);
     if (iteration !== undefined && iteration !== "") r.iteration = iteration;
     return r;
   }
@@ -174,16 +191,14 @@ function decodeAt(buf: Buffer, start: number, end: number): JournalRecord | unde
   if (tail <= at || !matches(buf, tail, SOURCE, end) || buf[tail - 1] !== QUOTE) return whole();
   const source = plain(buf, open + 1, end);
   if (source === undefined || source.end !== end - 1) return whole();
-  const from = at + PAYLOAD.length - 1;
+  const body = { buf, line: start, from: at + PAYLOAD.length - 1, to: tail, end };
   return new LazyAgentRecord(
     run.value,
     iteration ?? "",
     topic.value,
     ts.value,
     v,
-    buf,
-    from,
-    tail,
+    body,
     source.value,
   );
 }

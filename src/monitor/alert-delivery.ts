@@ -74,10 +74,11 @@ export class AlertDelivery {
 
   deliver(notification: Notification): void {
     const { log, outbox } = this.deps;
+    // Incidents of pages already sent first: this notification may be about one of them.
+    this.writePlannedIncidents();
     const n = this.afterOperatorResolve(notification);
     const c = n.condition;
     const schedule = c.schedule === undefined ? undefined : this.deps.schedule(c.schedule);
-    this.writePlannedIncidents();
     let incident: IncidentRef | undefined;
     let planned: PlannedIncident | undefined;
     try {

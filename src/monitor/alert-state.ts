@@ -26,9 +26,9 @@ export interface AlertStateDeps {
 
 /**
  * How long after a page its incident file and the alert state are written: the request
- * goes out first (a loopback webhook takes ~1-2 ms). A crash meanwhile loses neither the page
- * (the outbox holds it) nor the incident (the next evaluation opens it); a delivery in between
- * writes the incident first.
+ * goes out first (a loopback webhook takes ~1-2 ms). A crash meanwhile cannot lose the page
+ * (the outbox holds it); its incident file may be missing until the alert's next reminder or
+ * update opens it. A delivery in between writes the incident first.
  */
 export const AFTER_SEND_MS = 10;
 
@@ -121,6 +121,15 @@ export class AlertState {
   saveInBackground(): void {
     this.dirty = true;
     this.writing ??= this.drain();
+  }
+
+  /**
+   * Forgets a background save not yet serialized: after a pass that failed half-way, the live
+   * state holds notifications that were never enqueued and must not be saved as sent. The
+   * passes before it lose their save too, so their pages go out again rather than never.
+   */
+  discardPending(): void {
+    this.dirty = false;
   }
 
   /** Resolves when every background save has been written (or has failed). */

@@ -53,7 +53,10 @@ export class MonitorService {
   private openIncidents: number | undefined;
   private readonly detach: (() => void)[] = [];
 
-  /** Told of the notifications of each pass that sends some (the status page's live updates). */
+  /**
+   * Told of the notifications of each pass that sends some, and (with none) when incident
+   * files were written after their pages: the status page's live updates.
+   */
   readonly notified: ((notifications: Notification[]) => void)[] = [];
 
   /** Epoch ms of the last evaluation pass: the standalone monitor's /healthz reads it. */
@@ -103,6 +106,7 @@ export class MonitorService {
       schedule: (name) => this.view.schedules().get(name),
       onIncidentsWritten: () => {
         this.openIncidents = undefined;
+        for (const listener of this.notified) listener([]);
       },
     });
     this.follower = new JournalFollower({
@@ -255,6 +259,7 @@ export class MonitorService {
       // saves already under way have landed, so the state read is the newest written.
       this.log.error({ err }, "monitor: evaluation failed; will retry");
       const failed = this.alertState;
+      failed.discardPending();
       this.reloadingState = failed.flush().then(() => {
         if (this.alertState === failed) this.alertState = this.loadAlertState();
         this.reloadingState = undefined;

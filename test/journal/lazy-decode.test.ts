@@ -94,6 +94,12 @@ describe("decodeLines", () => {
       "not json",
       "[1,2]",
       '{"run": "r", "topic": "x", "ts": "t", "v": 1, "payload": "p"}',
+      // A torn loop.stop the next record was appended to; found by a review.
+      '{"run": "r", "topic": "loop.stop", "ts": "t", "v": 1, "fields": {"reason": "comp{"run": "r", "topic": "x", "ts": "t", "v": 1, "fields": {}}',
+      '{"run": "r", "topic": "x", "ts": "t", "v": 01, "fields": {}}',
+      '{"run": "r\tx", "topic": "x", "ts": "t", "v": 1, "fields": {}}',
+      '{"run": "r", "topic": "x", "ts": "t", "v": 1, "fields": {"a": "b"}, "extra": {"c": 1}}',
+      '{"run": "r", "topic": "x", "ts": "t", "v": 1, "fields": {"a": "b"}, "extra": 1}',
     ];
     for (const line of lines)
       expect(plain(decodeRecordLazy(line)), line).toEqual(plain(decodeRecord(line)));

@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, ROOT, tempDir } from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
 
 const node = JSON.stringify(process.execPath);
@@ -208,4 +208,32 @@ describe("autoloop-cron mcp", () => {
     const noIncident = await call("ack_incident", { incident: "no-such-incident" });
     expect(noIncident.isError).toBe(true);
   });
+
+  it("is what the real Claude Code CLI connects to (claude mcp add, then mcp list's health check)", async () => {
+    const home = tempDir("autoloop-claude-home-");
+    const claude = (...args: string[]) =>
+      execa(join(ROOT, "node_modules/.bin/claude"), args, {
+        env: { ...cleanEnv(), HOME: home, ANTHROPIC_API_KEY: "", CLAUDE_CODE_OAUTH_TOKEN: "" },
+        extendEnv: false,
+        reject: false,
+        cwd: home,
+        timeout: 90_000,
+      });
+    const added = await claude(
+      "mcp",
+      "add",
+      "-s",
+      "user",
+      "autoloop-cron",
+      "--",
+      process.execPath,
+      AUTOLOOP_CRON,
+      "mcp",
+      "--config",
+      config,
+    );
+    expect(added.exitCode, added.stderr).toBe(0);
+    const listed = await claude("mcp", "list");
+    expect(listed.stdout).toMatch(/autoloop-cron: .* - ✔ Connected/);
+  }, 120_000);
 });

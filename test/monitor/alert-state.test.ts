@@ -312,4 +312,25 @@ describe("saving in the background", () => {
     expect(JSON.parse(readFileSync(alertsPath(dir), "utf8")).alerts).toHaveLength(2);
     expect(started[3]).toBe(started[2]);
   });
+
+  it("drops a save not yet serialized when the pass failed half-way", async () => {
+    const dir = tempDir();
+    const writes: string[] = [];
+    const state = new AlertState(
+      alertsPath(dir),
+      {},
+      {
+        log: () => {},
+        writeAtomicAsync: async (_path, text) => {
+          writes.push(text);
+        },
+      },
+    );
+    state.reconcile([gate], t(0));
+    state.saveInBackground();
+    state.discardPending(); // the live state may hold notifications never enqueued
+    await state.flush();
+    expect(writes).toEqual([]);
+    expect(existsSync(alertsPath(dir))).toBe(false);
+  });
 });
