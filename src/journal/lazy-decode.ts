@@ -149,7 +149,13 @@ class LazyAgentRecord implements AgentRecord {
 }
 
 /** One line [start, end): a record, undefined when it is not one, null when blank. */
-function decodeAt(buf: Buffer, start: number, end: number): JournalRecord | undefined | null {
+function decodeAt(
+  buf: Buffer,
+  start: number,
+  end: number,
+  /** Where the next record head after `start` begins (one search per chunk, in step). */
+  nextHead: number,
+): JournalRecord | undefined | null {
   const whole = () => {
     const line = buf.toString("utf8", start, end);
     return line.trim() === "" ? null : decodeRecord(line);
@@ -175,8 +181,8 @@ function decodeAt(buf: Buffer, start: number, end: number): JournalRecord | unde
   const digits = at;
   for (; at < end && buf[at]! >= 48 && buf[at]! <= 57; at++) v = v * 10 + buf[at]! - 48;
   if (at === digits || at - digits > 9 || (buf[digits] === 48 && at - digits > 1)) return whole();
-  // A torn line the next record was appended to: that record's head shows inside the body.
-  if (buf.subarray(at, end).indexOf(HEAD) !== -1) return whole();
+  // A torn line the next record was appended to: that record's head shows inside the line.
+  if (nextHead < end) return whole();
   if (matches(buf, at, FIELDS, end)) {
     if (buf[end - 2] !== CLOSE) return whole(); // the fields object must end the record
     const body = { buf, line: start, from: at + FIELDS.length - 1, to: end - 1, end };
@@ -212,9 +218,13 @@ export function decodeLines(buf: Buffer): ReadResult<JournalRecord> {
   const items: JournalRecord[] = [];
   let skipped = 0;
   let start = 0;
+  // Record heads, found in step with the lines: one past a line's own start means a torn line
+  // had the next record appended to it.
+  let head = buf.indexOf(HEAD, 0);
   for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
     const end = nl > start && buf[nl - 1] === CR ? nl - 1 : nl;
-    const record = decodeAt(buf, start, end);
+    while (head !== -1 && head <= start) head = buf.indexOf(HEAD, head + 1);
+    const record = decodeAt(buf, start, end, head === -1 ? buf.length : head);
     start = nl + 1;
     if (record === undefined) skipped++;
     else if (record !== null) items.push(record);
