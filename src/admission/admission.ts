@@ -6,7 +6,12 @@ import type { SkipCause, Trigger } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import { isPaused, type PauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
-import { decideSlot, type SkipCause as PolicySkipCause, type SlotDecision } from "./policy.js";
+import {
+  decideSlot,
+  type SkipCause as PolicySkipCause,
+  type SlotDecision,
+  type SlotFacts,
+} from "./policy.js";
 
 export interface AdmissionState {
   pause: PauseState;
@@ -17,6 +22,8 @@ export interface AdmissionState {
   maxConcurrent: number;
   ledger: Pick<RunLedger, "latestRun">;
 }
+
+const NO_AFTER: SlotFacts["after"] = [];
 
 /** The policy's decision for a slot of `schedule`, as things stand. */
 export function admitSlot(schedule: Schedule, state: AdmissionState): SlotDecision {
@@ -30,10 +37,13 @@ export function admitSlot(schedule: Schedule, state: AdmissionState): SlotDecisi
     running: state.running,
     runningTotal: state.runningTotal,
     maxConcurrent: state.maxConcurrent,
-    after: schedule.after.map((a) => ({
-      schedule: a,
-      latestStatus: state.ledger.latestRun(a)?.status,
-    })),
+    after:
+      schedule.after.length === 0
+        ? NO_AFTER
+        : schedule.after.map((a) => ({
+            schedule: a,
+            latestStatus: state.ledger.latestRun(a)?.status,
+          })),
   });
 }
 

@@ -17,7 +17,7 @@ export interface SlotFacts {
   runningTotal: number;
   maxConcurrent: number;
   /** For each `after` schedule: the status of its latest run, or undefined if it never ran. */
-  after: Array<{ schedule: string; latestStatus: string | undefined }>;
+  after: ReadonlyArray<{ schedule: string; latestStatus: string | undefined }>;
 }
 
 export type SkipCause = "disabled" | "paused" | "globally_paused" | "overlap" | "blocked_by_after";
@@ -27,6 +27,9 @@ export type SlotDecision =
   | { kind: "skip"; cause: SkipCause; detail: string }
   | { kind: "queue"; why: "overlap" | "max_concurrent"; detail: string }
   | { kind: "replace"; stop: string[] };
+
+// A thousand slots are decided in one second's pass: the common answer is one shared object.
+const LAUNCH: SlotDecision = Object.freeze({ kind: "launch" });
 
 export function decideSlot(f: SlotFacts): SlotDecision {
   if (!f.enabled)
@@ -43,7 +46,8 @@ export function decideSlot(f: SlotFacts): SlotDecision {
       cause: "paused",
       detail: `schedule ${f.schedule} is paused; \`autoloop-cron resume ${f.schedule}\` resumes it`,
     };
-  const unmet = f.after.filter((a) => a.latestStatus !== "completed");
+  const unmet =
+    f.after.length === 0 ? f.after : f.after.filter((a) => a.latestStatus !== "completed");
   if (unmet.length > 0) {
     const detail = unmet
       .map(
@@ -80,5 +84,5 @@ export function decideSlot(f: SlotFacts): SlotDecision {
       detail: `${f.runningTotal} runs already running (max_concurrent_runs = ${f.maxConcurrent})`,
     };
   }
-  return { kind: "launch" };
+  return LAUNCH;
 }

@@ -26,6 +26,7 @@ import {
   controlDir,
   takeRequests,
 } from "./control.js";
+import { watchCrowdedPass } from "./crowded-pass.js";
 import { DaemonEmitter } from "./events.js";
 import { debounced, watchFolders } from "./folder-watch.js";
 import { resumePending } from "./recovery.js";
@@ -75,10 +76,7 @@ export class SchedulerDaemon extends DaemonEmitter {
     this.queue = new FireQueue((e) => this.onFireEvent(e), this.deps.clock, {
       onHandlerError: (err) => this.deps.logger.error({ err }, "fire handler failed"),
       // A burst (many schedules on one second) is logged with how long it held the loop.
-      onPass: (slots, ms) => {
-        if (slots >= 100)
-          this.log.info({ slots, durationMs: Math.round(ms * 10) / 10 }, "slots decided");
-      },
+      onPass: (slots, ms) => watchCrowdedPass(this.log, slots, ms),
     });
     this.slots = new SlotRunner({
       config,
@@ -91,7 +89,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       // AUTOLOOP_CRON_PAUSED, read once: the environment is fixed for the process's life.
       killSwitch: killSwitchOn(this.deps.env),
       stopping: () => this.stopping,
-      emit: (event, ...args) => this.emit(event, ...args),
+      emit: (event, payload) => this.announce(event, payload),
     });
     this.reloadSoon = debounced(200, () => {
       this.log.info("schedule files changed: reloading");
@@ -256,7 +254,7 @@ export class SchedulerDaemon extends DaemonEmitter {
 
   private onFireEvent(event: FireEvent): void {
     if (this.stopping) return;
-    if (event.kind === "due") this.onSlot(event.name, event.slot, "cron", event.fireAt.getTime());
+    if (event.kind === "due") this.slots.onDue(event.slots, event.fireAt.getTime());
     else if (event.kind === "missed") {
       const schedule = this.schedules.get(event.name);
       this.log.warn(

@@ -24,6 +24,11 @@ export interface DaemonEvents {
 export abstract class DaemonEmitter extends EventEmitter<DaemonEvents> {
   protected abstract get log(): Logger;
 
+  /** `emit` with its one payload, building no argument list when nobody listens. */
+  announce<K extends keyof DaemonEvents>(event: K, payload: DaemonEvents[K][0]): void {
+    if (this.listenerCount(event) > 0) this.emit(event, ...([payload] as DaemonEvents[K]));
+  }
+
   override emit<K extends keyof DaemonEvents>(event: K, ...args: DaemonEvents[K]): boolean {
     // A thousand slots decided in one pass: no copy of an empty listener list for each.
     if (this.listenerCount(event) === 0) return false;

@@ -1,42 +1,49 @@
 // A due slot's way to a running process: the slot policy's decision, the wait queue, the
 // launch through the ledger, and the watch that frees the run's place when it ends.
 import { join } from "node:path";
-import type { Logger } from "pino";
 import { admitSlot, ledgerCause, recordSkip, type SkipRecord } from "../admission/admission.js";
 import type { SlotDecision } from "../admission/policy.js";
 import { QUEUE_LIMIT, SlotQueue } from "../admission/slot-queue.js";
-import type { CronConfig } from "../config/config.js";
 import { attachHistory } from "../history/schedule-history.js";
 import { launchSpecFor } from "../launch/schedule-spec.js";
 import type { Trigger } from "../ledger/events.js";
-import type { RunLedger } from "../ledger/ledger.js";
 import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
-import type { PauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
+import type { DueSlot } from "../timing/fire-queue.js";
+import { TurnQueue } from "../util/turn-queue.js";
 import type { ControlResponse } from "./control.js";
-import type { DaemonEvents } from "./events.js";
 import { launchRecorded } from "./recorded-launch.js";
 import { type ActiveRun, RunTable } from "./run-table.js";
+import type { Decided, Launch, QueuedLine, SlotContext } from "./slot-types.js";
 
-/** What the runner reads from its daemon, always as things stand now. */
-export interface SlotContext {
-  config: CronConfig;
-  ledger: RunLedger;
-  log: Logger;
-  /** The environment runs are launched with (the daemon's minus the config's secrets). */
-  runEnv: NodeJS.ProcessEnv;
-  now(): number;
-  schedule(name: string): Schedule | undefined;
-  pause(): PauseState;
-  killSwitch: boolean;
-  stopping(): boolean;
-  emit<K extends keyof DaemonEvents>(event: K, ...args: DaemonEvents[K]): void;
-}
+export type { SlotContext } from "./slot-types.js";
 
 export class SlotRunner {
   readonly runs = new RunTable();
   private readonly waiting = new SlotQueue();
-  private deferredLogs: Array<() => void> = [];
+  /**
+   * Queued slots' log lines, written after the pass that decided them, a few hundred per
+   * turn: each line carries the lateness of its decision, not of its turn in the log.
+   */
+  private readonly queuedLines = new TurnQueue<QueuedLine>(
+    200,
+    ({ schedule, slot, latenessMs, decision }) =>
+      this.ctx.log.info({ schedule, slot: slot.toISOString(), latenessMs }, decision.detail),
+    (err) => this.ctx.log.error({ err }, "cannot log a queued slot"),
+  );
+  /**
+   * Launches decided and not yet spawned, one per turn of the event loop: a spawn writes the
+   * ledger and pending.json with their fsyncs (~15 ms on a small VM's disk), and several in
+   * one turn would hold the loop (timers, /healthz, the monitor) for all of them.
+   */
+  private readonly spawns = new TurnQueue<Launch>(
+    1,
+    (l) => this.spawnRun(l.schedule, l.slot, l.trigger, l.dueAt, l.runId),
+    (err, l) => {
+      this.runs.settle(l.schedule.name, l.runId, undefined);
+      this.ctx.log.error({ err, runId: l.runId }, "a launch failed before its run started");
+    },
+  );
 
   constructor(private readonly ctx: SlotContext) {}
 
@@ -65,15 +72,59 @@ export class SlotRunner {
   }
 
   /**
-   * Applies the slot policy to one due slot. `dueAt` is when it was meant to start (its
-   * jittered fire time): lateness in logs and metrics is measured from it.
+   * Applies the slot policy to one slot (manual, catch-up). `dueAt` is when it was meant to
+   * start (its jittered fire time): lateness in logs and metrics is measured from it.
    */
   onSlot(schedule: Schedule, slot: Date, trigger: Trigger, dueAt: number): ControlResponse {
-    const name = schedule.name;
+    return this.carryOut(this.decide(schedule, slot, trigger, dueAt));
+  }
+
+  /**
+   * The slots due at one instant, in name order: every one is decided first, then the
+   * decisions are carried out (queue entries, log lines, ledger records, spawns), so that a
+   * thousand schedules on one second are all decided within milliseconds of it.
+   */
+  onDue(due: readonly DueSlot[], dueAt: number): void {
+    const decided: Decided[] = [];
+    // Unjittered slots of one instant are one moment: one Date serves them all.
+    let at = new Date(Number.NaN);
+    for (const { name, slot } of due) {
+      const schedule = this.ctx.schedule(name);
+      if (schedule === undefined) continue; // removed by a reload meanwhile
+      if (at.getTime() !== slot) at = new Date(slot);
+      try {
+        decided.push(this.decide(schedule, at, "cron", dueAt));
+      } catch (err) {
+        this.slotFailed(err, name);
+      }
+    }
+    for (const d of decided)
+      try {
+        this.carryOut(d);
+      } catch (err) {
+        this.slotFailed(err, d.schedule.name);
+      }
+  }
+
+  /** One slot's failure is logged; the other slots of its instant still go ahead. */
+  private slotFailed(err: unknown, schedule: string): void {
+    this.ctx.log.error({ err, schedule }, "a due slot could not be handled; the others go on");
+  }
+
+  /** The slot policy's decision; a launch takes its place at once, so the next decision in
+   * the same pass counts it against max_concurrent_runs. */
+  private decide(schedule: Schedule, slot: Date, trigger: Trigger, dueAt: number): Decided {
     const decision = this.admit(schedule);
+    const runId = decision.kind === "launch" ? this.reserve(schedule.name, slot) : undefined;
+    return { schedule, slot, trigger, dueAt, decision, decidedAt: this.ctx.now(), runId };
+  }
+
+  private carryOut(d: Decided): ControlResponse {
+    const { schedule, slot, trigger, dueAt, decision } = d;
+    const name = schedule.name;
     switch (decision.kind) {
       case "launch":
-        return this.launch(schedule, slot, trigger, dueAt);
+        return this.launch(schedule, slot, trigger, dueAt, d.runId!);
       case "skip": {
         const runId = newScheduledRunId(name, slot);
         const cause = ledgerCause(decision.cause);
@@ -98,13 +149,7 @@ export class SlotRunner {
           });
         }
         this.waiting.push({ schedule: name, slot, trigger, dueAt });
-        const decidedMs = this.ctx.now() - dueAt;
-        this.logAfterPass(() =>
-          this.ctx.log.info(
-            { schedule: name, slot: slot.toISOString(), latenessMs: decidedMs },
-            decision.detail,
-          ),
-        );
+        this.queuedLines.push({ schedule: name, slot, latenessMs: d.decidedAt - dueAt, decision });
         this.ctx.emit("queued", { schedule: name, slot, why: decision.why });
         return { id: "", ok: true, message: decision.detail };
       }
@@ -125,29 +170,25 @@ export class SlotRunner {
     }
   }
 
-  /**
-   * Logs once the current synchronous pass is over. When a thousand slots fall due on one
-   * second, each is decided (and its lateness measured) before any line is serialised: the
-   * lines then carry the lateness of their decision, not of their turn in the log.
-   */
-  private logAfterPass(line: () => void): void {
-    if (this.deferredLogs.length === 0)
-      queueMicrotask(() => {
-        const lines = this.deferredLogs;
-        this.deferredLogs = [];
-        for (const write of lines) write();
-      });
-    this.deferredLogs.push(line);
+  /** A run id for a launch just decided, counted against max_concurrent_runs from now on. */
+  private reserve(schedule: string, slot: Date): string {
+    const runId = newScheduledRunId(schedule, slot);
+    this.runs.reserve(schedule, runId);
+    return runId;
   }
 
   /**
    * Launches after the current batch of decisions: when a thousand slots fall due on one
    * second, every slot is decided on time and the spawns (and their fsyncs) follow.
    */
-  private launch(schedule: Schedule, slot: Date, trigger: Trigger, dueAt: number): ControlResponse {
-    const runId = newScheduledRunId(schedule.name, slot);
-    this.runs.reserve(schedule.name, runId);
-    setImmediate(() => this.spawnRun(schedule, slot, trigger, dueAt, runId));
+  private launch(
+    schedule: Schedule,
+    slot: Date,
+    trigger: Trigger,
+    dueAt: number,
+    runId: string,
+  ): ControlResponse {
+    this.spawns.push({ schedule, slot, trigger, dueAt, runId });
     return { id: "", ok: true, runId, message: `launching ${runId}` };
   }
 
@@ -251,7 +292,7 @@ export class SlotRunner {
         schedule &&
         this.admit({ ...schedule, overlap: schedule.overlap === "allow" ? "allow" : "queue" });
       if (decision?.kind === "launch") {
-        this.launch(schedule!, w.slot, w.trigger, w.dueAt);
+        this.launch(schedule!, w.slot, w.trigger, w.dueAt, this.reserve(w.schedule, w.slot));
       } else if (decision?.kind === "queue") {
         this.waiting.push(w);
       } else {

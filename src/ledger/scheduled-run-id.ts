@@ -36,6 +36,11 @@ export function slotStamp(slot: Date): string {
   );
 }
 
+// Likewise the prefix's two patterns: V8 compiles a pattern on its first use and again,
+// natively, on its second; both happen here rather than in the first launch of a busy second.
+scheduledRunIdPrefix("warm-up");
+scheduledRunIdPrefix("warm-up");
+
 /** A new run id for `schedule` firing at `slot`; `random` is injectable for tests. */
 export function newScheduledRunId(
   schedule: string,

@@ -1,13 +1,25 @@
-// The one timer behind every schedule: a min-heap of pending fires, woken at most every 30 s
-// to notice clock jumps and suspends, reporting slots as due or (when woken late) missed.
+// The one timer behind every schedule: pending fires grouped by instant, woken at most every
+// 30 s to notice clock jumps and suspends, reporting slots as due or (when woken late) missed.
 import { fireTimeOf } from "./jitter.js";
-import { MinHeap } from "./min-heap.js";
 import { nextFireTime, type PlanSpec } from "./planner.js";
+import { TimeBuckets } from "./time-buckets.js";
+
+/** How long before a crowded instant the queue wakes to put its entries in name order. */
+const PREPARE_MS = 50;
+/** How long before a fire time the timer is set for; the rest is caught turn by turn. */
+const EARLY_MS = 3;
 
 export interface FireQueueDeps {
   now(): number;
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+  /**
+   * Runs `fn` at the event loop's next turn. With it the queue wakes a little early and
+   * catches its instant turn by turn (a timer alone fires 1-2 ms late); without it (fake
+   * clocks in tests) the timer alone decides.
+   */
+  setImmediate?(fn: () => void): unknown;
+  clearImmediate?(handle: unknown): void;
 }
 
 export interface FireQueueOptions {
@@ -21,9 +33,16 @@ export interface FireQueueOptions {
   onPass?: (slots: number, ms: number) => void;
 }
 
+/** One schedule's slot in a `due` event; `slot` in epoch milliseconds. */
+export interface DueSlot {
+  readonly name: string;
+  readonly slot: number;
+}
+
 export type FireEvent =
-  /** The slot's fire time arrived and the queue woke on time: launch it. */
-  | { kind: "due"; name: string; slot: Date; fireAt: Date; lateness: number }
+  /** A fire time arrived and the queue woke on time: launch the slots due then, in name
+   * order. A thousand schedules on one second are one event, decided as one batch. */
+  | { kind: "due"; slots: readonly DueSlot[]; fireAt: Date; lateness: number }
   /** The queue woke late (suspend, clock jump, blocked loop): slots of this schedule up to
    * `until` passed unlaunched, `slot` the first of them. Apply the catch-up policy. */
   | { kind: "missed"; name: string; slot: Date; fireAt: Date; lateness: number; until: Date }
@@ -49,15 +68,17 @@ export const realClock: FireQueueDeps = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  setImmediate: (fn) => setImmediate(fn),
+  clearImmediate: (handle) => clearImmediate(handle as ReturnType<typeof setImmediate>),
 };
 
 export class FireQueue {
-  private readonly heap = new MinHeap<Entry>(
-    (a, b) => a.fireAt < b.fireAt || (a.fireAt === b.fireAt && a.name < b.name),
-  );
+  private readonly heap = new TimeBuckets<Entry>();
   // Kept after removal so a reloaded schedule does not refire slots it already fired.
   private readonly states = new Map<string, ScheduleState>();
   private timer: unknown;
+  /** The pending wake is a turn of the loop (the last stretch before a fire), not a timer. */
+  private polling = false;
   private armedFor: number | undefined;
   private expectedWake: number | undefined;
   private running = false;
@@ -159,7 +180,16 @@ export class FireQueue {
   private readonly tick = (): void => {
     this.timer = undefined;
     this.armedFor = undefined;
+    this.polling = false;
     const now = this.deps.now();
+    const first = this.heap.peek()?.fireAt ?? Infinity;
+    if (first > now && first - now <= EARLY_MS && this.deps.setImmediate && this.running) {
+      // Woken early on purpose: the loop keeps turning (I/O is served) until the instant.
+      this.polling = true;
+      this.armedFor = now;
+      this.timer = this.deps.setImmediate(this.tick);
+      return;
+    }
     const drift = this.expectedWake === undefined ? 0 : now - this.expectedWake;
     this.expectedWake = undefined;
     const passStart = performance.now();
@@ -171,29 +201,27 @@ export class FireQueue {
     // schedules whose next slot is already due too (per-second patterns).
     while ((this.heap.peek()?.fireAt ?? Infinity) <= now) {
       const fired: Array<{ state: ScheduleState; generation: number; missed: boolean }> = [];
-      for (
-        let top = this.heap.peek();
-        top !== undefined && top.fireAt <= now;
-        top = this.heap.peek()
-      ) {
-        this.heap.pop();
-        const state = this.states.get(top.name);
-        if (state === undefined || state.next !== top) {
-          this.stale = Math.max(0, this.stale - 1); // removed or replaced
-          continue;
-        }
-        state.next = undefined;
-        state.handledUntil = top.slot;
-        const lateness = now - top.fireAt;
+      for (let due = this.heap.takeDue(now); due !== undefined; due = this.heap.takeDue(now)) {
+        const lateness = now - due.fireAt;
         const missed = lateness > this.lateAfterMs;
-        fired.push({ state, generation: state.generation, missed });
-        const slot = new Date(top.slot);
-        const fireAt = new Date(top.fireAt);
-        this.emit(
-          missed
-            ? { kind: "missed", name: top.name, slot, fireAt, lateness, until: new Date(now) }
-            : { kind: "due", name: top.name, slot, fireAt, lateness },
-        );
+        const onTime: Entry[] = [];
+        for (const top of due.entries) {
+          const state = this.states.get(top.name);
+          if (state === undefined || state.next !== top) {
+            this.stale = Math.max(0, this.stale - 1); // removed or replaced
+            continue;
+          }
+          state.next = undefined;
+          state.handledUntil = top.slot;
+          fired.push({ state, generation: state.generation, missed });
+          if (!missed) onTime.push(top);
+          else {
+            const [slot, fireAt, until] = [new Date(top.slot), new Date(top.fireAt), new Date(now)];
+            this.emit({ kind: "missed", name: top.name, slot, fireAt, lateness, until });
+          }
+        }
+        if (onTime.length > 0)
+          this.emit({ kind: "due", slots: onTime, fireAt: new Date(due.fireAt), lateness });
       }
       slots += fired.length;
       for (const { state, generation, missed } of fired) {
@@ -232,18 +260,26 @@ export class FireQueue {
       this.disarm();
       return;
     }
-    if (this.timer !== undefined && this.armedFor !== undefined && this.armedFor <= top.fireAt)
-      return;
-    this.disarm();
     const now = this.deps.now();
-    const delay = Math.min(this.maxSleepMs, Math.max(0, top.fireAt - now));
-    this.armedFor = delay === this.maxSleepMs ? now + delay : top.fireAt;
+    // An instant shared by several schedules is put in name order shortly before it, in a
+    // wake of its own, so that the due pass only hands out slots.
+    let wakeAt = this.deps.setImmediate ? top.fireAt - EARLY_MS : top.fireAt;
+    if (!top.sorted) {
+      if (top.fireAt - now <= PREPARE_MS) TimeBuckets.sort(top);
+      else wakeAt = top.fireAt - PREPARE_MS;
+    }
+    if (this.timer !== undefined && this.armedFor !== undefined && this.armedFor <= wakeAt) return;
+    this.disarm();
+    const delay = Math.min(this.maxSleepMs, Math.max(0, wakeAt - now));
+    this.armedFor = delay === this.maxSleepMs ? now + delay : wakeAt;
     this.expectedWake = now + delay;
     this.timer = this.deps.setTimeout(this.tick, delay);
   }
 
   private disarm(): void {
-    if (this.timer !== undefined) this.deps.clearTimeout(this.timer);
+    if (this.timer !== undefined && this.polling) this.deps.clearImmediate?.(this.timer);
+    else if (this.timer !== undefined) this.deps.clearTimeout(this.timer);
+    this.polling = false;
     this.timer = undefined;
     this.armedFor = undefined;
     this.expectedWake = undefined;

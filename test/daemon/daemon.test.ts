@@ -218,3 +218,38 @@ describe("waiting slots", () => {
     expect(d.ledger.replay(first.runId)?.summary.status).toBe("completed");
   });
 });
+
+describe("a crowded second", () => {
+  it("decides every slot of one instant first, in name order, then launches and queues", async () => {
+    const { logger, lines } = capturingLogger();
+    // Written in reverse: the order of decisions is the names', not the file's.
+    const names = Array.from({ length: 12 }, (_, i) => `s${String(11 - i).padStart(2, "0")}`);
+    const schedules = names.map((n) => commandSchedule(n, SLEEP_3S)).join("");
+    const d = await run({ ...writeCronConfig(tempDir(), schedules), maxConcurrentRuns: 3 }, logger);
+    const order: string[] = [];
+    d.on("queued", (e) => order.push(`queued ${e.schedule} ${e.slot.getTime()}`));
+    d.on("fire", (e) => order.push(`fire ${e.schedule} ${e.slot.getTime()}`));
+    const first = await nextEvent(d, "fire");
+    const slot = first.slot.getTime();
+    await waitFor(
+      () => order.filter((o) => o.endsWith(` ${slot}`)).length === 12,
+      "all 12 slots of the second launched or queued",
+    );
+    const ofSlot = order
+      .filter((o) => o.endsWith(` ${slot}`))
+      .map((o) => o.split(" ", 2).join(" "));
+    // The first three by name take the places; nine are queued in the pass that decided them,
+    // and the three launches spawn after it.
+    const sorted = [...names].sort();
+    expect(ofSlot).toEqual([
+      ...sorted.slice(3).map((n) => `queued ${n}`),
+      ...sorted.slice(0, 3).map((n) => `fire ${n}`),
+    ]);
+    const iso = new Date(slot).toISOString();
+    const queuedLines = lines.filter(
+      (l) => l.slot === iso && String(l.msg).includes("max_concurrent_runs = 3"),
+    );
+    expect(queuedLines.map((l) => l.schedule)).toEqual(sorted.slice(3));
+    for (const line of queuedLines) expect(line.latenessMs).toBeGreaterThanOrEqual(0);
+  });
+});

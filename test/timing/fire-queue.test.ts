@@ -1,5 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type FireEvent, FireQueue, type FireQueueDeps } from "../../src/timing/fire-queue.js";
+import {
+  type FireEvent,
+  FireQueue,
+  type FireQueueDeps,
+  realClock,
+} from "../../src/timing/fire-queue.js";
 import { fireTimeOf } from "../../src/timing/jitter.js";
 import { catchUpSlots, type PlanSpec } from "../../src/timing/planner.js";
 
@@ -32,10 +37,12 @@ function fakeDeps() {
 function collect() {
   const events: FireEvent[] = [];
   const brief = () =>
-    events.map((e) =>
+    events.flatMap((e) =>
       e.kind === "clock-jump"
-        ? `jump ${e.ms > 0 ? "forward" : "backward"}`
-        : `${e.kind} ${e.name} ${e.slot.toISOString()} +${e.lateness}ms`,
+        ? [`jump ${e.ms > 0 ? "forward" : "backward"}`]
+        : e.kind === "due"
+          ? e.slots.map((s) => `due ${s.name} ${new Date(s.slot).toISOString()} +${e.lateness}ms`)
+          : [`missed ${e.name} ${e.slot.toISOString()} +${e.lateness}ms`],
     );
   return { events, brief, handler: (e: FireEvent) => events.push(e) };
 }
@@ -141,7 +148,8 @@ describe("FireQueue", () => {
     const { deps, wakes } = fakeDeps();
     const due: Array<{ name: string; lateness: number; wake: number }> = [];
     const q = new FireQueue((e) => {
-      if (e.kind === "due") due.push({ name: e.name, lateness: e.lateness, wake: wakes() });
+      if (e.kind !== "due") return;
+      for (const s of e.slots) due.push({ name: s.name, lateness: e.lateness, wake: wakes() });
     }, deps);
     for (let i = 0; i < 1000; i++) {
       // Half in UTC, half in Berlin (UTC+1 in January): all fall on 10:00:00Z.
@@ -175,7 +183,9 @@ describe("FireQueue", () => {
     vi.advanceTimersByTime(fireAt.getTime() - Date.now() - 1);
     expect(events).toEqual([]);
     vi.advanceTimersByTime(1);
-    expect(events).toEqual([{ kind: "due", name: "jit", slot, fireAt, lateness: 0 }]);
+    expect(events).toMatchObject([
+      { kind: "due", slots: [{ name: "jit", slot: slot.getTime() }], fireAt, lateness: 0 },
+    ]);
     q.stop();
   });
 
@@ -197,16 +207,17 @@ describe("FireQueue", () => {
     const q = new FireQueue(
       (e) => {
         if (e.kind !== "due") return;
-        seen.push(e.name);
-        if (e.name === "a") throw new Error("boom");
+        seen.push(...e.slots.map((s) => s.name));
+        if (e.slots.some((s) => s.name === "a")) throw new Error("boom");
       },
       deps,
       { onHandlerError: (err) => errors.push(err) },
     );
-    for (const name of ["a", "b", "gone"]) q.upsert(spec(name, "0 10 * * *"));
+    q.upsert(spec("a", "0 10 * * *"));
+    for (const name of ["b", "gone"]) q.upsert(spec(name, "1 10 * * *"));
     q.remove("gone");
     q.start();
-    vi.advanceTimersByTime(10_000);
+    vi.advanceTimersByTime(100_000);
     expect(seen).toEqual(["a", "b"]);
     expect(errors).toHaveLength(1);
     expect(q.pending("gone")).toBeUndefined();
@@ -242,5 +253,29 @@ describe("FireQueue reloads", () => {
     const heapSize = (q as unknown as { heap: { size: number } }).heap.size;
     expect(heapSize).toBeLessThan(1100);
     expect(q.size).toBe(10);
+  });
+});
+
+describe("FireQueue on the real clock", () => {
+  it("wakes a little early and hands out each instant at it, never before", async () => {
+    const seen: Array<{ names: string[]; fireAt: number; at: number }> = [];
+    let done: () => void = () => {};
+    const twoInstants = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const q = new FireQueue((e) => {
+      if (e.kind !== "due") return;
+      seen.push({ names: e.slots.map((s) => s.name), fireAt: e.fireAt.getTime(), at: Date.now() });
+      if (seen.length === 2) done();
+    }, realClock);
+    for (const name of ["b", "a", "c"]) q.upsert(spec(name, "* * * * * *"));
+    q.start();
+    await twoInstants;
+    q.stop();
+    for (const { names, fireAt, at } of seen) {
+      expect(names).toEqual(["a", "b", "c"]);
+      expect(at).toBeGreaterThanOrEqual(fireAt);
+    }
+    expect(seen[1]!.fireAt - seen[0]!.fireAt).toBe(1000);
   });
 });
