@@ -1,4 +1,4 @@
-// bench/scheduler: (a) fire lateness with 1,000 schedules due on the same second,
+// bench/scheduler: (a) fire lateness with 1,000 schedules due on the same second (3 runs),
 // (b) memory and idle CPU with 10,000 schedules loaded, (c) fire → loop.start latency.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -54,7 +54,12 @@ function startDaemon(dir) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function sameSecond() {
+/**
+ * One daemon, 1,000 schedules due on one second 8 s after the start. Returns each slot's
+ * decision lateness and the daemon's own account of the pass ("slots decided", logged a
+ * second later: how long the pass held the loop, and the loop's longest delay in that second).
+ */
+async function oneCrowdedSecond() {
   const dir = tempDir();
   const at = new Date(Date.now() + 8000);
   const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
@@ -72,13 +77,12 @@ async function sameSecond() {
   // from the slot's fire time to the spawn or to the queueing decision; the lines
   // themselves are written after the whole batch is decided.
   const firstDecision = new Map();
-  // The daemon's own measure of each firing pass: how long it held the event loop.
-  const passes = [];
+  let pass;
   const end = Date.now() + 20_000;
-  while (Date.now() < end && firstDecision.size < 1000) {
+  while (Date.now() < end && (firstDecision.size < 1000 || pass === undefined)) {
     for (const line of d.lines.splice(0)) {
       const r = JSON.parse(line);
-      if (r.msg === "slots decided") passes.push(r.durationMs);
+      if (r.msg === "slots decided") pass = r;
       if (r.slot !== slotIso || firstDecision.has(r.schedule)) continue;
       if (r.msg === "fired" || String(r.msg).includes("max_concurrent_runs"))
         firstDecision.set(r.schedule, { lateness: r.latenessMs, logged: r.time - slot });
@@ -87,33 +91,59 @@ async function sameSecond() {
   }
   await d.stop();
   const decisions = [...firstDecision.values()];
-  const lateness = decisions.map((x) => x.lateness);
   // The daemon's own figure cannot be later than its own log line: a sanity check.
   if (decisions.some((x) => !(x.lateness >= 0 && x.lateness <= x.logged + 1)))
     throw new Error("a latenessMs field does not fit its log line's time");
-  report("1,000 schedules due on the same second: slots decided", firstDecision.size, "");
-  report("  decision lateness p50", percentile(lateness, 50), "ms");
-  report(
-    "  last log line of the batch written",
-    Math.max(...decisions.map((x) => x.logged)),
-    "ms after the slot",
-  );
-  const held = passes.length === 0 ? Number.NaN : Math.max(...passes);
-  const heldOk = report(
-    "  event loop held by the firing pass (the daemon's `slots decided` durationMs)",
-    held,
+  const lateness = decisions.map((x) => x.lateness);
+  return {
+    decided: firstDecision.size,
+    p50: percentile(lateness, 50),
+    p99: percentile(lateness, 99),
+    lastLine: Math.max(...decisions.map((x) => x.logged)),
+    passMs: pass?.durationMs ?? Number.NaN,
+    loopDelayMs: pass?.eventLoopMaxDelayMs ?? Number.NaN,
+  };
+}
+
+/**
+ * Three crowded seconds, each in a fresh daemon (the first burst after a start is the
+ * coldest case). The targets take the median run, so that one noisy neighbour on a shared
+ * 2-core VM does not decide them; every run's figures are printed.
+ */
+async function sameSecond() {
+  const runs = [];
+  for (let i = 0; i < 3; i++) runs.push(await oneCrowdedSecond());
+  for (const [i, r] of runs.entries())
+    report(
+      `1,000 schedules due on the same second, run ${i + 1}`,
+      `${r.decided} decided, lateness p50 ${r.p50} / p99 ${r.p99} ms, pass ${r.passMs} ms, loop's longest delay in the second after ${r.loopDelayMs} ms, last line ${r.lastLine} ms after the slot`,
+      "",
+    );
+  const med = (key) => median(runs.map((r) => r[key]));
+  const decidedOk = runs.every((r) => r.decided === 1000);
+  let ok = report(
+    "  decision lateness p99 (launched, or queued at max_concurrent_runs = 4), median run",
+    med("p99"),
     "ms",
-    "<= 20 ms",
-    held <= 20,
+    "<= 5 ms",
+    decidedOk && med("p99") <= 5,
   );
+  ok =
+    report(
+      "  event loop held by the firing pass (`slots decided` durationMs), median run",
+      med("passMs"),
+      "ms",
+      "<= 20 ms",
+      med("passMs") <= 20,
+    ) && ok;
   return (
     report(
-      "  decision lateness p99 (launched, or queued at max_concurrent_runs = 4)",
-      percentile(lateness, 99),
+      "  event loop's longest delay in the second after (spawns with their fsyncs, log lines), median run",
+      med("loopDelayMs"),
       "ms",
-      "<= 5 ms",
-      firstDecision.size === 1000 && percentile(lateness, 99) <= 5,
-    ) && heldOk
+      "<= 20 ms",
+      med("loopDelayMs") <= 20,
+    ) && ok
   );
 }
 
@@ -218,8 +248,11 @@ async function fireToLoopStart() {
 
 export async function benchScheduler() {
   console.log("\n== bench/scheduler ==");
-  let ok = await sameSecond();
-  ok = (await tenThousand()) && ok;
-  ok = (await fireToLoopStart()) && ok;
+  // BENCH_SCHEDULER=a runs only (a), say, while working on it.
+  const parts = process.env.BENCH_SCHEDULER ?? "abc";
+  let ok = true;
+  if (parts.includes("a")) ok = (await sameSecond()) && ok;
+  if (parts.includes("b")) ok = (await tenThousand()) && ok;
+  if (parts.includes("c")) ok = (await fireToLoopStart()) && ok;
   return ok;
 }
