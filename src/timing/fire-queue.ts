@@ -1,5 +1,6 @@
-// The one timer behind every schedule: pending fires grouped by instant, woken at most every
-// 30 s to notice clock jumps and suspends, reporting slots as due or (when woken late) missed.
+// The one timer behind every schedule: pending fires handed out an instant at a time, woken at
+// most every 30 s to notice clock jumps and suspends, reporting slots as due or (when woken
+// late) missed.
 import { fireTimeOf } from "./jitter.js";
 import { nextFireTime, type PlanSpec } from "./planner.js";
 import { TimeBuckets } from "./time-buckets.js";
@@ -264,8 +265,8 @@ export class FireQueue {
     // An instant shared by several schedules is put in name order shortly before it, in a
     // wake of its own, so that the due pass only hands out slots.
     let wakeAt = this.deps.setImmediate ? top.fireAt - EARLY_MS : top.fireAt;
-    if (!top.sorted) {
-      if (top.fireAt - now <= PREPARE_MS) TimeBuckets.sort(top);
+    if (!top.ready) {
+      if (top.fireAt - now <= PREPARE_MS) this.heap.prepare(top.fireAt);
       else wakeAt = top.fireAt - PREPARE_MS;
     }
     if (this.timer !== undefined && this.armedFor !== undefined && this.armedFor <= wakeAt) return;

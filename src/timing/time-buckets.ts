@@ -1,7 +1,7 @@
-// Pending fires grouped by instant: a min-heap of distinct fire times, each holding every
-// entry due then. A thousand schedules on one second are one heap item, taken in one pop
-// (a heap of entries did ~20 string-comparing sifts per entry while they were due), and
-// they are put in name order ahead of time rather than while they are late.
+// Pending fires ordered by instant, handed out an instant at a time: every entry due then,
+// in name order. A binary heap keeps them (as compact as one array); the next instant shared
+// by several schedules is taken off it ahead of time, into name order ("staged"), so that
+// when a thousand schedules fall due on one second the due pass only walks an array.
 import { MinHeap } from "./min-heap.js";
 
 export interface TimedEntry {
@@ -9,71 +9,76 @@ export interface TimedEntry {
   name: string;
 }
 
-export interface Bucket<T extends TimedEntry> {
+export interface Instant<T extends TimedEntry> {
   readonly fireAt: number;
+  /** In name order. */
   readonly entries: T[];
-  /** In name order (a bucket of one always is). */
-  sorted: boolean;
 }
 
 const byName = (a: TimedEntry, b: TimedEntry): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 
 export class TimeBuckets<T extends TimedEntry> {
-  private readonly heap = new MinHeap<Bucket<T>>((a, b) => a.fireAt < b.fireAt);
-  private readonly byTime = new Map<number, Bucket<T>>();
-  private count = 0;
+  private readonly heap = new MinHeap<T>((a, b) => a.fireAt < b.fireAt);
+  private staged: Instant<T> | undefined;
 
   /** Entries held, stale ones included until they are taken or retained away. */
   get size(): number {
-    return this.count;
+    return this.heap.size + (this.staged?.entries.length ?? 0);
   }
 
   push(entry: T): void {
-    this.count++;
-    const bucket = this.byTime.get(entry.fireAt);
-    if (bucket !== undefined) {
-      bucket.entries.push(entry);
-      bucket.sorted = false;
-      return;
-    }
-    // A literal of one: most instants hold one schedule, so no spare capacity is reserved.
-    const fresh: Bucket<T> = { fireAt: entry.fireAt, entries: [entry], sorted: true };
-    this.byTime.set(entry.fireAt, fresh);
-    this.heap.push(fresh);
+    this.heap.push(entry);
   }
 
-  /** The earliest bucket, left in place. */
-  peek(): Bucket<T> | undefined {
-    return this.heap.peek();
-  }
-
-  /** Removes and returns the earliest bucket if it is due at `now`, its entries in name order. */
-  takeDue(now: number): Bucket<T> | undefined {
+  /**
+   * The earliest instant, and whether it is ready: its entries already in name order (staged,
+   * or a lone entry) so that handing it out costs no sorting.
+   */
+  peek(): { fireAt: number; ready: boolean } | undefined {
     const top = this.heap.peek();
-    if (top === undefined || top.fireAt > now) return undefined;
-    this.heap.pop();
-    this.byTime.delete(top.fireAt);
-    this.count -= top.entries.length;
-    TimeBuckets.sort(top);
-    return top;
+    const staged = this.staged;
+    if (staged !== undefined && (top === undefined || staged.fireAt < top.fireAt))
+      return { fireAt: staged.fireAt, ready: true };
+    if (top === undefined) return undefined;
+    const lone = staged?.fireAt !== top.fireAt && this.heap.second()?.fireAt !== top.fireAt;
+    return { fireAt: top.fireAt, ready: lone };
   }
 
-  /** Puts a bucket's entries in name order (done ahead of its fire time by the fire queue). */
-  static sort<T extends TimedEntry>(bucket: Bucket<T>): void {
-    if (bucket.sorted) return;
-    bucket.entries.sort(byName);
-    bucket.sorted = true;
+  /** Takes the entries at `fireAt` off the heap, in name order, ahead of their time. */
+  prepare(fireAt: number): void {
+    const staged = this.staged;
+    if (staged !== undefined && staged.fireAt !== fireAt) {
+      // An earlier instant came first (a schedule added meanwhile): the staged one goes back.
+      for (const entry of staged.entries) this.heap.push(entry);
+      this.staged = undefined;
+    }
+    const entries = this.staged?.entries ?? [];
+    const before = entries.length;
+    for (let top = this.heap.peek(); top?.fireAt === fireAt; top = this.heap.peek()) {
+      this.heap.pop();
+      entries.push(top);
+    }
+    if (entries.length > before && entries.length > 1) entries.sort(byName);
+    this.staged = { fireAt, entries };
   }
 
-  /** Keeps only the entries `keep` accepts; empty instants are dropped. */
+  /** Removes and returns the earliest instant if it is due at `now`. */
+  takeDue(now: number): Instant<T> | undefined {
+    const next = this.peek();
+    if (next === undefined || next.fireAt > now) return undefined;
+    this.prepare(next.fireAt);
+    const due = this.staged!;
+    this.staged = undefined;
+    return due;
+  }
+
+  /** Keeps only the entries `keep` accepts. */
   retain(keep: (entry: T) => boolean): void {
-    const kept: T[] = [];
-    for (const bucket of this.byTime.values())
-      for (const entry of bucket.entries) if (keep(entry)) kept.push(entry);
-    this.heap.retain(() => false);
-    this.byTime.clear();
-    this.count = 0;
-    for (const entry of kept) this.push(entry);
+    this.heap.retain(keep);
+    const staged = this.staged;
+    if (staged === undefined) return;
+    const entries = staged.entries.filter(keep);
+    this.staged = entries.length > 0 ? { fireAt: staged.fireAt, entries } : undefined;
   }
 }

@@ -30,16 +30,24 @@ describe("TimeBuckets", () => {
     expect(b.size).toBe(0);
   });
 
-  it("keeps a bucket's name order up to date as entries join it, and sorts ahead of time", () => {
+  it("stages a shared instant ahead of time, in name order, and takes late joiners in", () => {
     const b = new TimeBuckets<Entry>();
     b.push({ fireAt: 5, name: "x" });
-    expect(b.peek()?.sorted).toBe(true);
+    b.push({ fireAt: 9, name: "q" });
+    expect(b.peek()).toEqual({ fireAt: 5, ready: true }); // a lone entry needs no sorting
     b.push({ fireAt: 5, name: "c" });
-    const top = b.peek()!;
-    expect(top.sorted).toBe(false);
-    TimeBuckets.sort(top);
-    expect(top.entries.map((e) => e.name)).toEqual(["c", "x"]);
-    expect(top.sorted).toBe(true);
+    expect(b.peek()).toEqual({ fireAt: 5, ready: false });
+    b.prepare(5);
+    expect(b.peek()).toEqual({ fireAt: 5, ready: true });
+    expect(b.size).toBe(3);
+    b.push({ fireAt: 5, name: "a" }); // joins after staging
+    expect(b.peek()).toEqual({ fireAt: 5, ready: false });
+    // An earlier instant added meanwhile comes first; the staged one waits its turn.
+    b.push({ fireAt: 3, name: "early" });
+    expect(b.takeDue(10)?.entries.map((e) => e.name)).toEqual(["early"]);
+    expect(b.takeDue(10)?.entries.map((e) => e.name)).toEqual(["a", "c", "x"]);
+    expect(b.takeDue(10)?.entries.map((e) => e.name)).toEqual(["q"]);
+    expect(b.size).toBe(0);
   });
 
   it("retains only accepted entries and drops instants left empty", () => {
@@ -47,6 +55,9 @@ describe("TimeBuckets", () => {
     for (let i = 0; i < 50; i++) b.push({ fireAt: i % 5, name: `n${i}` });
     b.retain((e) => e.fireAt !== 2 && Number(e.name.slice(1)) % 2 === 0);
     expect(b.size).toBe(20);
+    b.prepare(0);
+    b.retain((e) => e.name !== "n0");
+    expect(b.size).toBe(19);
     const instants: number[] = [];
     for (let due = b.takeDue(10); due !== undefined; due = b.takeDue(10)) {
       instants.push(due.fireAt);
