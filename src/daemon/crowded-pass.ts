@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Logger } from "pino";
 
 /** Passes that decide at least this many slots are watched and logged. */
-export const CROWDED_PASS = 100;
+const CROWDED_PASS = 100;
 const AFTERMATH_MS = 1000;
 
 const round = (ms: number): number => Math.round(ms * 10) / 10;

@@ -1,9 +1,10 @@
 // The one timer behind every schedule: pending fires handed out an instant at a time, woken at
 // most every 30 s to notice clock jumps and suspends, reporting slots as due or (when woken
 // late) missed.
+
+import { InstantQueue } from "./instant-queue.js";
 import { fireTimeOf } from "./jitter.js";
 import { nextFireTime, type PlanSpec } from "./planner.js";
-import { TimeBuckets } from "./time-buckets.js";
 
 /** How long before a crowded instant the queue wakes to put its entries in name order. */
 const PREPARE_MS = 50;
@@ -74,7 +75,7 @@ export const realClock: FireQueueDeps = {
 };
 
 export class FireQueue {
-  private readonly heap = new TimeBuckets<Entry>();
+  private readonly instants = new InstantQueue<Entry>();
   // Kept after removal so a reloaded schedule does not refire slots it already fired.
   private readonly states = new Map<string, ScheduleState>();
   private timer: unknown;
@@ -123,8 +124,8 @@ export class FireQueue {
   /** Counts a heap entry made stale; compacts when stale entries outnumber live ones, so
    * frequent reloads of many schedules do not grow the heap without bound. */
   private dropped(): void {
-    if (++this.stale < 1024 || this.stale < this.heap.size / 2) return;
-    this.heap.retain((e) => this.states.get(e.name)?.next === e);
+    if (++this.stale < 1024 || this.stale < this.instants.size / 2) return;
+    this.instants.retain((e) => this.states.get(e.name)?.next === e);
     this.stale = 0;
   }
 
@@ -175,7 +176,7 @@ export class FireQueue {
       name,
     };
     state.next = entry;
-    this.heap.push(entry);
+    this.instants.push(entry);
   }
 
   private readonly tick = (): void => {
@@ -183,7 +184,7 @@ export class FireQueue {
     this.armedFor = undefined;
     this.polling = false;
     const now = this.deps.now();
-    const first = this.heap.peek()?.fireAt ?? Infinity;
+    const first = this.instants.peek()?.fireAt ?? Infinity;
     if (first > now && first - now <= EARLY_MS && this.deps.setImmediate && this.running) {
       // Woken early on purpose: the loop keeps turning (I/O is served) until the instant.
       this.polling = true;
@@ -200,9 +201,13 @@ export class FireQueue {
     // Each pass dispatches everything due before computing any next fire time, so a
     // thousand schedules on one second all go out at once; a further pass only runs for
     // schedules whose next slot is already due too (per-second patterns).
-    while ((this.heap.peek()?.fireAt ?? Infinity) <= now) {
+    while ((this.instants.peek()?.fireAt ?? Infinity) <= now) {
       const fired: Array<{ state: ScheduleState; generation: number; missed: boolean }> = [];
-      for (let due = this.heap.takeDue(now); due !== undefined; due = this.heap.takeDue(now)) {
+      for (
+        let due = this.instants.takeDue(now);
+        due !== undefined;
+        due = this.instants.takeDue(now)
+      ) {
         const lateness = now - due.fireAt;
         const missed = lateness > this.lateAfterMs;
         const onTime: Entry[] = [];
@@ -256,7 +261,7 @@ export class FireQueue {
   }
 
   private arm(): void {
-    const top = this.heap.peek();
+    const top = this.instants.peek();
     if (top === undefined) {
       this.disarm();
       return;
@@ -266,7 +271,7 @@ export class FireQueue {
     // wake of its own, so that the due pass only hands out slots.
     let wakeAt = this.deps.setImmediate ? top.fireAt - EARLY_MS : top.fireAt;
     if (!top.ready) {
-      if (top.fireAt - now <= PREPARE_MS) this.heap.prepare(top.fireAt);
+      if (top.fireAt - now <= PREPARE_MS) this.instants.prepare(top.fireAt);
       else wakeAt = top.fireAt - PREPARE_MS;
     }
     if (this.timer !== undefined && this.armedFor !== undefined && this.armedFor <= wakeAt) return;

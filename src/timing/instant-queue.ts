@@ -18,7 +18,7 @@ export interface Instant<T extends TimedEntry> {
 const byName = (a: TimedEntry, b: TimedEntry): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 
-export class TimeBuckets<T extends TimedEntry> {
+export class InstantQueue<T extends TimedEntry> {
   private readonly heap = new MinHeap<T>((a, b) => a.fireAt < b.fireAt);
   private staged: Instant<T> | undefined;
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { TimeBuckets } from "../../src/timing/time-buckets.js";
+import { InstantQueue } from "../../src/timing/instant-queue.js";
 
 type Entry = { fireAt: number; name: string };
 
-describe("TimeBuckets", () => {
+describe("InstantQueue", () => {
   it("hands out each instant once, earliest first, its entries in name order", () => {
-    const b = new TimeBuckets<Entry>();
+    const b = new InstantQueue<Entry>();
     for (const [fireAt, name] of [
       [20, "b"],
       [10, "z"],
@@ -31,7 +31,7 @@ describe("TimeBuckets", () => {
   });
 
   it("stages a shared instant ahead of time, in name order, and takes late joiners in", () => {
-    const b = new TimeBuckets<Entry>();
+    const b = new InstantQueue<Entry>();
     b.push({ fireAt: 5, name: "x" });
     b.push({ fireAt: 9, name: "q" });
     expect(b.peek()).toEqual({ fireAt: 5, ready: true }); // a lone entry needs no sorting
@@ -51,7 +51,7 @@ describe("TimeBuckets", () => {
   });
 
   it("retains only accepted entries and drops instants left empty", () => {
-    const b = new TimeBuckets<Entry>();
+    const b = new InstantQueue<Entry>();
     for (let i = 0; i < 50; i++) b.push({ fireAt: i % 5, name: `n${i}` });
     b.retain((e) => e.fireAt !== 2 && Number(e.name.slice(1)) % 2 === 0);
     expect(b.size).toBe(20);
