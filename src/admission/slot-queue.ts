@@ -36,11 +36,21 @@ export class SlotQueue {
     this.counts.set(w.schedule, this.count(w.schedule) + 1);
   }
 
-  /** Empties the queue, oldest first; what the caller keeps it pushes back. */
-  takeAll(): WaitingSlot[] {
-    const all = this.slots;
-    this.slots = [];
-    this.counts.clear();
-    return all;
+  /**
+   * Walks the slots oldest first: `visit` takes a slot out ("take"), leaves it in its place
+   * ("keep") or ends the walk ("stop", the slot stays). The slots after the stop are not
+   * touched, so a run's end with a thousand slots waiting costs one slot, not a thousand.
+   */
+  sweep(visit: (w: WaitingSlot) => "take" | "keep" | "stop"): void {
+    const kept: WaitingSlot[] = [];
+    let i = 0;
+    for (; i < this.slots.length; i++) {
+      const w = this.slots[i]!;
+      const verdict = visit(w);
+      if (verdict === "stop") break;
+      if (verdict === "keep") kept.push(w);
+      else this.counts.set(w.schedule, this.count(w.schedule) - 1);
+    }
+    if (kept.length < i) this.slots = kept.concat(this.slots.slice(i));
   }
 }

@@ -7,6 +7,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Logger } from "pino";
 import { type CronConfig, runEnvironment } from "../config/config.js";
 import type { Trigger } from "../ledger/events.js";
+import { GroupCommit } from "../ledger/group-commit.js";
 import { RunLedger } from "../ledger/ledger.js";
 import { ScheduleFileCache } from "../schedules/file-cache.js";
 import { killSwitchOn, type PauseState, readPauseState } from "../schedules/pause-state.js";
@@ -45,6 +46,8 @@ export interface DaemonDeps {
 
 export class SchedulerDaemon extends DaemonEmitter {
   readonly ledger: RunLedger;
+  /** The ledger's fsyncs, a turn's together and off the event loop. */
+  private readonly commit: GroupCommit;
   schedules = new Map<string, Schedule>();
   /** paused.json, re-read every tick (it changes by hand, rarely): not on every slot. */
   private pause: PauseState = { all: false, schedules: [] };
@@ -72,7 +75,8 @@ export class SchedulerDaemon extends DaemonEmitter {
     super();
     this.deps = { env: process.env, clock: realClock, tickMs: 1000, ...deps };
     mkdirSync(config.stateDir, { recursive: true, mode: PRIVATE_DIR });
-    this.ledger = RunLedger.open(config.stateDir, { logger: deps.logger });
+    this.commit = new GroupCommit(deps.logger);
+    this.ledger = RunLedger.open(config.stateDir, this.commit.ledgerDeps());
     this.queue = new FireQueue((e) => this.onFireEvent(e), this.deps.clock, {
       onHandlerError: (err) => this.deps.logger.error({ err }, "fire handler failed"),
       // A burst (many schedules on one second) is logged with how long it held the loop.
@@ -331,13 +335,15 @@ export class SchedulerDaemon extends DaemonEmitter {
     this.reloadSoon.cancel();
     for (const w of this.watchers) w.close();
     this.watchers = [];
+    await this.slots.launchesSettled(); // claimed, not yet spawned: recorded interrupted
     const runs = [...this.active.values()];
     if (mode === "detach") {
       this.log.info({ runs: runs.length }, "detaching running runs; the next daemon adopts them");
-      return;
+    } else {
+      for (const run of runs) run.stop("daemon shutdown");
+      const grace = new Promise((r) => setTimeout(r, graceMs).unref());
+      await Promise.race([Promise.allSettled(runs.map((r) => r.done)), grace]);
     }
-    for (const run of runs) run.stop("daemon shutdown");
-    const grace = new Promise((r) => setTimeout(r, graceMs).unref());
-    await Promise.race([Promise.allSettled(runs.map((r) => r.done)), grace]);
+    await this.commit.close();
   }
 }

@@ -9,6 +9,7 @@ import {
 import type { KillCause } from "../launch/outcome.js";
 import { launchArgv } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
+import type { ClaimResult } from "../ledger/inputs.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import type { PendingEntry } from "../ledger/pending.js";
 
@@ -21,20 +22,23 @@ function killReason(cause: KillCause, timeoutMs: number | undefined): string {
   return cause.by === "operator" ? cause.reason : `no result after ${timeoutMs ?? 0} ms`;
 }
 
-/**
- * Claims the slot and records `scheduled` before spawning, `started` (with the pid)
- * synchronously right after, `killed` when the launcher starts killing, and `finished`.
- */
-export function launchRecorded(
-  ledger: RunLedger,
-  spec: LaunchSpec,
-  trigger: Trigger,
-  deps: Partial<LauncherDeps> = {},
-): RecordedLaunch {
+/** Claims the slot and records `scheduled`; nothing is spawned yet. */
+export function claimLaunch(ledger: RunLedger, spec: LaunchSpec, trigger: Trigger): ClaimResult {
   const { runId, schedule, slot, kind, cwd, timeoutMs } = spec;
   const argv = launchArgv(spec);
-  const claim = ledger.schedule({ runId, schedule, slot, trigger, kind, argv, cwd, timeoutMs });
-  if (claim.kind === "duplicate") return claim;
+  return ledger.schedule({ runId, schedule, slot, trigger, kind, argv, cwd, timeoutMs });
+}
+
+/**
+ * Spawns a run claimed by `claimLaunch` and records `started` (with the pid) synchronously
+ * right after, `killed` when the launcher starts killing, and `finished`.
+ */
+export function startClaimed(
+  ledger: RunLedger,
+  spec: LaunchSpec,
+  deps: Partial<LauncherDeps> = {},
+): RunHandle {
+  const { runId, timeoutMs } = spec;
   const handle = launchRun(spec, {
     ...deps,
     onKill: (cause) => {
@@ -50,7 +54,19 @@ export function launchRecorded(
     ledger.finished(runId, outcome);
     return outcome;
   });
-  return { kind: "launched", handle: { ...handle, done } };
+  return { ...handle, done };
+}
+
+/** Claims the slot, then spawns the run (`fire` without a daemon: every write fsyncs first). */
+export function launchRecorded(
+  ledger: RunLedger,
+  spec: LaunchSpec,
+  trigger: Trigger,
+  deps: Partial<LauncherDeps> = {},
+): RecordedLaunch {
+  const claim = claimLaunch(ledger, spec, trigger);
+  if (claim.kind === "duplicate") return claim;
+  return { kind: "launched", handle: startClaimed(ledger, spec, deps) };
 }
 
 /** Adopts a live run found by `recoverPending`, keeping its timeout, and records its end. */

@@ -12,9 +12,9 @@ import type { Schedule } from "../schedules/schedule-file.js";
 import type { DueSlot } from "../timing/fire-queue.js";
 import { TurnQueue } from "../util/turn-queue.js";
 import type { ControlResponse } from "./control.js";
-import { launchRecorded } from "./recorded-launch.js";
+import { claimLaunch, startClaimed } from "./recorded-launch.js";
 import { type ActiveRun, RunTable } from "./run-table.js";
-import type { Decided, Launch, QueuedLine, SlotContext } from "./slot-types.js";
+import type { Claimed, Decided, Launch, QueuedLine, SlotContext } from "./slot-types.js";
 
 export type { SlotContext } from "./slot-types.js";
 
@@ -32,17 +32,21 @@ export class SlotRunner {
     (err) => this.ctx.log.error({ err }, "cannot log a queued slot"),
   );
   /**
-   * Launches decided and not yet spawned, one per turn of the event loop: a spawn writes the
-   * ledger and pending.json with their fsyncs (~15 ms on a small VM's disk), and several in
-   * one turn would hold the loop (timers, /healthz, the monitor) for all of them.
+   * Launches decided, claimed in the ledger one per turn of the event loop; each is spawned
+   * once its claim is on disk (the ledger's group commit fsyncs off the loop), again one per
+   * turn: a spawn holds the loop for a fork and exec (5-10 ms on a small VM).
    */
-  private readonly spawns = new TurnQueue<Launch>(
+  private readonly claims = new TurnQueue<Launch>(
     1,
-    (l) => this.spawnRun(l.schedule, l.slot, l.trigger, l.dueAt, l.runId),
-    (err, l) => {
-      this.runs.settle(l.schedule.name, l.runId, undefined);
-      this.ctx.log.error({ err, runId: l.runId }, "a launch failed before its run started");
-    },
+    (l) => this.claimRun(l),
+    (err, l) => this.launchFailed(err, l),
+  );
+  /** Launches claimed and not yet spawned (the daemon's shutdown waits for them). */
+  private readonly onTheirWay = new Set<Promise<void>>();
+  private readonly starts = new TurnQueue<Claimed>(
+    1,
+    (c) => this.startRun(c),
+    (err, c) => this.launchFailed(err, c),
   );
 
   constructor(private readonly ctx: SlotContext) {}
@@ -188,17 +192,18 @@ export class SlotRunner {
     dueAt: number,
     runId: string,
   ): ControlResponse {
-    this.spawns.push({ schedule, slot, trigger, dueAt, runId });
+    this.claims.push({ schedule, slot, trigger, dueAt, runId });
     return { id: "", ok: true, runId, message: `launching ${runId}` };
   }
 
-  private spawnRun(
-    schedule: Schedule,
-    slot: Date,
-    trigger: Trigger,
-    dueAt: number,
-    runId: string,
-  ): void {
+  private launchFailed(err: unknown, l: Launch): void {
+    this.runs.settle(l.schedule.name, l.runId, undefined);
+    this.ctx.log.error({ err, runId: l.runId }, "a launch failed before its run started");
+  }
+
+  /** Claims the slot and records `scheduled`; the spawn waits for that to be on disk. */
+  private claimRun(l: Launch): void {
+    const { schedule, slot, trigger, runId } = l;
     if (this.ctx.stopping()) {
       this.runs.settle(schedule.name, runId, undefined);
       return;
@@ -211,19 +216,46 @@ export class SlotRunner {
       runs: schedule.history,
       stateDir,
     });
-    const result = launchRecorded(this.ctx.ledger, spec, trigger, {
-      logger: this.ctx.log,
-      env: this.ctx.runEnv,
-    });
-    if (result.kind === "duplicate") {
+    const claim = claimLaunch(this.ctx.ledger, spec, trigger);
+    if (claim.kind === "duplicate") {
       this.runs.settle(schedule.name, runId, undefined);
       this.ctx.log.info(
-        { schedule: schedule.name, slot: slot.toISOString(), runId: result.runId },
+        { schedule: schedule.name, slot: slot.toISOString(), runId: claim.runId },
         "slot already launched (idempotency key); not launching again",
       );
       return;
     }
-    const { handle } = result;
+    const way = this.ctx.ledger
+      .durable()
+      .then(() => new Promise<void>((done) => this.starts.push({ ...l, spec, done })));
+    this.onTheirWay.add(way);
+    void way.finally(() => this.onTheirWay.delete(way));
+  }
+
+  /** Resolves when every launch claimed so far has been spawned or recorded interrupted. */
+  async launchesSettled(): Promise<void> {
+    await Promise.all(this.onTheirWay);
+  }
+
+  private startRun(c: Claimed): void {
+    try {
+      this.spawnClaimed(c);
+    } finally {
+      c.done();
+    }
+  }
+
+  private spawnClaimed(c: Claimed): void {
+    const { schedule, slot, trigger, dueAt, runId, spec } = c;
+    if (this.ctx.stopping()) {
+      this.ctx.ledger.interrupted(runId, "the daemon stopped before the run was spawned");
+      this.runs.settle(schedule.name, runId, undefined);
+      return;
+    }
+    const handle = startClaimed(this.ctx.ledger, spec, {
+      logger: this.ctx.log,
+      env: this.ctx.runEnv,
+    });
     // How late the process started: the decision, the queue and the spawn all count.
     const latenessMs = this.ctx.now() - dueAt;
     const fields = {
@@ -280,12 +312,8 @@ export class SlotRunner {
    */
   private drain(): void {
     if (this.ctx.stopping()) return;
-    const pending = this.waiting.takeAll();
-    for (const [i, w] of pending.entries()) {
-      if (this.runs.size >= this.ctx.config.maxConcurrentRuns) {
-        for (const rest of pending.slice(i)) this.waiting.push(rest);
-        break;
-      }
+    this.waiting.sweep((w) => {
+      if (this.runs.size >= this.ctx.config.maxConcurrentRuns) return "stop";
       const schedule = this.ctx.schedule(w.schedule);
       // A slot waits behind its own schedule's run whatever the overlap policy queued it.
       const decision =
@@ -294,7 +322,7 @@ export class SlotRunner {
       if (decision?.kind === "launch") {
         this.launch(schedule!, w.slot, w.trigger, w.dueAt, this.reserve(w.schedule, w.slot));
       } else if (decision?.kind === "queue") {
-        this.waiting.push(w);
+        return "keep";
       } else {
         const skip = decision?.kind === "skip" ? decision : undefined;
         const cause = skip ? ledgerCause(skip.cause) : "config_error";
@@ -303,6 +331,7 @@ export class SlotRunner {
         const { schedule: name, slot, trigger } = w;
         this.skipSlot({ runId, schedule: name, slot, trigger, cause, detail });
       }
-    }
+      return "take";
+    });
   }
 }

@@ -3,6 +3,7 @@
 import type { Logger } from "pino";
 import type { SlotDecision } from "../admission/policy.js";
 import type { CronConfig } from "../config/config.js";
+import type { LaunchSpec } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import type { PauseState } from "../schedules/pause-state.js";
@@ -37,6 +38,13 @@ interface SlotRef {
 /** A launch decided, its place reserved, its process not yet spawned. */
 export interface Launch extends SlotRef {
   runId: string;
+}
+
+/** A launch whose slot is claimed in the ledger, with what it will spawn. */
+export interface Claimed extends Launch {
+  spec: LaunchSpec;
+  /** Called once it was spawned, or recorded interrupted. */
+  done: () => void;
 }
 
 /** A slot with its decision, not yet carried out. */

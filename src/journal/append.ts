@@ -1,7 +1,16 @@
 // Appends whole lines to a JSONL file: one write(2) per line on an O_APPEND descriptor,
 // then fsync, so concurrent writers never interleave inside a line and a crash never
 // loses an acknowledged line.
-import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  fsync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { PRIVATE_DIR, PRIVATE_FILE } from "../util/private-files.js";
 import { encodeRecord, type JournalRecord } from "./codec.js";
@@ -46,6 +55,13 @@ export class LineAppender {
     }
     writeAll(this.fd, Buffer.from(`${line}\n`, "utf8"));
     if (this.options.fsync !== false) fsyncSync(this.fd);
+  }
+
+  /** fsync on libuv's thread pool, for appenders opened with `fsync: false` (group commit). */
+  sync(): Promise<void> {
+    const fd = this.fd;
+    if (fd === undefined) return Promise.resolve();
+    return new Promise((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
   }
 
   close(): void {

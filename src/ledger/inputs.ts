@@ -32,6 +32,8 @@ export interface LedgerDeps {
   logger: LedgerLogger;
   appendLine: (path: string, line: string) => void;
   writeAtomic: (path: string, content: string) => void;
+  /** Resolves once every write made so far is on disk; the writes above fsync before returning. */
+  durable: () => Promise<void>;
 }
 
 export const defaultLedgerDeps = (): LedgerDeps => ({
@@ -39,6 +41,7 @@ export const defaultLedgerDeps = (): LedgerDeps => ({
   logger: stderrLogger,
   appendLine: (path, line) => appendLineOnce(path, line, { private: true }),
   writeAtomic: writeFileAtomic,
+  durable: () => Promise.resolve(),
 });
 
 export interface SlotRun {

@@ -25,11 +25,18 @@ import {
   type PendingEntry,
   PendingList,
   pendingFromScheduled,
+  pendingWrittenAt,
   withStart,
 } from "./pending.js";
 import { encodeIndexEntry, RunIndex } from "./run-index.js";
 import { isScheduledRunId } from "./scheduled-run-id.js";
 import { encodeSlot, loadSlots, slotKey } from "./slots.js";
+
+/**
+ * How long before pending.json's last write a claim may have been made and still be missing
+ * from it: the daemon's write of a turn's pending runs takes milliseconds; a minute is ample.
+ */
+const PENDING_LAG_MS = 60_000;
 
 export class RunLedger {
   private readonly index: RunIndex;
@@ -65,6 +72,14 @@ export class RunLedger {
     const date = this.index.dateOf(runId);
     if (date === undefined || !isScheduledRunId(runId)) return undefined;
     return join(this.stateDir, "runs", date, `${runId}.jsonl`);
+  }
+
+  /**
+   * Resolves once everything recorded so far is on disk: at once with the default writes
+   * (each fsyncs before it returns); after the turn's fsyncs with the daemon's group commit.
+   */
+  durable(): Promise<void> {
+    return this.deps.durable();
   }
 
   /** True when the slot was already launched or skipped (idempotency across restarts). */
@@ -147,16 +162,30 @@ export class RunLedger {
   /**
    * Runs among the newest claims that pending.json does not list although their log has no
    * end: the daemon died between claiming the slot and writing pending.json, or that write
-   * failed. Launches are claimed and recorded one at a time, so only the newest claims can
-   * be in this state. `entry` is rebuilt from the log; undefined when not even the
-   * `scheduled` event was written (then nothing was spawned).
+   * failed. pending.json is rewritten after each turn of the daemon's event loop, so only
+   * claims from about when it was last written can be in this state: the newest `newest`
+   * claims are looked at, and any older ones made up to `lagMs` before that write. `entry`
+   * is rebuilt from the log; undefined when not even the `scheduled` event was written (then
+   * nothing was spawned).
    */
-  strandedClaims(newest = 32): Array<{ runId: string; key: string; entry?: PendingEntry }> {
-    const claims = [...this.slots].slice(-newest);
+  strandedClaims(
+    newest = 32,
+    lagMs = PENDING_LAG_MS,
+  ): Array<{ runId: string; key: string; entry?: PendingEntry }> {
+    const writtenAt = this.tryRead("pending", () => pendingWrittenAt(this.pendingPath), undefined);
+    const claims = [...this.slots];
     const out: Array<{ runId: string; key: string; entry?: PendingEntry }> = [];
-    for (const [key, runId] of claims) {
+    for (let i = claims.length - 1, seen = 0; i >= 0; i--, seen++) {
+      const [key, runId] = claims[i]!;
       if (this.pendingRuns.get(runId) !== undefined) continue;
       const replay = this.replay(runId);
+      const claimedAt = replay === undefined ? Number.NaN : Date.parse(replay.events[0]!.ts);
+      const recent = writtenAt !== undefined && claimedAt >= writtenAt - lagMs;
+      // Past the newest few, the walk ends at the first claim known to be older.
+      if (seen >= newest && !recent) {
+        if (Number.isNaN(claimedAt)) continue;
+        break;
+      }
       if (replay !== undefined && isTerminal(replay.summary.status)) continue;
       const scheduled = replay?.events.find((e) => e.event === "scheduled");
       const started = replay?.events.findLast((e) => e.event === "started");
@@ -171,7 +200,7 @@ export class RunLedger {
         entry: started?.event === "started" ? withStart(entry, started, started.ts) : entry,
       });
     }
-    return out;
+    return out.reverse();
   }
 
   /** Runs not yet terminal (a copy). */

@@ -1,6 +1,6 @@
 // `pending.json`: runs not yet terminal, so a restarted daemon can adopt or close them (docs/formats.md).
 
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import type { RunKind, ScheduledEvent, StartedEvent, Trigger } from "./events.js";
 
 export interface PendingEntry {
@@ -61,6 +61,16 @@ export function loadPending(path: string): PendingEntry[] {
     (e): e is PendingEntry =>
       typeof e === "object" && e !== null && typeof (e as PendingEntry).runId === "string",
   );
+}
+
+/** When pending.json was last written (ms since the epoch); undefined when there is none. */
+export function pendingWrittenAt(path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
 }
 
 /** One entry per line keeps the file diffable and readable with `cat`. */

@@ -253,3 +253,26 @@ describe("a crowded second", () => {
     for (const line of queuedLines) expect(line.latenessMs).toBeGreaterThanOrEqual(0);
   });
 });
+
+describe("a launch on its way when the daemon stops", () => {
+  it("records the claimed run interrupted, never spawned, once its claim is on disk", async () => {
+    const schedule = `[[schedule]]\nname = "late"\ncron = "0 0 1 1 *"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ""]\nproject_dir = "../work"\n`;
+    const d = await run(writeCronConfig(tempDir(), schedule));
+    const fired: unknown[] = [];
+    d.on("fire", (e) => fired.push(e));
+    const slot = new Date(Date.UTC(2027, 0, 1));
+    const answer = d.onSlot("late", slot, "manual");
+    if (!answer?.ok || answer.runId === undefined) throw new Error("expected a launch");
+    const { runId } = answer;
+    // The claim is made in the next turn; the spawn waits for its fsync, and the daemon stops first.
+    await new Promise((r) => setImmediate(r));
+    expect(d.ledger.replay(runId)?.summary.status).toBe("pending");
+    await d.shutdown("terminate", 1_000);
+    expect(fired).toEqual([]);
+    expect(d.ledger.replay(runId)?.events.map((e) => e.event)).toEqual([
+      "scheduled",
+      "interrupted",
+    ]);
+    expect(d.ledger.pending()).toEqual([]);
+  });
+});
