@@ -285,7 +285,11 @@ export class MonitorService {
       ...(journals && { explicit: journals }),
       globs: config.monitor.journals,
       // Many schedules share a project dir: one journal each.
-      projectDirs: () => new Set([...this.view.schedules().values()].map((s) => s.projectDir)),
+      projectDirs: () => {
+        const dirs = new Set<string>();
+        for (const s of this.view.schedules().values()) dirs.add(s.projectDir);
+        return dirs;
+      },
       cwd: config.dir,
     });
   }

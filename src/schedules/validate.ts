@@ -62,13 +62,22 @@ export async function writeInForce(
   config: CronConfig,
   schedules: ReadonlyMap<string, Schedule>,
 ): Promise<void> {
+  // Joined a thousand entries at a time: one 4 MB join (and its buffer) held the loop ~50 ms.
   const parts: string[] = [];
+  let part: string[] = [];
+  const flush = () => {
+    parts.push(`${parts.length === 0 ? "{" : ","}${part.join(",")}`);
+    part = [];
+  };
   await runSliced(
     eachItem(schedules, ([name, s]) => {
-      parts.push(`${JSON.stringify(name)}:${JSON.stringify(s.file)}`);
+      part.push(`${JSON.stringify(name)}:${JSON.stringify(s.file)}`);
+      if (part.length === 1000) flush();
     }),
   );
-  await writeFileAtomicAsync(inForcePath(config), `{${parts.join(",")}}\n`);
+  if (part.length > 0 || parts.length === 0) flush();
+  parts.push("}\n");
+  await writeFileAtomicAsync(inForcePath(config), parts);
 }
 
 /**

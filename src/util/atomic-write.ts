@@ -54,16 +54,21 @@ function tempPath(dir: string): string {
 
 /**
  * `writeFileAtomic` with every step on libuv's pool, for periodic saves of a few hundred KB
- * (the monitor's positions and tracker) that must not stall the event loop.
+ * (the monitor's positions and tracker) that must not stall the event loop. Content given
+ * in parts is written part by part: a few MB never turn into one string or buffer at once.
  */
-export async function writeFileAtomicAsync(path: string, content: string): Promise<void> {
+export async function writeFileAtomicAsync(
+  path: string,
+  content: string | readonly string[],
+): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: PRIVATE_DIR });
   const tmp = tempPath(dir);
   try {
     const file = await open(tmp, "w", PRIVATE_FILE);
     try {
-      await file.writeFile(content, "utf8");
+      if (typeof content === "string") await file.writeFile(content, "utf8");
+      else for (const part of content) await file.write(part, null, "utf8");
       await file.sync();
     } finally {
       await file.close();
