@@ -48,7 +48,7 @@ export class SchedulerDaemon extends DaemonEmitter {
   readonly ledger: RunLedger;
   /** The ledger's fsyncs, a turn's together and off the event loop. */
   private readonly commit: GroupCommit;
-  schedules = new Map<string, Schedule>();
+  schedules: ReadonlyMap<string, Schedule> = new Map();
   /** paused.json, re-read every tick (it changes by hand, rarely): not on every slot. */
   private pause: PauseState = { all: false, schedules: [] };
   private readonly queue: FireQueue;
@@ -198,7 +198,7 @@ export class SchedulerDaemon extends DaemonEmitter {
   }
 
   /** Replaces the schedules in force; only new or changed ones are planned again. */
-  private async putInForce(schedules: Map<string, Schedule>): Promise<void> {
+  private async putInForce(schedules: ReadonlyMap<string, Schedule>): Promise<void> {
     const previous = this.schedules;
     // Which file holds which name changed only if a name came, went or moved.
     let moved = previous.size !== schedules.size;

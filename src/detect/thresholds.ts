@@ -51,17 +51,29 @@ export function thresholdsBySchedule(
   monitor: Partial<Thresholds> | undefined,
   schedules: readonly { name: string; monitor?: Partial<Thresholds> }[],
 ): ThresholdsFor {
+  const byName = new Map(schedules.map((s) => [s.name, s]));
+  return thresholdsLookup(monitor, (name) => byName.get(name));
+}
+
+/**
+ * `thresholdsBySchedule` over a lookup of the schedules in force, resolved when asked: with
+ * 100,000 schedules nothing is built per reload. Schedules without their own
+ * `[schedule.monitor]` share one `monitor` object, so one result serves them all.
+ */
+export function thresholdsLookup(
+  monitor: Partial<Thresholds> | undefined,
+  find: (name: string) => { monitor?: Partial<Thresholds> } | undefined,
+): ThresholdsFor {
   const fallback = resolveThresholds(monitor);
-  // Schedules without their own [schedule.monitor] share one `monitor` object: one result each.
-  const byTable = new Map<object | undefined, Thresholds>();
-  const byName = new Map<string, Thresholds>();
-  for (const s of schedules) {
-    let t = byTable.get(s.monitor);
+  const byTable = new WeakMap<object, Thresholds>();
+  return (schedule) => {
+    const table = schedule === undefined ? undefined : find(schedule)?.monitor;
+    if (table === undefined) return fallback;
+    let t = byTable.get(table);
     if (t === undefined) {
-      t = resolveThresholds(monitor, s.monitor);
-      byTable.set(s.monitor, t);
+      t = resolveThresholds(monitor, table);
+      byTable.set(table, t);
     }
-    byName.set(s.name, t);
-  }
-  return (schedule) => (schedule === undefined ? fallback : (byName.get(schedule) ?? fallback));
+    return t;
+  };
 }

@@ -3,7 +3,7 @@
 import type { Logger } from "pino";
 import type { CronConfig } from "../config/config.js";
 import type { SchedulerDaemon } from "../daemon/daemon.js";
-import { type ThresholdsFor, thresholdsBySchedule } from "../detect/thresholds.js";
+import { type ThresholdsFor, thresholdsLookup } from "../detect/thresholds.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import type { FieldProblem } from "../util/errors.js";
@@ -70,7 +70,7 @@ export class SchedulerView {
   thresholds(): ThresholdsFor {
     const schedules = this.schedules();
     if (this.thresholdsCache?.schedules !== schedules) {
-      const value = thresholdsBySchedule(this.config.monitor, [...schedules.values()]);
+      const value = thresholdsLookup(this.config.monitor, (name) => schedules.get(name));
       this.thresholdsCache = { schedules, value };
     }
     return this.thresholdsCache.value;

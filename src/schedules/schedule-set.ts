@@ -3,13 +3,14 @@
 
 import type { CronConfig } from "../config/config.js";
 import type { FieldProblem } from "../util/errors.js";
+import { NameMap } from "../util/name-map.js";
 import { runSteps, type Steps } from "../util/steps.js";
 import type { ScheduleFileCache } from "./file-cache.js";
 import type { Schedule } from "./schedule-file.js";
 import { type InForce, readInForce, validateAllSteps } from "./validate.js";
 
 export interface ScheduleSetUpdate {
-  schedules: Map<string, Schedule>;
+  schedules: ReadonlyMap<string, Schedule>;
   /** Problems of this load, per file (display path). */
   problems: FieldProblem[];
   warnings: FieldProblem[];
@@ -41,7 +42,7 @@ export function* scheduleSetSteps(
     // The report's own map (made for this load only): no copy of 100,000 entries.
     return { schedules: report.byName, problems: [], warnings: report.warnings, keptPrevious: [] };
   }
-  const schedules = new Map<string, Schedule>();
+  const schedules = new NameMap<Schedule>();
   for (const s of report.schedules) if (!badFiles.has(s.file)) schedules.set(s.name, s);
   const keptPrevious = new Set<string>();
   for (const s of previous.values()) {
