@@ -149,7 +149,7 @@ const byName = (a: { name: string }, b: { name: string }) =>
 /** The daemon's schedules in force, sorted once per set (a reload makes a new map). */
 const sortedSets = new WeakMap<object, Schedule[]>();
 
-/** A Map or a NameMap (util/name-map.ts), as opposed to a plain list. */
+/** A map of the schedules by name, as opposed to a plain list. */
 function isMap(s: OverviewInput["schedules"]): s is ReadonlyMap<string, Schedule> {
   return typeof (s as ReadonlyMap<string, Schedule>).get === "function";
 }

@@ -8,7 +8,6 @@ import { nextFireTime } from "../timing/planner.js";
 import { writeFileAtomicAsync } from "../util/atomic-write.js";
 import { formatDuration } from "../util/duration.js";
 import type { FieldProblem } from "../util/errors.js";
-import { NameMap } from "../util/name-map.js";
 import { bundledPresetsDir } from "../util/package-root.js";
 import { eachItem, runSliced, runSteps, type Steps } from "../util/steps.js";
 import { nearestKey } from "../util/toml-input.js";
@@ -29,7 +28,7 @@ export interface ValidationReport {
   /** Worth a look, but the schedule still runs. */
   warnings: FieldProblem[];
   /** The schedules by name, when every one passed (saves building the map again). */
-  byName?: NameMap<Schedule>;
+  byName?: Map<string, Schedule>;
 }
 
 /** Which file holds each schedule name in the running daemon: `<state>/schedules-in-force.json`. */
@@ -130,7 +129,7 @@ function* claimOrder(
   all: Schedule[],
   config: CronConfig,
   inForce: InForce,
-): Steps<{ ordered: Schedule[]; winners: NameMap<Schedule> }> {
+): Steps<{ ordered: Schedule[]; winners: Map<string, Schedule> }> {
   const mtimes = new Map<string, number>();
   const mtime = (file: string) => {
     let t = mtimes.get(file);
@@ -147,7 +146,7 @@ function* claimOrder(
   const rank = (s: Schedule) => (inForce.get(s.name) === s.file ? 0 : 1);
   // Negative when `a` claims the name before `b`; ties keep file order (the first file wins).
   const before = (a: Schedule, b: Schedule) => rank(a) - rank(b) || mtime(a.file) - mtime(b.file);
-  const winners = new NameMap<Schedule>();
+  const winners = new Map<string, Schedule>();
   yield* eachItem(
     all,
     (s) => {
@@ -187,7 +186,7 @@ function* checkScheduleSteps(
   };
   const presetDirs = new Map<Schedule, string | undefined>();
   const { ordered, winners } = yield* claimOrder(all, config, inForce);
-  const byName = ordered === all ? winners : new NameMap<Schedule>();
+  const byName = ordered === all ? winners : new Map<string, Schedule>();
   for (const s of byName === winners ? [] : ordered) {
     const first = byName.get(s.name);
     if (first === undefined) byName.set(s.name, s);
