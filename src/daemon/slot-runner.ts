@@ -18,6 +18,12 @@ import type { Claimed, Decided, Launch, QueuedLine, SlotContext } from "./slot-t
 
 export type { SlotContext } from "./slot-types.js";
 
+/** A launch to claim, or (with `claimed`) to spawn. */
+interface LaunchStep {
+  launch: Launch;
+  claimed?: Claimed;
+}
+
 export class SlotRunner {
   readonly runs = new RunTable();
   private readonly waiting = new SlotQueue();
@@ -32,22 +38,18 @@ export class SlotRunner {
     (err) => this.ctx.log.error({ err }, "cannot log a queued slot"),
   );
   /**
-   * Launches decided, claimed in the ledger one per turn of the event loop; each is spawned
-   * once its claim is on disk (the ledger's group commit fsyncs off the loop), again one per
-   * turn: a spawn holds the loop for a fork and exec (5-10 ms on a small VM).
+   * A launch's two steps, one step per turn of the event loop: the claim (ledger records,
+   * written at once), then, once the claim is on disk (the ledger's group commit fsyncs off
+   * the loop), the spawn, which holds the loop for a fork and exec (5-10 ms on a small VM).
+   * One queue for both, so that a claim and a spawn never share a turn either.
    */
-  private readonly claims = new TurnQueue<Launch>(
+  private readonly launchSteps = new TurnQueue<LaunchStep>(
     1,
-    (l) => this.claimRun(l),
-    (err, l) => this.launchFailed(err, l),
+    (step) => (step.claimed ? this.startRun(step.claimed) : this.claimRun(step.launch)),
+    (err, step) => this.launchFailed(err, step.claimed ?? step.launch),
   );
   /** Launches claimed and not yet spawned (the daemon's shutdown waits for them). */
   private readonly onTheirWay = new Set<Promise<void>>();
-  private readonly starts = new TurnQueue<Claimed>(
-    1,
-    (c) => this.startRun(c),
-    (err, c) => this.launchFailed(err, c),
-  );
 
   constructor(private readonly ctx: SlotContext) {}
 
@@ -192,7 +194,8 @@ export class SlotRunner {
     dueAt: number,
     runId: string,
   ): ControlResponse {
-    this.claims.push({ schedule, slot, trigger, dueAt, runId });
+    const launch = { schedule, slot, trigger, dueAt, runId };
+    this.launchSteps.push({ launch });
     return { id: "", ok: true, runId, message: `launching ${runId}` };
   }
 
@@ -227,7 +230,12 @@ export class SlotRunner {
     }
     const way = this.ctx.ledger
       .durable()
-      .then(() => new Promise<void>((done) => this.starts.push({ ...l, spec, done })));
+      .then(
+        () =>
+          new Promise<void>((done) =>
+            this.launchSteps.push({ launch: l, claimed: { ...l, spec, done } }),
+          ),
+      );
     this.onTheirWay.add(way);
     void way.finally(() => this.onTheirWay.delete(way));
   }

@@ -5,8 +5,9 @@ import type { CronConfig } from "../config/config.js";
 import type { FieldProblem } from "../util/errors.js";
 import { runSteps, type Steps } from "../util/steps.js";
 import type { ScheduleFileCache } from "./file-cache.js";
+import { type InForce, readInForce } from "./in-force.js";
 import type { Schedule } from "./schedule-file.js";
-import { type InForce, readInForce, validateAllSteps } from "./validate.js";
+import { validateAllSteps } from "./validate.js";
 
 export interface ScheduleSetUpdate {
   schedules: ReadonlyMap<string, Schedule>;

@@ -15,7 +15,7 @@ export function runSteps<T>(steps: Steps<T>): T {
 }
 
 /** Most time spent in one slice before the event loop gets a turn (plus one step's time). */
-export const SLICE_MS = 5;
+export const SLICE_MS = 3;
 
 /**
  * Runs `steps`, giving the event loop a turn (setImmediate) whenever a slice has taken
