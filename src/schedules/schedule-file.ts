@@ -19,7 +19,7 @@ import {
 import type { CatchUpPolicy } from "../timing/planner.js";
 import type { FieldProblem } from "../util/errors.js";
 import { runSteps, type Steps } from "../util/steps.js";
-import { decodeUtf8, parseTomlArraySteps, schemaProblems } from "../util/toml-input.js";
+import { parseTomlBytes, parseTomlText, schemaProblems } from "../util/toml-input.js";
 
 /** Linux caps one argument at 128 KiB (MAX_ARG_STRLEN); the objective is one. */
 export const MAX_OBJECTIVE_BYTES = 100 * 1024;
@@ -220,11 +220,8 @@ export function* parseScheduleFileSteps(
   defaults: ScheduleDefaults,
   context: ScheduleFileContext,
 ): Steps<ParsedScheduleFile> {
-  const decoded =
-    typeof text === "string" ? { ok: true as const, text } : decodeUtf8(fileName, text);
-  if (!decoded.ok) return { schedules: [], problems: [decoded.problem] };
-  // A hundred [[schedule]] tables per step: a file of thousands is not one long parse.
-  const toml = yield* parseTomlArraySteps(fileName, decoded.text, "schedule");
+  const toml =
+    typeof text === "string" ? parseTomlText(fileName, text) : parseTomlBytes(fileName, text);
   if (!toml.ok) return { schedules: [], problems: [toml.problem] };
   yield;
   const file = scheduleFileSchema.safeParse(toml.value);
