@@ -228,14 +228,13 @@ export class SlotRunner {
       );
       return;
     }
-    const way = this.ctx.ledger
-      .durable()
-      .then(
-        () =>
-          new Promise<void>((done) =>
-            this.launchSteps.push({ launch: l, claimed: { ...l, spec, done } }),
-          ),
-      );
+    const way = this.ctx.ledger.durable().then(
+      () =>
+        new Promise<void>((done) =>
+          // Ahead of claims still waiting: in a burst, runs start while the rest are claimed.
+          this.launchSteps.pushFirst({ launch: l, claimed: { ...l, spec, done } }),
+        ),
+    );
     this.onTheirWay.add(way);
     void way.finally(() => this.onTheirWay.delete(way));
   }

@@ -19,6 +19,16 @@ export class TurnQueue<T> {
 
   push(item: T): void {
     this.items.push(item);
+    this.schedule();
+  }
+
+  /** Puts an item ahead of those waiting: it is handled in the next turn. */
+  pushFirst(item: T): void {
+    this.items.unshift(item);
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => this.turn());

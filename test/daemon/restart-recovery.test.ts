@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
 import type { SchedulerDaemon } from "../../src/daemon/daemon.js";
 import { RunLedger } from "../../src/ledger/ledger.js";
 import { signalGroup } from "../../src/util/process.js";
@@ -89,6 +90,67 @@ describe("crash recovery", () => {
     expect(summary?.status).toBe("interrupted");
     expect(d.ledger.pending()).toHaveLength(0);
   });
+});
+
+describe("a kill -9 in a crowded second", () => {
+  // The ledger commits in groups and pending.json trails the claims by a turn: whatever the
+  // moment of the kill, every claimed slot ends up adopted or interrupted, none runs twice.
+  it("loses no run: each claimed slot is adopted, or interrupted when it never started", async () => {
+    const dir = tempDir();
+    const at = new Date(Math.ceil((Date.now() + 3_000) / 1000) * 1000);
+    const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
+    const script = "setTimeout(() => {}, 6000)";
+    let schedules = "";
+    for (let i = 0; i < 40; i++)
+      schedules += `[[schedule]]\nname = "s${i}"\ncron = "${cron}"\ntimezone = "UTC"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(script)}]\nproject_dir = "../work"\n`;
+    writeCronConfig(dir, schedules);
+    const toml = join(dir, "autoloop-cron.toml");
+    writeFileSync(toml, `max_concurrent_runs = 40\n${readFileSync(toml, "utf8")}`);
+    const config = loadConfig(toml);
+    const child = execa(
+      process.execPath,
+      [AUTOLOOP_CRON, "start", "--config", join(dir, "autoloop-cron.toml")],
+      { env: cleanEnv(), reject: false },
+    );
+    const slots = join(config.stateDir, "slots.jsonl");
+    const claims = () => {
+      try {
+        return readFileSync(slots, "utf8").split("\n").filter(Boolean).length;
+      } catch {
+        return 0;
+      }
+    };
+    let fired = 0;
+    child.stdout?.on("data", (chunk: Buffer) => {
+      fired += chunk.toString().split('"msg":"fired"').length - 1;
+    });
+    // Killed while the burst's launches are on their way (some spawned, others claimed or not).
+    await waitFor(() => fired >= 5 && claims() >= 10, "the burst's first runs", 15_000);
+    child.kill("SIGKILL");
+    await child;
+    const d = await startDaemon(config);
+    daemons.push(d);
+    const ledger = RunLedger.open(config.stateDir, { logger: silentLogger });
+    const runIds = readFileSync(slots, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).runId as string);
+    expect(new Set(runIds).size).toBe(runIds.length);
+    for (const runId of runIds) {
+      const events = ledger.replay(runId)?.events.map((e) => e.event) ?? [];
+      if (events.includes("started")) expect(events).toContain("adopted");
+      // Killed between the spawn and its `started` line: found by its environment, or never spawned.
+      else expect(events.includes("adopted") || events.at(-1) === "interrupted").toBe(true);
+    }
+    // Every run that was spawned is watched by the new daemon: none is left running unowned.
+    const pending = new Set(d.ledger.pending().map((e) => e.runId));
+    const started = runIds.filter((id) =>
+      ledger.replay(id)?.events.some((e) => e.event === "started" || e.event === "adopted"),
+    );
+    expect(started.length).toBeGreaterThan(0);
+    for (const id of started) expect(pending.has(id) || d.active.has(id)).toBe(true);
+    await d.shutdown("terminate", 5_000);
+  }, 60_000);
 });
 
 describe("shutdown and catch-up", () => {

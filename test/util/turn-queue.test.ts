@@ -44,3 +44,19 @@ describe("TurnQueue", () => {
     expect(handled).toEqual([1, 3, 4]);
   });
 });
+
+describe("TurnQueue.pushFirst", () => {
+  it("handles an item pushed first in the next turn, ahead of those waiting", async () => {
+    const seen: string[] = [];
+    const q = new TurnQueue<string>(
+      1,
+      (s) => seen.push(s),
+      () => {},
+    );
+    for (const s of ["a", "b", "c"]) q.push(s);
+    await new Promise((r) => setImmediate(r));
+    q.pushFirst("urgent");
+    while (q.size > 0) await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(["a", "urgent", "b", "c"]);
+  });
+});
