@@ -46,7 +46,13 @@ export class SlotRunner {
   private readonly launchSteps = new TurnQueue<LaunchStep>(
     1,
     (step) => (step.claimed ? this.startRun(step.claimed) : this.claimRun(step.launch)),
-    (err, step) => this.launchFailed(err, step.claimed ?? step.launch),
+    (err, step) => {
+      // A claimed run that failed to spawn is closed in the ledger, not left pending.
+      const id = step.claimed?.runId;
+      if (id && this.ctx.ledger.replay(id)?.summary.status === "pending")
+        this.ctx.ledger.interrupted(id, `the launch failed: ${err}`);
+      this.launchFailed(err, step.launch);
+    },
   );
   /** Launches claimed and not yet spawned (the daemon's shutdown waits for them). */
   private readonly onTheirWay = new Set<Promise<void>>();
