@@ -18,12 +18,6 @@ import type { Claimed, Decided, Launch, QueuedLine, SlotContext } from "./slot-t
 
 export type { SlotContext } from "./slot-types.js";
 
-/** A launch to claim, or (with `claimed`) to spawn. */
-interface LaunchStep {
-  launch: Launch;
-  claimed?: Claimed;
-}
-
 export class SlotRunner {
   readonly runs = new RunTable();
   private readonly waiting = new SlotQueue();
@@ -43,15 +37,14 @@ export class SlotRunner {
    * the loop), the spawn, which holds the loop for a fork and exec (5-10 ms on a small VM).
    * One queue for both, so that a claim and a spawn never share a turn either.
    */
-  private readonly launchSteps = new TurnQueue<LaunchStep>(
+  private readonly launchSteps = new TurnQueue<Launch | Claimed>(
     1,
-    (step) => (step.claimed ? this.startRun(step.claimed) : this.claimRun(step.launch)),
+    (step) => ("spec" in step ? this.startRun(step) : this.claimRun(step)),
     (err, step) => {
       // A claimed run that failed to spawn is closed in the ledger, not left pending.
-      const id = step.claimed?.runId;
-      if (id && this.ctx.ledger.replay(id)?.summary.status === "pending")
-        this.ctx.ledger.interrupted(id, `the launch failed: ${err}`);
-      this.launchFailed(err, step.launch);
+      if ("spec" in step && this.ctx.ledger.replay(step.runId)?.summary.status === "pending")
+        this.ctx.ledger.interrupted(step.runId, `the launch failed: ${err}`);
+      this.launchFailed(err, step);
     },
   );
   /** Launches claimed and not yet spawned (the daemon's shutdown waits for them). */
@@ -200,8 +193,7 @@ export class SlotRunner {
     dueAt: number,
     runId: string,
   ): ControlResponse {
-    const launch = { schedule, slot, trigger, dueAt, runId };
-    this.launchSteps.push({ launch });
+    this.launchSteps.push({ schedule, slot, trigger, dueAt, runId });
     return { id: "", ok: true, runId, message: `launching ${runId}` };
   }
 
@@ -238,7 +230,7 @@ export class SlotRunner {
       () =>
         new Promise<void>((done) =>
           // Ahead of claims still waiting: in a burst, runs start while the rest are claimed.
-          this.launchSteps.pushFirst({ launch: l, claimed: { ...l, spec, done } }),
+          this.launchSteps.pushFirst({ ...l, spec, done }),
         ),
     );
     this.onTheirWay.add(way);

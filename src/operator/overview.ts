@@ -149,16 +149,10 @@ const byName = (a: { name: string }, b: { name: string }) =>
 /** The daemon's schedules in force, sorted once per set (a reload makes a new map). */
 const sortedSets = new WeakMap<object, Schedule[]>();
 
-/** A map of the schedules by name, as opposed to a plain list. */
-function isMap(s: OverviewInput["schedules"]): s is ReadonlyMap<string, Schedule> {
-  return typeof (s as ReadonlyMap<string, Schedule>).get === "function";
-}
-
 function sortedByName(schedules: OverviewInput["schedules"]): Schedule[] {
   const known = sortedSets.get(schedules);
   if (known !== undefined) return known;
-  const map = isMap(schedules);
-  const list = [...(map ? schedules.values() : schedules)].sort(byName);
-  if (map) sortedSets.set(schedules, list);
+  const list = [...(schedules instanceof Map ? schedules.values() : schedules)].sort(byName);
+  if (schedules instanceof Map) sortedSets.set(schedules, list);
   return list;
 }
