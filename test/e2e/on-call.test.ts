@@ -10,8 +10,9 @@ import { waitFor } from "../helpers/wait.js";
 
 afterEach(cleanupTempDirs);
 
-// Every 3 s: a stuck demo run takes ~2.5 s, so a busy machine skips a slot now and then, never
-// three in a row (which would page about the schedule as well).
+// Every 3 s: a stuck demo run takes ~2.5 s, so a busy machine skips a slot now and then; a very
+// busy one (CI) can skip three in a row, which rightly opens a schedule_trouble incident of its
+// own: the test tolerates that one and checks the run-failure incidents.
 const stuckSchedule = (objective: string) => `[[schedule]]
 name = "stuck"
 cron = "*/3 * * * * *"
@@ -129,7 +130,8 @@ describe("the on-call contract, through the real daemon", () => {
       expect(status.stdout).toContain("[gate_stuck:schedule/stuck]");
 
       const open = (await statusJson()).incidents.filter(
-        (i: { status: string }) => i.status === "open",
+        (i: { status: string; slug: string }) =>
+          i.status === "open" && !i.slug.startsWith("schedule-trouble-"),
       );
       expect(open.map((i: { slug: string }) => i.slug).sort()).toEqual([
         "gate-stuck-stuck",
