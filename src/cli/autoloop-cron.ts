@@ -48,6 +48,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   export: async () => (await import("./cron-export.js")).exportCommand,
   health: async () => (await import("./cron-health.js")).healthCommand,
   mcp: async () => (await import("./cron-mcp.js")).mcpCommand,
+  // Not in the help: the daemon starts it (src/launch/spawn-helper.ts).
+  "spawn-helper": async () => (await import("./cron-spawn-helper.js")).spawnHelperCommand,
 };
 
 async function main(): Promise<number> {

@@ -120,7 +120,7 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
     stateDir: config.stateDir,
   });
   const env = runEnvironment(config, process.env);
-  const result = launchRecorded(ledger, spec, "manual", { logger, env });
+  const result = await launchRecorded(ledger, spec, "manual", { logger, env });
   if (result.kind === "duplicate")
     throw new UserError(`slot already launched as ${result.runId}`, 1);
   process.stderr.write(`autoloop-cron: launched ${runId} (pid ${result.handle.pid ?? "?"})\n`);

@@ -5,6 +5,7 @@ import { startObservability } from "../app/observability.js";
 import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../daemon/control.js";
 import { SchedulerDaemon } from "../daemon/daemon.js";
 import { readProcessStartTime } from "../launch/identity.js";
+import { SpawnHelper } from "../launch/spawn-helper.js";
 import { MonitorService } from "../monitor/service.js";
 import { UserError } from "../util/errors.js";
 import { str } from "./common.js";
@@ -55,7 +56,12 @@ export async function startCommand(argv: string[]): Promise<number> {
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
 
-  const daemon = new SchedulerDaemon(config, { logger });
+  // Started before anything is loaded: the helper's own fork is cheapest from a small process.
+  const spawner = new SpawnHelper(
+    [process.execPath, process.argv[1]!, "spawn-helper"],
+    logger,
+  ).open();
+  const daemon = new SchedulerDaemon(config, { logger, startProcess: spawner.start });
   let countAttempt: (channel: string, result: "delivered" | "retry" | "dead") => void = () => {};
   const monitor = new MonitorService({
     config,
@@ -77,6 +83,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     await daemon.shutdown("terminate", 0).catch(() => {});
     await monitor.stop().catch(() => {});
     await observability?.close().catch(() => {});
+    spawner.close();
     throw err;
   }
   writeDaemonInfo(config.stateDir, {
@@ -105,6 +112,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   await daemon.shutdown();
   await monitor.stop();
   await observability.close();
+  spawner.close();
   clearInterval(keepAlive);
   clearDaemonInfo(config.stateDir);
   logger.info("autoloop-cron stopped");

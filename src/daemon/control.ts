@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import type { Logger } from "pino";
 import { isSameProcessAlive } from "../launch/identity.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { PRIVATE_DIR } from "../util/private-files.js";
@@ -109,6 +110,19 @@ export function takeRequests(stateDir: string): ControlRequest[] {
     rmSync(file, { force: true });
   }
   return requests;
+}
+
+/** Takes the pending requests and answers each with `handle`'s response (errors logged). */
+export function answerRequests(
+  stateDir: string,
+  handle: (request: ControlRequest) => ControlResponse | Promise<ControlResponse>,
+  log: Pick<Logger, "error">,
+): void {
+  for (const request of takeRequests(stateDir))
+    void Promise.resolve()
+      .then(() => handle(request))
+      .then((response) => answer(stateDir, { ...response, id: request.id }))
+      .catch((err: unknown) => log.error({ err, request }, "cannot answer a control request"));
 }
 
 export function answer(stateDir: string, response: ControlResponse): void {

@@ -6,6 +6,7 @@ import { type FSWatcher, mkdirSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Logger } from "pino";
 import { type CronConfig, runEnvironment } from "../config/config.js";
+import type { ProcessStarter } from "../launch/process-start.js";
 import type { Trigger } from "../ledger/events.js";
 import { GroupCommit } from "../ledger/group-commit.js";
 import { RunLedger } from "../ledger/ledger.js";
@@ -21,11 +22,10 @@ import { OneAtATime } from "../util/one-at-a-time.js";
 import { PRIVATE_DIR } from "../util/private-files.js";
 import { eachItem, runSliced } from "../util/steps.js";
 import {
-  answer,
+  answerRequests,
   type ControlRequest,
   type ControlResponse,
   controlDir,
-  takeRequests,
 } from "./control.js";
 import { watchCrowdedPass } from "./crowded-pass.js";
 import { DaemonEmitter } from "./events.js";
@@ -42,6 +42,8 @@ export interface DaemonDeps {
   clock: FireQueueDeps;
   /** How often the daemon proves it is alive and looks for control requests. */
   tickMs: number;
+  /** Spawns runs' processes (`autoloop-cron start`: the spawn helper); absent: from here. */
+  startProcess?: ProcessStarter;
 }
 
 export class SchedulerDaemon extends DaemonEmitter {
@@ -87,6 +89,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       ledger: this.ledger,
       log: deps.logger,
       runEnv: runEnvironment(config, this.deps.env),
+      startProcess: deps.startProcess,
       now: () => this.deps.clock.now(),
       schedule: (name) => this.schedules.get(name),
       pause: () => this.pause,
@@ -314,13 +317,7 @@ export class SchedulerDaemon extends DaemonEmitter {
   private tick(): void {
     this.lastTickAt = new Date(this.deps.clock.now());
     this.refreshPause();
-    for (const request of takeRequests(this.config.stateDir)) {
-      void Promise.resolve(this.handleControl(request))
-        .then((response) => answer(this.config.stateDir, { ...response, id: request.id }))
-        .catch((err: unknown) =>
-          this.log.error({ err, request }, "cannot answer a control request"),
-        );
-    }
+    answerRequests(this.config.stateDir, (r) => this.handleControl(r), this.log);
     this.emit("tick", { at: this.lastTickAt });
   }
 

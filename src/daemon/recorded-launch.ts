@@ -30,16 +30,16 @@ export function claimLaunch(ledger: RunLedger, spec: LaunchSpec, trigger: Trigge
 }
 
 /**
- * Spawns a run claimed by `claimLaunch` and records `started` (with the pid) synchronously
- * right after, `killed` when the launcher starts killing, and `finished`.
+ * Spawns a run claimed by `claimLaunch` and records `started` (with the pid) as soon as the
+ * pid is known, `killed` when the launcher starts killing, and `finished`.
  */
-export function startClaimed(
+export async function startClaimed(
   ledger: RunLedger,
   spec: LaunchSpec,
   deps: Partial<LauncherDeps> = {},
-): RunHandle {
+): Promise<RunHandle> {
   const { runId, timeoutMs } = spec;
-  const handle = launchRun(spec, {
+  const handle = await launchRun(spec, {
     ...deps,
     onKill: (cause) => {
       ledger.killed(runId, cause.by, killReason(cause, timeoutMs));
@@ -58,15 +58,15 @@ export function startClaimed(
 }
 
 /** Claims the slot, then spawns the run (`fire` without a daemon: every write fsyncs first). */
-export function launchRecorded(
+export async function launchRecorded(
   ledger: RunLedger,
   spec: LaunchSpec,
   trigger: Trigger,
   deps: Partial<LauncherDeps> = {},
-): RecordedLaunch {
+): Promise<RecordedLaunch> {
   const claim = claimLaunch(ledger, spec, trigger);
   if (claim.kind === "duplicate") return claim;
-  return { kind: "launched", handle: startClaimed(ledger, spec, deps) };
+  return { kind: "launched", handle: await startClaimed(ledger, spec, deps) };
 }
 
 /** Adopts a live run found by `recoverPending`, keeping its timeout, and records its end. */

@@ -5,6 +5,7 @@ import { admitSlot, ledgerCause, recordSkip, type SkipRecord } from "../admissio
 import type { SlotDecision } from "../admission/policy.js";
 import { QUEUE_LIMIT, SlotQueue } from "../admission/slot-queue.js";
 import { attachHistory } from "../history/schedule-history.js";
+import type { RunHandle } from "../launch/launcher.js";
 import { launchSpecFor } from "../launch/schedule-spec.js";
 import type { Trigger } from "../ledger/events.js";
 import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
@@ -40,12 +41,7 @@ export class SlotRunner {
   private readonly launchSteps = new TurnQueue<Launch | Claimed>(
     1,
     (step) => ("spec" in step ? this.startRun(step) : this.claimRun(step)),
-    (err, step) => {
-      // A claimed run that failed to spawn is closed in the ledger, not left pending.
-      if ("spec" in step && this.ctx.ledger.replay(step.runId)?.summary.status === "pending")
-        this.ctx.ledger.interrupted(step.runId, `the launch failed: ${err}`);
-      this.launchFailed(err, step);
-    },
+    (err, step) => ("spec" in step ? this.spawnFailed(err, step) : this.launchFailed(err, step)),
   );
   /** Launches claimed and not yet spawned (the daemon's shutdown waits for them). */
   private readonly onTheirWay = new Set<Promise<void>>();
@@ -242,25 +238,39 @@ export class SlotRunner {
     await Promise.all(this.onTheirWay);
   }
 
+  /**
+   * Spawns a claimed run: this turn only asks for the process (through the spawn helper, a
+   * message); the run takes its place once its pid is known.
+   */
   private startRun(c: Claimed): void {
-    try {
-      this.spawnClaimed(c);
-    } finally {
-      c.done();
-    }
-  }
-
-  private spawnClaimed(c: Claimed): void {
-    const { schedule, slot, trigger, dueAt, runId, spec } = c;
     if (this.ctx.stopping()) {
-      this.ctx.ledger.interrupted(runId, "the daemon stopped before the run was spawned");
-      this.runs.settle(schedule.name, runId, undefined);
+      this.ctx.ledger.interrupted(c.runId, "the daemon stopped before the run was spawned");
+      this.runs.settle(c.schedule.name, c.runId, undefined);
+      c.done();
       return;
     }
-    const handle = startClaimed(this.ctx.ledger, spec, {
-      logger: this.ctx.log,
-      env: this.ctx.runEnv,
-    });
+    const { log: logger, runEnv: env, startProcess: start } = this.ctx;
+    void startClaimed(this.ctx.ledger, c.spec, { logger, env, ...(start && { start }) })
+      .then(
+        (handle) => this.running(c, handle),
+        (err) => this.spawnFailed(err, c),
+      )
+      .catch((err) => this.ctx.log.error({ err, runId: c.runId }, "cannot announce a run"))
+      .finally(c.done);
+  }
+
+  /** A claimed run that failed to spawn is closed in the ledger, not left pending. */
+  private spawnFailed(err: unknown, c: Claimed): void {
+    if (this.ctx.ledger.replay(c.runId)?.summary.status === "pending")
+      this.ctx.ledger.interrupted(c.runId, `the launch failed: ${err}`);
+    this.launchFailed(err, c);
+  }
+
+  private running(c: Claimed, handle: RunHandle): void {
+    const { schedule, slot, trigger, dueAt, runId } = c;
+    const run = { runId, schedule: schedule.name, stop: handle.stop, done: handle.done };
+    this.runs.settle(schedule.name, runId, run);
+    this.watch(run);
     // How late the process started: the decision, the queue and the spawn all count.
     const latenessMs = this.ctx.now() - dueAt;
     const fields = {
@@ -273,9 +283,6 @@ export class SlotRunner {
     };
     this.ctx.log.info(fields, "fired");
     this.ctx.emit("fire", { schedule: schedule.name, slot, runId, trigger, latenessMs });
-    const run = { runId, schedule: schedule.name, stop: handle.stop, done: handle.done };
-    this.runs.settle(schedule.name, runId, run);
-    this.watch(run);
   }
 
   /** Takes over a run that outlived the previous daemon and follows it to its end. */

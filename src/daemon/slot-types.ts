@@ -3,6 +3,7 @@
 import type { Logger } from "pino";
 import type { SlotDecision } from "../admission/policy.js";
 import type { CronConfig } from "../config/config.js";
+import type { ProcessStarter } from "../launch/process-start.js";
 import type { LaunchSpec } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
@@ -17,6 +18,8 @@ export interface SlotContext {
   log: Logger;
   /** The environment runs are launched with (the daemon's minus the config's secrets). */
   runEnv: NodeJS.ProcessEnv;
+  /** Spawns a run's process (the daemon's spawn helper); absent: from this process. */
+  startProcess?: ProcessStarter | undefined;
   now(): number;
   schedule(name: string): Schedule | undefined;
   pause(): PauseState;

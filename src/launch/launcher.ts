@@ -1,10 +1,10 @@
 // Launches one run as its own process group, captures its output, enforces its timeout, reports its outcome.
-import { execa } from "execa";
 import type { Logger } from "pino";
 import { readProcessStartTime } from "./identity.js";
 import { determineOutcome, type KillCause, type RunOutcome } from "./outcome.js";
 import { journalPathFor, journalSize, readTerminal } from "./outcome-journal.js";
-import { OUTPUT_CHECK_MS, OutputCap, openOutputFile } from "./output-log.js";
+import { OUTPUT_CHECK_MS, OutputCap } from "./output-log.js";
+import { type ProcessStarter, startDirectly } from "./process-start.js";
 import { type LaunchSpec, launchArgv, launchEnv } from "./spec.js";
 import { DEFAULT_KILL_GRACE_MS, groupTerminator } from "./termination.js";
 import {
@@ -39,6 +39,8 @@ export interface LauncherDeps {
   readStartTime: (pid: number) => string | undefined;
   /** Told once, when the launcher starts killing the run (timeout or operator stop). */
   onKill: ((cause: KillCause) => void) | undefined;
+  /** Spawns the process: from this process, or through the daemon's spawn helper. */
+  start: ProcessStarter;
 }
 
 const defaultDeps: LauncherDeps = {
@@ -47,35 +49,32 @@ const defaultDeps: LauncherDeps = {
   logger: undefined,
   readStartTime: readProcessStartTime,
   onKill: undefined,
+  start: startDirectly,
 };
 
 /** setTimeout overflows past 2^31-1 ms (~24.8 days) and would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-export function launchRun(spec: LaunchSpec, deps: Partial<LauncherDeps> = {}): RunHandle {
+/** Resolves once the run's process is spawned (or failed to be); rejects when its log cannot be opened. */
+export async function launchRun(
+  spec: LaunchSpec,
+  deps: Partial<LauncherDeps> = {},
+): Promise<RunHandle> {
   const d = { ...defaultDeps, ...deps };
   const journalPath = journalPathFor(spec.cwd);
   const journalOffset = journalSize(journalPath);
   const startedAt = d.now();
   const graceMs = spec.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const statusPath = exitStatusPath(spec.outputPath, spec.runId);
-  const output = openOutputFile(spec.outputPath);
   const [file, ...args] = wrappedArgv(statusPath, launchArgv(spec));
-
-  const child = execa(file!, args, {
+  const child = await d.start({
+    runId: spec.runId,
+    file: file!,
+    args,
     cwd: spec.cwd,
     env: launchEnv(spec, d.env),
-    extendEnv: false,
-    detached: true, // own process group, so timeouts and stops reach every descendant
-    cleanup: false, // runs outlive a daemon restart and are adopted afterwards
-    // The log's own descriptor, not a pipe: the run writes on if the daemon dies.
-    stdin: "ignore" as const,
-    // execa takes any descriptor at run time; its types only spell out 3 to 9.
-    stdout: output.fd as 3,
-    stderr: output.fd as 3,
-    reject: false,
+    outputPath: spec.outputPath,
   });
-  output.close(); // the child has its own copy
   const cap = new OutputCap(spec.outputPath, spec.outputCapBytes);
   const capTimer = setInterval(() => cap.check(), OUTPUT_CHECK_MS);
   capTimer.unref();
@@ -92,14 +91,11 @@ export function launchRun(spec: LaunchSpec, deps: Partial<LauncherDeps> = {}): R
   const timeoutTimer = spec.timeoutMs
     ? setTimeout(() => kill({ by: "timeout" }), Math.min(spec.timeoutMs, MAX_TIMER_MS))
     : undefined;
-  child.on("exit", () => {
+  const done = (async (): Promise<RunOutcome> => {
+    const result = await child.exit;
     exited = true;
     // Descendants left in the group would keep the run open forever.
     terminator?.reap();
-  });
-
-  const done = (async (): Promise<RunOutcome> => {
-    const result = await child;
     clearTimeout(timeoutTimer);
     clearInterval(capTimer);
     cap.check();
@@ -115,7 +111,7 @@ export function launchRun(spec: LaunchSpec, deps: Partial<LauncherDeps> = {}): R
         ? { exitCode: result.exitCode, signal: result.signal }
         : recordedExit(spec.kind, recorded)),
       killedBy: terminator?.cause,
-      spawnError: pid === undefined ? (result.shortMessage ?? "spawn failed") : undefined,
+      spawnError: pid === undefined ? (result.failure ?? "spawn failed") : undefined,
       durationMs: d.now() - startedAt,
       journalPath,
     });

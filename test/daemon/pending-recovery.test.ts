@@ -50,7 +50,7 @@ describe("recoverPending after a daemon restart", () => {
     const dir = dirs.make();
     const state = join(dir, "state");
     const spec = presetSpec(dir, "hang");
-    const original = launchRun(spec);
+    const original = await launchRun(spec);
     recordRun(state, spec, original);
     await waitFor("loop.start", loopStarted(spec));
 
@@ -81,7 +81,7 @@ describe("recoverPending after a daemon restart", () => {
     const dir = dirs.make();
     const state = join(dir, "state");
     const spec = presetSpec(dir, "crash");
-    const original = launchRun(spec);
+    const original = await launchRun(spec);
     await original.done;
     recordRun(state, spec, original);
     const ledger = RunLedger.open(state, { logger: quiet() });
@@ -96,7 +96,7 @@ describe("recoverPending after a daemon restart", () => {
     const dir = dirs.make();
     const state = join(dir, "state");
     const spec = presetSpec(dir, "max-iterations");
-    const original = launchRun(spec);
+    const original = await launchRun(spec);
     await original.done;
     recordRun(state, spec, original);
     const ledger = RunLedger.open(state, { logger: quiet() });
@@ -115,7 +115,7 @@ describe("recoverPending after a daemon restart", () => {
     const dir = dirs.make();
     const state = join(dir, "state");
     const spec = presetSpec(dir, "hang");
-    const original = launchRun(spec);
+    const original = await launchRun(spec);
     recordRun(state, spec); // crashed between spawn and `started`
     await waitFor("loop.start", loopStarted(spec));
     const [action] = recoverPending(RunLedger.open(state, { logger: quiet() }));
@@ -209,7 +209,7 @@ describe("recoverPending after a daemon restart", () => {
       const dir = dirs.make();
       const state = join(dir, "state");
       const spec = presetSpec(dir, "hang");
-      const original = launchRun(spec);
+      const original = await launchRun(spec);
       recordRun(state, spec, original);
       rmSync(join(state, "pending.json")); // as if its rewrite after `started` had failed
       await waitFor("loop.start", loopStarted(spec));

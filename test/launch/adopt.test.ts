@@ -33,7 +33,7 @@ describe("process identity", () => {
     const spec = presetSpec(dir, "spawn-grandchild-and-hang", {
       env: { FAKE_HARNESS_PIDFILE: join(dir, "g.pid") },
     });
-    const handle = launchRun(spec);
+    const handle = await launchRun(spec);
     await waitFor("loop.start", started(dir, spec.runId));
     expect(findProcessByRunId(spec.runId)).toEqual({
       pid: handle.pid,
@@ -49,7 +49,7 @@ describe("watchAdoptedRun", () => {
   it("resolves interrupted when the process dies without a terminal record", async () => {
     const dir = dirs.make();
     const spec = presetSpec(dir, "hang");
-    const original = launchRun(spec);
+    const original = await launchRun(spec);
     await waitFor("loop.start", started(dir, spec.runId));
     const adopted = watchAdoptedRun(
       {
@@ -71,7 +71,7 @@ describe("watchAdoptedRun", () => {
   it("takes the outcome from the journal once the process is gone", async () => {
     const dir = dirs.make();
     const spec = presetSpec(dir, "sigterm");
-    const original = launchRun(spec);
+    const original = await launchRun(spec);
     await waitFor("loop.start", started(dir, spec.runId));
     const adopted = watchAdoptedRun(
       {
@@ -96,7 +96,7 @@ describe("watchAdoptedRun", () => {
   it("enforces the remaining timeout and operator stops on the adopted group", async () => {
     const dir = dirs.make();
     const spec = presetSpec(dir, "hang");
-    const original = launchRun(spec);
+    const original = await launchRun(spec);
     await waitFor("loop.start", started(dir, spec.runId));
     const kills: string[] = [];
     const adopted = watchAdoptedRun(

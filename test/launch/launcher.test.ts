@@ -23,7 +23,7 @@ describe("launchRun: outcomes from the harness journal", () => {
     ["backend-timeout", "timed_out", "backend_timeout", 1],
   ])("%s → %s", async (objective, status, stopReason, exitCode) => {
     const dir = dirs.make();
-    const handle = launchRun(presetSpec(dir, objective));
+    const handle = await launchRun(presetSpec(dir, objective));
     expect(handle.pid).toBeGreaterThan(0);
     const outcome = await handle.done;
     expect(outcome).toMatchObject({ status, stopReason, exitCode, basis: "journal" });
@@ -33,7 +33,7 @@ describe("launchRun: outcomes from the harness journal", () => {
   it("passes argv and the correlation environment to the harness", async () => {
     const dir = dirs.make();
     const spec = presetSpec(dir, "complete", { maxIterations: 7 });
-    await launchRun(spec).done;
+    await (await launchRun(spec)).done;
     const start = readJournal(join(dir, ".autoloop", "journal.jsonl")).items[0];
     expect(start).toMatchObject({ run: spec.runId, topic: "loop.start" });
     expect(start?.shape === "system" && start.fields).toMatchObject({
@@ -56,14 +56,14 @@ describe("launchRun: outcomes from the harness journal", () => {
       fields: { reason: "x" },
     };
     appendFileSync(join(dir, ".autoloop", "journal.jsonl"), `${JSON.stringify(stale)}\n`);
-    const outcome = await launchRun(spec).done;
+    const outcome = await (await launchRun(spec)).done;
     expect(outcome).toMatchObject({ status: "interrupted", signal: "SIGKILL", basis: "exit" });
   });
 
   it("a usage error (exit 2, no record) fails", async () => {
     const dir = dirs.make();
     const spec = presetSpec(dir, "complete", { preset: "bad-preset" });
-    const outcome = await launchRun(spec).done;
+    const outcome = await (await launchRun(spec)).done;
     expect(outcome).toMatchObject({ status: "failed", exitCode: 2, basis: "exit" });
     expect(readFileSync(spec.outputPath, "utf8")).toContain("usage: fake-harness run");
   });
@@ -78,7 +78,7 @@ describe("launchRun: timeouts and stops reach the whole process group", () => {
       timeoutMs: 2500,
       env: { FAKE_HARNESS_PIDFILE: pidFile },
     });
-    const handle = launchRun(spec);
+    const handle = await launchRun(spec);
     const grandchild = await waitFor("grandchild pid file", () => {
       try {
         return Number(readFileSync(pidFile, "utf8")) || undefined;
@@ -95,7 +95,7 @@ describe("launchRun: timeouts and stops reach the whole process group", () => {
   it("SIGKILLs a harness that ignores SIGTERM once the grace is over", async () => {
     const dir = dirs.make();
     const spec = presetSpec(dir, "ignore-sigterm", { killGraceMs: 300 });
-    const handle = launchRun(spec);
+    const handle = await launchRun(spec);
     await waitFor("loop.start", journalHas(dir, spec.runId, "loop.start"));
     handle.stop("operator asked");
     const outcome = await handle.done;
@@ -107,7 +107,7 @@ describe("launchRun: timeouts and stops reach the whole process group", () => {
   it("operator stop of a harness that journals `interrupted` is still `killed`", async () => {
     const dir = dirs.make();
     const spec = presetSpec(dir, "sigterm");
-    const handle = launchRun(spec);
+    const handle = await launchRun(spec);
     await waitFor("loop.start", journalHas(dir, spec.runId, "loop.start"));
     handle.stop("maintenance");
     const outcome = await handle.done;
@@ -116,7 +116,7 @@ describe("launchRun: timeouts and stops reach the whole process group", () => {
 
   it("a stop after the run ended changes nothing", async () => {
     const dir = dirs.make();
-    const handle = launchRun(presetSpec(dir, "complete"));
+    const handle = await launchRun(presetSpec(dir, "complete"));
     const outcome = await handle.done;
     handle.stop("too late");
     expect(outcome.status).toBe("completed");
@@ -130,7 +130,7 @@ describe("launchRun: output and command runs", () => {
       outputCapBytes: 10_000,
       env: { FAKE_HARNESS_BYTES: "300000" },
     });
-    const outcome = await launchRun(spec).done;
+    const outcome = await (await launchRun(spec)).done;
     expect(outcome.status).toBe("completed");
     const text = readFileSync(spec.outputPath, "utf8");
     expect(text.endsWith("\n[output truncated at 10000 bytes]\n")).toBe(true);
@@ -159,11 +159,12 @@ describe("launchRun: output and command runs", () => {
   ])("command %j → %s", async (args, status, exitCode) => {
     const dir = dirs.make();
     const base = presetSpec(dir, "unused");
-    const outcome = await launchRun({
+    const handle = await launchRun({
       ...base,
       kind: "command",
       command: [process.execPath, ...args],
-    }).done;
+    });
+    const outcome = await handle.done;
     expect(outcome).toMatchObject({ status, exitCode, basis: "exit" });
     if (exitCode === 0) expect(readFileSync(base.outputPath, "utf8")).toBe("hello");
   });
@@ -174,7 +175,7 @@ describe("launchRun: output and command runs", () => {
     // The child starts a new session (own group) that inherits our stdout pipe, then exits.
     const script = `const c = require("child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1e9)"], { detached: true, stdio: ["ignore", "inherit", "inherit"] }); require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); c.unref();`;
     const base = presetSpec(dir, "unused", { killGraceMs: 200 });
-    const handle = launchRun({
+    const handle = await launchRun({
       ...base,
       kind: "command",
       command: [process.execPath, "-e", script],
@@ -189,7 +190,7 @@ describe("launchRun: output and command runs", () => {
   it("a program that does not exist fails with exit 127, and its output log says why", async () => {
     const dir = dirs.make();
     const base = presetSpec(dir, "unused");
-    const handle = launchRun({ ...base, kind: "command", command: ["/nonexistent/program"] });
+    const handle = await launchRun({ ...base, kind: "command", command: ["/nonexistent/program"] });
     const outcome = await handle.done;
     expect(outcome).toMatchObject({ status: "failed", basis: "exit", exitCode: 127 });
     expect(outcome.detail).toBe("exit code 127 (command not found)");

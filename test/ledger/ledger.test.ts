@@ -32,7 +32,7 @@ describe("launchRecorded: the ledger follows a run", () => {
     const state = join(dir, "state");
     const ledger = RunLedger.open(state, { logger: quiet() });
     const spec = presetSpec(dir, "hang");
-    const launch = launchRecorded(ledger, spec, "cron");
+    const launch = await launchRecorded(ledger, spec, "cron");
     if (launch.kind !== "launched") throw new Error("expected a launch");
     const pending = loadPending(join(state, "pending.json"));
     expect(pending).toEqual([
@@ -75,7 +75,7 @@ describe("launchRecorded: the ledger follows a run", () => {
     const dir = dirs.make();
     const ledger = RunLedger.open(join(dir, "state"), { logger: quiet() });
     const spec = presetSpec(dir, "hang", { timeoutMs: 300 });
-    const launch = launchRecorded(ledger, spec, "cron");
+    const launch = await launchRecorded(ledger, spec, "cron");
     if (launch.kind !== "launched") throw new Error("expected a launch");
     expect((await launch.handle.done).status).toBe("timed_out");
     const events = ledger.replay(spec.runId)?.events ?? [];
@@ -83,7 +83,7 @@ describe("launchRecorded: the ledger follows a run", () => {
     expect(events[2]).toMatchObject({ by: "timeout" });
   });
 
-  it("never launches a slot twice, even after a crash before `started`", () => {
+  it("never launches a slot twice, even after a crash before `started`", async () => {
     const dir = dirs.make();
     const state = join(dir, "state");
     const slot = slotAt(0);
@@ -95,7 +95,7 @@ describe("launchRecorded: the ledger follows a run", () => {
     const reopened = RunLedger.open(state, { logger: quiet() });
     expect(reopened.hasSlot(slotKey("nightly", slot))).toBe(true);
     const spec = presetSpec(dir, "complete", { runId: newScheduledRunId("nightly", slot), slot });
-    expect(launchRecorded(reopened, spec, "catch_up")).toEqual({ kind: "duplicate", runId });
+    expect(await launchRecorded(reopened, spec, "catch_up")).toEqual({ kind: "duplicate", runId });
     expect(reopened.pending()).toEqual([expect.objectContaining({ runId })]);
     expect(reopened.pending()[0]?.pid).toBeUndefined();
   });
@@ -183,7 +183,7 @@ describe("RunLedger files and queries", () => {
     const ledger = RunLedger.open(state, { logger });
     mkdirSync(state);
     writeFileSync(join(state, "runs"), "not a directory");
-    const launch = launchRecorded(ledger, presetSpec(dir, "complete"), "cron");
+    const launch = await launchRecorded(ledger, presetSpec(dir, "complete"), "cron");
     if (launch.kind !== "launched") throw new Error("expected a launch");
     expect((await launch.handle.done).status).toBe("completed");
     expect(errors.length).toBeGreaterThan(0);
@@ -202,7 +202,7 @@ describe("RunLedger files and queries", () => {
       writeAtomic: fail,
     });
     const spec = presetSpec(dir, "fail");
-    const launch = launchRecorded(ledger, spec, "manual");
+    const launch = await launchRecorded(ledger, spec, "manual");
     if (launch.kind !== "launched") throw new Error("expected a launch");
     expect((await launch.handle.done).status).toBe("failed");
     // slot, index, scheduled, pending, started, pending, finished, pending
