@@ -1,6 +1,6 @@
 // Appends whole lines to a JSONL file: one write(2) per line on an O_APPEND descriptor,
-// then fsync, so concurrent writers never interleave inside a line and a crash never
-// loses an acknowledged line.
+// then fsync (at once, or deferred to libuv's pool), so concurrent writers never interleave
+// inside a line and a crash never loses an acknowledged line.
 import {
   closeSync,
   fstatSync,
@@ -33,17 +33,32 @@ function endsTorn(fd: number): boolean {
   return last[0] !== 0x0a;
 }
 
+export interface AppenderOptions {
+  /**
+   * true (default): fsync after each line; false: never (the caller calls `sync()`);
+   * "deferred": the line is written at once and fsynced right after on libuv's pool, a
+   * burst's lines together (`durable()` resolves once they are on disk).
+   */
+  fsync?: boolean | "deferred";
+  /** The scheduler's own state (ledger, outbox): 0600 in a 0700 folder. */
+  private?: boolean;
+  /** A deferred fsync that failed (the lines are written, their durability is not known). */
+  onSyncError?: (err: Error) => void;
+}
+
 /** An open append handle on one JSONL file. */
 export class LineAppender {
   private fd: number | undefined;
+  /** Deferred mode: lines written since the last fsync started. */
+  private unsynced = 0;
+  private syncing: Promise<void> | undefined;
 
   constructor(
     readonly path: string,
-    /** `private`: the scheduler's own state (ledger, outbox): 0600 in a 0700 folder. */
-    private readonly options: { fsync?: boolean; private?: boolean } = {},
+    private readonly options: AppenderOptions = {},
   ) {}
 
-  /** Appends one line (a trailing newline is added) and syncs it to disk. */
+  /** Appends one line (a trailing newline is added) and syncs it to disk (see `fsync`). */
   appendLine(line: string): void {
     if (line.includes("\n"))
       throw new Error(`refusing to append a line containing a newline to ${this.path}`);
@@ -54,7 +69,31 @@ export class LineAppender {
       if (endsTorn(this.fd)) writeAll(this.fd, Buffer.from("\n"));
     }
     writeAll(this.fd, Buffer.from(`${line}\n`, "utf8"));
-    if (this.options.fsync !== false) fsyncSync(this.fd);
+    if (this.options.fsync === "deferred") {
+      this.unsynced++;
+      void this.durable();
+    } else if (this.options.fsync !== false) fsyncSync(this.fd);
+  }
+
+  /** Deferred mode: resolves once every line appended so far is on disk (never rejects). */
+  durable(): Promise<void> {
+    if (this.unsynced === 0 && this.syncing === undefined) return Promise.resolve();
+    this.syncing ??= this.syncAll();
+    return this.syncing;
+  }
+
+  private async syncAll(): Promise<void> {
+    while (this.unsynced > 0) {
+      this.unsynced = 0;
+      const fd = this.fd;
+      try {
+        await this.sync();
+      } catch (err) {
+        // A descriptor closed meanwhile was fsynced by `close()` itself.
+        if (this.fd === fd) this.options.onSyncError?.(err as Error);
+      }
+    }
+    this.syncing = undefined;
   }
 
   /** fsync on libuv's thread pool, for appenders opened with `fsync: false` (group commit). */
@@ -64,18 +103,23 @@ export class LineAppender {
     return new Promise((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
   }
 
+  /** Closes the descriptor; in deferred mode, fsyncs first what may not be on disk yet. */
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
+    const fd = this.fd;
+    if (fd === undefined) return;
     this.fd = undefined;
+    const unsynced = this.unsynced > 0 || this.syncing !== undefined;
+    this.unsynced = 0;
+    try {
+      if (unsynced) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 
 /** Appends one line to `path` with a short-lived handle (for one-shot CLI commands). */
-export function appendLineOnce(
-  path: string,
-  line: string,
-  options: { fsync?: boolean; private?: boolean } = {},
-): void {
+export function appendLineOnce(path: string, line: string, options: AppenderOptions = {}): void {
   const appender = new LineAppender(path, options);
   try {
     appender.appendLine(line);

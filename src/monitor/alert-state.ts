@@ -22,6 +22,11 @@ export interface AlertStateDeps {
   writeAtomicAsync: (path: string, content: string) => Promise<void>;
   /** How long a background save waits before serializing (default AFTER_SEND_MS). */
   saveDelayMs: number;
+  /**
+   * Awaited before a background save is written: the outbox's records on disk, so that the
+   * state never says "notified" about a page whose outbox line a power cut could still lose.
+   */
+  beforeSave: () => Promise<void>;
 }
 
 /**
@@ -57,7 +62,6 @@ export class AlertState {
   private readonly policy: AlertPolicy;
   private readonly deps: AlertStateDeps;
   private written: string | undefined;
-  /** The newest state waiting for a background save, and the save loop running. */
   /** Changed since the last background save was serialized. */
   private dirty = false;
   private writing: Promise<void> | undefined;
@@ -75,6 +79,7 @@ export class AlertState {
       writeAtomic: writeFileAtomic,
       writeAtomicAsync: writeFileAtomicAsync,
       saveDelayMs: AFTER_SEND_MS,
+      beforeSave: () => Promise.resolve(),
       ...deps,
     };
     this.load();
@@ -144,6 +149,7 @@ export class AlertState {
       const text = this.text();
       if (text === this.written) continue;
       try {
+        await this.deps.beforeSave();
         await this.deps.writeAtomicAsync(this.path, text);
         this.written = text;
       } catch (err) {

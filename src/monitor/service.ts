@@ -182,6 +182,7 @@ export class MonitorService {
     saveTracker(this.paths, this.tracker.snapshotText());
     await this.reloadingState;
     await this.alertState.flush();
+    await this.outbox.durable(); // before the state that says its pages were sent
     this.alertState.save();
     await this.outbox.close();
   }
@@ -302,6 +303,7 @@ export class MonitorService {
   private loadAlertState(): AlertState {
     return new AlertState(this.paths.alerts, this.options.policy, {
       log: (m) => this.log.warn(m),
+      beforeSave: () => this.outbox.durable(),
     });
   }
 }

@@ -313,6 +313,36 @@ describe("saving in the background", () => {
     expect(started[3]).toBe(started[2]);
   });
 
+  it("writes a background save only once the outbox's records are on disk (beforeSave)", async () => {
+    const dir = tempDir();
+    let called: () => void = () => {};
+    const asked = new Promise<void>((resolve) => {
+      called = resolve;
+    });
+    let outboxOnDisk: () => void = () => {};
+    const state = new AlertState(
+      alertsPath(dir),
+      {},
+      {
+        log: () => {},
+        saveDelayMs: 0,
+        beforeSave: () => {
+          called();
+          return new Promise<void>((resolve) => {
+            outboxOnDisk = resolve;
+          });
+        },
+      },
+    );
+    state.reconcile([gate], t(0));
+    state.saveInBackground();
+    await asked;
+    expect(existsSync(alertsPath(dir))).toBe(false);
+    outboxOnDisk();
+    await state.flush();
+    expect(readFileSync(alertsPath(dir), "utf8")).toContain(gate.fingerprint);
+  });
+
   it("drops a save not yet serialized when the pass failed half-way", async () => {
     const dir = tempDir();
     const writes: string[] = [];
