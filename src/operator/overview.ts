@@ -146,13 +146,17 @@ export function scheduleOverview(
 const byName = (a: { name: string }, b: { name: string }) =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 
+const isMap = (x: OverviewInput["schedules"]): x is ReadonlyMap<string, Schedule> =>
+  typeof (x as Partial<ReadonlyMap<string, Schedule>>).get === "function";
+
 /** The daemon's schedules in force, sorted once per set (a reload makes a new map). */
 const sortedSets = new WeakMap<object, Schedule[]>();
 
 function sortedByName(schedules: OverviewInput["schedules"]): Schedule[] {
   const known = sortedSets.get(schedules);
   if (known !== undefined) return known;
-  const list = [...(schedules instanceof Map ? schedules.values() : schedules)].sort(byName);
-  if (schedules instanceof Map) sortedSets.set(schedules, list);
+  const map = isMap(schedules) ? schedules : undefined;
+  const list = [...(map ? map.values() : (schedules as Iterable<Schedule>))].sort(byName);
+  if (map) sortedSets.set(map, list);
   return list;
 }

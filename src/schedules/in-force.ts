@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CronConfig } from "../config/config.js";
 import { writeFileAtomicAsync } from "../util/atomic-write.js";
+import { NameMap } from "../util/name-map.js";
 import { eachItem, runSliced } from "../util/steps.js";
 import type { Schedule } from "./schedule-file.js";
 
@@ -16,11 +17,11 @@ export function inForcePath(config: CronConfig): string {
 export type InForce = Pick<ReadonlyMap<string, string>, "get">;
 
 /** The daemon's last record of which file holds each name; empty when there is none. */
-export function readInForce(config: CronConfig): Map<string, string> {
+export function readInForce(config: CronConfig): ReadonlyMap<string, string> {
   try {
     const raw = JSON.parse(readFileSync(inForcePath(config), "utf8")) as unknown;
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return new Map();
-    return new Map(
+    return new NameMap(
       Object.entries(raw as Record<string, unknown>).filter(
         (e): e is [string, string] => typeof e[1] === "string",
       ),

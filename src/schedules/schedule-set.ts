@@ -3,6 +3,7 @@
 
 import type { CronConfig } from "../config/config.js";
 import type { FieldProblem } from "../util/errors.js";
+import { NameMap } from "../util/name-map.js";
 import { runSteps, type Steps } from "../util/steps.js";
 import type { ScheduleFileCache } from "./file-cache.js";
 import { type InForce, readInForce } from "./in-force.js";
@@ -42,7 +43,7 @@ export function* scheduleSetSteps(
     // The report's own map (made for this load only): no copy of 100,000 entries.
     return { schedules: report.byName, problems: [], warnings: report.warnings, keptPrevious: [] };
   }
-  const schedules = new Map<string, Schedule>();
+  const schedules = new NameMap<Schedule>();
   for (const s of report.schedules) if (!badFiles.has(s.file)) schedules.set(s.name, s);
   const keptPrevious = new Set<string>();
   for (const s of previous.values()) {

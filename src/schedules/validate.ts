@@ -7,6 +7,7 @@ import type { CronConfig } from "../config/config.js";
 import { nextFireTime } from "../timing/planner.js";
 import { formatDuration } from "../util/duration.js";
 import type { FieldProblem } from "../util/errors.js";
+import { NameMap } from "../util/name-map.js";
 import { bundledPresetsDir } from "../util/package-root.js";
 import { eachItem, runSteps, type Steps } from "../util/steps.js";
 import { nearestKey } from "../util/toml-input.js";
@@ -97,7 +98,7 @@ function* claimOrder(
   const rank = (s: Schedule) => (inForce.get(s.name) === s.file ? 0 : 1);
   // Negative when `a` claims the name before `b`; ties keep file order (the first file wins).
   const before = (a: Schedule, b: Schedule) => rank(a) - rank(b) || mtime(a.file) - mtime(b.file);
-  const winners = new Map<string, Schedule>();
+  const winners = new NameMap<Schedule>();
   yield* eachItem(
     all,
     (s) => {
@@ -137,7 +138,7 @@ function* checkScheduleSteps(
   };
   const presetDirs = new Map<Schedule, string | undefined>();
   const { ordered, winners } = yield* claimOrder(all, config, inForce);
-  const byName = ordered === all ? winners : new Map<string, Schedule>();
+  const byName = ordered === all ? winners : new NameMap<Schedule>();
   for (const s of byName === winners ? [] : ordered) {
     const first = byName.get(s.name);
     if (first === undefined) byName.set(s.name, s);

@@ -2,6 +2,7 @@
 // normalised to standard (Vixie) cron semantics and shared by pattern: compact bit tables
 // (cron-table.ts) for the usual syntax, croner for the rest and for every error's wording.
 import { Cron } from "croner";
+import { NameMap } from "../util/name-map.js";
 import { type CronMatcher, CronTable } from "./cron-table.js";
 
 // Croner gives every compiled pattern its own 10,000-entry year table (~80 KB, 0.1 ms to
@@ -50,7 +51,7 @@ export function normalizePattern(pattern: string): string {
 
 // Tables are small: one per distinct pattern, shared by every schedule that has it.
 const TABLE_LIMIT = 1 << 18;
-const tables = new Map<string, CronTable>();
+const tables = new NameMap<CronTable>();
 
 /** A calculator for `pattern` evaluated on wall-clock time; throws (croner's words) on a bad one. */
 export function compileCron(pattern: string): CronMatcher {

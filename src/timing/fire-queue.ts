@@ -2,6 +2,7 @@
 // most every 30 s to notice clock jumps and suspends, reporting slots as due or (when woken
 // late) missed.
 
+import { NameMap } from "../util/name-map.js";
 import { InstantQueue } from "./instant-queue.js";
 import { fireTimeOf } from "./jitter.js";
 import { nextFireTime, type PlanSpec } from "./planner.js";
@@ -77,7 +78,7 @@ export const realClock: FireQueueDeps = {
 export class FireQueue {
   private readonly instants = new InstantQueue<Entry>();
   // Kept after removal so a reloaded schedule does not refire slots it already fired.
-  private readonly states = new Map<string, ScheduleState>();
+  private readonly states = new NameMap<ScheduleState>();
   private timer: unknown;
   /** The pending wake is a turn of the loop (the last stretch before a fire), not a timer. */
   private polling = false;
