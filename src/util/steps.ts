@@ -39,6 +39,14 @@ export function* eachItem<T>(
   each: (item: T) => void,
   every = 100,
 ): Steps<void> {
+  // Arrays by index: a for-of step in a generator allocates its result object.
+  if (Array.isArray(items)) {
+    for (let i = 0; i < items.length; i++) {
+      each(items[i] as T);
+      if ((i + 1) % every === 0) yield;
+    }
+    return;
+  }
   let n = 0;
   for (const item of items) {
     each(item);

@@ -1,14 +1,16 @@
 // The daemon's spawn helper, as `autoloop-cron start` runs it (the built CLI's hidden
 // `spawn-helper` command), and what the daemon's side does when a helper dies under it.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { findProcessByRunId } from "../../src/launch/identity.js";
 import type { StartRequest } from "../../src/launch/process-start.js";
 import { SpawnHelper } from "../../src/launch/spawn-helper.js";
 import { isProcessAlive } from "../../src/util/process.js";
 import { tempDirs, waitFor, waitForPidGone } from "../fixtures/fake-harness-helpers.js";
-import { AUTOLOOP_CRON } from "../helpers/cli.js";
+import { AUTOLOOP_CRON, cleanEnv } from "../helpers/cli.js";
+import { commandSchedule, writeCronConfig } from "../helpers/daemon.js";
 
 const dirs = tempDirs();
 const helpers: SpawnHelper[] = [];
@@ -126,5 +128,37 @@ describe("SpawnHelper", () => {
     const run = await helper.start(request(dir, "r8", "console.log('once')"));
     expect(await run.exit).toEqual({ exitCode: 0 });
     expect(readFileSync(join(dir, "r8.log"), "utf8")).toBe("once\n");
+  });
+});
+
+describe("autoloop-cron start and its spawn helper", () => {
+  it("spawns every run from the helper, not from the daemon; the helper ends with the daemon", async () => {
+    const root = dirs.make();
+    // The run records its wrapper's parent (the wrapper is the run's own `sh`).
+    const script =
+      "const fs = require('fs'); const ppid = (p) => fs.readFileSync('/proc/' + p + '/stat', 'utf8').split(') ')[1].split(' ')[1]; fs.writeFileSync('parent.txt', ppid(process.ppid));";
+    writeCronConfig(root, commandSchedule("tick", script));
+    const daemon = execa(
+      process.execPath,
+      [AUTOLOOP_CRON, "start", "--config", join(root, "autoloop-cron.toml")],
+      { env: cleanEnv(), extendEnv: false, reject: false },
+    );
+    try {
+      const parentFile = join(root, "work", "parent.txt");
+      const parent = Number(
+        await waitFor("a run", () => existsSync(parentFile) && readFileSync(parentFile, "utf8")),
+      );
+      expect(parent).not.toBe(daemon.pid);
+      expect(parentOf(parent)).toBe(daemon.pid);
+      // Its process title, as `ps` shows it.
+      expect(readFileSync(`/proc/${parent}/cmdline`, "utf8")).toContain(
+        "autoloop-cron spawn-helper",
+      );
+      daemon.kill("SIGTERM");
+      expect((await daemon).exitCode).toBe(0);
+      await waitForPidGone(parent);
+    } finally {
+      daemon.kill("SIGKILL");
+    }
   });
 });
