@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export const ROOT = new URL("..", import.meta.url).pathname;
-export const AUTOLOOP = join(ROOT, "dist/bin/autoloop.js");
+export const AUTOLOOP = join(ROOT, "dist/bin/autoloop.cjs");
 export const AUTOLOOP_CRON = join(ROOT, "dist/bin/autoloop-cron.js");
 
 const dirs = [];

@@ -22,9 +22,20 @@ const common = {
 // Chunk names carry content hashes: start from an empty folder so old chunks do not pile up.
 rmSync("dist/bin", { recursive: true, force: true });
 await Promise.all([
-  // `autoloop` starts once per run (and per `autoloop emit` inside one): one file, so that
-  // start-up reads and compiles a single module; its subcommands stay lazily evaluated.
-  build({ ...common, entryPoints: { autoloop: "src/cli/autoloop.ts" }, splitting: false }),
+  // `autoloop` starts once per run (and per `autoloop emit` inside one): one CommonJS file, so
+  // that start-up reads and compiles a single script and skips the ES module loader (~40 ms
+  // here: it builds a module facade for every built-in the bundle imports); its subcommands
+  // stay lazily evaluated. `import.meta.url` becomes the file's own URL.
+  build({
+    ...common,
+    entryPoints: { autoloop: "src/cli/autoloop.ts" },
+    outExtension: { ".js": ".cjs" },
+    format: "cjs",
+    splitting: false,
+    banner: {},
+    define: { "import.meta.url": "__autoloopFileUrl" },
+    inject: ["scripts/file-url-shim.js"],
+  }),
   // The daemon's subcommands share most of their code: chunks keep each one's load small.
   build({
     ...common,
@@ -33,4 +44,4 @@ await Promise.all([
     chunkNames: "chunks/[name]-[hash]",
   }),
 ]);
-for (const bin of ["dist/bin/autoloop.js", "dist/bin/autoloop-cron.js"]) chmodSync(bin, 0o755);
+for (const bin of ["dist/bin/autoloop.cjs", "dist/bin/autoloop-cron.js"]) chmodSync(bin, 0o755);

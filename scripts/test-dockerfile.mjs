@@ -105,7 +105,7 @@ try {
     mkdirSync(inRoot(d), { recursive: true });
   const bin = inRoot("usr/local/bin");
   symlinkSync(inRoot("opt/autoloop-cron/dist/bin/autoloop-cron.js"), join(bin, "autoloop-cron"));
-  symlinkSync(inRoot("opt/autoloop-cron/dist/bin/autoloop.js"), join(bin, "autoloop"));
+  symlinkSync(inRoot("opt/autoloop-cron/dist/bin/autoloop.cjs"), join(bin, "autoloop"));
 
   // The baked config, its absolute paths moved under the temp root and on a free port.
   const config = inRoot("etc/autoloop-cron/autoloop-cron.toml");

@@ -58,4 +58,5 @@ async function main(): Promise<number> {
   }
 }
 
-await runMain(main, "autoloop");
+// Not awaited at the top level: the CLI is bundled as CommonJS (scripts/bundle.mjs).
+void runMain(main, "autoloop");

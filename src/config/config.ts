@@ -63,7 +63,7 @@ export interface CronConfig {
 }
 
 /**
- * The bundled harness: this package's `autoloop` CLI (dist/bin/autoloop.js, built by
+ * The bundled harness: this package's `autoloop` CLI (dist/bin/autoloop.cjs, built by
  * `npm run build`) run by the current Node. The path is taken from the repository root, which
  * is two levels up both from src/cron/ and from the bundles in dist/bin/.
  */

@@ -32,7 +32,7 @@ export function bundledPresetsDir(): string {
 
 /** The `autoloop` CLI entry point (what the event tool and the scheduler run). */
 export function autoloopEntry(): string {
-  return join(packageRoot(), "dist", "bin", "autoloop.js");
+  return join(packageRoot(), "dist", "bin", "autoloop.cjs");
 }
 
 /** The `autoloop-cron` CLI entry point. */

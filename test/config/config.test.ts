@@ -295,7 +295,7 @@ describe("bundled locations", () => {
   it("points the default harness at the built autoloop CLI in the repository", () => {
     expect(BUNDLED_HARNESS).toEqual([
       process.execPath,
-      fileURLToPath(new URL("../../dist/bin/autoloop.js", import.meta.url)),
+      fileURLToPath(new URL("../../dist/bin/autoloop.cjs", import.meta.url)),
     ]);
   });
 });

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { execa, type ResultPromise } from "execa";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
-export const AUTOLOOP = join(ROOT, "dist/bin/autoloop.js");
+export const AUTOLOOP = join(ROOT, "dist/bin/autoloop.cjs");
 export const AUTOLOOP_CRON = join(ROOT, "dist/bin/autoloop-cron.js");
 
 const made: string[] = [];
