@@ -39,6 +39,8 @@ interface InFlight {
 const MIN_LIFETIME_MS = 60_000;
 /** How often a run is looked for once nobody reports its exit (the helper died). */
 const ORPHAN_POLL_MS = 500;
+/** How long after the helper died an unanswered request's run is looked for by run id. */
+const ORPHAN_LOOKUP_MS = 250;
 
 export class SpawnHelper {
   private child: ChildProcess | undefined;
@@ -142,19 +144,26 @@ export class SpawnHelper {
     const orphans = [...this.inFlight.values()];
     this.inFlight.clear();
     for (const f of orphans) {
-      if (f.exited !== undefined) {
-        if (f.pid === undefined) continue; // its exit (a spawn failure) is on its way or lost
-        const exited = f.exited;
+      const exited = f.exited;
+      if (exited === undefined) {
+        // The helper may have forked the run just before it died: give a fork the time to
+        // exec (and so carry the run id) before looking for it.
+        setTimeout(() => this.recover(f), ORPHAN_LOOKUP_MS);
+      } else if (f.pid === undefined) {
+        exited({ failure: "the spawn failed, and the spawn helper died before saying why" });
+      } else {
         void whenGone(f.pid, f.startTime).then(() => exited({}));
-        continue;
       }
-      const found = findProcessByRunId(f.request.runId);
-      if (found === undefined) {
-        this.start(f.request).then(f.resolve, f.reject);
-        continue;
-      }
-      f.resolve({ pid: found.pid, exit: whenGone(found.pid, found.startTime).then(() => ({})) });
     }
+  }
+
+  private recover(f: InFlight): void {
+    const found = findProcessByRunId(f.request.runId);
+    if (found === undefined) {
+      this.start(f.request).then(f.resolve, f.reject);
+      return;
+    }
+    f.resolve({ pid: found.pid, exit: whenGone(found.pid, found.startTime).then(() => ({})) });
   }
 }
 
