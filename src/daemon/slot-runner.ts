@@ -238,15 +238,15 @@ export class SlotRunner {
     await Promise.all(this.onTheirWay);
   }
 
-  /**
-   * Spawns a claimed run: this turn only asks for the process (through the spawn helper, a
-   * message); the run takes its place once its pid is known.
-   */
+  /** Spawns a claimed run: this turn only asks the spawn helper; the run counts once it has a pid. */
   private startRun(c: Claimed): void {
     if (this.ctx.stopping()) {
-      this.ctx.ledger.interrupted(c.runId, "the daemon stopped before the run was spawned");
-      this.runs.settle(c.schedule.name, c.runId, undefined);
-      c.done();
+      try {
+        this.ctx.ledger.interrupted(c.runId, "the daemon stopped before the run was spawned");
+        this.runs.settle(c.schedule.name, c.runId, undefined);
+      } finally {
+        c.done();
+      }
       return;
     }
     const { log: logger, runEnv: env, startProcess: start } = this.ctx;

@@ -103,7 +103,10 @@ export class LineAppender {
     return new Promise((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
   }
 
-  /** Closes the descriptor; in deferred mode, fsyncs first what may not be on disk yet. */
+  /**
+   * Closes the descriptor; in deferred mode, fsyncs first what may not be on disk yet (a
+   * failure is reported to `onSyncError`, not thrown: the lines are written).
+   */
   close(): void {
     const fd = this.fd;
     if (fd === undefined) return;
@@ -112,6 +115,8 @@ export class LineAppender {
     this.unsynced = 0;
     try {
       if (unsynced) fsyncSync(fd);
+    } catch (err) {
+      this.options.onSyncError?.(err as Error);
     } finally {
       closeSync(fd);
     }

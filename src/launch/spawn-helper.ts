@@ -9,6 +9,7 @@
 // looked up by the run id in /proc before it is spawned here instead, and later runs are
 // spawned by a new helper, or by the daemon itself if the helper keeps dying.
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import type { Logger } from "pino";
 import { findProcessByRunId, isSameProcessAlive, readProcessStartTime } from "./identity.js";
 import {
@@ -66,7 +67,13 @@ export class SpawnHelper {
 
   readonly start: ProcessStarter = (request) => {
     const child = this.ensure();
-    if (child === undefined) return Promise.resolve(startDirect(request));
+    if (child === undefined) {
+      try {
+        return Promise.resolve(startDirect(request));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
     const id = this.nextId++;
     return new Promise<StartedProcess>((resolve, reject) => {
       this.inFlight.set(id, { request, resolve, reject });
@@ -98,9 +105,14 @@ export class SpawnHelper {
     child.channel?.unref();
     child.on("message", (reply: Reply) => this.onReply(reply));
     child.on("error", (err) => this.onGone(child, `cannot run the spawn helper: ${err.message}`));
-    child.on("exit", (code, signal) =>
-      this.onGone(child, `the spawn helper exited (${signal ?? `exit code ${code}`})`),
-    );
+    // Gone once its channel is closed, not at its exit: replies still in the channel (a pid
+    // it sent just before dying) are read first.
+    const why = () =>
+      `the spawn helper is gone (${child.signalCode ?? `exit code ${child.exitCode ?? "unknown"}`})`;
+    child.on("exit", () => {
+      if (!child.connected) this.onGone(child, why());
+    });
+    child.on("disconnect", () => this.onGone(child, why()));
     this.child = child;
     this.startedAt = Date.now();
     this.log.info({ pid: child.pid }, "spawn helper started");
@@ -159,6 +171,15 @@ export class SpawnHelper {
 
   private recover(f: InFlight): void {
     const found = findProcessByRunId(f.request.runId);
+    if (found === undefined && existsSync(f.request.outputPath)) {
+      // The helper opened its log, so the run may have run and ended: never twice.
+      f.reject(
+        new Error(
+          "the spawn helper died while starting the run, which may have run (its output log exists); not started again",
+        ),
+      );
+      return;
+    }
     if (found === undefined) {
       this.start(f.request).then(f.resolve, f.reject);
       return;
@@ -182,6 +203,10 @@ function whenGone(pid: number, startTime: string | undefined): Promise<void> {
 /** The helper's side: spawns what it is asked to, reports pids and exits; ends with its channel. */
 export function serveSpawnRequests(): void {
   process.title = "autoloop-cron spawn-helper";
+  // A Ctrl-C or hangup on the daemon's terminal is the daemon's to handle; the helper ends
+  // when the daemon closes its channel (or dies).
+  process.on("SIGINT", () => {});
+  process.on("SIGHUP", () => {});
   const reply = (r: Reply) => {
     if (process.connected) process.send?.(r);
   };

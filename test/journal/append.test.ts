@@ -50,7 +50,8 @@ describe("LineAppender", () => {
     expect(errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(["EINVAL"]);
     const fds = openFds();
     appender.appendLine("{}");
-    expect(() => appender.close()).toThrow(/EINVAL/); // its own fsync, and the fd is closed
+    appender.close(); // its own fsync fails too: reported, and the fd is closed all the same
+    expect(errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(["EINVAL", "EINVAL"]);
     expect(openFds()).toBe(fds - 1);
   });
 });

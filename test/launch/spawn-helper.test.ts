@@ -100,10 +100,11 @@ describe("SpawnHelper", () => {
   });
 
   // Helpers that die half-way through a request (real processes speaking the protocol).
-  const dying = (spawnFirst: boolean) => [
+  const dying = (spawnFirst: boolean, openLog = false) => [
     process.execPath,
     "-e",
     `process.on("message", (m) => {
+      if (${openLog}) require("fs").writeFileSync(m.outputPath, "");
       if (${spawnFirst}) require("child_process").spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: "ignore" }).unref();
       setTimeout(() => process.exit(1), 200);
     });`,
@@ -120,6 +121,14 @@ describe("SpawnHelper", () => {
     await run.exit;
     await waitForPidGone(run.pid!);
     expect(findProcessByRunId("r7")).toBeUndefined();
+  });
+
+  it("a request left unanswered whose run may have run (its log exists) is refused, not run again", async () => {
+    const { helper } = helperOf(dying(true, true));
+    const dir = dirs.make();
+    await expect(helper.start(request(dir, "r9", "console.log('once')"))).rejects.toThrow(
+      /may have run .*not started again/,
+    );
   });
 
   it("a request left unanswered whose run never started is spawned here, once", async () => {
