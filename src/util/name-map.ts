@@ -1,7 +1,9 @@
 // A Map from strings that never grows in one big step. A V8 Map doubles its table when full
 // and rehashes every entry at once: at 65,536 keys that one `set` held the event loop 15-25 ms
 // while a daemon loaded 100,000 schedules. Split in 64 Maps by a few of each key's characters,
-// the largest step is a shard's. Keys are kept in insertion order, as a Map iterates them.
+// the largest step is a shard's. Keys are kept in insertion order, as a Map iterates them;
+// unlike a Map's, an iterator sees the map as it was when it began (keys added later are not
+// visited), so do not change a map while iterating it.
 
 const SHARDS = 64;
 /** Keys and values are kept in chunks: one array of 100,000 would grow by copying it whole. */
