@@ -1,13 +1,16 @@
 // A Map from strings that never grows in one big step. A V8 Map doubles its table when full
 // and rehashes every entry at once: at 65,536 keys that one `set` held the event loop 15-25 ms
-// while a daemon loaded 100,000 schedules. Split in 64 Maps by a few of each key's characters,
+// while a daemon loaded 100,000 schedules. Split in 16 Maps by a few of each key's characters,
 // the largest step is a shard's. Keys are kept in insertion order, as a Map iterates them;
 // unlike a Map's, an iterator sees the map as it was when it began (keys added later are not
 // visited), so do not change a map while iterating it.
 
-const SHARDS = 64;
+// 16 shards and chunks of 32,768: at 100,000 keys a shard's table and a chunk are each over
+// 128 KiB, so V8 keeps them in its large-object space, where a scavenge never copies them (64
+// shards of small tables made every scavenge of a reload copy them: 24-36 ms against 4-9 ms).
+const SHARDS = 16;
 /** Keys and values are kept in chunks: one array of 100,000 would grow by copying it whole. */
-const CHUNK_BITS = 12;
+const CHUNK_BITS = 15;
 const CHUNK = 1 << CHUNK_BITS;
 
 /** A shard from four characters and the length: cheap, and spread for names and patterns. */
