@@ -52,6 +52,8 @@ export class LineAppender {
   /** Deferred mode: lines written since the last fsync started. */
   private unsynced = 0;
   private syncing: Promise<void> | undefined;
+  /** The last deferred fsync's failure, until one succeeds. */
+  private syncFailure: Error | undefined;
 
   constructor(
     readonly path: string,
@@ -71,15 +73,20 @@ export class LineAppender {
     writeAll(this.fd, Buffer.from(`${line}\n`, "utf8"));
     if (this.options.fsync === "deferred") {
       this.unsynced++;
-      void this.durable();
+      this.durable().catch(() => {}); // a failure goes to onSyncError
     } else if (this.options.fsync !== false) fsyncSync(this.fd);
   }
 
-  /** Deferred mode: resolves once every line appended so far is on disk (never rejects). */
-  durable(): Promise<void> {
-    if (this.unsynced === 0 && this.syncing === undefined) return Promise.resolve();
-    this.syncing ??= this.syncAll();
-    return this.syncing;
+  /**
+   * Deferred mode: resolves once every line appended so far is on disk; rejects while the
+   * last fsync has failed (the lines are written, not known to be durable).
+   */
+  async durable(): Promise<void> {
+    if (this.unsynced > 0 || this.syncing !== undefined) {
+      this.syncing ??= this.syncAll();
+      await this.syncing;
+    }
+    if (this.syncFailure !== undefined) throw this.syncFailure;
   }
 
   private async syncAll(): Promise<void> {
@@ -88,12 +95,18 @@ export class LineAppender {
       const fd = this.fd;
       try {
         await this.sync();
+        if (this.fd === fd) this.syncFailure = undefined;
       } catch (err) {
         // A descriptor closed meanwhile was fsynced by `close()` itself.
-        if (this.fd === fd) this.options.onSyncError?.(err as Error);
+        if (this.fd === fd) this.failed(err as Error);
       }
     }
     this.syncing = undefined;
+  }
+
+  private failed(err: Error): void {
+    this.syncFailure = err;
+    this.options.onSyncError?.(err);
   }
 
   /** fsync on libuv's thread pool, for appenders opened with `fsync: false` (group commit). */
@@ -115,8 +128,9 @@ export class LineAppender {
     this.unsynced = 0;
     try {
       if (unsynced) fsyncSync(fd);
+      this.syncFailure = undefined;
     } catch (err) {
-      this.options.onSyncError?.(err as Error);
+      this.failed(err as Error);
     } finally {
       closeSync(fd);
     }

@@ -182,8 +182,13 @@ export class MonitorService {
     saveTracker(this.paths, this.tracker.snapshotText());
     await this.reloadingState;
     await this.alertState.flush();
-    await this.outbox.durable(); // before the state that says its pages were sent
-    this.alertState.save();
+    try {
+      await this.outbox.durable(); // before the state that says its pages were sent
+      this.alertState.save();
+    } catch (err) {
+      // Not saved: after a restart the pages are decided and sent again, never lost.
+      this.log.error({ err }, "monitor: the outbox is not on disk; alert state not saved");
+    }
     await this.outbox.close();
   }
 

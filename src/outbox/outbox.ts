@@ -158,7 +158,7 @@ export class Outbox {
     await this.worker.stop();
   }
 
-  /** Resolves once every record written so far is on disk. */
+  /** Resolves once every record written so far is on disk; rejects while an fsync fails. */
   durable(): Promise<void> {
     return this.appender.durable();
   }

@@ -343,6 +343,32 @@ describe("saving in the background", () => {
     expect(readFileSync(alertsPath(dir), "utf8")).toContain(gate.fingerprint);
   });
 
+  it("does not save while the outbox is not known to be on disk, and saves once it is", async () => {
+    const dir = tempDir();
+    const logs: string[] = [];
+    let outboxOnDisk = false;
+    const state = new AlertState(
+      alertsPath(dir),
+      {},
+      {
+        log: (m) => logs.push(m),
+        saveDelayMs: 0,
+        beforeSave: async () => {
+          if (!outboxOnDisk) throw new Error("EIO: fsync failed");
+        },
+      },
+    );
+    state.reconcile([gate], t(0));
+    state.saveInBackground();
+    await state.flush();
+    expect(existsSync(alertsPath(dir))).toBe(false);
+    expect(logs.join("\n")).toContain("cannot save the alert state, will try again: Error: EIO");
+    outboxOnDisk = true;
+    state.saveInBackground();
+    await state.flush();
+    expect(readFileSync(alertsPath(dir), "utf8")).toContain(gate.fingerprint);
+  });
+
   it("drops a save not yet serialized when the pass failed half-way", async () => {
     const dir = tempDir();
     const writes: string[] = [];
