@@ -7,17 +7,7 @@ import { compileWithCroner, normalizePattern } from "../../src/timing/cron-patte
 import { CronTable } from "../../src/timing/cron-table.js";
 import { nextFireTime } from "../../src/timing/planner.js";
 import { zoneOffset } from "../../src/timing/zone-clock.js";
-
-/** mulberry32: a seeded generator, so a failure names the case that reproduces it. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from "../helpers/random.js";
 
 const MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"];
 const DAYS = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"];

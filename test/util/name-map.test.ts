@@ -1,17 +1,7 @@
 // NameMap behaves as a Map<string, V> (insertion order included) under any mix of operations.
 import { describe, expect, it } from "vitest";
 import { NameMap } from "../../src/util/name-map.js";
-
-/** mulberry32: the same sequence for a seed, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from "../helpers/random.js";
 
 function same(map: NameMap<number>, model: Map<string, number>): void {
   expect(map.size).toBe(model.size);

@@ -1,0 +1,12 @@
+// A seeded random generator for property tests: a failure names the seed that reproduces it.
+
+/** mulberry32: the same sequence in [0, 1) for the same seed. */
+export function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
