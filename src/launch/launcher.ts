@@ -1,6 +1,5 @@
 // Launches one run as its own process group, captures its output, enforces its timeout, reports its outcome.
 import type { Logger } from "pino";
-import { readProcessStartTime } from "./identity.js";
 import { determineOutcome, type KillCause, type RunOutcome } from "./outcome.js";
 import { journalPathFor, journalSize, readTerminal } from "./outcome-journal.js";
 import { OUTPUT_CHECK_MS, OutputCap } from "./output-log.js";
@@ -36,7 +35,6 @@ export interface LauncherDeps {
   now: () => number;
   env: NodeJS.ProcessEnv;
   logger: Pick<Logger, "warn"> | undefined;
-  readStartTime: (pid: number) => string | undefined;
   /** Told once, when the launcher starts killing the run (timeout or operator stop). */
   onKill: ((cause: KillCause) => void) | undefined;
   /** Spawns the process: from this process, or through the daemon's spawn helper. */
@@ -47,7 +45,6 @@ const defaultDeps: LauncherDeps = {
   now: Date.now,
   env: process.env,
   logger: undefined,
-  readStartTime: readProcessStartTime,
   onKill: undefined,
   start: startDirectly,
 };
@@ -120,7 +117,7 @@ export async function launchRun(
   return {
     runId: spec.runId,
     pid,
-    startTime: pid === undefined ? undefined : d.readStartTime(pid),
+    startTime: child.startTime,
     journalPath,
     journalOffset,
     outputPath: spec.outputPath,

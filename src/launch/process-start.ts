@@ -1,6 +1,7 @@
 // Starting a run's process: directly (execa, from this process), or through the daemon's
 // spawn helper (spawn-helper.ts), which runs the same `startDirect` in a small process.
 import { execa } from "execa";
+import { readProcessStartTime } from "./identity.js";
 import { openOutputFile } from "./output-log.js";
 
 /** What a run's process needs; every field crosses the spawn helper's channel as JSON. */
@@ -26,6 +27,8 @@ export interface ExitResult {
 export interface StartedProcess {
   /** Undefined when it could not be spawned; `exit` then carries the failure. */
   pid: number | undefined;
+  /** Its /proc start time, read where it was spawned (recognises it after a pid reuse). */
+  startTime: string | undefined;
   exit: Promise<ExitResult>;
 }
 
@@ -66,7 +69,7 @@ export function startDirect(request: StartRequest): StartedProcess {
             ...(r.signal !== undefined && { signal: r.signal }),
           },
   );
-  return { pid, exit };
+  return { pid, startTime: pid === undefined ? undefined : readProcessStartTime(pid), exit };
 }
 
 export const startDirectly: ProcessStarter = async (request) => startDirect(request);

@@ -11,7 +11,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Logger } from "pino";
-import { findProcessByRunId, isSameProcessAlive, readProcessStartTime } from "./identity.js";
+import { findProcessByRunId, isSameProcessAlive } from "./identity.js";
 import {
   type ExitResult,
   type ProcessStarter,
@@ -24,7 +24,7 @@ import {
 type Request = StartRequest & { id: number };
 /** Helper → daemon: the pid (or why the log could not be opened), then the exit. */
 type Reply =
-  | { id: number; kind: "spawned"; pid: number | undefined }
+  | { id: number; kind: "spawned"; pid: number | undefined; startTime: string | undefined }
   | { id: number; kind: "refused"; error: string }
   | ({ id: number; kind: "exited" } & ExitResult);
 
@@ -127,11 +127,11 @@ export class SpawnHelper {
       f.reject(new Error(reply.error));
     } else if (reply.kind === "spawned") {
       f.pid = reply.pid;
-      if (reply.pid !== undefined) f.startTime = readProcessStartTime(reply.pid);
+      f.startTime = reply.startTime;
       const exit = new Promise<ExitResult>((resolve) => {
         f.exited = resolve;
       });
-      f.resolve({ pid: reply.pid, exit });
+      f.resolve({ pid: reply.pid, startTime: reply.startTime, exit });
     } else {
       this.inFlight.delete(reply.id);
       const { kind: _, id: __, ...result } = reply;
@@ -184,7 +184,8 @@ export class SpawnHelper {
       this.start(f.request).then(f.resolve, f.reject);
       return;
     }
-    f.resolve({ pid: found.pid, exit: whenGone(found.pid, found.startTime).then(() => ({})) });
+    const { pid, startTime } = found;
+    f.resolve({ pid, startTime, exit: whenGone(pid, startTime).then(() => ({})) });
   }
 }
 
@@ -218,7 +219,8 @@ export function serveSpawnRequests(): void {
       reply({ id: request.id, kind: "refused", error: (err as Error).message });
       return;
     }
-    reply({ id: request.id, kind: "spawned", pid: started.pid });
+    const { pid, startTime } = started;
+    reply({ id: request.id, kind: "spawned", pid, startTime });
     void started.exit.then((result) => reply({ id: request.id, kind: "exited", ...result }));
   });
   // The daemon is gone or let us go: runs go on without their parent (they are adopted).

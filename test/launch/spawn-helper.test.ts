@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { findProcessByRunId } from "../../src/launch/identity.js";
+import { findProcessByRunId, readProcessStartTime } from "../../src/launch/identity.js";
 import type { StartRequest } from "../../src/launch/process-start.js";
 import { SpawnHelper } from "../../src/launch/spawn-helper.js";
 import { isProcessAlive } from "../../src/util/process.js";
@@ -58,6 +58,7 @@ describe("SpawnHelper", () => {
     );
     expect(started.pid).toBeGreaterThan(0);
     expect(parentOf(started.pid!)).toBe(helper.pid);
+    expect(started.startTime).toBe(readProcessStartTime(started.pid!));
     expect(await started.exit).toEqual({ exitCode: 3 });
     expect(readFileSync(join(dir, "r1.log"), "utf8")).toBe("hi\n");
   });
