@@ -59,10 +59,8 @@ describe("reloading one file among several", () => {
     writeFileSync(b, entry("b1", "45 2 * * *") + entry("b3", "30 2 * * *"));
     await daemon.reload();
     expect(JSON.parse(readFileSync(inForce, "utf8"))).toEqual({
-      a1: "schedules/test.toml",
-      a2: "schedules/test.toml",
-      b1: "schedules/b.toml",
-      b3: "schedules/b.toml",
+      "schedules/test.toml": ["a1", "a2"],
+      "schedules/b.toml": ["b1", "b3"],
     });
   });
 

@@ -85,11 +85,14 @@ describe("validateAll", () => {
     ]);
   });
 
-  it("sides with the running daemon's record of which file holds a name", () => {
+  it.each([
+    ["as each file's names", '{"schedules/b.toml": ["other", "nightly"]}\n'],
+    ["as one file per name (older versions)", '{"nightly": "schedules/b.toml"}\n'],
+  ])("sides with the running daemon's record of which file holds a name, %s", (_, record) => {
     write("schedules/a.toml", schedule("nightly"));
     write("schedules/b.toml", schedule("nightly"));
     // The daemon loaded b.toml first; a.toml came later but was touched to look older.
-    write(".autoloop-cron/schedules-in-force.json", '{"nightly": "schedules/b.toml"}\n');
+    write(".autoloop-cron/schedules-in-force.json", record);
     const { report, problems } = validate();
     expect(report.schedules.map((s) => s.file)).toEqual(["schedules/b.toml"]);
     expect(problems).toEqual([
