@@ -35,18 +35,22 @@ export async function probeStart(args, { until, settleMs = 0, timeoutMs = 120_00
       timeoutMs,
     );
     child.stdout.on("data", (c) => {
+      // Cut once per chunk: `validate` prints 100,000 lines, and slicing the buffer per line
+      // made this reader slow enough to hold the child's exit back.
       buf += c;
+      let from = 0;
       let nl = buf.indexOf("\n");
       while (nl !== -1) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
+        const line = buf.slice(from, nl);
+        from = nl + 1;
         onLine?.(line, performance.now() - t0);
         if (until.test(line)) {
           clearTimeout(timer);
           resolve(performance.now() - t0);
         }
-        nl = buf.indexOf("\n");
+        nl = buf.indexOf("\n", from);
       }
+      buf = buf.slice(from);
     });
     void exited.then((code) => {
       clearTimeout(timer);
