@@ -14,7 +14,7 @@ import { ScheduleFileCache } from "../schedules/file-cache.js";
 import { writeInForce } from "../schedules/in-force.js";
 import { killSwitchOn, type PauseState, readPauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
-import { scheduleChanged, scheduleSetSteps } from "../schedules/schedule-set.js";
+import { type ScheduleSetUpdate, scheduleSetSteps } from "../schedules/schedule-set.js";
 import { type FireEvent, FireQueue, type FireQueueDeps, realClock } from "../timing/fire-queue.js";
 import { catchUpSlots } from "../timing/planner.js";
 import type { FieldProblem } from "../util/errors.js";
@@ -30,6 +30,7 @@ import {
 import { watchCrowdedPass } from "./crowded-pass.js";
 import { DaemonEmitter } from "./events.js";
 import { debounced, watchFolders } from "./folder-watch.js";
+import { planUpdate } from "./put-in-force.js";
 import { resumePending } from "./recovery.js";
 import type { ActiveRun } from "./run-table.js";
 import { SlotRunner } from "./slot-runner.js";
@@ -50,7 +51,8 @@ export class SchedulerDaemon extends DaemonEmitter {
   readonly ledger: RunLedger;
   /** The ledger's fsyncs, a turn's together and off the event loop. */
   private readonly commit: GroupCommit;
-  schedules: ReadonlyMap<string, Schedule> = new Map();
+  /** The schedules in force (a load may update this map in place: see ScheduleSetUpdate). */
+  private inForce: Map<string, Schedule> = new Map();
   /** paused.json, re-read every tick (it changes by hand, rarely): not on every slot. */
   private pause: PauseState = { all: false, schedules: [] };
   private readonly queue: FireQueue;
@@ -119,6 +121,10 @@ export class SchedulerDaemon extends DaemonEmitter {
     this.pause = readPauseState(this.config.stateDir);
   }
 
+  get schedules(): ReadonlyMap<string, Schedule> {
+    return this.inForce;
+  }
+
   protected get log(): Logger {
     return this.deps.logger;
   }
@@ -174,7 +180,7 @@ export class SchedulerDaemon extends DaemonEmitter {
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();
     try {
-      const update = await runSliced(scheduleSetSteps(this.config, this.schedules, this.files));
+      const update = await runSliced(scheduleSetSteps(this.config, this.inForce, this.files));
       this.invalidProblems = update.problems;
       if (update.problems.length > 0) {
         for (const p of update.problems)
@@ -184,7 +190,7 @@ export class SchedulerDaemon extends DaemonEmitter {
           );
         this.emit("invalid", { problems: update.problems, keptPrevious: update.keptPrevious });
       }
-      await this.putInForce(update.schedules);
+      await this.putInForce(update);
       this.log.info(
         {
           schedules: this.schedules.size,
@@ -200,31 +206,15 @@ export class SchedulerDaemon extends DaemonEmitter {
     this.emit("loaded", { count: this.schedules.size });
   }
 
-  /** Replaces the schedules in force; only new or changed ones are planned again. */
-  private async putInForce(schedules: ReadonlyMap<string, Schedule>): Promise<void> {
-    const previous = this.schedules;
-    // Which file holds which name changed only if a name came, went or moved.
-    let moved = previous.size !== schedules.size;
-    let added = 0;
+  /** Puts a load's schedules in force; only new or changed ones are planned again. */
+  private async putInForce(update: ScheduleSetUpdate): Promise<void> {
+    const previous = this.inForce;
     // In force from now on: a slot of a removed schedule that comes due meanwhile is dropped.
-    this.schedules = schedules;
-    await runSliced(
-      eachItem(schedules.values(), (schedule) => {
-        const old = previous.get(schedule.name);
-        if (old === schedule) return; // its file did not change
-        if (old === undefined) added++;
-        if (old?.file !== schedule.file) moved = true;
-        if (old === undefined || scheduleChanged(old, schedule))
-          this.queue.upsert(schedule, this.lastSlot(schedule.name));
-      }),
-    );
-    // Every old name is still here unless the new set is smaller than old plus added.
-    if (previous.size + added !== schedules.size)
-      await runSliced(
-        eachItem(previous.keys(), (name) => {
-          if (!schedules.has(name)) this.queue.remove(name);
-        }),
-      );
+    this.inForce = update.schedules;
+    const moved = await planUpdate(previous, update, {
+      upsert: (s) => this.queue.upsert(s, this.lastSlot(s.name)),
+      remove: (name) => this.queue.remove(name),
+    });
     if (moved || !this.inForceRecorded) await this.recordInForce();
   }
 

@@ -22,7 +22,7 @@ function stamp(path: string): string {
 }
 
 export class StandaloneScheduler {
-  private current: ReadonlyMap<string, Schedule> = new Map();
+  private current: Map<string, Schedule> = new Map();
   private readonly files = new ScheduleFileCache();
   private invalid: FieldProblem[] = [];
   private loadedAt = Number.NEGATIVE_INFINITY;

@@ -13,6 +13,15 @@ interface Entry {
   clean: boolean;
   /** Parsed by this load, not yet judged clean or not. */
   fresh: boolean;
+  /** The schedules this entry replaced (an earlier version of the file), until judged. */
+  replaced?: Schedule[];
+}
+
+/** A file parsed by this load: its schedules now, and those of its version before. */
+export interface FreshFile {
+  schedules: Schedule[];
+  /** Empty for a file new to the folder. */
+  replaced: Schedule[];
 }
 
 export class ScheduleFileCache {
@@ -35,12 +44,40 @@ export class ScheduleFileCache {
   }
 
   set(path: string, signature: string, schedules: Schedule[], problems: FieldProblem[]): void {
-    this.entries.set(path, { signature, schedules, problems, clean: false, fresh: true });
+    const before = this.entries.get(path);
+    const replaced = before?.replaced ?? before?.schedules ?? [];
+    this.entries.set(path, { signature, schedules, problems, clean: false, fresh: true, replaced });
   }
 
   /** Forgets files no longer in the folder. */
   retain(paths: ReadonlySet<string>): void {
-    for (const path of this.entries.keys()) if (!paths.has(path)) this.entries.delete(path);
+    for (const path of this.entries.keys())
+      if (!paths.has(path)) {
+        this.entries.delete(path);
+        this.removedFiles = true;
+      }
+  }
+
+  /** A file was removed from the folder since the last judgement (`markClean`). */
+  private removedFiles = false;
+
+  /**
+   * True when every file known was judged clean and none was parsed or removed since: the
+   * schedules in force are exactly the cached ones (the last load had no problem at all).
+   */
+  allClean(): boolean {
+    if (this.entries.size === 0 || this.removedFiles) return false;
+    for (const entry of this.entries.values()) if (!entry.clean || entry.fresh) return false;
+    return true;
+  }
+
+  /** The files parsed since the last judgement; undefined when a file was removed meanwhile. */
+  freshFiles(): FreshFile[] | undefined {
+    if (this.removedFiles) return undefined;
+    const fresh: FreshFile[] = [];
+    for (const entry of this.entries.values())
+      if (entry.fresh) fresh.push({ schedules: entry.schedules, replaced: entry.replaced ?? [] });
+    return fresh;
   }
 
   /**
@@ -54,7 +91,9 @@ export class ScheduleFileCache {
       const file = entry.schedules[0]?.file;
       entry.clean = entry.problems.length === 0 && (file === undefined || !dirty.has(file));
       entry.fresh = false;
+      entry.replaced = undefined;
     }
+    this.removedFiles = false;
   }
 
   /** Display names of unchanged files that were checked clean: their schedules need no new look. */

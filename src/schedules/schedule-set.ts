@@ -7,11 +7,20 @@ import { NameMap } from "../util/name-map.js";
 import { runSteps, type Steps } from "../util/steps.js";
 import type { ScheduleFileCache } from "./file-cache.js";
 import { type InForce, readInForce } from "./in-force.js";
+import { changedOnlySteps } from "./reload-delta.js";
 import type { Schedule } from "./schedule-file.js";
-import { validateAllSteps } from "./validate.js";
+import { scheduleFileSteps } from "./schedule-folder.js";
+import { checkLoadedSteps } from "./validate.js";
 
 export interface ScheduleSetUpdate {
-  schedules: ReadonlyMap<string, Schedule>;
+  /** The schedules in force from now on; with `changed`, the set in force before this load. */
+  schedules: Map<string, Schedule>;
+  /**
+   * Set when only these names' schedules are new or changed (see reload-delta.ts), and were put
+   * into the `previous` map in place (which is then `schedules`): each name with the schedule it
+   * replaced, undefined for a new name. No name went away.
+   */
+  changed?: ReadonlyMap<string, Schedule | undefined>;
   /** Problems of this load, per file (display path). */
   problems: FieldProblem[];
   warnings: FieldProblem[];
@@ -21,7 +30,7 @@ export interface ScheduleSetUpdate {
 
 export function loadScheduleSet(
   config: CronConfig,
-  previous: ReadonlyMap<string, Schedule> = new Map(),
+  previous: Map<string, Schedule> = new Map(),
   /** Parsed files kept between loads: unchanged files are not read again. */
   cache?: ScheduleFileCache,
 ): ScheduleSetUpdate {
@@ -31,13 +40,29 @@ export function loadScheduleSet(
 /** `loadScheduleSet` as steps, for the daemon to load in slices (see util/steps.ts). */
 export function* scheduleSetSteps(
   config: CronConfig,
-  previous: ReadonlyMap<string, Schedule> = new Map(),
+  previous: Map<string, Schedule> = new Map(),
   cache?: ScheduleFileCache,
 ): Steps<ScheduleSetUpdate> {
   // The names in force stay with their files: a newcomer reusing one is the invalid file.
   const inForce: InForce =
     previous.size > 0 ? { get: (name) => previous.get(name)?.file } : readInForce(config);
-  const report = yield* validateAllSteps(config, inForce, cache);
+  // Whether the schedules in force are exactly the cached files' (asked before this load).
+  const cleanBefore = previous.size > 0 && cache?.allClean() === true;
+  const loaded = yield* scheduleFileSteps(config, cache);
+  if (cleanBefore && cache !== undefined) {
+    const delta = yield* changedOnlySteps(loaded, previous, config, cache);
+    if (delta !== undefined) {
+      // In one step: whoever reads the map between steps sees it before or after, not half.
+      const changed = new Map<string, Schedule | undefined>();
+      for (const [name, s] of delta.changed) {
+        changed.set(name, previous.get(name));
+        previous.set(name, s);
+      }
+      const { warnings } = delta;
+      return { schedules: previous, changed, problems: [], warnings, keptPrevious: [] };
+    }
+  }
+  const report = yield* checkLoadedSteps(loaded, config, inForce, cache);
   const badFiles = new Set(report.problems.map((p) => p.file));
   if (badFiles.size === 0 && report.byName) {
     // The report's own map (made for this load only): no copy of 100,000 entries.

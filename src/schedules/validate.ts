@@ -15,7 +15,7 @@ import { chainChecker } from "./chain-check.js";
 import type { ScheduleFileCache } from "./file-cache.js";
 import { type InForce, readInForce } from "./in-force.js";
 import { displayPath, isPresetPath, type Schedule } from "./schedule-file.js";
-import { scheduleFileSteps } from "./schedule-folder.js";
+import { type LoadedFiles, scheduleFileSteps } from "./schedule-folder.js";
 
 /** The presets shipped with autoloop-cron: the repository's presets/ folder, two levels up
  * both from src/cron/ and from the bundles in dist/bin/. */
@@ -52,7 +52,16 @@ export function* validateAllSteps(
   inForce: InForce = readInForce(config),
   cache?: ScheduleFileCache,
 ): Steps<ValidationReport> {
-  const loaded = yield* scheduleFileSteps(config, cache);
+  return yield* checkLoadedSteps(yield* scheduleFileSteps(config, cache), config, inForce, cache);
+}
+
+/** The checks of `validateAllSteps` over files already loaded. */
+export function* checkLoadedSteps(
+  loaded: LoadedFiles,
+  config: CronConfig,
+  inForce: InForce,
+  cache?: ScheduleFileCache,
+): Steps<ValidationReport> {
   const clean = cache?.cleanFiles();
   const checked = yield* checkScheduleSteps(
     loaded.schedules,
@@ -102,8 +111,8 @@ function* claimOrder(
   yield* eachItem(
     all,
     (s) => {
-      const held = winners.get(s.name);
-      if (held === undefined || before(s, held) < 0) winners.set(s.name, s);
+      const held = winners.setIfAbsent(s.name, s);
+      if (held !== undefined && before(s, held) < 0) winners.set(s.name, s);
     },
     1000,
   );
@@ -123,7 +132,7 @@ export function checkSchedules(
   return runSteps(checkScheduleSteps(all, config, inForce, checkedBefore));
 }
 
-function* checkScheduleSteps(
+export function* checkScheduleSteps(
   all: Schedule[],
   config: CronConfig,
   inForce: InForce,

@@ -38,8 +38,14 @@ describe("reloading one file among several", () => {
     const presetDir = (before.get("a2") as { presetDir?: string }).presetDir;
     expect(presetDir).toMatch(/presets\/demo$/);
 
+    const map = daemon.schedules;
+    const a1Next = daemon.nextFire("a1");
     writeFileSync(b, entry("b1", "15 2 * * *") + entry("b2", "30 2 * * *"));
     await daemon.reload();
+    // Only b.toml was checked and put in force: in place, and b1 planned at its new time.
+    expect(daemon.schedules).toBe(map);
+    expect(daemon.nextFire("b1")?.getUTCMinutes()).toBe(15);
+    expect(daemon.nextFire("a1")).toEqual(a1Next);
 
     expect(daemon.schedules.get("a1")).toBe(before.get("a1"));
     expect(daemon.schedules.get("a2")).toBe(before.get("a2"));

@@ -25,9 +25,13 @@ describe("NameMap", () => {
       for (let step = 0; step < 300; step++) {
         const k = key();
         const roll = rand();
-        if (roll < 0.7) {
+        if (roll < 0.55) {
           map.set(k, step);
           model.set(k, step);
+        } else if (roll < 0.7) {
+          const had = model.get(k);
+          if (had === undefined) model.set(k, step);
+          expect(map.setIfAbsent(k, step), `seed ${seed}`).toBe(had);
         } else if (roll < 0.98) expect(map.delete(k), `seed ${seed}`).toBe(model.delete(k));
         else {
           map.clear();

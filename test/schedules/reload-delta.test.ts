@@ -1,0 +1,154 @@
+// A reload that checks only the changed files (reload-delta.ts) must put in force exactly what
+// a full check of every file would, given the same schedules in force before it.
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ScheduleFileCache } from "../../src/schedules/file-cache.js";
+import type { Schedule } from "../../src/schedules/schedule-file.js";
+import { loadScheduleSet } from "../../src/schedules/schedule-set.js";
+import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { writeCronConfig } from "../helpers/daemon.js";
+import { random } from "../helpers/random.js";
+
+afterEach(cleanupTempDirs);
+
+interface Entry {
+  name: string;
+  cron: string;
+  after?: string;
+}
+
+const toml = (entries: Entry[]) =>
+  entries
+    .map(
+      (e) =>
+        `[[schedule]]\nname = "${e.name}"\ncron = "${e.cron}"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n${e.after === undefined ? "" : `after = ["${e.after}"]\n`}\n`,
+    )
+    .join("");
+
+function world() {
+  const dir = tempDir();
+  const config = writeCronConfig(dir, "");
+  rmSync(join(dir, "schedules", "test.toml"));
+  const write = (file: string, entries: Entry[]) =>
+    writeFileSync(join(dir, "schedules", file), toml(entries));
+  return { config, write, dir };
+}
+
+/** The map's entries by name, for comparing sets put in force in different orders. */
+const byName = (map: ReadonlyMap<string, Schedule>) =>
+  [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+describe("a reload that checks only the changed files", () => {
+  it("updates the set in force in place, with what each changed name replaced", () => {
+    const { config, write } = world();
+    const cache = new ScheduleFileCache();
+    write("a.toml", [
+      { name: "a1", cron: "0 1 * * *" },
+      { name: "a2", cron: "0 2 * * *" },
+    ]);
+    write("b.toml", [{ name: "b1", cron: "0 3 * * *" }]);
+    const first = loadScheduleSet(config, new Map(), cache);
+    expect(first.changed).toBeUndefined();
+    const inForce = first.schedules;
+    const [a1, a2, b1] = ["a1", "a2", "b1"].map((n) => inForce.get(n));
+
+    write("a.toml", [
+      { name: "a1", cron: "30 1 * * *" },
+      { name: "a2", cron: "0 2 * * *" },
+      { name: "a3", cron: "0 4 * * *" },
+    ]);
+    const second = loadScheduleSet(config, inForce, cache);
+    expect(second.schedules).toBe(inForce);
+    expect([...(second.changed ?? [])]).toEqual([
+      ["a1", a1],
+      ["a2", a2],
+      ["a3", undefined],
+    ]);
+    expect(inForce.get("a1")?.cron).toBe("30 1 * * *");
+    expect(inForce.get("a2")).not.toBe(a2); // read again: a new object, equal
+    expect(inForce.get("a2")).toEqual(a2);
+    expect(inForce.get("b1")).toBe(b1); // its file did not change
+    expect(second.problems).toEqual([]);
+  });
+
+  it("falls back to the full check for a name gone, taken, or an after dependency", () => {
+    const { config, write } = world();
+    const cache = new ScheduleFileCache();
+    write("a.toml", [{ name: "a1", cron: "0 1 * * *" }]);
+    write("b.toml", [{ name: "b1", cron: "0 3 * * *" }]);
+    let inForce = loadScheduleSet(config, new Map(), cache).schedules;
+    // A name taken from an unchanged file: the file in force keeps it.
+    write("a.toml", [
+      { name: "a1", cron: "0 1 * * *" },
+      { name: "b1", cron: "0 5 * * *" },
+    ]);
+    const taken = loadScheduleSet(config, inForce, cache);
+    expect(taken.changed).toBeUndefined();
+    expect(taken.problems.map((p) => `${p.file} ${p.field}`)).toEqual([
+      "schedules/a.toml schedule[1].name",
+    ]);
+    expect(taken.schedules.get("b1")?.file).toBe("schedules/b.toml");
+    inForce = taken.schedules;
+    // Fixed, then a cycle through an unchanged file.
+    write("a.toml", [{ name: "a1", cron: "0 1 * * *" }]);
+    inForce = loadScheduleSet(config, inForce, cache).schedules;
+    write("b.toml", [{ name: "b1", cron: "0 3 * * *", after: "a1" }]);
+    inForce = loadScheduleSet(config, inForce, cache).schedules;
+    write("a.toml", [{ name: "a1", cron: "0 1 * * *", after: "b1" }]);
+    const cycle = loadScheduleSet(config, inForce, cache);
+    expect(cycle.changed).toBeUndefined();
+    expect(cycle.problems.map((p) => `${p.file} ${p.expected}`)).toEqual([
+      "schedules/a.toml no cycle of after dependencies (a1 → b1 → a1)",
+      "schedules/b.toml no cycle of after dependencies (a1 → b1 → a1)",
+    ]);
+    // A name gone.
+    write("a.toml", []);
+    const gone = loadScheduleSet(config, cycle.schedules, cache);
+    expect(gone.changed).toBeUndefined();
+    expect(gone.schedules.has("a1")).toBe(false);
+  });
+
+  it("puts in force what a full check would, over 30 seeded sequences of edits", () => {
+    let fast = 0;
+    for (let seed = 1; seed <= 30; seed++) {
+      const rand = random(seed);
+      const int = (n: number) => Math.floor(rand() * n);
+      const { config, write } = world();
+      const files: Entry[][] = [[], [], [], []];
+      let next = 0;
+      for (const f of files)
+        for (let i = 0; i < 3; i++) f.push({ name: `s${next++}`, cron: `${int(60)} * * * *` });
+      for (const [i, f] of files.entries()) write(`f${i}.toml`, f);
+      const cache = new ScheduleFileCache();
+      let inForce = loadScheduleSet(config, new Map(), cache).schedules;
+      for (let step = 0; step < 12; step++) {
+        const k = int(files.length);
+        const file = files[k]!;
+        const roll = rand();
+        if (roll < 0.45 && file.length > 0) file[int(file.length)]!.cron = `${int(60)} * * * *`;
+        else if (roll < 0.55) file.push({ name: `s${next++}`, cron: "0 0 * * *" });
+        else if (roll < 0.65)
+          file.push({ name: `s${int(next)}`, cron: "0 0 * * *" }); // maybe taken
+        else if (roll < 0.72 && file.length > 0) file.splice(int(file.length), 1);
+        else if (roll < 0.8 && file.length > 0) file[int(file.length)]!.after = `s${int(next)}`;
+        else if (roll < 0.87 && file.length > 0) file[int(file.length)]!.cron = "61 * * * *";
+        else if (file.length > 0) {
+          const to = (k + 1) % files.length; // a schedule moves to the next file
+          files[to]!.push(file.shift()!);
+          write(`f${to}.toml`, files[to]!);
+        }
+        write(`f${k}.toml`, file); // only the files edited: the others stay cached
+        // The full check, from the same set in force (a copy: the reload updates it in place).
+        const full = loadScheduleSet(config, new Map(inForce));
+        const update = loadScheduleSet(config, inForce, cache);
+        if (update.changed !== undefined) fast++;
+        const where = `seed ${seed} step ${step}`;
+        expect(byName(update.schedules), where).toEqual(byName(full.schedules));
+        expect(update.problems, where).toEqual(full.problems);
+        inForce = update.schedules;
+      }
+    }
+    expect(fast).toBeGreaterThan(60); // the fast path was taken, not only the full one
+  });
+});
