@@ -11,7 +11,8 @@ import type { RunLedger } from "../ledger/ledger.js";
 import type { PauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { type FieldProblem, formatProblem } from "../util/errors.js";
-import { isProcessAlive } from "../util/process.js";
+import { isProcessAlive, liveProcesses } from "../util/process.js";
+
 import type {
   DetectFacts,
   RunFacts,
@@ -23,6 +24,9 @@ import { type ExpectedSlot, expectedSlot, isOverdue } from "./overdue-slots.js";
 import type { RunState } from "./run-state.js";
 import { type ScheduleStreak, STREAK_SCAN_LIMIT, scheduleStreak } from "./schedule-streak.js";
 import type { ThresholdsFor } from "./thresholds.js";
+
+/** From how many runs a pass lists the processes once rather than kill(2) each pid. */
+const MANY_RUNS = 64;
 
 export interface FactSources {
   ledger: () => RunLedger | undefined;
@@ -134,7 +138,9 @@ export class MonitorFacts {
   collectRuns(runs: readonly RunState[], ledger = this.sources.ledger()): Map<string, RunFacts> {
     const facts = new Map<string, RunFacts>();
     const refreshed = new Set<string>();
-    for (const run of runs) facts.set(run.run, this.runFacts(run, ledger, refreshed));
+    const alive =
+      this.sources.isAlive ?? (runs.length > MANY_RUNS ? liveProcesses() : isProcessAlive);
+    for (const run of runs) facts.set(run.run, this.runFacts(run, ledger, refreshed, alive));
     return facts;
   }
 
@@ -146,7 +152,12 @@ export class MonitorFacts {
     }
   }
 
-  private runFacts(run: RunState, ledger: RunLedger | undefined, refreshed: Set<string>): RunFacts {
+  private runFacts(
+    run: RunState,
+    ledger: RunLedger | undefined,
+    refreshed: Set<string>,
+    alive: (pid: number) => boolean,
+  ): RunFacts {
     const facts: RunFacts = {};
     const summary = this.summaryOf(run.run, ledger);
     // A chain's step is not in the ledger: it belongs to its chain's schedule.
@@ -159,7 +170,6 @@ export class MonitorFacts {
     const verdict = verdictOf(summary);
     if (verdict !== undefined) facts.verdict = verdict;
     if (run.terminal !== undefined) return facts;
-    const alive = this.sources.isAlive ?? isProcessAlive;
     const entry = this.registryEntry(run, refreshed);
     // A pid written on another host (another pod) says nothing here: leave liveness unknown,
     // so the stall threshold decides instead of a false crash.

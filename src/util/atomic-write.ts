@@ -52,6 +52,24 @@ function tempPath(dir: string): string {
   );
 }
 
+/** A long string is encoded a part per turn: 4 MB in one Buffer.from held the loop ~30 ms. */
+const PART_CHARS = 256 * 1024;
+
+/** `text` cut in parts of about PART_CHARS, never between the two halves of a surrogate pair. */
+export function stringParts(text: string): string[] {
+  const parts: string[] = [];
+  let from = 0;
+  while (text.length - from > PART_CHARS) {
+    let to = from + PART_CHARS;
+    const unit = text.charCodeAt(to);
+    if (unit >= 0xdc00 && unit <= 0xdfff) to--; // `to` would split a pair: cut before it
+    parts.push(text.slice(from, to));
+    from = to;
+  }
+  parts.push(text.slice(from));
+  return parts;
+}
+
 /**
  * `writeFileAtomic` with every step on libuv's pool, for periodic saves of a few hundred KB
  * (the monitor's positions and tracker) that must not stall the event loop. Content given
@@ -67,8 +85,8 @@ export async function writeFileAtomicAsync(
   try {
     const file = await open(tmp, "w", PRIVATE_FILE);
     try {
-      if (typeof content === "string") await file.writeFile(content, "utf8");
-      else for (const part of content) await file.write(part, null, "utf8");
+      const parts = typeof content === "string" ? stringParts(content) : content;
+      for (const part of parts) await file.write(part, null, "utf8");
       await file.sync();
     } finally {
       await file.close();

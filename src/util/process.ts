@@ -1,4 +1,5 @@
 // Process-level helpers: liveness checks and signalling a whole process group.
+import { readdirSync } from "node:fs";
 
 /** True when a process with this pid exists (and we may or may not signal it). */
 export function isProcessAlive(pid: number): boolean {
@@ -9,6 +10,25 @@ export function isProcessAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/**
+ * `isProcessAlive` for many pids at once: one read of /proc, then a set lookup per pid (a
+ * pass over 10,000 runs made 10,000 kill(2) calls, ~50 ms). A pid not listed is asked
+ * directly, so a process started after the listing is never taken for dead.
+ */
+export function liveProcesses(): (pid: number) => boolean {
+  let listed: Set<number>;
+  try {
+    listed = new Set();
+    for (const name of readdirSync("/proc")) {
+      const pid = Number(name);
+      if (Number.isInteger(pid)) listed.add(pid);
+    }
+  } catch {
+    return isProcessAlive; // no /proc: one call per pid
+  }
+  return (pid) => listed.has(pid) || isProcessAlive(pid);
 }
 
 /**

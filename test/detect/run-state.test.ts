@@ -246,6 +246,32 @@ describe("RunTracker: replayed batches (at-least-once delivery)", () => {
     expect(restored.get("r1")).toMatchObject({ records: 4, gate: { refusals: 2 } });
   });
 
+  it("writes its JSON snapshot as snapshot() says, with runs kept from the last one or changed since", () => {
+    const tracker = new RunTracker();
+    const same = () => expect(JSON.parse(tracker.snapshotText())).toEqual(tracker.snapshot());
+    tracker.apply("/j", batch1);
+    tracker.apply("/k", { records: [start("r2", 0)], startOffset: 0, endOffset: 90 });
+    same();
+    tracker.apply("/j", batch2); // r1 changes, r2 is written as it was
+    same();
+    tracker.apply("/k", { records: [agent("r2", "x", 3)], startOffset: 90, endOffset: 200 });
+    same();
+    // A chain's step changes its chain's state too.
+    tracker.apply("/c", {
+      records: [
+        sys("c1", "chain.start", 4, { chain_run: "c1", name: "ship", steps: "a" }),
+        sys("c1-step-1", "loop.start", 4, { trigger: "chain", parent_run_id: "c1" }),
+      ],
+    });
+    same();
+    tracker.apply("/c", { records: [agent("c1-step-1", "x", 9)] });
+    expect(JSON.parse(tracker.snapshotText()).runs[2].lastRecordAt).toBe(at(9));
+    same();
+    tracker.prune(new Date(T0 + 8 * 86_400_000)); // every run silent for a week: forgotten
+    same();
+    expect(JSON.parse(tracker.snapshotText()).runs).toEqual([]);
+  });
+
   it("reads records written in the journal byte style", () => {
     const line = encodeRecord(refusal("r1", 1, "task-1,task-2"));
     const tracker = new RunTracker();
