@@ -110,6 +110,11 @@ export class RunTracker {
    * every run (the copies cost ~10 ms and their garbage once a second on 1,000 runs).
    */
   snapshotText(): string {
+    return this.snapshotParts().join("");
+  }
+
+  /** `snapshotText` in pieces (a run's state, a comma, …), to write without joining them. */
+  snapshotParts(): string[] {
     const runs: string[] = [];
     const marks: string[] = [];
     for (const [id, state] of this.runs) {
@@ -125,12 +130,16 @@ export class RunTracker {
         };
         this.runJson.set(id, json);
       }
+      if (runs.length > 0) runs.push(",");
       runs.push(json.run);
-      if (json.mark !== undefined) marks.push(json.mark);
+      if (json.mark !== undefined) {
+        if (marks.length > 0) marks.push(",");
+        marks.push(json.mark);
+      }
     }
     // As JSON.stringify({ runs, offsets, marks }) writes it: every mark has its run.
     const offsets = JSON.stringify(Object.fromEntries(this.offsets));
-    return `{"runs":[${runs.join(",")}],"offsets":${offsets},"marks":{${marks.join(",")}}}`;
+    return ['{"runs":[', ...runs, `],"offsets":${offsets},"marks":{`, ...marks, "}}"];
   }
 
   /** Forgets runs that ended long ago or went silent for days; returns the ids forgotten. */

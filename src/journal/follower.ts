@@ -6,7 +6,7 @@ import { writeFileAtomicAsync } from "../util/atomic-write.js";
 import type { FollowerDeps, FollowerOptions, JournalStatus } from "./follow-options.js";
 import { checkPosition, DEFAULT_CHUNK_BYTES, readBatches } from "./follow-read.js";
 import { defaultWakeupDeps, JournalWakeups } from "./follow-wakeups.js";
-import { type JournalPosition, loadPositions, positionsText, startPosition } from "./positions.js";
+import { type JournalPosition, loadPositions, positionsParts, startPosition } from "./positions.js";
 
 export type { FollowerDeps, FollowerOptions, JournalStatus } from "./follow-options.js";
 export type { LineBatch, ResetReason } from "./follow-read.js";
@@ -129,7 +129,7 @@ export class JournalFollower {
     this.lastFlushAt = this.deps.now();
     this.dirty = false;
     // Both taken in this same tick: the derived state covers every batch committed here.
-    const text = positionsText(this.positions);
+    const text = positionsParts(this.positions);
     const save = (async () => {
       await this.options.beforeFlush?.();
       await writeFileAtomicAsync(file, text);

@@ -69,9 +69,10 @@ export function saveTracker(paths: MonitorPaths, snapshot: TrackerSnapshot | str
 /** The same save off the event loop, for the periodic flush. */
 export function saveTrackerInBackground(
   paths: MonitorPaths,
-  snapshot: TrackerSnapshot | string,
+  /** `RunTracker.snapshotParts()`: written one after another, never joined. */
+  parts: readonly string[],
 ): Promise<void> {
-  return writeFileAtomicAsync(paths.tracker, trackerFileText(snapshot));
+  return writeFileAtomicAsync(paths.tracker, [...parts, "\n"]);
 }
 
 function trackerFileText(snapshot: TrackerSnapshot | string): string {

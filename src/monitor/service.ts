@@ -119,7 +119,7 @@ export class MonitorService {
       },
       beforeFlush: () => {
         if (!this.trackerDirty) return;
-        const text = this.tracker.snapshotText();
+        const text = this.tracker.snapshotParts();
         this.trackerDirty = false;
         return saveTrackerInBackground(this.paths, text).catch((err: unknown) => {
           this.trackerDirty = true;

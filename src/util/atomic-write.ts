@@ -70,10 +70,38 @@ export function stringParts(text: string): string[] {
   return parts;
 }
 
+/** `content` as parts of about PART_CHARS: long ones cut, short ones joined, a part per write. */
+function* writeParts(content: string | readonly string[]): Generator<string> {
+  if (typeof content === "string") {
+    yield* stringParts(content);
+    return;
+  }
+  let group: string[] = [];
+  let size = 0;
+  for (const part of content) {
+    if (part.length > PART_CHARS) {
+      if (group.length > 0) yield group.join("");
+      group = [];
+      size = 0;
+      yield* stringParts(part);
+      continue;
+    }
+    group.push(part);
+    size += part.length;
+    if (size >= PART_CHARS) {
+      yield group.join("");
+      group = [];
+      size = 0;
+    }
+  }
+  if (group.length > 0) yield group.join("");
+}
+
 /**
  * `writeFileAtomic` with every step on libuv's pool, for periodic saves of a few hundred KB
- * (the monitor's positions and tracker) that must not stall the event loop. Content given
- * in parts is written part by part: a few MB never turn into one string or buffer at once.
+ * (the monitor's positions and tracker) that must not stall the event loop. Content is
+ * written a part of about 256 KB per write: a few MB never turn into one buffer at once, and
+ * content given in many small parts never into one string.
  */
 export async function writeFileAtomicAsync(
   path: string,
@@ -85,8 +113,7 @@ export async function writeFileAtomicAsync(
   try {
     const file = await open(tmp, "w", PRIVATE_FILE);
     try {
-      const parts = typeof content === "string" ? stringParts(content) : content;
-      for (const part of parts) await file.write(part, null, "utf8");
+      for (const part of writeParts(content)) await file.write(part, null, "utf8");
       await file.sync();
     } finally {
       await file.close();
