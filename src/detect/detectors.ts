@@ -1,6 +1,6 @@
 // Pure detection: run states plus the caller's facts (process alive, schedule, scheduler
 // verdicts, schedule health) at `now` in, the conditions that hold right now out.
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { blockingTasks } from "../tasks/materialize.js";
 import { TaskStore } from "../tasks/store.js";
@@ -48,12 +48,29 @@ export function readRunTasks(run: RunState): OpenTask[] | undefined {
     const file = join(run.workDir, ".autoloop", "runs", run.run, "tasks.jsonl");
     // No file is not "no open tasks": the gate refused, so the tasks live somewhere we cannot
     // see (AUTOLOOP_TASKS_FILE, another host's path). Unknown, which never hides the alert.
-    if (!existsSync(file)) return undefined;
-    return blockingTasks(new TaskStore(file).view()).map((t) => ({ id: t.id, text: t.text }));
+    const stat = statSync(file, { throwIfNoEntry: false });
+    if (stat === undefined) return undefined;
+    const signature = `${stat.size}:${stat.mtimeMs}:${stat.ino}:${stat.ctimeMs}`;
+    const known = tasksRead.get(file);
+    tasksRead.delete(file); // re-inserted: Map order is the LRU order
+    const tasks =
+      known?.signature === signature
+        ? known.tasks
+        : blockingTasks(new TaskStore(file).view()).map((t) => ({ id: t.id, text: t.text }));
+    tasksRead.set(file, { signature, tasks });
+    if (tasksRead.size > TASKS_READ_LIMIT) tasksRead.delete(tasksRead.keys().next().value!);
+    return tasks;
   } catch {
     return undefined;
   }
 }
+
+/**
+ * Tasks files read lately, by path with their stat signature: a run's file is read again only
+ * once it changed (each read parses every entry; a gate's alert waited for it).
+ */
+const tasksRead = new Map<string, { signature: string; tasks: OpenTask[] }>();
+const TASKS_READ_LIMIT = 1024;
 
 const ms = (iso: string) => Date.parse(iso);
 

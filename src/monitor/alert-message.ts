@@ -38,12 +38,17 @@ export function journalTail(path: string, run: string, count = JOURNAL_TAIL_LINE
     }
     const lines = buf.toString("utf8", 0, got).split("\n");
     if (start > 0) lines.shift(); // Starts mid-line.
+    // From the end, decoding only lines that name the run somewhere (a journal holds many
+    // runs' lines): the page waits for this.
+    const mention = JSON.stringify(run).slice(1, -1);
     const mine: JournalRecord[] = [];
-    for (const line of lines) {
-      const record = line.trim() === "" ? undefined : decodeRecord(line);
+    for (let i = lines.length - 1; i >= 0 && mine.length < count; i--) {
+      const line = lines[i]!;
+      if (!line.includes(mention)) continue;
+      const record = decodeRecord(line);
       if (record?.run === run) mine.push(record);
     }
-    return mine.slice(-count).map((r) => recordLine(r, LINE_MAX));
+    return mine.reverse().map((r) => recordLine(r, LINE_MAX));
   } finally {
     closeSync(fd);
   }

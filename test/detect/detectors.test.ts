@@ -275,6 +275,12 @@ describe("thresholds and tasks", () => {
     const [state] = run([start(0, workDir)]);
     expect(readRunTasks(state!)).toEqual([{ id: "task-1", text: "write the report" }]);
     expect(readRunTasks({ ...state!, workDir: undefined })).toBeUndefined();
+    // Read again once the file changed (unchanged, the last read stands).
+    expect(readRunTasks(state!)).toEqual([{ id: "task-1", text: "write the report" }]);
+    store.complete("task-1");
+    expect(readRunTasks(state!)).toEqual([]);
+    store.add("one more");
+    expect(readRunTasks(state!)?.map((t) => t.text)).toEqual(["one more"]);
   });
 });
 
