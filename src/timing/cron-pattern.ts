@@ -59,7 +59,7 @@ export function compileCron(pattern: string): CronMatcher {
   const known = tables.get(pattern);
   if (known !== undefined) return known;
   const key = normalizePattern(pattern);
-  const table = tables.get(key) ?? CronTable.compile(key);
+  const table = (key === pattern ? undefined : tables.get(key)) ?? CronTable.compile(key);
   if (table !== undefined) {
     if (tables.size >= TABLE_LIMIT) tables.clear();
     tables.set(key, table);
