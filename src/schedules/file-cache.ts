@@ -54,26 +54,38 @@ export class ScheduleFileCache {
     for (const path of this.entries.keys())
       if (!paths.has(path)) {
         this.entries.delete(path);
-        this.removedFiles = true;
+        this.incomplete = true;
       }
   }
 
-  /** A file was removed from the folder since the last judgement (`markClean`). */
-  private removedFiles = false;
+  /**
+   * Since the last judgement (`markClean`), a file was removed from the folder, or one was
+   * read that could not be stored (no stat of it): what is cached is not the whole folder.
+   */
+  private incomplete = false;
+
+  /** A file read by this load and not stored: the next load too must check every file. */
+  private notStored = false;
+
+  /** A file of the folder was read but not stored (no stat of it). */
+  missed(): void {
+    this.incomplete = true;
+    this.notStored = true;
+  }
 
   /**
    * True when every file known was judged clean and none was parsed or removed since: the
    * schedules in force are exactly the cached ones (the last load had no problem at all).
    */
   allClean(): boolean {
-    if (this.entries.size === 0 || this.removedFiles) return false;
+    if (this.entries.size === 0 || this.incomplete) return false;
     for (const entry of this.entries.values()) if (!entry.clean || entry.fresh) return false;
     return true;
   }
 
   /** The files parsed since the last judgement; undefined when a file was removed meanwhile. */
   freshFiles(): FreshFile[] | undefined {
-    if (this.removedFiles) return undefined;
+    if (this.incomplete) return undefined;
     const fresh: FreshFile[] = [];
     for (const entry of this.entries.values())
       if (entry.fresh) fresh.push({ schedules: entry.schedules, replaced: entry.replaced ?? [] });
@@ -81,19 +93,22 @@ export class ScheduleFileCache {
   }
 
   /**
-   * Judges the files parsed by this load: clean when they passed their own checks with no
-   * problem or warning (`dirty`: display names of files with any). Files read from the cache
-   * keep their judgement; a file with problems is never clean, so it is checked every time.
+   * Judges the files after a load checked them: clean when they had no problem or warning
+   * (`dirty`: display names of files with any). A file that is not clean has its own checks
+   * run again on every load, so it is judged again each time.
    */
   markClean(dirty: ReadonlySet<string>): void {
     for (const entry of this.entries.values()) {
-      if (!entry.fresh) continue;
       const file = entry.schedules[0]?.file;
+      // Every file, read anew or not: a check across files may now fail in an unchanged one
+      // (an `after` whose target went away), and one that failed may pass (it is checked
+      // whole on every load until it does).
       entry.clean = entry.problems.length === 0 && (file === undefined || !dirty.has(file));
       entry.fresh = false;
       entry.replaced = undefined;
     }
-    this.removedFiles = false;
+    this.incomplete = this.notStored;
+    this.notStored = false;
   }
 
   /** Display names of unchanged files that were checked clean: their schedules need no new look. */

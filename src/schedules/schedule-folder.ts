@@ -75,6 +75,7 @@ export function* scheduleFileSteps(
     for (const s of parsed.schedules) schedules.push(s);
     problems.push(...parsed.problems);
     if (signature !== undefined) cache?.set(path, signature, parsed.schedules, parsed.problems);
+    else cache?.missed(); // read, not stored: the next reload checks every file
     yield;
   }
   cache?.retain(new Set(names.map((n) => join(dir, n))));

@@ -47,7 +47,9 @@ export function* scheduleSetSteps(
   const inForce: InForce =
     previous.size > 0 ? { get: (name) => previous.get(name)?.file } : readInForce(config);
   // Whether the schedules in force are exactly the cached files' (asked before this load).
-  const cleanBefore = previous.size > 0 && cache?.allClean() === true;
+  // (A NameMap: whoever caches what they derive from it sees its revision change.)
+  const cleanBefore =
+    previous instanceof NameMap && previous.size > 0 && cache?.allClean() === true;
   const loaded = yield* scheduleFileSteps(config, cache);
   if (cleanBefore && cache !== undefined) {
     const delta = yield* changedOnlySteps(loaded, previous, config, cache);

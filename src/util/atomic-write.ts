@@ -113,7 +113,16 @@ export async function writeFileAtomicAsync(
   try {
     const file = await open(tmp, "w", PRIVATE_FILE);
     try {
-      for (const part of writeParts(content)) await file.write(part, null, "utf8");
+      for (const part of writeParts(content)) {
+        // A write may take fewer bytes than given (a full disk): the rest is written after.
+        const bytes = Buffer.from(part, "utf8");
+        let done = 0;
+        while (done < bytes.length) {
+          const { bytesWritten } = await file.write(bytes, done, bytes.length - done);
+          if (bytesWritten === 0) throw new Error(`${path}: no byte written`);
+          done += bytesWritten;
+        }
+      }
       await file.sync();
     } finally {
       await file.close();

@@ -35,6 +35,7 @@ export class NameMap<V> implements Map<string, V> {
   /** Places used (holes included). */
   private used = 0;
   private live = 0;
+  private changes = 0;
 
   readonly [Symbol.toStringTag] = "NameMap";
 
@@ -50,6 +51,11 @@ export class NameMap<V> implements Map<string, V> {
     return this.live;
   }
 
+  /** Counts the changes made to the map: a cache of something derived from it compares it. */
+  get revision(): number {
+    return this.changes;
+  }
+
   get(key: string): V | undefined {
     const i = this.shards[shardOf(key)]!.get(key);
     return i === undefined ? undefined : this.valueChunks[i >> CHUNK_BITS]![i & (CHUNK - 1)];
@@ -60,6 +66,7 @@ export class NameMap<V> implements Map<string, V> {
   }
 
   set(key: string, value: V): this {
+    this.changes++;
     const shard = this.shards[shardOf(key)]!;
     const i = shard.get(key);
     if (i !== undefined) {
@@ -80,6 +87,7 @@ export class NameMap<V> implements Map<string, V> {
     const shard = this.shards[shardOf(key)]!;
     const i = shard.get(key);
     if (i !== undefined) return this.valueChunks[i >> CHUNK_BITS]![i & (CHUNK - 1)];
+    this.changes++;
     shard.set(key, this.used);
     this.append(key, value);
     this.live++;
@@ -103,6 +111,7 @@ export class NameMap<V> implements Map<string, V> {
     const shard = this.shards[shardOf(key)]!;
     const i = shard.get(key);
     if (i === undefined) return false;
+    this.changes++;
     shard.delete(key);
     this.keyChunks[i >> CHUNK_BITS]![i & (CHUNK - 1)] = undefined;
     this.valueChunks[i >> CHUNK_BITS]![i & (CHUNK - 1)] = undefined;
@@ -112,6 +121,7 @@ export class NameMap<V> implements Map<string, V> {
   }
 
   clear(): void {
+    this.changes++;
     this.shards = NameMap.emptyShards();
     this.keyChunks = [];
     this.valueChunks = [];

@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SchedulerDaemon } from "../../src/daemon/daemon.js";
+import { scheduleOverview } from "../../src/operator/overview.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger, writeCronConfig } from "../helpers/daemon.js";
 
@@ -54,6 +55,33 @@ describe("reloading one file among several", () => {
     expect(daemon.schedules.get("b1")?.cron).toBe("15 2 * * *");
     // A file read again yields new objects for all its schedules, changed or not.
     expect(daemon.schedules.get("b2")).toEqual(before.get("b2"));
+  });
+
+  it("shows a reload of changed files on the status page's list (the map changed in place)", async () => {
+    const { daemon, b } = await world();
+    const overview = () =>
+      scheduleOverview({
+        schedules: daemon.schedules,
+        ledger: daemon.ledger,
+        pause: { all: false, schedules: [] },
+        killSwitch: false,
+        nextFire: (s) => daemon.nextFire(s.name),
+      }).rows.map((r) => `${r.name} ${r.cron}`);
+    expect(overview()).toEqual(["a1 0 1 * * *", "a2 0 3 * * *", "b1 0 2 * * *", "b2 30 2 * * *"]);
+    const map = daemon.schedules;
+    writeFileSync(
+      b,
+      entry("b1", "15 2 * * *") + entry("b2", "30 2 * * *") + entry("b3", "0 4 * * *"),
+    );
+    await daemon.reload();
+    expect(daemon.schedules).toBe(map); // the fast path: the same map, updated in place
+    expect(overview()).toEqual([
+      "a1 0 1 * * *",
+      "a2 0 3 * * *",
+      "b1 15 2 * * *",
+      "b2 30 2 * * *",
+      "b3 0 4 * * *",
+    ]);
   });
 
   it("records which file holds each name only when a name came, went or moved", async () => {

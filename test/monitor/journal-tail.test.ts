@@ -2,13 +2,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { encodeRecord, type JournalRecord } from "../../src/journal/codec.js";
+import { encodeRecord, type SystemRecord } from "../../src/journal/codec.js";
 import { journalTail } from "../../src/monitor/alert-message.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);
 
-const record = (run: string, topic: string, n: number): JournalRecord => ({
+const record = (run: string, topic: string, n: number): SystemRecord => ({
   shape: "system",
   run,
   topic,

@@ -109,6 +109,31 @@ describe("a reload that checks only the changed files", () => {
     expect(gone.schedules.has("a1")).toBe(false);
   });
 
+  it("checks every file again while a check across files fails in an unchanged one", () => {
+    const { config, write } = world();
+    const cache = new ScheduleFileCache();
+    write("a.toml", [{ name: "x", cron: "0 1 * * *", after: "y" }]);
+    write("b.toml", [{ name: "y", cron: "0 2 * * *" }]);
+    write("c.toml", [{ name: "z", cron: "0 3 * * *" }]);
+    let inForce = loadScheduleSet(config, new Map(), cache).schedules;
+    write("b.toml", []); // y goes: a.toml, unchanged, now waits for a schedule that is gone
+    const gone = loadScheduleSet(config, inForce, cache);
+    expect(gone.problems.map((p) => `${p.file} ${p.field}`)).toEqual([
+      "schedules/a.toml schedule[0].after[0]",
+    ]);
+    inForce = gone.schedules;
+    write("c.toml", [{ name: "z", cron: "30 3 * * *" }]); // an edit elsewhere
+    const next = loadScheduleSet(config, inForce, cache);
+    expect(next.changed).toBeUndefined(); // not the fast path: a.toml is not clean
+    expect(next.problems.map((p) => p.file)).toEqual(["schedules/a.toml"]);
+    write("b.toml", [{ name: "y", cron: "0 2 * * *" }]); // y is back: all clean again
+    inForce = loadScheduleSet(config, next.schedules, cache).schedules;
+    write("c.toml", [{ name: "z", cron: "45 3 * * *" }]);
+    const clean = loadScheduleSet(config, inForce, cache);
+    expect(clean.problems).toEqual([]);
+    expect(clean.changed).toBeDefined();
+  });
+
   it("puts in force what a full check would, over 30 seeded sequences of edits", () => {
     let fast = 0;
     for (let seed = 1; seed <= 30; seed++) {
