@@ -144,9 +144,10 @@ describe("SpawnHelper", () => {
 describe("autoloop-cron start and its spawn helper", () => {
   it("spawns every run from the helper, not from the daemon; the helper ends with the daemon", async () => {
     const root = dirs.make();
-    // The run records its wrapper's parent (the wrapper is the run's own `sh`).
+    // The run records its wrapper's parent (the wrapper is the run's own `sh`), by rename: a
+    // run fires every second, and a read between another's truncate and write saw "" (0).
     const script =
-      "const fs = require('fs'); const ppid = (p) => fs.readFileSync('/proc/' + p + '/stat', 'utf8').split(') ')[1].split(' ')[1]; fs.writeFileSync('parent.txt', ppid(process.ppid));";
+      "const fs = require('fs'); const ppid = (p) => fs.readFileSync('/proc/' + p + '/stat', 'utf8').split(') ')[1].split(' ')[1]; const tmp = 'parent.' + process.pid; fs.writeFileSync(tmp, ppid(process.ppid)); fs.renameSync(tmp, 'parent.txt');";
     writeCronConfig(root, commandSchedule("tick", script));
     const daemon = execa(
       process.execPath,
@@ -156,7 +157,10 @@ describe("autoloop-cron start and its spawn helper", () => {
     try {
       const parentFile = join(root, "work", "parent.txt");
       const parent = Number(
-        await waitFor("a run", () => existsSync(parentFile) && readFileSync(parentFile, "utf8")),
+        await waitFor(
+          "a run",
+          () => (existsSync(parentFile) && readFileSync(parentFile, "utf8")) || undefined,
+        ),
       );
       expect(parent).not.toBe(daemon.pid);
       expect(parentOf(parent)).toBe(daemon.pid);
