@@ -1,9 +1,9 @@
 // Pure detection: run states plus the caller's facts (process alive, schedule, scheduler
 // verdicts, schedule health) at `now` in, the conditions that hold right now out.
-import { statSync } from "node:fs";
 import { join } from "node:path";
 import { blockingTasks } from "../tasks/materialize.js";
 import { TaskStore } from "../tasks/store.js";
+import { fileSignature } from "../util/file-signature.js";
 import { type Condition, fingerprintOf } from "./conditions.js";
 import type { RunState } from "./run-state.js";
 import { type ScheduleFacts, scheduleConditions } from "./schedule-trouble.js";
@@ -48,9 +48,8 @@ export function readRunTasks(run: RunState): OpenTask[] | undefined {
     const file = join(run.workDir, ".autoloop", "runs", run.run, "tasks.jsonl");
     // No file is not "no open tasks": the gate refused, so the tasks live somewhere we cannot
     // see (AUTOLOOP_TASKS_FILE, another host's path). Unknown, which never hides the alert.
-    const stat = statSync(file, { throwIfNoEntry: false });
-    if (stat === undefined) return undefined;
-    const signature = `${stat.size}:${stat.mtimeMs}:${stat.ino}:${stat.ctimeMs}`;
+    const signature = fileSignature(file);
+    if (signature === undefined) return undefined;
     const known = tasksRead.get(file);
     tasksRead.delete(file); // re-inserted: Map order is the LRU order
     const tasks =

@@ -12,7 +12,6 @@ import type { PauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { type FieldProblem, formatProblem } from "../util/errors.js";
 import { isProcessAlive, liveProcesses } from "../util/process.js";
-
 import type {
   DetectFacts,
   RunFacts,

@@ -1,7 +1,6 @@
 // Parsed schedule files kept between reloads, by path and stat signature (size, mtime,
 // inode): a reload re-reads only files that changed, so editing one file of a hundred costs
 // that file, and the schedules of the others stay the very same objects.
-import { statSync } from "node:fs";
 import type { FieldProblem } from "../util/errors.js";
 import type { Schedule } from "./schedule-file.js";
 
@@ -27,15 +26,14 @@ export interface FreshFile {
 export class ScheduleFileCache {
   private readonly entries = new Map<string, Entry>();
 
-  /** The stat signature of `path`, or undefined when it cannot be read. */
-  static signature(path: string): string | undefined {
-    try {
-      const s = statSync(path);
-      return `${s.size}:${s.mtimeMs}:${s.ino}:${s.ctimeMs}`;
-    } catch {
-      return undefined;
-    }
-  }
+  /**
+   * Since the last judgement (`markClean`), a file was removed from the folder, or one was
+   * read that could not be stored (no stat of it): what is cached is not the whole folder.
+   */
+  private incomplete = false;
+
+  /** A file read by this load and not stored: the next load too must check every file. */
+  private notStored = false;
 
   /** The parse of `path` if it has not changed since it was stored. */
   get(path: string, signature: string): Entry | undefined {
@@ -57,15 +55,6 @@ export class ScheduleFileCache {
         this.incomplete = true;
       }
   }
-
-  /**
-   * Since the last judgement (`markClean`), a file was removed from the folder, or one was
-   * read that could not be stored (no stat of it): what is cached is not the whole folder.
-   */
-  private incomplete = false;
-
-  /** A file read by this load and not stored: the next load too must check every file. */
-  private notStored = false;
 
   /** A file of the folder was read but not stored (no stat of it). */
   missed(): void {

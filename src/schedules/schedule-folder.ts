@@ -4,8 +4,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CronConfig } from "../config/config.js";
 import type { FieldProblem } from "../util/errors.js";
+import { fileSignature } from "../util/file-signature.js";
 import type { Steps } from "../util/steps.js";
-import { ScheduleFileCache } from "./file-cache.js";
+import type { ScheduleFileCache } from "./file-cache.js";
 import {
   displayPath,
   parseScheduleFileSteps,
@@ -47,7 +48,7 @@ export function* scheduleFileSteps(
   for (const name of names) {
     const path = join(dir, name);
     const file = displayPath(config.dir, path);
-    const signature = cache && ScheduleFileCache.signature(path);
+    const signature = cache && fileSignature(path);
     const known = signature === undefined ? undefined : cache?.get(path, signature);
     if (known !== undefined) {
       for (const s of known.schedules) schedules.push(s);
