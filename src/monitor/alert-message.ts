@@ -14,10 +14,13 @@ import type { Notification } from "./alert-state.js";
 
 const TAIL_BYTES = 256 * 1024;
 const LINE_MAX = 240;
+const NEWLINE = 0x0a;
 
 /**
- * The last `count` records of `run` in the journal, one readable line each. Reads only the journal's last 256 KB:
- * an alert is about what happened lately, and a tail read stays cheap on a huge journal.
+ * The last `count` records of `run` in the journal, one readable line each. Reads only the
+ * journal's last 256 KB: an alert is about what happened lately, and a tail read stays cheap
+ * on a huge journal. The page waits for this, and a journal holds many runs' lines: the run's
+ * id is searched for in the bytes, from the end, and only the lines naming it are decoded.
  */
 export function journalTail(path: string, run: string, count = JOURNAL_TAIL_LINES): string[] {
   let fd: number;
@@ -26,32 +29,35 @@ export function journalTail(path: string, run: string, count = JOURNAL_TAIL_LINE
   } catch {
     return [];
   }
+  let buf: Buffer;
+  let start: number;
+  let got = 0;
   try {
     const size = fstatSync(fd).size;
-    const start = Math.max(0, size - TAIL_BYTES);
-    const buf = Buffer.alloc(size - start);
-    let got = 0;
+    start = Math.max(0, size - TAIL_BYTES);
+    buf = Buffer.allocUnsafe(size - start);
     while (got < buf.length) {
       const n = readSync(fd, buf, got, buf.length - got, start + got);
       if (n <= 0) break;
       got += n;
     }
-    const lines = buf.toString("utf8", 0, got).split("\n");
-    if (start > 0) lines.shift(); // Starts mid-line.
-    // From the end, decoding only lines that name the run somewhere (a journal holds many
-    // runs' lines): the page waits for this.
-    const mention = JSON.stringify(run).slice(1, -1);
-    const mine: JournalRecord[] = [];
-    for (let i = lines.length - 1; i >= 0 && mine.length < count; i--) {
-      const line = lines[i]!;
-      if (!line.includes(mention)) continue;
-      const record = decodeRecord(line);
-      if (record?.run === run) mine.push(record);
-    }
-    return mine.reverse().map((r) => recordLine(r, LINE_MAX));
   } finally {
     closeSync(fd);
   }
+  const bytes = buf.subarray(0, got);
+  const mention = Buffer.from(JSON.stringify(run).slice(1, -1));
+  const mine: JournalRecord[] = [];
+  let at = bytes.lastIndexOf(mention);
+  while (at !== -1 && mine.length < count) {
+    const lineStart = bytes.lastIndexOf(NEWLINE, at) + 1;
+    // The window's first line starts before it (unless the window is the whole file).
+    if (lineStart === 0 && start > 0) break;
+    const lineEnd = bytes.indexOf(NEWLINE, at);
+    const record = decodeRecord(bytes.toString("utf8", lineStart, lineEnd === -1 ? got : lineEnd));
+    if (record?.run === run) mine.push(record);
+    at = lineStart === 0 ? -1 : bytes.lastIndexOf(mention, lineStart - 1);
+  }
+  return mine.reverse().map((r) => recordLine(r, LINE_MAX));
 }
 
 /** Incident priority: the alert's own level, so a page and its incident never disagree. */

@@ -10,10 +10,26 @@ export interface WorkerTimers {
 
 const realTimers: WorkerTimers = {
   // Unref'd: the daemon's own servers keep the process alive; the outbox never should alone.
-  // An entry due now is attempted right after the work in hand (no 1 ms timer clamp).
-  set: (fn, ms) => after(ms, fn, true),
+  set: (fn, ms) => (ms > 0 ? after(ms, fn, true) : whenDone(fn)),
   clear: (handle) => (handle as Pending | undefined)?.cancel(),
 };
+
+/**
+ * Calls `fn` as soon as the work in hand returns (a microtask), ahead of the I/O and
+ * immediates already queued: an alert enqueued by a monitor pass is sent the moment that
+ * pass ends (a setImmediate waited ~0.5 ms behind the rest of the loop's turn).
+ */
+function whenDone(fn: () => void): Pending {
+  let live = true;
+  queueMicrotask(() => {
+    if (live) fn();
+  });
+  return {
+    cancel: () => {
+      live = false;
+    },
+  };
+}
 
 export const MAX_SLEEP_MS = 30_000;
 

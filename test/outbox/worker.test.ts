@@ -105,4 +105,36 @@ describe("outbox worker", () => {
     await stopping;
     expect(outbox.status().backlog).toBe(0);
   });
+
+  it("sends an entry due now once the enqueuing work returns, ahead of queued immediates", async () => {
+    const order: string[] = [];
+    const sent = new Promise<void>((resolve) => {
+      const channel: AlertChannel = {
+        name: "a",
+        type: "scripted",
+        send: async () => {
+          order.push("send");
+          resolve();
+          return { kind: "delivered", response: "ok" };
+        },
+        close: async () => {},
+      };
+      outbox = Outbox.open({ path: join(tempDir(), "outbox.jsonl"), channels: [channel] });
+    });
+    outbox!.start();
+    const queued = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        order.push("immediate");
+        resolve();
+      }),
+    );
+    // Two entries in one pass: the first wake-up is replaced by the second (one send pass).
+    outbox!.enqueue(sampleMessage(), ["a"]);
+    outbox!.enqueue(sampleMessage(), ["a"]);
+    order.push("pass ends");
+    await Promise.all([sent, queued]);
+    expect(order.slice(0, 3)).toEqual(["pass ends", "send", "send"]);
+    expect(order).toContain("immediate");
+    expect(order.indexOf("immediate")).toBeGreaterThan(2);
+  });
 });
