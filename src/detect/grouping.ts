@@ -140,32 +140,61 @@ function groupSummary(b: Bucket, latest: Condition): string {
   return `schedule ${b.schedule}: ${ended} runs ${many} (latest ${latest.run}${reason})`;
 }
 
+/** What grouping takes from a run's condition: kept while the condition lives. */
+interface Placement {
+  kind: RunKind;
+  fingerprint: string;
+  member: GroupMember;
+}
+
+function placement(c: Condition, kind: RunKind): Placement {
+  const member: GroupMember = {
+    run: c.run ?? "",
+    kind: c.kind,
+    at: c.occurredAt,
+    note: memberNote(c),
+  };
+  if (isLive(c)) member.live = true;
+  return { kind, fingerprint: groupFingerprint(kind, c), member };
+}
+
+/**
+ * The groups of the last call, to reuse: the monitor regroups after every journal line, and
+ * conditions are values (a run nothing happened to keeps its condition objects), so a group
+ * whose member conditions and ledger streak are the same objects as last time is the same
+ * group. Keeps only the groups of the last call.
+ */
+export class GroupingMemo {
+  /** Per run condition (an object detection made once): its group and changelog line. */
+  readonly placements = new WeakMap<Condition, Placement>();
+  groups = new Map<
+    string,
+    { members: Condition[]; streak: ScheduleStreak | undefined; grouped: Condition }
+  >();
+}
+
+const sameMembers = (a: readonly Condition[], b: Bucket["entries"]) =>
+  a.length === b.length && a.every((c, i) => c === b[i]!.c);
+
 /** One condition per group; schedule and config conditions pass through unchanged. */
-export function groupConditions(input: GroupingInput): Condition[] {
+export function groupConditions(input: GroupingInput, memo?: GroupingMemo): Condition[] {
   const out: Condition[] = [];
   const buckets = new Map<string, Bucket>();
+  const groups: GroupingMemo["groups"] = new Map();
   const seenRuns = new Set<string>();
   const recoveredAt = (schedule: string): number => {
     const fromLedger = input.streaks.get(schedule)?.lastCompletedAt;
     const fromJournal = input.completions.get(schedule)?.at;
     return Math.max(Date.parse(fromLedger ?? "") || 0, Date.parse(fromJournal ?? "") || 0);
   };
-  const add = (c: Condition, kind: RunKind) => {
-    const fp = groupFingerprint(kind, c);
-    let bucket = buckets.get(fp);
+  const add = (c: Condition, place: Placement) => {
+    let bucket = buckets.get(place.fingerprint);
     if (bucket === undefined) {
-      bucket = { kind, entries: [] };
+      bucket = { kind: place.kind, entries: [] };
       if (c.schedule !== undefined) bucket.schedule = c.schedule;
-      buckets.set(fp, bucket);
+      buckets.set(place.fingerprint, bucket);
     }
-    const member: GroupMember = {
-      run: c.run ?? "",
-      kind: c.kind,
-      at: c.occurredAt,
-      note: memberNote(c),
-    };
-    if (isLive(c)) member.live = true;
-    bucket.entries.push({ c, member });
+    bucket.entries.push({ c, member: place.member });
   };
 
   for (const c of input.conditions) {
@@ -182,22 +211,39 @@ export function groupConditions(input: GroupingInput): Condition[] {
       Date.parse(c.occurredAt) < recoveredAt(c.schedule)
     )
       continue;
-    add(c, groupKind(c));
+    let place = memo?.placements.get(c);
+    if (place === undefined) {
+      place = placement(c, groupKind(c));
+      memo?.placements.set(c, place);
+    }
+    add(c, place);
   }
   for (const [schedule, streak] of input.streaks) {
     for (const f of streak.failures) {
       if (seenRuns.has(f.runId) || Date.parse(f.at) < recoveredAt(schedule)) continue;
       const stopped = f.stopReason !== undefined && stopReasonClass(f.stopReason) === "stopped";
       const kind: RunKind = stopped && input.gateRefusals(f.runId) > 0 ? "gate_stuck" : f.kind;
-      add(ledgerCondition(schedule, f, kind), kind);
+      const c = ledgerCondition(schedule, f, kind);
+      add(c, placement(c, kind));
     }
   }
 
   for (const [fingerprint, bucket] of buckets) {
+    const streak = bucket.schedule === undefined ? undefined : input.streaks.get(bucket.schedule);
+    const known = memo?.groups.get(fingerprint);
+    if (
+      known !== undefined &&
+      known.streak === streak &&
+      sameMembers(known.members, bucket.entries)
+    ) {
+      groups.set(fingerprint, known);
+      out.push(known.grouped);
+      continue;
+    }
+    const members = bucket.entries.map((e) => e.c);
     bucket.entries.sort((a, b) => Date.parse(b.member.at) - Date.parse(a.member.at));
     const latest = bucket.entries[0]!.c;
     const ended = bucket.entries.filter((e) => !e.member.live);
-    const streak = bucket.schedule === undefined ? undefined : input.streaks.get(bucket.schedule);
     const streakRuns = new Set(streak?.failures.map((f) => f.runId) ?? []);
     // Failures the journal saw before the ledger recorded them count too.
     const extra = ended.filter((e) => !streakRuns.has(e.member.run)).length;
@@ -225,7 +271,9 @@ export function groupConditions(input: GroupingInput): Condition[] {
         failingSince,
       },
     };
+    groups.set(fingerprint, { members, streak, grouped });
     out.push(grouped);
   }
+  if (memo !== undefined) memo.groups = groups;
   return out;
 }

@@ -98,6 +98,7 @@ function isHistory(c: Condition): boolean {
 
 /** Runs in `next` that `prev` did not have, newest first. */
 function joined(prev: Condition, next: Condition): GroupMember[] {
+  if (prev === next) return []; // the group was reused as it was (see GroupingMemo)
   const before = new Set(prev.group?.members.map((m) => m.run) ?? [prev.run]);
   return (next.group?.members ?? []).filter((m) => !before.has(m.run));
 }
@@ -106,12 +107,13 @@ function present(
   rec: AlertRecord,
   previous: Condition,
   now: Date,
+  at: string,
   policy: AlertPolicy,
   ops: OperatorState,
   send: Send,
 ): void {
-  delete rec.clearedAt; // Back within the settle period: the same alert goes on, silently.
-  const at = now.toISOString();
+  // Back within the settle period: the same alert goes on, silently.
+  if (rec.clearedAt !== undefined) delete rec.clearedAt;
   if (rec.baseline) {
     if (joined(previous, rec.condition).length === 0) return;
     // A new run joined what was known from before: from now on it is news.
@@ -181,6 +183,7 @@ export function reconcileAlerts(
   firstLook = false,
 ): Notification[] {
   const out: Notification[] = [];
+  const at = now.toISOString();
   const sender =
     (rec: AlertRecord): Send =>
     (kind, extra = {}) => {
@@ -189,7 +192,7 @@ export function reconcileAlerts(
         fingerprint: rec.fingerprint,
         condition: rec.condition,
         firstSeenAt: rec.firstSeenAt,
-        at: now.toISOString(),
+        at,
         ...extra,
       });
     };
@@ -204,20 +207,20 @@ export function reconcileAlerts(
         fingerprint: fp,
         phase: "pending",
         condition,
-        firstSeenAt: now.toISOString(),
+        firstSeenAt: at,
         notified: false,
         reminders: 0,
       };
       if (firstLook && isHistory(condition)) {
         rec.phase = "firing";
-        rec.firedAt = now.toISOString();
+        rec.firedAt = at;
         rec.baseline = true;
       }
       alerts.set(fp, rec);
     }
     const previous = rec.condition;
     rec.condition = condition;
-    present(rec, previous, now, policy, ops, sender(rec));
+    present(rec, previous, now, at, policy, ops, sender(rec));
   }
   for (const [fp, rec] of alerts) {
     if (holding.has(fp)) continue;

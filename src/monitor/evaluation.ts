@@ -4,7 +4,7 @@
 import type { Condition } from "../detect/conditions.js";
 import { type DetectFacts, detectRun, readRunTasks } from "../detect/detectors.js";
 import type { MonitorFacts } from "../detect/facts.js";
-import { groupConditions, type Recovery } from "../detect/grouping.js";
+import { GroupingMemo, groupConditions, type Recovery } from "../detect/grouping.js";
 import type { RunState } from "../detect/run-state.js";
 import type { RunTracker } from "../detect/run-tracker.js";
 import type { ScheduleStreak } from "../detect/schedule-streak.js";
@@ -22,6 +22,8 @@ export class IncrementalEvaluation {
   private conditionsByRun: Map<string, Condition[]> | undefined;
   /** Schedule conditions of the last full pass: journal lines never change them. */
   private scheduleConditions: Condition[] = [];
+  /** Groups of the last pass, reused when their runs' conditions did not change. */
+  private readonly grouping = new GroupingMemo();
   /** Per schedule, its failed runs since the last completed one (ledger, last full pass). */
   private streaks = new Map<string, ScheduleStreak>();
   /** Per schedule, its latest completed run as the journals showed it. */
@@ -78,13 +80,16 @@ export class IncrementalEvaluation {
     this.conditionsByRun = byRun;
     const perRun: Condition[] = [];
     for (const list of byRun.values()) for (const c of list) perRun.push(c);
-    const conditions = groupConditions({
-      conditions: [...perRun, ...this.scheduleConditions],
-      streaks: this.streaks,
-      completions: this.completions,
-      gateRefusals: (id) => this.tracker.get(id)?.gate?.episodeRefusals ?? 0,
-      isScheduled: (name) => this.view.isScheduled(name),
-    });
+    const conditions = groupConditions(
+      {
+        conditions: [...perRun, ...this.scheduleConditions],
+        streaks: this.streaks,
+        completions: this.completions,
+        gateRefusals: (id) => this.tracker.get(id)?.gate?.episodeRefusals ?? 0,
+        isScheduled: (name) => this.view.isScheduled(name),
+      },
+      this.grouping,
+    );
     return { conditions, full };
   }
 

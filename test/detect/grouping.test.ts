@@ -2,7 +2,7 @@
 // included, recovery ending a schedule's streak, hand runs grouped by themselves.
 import { describe, expect, it } from "vitest";
 import type { Condition } from "../../src/detect/conditions.js";
-import { groupConditions, type Recovery } from "../../src/detect/grouping.js";
+import { GroupingMemo, groupConditions, type Recovery } from "../../src/detect/grouping.js";
 import { type ScheduleStreak, scheduleStreak } from "../../src/detect/schedule-streak.js";
 import type { RunSummary } from "../../src/ledger/events.js";
 import { type AlertRecord, reconcileAlerts } from "../../src/monitor/alert-rules.js";
@@ -232,5 +232,95 @@ describe("printable", () => {
     expect(printable("run-1\u001b[2J\r\nrm -rf\u0007")).toBe(
       "run-1\\u001b[2J\\u000d\\u000arm -rf\\u0007",
     );
+  });
+});
+
+describe("GroupingMemo", () => {
+  /** A small seeded generator (mulberry32): the same sequence on every run. */
+  function random(seed: number) {
+    let a = seed;
+    return () => {
+      a = (a + 0x6d2b79f5) | 0;
+      let t = Math.imul(a ^ (a >>> 15), 1 | a);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it("gives what grouping without it gives, over seeded sequences of changes, reusing unchanged groups", () => {
+    let reused = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      const rnd = random(seed);
+      const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
+      const memo = new GroupingMemo();
+      const byRun = new Map<string, Condition>();
+      let streaks = noStreaks;
+      let completions = none;
+      let previous: Condition[] = [];
+      for (let step = 0; step < 25; step++) {
+        // Some runs change (new condition objects), some end, the rest keep theirs.
+        for (let n = Math.floor(rnd() * 4); n > 0; n--) {
+          const run = `r${Math.floor(rnd() * 12)}`;
+          const schedule = pick(["nightly", "hourly", "removed", undefined]);
+          const min = Math.floor(rnd() * 100);
+          if (rnd() < 0.2) byRun.delete(run);
+          else
+            byRun.set(
+              run,
+              rnd() < 0.5
+                ? gateStuck(run, schedule, min)
+                : stopped(run, schedule, min, rnd() < 0.5 ? 2 : 0),
+            );
+        }
+        if (rnd() < 0.2)
+          streaks = new Map([
+            [
+              "nightly",
+              scheduleStreak("nightly", [summary(`l${step}`, "failed", step, { exitCode: 1 })]),
+            ],
+          ]);
+        if (rnd() < 0.1)
+          completions = new Map([["hourly", { at: at(Math.floor(rnd() * 100)), run: "ok" }]]);
+        const conditions = [...byRun.values()];
+        const input = {
+          conditions,
+          streaks,
+          completions,
+          gateRefusals: () => 0,
+          isScheduled: (name: string) => name !== "removed",
+        };
+        const withMemo = groupConditions(input, memo);
+        expect(withMemo).toEqual(groupConditions(input));
+        reused += withMemo.filter((c) => previous.includes(c)).length;
+        previous = withMemo;
+      }
+    }
+    expect(reused).toBeGreaterThan(100);
+  });
+
+  it("reuses a group only while its runs' conditions and streak are the same objects", () => {
+    const memo = new GroupingMemo();
+    const a = gateStuck("r1", "nightly", 1);
+    const input = (conditions: Condition[], streaks = noStreaks) => ({
+      conditions,
+      streaks,
+      completions: none,
+      gateRefusals: () => 0,
+      isScheduled: () => true,
+    });
+    const [first] = groupConditions(input([a]), memo);
+    expect(groupConditions(input([a]), memo)[0]).toBe(first);
+    const b = gateStuck("r2", "nightly", 2);
+    const [second] = groupConditions(input([a, b]), memo);
+    expect(second).not.toBe(first);
+    expect(second!.group!.members.map((m) => m.run)).toEqual(["r2", "r1"]);
+    const streaks = new Map([
+      ["nightly", scheduleStreak("nightly", [summary("r0", "failed", 0, { exitCode: 1 })])],
+    ]);
+    const [third] = groupConditions(input([a, b], streaks), memo);
+    expect(third).not.toBe(second);
+    // The streak is the group's input too: a changed one regroups.
+    expect(second!.group!.consecutiveFailures).toBe(0);
+    expect(third!.group!.consecutiveFailures).toBe(1);
   });
 });
