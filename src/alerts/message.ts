@@ -1,8 +1,8 @@
 // The alert the monitor hands to the outbox: what happened, where, and what to type next.
 // Defined as a zod schema because the outbox stores it on disk and reads it back.
-import { createHash } from "node:crypto";
 import { nanoid } from "nanoid";
 import * as z from "zod";
+import { hexDigest } from "../util/digest.js";
 
 export const ALERT_KINDS = [
   "gate_stuck",
@@ -96,7 +96,7 @@ export function messageIdHeader(messageId: string): string {
  * Message-ID; clients still thread on the shared reference.
  */
 export function threadRootHeader(fingerprint: string): string {
-  const hash = createHash("sha256").update(fingerprint).digest("hex").slice(0, 24);
+  const hash = hexDigest("sha256", fingerprint).slice(0, 24);
   return `<incident-${hash}@${ID_DOMAIN}>`;
 }
 

@@ -1,9 +1,9 @@
 // Saved follow positions (one JSON file for all journals), so a restarted monitor resumes
 // each journal exactly where it stopped: neither missing nor repeating a line.
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as z from "zod";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { hexDigest } from "../util/digest.js";
 
 /** Where a journal was consumed up to. */
 export interface JournalPosition {
@@ -39,7 +39,7 @@ export function startPosition(inode: number): JournalPosition {
 
 /** Hash of a consumed line as stored in `lastLineHash`. */
 export function lineHash(bytes: Uint8Array): string {
-  return createHash("sha1").update(bytes).digest("hex");
+  return hexDigest("sha1", bytes);
 }
 
 export interface LoadedPositions {
