@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { blockingTasks } from "../tasks/materialize.js";
 import { TaskStore } from "../tasks/store.js";
 import { fileSignature } from "../util/file-signature.js";
+import { LruMap } from "../util/lru-map.js";
 import { type Condition, fingerprintOf } from "./conditions.js";
 import type { RunState } from "./run-state.js";
 import { type ScheduleFacts, scheduleConditions } from "./schedule-trouble.js";
@@ -51,13 +52,11 @@ export function readRunTasks(run: RunState): OpenTask[] | undefined {
     const signature = fileSignature(file);
     if (signature === undefined) return undefined;
     const known = tasksRead.get(file);
-    tasksRead.delete(file); // re-inserted: Map order is the LRU order
     const tasks =
       known?.signature === signature
         ? known.tasks
         : blockingTasks(new TaskStore(file).view()).map((t) => ({ id: t.id, text: t.text }));
-    tasksRead.set(file, { signature, tasks });
-    if (tasksRead.size > TASKS_READ_LIMIT) tasksRead.delete(tasksRead.keys().next().value!);
+    if (known?.tasks !== tasks) tasksRead.set(file, { signature, tasks });
     return tasks;
   } catch {
     return undefined;
@@ -68,8 +67,7 @@ export function readRunTasks(run: RunState): OpenTask[] | undefined {
  * Tasks files read lately, by path with their stat signature: a run's file is read again only
  * once it changed (each read parses every entry; a gate's alert waited for it).
  */
-const tasksRead = new Map<string, { signature: string; tasks: OpenTask[] }>();
-const TASKS_READ_LIMIT = 1024;
+const tasksRead = new LruMap<string, { signature: string; tasks: OpenTask[] }>(1024);
 
 const ms = (iso: string) => Date.parse(iso);
 

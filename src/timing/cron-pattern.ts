@@ -2,6 +2,7 @@
 // normalised to standard (Vixie) cron semantics and shared by pattern: compact bit tables
 // (cron-table.ts) for the usual syntax, croner for the rest and for every error's wording.
 import { Cron } from "croner";
+import { LruMap } from "../util/lru-map.js";
 import { NameMap } from "../util/name-map.js";
 import { type CronMatcher, CronTable } from "./cron-table.js";
 
@@ -10,7 +11,7 @@ import { type CronMatcher, CronTable } from "./cron-table.js";
 // instances share one table and are cached by pattern text, which makes 10,000 schedules
 // cost a few MB instead of 800.
 const CACHE_SIZE = 4096;
-const cache = new Map<string, Cron>();
+const cache = new LruMap<string, Cron>(CACHE_SIZE);
 let sharedYears: unknown[] | undefined;
 
 /** Points a compiled pattern's all-years table at the shared one; true when it could. */
@@ -72,15 +73,12 @@ export function compileCron(pattern: string): CronMatcher {
 /** croner's calculator for a normalized pattern (LRU-cached); throws on a bad pattern. */
 export function compileWithCroner(key: string): Cron {
   let cron = cache.get(key);
-  if (cron !== undefined) {
-    cache.delete(key); // re-insert: Map order is the LRU order
-  } else {
+  if (cron === undefined) {
     // utcOffset 0 keeps croner off its Intl timezone path (35x slower); zone handling is ours.
     cron = new Cron(key, { utcOffset: 0, paused: true, mode: "5-or-6-parts", domAndDow: false });
     shareYearTable(cron);
-    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(key, cron);
   }
-  cache.set(key, cron);
   return cron;
 }
 
