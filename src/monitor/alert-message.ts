@@ -23,6 +23,7 @@ const NEWLINE = 0x0a;
  * id is searched for in the bytes, from the end, and only the lines naming it are decoded.
  */
 export function journalTail(path: string, run: string, count = JOURNAL_TAIL_LINES): string[] {
+  if (run === "") return []; // no run to name (and an empty id would match everywhere)
   let fd: number;
   try {
     fd = openSync(path, "r");

@@ -86,6 +86,9 @@ export function emptyOutboxState(): OutboxState {
   return { pending: new Map(), dead: [], delivered: 0 };
 }
 
+/** When an entry is next due: at once when its file's time does not parse (never "never"). */
+const dueAt = (ms: number): number => (Number.isFinite(ms) ? ms : 0);
+
 /** Applies one record; records about unknown or finished entries are ignored. */
 export function applyRecord(state: OutboxState, r: OutboxRecord): void {
   if (r.type === "enqueued") {
@@ -98,7 +101,7 @@ export function applyRecord(state: OutboxState, r: OutboxRecord): void {
       message: r.message,
       enqueuedAt: at,
       failures: 0,
-      nextAt: at,
+      nextAt: dueAt(at),
     });
     return;
   }
@@ -106,7 +109,7 @@ export function applyRecord(state: OutboxState, r: OutboxRecord): void {
   if (entry === undefined) return;
   if (r.type === "attempt") {
     entry.failures = Math.max(entry.failures, r.attempt);
-    entry.nextAt = Date.parse(r.nextAt);
+    entry.nextAt = dueAt(Date.parse(r.nextAt));
     entry.lastError = r.error;
   } else if (r.type === "delivered") {
     state.pending.delete(r.id);

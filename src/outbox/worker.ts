@@ -10,7 +10,8 @@ export interface WorkerTimers {
 
 const realTimers: WorkerTimers = {
   // Unref'd: the daemon's own servers keep the process alive; the outbox never should alone.
-  set: (fn, ms) => (ms > 0 ? after(ms, fn, true) : whenDone(fn)),
+  // A delay that is not a number (a time that did not parse) sleeps the longest, never spins.
+  set: (fn, ms) => (ms === 0 ? whenDone(fn) : after(ms > 0 ? ms : MAX_SLEEP_MS, fn, true)),
   clear: (handle) => (handle as Pending | undefined)?.cancel(),
 };
 

@@ -31,6 +31,7 @@ describe("journalTail", () => {
     expect(tail).toHaveLength(3);
     expect(tail.map((l) => /event\.(\d+)/.exec(l)?.[1])).toEqual(["9", "10", "11"]);
     expect(journalTail(file, "r2")).toEqual([]);
+    expect(journalTail(file, "")).toEqual([]); // an empty id names no run (and ends)
     expect(journalTail(join(file, "missing"), "r1")).toEqual([]);
   });
 

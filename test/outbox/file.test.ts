@@ -50,6 +50,22 @@ describe("outbox file: replay, torn lines, compaction", () => {
     expect(readFileSync(path, "utf8").endsWith("\n")).toBe(true);
   });
 
+  it("takes an entry whose retry time does not parse as due at once (never as never due)", async () => {
+    const path = join(tempDir(), "outbox.jsonl");
+    const { outbox } = open({ path, channels: [] });
+    const [entry] = outbox.enqueue(sampleMessage(), ["a"]);
+    await outbox.close();
+    appendFileSync(
+      path,
+      `${JSON.stringify({ type: "attempt", id: entry!.entryId, at: "garbled", attempt: 1, error: "down", nextAt: "garbled" })}\n`,
+    );
+    const again = scripted("a", ok);
+    const { outbox: reopened } = open({ path, channels: [again.channel] });
+    expect(reopened.nextDueAt()).toBe(0);
+    await reopened.deliverDue(T0);
+    expect(again.seen).toHaveLength(1);
+  });
+
   it("compacts to pending entries and recent dead letters, and replays the same state", async () => {
     const path = join(tempDir(), "outbox.jsonl");
     const ch = scripted("a", (d): DeliveryResult => {
