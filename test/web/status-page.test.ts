@@ -213,13 +213,16 @@ describe.skipIf(!haveChromium)("the status page in Chromium", () => {
     await page.evaluate(() => {
       (window as unknown as { loadedOnce: number }).loadedOnce = 1;
     });
-    // The failing schedule's incident turns up without a reload.
+    // The failing schedule's incident turns up without a reload (on a slow machine it may be
+    // there before the page: then only the later live updates show the page updating).
     const incident = page.locator("#incidents + table a[href^='/incidents/']").first();
+    const beforePage = (await incident.count()) > 0;
     await incident.waitFor({ timeout: 30_000 });
     expect(
       await page.evaluate(() => (window as unknown as { loadedOnce?: number }).loadedOnce),
     ).toBe(1);
-    expect(Number(await page.locator("html").getAttribute("data-updates"))).toBeGreaterThan(0);
+    if (!beforePage)
+      expect(Number(await page.locator("html").getAttribute("data-updates"))).toBeGreaterThan(0);
     await expect.poll(() => page.locator("#s-exit-seven .state").textContent()).toBe("failing");
 
     // Fire now: the browser comes back to the overview with the run's id, and the run's mark
