@@ -19,7 +19,7 @@ import {
 import type { CatchUpPolicy } from "../timing/planner.js";
 import type { FieldProblem } from "../util/errors.js";
 import { runSteps, type Steps } from "../util/steps.js";
-import { parseTomlBytes, parseTomlText, schemaProblems } from "../util/toml-input.js";
+import { parseTomlSteps, schemaProblems } from "../util/toml-input.js";
 
 /** Linux caps one argument at 128 KiB (MAX_ARG_STRLEN); the objective is one. */
 export const MAX_OBJECTIVE_BYTES = 100 * 1024;
@@ -185,6 +185,8 @@ export interface ScheduleFileContext {
   fileDir: string;
   /** Folder of the config file: the default project_dir. */
   configDir: string;
+  /** Parse the TOML a hundred tables per step (see `scheduleFileSteps`), not in one. */
+  tomlInPieces?: boolean;
 }
 
 /** Runs of its schedule a run is told about, unless the schedule says `history`. */
@@ -209,8 +211,13 @@ export interface ParsedScheduleFile {
   problems: FieldProblem[];
 }
 
-/** Entries checked per step: a file of thousands of schedules is not one long step. */
-const ENTRIES_PER_STEP = 100;
+/**
+ * Entries checked per step, sized by how fast the last step went (aiming at ~2 ms): zod
+ * compiles its checks on first use, and a hundred entries then took 15-30 ms in one step.
+ * Between 10 and 100: one check per entry would pay zod's set-up 100,000 times.
+ */
+const STEP_MS = 2;
+let entriesPerStep = 10;
 const entryChunk = z.array(scheduleEntry);
 
 /** `parseScheduleFile` as steps: the TOML parse, then every hundred entries checked. */
@@ -220,8 +227,8 @@ export function* parseScheduleFileSteps(
   defaults: ScheduleDefaults,
   context: ScheduleFileContext,
 ): Steps<ParsedScheduleFile> {
-  const toml =
-    typeof text === "string" ? parseTomlText(fileName, text) : parseTomlBytes(fileName, text);
+  // In pieces: a hundred [[schedule]] tables per step, a file of thousands in many steps.
+  const toml = yield* parseTomlSteps(fileName, text, context.tomlInPieces ? "schedule" : undefined);
   if (!toml.ok) return { schedules: [], problems: [toml.problem] };
   yield;
   const file = scheduleFileSchema.safeParse(toml.value);
@@ -232,10 +239,13 @@ export function* parseScheduleFileSteps(
   const entries: z.output<typeof scheduleEntry>[] = [];
   const problems: FieldProblem[] = [];
   const all = file.data.schedule;
-  for (let from = 0; from < all.length; from += ENTRIES_PER_STEP) {
-    // A hundred entries per parse: one parse per entry costs zod's set-up 100,000 times.
-    const chunk = all.slice(from, from + ENTRIES_PER_STEP);
+  for (let from = 0, done = 0; from < all.length; from += done) {
+    const chunk = all.slice(from, from + entriesPerStep);
+    done = chunk.length;
+    const started = performance.now();
     const parsed = entryChunk.safeParse(chunk);
+    const ms = Math.max(performance.now() - started, 0.01);
+    entriesPerStep = Math.max(10, Math.min(100, Math.round((STEP_MS * chunk.length) / ms)));
     if (parsed.success) for (const e of parsed.data) entries.push(e);
     else
       for (const issue of parsed.error.issues) {

@@ -1,6 +1,6 @@
 // The folder of schedule files: every *.toml in schedules_dir read and parsed in name order,
 // unchanged files taken from the cache, one step per file (and per hundred entries).
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { CronConfig } from "../config/config.js";
 import type { FieldProblem } from "../util/errors.js";
@@ -19,6 +19,30 @@ export interface LoadedFiles {
   schedules: Schedule[];
   problems: FieldProblem[];
   warnings: FieldProblem[];
+}
+
+/**
+ * Above this many bytes of schedule files (~10,000 schedules) each file's TOML is parsed a
+ * hundred tables per step. Such a load takes a second or more, and while V8 is still warming
+ * up, a 1,000-schedule file's parse in one piece held the event loop 20-40 ms (and a
+ * scavenge landing in it more). A smaller folder loads in a few turns, in one piece per file:
+ * parsing in pieces left V8 in a state that made the first crowded firing pass after a start
+ * about twice as slow (1,000 slots due at once: p99 2 → 5 ms, cause not found), a cost a
+ * small folder has nothing to trade against. (A load above it may pay it.)
+ */
+export const TOML_IN_PIECES_ABOVE = 1024 * 1024;
+
+/** Whether the files `names` of `dir` are parsed in pieces: more than the bytes above. */
+export function parsesInPieces(dir: string, names: readonly string[]): boolean {
+  let bytes = 0;
+  for (const name of names) {
+    try {
+      bytes += statSync(join(dir, name)).size;
+    } catch {
+      // Read below, where its problem is reported.
+    }
+  }
+  return bytes > TOML_IN_PIECES_ABOVE;
 }
 
 /** One step per file read and parsed (see util/steps.ts). */
@@ -43,6 +67,7 @@ export function* scheduleFileSteps(
     return { schedules: [], problems: [], warnings: [warning] };
   }
   const defaults = scheduleDefaults(config);
+  const tomlInPieces = parsesInPieces(dir, names);
   const schedules: Schedule[] = [];
   const problems: FieldProblem[] = [];
   for (const name of names) {
@@ -72,6 +97,7 @@ export function* scheduleFileSteps(
     const parsed = yield* parseScheduleFileSteps(file, text, defaults, {
       fileDir: dir,
       configDir: config.dir,
+      tomlInPieces,
     });
     for (const s of parsed.schedules) schedules.push(s);
     problems.push(...parsed.problems);

@@ -3,6 +3,7 @@
 import { parse, TomlError } from "smol-toml";
 import type * as z from "zod/v4/core";
 import { type FieldProblem, formatPath, zodProblems } from "./errors.js";
+import type { Steps } from "./steps.js";
 
 export type TomlText =
   | { ok: true; value: Record<string, unknown> }
@@ -84,6 +85,64 @@ export function parseTomlText(file: string, text: string): TomlText {
       },
     };
   }
+}
+
+/**
+ * `parseTomlText` of a file's text or bytes (UTF-8) as steps: one, or with `arrayInPieces`
+ * that array of tables a hundred per step (`parseTomlArraySteps`).
+ */
+export function* parseTomlSteps(
+  file: string,
+  text: string | Uint8Array,
+  arrayInPieces?: string,
+): Steps<TomlText> {
+  const decoded = typeof text === "string" ? { ok: true as const, text } : decodeUtf8(file, text);
+  if (!decoded.ok) return decoded;
+  if (arrayInPieces === undefined) return parseTomlText(file, decoded.text);
+  return yield* parseTomlArraySteps(file, decoded.text, arrayInPieces);
+}
+
+/** A line that opens one more table of the array `name`: `[[name]]`, maybe with a comment. */
+const arrayHeader = (name: string) =>
+  new RegExp(`^[ \\t]*\\[\\[[ \\t]*${name}[ \\t]*\\]\\][ \\t]*(#[^\\r\\n]*)?\\r?$`, "gm");
+
+/**
+ * `parseTomlText` as steps, for files that are mostly one long array of tables (schedule
+ * files): the text is cut before every `perStep`-th `[[name]]` header and the pieces parsed
+ * one per step, their arrays joined. Whenever that could differ from parsing the whole text
+ * (multi-line strings, a piece that does not parse, a key in two pieces), the whole text is
+ * parsed instead, so values and error positions are always those of the whole file.
+ */
+export function* parseTomlArraySteps(
+  file: string,
+  text: string,
+  name: string,
+  perStep = 100,
+): Steps<TomlText> {
+  const cuts: number[] = [];
+  let seen = 0;
+  for (const m of text.matchAll(arrayHeader(name))) if (seen++ % perStep === 0) cuts.push(m.index);
+  if (cuts.length < 2 || text.includes('"""') || text.includes("'''"))
+    return parseTomlText(file, text);
+  cuts[0] = 0; // what comes before the first header belongs to the first piece
+  const merged: Record<string, unknown> = {};
+  const all: unknown[] = [];
+  for (let i = 0; i < cuts.length; i++) {
+    let value: Record<string, unknown>;
+    try {
+      value = parse(text.slice(cuts[i], cuts[i + 1])) as Record<string, unknown>;
+    } catch {
+      return parseTomlText(file, text);
+    }
+    for (const [key, v] of Object.entries(value)) {
+      if (key === name && Array.isArray(v)) for (const item of v) all.push(item);
+      else if (key in merged || key === name) return parseTomlText(file, text);
+      else merged[key] = v;
+    }
+    yield;
+  }
+  merged[name] = all;
+  return { ok: true, value: merged };
 }
 
 /** Turns a failed parse of `input` by `schema` into field problems, with spelling hints. */
