@@ -22,7 +22,8 @@ export interface LoadedFiles {
 }
 
 /**
- * Above this many bytes of schedule files (~10,000 schedules) each file's TOML is parsed a
+ * Above this many bytes of schedule files (~10,000 schedules), a load in slices (the daemon;
+ * `validate` runs to the end at once and gains nothing from it) has each file's TOML parsed a
  * hundred tables per step. Such a load takes a second or more, and while V8 is still warming
  * up, a 1,000-schedule file's parse in one piece held the event loop 20-40 ms (and a
  * scavenge landing in it more). A smaller folder loads in a few turns, in one piece per file:
@@ -49,6 +50,8 @@ export function parsesInPieces(dir: string, names: readonly string[]): boolean {
 export function* scheduleFileSteps(
   config: CronConfig,
   cache?: ScheduleFileCache,
+  /** Run in slices (the daemon): big folders' files are then parsed in pieces. */
+  sliced = false,
 ): Steps<LoadedFiles> {
   const dir = config.schedulesDir;
   let names: string[];
@@ -67,7 +70,7 @@ export function* scheduleFileSteps(
     return { schedules: [], problems: [], warnings: [warning] };
   }
   const defaults = scheduleDefaults(config);
-  const tomlInPieces = parsesInPieces(dir, names);
+  const tomlInPieces = sliced && parsesInPieces(dir, names);
   const schedules: Schedule[] = [];
   const problems: FieldProblem[] = [];
   for (const name of names) {

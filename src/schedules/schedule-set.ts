@@ -42,6 +42,8 @@ export function* scheduleSetSteps(
   config: CronConfig,
   previous: Map<string, Schedule> = new Map(),
   cache?: ScheduleFileCache,
+  /** Run in slices: see `scheduleFileSteps`. */
+  sliced = false,
 ): Steps<ScheduleSetUpdate> {
   // The names in force stay with their files: a newcomer reusing one is the invalid file.
   const inForce: InForce =
@@ -50,7 +52,7 @@ export function* scheduleSetSteps(
   // (A NameMap: whoever caches what they derive from it sees its revision change.)
   const cleanBefore =
     previous instanceof NameMap && previous.size > 0 && cache?.allClean() === true;
-  const loaded = yield* scheduleFileSteps(config, cache);
+  const loaded = yield* scheduleFileSteps(config, cache, sliced);
   if (cleanBefore && cache !== undefined) {
     const delta = yield* changedOnlySteps(loaded, previous, config, cache);
     if (delta !== undefined) {

@@ -36,7 +36,7 @@ describe("scheduleFileSteps", () => {
     rmSync(join(dir, "schedules", "test.toml"));
     const texts = [file(0, 1000), file(1000, 1000)];
     for (const [i, t] of texts.entries()) writeFileSync(join(dir, "schedules", `f${i}.toml`), t);
-    const small = count(scheduleFileSteps(config));
+    const small = count(scheduleFileSteps(config, undefined, true));
     expect(parsesInPieces(join(dir, "schedules"), ["f0.toml", "f1.toml"])).toBe(false);
     // The same two files, and enough others to pass the threshold.
     const filler = file(2000, 1000);
@@ -46,7 +46,11 @@ describe("scheduleFileSteps", () => {
         join(dir, "schedules", `z${i}.toml`),
         filler.replaceAll('name = "job-', `name = "copy${i}-`),
       );
-    const big = count(scheduleFileSteps(config));
+    const big = count(scheduleFileSteps(config, undefined, true));
+    // Run to the end at once (`validate`), nothing is gained by pieces: whole files.
+    const atOnce = count(scheduleFileSteps(config));
+    expect(atOnce.value.schedules).toEqual(big.value.schedules);
+    expect(atOnce.steps).toBeLessThan((2 + copies) * 22);
     expect(big.value.problems).toEqual([]);
     const context = { fileDir: join(dir, "schedules"), configDir: dir };
     const whole = texts.flatMap(
