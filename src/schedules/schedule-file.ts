@@ -211,23 +211,30 @@ export interface ParsedScheduleFile {
   problems: FieldProblem[];
 }
 
-/**
- * Entries checked per step, sized by how fast the last step went (aiming at ~2 ms): zod
- * compiles its checks on first use, and a hundred entries then took 15-30 ms in one step.
- * Between 10 and 100: one check per entry would pay zod's set-up 100,000 times.
- */
+// Entries checked per step, 10 to 100 (one check per entry would pay zod's set-up 100,000
+// times), sized by how fast the last step went: while cold, a hundred took 15-30 ms.
 const STEP_MS = 2;
 let entriesPerStep = 10;
 const entryChunk = z.array(scheduleEntry);
 
-/** `parseScheduleFile` as steps: the TOML parse, then every hundred entries checked. */
+/** Has zod compile the checks now: on first use, ~30 ms inside the daemon's first load. */
+export function compileScheduleChecks(): boolean {
+  const kinds = [
+    { kind: "command", command: ["true"], env: { A: "b" }, jitter: "1m", after: ["b"] },
+    { preset: "p", objective: "o", timezone: "UTC", monitor: { stall_after: "1h" } },
+    { kind: "chain", chain: "c", objective: "o", timeout: "1h", catch_up: "all" },
+  ];
+  const entries = kinds.map((k, i) => ({ name: `s${i}`, cron: "0 0 * * *", ...k }));
+  return entryChunk.safeParse(entries).success;
+}
+
+/** `parseScheduleFile` as steps: the TOML (in pieces, a hundred tables a step), then the checks. */
 export function* parseScheduleFileSteps(
   fileName: string,
   text: string | Uint8Array,
   defaults: ScheduleDefaults,
   context: ScheduleFileContext,
 ): Steps<ParsedScheduleFile> {
-  // In pieces: a hundred [[schedule]] tables per step, a file of thousands in many steps.
   const toml = yield* parseTomlSteps(fileName, text, context.tomlInPieces ? "schedule" : undefined);
   if (!toml.ok) return { schedules: [], problems: [toml.problem] };
   yield;
