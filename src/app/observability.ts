@@ -9,6 +9,7 @@ import { Metrics } from "../http/metrics.js";
 import { startHttpServer } from "../http/server.js";
 import { cachedWritableProbe, probeWritableSync } from "../http/writable-probe.js";
 import type { MonitorService } from "../monitor/service.js";
+import { httpRequest } from "../util/http-request.js";
 import { resolveSecret } from "../util/secrets.js";
 import { newToken } from "../web/guard.js";
 import { LiveUpdates } from "../web/live.js";
@@ -55,6 +56,20 @@ export function healthCheck(
       startedAt,
       stateDirWritable: await probe(),
     });
+}
+
+/**
+ * Asks the endpoint for /healthz once, before the schedules load: the first request a server
+ * answers compiles its request path (~20-40 ms), which a probe arriving during a big load
+ * would otherwise wait for; and a daemon that cannot reach its own endpoint says so.
+ */
+export async function selfCheck(url: string, logger: Pick<Logger, "debug" | "warn">) {
+  try {
+    const answer = await httpRequest(new URL("/healthz", url), { method: "GET", timeoutMs: 2000 });
+    logger.debug({ status: answer.status }, "/healthz answered the daemon's own request");
+  } catch (err) {
+    logger.warn({ err, url }, "/healthz did not answer the daemon's own request");
+  }
 }
 
 /** Open status pages refresh when a run starts, ends or is skipped, or an alert goes out. */
@@ -112,11 +127,13 @@ export async function startObservability(
         logger,
       })
     : undefined;
-  if (server)
+  if (server) {
     logger.info(
       { url: server.url },
       page ? "serving the status page, /healthz and /metrics" : "serving /healthz and /metrics",
     );
+    await selfCheck(server.url, logger);
+  }
 
   const heartbeat = config.heartbeat
     ? startHeartbeat({
