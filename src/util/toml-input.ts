@@ -122,10 +122,11 @@ export function* parseTomlArraySteps(
   const cuts: number[] = [];
   let seen = 0;
   for (const m of text.matchAll(arrayHeader(name))) if (seen++ % perStep === 0) cuts.push(m.index);
-  if (cuts.length < 2 || text.includes('"""') || text.includes("'''"))
-    return parseTomlText(file, text);
+  // A multi-line string could hide a header; so could a comment holding U+2028 or U+2029,
+  // which end a line for the header's `^` and `$` but not for TOML.
+  if (cuts.length < 2 || /"""|'''|[\u2028\u2029]/.test(text)) return parseTomlText(file, text);
   cuts[0] = 0; // what comes before the first header belongs to the first piece
-  const merged: Record<string, unknown> = {};
+  const merged: Record<string, unknown> = Object.create(null); // like smol-toml's tables
   const all: unknown[] = [];
   for (let i = 0; i < cuts.length; i++) {
     let value: Record<string, unknown>;
@@ -136,7 +137,7 @@ export function* parseTomlArraySteps(
     }
     for (const [key, v] of Object.entries(value)) {
       if (key === name && Array.isArray(v)) for (const item of v) all.push(item);
-      else if (key in merged || key === name) return parseTomlText(file, text);
+      else if (Object.hasOwn(merged, key) || key === name) return parseTomlText(file, text);
       else merged[key] = v;
     }
     yield;

@@ -34,6 +34,15 @@ describe("parseTomlArraySteps: a long array of tables parsed a few tables per st
     expect(result).toEqual(parseTomlText("f.toml", text));
   });
 
+  it("parses the whole text when a comment holds a line separator (no line end in TOML)", () => {
+    // For a regular expression's ^ and $, U+2028 ends a line: a header would seem to start.
+    const text = `${entry(1)}# note\u2028[[schedule]]\n${entry(2)}${entry(3)}`;
+    const { result, yields } = steps(text, 1);
+    expect(yields).toBe(0);
+    expect(result).toEqual(parseTomlText("f.toml", text));
+    expect(result.ok && (result.value.schedule as unknown[]).length).toBe(3);
+  });
+
   it("reports a syntax error at its line in the whole file", () => {
     const lines = [entry(1), entry(2), entry(3), entry(4), 'oops = "\n', entry(5)].join("");
     const { result } = steps(lines, 2);
