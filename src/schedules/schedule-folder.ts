@@ -81,6 +81,7 @@ export function* scheduleFileSteps(
     if (known !== undefined) {
       for (const s of known.schedules) schedules.push(s);
       problems.push(...known.problems);
+      yield; // a reload takes the unchanged files of a big folder in many steps too
       continue;
     }
     let text: Buffer;
