@@ -7,6 +7,7 @@ import { type ScheduleStreak, scheduleStreak } from "../../src/detect/schedule-s
 import type { RunSummary } from "../../src/ledger/events.js";
 import { type AlertRecord, reconcileAlerts } from "../../src/monitor/alert-rules.js";
 import { NO_OPERATOR_STATE } from "../../src/monitor/silences.js";
+import { random } from "../helpers/random.js";
 
 const T0 = Date.parse("2026-11-20T02:00:00.000Z");
 const at = (min: number) => new Date(T0 + min * 60_000).toISOString();
@@ -236,17 +237,6 @@ describe("printable", () => {
 });
 
 describe("GroupingMemo", () => {
-  /** A small seeded generator (mulberry32): the same sequence on every run. */
-  function random(seed: number) {
-    let a = seed;
-    return () => {
-      a = (a + 0x6d2b79f5) | 0;
-      let t = Math.imul(a ^ (a >>> 15), 1 | a);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   it("gives what grouping without it gives, over seeded sequences of changes, reusing unchanged groups", () => {
     let reused = 0;
     for (let seed = 1; seed <= 20; seed++) {
