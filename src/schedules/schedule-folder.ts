@@ -1,10 +1,10 @@
 // The folder of schedule files: every *.toml in schedules_dir read and parsed in name order,
 // unchanged files taken from the cache, one step per file (and per hundred entries).
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CronConfig } from "../config/config.js";
 import type { FieldProblem } from "../util/errors.js";
-import { fileSignature } from "../util/file-signature.js";
+import { type FileVersion, fileVersion } from "../util/file-signature.js";
 import type { Steps } from "../util/steps.js";
 import type { ScheduleFileCache } from "./file-cache.js";
 import {
@@ -33,16 +33,10 @@ export interface LoadedFiles {
  */
 export const TOML_IN_PIECES_ABOVE = 1024 * 1024;
 
-/** Whether the files `names` of `dir` are parsed in pieces: more than the bytes above. */
-export function parsesInPieces(dir: string, names: readonly string[]): boolean {
+/** Whether files of these versions are parsed in pieces: more than the bytes above in all. */
+export function parsesInPieces(versions: readonly (FileVersion | undefined)[]): boolean {
   let bytes = 0;
-  for (const name of names) {
-    try {
-      bytes += statSync(join(dir, name)).size;
-    } catch {
-      // Read below, where its problem is reported.
-    }
-  }
+  for (const v of versions) bytes += v?.size ?? 0; // one not stat'ed is read below, or reported
   return bytes > TOML_IN_PIECES_ABOVE;
 }
 
@@ -70,13 +64,15 @@ export function* scheduleFileSteps(
     return { schedules: [], problems: [], warnings: [warning] };
   }
   const defaults = scheduleDefaults(config);
-  const tomlInPieces = sliced && parsesInPieces(dir, names);
+  const paths = names.map((name) => join(dir, name));
+  // One stat per file, before it is read: its signature for the cache, its size for pieces.
+  const versions = cache !== undefined || sliced ? paths.map(fileVersion) : [];
+  const tomlInPieces = sliced && parsesInPieces(versions);
   const schedules: Schedule[] = [];
   const problems: FieldProblem[] = [];
-  for (const name of names) {
-    const path = join(dir, name);
+  for (const [i, path] of paths.entries()) {
     const file = displayPath(config.dir, path);
-    const signature = cache && fileSignature(path);
+    const signature = cache && versions[i]?.signature;
     const known = signature === undefined ? undefined : cache?.get(path, signature);
     if (known !== undefined) {
       for (const s of known.schedules) schedules.push(s);
@@ -109,6 +105,6 @@ export function* scheduleFileSteps(
     else cache?.missed(); // read, not stored: the next reload checks every file
     yield;
   }
-  cache?.retain(new Set(names.map((n) => join(dir, n))));
+  cache?.retain(new Set(paths));
   return { schedules, problems, warnings: [] };
 }
