@@ -1,7 +1,7 @@
 // The outbox's background loop: one timer set for the earliest due entry (never more than
 // 30 s ahead, so a clock jump costs little), re-armed whenever the outbox changes.
 import { type AlertLogger, errorText } from "../channels/delivery.js";
-import { after, type Pending } from "../util/timers.js";
+import { after, type Pending, whenDone } from "../util/timers.js";
 
 export interface WorkerTimers {
   set(fn: () => void, ms: number): unknown;
@@ -14,23 +14,6 @@ const realTimers: WorkerTimers = {
   set: (fn, ms) => (ms === 0 ? whenDone(fn) : after(ms > 0 ? ms : MAX_SLEEP_MS, fn, true)),
   clear: (handle) => (handle as Pending | undefined)?.cancel(),
 };
-
-/**
- * Calls `fn` as soon as the work in hand returns (a microtask), ahead of the I/O and
- * immediates already queued: an alert enqueued by a monitor pass is sent the moment that
- * pass ends (a setImmediate waited ~0.5 ms behind the rest of the loop's turn).
- */
-function whenDone(fn: () => void): Pending {
-  let live = true;
-  queueMicrotask(() => {
-    if (live) fn();
-  });
-  return {
-    cancel: () => {
-      live = false;
-    },
-  };
-}
 
 export const MAX_SLEEP_MS = 30_000;
 
