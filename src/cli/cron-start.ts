@@ -7,7 +7,7 @@ import { SchedulerDaemon } from "../daemon/daemon.js";
 import { readProcessStartTime } from "../launch/identity.js";
 import { SpawnHelper } from "../launch/spawn-helper.js";
 import { MonitorService } from "../monitor/service.js";
-import { compileScheduleChecks } from "../schedules/schedule-file.js";
+import { warmUpScheduleLoad } from "../schedules/warm-up.js";
 import { UserError } from "../util/errors.js";
 import { str } from "./common.js";
 import { configOf, parseCron, refuseBrokenSecrets } from "./cron-common.js";
@@ -72,7 +72,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   });
   let observability: Awaited<ReturnType<typeof startObservability>> | undefined;
   try {
-    compileScheduleChecks(); // before /healthz listens, not in the load's first turns
+    warmUpScheduleLoad(config); // before /healthz listens, not in the load's first turns
     observability = await startObservability(daemon, config, logger, monitor);
     const metrics = observability.metrics;
     countAttempt = (channel, result) => metrics.alertDelivery(channel, result);

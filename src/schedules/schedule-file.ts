@@ -217,17 +217,6 @@ const STEP_MS = 2;
 let entriesPerStep = 10;
 const entryChunk = z.array(scheduleEntry);
 
-/** Has zod compile the checks now: on first use, ~30 ms inside the daemon's first load. */
-export function compileScheduleChecks(): boolean {
-  const kinds = [
-    { kind: "command", command: ["true"], env: { A: "b" }, jitter: "1m", after: ["b"] },
-    { preset: "p", objective: "o", timezone: "UTC", monitor: { stall_after: "1h" } },
-    { kind: "chain", chain: "c", objective: "o", timeout: "1h", catch_up: "all" },
-  ];
-  const entries = kinds.map((k, i) => ({ name: `s${i}`, cron: "0 0 * * *", ...k }));
-  return entryChunk.safeParse(entries).success;
-}
-
 /** `parseScheduleFile` as steps: the TOML (in pieces, a hundred tables a step), then the checks. */
 export function* parseScheduleFileSteps(
   fileName: string,
@@ -277,13 +266,23 @@ export function* parseScheduleFileSteps(
     }
     return path;
   };
+  // Values repeated across a file's schedules (a command, a zone, an objective) are kept once,
+  // and lists at their exact length (a parsed array keeps room for 16 more items).
+  const strings = new Map<string, string>();
+  const same = (v: string) => {
+    const known = strings.get(v);
+    if (known !== undefined) return known;
+    strings.set(v, v);
+    return v;
+  };
+  const list = (items: string[]) => (items.length === 0 ? NONE : items.map(same));
   const schedules = parsed.data.schedule.map((s, index): Schedule => {
     const common: ScheduleCommon = {
       name: s.name,
       file: fileName,
       index,
-      cron: s.cron,
-      timezone: s.timezone ?? defaults.timezone,
+      cron: same(s.cron),
+      timezone: s.timezone === undefined ? defaults.timezone : same(s.timezone),
       jitterMs: s.jitter,
       projectDir: s.project_dir === undefined ? context.configDir : here(s.project_dir),
       overlap: s.overlap ?? defaults.overlap,
@@ -295,9 +294,9 @@ export function* parseScheduleFileSteps(
               mode: s.catch_up ?? defaults.catchUp.mode,
               windowMs: s.catch_up_window ?? defaults.catchUp.windowMs,
             },
-      after: s.after.length === 0 ? NONE : s.after,
+      after: list(s.after),
       env: Object.keys(s.env).length === 0 ? NO_ENV : s.env,
-      alert: s.alert ?? defaults.alert,
+      alert: s.alert === undefined ? defaults.alert : list(s.alert),
       enabled: s.enabled,
       history: s.history ?? DEFAULT_HISTORY,
       monitor:
@@ -313,22 +312,22 @@ export function* parseScheduleFileSteps(
     // Object.assign, not a spread: V8 gives every spread copy its own hidden class (~500
     // bytes each, half the memory of 100,000 schedules); added properties share one.
     if (s.kind === "command")
-      return Object.assign(common, { kind: "command" as const, command: s.command! });
+      return Object.assign(common, { kind: "command" as const, command: list(s.command!) });
     const envFiles = s.env_file === undefined ? [] : [s.env_file].flat().map(here);
     if (s.kind === "chain")
       return Object.assign(common, {
         kind: "chain" as const,
-        chain: s.chain!,
-        objective: s.objective!,
+        chain: same(s.chain!),
+        objective: same(s.objective!),
         envFiles,
       });
-    const preset = isPresetPath(s.preset!) ? here(s.preset!) : s.preset!;
+    const preset = isPresetPath(s.preset!) ? here(s.preset!) : same(s.preset!);
     const { objective, max_iterations: maxIterations } = s;
     return Object.assign(common, {
       kind: "preset" as const,
       preset,
       presetDir: undefined as string | undefined,
-      objective: objective!,
+      objective: same(objective!),
       maxIterations,
       envFiles,
       isolation: s.isolation,

@@ -59,7 +59,9 @@ export function compileCron(pattern: string): CronMatcher {
   // Looked up as written first: most patterns are already in normal form.
   const known = tables.get(pattern);
   if (known !== undefined) return known;
-  const key = normalizePattern(pattern);
+  // The schedule's own string when already normal: the table's key is then not a second copy.
+  const normal = normalizePattern(pattern);
+  const key = normal === pattern ? pattern : normal;
   const table = (key === pattern ? undefined : tables.get(key)) ?? CronTable.compile(key);
   if (table !== undefined) {
     if (tables.size >= TABLE_LIMIT) tables.clear();

@@ -67,6 +67,20 @@ function value(text: string, field: Field): number | undefined {
   return index === -1 ? undefined : index + (field === MONTH ? 1 : 0);
 }
 
+// Second and minute sets, shared between tables (never mutated once parsed): 100,000 distinct
+// patterns hold a few hundred of them instead of two objects each.
+const SHARED_BITS_LIMIT = 4096;
+const sharedBits = new Map<string, Bits>();
+
+function shared(bits: Bits): Bits {
+  const key = `${bits.lo}:${bits.hi}`;
+  const known = sharedBits.get(key);
+  if (known !== undefined) return known;
+  if (sharedBits.size >= SHARED_BITS_LIMIT) sharedBits.clear();
+  sharedBits.set(key, bits);
+  return bits;
+}
+
 /** One field's bits, or undefined for syntax this table does not cover (croner decides). */
 function parseField(text: string, field: Field): Bits | undefined {
   const bits: Bits = { lo: 0, hi: 0 };
@@ -170,7 +184,15 @@ export class CronTable implements CronMatcher {
     if (fields.some((f) => f === undefined)) return undefined;
     const [s, m, h, d, mo, w] = fields as Bits[];
     const dayOr = !and && !day!.startsWith("*") && !weekdays.startsWith("*");
-    return new CronTable(s!, m!, h!.lo, d!.lo | (d!.hi << 30), mo!.lo, w!.lo, dayOr);
+    return new CronTable(
+      shared(s!),
+      shared(m!),
+      h!.lo,
+      d!.lo | (d!.hi << 30),
+      mo!.lo,
+      w!.lo,
+      dayOr,
+    );
   }
 
   /**

@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultConfig, parseConfigText } from "../../src/config/config.js";
-import {
-  compileScheduleChecks,
-  parseScheduleFile,
-  scheduleDefaults,
-} from "../../src/schedules/schedule-file.js";
+import { parseScheduleFile, scheduleDefaults } from "../../src/schedules/schedule-file.js";
 import { formatProblem } from "../../src/util/errors.js";
 
 const context = { fileDir: "/srv/cron/schedules", configDir: "/srv/cron" };
@@ -210,11 +206,5 @@ describe("hostile schedule files", () => {
     expect(parse(latin1).problems.map(formatProblem)).toEqual([
       `schedules/bad.toml: line 6: found bytes that are not UTF-8 (byte ${latin1.indexOf(0xe9)} of the file); expected a UTF-8 text file, as TOML requires (convert it, e.g. \`iconv -f latin1 -t utf-8\`)`,
     ]);
-  });
-});
-
-describe("compileScheduleChecks", () => {
-  it("checks valid entries of every kind (so that each kind's checks are compiled)", () => {
-    expect(compileScheduleChecks()).toBe(true);
   });
 });
