@@ -39,11 +39,6 @@ describe("a command run whose daemon is killed with SIGKILL", () => {
     const gate = join(root, "go");
     // Writes, waits until the test says go (the daemon is dead by then), writes again, exits 0.
     const script = `console.log("before"); const fs = require("fs"); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(gate)})) { clearInterval(t); console.log("after the daemon died"); process.exit(0); } }, 50);`;
-    const slot = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000);
-    writeFileSync(
-      join(root, "schedules", "s.toml"),
-      `[[schedule]]\nname = "long"\ncron = "${slot.getUTCSeconds()} ${slot.getUTCMinutes()} ${slot.getUTCHours()} * * *"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(script)}]\nproject_dir = "../work"\n`,
-    );
     const start = () =>
       execa(process.execPath, [AUTOLOOP_CRON, "start", "--config", config], {
         env: cleanEnv(),
@@ -52,6 +47,18 @@ describe("a command run whose daemon is killed with SIGKILL", () => {
       });
     const state = join(root, "state");
     const first = start();
+    let firstOut = "";
+    first.stdout?.on("data", (chunk) => {
+      firstOut += chunk;
+    });
+    // The slot is picked once the daemon runs (its reload picks the file up): a start slowed
+    // by a busy machine must not let it pass unseen (catch_up is none).
+    await waitFor(() => firstOut.includes("autoloop-cron started"), "the daemon to start");
+    const slot = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000);
+    writeFileSync(
+      join(root, "schedules", "s.toml"),
+      `[[schedule]]\nname = "long"\ncron = "${slot.getUTCSeconds()} ${slot.getUTCMinutes()} ${slot.getUTCHours()} * * *"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(script)}]\nproject_dir = "../work"\n`,
+    );
     const run = await waitFor(() => pendingRun(state), "the run in pending.json", 20_000);
     const output = join(state, "output", `${run.runId}.log`);
     await waitFor(() => readFileSync(output, "utf8").includes("before"), "its first line");
