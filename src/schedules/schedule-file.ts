@@ -18,7 +18,7 @@ import {
 } from "../config/fields.js";
 import type { CatchUpPolicy } from "../timing/planner.js";
 import type { FieldProblem } from "../util/errors.js";
-import { runSteps, type Steps } from "../util/steps.js";
+import { runSteps, StepPace, type Steps } from "../util/steps.js";
 import { parseTomlSteps, schemaProblems } from "../util/toml-input.js";
 
 /** Linux caps one argument at 128 KiB (MAX_ARG_STRLEN); the objective is one. */
@@ -212,9 +212,8 @@ export interface ParsedScheduleFile {
 }
 
 // Entries checked per step, 10 to 100 (one check per entry would pay zod's set-up 100,000
-// times), sized by how fast the last step went: while cold, a hundred took 15-30 ms.
-const STEP_MS = 2;
-let entriesPerStep = 10;
+// times), ~2 ms a step: while cold, a hundred took 15-30 ms.
+const entriesPace = new StepPace(2, 10, 100);
 const entryChunk = z.array(scheduleEntry);
 
 /** `parseScheduleFile` as steps: the TOML (in pieces, a hundred tables a step), then the checks. */
@@ -236,12 +235,11 @@ export function* parseScheduleFileSteps(
   const problems: FieldProblem[] = [];
   const all = file.data.schedule;
   for (let from = 0, done = 0; from < all.length; from += done) {
-    const chunk = all.slice(from, from + entriesPerStep);
+    const chunk = all.slice(from, from + entriesPace.size);
     done = chunk.length;
     const started = performance.now();
     const parsed = entryChunk.safeParse(chunk);
-    const ms = Math.max(performance.now() - started, 0.01);
-    entriesPerStep = Math.max(10, Math.min(100, Math.round((STEP_MS * chunk.length) / ms)));
+    entriesPace.took(chunk.length, performance.now() - started);
     if (parsed.success) for (const e of parsed.data) entries.push(e);
     else
       for (const issue of parsed.error.issues) {

@@ -114,7 +114,7 @@ function* claimOrder(
       const held = winners.setIfAbsent(s.name, s);
       if (held !== undefined && before(s, held) < 0) winners.set(s.name, s);
     },
-    1000,
+    200,
   );
   if (winners.size === all.length) return { ordered: all, winners }; // no name taken twice
   const first = all.filter((s) => winners.get(s.name) === s);
@@ -220,7 +220,7 @@ export function* checkScheduleSteps(
   // By index: a for-of step in a generator allocates its result object.
   for (let k = 0; k < all.length; k++) {
     const s = all[k]!;
-    if ((k + 1) % 500 === 0) yield;
+    if ((k + 1) % 100 === 0) yield;
     for (let i = 0; i < s.after.length; i++) {
       const name = s.after[i]!;
       if (!byName.has(name))

@@ -53,3 +53,32 @@ export function* eachItem<T>(
     if (++n % every === 0) yield;
   }
 }
+
+/**
+ * How many items the next step takes, sized by how fast the last one went so that a step
+ * takes about `stepMs`: code still cold (the first files of a load) gets small steps, warm
+ * code bigger ones, between `min` and `max` items.
+ */
+export class StepPace {
+  /** Items in the next step. */
+  size: number;
+
+  constructor(
+    private readonly stepMs: number,
+    private readonly min: number,
+    private readonly max: number,
+  ) {
+    this.size = min;
+  }
+
+  /** Always `n` items a step (tests, and callers that want no timing). */
+  static fixed(n: number): StepPace {
+    return new StepPace(0, n, n);
+  }
+
+  /** The last step took `ms` for `items` items. */
+  took(items: number, ms: number): void {
+    const fit = Math.round((this.stepMs * items) / Math.max(ms, 0.01));
+    this.size = Math.max(this.min, Math.min(this.max, fit));
+  }
+}

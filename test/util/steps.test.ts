@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { eachItem, runSliced, runSteps, type Steps } from "../../src/util/steps.js";
+import { eachItem, runSliced, runSteps, StepPace, type Steps } from "../../src/util/steps.js";
 
 function* counting(log: string[], n: number): Steps<number> {
   for (let i = 1; i <= n; i++) {
@@ -51,5 +51,28 @@ describe("steps", () => {
     while (!steps.next().done) yields++;
     expect(seen).toEqual([1, 2, 3, 4, 5]);
     expect(yields).toBe(2);
+  });
+});
+
+describe("StepPace", () => {
+  it("sizes the next step to take about stepMs, within its bounds", () => {
+    const pace = new StepPace(2, 10, 100);
+    expect(pace.size).toBe(10); // the least at first: the code may still be cold
+    pace.took(10, 0.5);
+    expect(pace.size).toBe(40);
+    pace.took(40, 0.1);
+    expect(pace.size).toBe(100);
+    pace.took(100, 20);
+    expect(pace.size).toBe(10);
+    pace.took(10, 0); // too fast to measure: the most
+    expect(pace.size).toBe(100);
+  });
+
+  it("fixed: the same size whatever a step took", () => {
+    const pace = StepPace.fixed(7);
+    pace.took(7, 1000);
+    expect(pace.size).toBe(7);
+    pace.took(7, 0);
+    expect(pace.size).toBe(7);
   });
 });

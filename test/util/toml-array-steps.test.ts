@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { runSteps } from "../../src/util/steps.js";
+import { runSteps, StepPace } from "../../src/util/steps.js";
 import { parseTomlArraySteps, parseTomlText } from "../../src/util/toml-input.js";
 
 const entry = (i: number, extra = "") =>
   `[[schedule]]\nname = "s${i}"\ncron = "${i % 60} * * * *"\ncommand = ["echo", "${i}"]\n${extra}\n`;
 
 function steps(text: string, perStep = 3) {
-  const gen = parseTomlArraySteps("f.toml", text, "schedule", perStep);
+  const gen = parseTomlArraySteps("f.toml", text, "schedule", StepPace.fixed(perStep));
   let yields = 0;
   for (;;) {
     const r = gen.next();
@@ -25,6 +25,19 @@ describe("parseTomlArraySteps: a long array of tables parsed a few tables per st
     expect(result).toEqual(parseTomlText("f.toml", text));
     expect(yields).toBe(4); // 11 tables, 3 per piece
     expect(result.ok && (result.value.schedule as unknown[]).length).toBe(11);
+  });
+
+  it("sizes each piece by the pace: small while it is slow, bigger once fast", () => {
+    let text = "";
+    for (let i = 0; i < 12; i++) text += entry(i);
+    const count = (pace: StepPace) => {
+      const gen = parseTomlArraySteps("f.toml", text, "schedule", pace);
+      let yields = 0;
+      for (let r = gen.next(); !r.done; r = gen.next()) yields++;
+      return yields;
+    };
+    expect(count(new StepPace(0, 2, 5))).toBe(6); // every piece too slow: 2 tables each
+    expect(count(new StepPace(1e9, 2, 5))).toBe(3); // fast: 2, then 5 and 5
   });
 
   it("parses the whole text when a multi-line string could hide a header", () => {
@@ -63,9 +76,9 @@ describe("parseTomlArraySteps: a long array of tables parsed a few tables per st
       let text = n % 3 === 0 ? 'top = "x"\n' : "";
       for (let i = 0; i < n; i++)
         text += entry(i, i % 5 === 1 ? '[schedule.monitor]\nstall_after = "1h"\n' : "");
-      expect(runSteps(parseTomlArraySteps("f.toml", text, "schedule", 1 + (n % 4)))).toEqual(
-        parseTomlText("f.toml", text),
-      );
+      expect(
+        runSteps(parseTomlArraySteps("f.toml", text, "schedule", StepPace.fixed(1 + (n % 4)))),
+      ).toEqual(parseTomlText("f.toml", text));
     }
   });
 });
