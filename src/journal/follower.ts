@@ -183,29 +183,27 @@ export class JournalFollower {
 
   private async pollOne(f: Followed): Promise<void> {
     f.lastPolledAt = this.deps.now();
-    let inode: number | undefined;
-    try {
-      inode = statSync(f.path).ino;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    }
-    if (f.fd !== undefined && inode !== f.fdInode) {
+    const stat = statSync(f.path, { throwIfNoEntry: false });
+    if (f.fd !== undefined && stat?.ino !== f.fdInode) {
       // Renamed away or deleted: its writers may have appended before that, finish it first.
-      await this.consume(f, f.fd, f.fdInode!);
+      await this.consume(f, f.fd, f.fdInode!, fstatSync(f.fd).size);
       this.closeFile(f);
     }
-    if (inode === undefined) return;
+    if (stat === undefined) return;
     if (f.fd === undefined) {
       const fd = openSync(f.path, "r");
+      const opened = fstatSync(fd);
       f.fd = fd;
-      f.fdInode = fstatSync(fd).ino;
+      f.fdInode = opened.ino;
       f.checked = false;
+      await this.consume(f, fd, opened.ino, opened.size);
+      return;
     }
-    await this.consume(f, f.fd, f.fdInode!);
+    // The path's stat is the open file's (same inode): its size needs no second call.
+    await this.consume(f, f.fd, f.fdInode!, stat.size);
   }
 
-  private async consume(f: Followed, fd: number, inode: number): Promise<void> {
-    const size = fstatSync(fd).size;
+  private async consume(f: Followed, fd: number, inode: number, size: number): Promise<void> {
     let pos = this.positions.get(f.path);
     // Checked once per opened file (and on shrinking): re-hashing the last line on every
     // poll with new data cost ~5% of the monitor's CPU on 1,000 busy journals.

@@ -185,7 +185,7 @@ export interface ScheduleFileContext {
   fileDir: string;
   /** Folder of the config file: the default project_dir. */
   configDir: string;
-  /** Parse the TOML a hundred tables per step (see `scheduleFileSteps`), not in one. */
+  /** Parse the TOML 20-100 tables per step (see `scheduleFileSteps`), not in one. */
   tomlInPieces?: boolean;
 }
 
@@ -216,7 +216,7 @@ export interface ParsedScheduleFile {
 const entriesPace = new StepPace(2, 10, 100);
 const entryChunk = z.array(scheduleEntry);
 
-/** `parseScheduleFile` as steps: the TOML (in pieces, a hundred tables a step), then the checks. */
+/** `parseScheduleFile` as steps: the TOML (maybe in pieces of 20-100 tables), then the checks. */
 export function* parseScheduleFileSteps(
   fileName: string,
   text: string | Uint8Array,

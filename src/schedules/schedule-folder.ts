@@ -23,8 +23,8 @@ export interface LoadedFiles {
 
 /**
  * Above this many bytes of schedule files (~10,000 schedules), a load in slices (the daemon;
- * `validate` runs to the end at once and gains nothing from it) has each file's TOML parsed a
- * hundred tables per step. Such a load takes a second or more, and while V8 is still warming
+ * `validate` runs to the end at once and gains nothing from it) has each file's TOML parsed
+ * 20-100 tables per step. Such a load takes a second or more, and while V8 is still warming
  * up, a 1,000-schedule file's parse in one piece held the event loop 20-40 ms (and a
  * scavenge landing in it more). A smaller folder loads in a few turns, in one piece per file:
  * parsing in pieces left V8 in a state that made the first crowded firing pass after a start

@@ -6,7 +6,7 @@ import type { CronConfig } from "../config/config.js";
 import { nextFireTime } from "../timing/planner.js";
 import { parseScheduleFile, scheduleDefaults } from "./schedule-file.js";
 
-/** Tables of each kind: above the hundred per piece, so that the TOML is parsed in pieces. */
+/** Tables of each kind: 120 in all, more than a piece's most (100), so the TOML is cut. */
 const EACH_KIND = 40;
 
 function sampleFile(): string {
@@ -26,12 +26,13 @@ function sampleFile(): string {
  * Loads a sample file of every kind the way the daemon loads a big folder, and plans each
  * schedule's next fire time; nothing is kept. Returns how many schedules the sample gave.
  */
-export function warmUpScheduleLoad(config: CronConfig, now = new Date()): number {
+export function warmUpScheduleLoad(config: CronConfig): number {
   const parsed = parseScheduleFile("(warm-up)", sampleFile(), scheduleDefaults(config), {
     fileDir: config.dir,
     configDir: config.dir,
     tomlInPieces: true,
   });
+  const now = new Date();
   for (const schedule of parsed.schedules) nextFireTime(schedule, now);
   return parsed.problems.length === 0 ? parsed.schedules.length : 0;
 }
