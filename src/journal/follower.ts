@@ -16,6 +16,8 @@ interface Followed {
   path: string;
   fd?: number;
   fdInode?: number;
+  /** The open file's device: with the inode, what says the path still names it. */
+  fdDevice?: number;
   /** The saved position was verified against the open file. */
   checked: boolean;
   size: number;
@@ -184,7 +186,8 @@ export class JournalFollower {
   private async pollOne(f: Followed): Promise<void> {
     f.lastPolledAt = this.deps.now();
     const stat = statSync(f.path, { throwIfNoEntry: false });
-    if (f.fd !== undefined && stat?.ino !== f.fdInode) {
+    const moved = stat === undefined || stat.ino !== f.fdInode || stat.dev !== f.fdDevice;
+    if (f.fd !== undefined && moved) {
       // Renamed away or deleted: its writers may have appended before that, finish it first.
       await this.consume(f, f.fd, f.fdInode!, fstatSync(f.fd).size);
       this.closeFile(f);
@@ -195,11 +198,12 @@ export class JournalFollower {
       const opened = fstatSync(fd);
       f.fd = fd;
       f.fdInode = opened.ino;
+      f.fdDevice = opened.dev;
       f.checked = false;
       await this.consume(f, fd, opened.ino, opened.size);
       return;
     }
-    // The path's stat is the open file's (same inode): its size needs no second call.
+    // The path's stat is the open file's (same device and inode): its size needs no second call.
     await this.consume(f, f.fd, f.fdInode!, stat.size);
   }
 
@@ -243,6 +247,7 @@ export class JournalFollower {
     if (f.fd !== undefined) closeSync(f.fd);
     f.fd = undefined;
     f.fdInode = undefined;
+    f.fdDevice = undefined;
   }
 
   /** At most one background poll at a time, so a slow first pass never piles up polls. */

@@ -68,6 +68,7 @@ export class StepPace {
     private readonly min: number,
     private readonly max: number,
   ) {
+    if (!(min >= 1 && max >= min)) throw new RangeError(`a step pace of ${min}-${max} items`);
     this.size = min;
   }
 
@@ -79,6 +80,7 @@ export class StepPace {
   /** The last step took `ms` for `items` items. */
   took(items: number, ms: number): void {
     const fit = Math.round((this.stepMs * items) / Math.max(ms, 0.01));
+    if (Number.isNaN(fit)) return; // a step with no time to go by keeps the size
     this.size = Math.max(this.min, Math.min(this.max, fit));
   }
 }

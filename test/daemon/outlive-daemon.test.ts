@@ -54,7 +54,8 @@ describe("a command run whose daemon is killed with SIGKILL", () => {
     // The slot is picked once the daemon runs (its reload picks the file up): a start slowed
     // by a busy machine must not let it pass unseen (catch_up is none).
     await waitFor(() => firstOut.includes("autoloop-cron started"), "the daemon to start");
-    const slot = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000);
+    // 3-4 s: the folder's watch, its debounce and the reload come first.
+    const slot = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3000);
     writeFileSync(
       join(root, "schedules", "s.toml"),
       `[[schedule]]\nname = "long"\ncron = "${slot.getUTCSeconds()} ${slot.getUTCMinutes()} ${slot.getUTCHours()} * * *"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(script)}]\nproject_dir = "../work"\n`,

@@ -68,6 +68,15 @@ describe("StepPace", () => {
     expect(pace.size).toBe(100);
   });
 
+  it("never sizes a step at no items, whatever it is told", () => {
+    expect(() => new StepPace(2, 0, 10)).toThrow(RangeError);
+    expect(() => StepPace.fixed(0)).toThrow(RangeError);
+    expect(() => new StepPace(2, 10, 5)).toThrow(RangeError);
+    const pace = new StepPace(2, 10, 100);
+    pace.took(10, Number.NaN);
+    expect(pace.size).toBe(10);
+  });
+
   it("fixed: the same size whatever a step took", () => {
     const pace = StepPace.fixed(7);
     pace.took(7, 1000);
