@@ -180,8 +180,6 @@ export class SchedulerDaemon extends DaemonEmitter {
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();
     try {
-      // A turn of its own for the first step, not the tail of whatever turn asked for the load.
-      await new Promise<void>((resolve) => setImmediate(resolve));
       const update = await runSliced(scheduleSetSteps(this.config, this.inForce, this.files, true));
       this.invalidProblems = update.problems;
       if (update.problems.length > 0) {
