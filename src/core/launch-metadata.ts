@@ -1,6 +1,6 @@
 // Launching a run: refuse a run id already in the journal, and build the launch metadata
 // that `loop.start` and the registry carry (docs/formats.md).
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import type { FieldValue } from "../journal/codec.js";
 import { UserError } from "../util/errors.js";
@@ -35,7 +35,9 @@ export function journalHasRun(journalFile: string, runId: string): boolean {
   const needle = Buffer.from(JSON.stringify(runId));
   const keys = [Buffer.from('"run": '), Buffer.from('"run":')];
   const keep = needle.length + keys[0]!.length;
-  const chunk = 4 << 20;
+  // A read of at most 4 MiB, no larger than the file: a new run's start reads a short journal,
+  // and searching (or allocating) a whole 4 MiB buffer for it took ~20 ms of the start.
+  const chunk = Math.max(1, Math.min(4 << 20, fstatSync(fd).size));
   const buf = Buffer.allocUnsafe(keep + chunk);
   try {
     let position = 0;
@@ -44,10 +46,11 @@ export function journalHasRun(journalFile: string, runId: string): boolean {
       const n = readSync(fd, buf, carried, chunk, position);
       if (n <= 0) return false;
       const end = carried + n;
-      for (let at = buf.indexOf(needle); at !== -1 && at + needle.length <= end; ) {
-        if (keys.some((k) => at >= k.length && buf.subarray(at - k.length, at).equals(k)))
+      // Only the bytes read: the rest of the buffer is stale.
+      const view = buf.subarray(0, end);
+      for (let at = view.indexOf(needle); at !== -1; at = view.indexOf(needle, at + 1)) {
+        if (keys.some((k) => at >= k.length && view.subarray(at - k.length, at).equals(k)))
           return true;
-        at = buf.indexOf(needle, at + 1);
       }
       // The tail is searched again with the next read, so a record split across reads is seen.
       carried = Math.min(keep, end);
