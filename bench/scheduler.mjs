@@ -216,16 +216,24 @@ async function tenThousand() {
   setup(dir, files);
   const d = startDaemon(dir);
   await d.waitFor((l) => l.includes('"autoloop-cron started"'), 120_000);
-  // Idle means steady state: V8's memory reducer compacts the heap left by loading 10,000
-  // schedules during the first ~45 s; measure after it.
-  await sleep(60_000);
-  const a = procStat(d.child.pid);
-  const t0 = performance.now();
-  await sleep(30_000);
-  const b = procStat(d.child.pid);
-  const seconds = (performance.now() - t0) / 1000;
+  // Idle means steady state. Once, 55-75 s after the load, V8's memory reducer compacts the
+  // heap the load left (three full collections, ~150 ms of CPU in all); when that lands in a
+  // single 30 s window it triples the figure. So: ten 10 s windows from 20 s after start, the
+  // median window is the idle figure, and the mean over all ten is reported beside it.
+  await sleep(20_000);
+  const windows = [];
+  let last = procStat(d.child.pid);
+  for (let i = 0; i < 10; i++) {
+    const t0 = performance.now();
+    await sleep(10_000);
+    const now = procStat(d.child.pid);
+    windows.push(((now.ticks - last.ticks) / 100 / ((performance.now() - t0) / 1000)) * 100);
+    last = now;
+  }
+  const b = last;
   await d.stop();
-  const cpu = ((b.ticks - a.ticks) / 100 / seconds) * 100;
+  const cpu = median(windows);
+  const mean = windows.reduce((x, y) => x + y, 0) / windows.length;
   let ok = report(
     "10,000 schedules loaded: RSS",
     b.rss / 2 ** 20,
@@ -235,7 +243,7 @@ async function tenThousand() {
   );
   ok =
     report(
-      "10,000 schedules loaded: idle CPU over 30 s",
+      `10,000 schedules loaded: idle CPU, median 10 s window (mean of 10 incl. the heap compaction: ${mean.toFixed(2)}%, busiest ${Math.max(...windows).toFixed(2)}%)`,
       cpu,
       "% of a core",
       "<= 0.5%",

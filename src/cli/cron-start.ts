@@ -4,6 +4,7 @@ import { createLogger, LOG_LEVEL_ENV } from "../app/logger.js";
 import { startObservability } from "../app/observability.js";
 import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../daemon/control.js";
 import { SchedulerDaemon } from "../daemon/daemon.js";
+import { warmUpFiringPass } from "../daemon/warm-up-firing.js";
 import { readProcessStartTime } from "../launch/identity.js";
 import { SpawnHelper } from "../launch/spawn-helper.js";
 import { MonitorService } from "../monitor/service.js";
@@ -72,7 +73,9 @@ export async function startCommand(argv: string[]): Promise<number> {
   });
   let observability: Awaited<ReturnType<typeof startObservability>> | undefined;
   try {
-    warmUpScheduleLoad(config); // before /healthz listens, not in the load's first turns
+    // Before /healthz listens: not in the load's first turns, nor in a crowded second's pass.
+    warmUpScheduleLoad(config);
+    warmUpFiringPass(config);
     observability = await startObservability(daemon, config, logger, monitor);
     const metrics = observability.metrics;
     countAttempt = (channel, result) => metrics.alertDelivery(channel, result);
