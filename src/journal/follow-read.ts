@@ -74,17 +74,26 @@ export function* readBatches(
   end: number,
   counter: { bytesRead: number },
   chunkBytes = DEFAULT_CHUNK_BYTES,
+  /** The bytes at `pos.offset`, already read by the caller: the first chunk. */
+  first?: Buffer,
 ): Generator<ReadBatch> {
   let start = pos.offset;
   let readAt = start;
   let carry: Buffer | undefined;
+  let given = first;
   while (readAt < end) {
-    const chunk = Buffer.allocUnsafe(Math.min(chunkBytes, end - readAt));
-    const n = readSync(fd, chunk, 0, chunk.length, readAt);
-    if (n <= 0) break;
-    readAt += n;
-    counter.bytesRead += n;
-    const got = n === chunk.length ? chunk : chunk.subarray(0, n);
+    let got: Buffer;
+    if (given !== undefined) {
+      got = given;
+      given = undefined;
+    } else {
+      const chunk = Buffer.allocUnsafe(Math.min(chunkBytes, end - readAt));
+      const n = readSync(fd, chunk, 0, chunk.length, readAt);
+      if (n <= 0) break;
+      got = n === chunk.length ? chunk : chunk.subarray(0, n);
+    }
+    readAt += got.length;
+    counter.bytesRead += got.length;
     const data = carry === undefined ? got : Buffer.concat([carry, got]);
     const lastNewline = data.lastIndexOf(NEWLINE);
     if (lastNewline === -1) {

@@ -9,15 +9,20 @@ export interface DirectoryWatch {
   close(): void;
 }
 
-/** Watches `dir`; `onChange` gets the changed entry's name (null when the platform omits it). */
+/**
+ * Watches `dir`; `onChange` gets the changed entry's name (null when the platform omits it)
+ * and whether the entry itself came, went or was renamed (not only its content changed).
+ */
 export type WatchDirectory = (
   dir: string,
-  onChange: (filename: string | null) => void,
+  onChange: (filename: string | null, renamed: boolean) => void,
   onError: (err: Error) => void,
 ) => DirectoryWatch;
 
 export const watchDirectory: WatchDirectory = (dir, onChange, onError) => {
-  const watcher = fsWatch(dir, (_event, name) => onChange(name === null ? null : String(name)));
+  const watcher = fsWatch(dir, (event, name) =>
+    onChange(name === null ? null : String(name), event === "rename"),
+  );
   watcher.on("error", onError);
   return watcher;
 };
@@ -53,6 +58,11 @@ export interface WakeupOptions {
 export class JournalWakeups {
   private readonly dirs = new Map<string, { watch?: DirectoryWatch; paths: Set<string> }>();
   private readonly changed = new Set<string>();
+  /**
+   * Journals whose directory entry changed (created, renamed, deleted, or an event without a
+   * name) since their last poll: the poll must look at the path, not only the open file.
+   */
+  readonly renamed = new Set<string>();
   private debounce: unknown;
   private interval: unknown;
   private started = false;
@@ -131,9 +141,11 @@ export class JournalWakeups {
     try {
       entry.watch = this.deps.watch(
         dir,
-        (name) => {
+        (name, renamed) => {
           for (const path of entry.paths) {
-            if (name === null || basename(path) === name) this.nudge(path);
+            if (name !== null && basename(path) !== name) continue;
+            if (renamed || name === null) this.renamed.add(path);
+            this.nudge(path);
           }
         },
         () => {

@@ -1,6 +1,6 @@
 // Follows journals like `tail -F` from saved positions: fs.watch on each journal's directory,
 // polling as fallback and safety net; batches are delivered at least once, then committed.
-import { closeSync, fstatSync, openSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { writeFileAtomicAsync } from "../util/atomic-write.js";
 import type { FollowerDeps, FollowerOptions, JournalStatus } from "./follow-options.js";
@@ -20,10 +20,15 @@ interface Followed {
   fdDevice?: number;
   /** The saved position was verified against the open file. */
   checked: boolean;
+  /** When the path was last looked at (stat): at least every safety poll while data comes. */
+  statAt: number;
   size: number;
   lastPolledAt: number;
   stats: { bytesRead: number; records: number; skippedLines: number; resets: number };
 }
+
+/** Read ahead of a stat, per poll: a busy journal's new lines are usually far fewer bytes. */
+const READ_AHEAD_BYTES = 64 * 1024;
 
 export class JournalFollower {
   readonly positionProblems: string[];
@@ -43,14 +48,17 @@ export class JournalFollower {
   private chain: Promise<unknown> = Promise.resolve();
   /** The position save in flight (one at a time); never rejects. */
   private flushing: Promise<void> | undefined;
+  private readonly safetyPollMs: number;
+  private readonly readAhead = Buffer.allocUnsafeSlow(READ_AHEAD_BYTES);
 
   constructor(private readonly options: FollowerOptions) {
     this.deps = { ...defaultWakeupDeps, ...options.deps };
+    this.safetyPollMs = options.safetyPollMs ?? 10_000;
     this.wakeups = new JournalWakeups(
       this.deps,
       {
         pollIntervalMs: options.pollIntervalMs ?? 1000,
-        safetyPollMs: options.safetyPollMs ?? 10_000,
+        safetyPollMs: this.safetyPollMs,
         debounceMs: options.debounceMs ?? 50,
       },
       (paths) => this.pollInBackground(paths),
@@ -71,7 +79,14 @@ export class JournalFollower {
     const abs = resolve(path);
     if (this.followed.has(abs)) return;
     const stats = { bytesRead: 0, records: 0, skippedLines: 0, resets: 0 };
-    this.followed.set(abs, { path: abs, checked: false, size: 0, lastPolledAt: -Infinity, stats });
+    this.followed.set(abs, {
+      path: abs,
+      checked: false,
+      statAt: Number.NEGATIVE_INFINITY,
+      size: 0,
+      lastPolledAt: Number.NEGATIVE_INFINITY,
+      stats,
+    });
     this.wakeups.add(abs);
     this.wakeups.nudge(abs);
   }
@@ -115,7 +130,12 @@ export class JournalFollower {
    */
   poll(paths?: string | string[]): Promise<void> {
     const list = paths === undefined ? this.paths() : [paths].flat().map((p) => resolve(p));
-    const run = this.chain.then(() => this.pollNow(list));
+    return this.pollQueued(list, false);
+  }
+
+  /** `poll` on the chain; `quick`: a poll may read the open file without looking at the path. */
+  private pollQueued(list: string[], quick: boolean): Promise<void> {
+    const run = this.chain.then(() => this.pollNow(list, quick));
     this.chain = run.catch(() => {});
     return run;
   }
@@ -161,13 +181,13 @@ export class JournalFollower {
     });
   }
 
-  private async pollNow(paths: string[]): Promise<void> {
+  private async pollNow(paths: string[], quick: boolean): Promise<void> {
     let first: { err: unknown } | undefined;
     for (const path of paths) {
       const f = this.followed.get(path);
       if (f === undefined) continue;
       try {
-        await this.pollOne(f);
+        await this.pollOne(f, quick);
       } catch (err) {
         first ??= { err };
         this.onError(path, err);
@@ -183,8 +203,34 @@ export class JournalFollower {
     this.flushPositions().catch((err) => this.onError("(positions)", err));
   }
 
-  private async pollOne(f: Followed): Promise<void> {
-    f.lastPolledAt = this.deps.now();
+  /**
+   * Reads what is new in one journal. A quick poll (a background one) of a watched journal
+   * whose name saw only content changes reads the open file first, and looks at the path
+   * (stat) only when nothing new was there, when more than the read-ahead came, or once a
+   * safety poll's time has passed: a stat per poll was ~17% of the monitor's CPU on 1,000
+   * busy journals. A created, renamed or deleted name always gets the full look, as does an
+   * explicit `poll()`, which reads everything there is.
+   */
+  private async pollOne(f: Followed, quick: boolean): Promise<void> {
+    const now = this.deps.now();
+    f.lastPolledAt = now;
+    const renamed = this.wakeups.renamed.delete(f.path);
+    if (
+      quick &&
+      !renamed &&
+      f.fd !== undefined &&
+      f.checked &&
+      now - f.statAt < this.safetyPollMs &&
+      this.wakeups.isWatched(f.path)
+    ) {
+      const pos = this.positions.get(f.path);
+      const fresh = pos?.inode === f.fdInode ? this.readFresh(f.fd, pos!.offset) : undefined;
+      if (fresh !== undefined) {
+        await this.consume(f, f.fd, f.fdInode!, pos!.offset + fresh.length, fresh);
+        if (fresh.length < READ_AHEAD_BYTES) return;
+      }
+    }
+    f.statAt = now;
     const stat = statSync(f.path, { throwIfNoEntry: false });
     const moved = stat === undefined || stat.ino !== f.fdInode || stat.dev !== f.fdDevice;
     if (f.fd !== undefined && moved) {
@@ -207,7 +253,19 @@ export class JournalFollower {
     await this.consume(f, f.fd, f.fdInode!, stat.size);
   }
 
-  private async consume(f: Followed, fd: number, inode: number, size: number): Promise<void> {
+  /** The bytes after `offset` in the open file (up to the read-ahead), copied; none: undefined. */
+  private readFresh(fd: number, offset: number): Buffer | undefined {
+    const n = readSync(fd, this.readAhead, 0, READ_AHEAD_BYTES, offset);
+    return n > 0 ? Buffer.from(this.readAhead.subarray(0, n)) : undefined;
+  }
+
+  private async consume(
+    f: Followed,
+    fd: number,
+    inode: number,
+    size: number,
+    first?: Buffer,
+  ): Promise<void> {
     let pos = this.positions.get(f.path);
     // Checked once per opened file (and on shrinking): re-hashing the last line on every
     // poll with new data cost ~5% of the monitor's CPU on 1,000 busy journals.
@@ -225,7 +283,7 @@ export class JournalFollower {
     }
     f.size = size;
     const chunk = this.options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
-    for (const { next, ...batch } of readBatches(fd, pos, size, f.stats, chunk)) {
+    for (const { next, ...batch } of readBatches(fd, pos, size, f.stats, chunk, first)) {
       await this.options.onLines(f.path, batch);
       this.commit(f.path, next);
       f.stats.records += batch.records.length;
@@ -257,7 +315,8 @@ export class JournalFollower {
     this.busy = true;
     const batch = [...this.pending];
     this.pending.clear();
-    this.poll(batch)
+    // Woken by a change or the safety net: a quick poll (see pollOne).
+    this.pollQueued(batch, true)
       .catch(() => {}) // already reported through onError
       .finally(() => {
         this.busy = false;

@@ -1,4 +1,12 @@
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { JournalFollower, type WatchDirectory } from "../../src/journal/follower.js";
@@ -42,6 +50,59 @@ describe("JournalFollower wake-ups", () => {
     await c.waitForRecords(2);
     expect(c.topics()).toEqual(["loop.start", "iteration.start"]);
     expect(follower.status()[0]!.watched).toBe(true);
+  });
+
+  it("drains a file its writer still appends to after a rotation, then reads the new one", async () => {
+    const journal = join(dir, "journal.jsonl");
+    const c = new Collector();
+    const resets: string[] = [];
+    follower = new JournalFollower({
+      onLines: c.onLines,
+      onReset: (_path, reason) => resets.push(reason),
+      pollIntervalMs: HOUR,
+      safetyPollMs: HOUR,
+      debounceMs: 5,
+    });
+    follower.add(journal);
+    await follower.start();
+    // Like the harness's appender: one descriptor held open across appends.
+    const writer = openSync(journal, "a");
+    writeSync(writer, spacedLine("r1", "a"));
+    await c.waitForRecords(1);
+    // Rotated: renamed away; its writer still appends there; a new journal takes the name.
+    // All in one turn, so one wake-up sees it all: the old file has news, and the name moved.
+    renameSync(journal, join(dir, "journal.1"));
+    writeSync(writer, spacedLine("r1", "b"));
+    writeFileSync(journal, spacedLine("r2", "x") + spacedLine("r2", "y"));
+    await c.waitForRecords(4);
+    closeSync(writer);
+    expect(c.topics()).toEqual(["a", "b", "x", "y"]);
+    expect(resets).toEqual(["rotated"]);
+  });
+
+  it("reads a burst larger than a quick poll's read-ahead to its end", async () => {
+    const journal = join(dir, "journal.jsonl");
+    const c = new Collector();
+    follower = new JournalFollower({
+      onLines: c.onLines,
+      pollIntervalMs: HOUR,
+      safetyPollMs: HOUR,
+      debounceMs: 5,
+    });
+    follower.add(journal);
+    writeFileSync(journal, spacedLine("r1", "first"));
+    await follower.start();
+    await c.waitForRecords(1);
+    // ~200 KB in one append: the read-ahead (64 KiB) takes part, the path's size the rest.
+    const burst = Array.from({ length: 400 }, (_, i) =>
+      spacedLine("r1", `t${i}`, "x".repeat(400)),
+    ).join("");
+    expect(burst.length).toBeGreaterThan(3 * 64 * 1024);
+    appendFileSync(journal, burst);
+    await c.waitForRecords(401);
+    await follower.poll(); // queued behind the background poll: its counts are in
+    expect(c.topics().at(-1)).toBe("t399");
+    expect(follower.status()[0]).toMatchObject({ lagBytes: 0, records: 401 });
   });
 
   it("polls journals whose directory cannot be watched, and picks up a late directory", async () => {
