@@ -75,7 +75,11 @@ export async function startCommand(argv: string[]): Promise<number> {
   try {
     // Before /healthz listens: not in the load's first turns, nor in a crowded second's pass.
     warmUpScheduleLoad(config);
-    warmUpFiringPass(config);
+    try {
+      warmUpFiringPass(config);
+    } catch (err) {
+      logger.debug({ err }, "the firing warm-up failed; the first crowded second runs cold");
+    }
     observability = await startObservability(daemon, config, logger, monitor);
     const metrics = observability.metrics;
     countAttempt = (channel, result) => metrics.alertDelivery(channel, result);

@@ -35,11 +35,11 @@ export function journalHasRun(journalFile: string, runId: string): boolean {
   const needle = Buffer.from(JSON.stringify(runId));
   const keys = [Buffer.from('"run": '), Buffer.from('"run":')];
   const keep = needle.length + keys[0]!.length;
-  // A read of at most 4 MiB, no larger than the file: a new run's start reads a short journal,
-  // and searching (or allocating) a whole 4 MiB buffer for it took ~20 ms of the start.
-  const chunk = Math.max(1, Math.min(4 << 20, fstatSync(fd).size));
-  const buf = Buffer.allocUnsafe(keep + chunk);
   try {
+    // Reads of 64 KiB to 4 MiB, by the file's size: a new run's start reads a short journal,
+    // and searching (or allocating) a whole 4 MiB buffer for it took ~20 ms of the start.
+    const chunk = Math.min(4 << 20, Math.max(64 << 10, fstatSync(fd).size));
+    const buf = Buffer.allocUnsafe(keep + chunk);
     let position = 0;
     let carried = 0;
     for (;;) {

@@ -41,7 +41,7 @@ function sampleSchedules(config: CronConfig): Map<string, Schedule> {
  */
 export function warmUpFiringPass(config: CronConfig): number {
   const schedules = sampleSchedules(config);
-  let now = INSTANT - 60_000;
+  let now = INSTANT - 1_000;
   let wake: (() => void) | undefined;
   let queued = 0;
   const runner = new SlotRunner({

@@ -88,6 +88,7 @@ export class JournalWakeups {
   }
 
   remove(path: string): void {
+    this.renamed.delete(path);
     const entry = this.dirs.get(dirname(path));
     entry?.paths.delete(path);
     if (entry && entry.paths.size === 0) {

@@ -209,7 +209,9 @@ export class JournalFollower {
    * (stat) only when nothing new was there, when more than the read-ahead came, or once a
    * safety poll's time has passed: a stat per poll was ~17% of the monitor's CPU on 1,000
    * busy journals. A created, renamed or deleted name always gets the full look, as does an
-   * explicit `poll()`, which reads everything there is.
+   * explicit `poll()`, which reads everything there is. A directory moved or replaced as a
+   * whole (its watch names the directory, not the journal) while the old file is still
+   * written to is taken up at the next safety poll at the latest; no line is lost.
    */
   private async pollOne(f: Followed, quick: boolean): Promise<void> {
     const now = this.deps.now();
@@ -272,6 +274,7 @@ export class JournalFollower {
     if (pos === undefined || !f.checked || size < pos.offset) {
       const check = pos ? checkPosition(fd, { inode, size }, pos) : undefined;
       if (pos === undefined || check?.kind === "reset") {
+        first = undefined; // read at the old position: the new one starts at byte 0
         pos = startPosition(inode);
         this.commit(f.path, pos);
         if (check?.kind === "reset") {

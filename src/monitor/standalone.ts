@@ -12,8 +12,12 @@ import type { FieldProblem } from "../util/errors.js";
 
 const RELOAD_SCHEDULES_MS = 30_000;
 function stamp(path: string): string {
-  const s = statSync(path, { throwIfNoEntry: false });
-  return s === undefined ? "-" : `${s.size}:${s.mtimeMs}`;
+  try {
+    const s = statSync(path, { throwIfNoEntry: false });
+    return s === undefined ? "-" : `${s.size}:${s.mtimeMs}`;
+  } catch {
+    return "?"; // unreadable (EACCES, ENOTDIR): RunLedger.open logs it and reads what it can
+  }
 }
 
 export class StandaloneScheduler {
@@ -63,12 +67,12 @@ export class StandaloneScheduler {
    */
   ledger(): RunLedger {
     if (this.opened !== undefined && this.ledgerChecked) return this.opened;
+    const dir = this.config.stateDir;
+    const stamps = `${stamp(`${dir}/runs/index.jsonl`)}|${stamp(`${dir}/pending.json`)}`;
     this.ledgerChecked = true;
     queueMicrotask(() => {
       this.ledgerChecked = false;
     });
-    const dir = this.config.stateDir;
-    const stamps = `${stamp(`${dir}/runs/index.jsonl`)}|${stamp(`${dir}/pending.json`)}`;
     if (this.opened === undefined || stamps !== this.ledgerStamp) {
       this.opened = RunLedger.open(dir, { logger: this.logger });
       this.ledgerStamp = stamps;
