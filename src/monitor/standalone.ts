@@ -11,6 +11,7 @@ import { loadScheduleSet } from "../schedules/schedule-set.js";
 import type { FieldProblem } from "../util/errors.js";
 
 const RELOAD_SCHEDULES_MS = 30_000;
+
 function stamp(path: string): string {
   try {
     const s = statSync(path, { throwIfNoEntry: false });

@@ -32,39 +32,39 @@ const unwatchable: WatchDirectory = () => {
   throw Object.assign(new Error("watch unsupported"), { code: "ENOSYS" });
 };
 
+/** A follower woken by fs.watch alone (no polling to speak of), on `journal.jsonl` in `dir`. */
+function watchedFollower(c: Collector, resets: string[] = []) {
+  const journal = join(dir, "journal.jsonl");
+  const f = new JournalFollower({
+    onLines: c.onLines,
+    onReset: (_path, reason) => resets.push(reason),
+    pollIntervalMs: HOUR,
+    safetyPollMs: HOUR,
+    debounceMs: 5,
+  });
+  follower = f;
+  f.add(journal);
+  return { journal, f };
+}
+
 describe("JournalFollower wake-ups", () => {
   it("reads appends as fs.watch reports them (no polling)", async () => {
-    const journal = join(dir, "journal.jsonl");
     const c = new Collector();
-    follower = new JournalFollower({
-      onLines: c.onLines,
-      pollIntervalMs: HOUR,
-      safetyPollMs: HOUR,
-      debounceMs: 5,
-    });
-    follower.add(journal);
-    await follower.start(); // the journal does not exist yet: creation must be noticed
+    const { journal, f } = watchedFollower(c);
+    await f.start(); // the journal does not exist yet: creation must be noticed
     writeFileSync(journal, spacedLine("r1", "loop.start"));
     await c.waitForRecords(1);
     appendFileSync(journal, spacedLine("r1", "iteration.start"));
     await c.waitForRecords(2);
     expect(c.topics()).toEqual(["loop.start", "iteration.start"]);
-    expect(follower.status()[0]!.watched).toBe(true);
+    expect(f.status()[0]!.watched).toBe(true);
   });
 
   it("drains a file its writer still appends to after a rotation, then reads the new one", async () => {
-    const journal = join(dir, "journal.jsonl");
     const c = new Collector();
     const resets: string[] = [];
-    follower = new JournalFollower({
-      onLines: c.onLines,
-      onReset: (_path, reason) => resets.push(reason),
-      pollIntervalMs: HOUR,
-      safetyPollMs: HOUR,
-      debounceMs: 5,
-    });
-    follower.add(journal);
-    await follower.start();
+    const { journal, f } = watchedFollower(c, resets);
+    await f.start();
     // Like the harness's appender: one descriptor held open across appends.
     const writer = openSync(journal, "a");
     writeSync(writer, spacedLine("r1", "a"));
@@ -81,17 +81,10 @@ describe("JournalFollower wake-ups", () => {
   });
 
   it("reads a burst larger than a quick poll's read-ahead to its end", async () => {
-    const journal = join(dir, "journal.jsonl");
     const c = new Collector();
-    follower = new JournalFollower({
-      onLines: c.onLines,
-      pollIntervalMs: HOUR,
-      safetyPollMs: HOUR,
-      debounceMs: 5,
-    });
-    follower.add(journal);
+    const { journal, f } = watchedFollower(c);
     writeFileSync(journal, spacedLine("r1", "first"));
-    await follower.start();
+    await f.start();
     await c.waitForRecords(1);
     // ~200 KB in one append: the read-ahead (64 KiB) takes part, the path's size the rest.
     const burst = Array.from({ length: 400 }, (_, i) =>
@@ -100,9 +93,9 @@ describe("JournalFollower wake-ups", () => {
     expect(burst.length).toBeGreaterThan(3 * 64 * 1024);
     appendFileSync(journal, burst);
     await c.waitForRecords(401);
-    await follower.poll(); // queued behind the background poll: its counts are in
+    await f.poll(); // queued behind the background poll: its counts are in
     expect(c.topics().at(-1)).toBe("t399");
-    expect(follower.status()[0]).toMatchObject({ lagBytes: 0, records: 401 });
+    expect(f.status()[0]).toMatchObject({ lagBytes: 0, records: 401 });
   });
 
   it("polls journals whose directory cannot be watched, and picks up a late directory", async () => {
