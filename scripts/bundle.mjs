@@ -1,7 +1,11 @@
 // Bundles the two CLIs into dist/bin with esbuild. A bundled CLI starts several times
 // faster than hundreds of separately resolved modules (execa and zod alone cost ~300 ms
 // of CPU unbundled), which keeps `autoloop run` close to a bare `node` start.
-import { chmodSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { build } from "esbuild";
 
 const common = {
@@ -25,10 +29,11 @@ await Promise.all([
   // `autoloop` starts once per run (and per `autoloop emit` inside one): one CommonJS file, so
   // that start-up reads and compiles a single script and skips the ES module loader (~40 ms
   // here: it builds a module facade for every built-in the bundle imports); its subcommands
-  // stay lazily evaluated. `import.meta.url` becomes the file's own URL.
+  // stay lazily evaluated. `import.meta.url` becomes the file's own URL. The `autoloop`
+  // command itself is scripts/autoloop-bin.cjs, which starts this bundle from V8's code cache.
   build({
     ...common,
-    entryPoints: { autoloop: "src/cli/autoloop.ts" },
+    entryPoints: { "autoloop-main": "src/cli/autoloop.ts" },
     outExtension: { ".js": ".cjs" },
     format: "cjs",
     splitting: false,
@@ -44,4 +49,36 @@ await Promise.all([
     chunkNames: "chunks/[name]-[hash]",
   }),
 ]);
+const buildId = createHash("sha256")
+  .update(readFileSync("dist/bin/autoloop-main.cjs"))
+  .digest("hex")
+  .slice(0, 16);
+writeFileSync(
+  "dist/bin/autoloop.cjs",
+  readFileSync("scripts/autoloop-bin.cjs", "utf8").replace("__BUILD_ID__", buildId),
+);
 for (const bin of ["dist/bin/autoloop.cjs", "dist/bin/autoloop-cron.js"]) chmodSync(bin, 0o755);
+warmCompileCache();
+
+/**
+ * One no-op iteration of the built harness, so that its code cache holds what a run
+ * compiles. Best effort: without it the first real run writes the cache.
+ */
+function warmCompileCache() {
+  const dir = mkdtempSync(join(tmpdir(), "autoloop-build-"));
+  try {
+    mkdirSync(join(dir, "noop"));
+    writeFileSync(
+      join(dir, "noop", "autoloops.toml"),
+      '[event_loop]\nmax_iterations = 1\n[backend]\ncommand = "true"\nprompt_mode = "file"\n',
+    );
+    const r = spawnSync(
+      process.execPath,
+      ["dist/bin/autoloop.cjs", "run", join(dir, "noop"), "--work-dir", dir, "--quiet"],
+      { stdio: "ignore", timeout: 60_000 },
+    );
+    if (r.error) console.warn(`bundle: compile cache not warmed: ${r.error.message}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

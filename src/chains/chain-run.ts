@@ -151,6 +151,7 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
         workDir: projectDir,
         trigger: "chain",
         parentRunId: chainRunId,
+        runIdKnownNew: true, // every step's id was searched for before the first step
         objective,
         ...(step.maxIterations !== undefined && { maxIterations: step.maxIterations }),
         env: opts.env,

@@ -106,7 +106,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     );
   }
   const { isValidRunId, newRunId } = await import("../core/run-id.js");
-  const runId = str(p, "run-id") ?? newRunId();
+  const given = str(p, "run-id");
+  const runId = given ?? newRunId();
   if (!isValidRunId(runId)) {
     throw new UserError(
       `autoloop run: --run-id ${JSON.stringify(runId)} is not a valid run id; use letters, digits, . _ - (no "..", at most 128 characters)`,
@@ -143,6 +144,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     trigger: trigger as (typeof TRIGGERS)[number],
     objective: objectiveWords.join(" "),
     parentRunId: str(p, "parent-run-id") ?? "",
+    runIdKnownNew: given === undefined,
     maxIterations: intOption(p, "max-iterations", "autoloop run"),
     env: { ...process.env, ...fileEnv },
     signal: controller.signal,

@@ -1,6 +1,5 @@
 // What one finished iteration means for the run, decided without side effects: stop (and
 // why), a gate refusal to journal, a note for the next prompt, and the stall counter.
-import { createHash } from "node:crypto";
 import type { FieldValue } from "../journal/codec.js";
 
 export type Terminal =
@@ -9,6 +8,7 @@ export type Terminal =
 
 /** Consecutive iterations with the same output and events (stall detection). */
 export interface StallState {
+  /** The last iteration's output and events, compared whole (no digest to collide). */
   signature: string;
   identical: number;
 }
@@ -47,7 +47,8 @@ export interface Judgement {
 
 const TAIL_CHARS = 500;
 
-function tail(text: string, max: number): string {
+/** The last `max` characters of `text`. */
+export function tail(text: string, max: number): string {
   return text.length > max ? text.slice(text.length - max) : text;
 }
 
@@ -91,10 +92,8 @@ export function judgeIteration(f: IterationFacts): Judgement {
     else completionNote = refusedNote;
   }
 
-  const signature = createHash("sha1")
-    .update(f.output)
-    .update(JSON.stringify(f.emitted.map((r) => [r.topic, r.payload])))
-    .digest("hex");
+  // Kept as text: node:crypto alone cost ~5 ms of a harness start, and the output is bounded.
+  const signature = `${f.output}\u0000${JSON.stringify(f.emitted.map((r) => [r.topic, r.payload]))}`;
   const identical = signature === f.stall.signature ? f.stall.identical + 1 : 1;
   const stall = { signature, identical };
   const judged = { completionNote, stall, ...(gate && { gate }) };

@@ -12,7 +12,7 @@ import { agentArgs, promptModeFor, resolveAgent } from "./agents.js";
 import { type AgentResult, runAgent } from "./backend.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
 import { writeEventTool } from "./event-tool.js";
-import { judgeIteration, type StallState, type Terminal } from "./judge.js";
+import { judgeIteration, type StallState, type Terminal, tail } from "./judge.js";
 import {
   assertNewRunId,
   fileSize,
@@ -40,6 +40,8 @@ export interface RunOptions {
   runId: string;
   trigger: LaunchMetadata["trigger"];
   parentRunId: string;
+  /** No earlier run has this id (generated, or searched for already): the journal is not read. */
+  runIdKnownNew?: boolean;
   maxIterations?: number;
   workDir: string;
   env: NodeJS.ProcessEnv;
@@ -60,10 +62,6 @@ export interface RunResult {
 /** Longest agent output kept in one journal field (the tail wins). */
 const MAX_JOURNAL_OUTPUT = 64 * 1024;
 
-function tail(text: string, max: number): string {
-  return text.length > max ? text.slice(text.length - max) : text;
-}
-
 function registryStatus(t: Terminal): RegistryStatus {
   if (t.complete) return "completed";
   if (t.reason === "backend_timeout") return "timed_out";
@@ -78,7 +76,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   const maxIterations = opts.maxIterations ?? ev.max_iterations;
   const paths = runPaths(opts.workDir, runId, preset.config, opts.env);
   const progress = opts.progress ?? (() => {});
-  assertNewRunId(paths.journalFile, runId);
+  if (!opts.runIdKnownNew) assertNewRunId(paths.journalFile, runId);
   mkdirSync(paths.runDir, { recursive: true });
   ignoreStateDir(paths);
   // In worktree isolation the agent works in the run's own tree; its state stays here.
