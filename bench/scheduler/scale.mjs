@@ -2,7 +2,7 @@
 // each figure a ratio to a floor taken in the same run: reading and TOML-parsing the same
 // files in bare node (a child process, timed inside it).
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, get } from "node:http";
 import { join } from "node:path";
 import { median, percentile, ROOT, report, tempDir } from "../lib.mjs";
@@ -126,6 +126,30 @@ async function healthDuringLoad(dir) {
   );
 }
 
+/**
+ * Three starts, each on a fresh state dir: the first (kept running for the reloads, its RSS
+ * sampled) and two more. The time to "started" and the loop's longest hold in the load (the
+ * daemon's own monitorEventLoopDelay, 1 ms resolution) are each the median of the three, with
+ * every start's figures printed: a single start's maximum on a shared 2-core VM moves by
+ * 15 ms with what the neighbours do when a GC pause comes. Peak RSS is the highest of three.
+ */
+async function moreStarts(config, dir, first) {
+  const starts = [first];
+  for (let i = 0; i < 2; i++) {
+    rmSync(join(dir, "state"), { recursive: true, force: true });
+    let loop = Number.NaN;
+    const again = await probeStart(["start", "--config", config], {
+      until: /autoloop-cron started/,
+      onLine: (line) => {
+        if (line.includes('"schedules loaded"')) loop = JSON.parse(line).eventLoopMaxDelayMs;
+      },
+    });
+    await again.stop();
+    starts.push({ ms: again.ms, peakMiB: again.peakMiB, loop });
+  }
+  return starts;
+}
+
 export async function benchScale() {
   console.log("\n== bench/scheduler/scale ==");
   const dir = tempDir();
@@ -138,34 +162,19 @@ export async function benchScale() {
 
   const loads = [];
   const loopDelays = [];
+  const onLine = (line) => {
+    if (line.includes('"schedules loaded"')) {
+      const r = JSON.parse(line);
+      loads.push(r.durationMs);
+      loopDelays.push(r.eventLoopMaxDelayMs);
+    }
+  };
   const start = await probeStart(["start", "--config", config], {
     until: /autoloop-cron started/,
     settleMs: 10_000,
-    onLine: (line) => {
-      if (line.includes('"schedules loaded"')) {
-        const r = JSON.parse(line);
-        loads.push(r.durationMs);
-        loopDelays.push(r.eventLoopMaxDelayMs);
-      }
-    },
+    onLine,
   });
-  let ok = report(
-    '  start: spawn → "autoloop-cron started"',
-    `${start.ms.toFixed(0)} ms = ${(start.ms / floor).toFixed(1)}x the floor`,
-    "",
-    "<= 8x",
-    start.ms <= 8 * floor,
-  );
-  ok = report("  start: peak RSS", start.peakMiB, "MiB", "<= 400 MiB", start.peakMiB <= 400) && ok;
-  ok =
-    report(
-      "  start: RSS 10 s after start",
-      start.steadyMiB,
-      "MiB",
-      "<= 300 MiB",
-      start.steadyMiB <= 300,
-    ) && ok;
-
+  let ok = true;
   // Reload: one file of 100 changes; the daemon's own figure (durationMs) against its full load.
   const file = join(dir, "schedules", "team-042.toml");
   const text = readFileSync(file, "utf8");
@@ -191,16 +200,7 @@ export async function benchScale() {
       "<= 5%",
       reload <= 0.05 * full,
     ) && ok;
-  // The daemon's own monitorEventLoopDelay (1 ms resolution) over each load.
-  ok =
-    report(
-      "  event loop held at most, full load (monitorEventLoopDelay)",
-      loopDelays[0],
-      "ms",
-      "<= 20 ms",
-      loopDelays[0] <= 20,
-    ) && ok;
-  const worstReload = Math.max(...loopDelays.slice(1));
+  const worstReload = Math.max(...loopDelays.slice(1), 0);
   ok =
     report(
       "  event loop held at most, reloads",
@@ -211,24 +211,73 @@ export async function benchScale() {
     ) && ok;
   await start.stop();
   writeFileSync(file, text);
-  ok = (await healthDuringLoad(dir)) && ok;
 
-  const validate = await probeStart(["validate", "--config", config], { until: /exit/ });
+  const starts = await moreStarts(config, dir, {
+    ms: start.ms,
+    peakMiB: start.peakMiB,
+    loop: loopDelays[0],
+  });
+  for (const [i, s] of starts.entries())
+    report(
+      `  start ${i + 1}: spawn → "autoloop-cron started" / loop held at most in the load / peak RSS`,
+      `${s.ms.toFixed(0)} ms / ${s.loop} ms / ${s.peakMiB.toFixed(1)} MiB`,
+      "",
+    );
+  const startMs = median(starts.map((s) => s.ms));
   ok =
     report(
-      "  validate: spawn → exit",
-      `${validate.ms.toFixed(0)} ms = ${(validate.ms / floor).toFixed(1)}x the floor`,
+      '  start: spawn → "autoloop-cron started", median of 3',
+      `${startMs.toFixed(0)} ms = ${(startMs / floor).toFixed(1)}x the floor`,
       "",
       "<= 8x",
-      validate.ms <= 8 * floor,
+      startMs <= 8 * floor,
     ) && ok;
+  const peak = Math.max(...starts.map((s) => s.peakMiB));
+  ok = report("  start: peak RSS, highest of 3", peak, "MiB", "<= 400 MiB", peak <= 400) && ok;
   ok =
     report(
-      "  validate: peak RSS",
-      validate.peakMiB,
+      "  start: RSS 10 s after start",
+      start.steadyMiB,
+      "MiB",
+      "<= 300 MiB",
+      start.steadyMiB <= 300,
+    ) && ok;
+  const loop = median(starts.map((s) => s.loop));
+  ok =
+    report(
+      "  event loop held at most in a full load (monitorEventLoopDelay), median of 3 starts",
+      loop,
+      "ms",
+      "<= 20 ms",
+      loop <= 20,
+    ) && ok;
+  ok = (await healthDuringLoad(dir)) && ok;
+
+  const validates = [];
+  for (let i = 0; i < 3; i++)
+    validates.push(await probeStart(["validate", "--config", config], { until: /exit/ }));
+  const validateMs = median(validates.map((v) => v.ms));
+  report(
+    "  validate: spawn → exit, each run",
+    validates.map((v) => v.ms.toFixed(0)).join(", "),
+    "ms",
+  );
+  ok =
+    report(
+      "  validate: spawn → exit, median of 3",
+      `${validateMs.toFixed(0)} ms = ${(validateMs / floor).toFixed(1)}x the floor`,
+      "",
+      "<= 8x",
+      validateMs <= 8 * floor,
+    ) && ok;
+  const validatePeak = Math.max(...validates.map((v) => v.peakMiB));
+  ok =
+    report(
+      "  validate: peak RSS, highest of 3",
+      validatePeak,
       "MiB",
       "<= 400 MiB",
-      validate.peakMiB <= 400,
+      validatePeak <= 400,
     ) && ok;
   return ok;
 }

@@ -231,28 +231,6 @@ export function* parseScheduleFileSteps(
     const problems = schemaProblems(fileName, scheduleFileSchema, file.error, toml.value);
     return { schedules: [], problems };
   }
-  const entries: z.output<typeof scheduleEntry>[] = [];
-  const problems: FieldProblem[] = [];
-  const all = file.data.schedule;
-  for (let from = 0, done = 0; from < all.length; from += done) {
-    const chunk = all.slice(from, from + entriesPace.size);
-    done = chunk.length;
-    const started = performance.now();
-    const parsed = entryChunk.safeParse(chunk);
-    entriesPace.took(chunk.length, performance.now() - started);
-    if (parsed.success) for (const e of parsed.data) entries.push(e);
-    else
-      for (const issue of parsed.error.issues) {
-        const k = issue.path[0] as number;
-        const own = { issues: [{ ...issue, path: issue.path.slice(1) }] } as typeof parsed.error;
-        problems.push(
-          ...schemaProblems(fileName, scheduleEntry, own, chunk[k], `schedule[${from + k}]`),
-        );
-      }
-    yield;
-  }
-  if (problems.length > 0) return { schedules: [], problems };
-  const parsed = { data: { schedule: entries } };
   // Thousands of schedules per file share a few paths and their defaults: resolve each path
   // once, and let schedules that keep a default share its object (bytes per schedule).
   const resolved = new Map<string, string>();
@@ -274,7 +252,7 @@ export function* parseScheduleFileSteps(
     return v;
   };
   const list = (items: string[]) => (items.length === 0 ? NONE : items.map(same));
-  const schedules = parsed.data.schedule.map((s, index): Schedule => {
+  const build = (s: z.output<typeof scheduleEntry>, index: number): Schedule => {
     const common: ScheduleCommon = {
       name: s.name,
       file: fileName,
@@ -330,7 +308,33 @@ export function* parseScheduleFileSteps(
       envFiles,
       isolation: s.isolation,
     });
-  });
+  };
+  // Each checked chunk becomes schedules at once and its TOML tables are let go: passing objects
+  // die young, not copied by a scavenge or two (the longest pauses of a 100,000-schedule load).
+  const all = file.data.schedule;
+  (toml.value as { schedule?: unknown }).schedule = undefined;
+  const schedules: Schedule[] = [];
+  const problems: FieldProblem[] = [];
+  for (let from = 0, done = 0; from < all.length; from += done) {
+    const chunk = all.slice(from, from + entriesPace.size);
+    done = chunk.length;
+    all.fill(undefined, from, from + done);
+    const started = performance.now();
+    const parsed = entryChunk.safeParse(chunk);
+    if (!parsed.success)
+      for (const issue of parsed.error.issues) {
+        const k = issue.path[0] as number;
+        const own = { issues: [{ ...issue, path: issue.path.slice(1) }] } as typeof parsed.error;
+        problems.push(
+          ...schemaProblems(fileName, scheduleEntry, own, chunk[k], `schedule[${from + k}]`),
+        );
+      }
+    else if (problems.length === 0)
+      for (let k = 0; k < parsed.data.length; k++) schedules.push(build(parsed.data[k]!, from + k));
+    entriesPace.took(chunk.length, performance.now() - started);
+    yield;
+  }
+  if (problems.length > 0) return { schedules: [], problems };
   return { schedules, problems: [] };
 }
 

@@ -184,6 +184,35 @@ command = ["./backup.sh", "--all"]
   it("accepts an empty file as no schedules", () => {
     expect(parse("")).toEqual({ schedules: [], problems: [] });
   });
+
+  it("checks a long file in chunks: every schedule in order, or every problem and none", () => {
+    const many = (bad: Set<number>) =>
+      Array.from(
+        { length: 450 },
+        (_, i) =>
+          `[[schedule]]\nname = "job-${i}"\ncron = "${bad.has(i) ? "nope" : `${i % 60} * * * *`}"\nkind = "command"\ncommand = ["true"]\n`,
+      ).join("\n");
+    for (const tomlInPieces of [false, true]) {
+      const ok = parseScheduleFile("s.toml", many(new Set()), defaults, {
+        ...context,
+        tomlInPieces,
+      });
+      expect(ok.problems).toEqual([]);
+      expect(ok.schedules.map((s) => [s.name, s.index, s.cron])).toEqual(
+        Array.from({ length: 450 }, (_, i) => [`job-${i}`, i, `${i % 60} * * * *`]),
+      );
+      const bad = parseScheduleFile("s.toml", many(new Set([5, 333, 449])), defaults, {
+        ...context,
+        tomlInPieces,
+      });
+      expect(bad.schedules).toEqual([]);
+      expect(bad.problems.map((p) => p.field)).toEqual([
+        "schedule[5].cron",
+        "schedule[333].cron",
+        "schedule[449].cron",
+      ]);
+    }
+  });
 });
 
 describe("hostile schedule files", () => {
