@@ -27,7 +27,7 @@ import {
   type ControlResponse,
   controlDir,
 } from "./control.js";
-import { watchCrowdedPass } from "./crowded-pass.js";
+import { makeRoomForPass, watchCrowdedPass } from "./crowded-pass.js";
 import { DaemonEmitter } from "./events.js";
 import { debounced, watchFolders } from "./folder-watch.js";
 import { planUpdate } from "./put-in-force.js";
@@ -85,6 +85,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       onHandlerError: (err) => this.deps.logger.error({ err }, "fire handler failed"),
       // A burst (many schedules on one second) is logged with how long it held the loop.
       onPass: (slots, ms) => watchCrowdedPass(this.log, slots, ms),
+      onStaged: makeRoomForPass,
     });
     this.slots = new SlotRunner({
       config,

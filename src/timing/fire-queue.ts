@@ -34,6 +34,8 @@ export interface FireQueueOptions {
   onHandlerError?: (err: unknown) => void;
   /** Told after each wake-up that fired slots: how many, and how long the pass held the loop. */
   onPass?: (slots: number, ms: number) => void;
+  /** Told when an instant shared by several schedules is staged, ~50 ms ahead: its slots. */
+  onStaged?: (slots: number) => void;
 }
 
 /** One schedule's slot in a `due` event; `slot` in epoch milliseconds. */
@@ -267,13 +269,16 @@ export class FireQueue {
       this.disarm();
       return;
     }
-    const now = this.deps.now();
+    let now = this.deps.now();
     // An instant shared by several schedules is put in name order shortly before it, in a
     // wake of its own, so that the due pass only hands out slots.
     let wakeAt = this.deps.setImmediate ? top.fireAt - EARLY_MS : top.fireAt;
     if (!top.ready) {
-      if (top.fireAt - now <= PREPARE_MS) this.instants.prepare(top.fireAt);
-      else wakeAt = top.fireAt - PREPARE_MS;
+      if (top.fireAt - now > PREPARE_MS) wakeAt = top.fireAt - PREPARE_MS;
+      else {
+        this.options.onStaged?.(this.instants.prepare(top.fireAt));
+        now = this.deps.now(); // after the hook's own time
+      }
     }
     if (this.timer !== undefined && this.armedFor !== undefined && this.armedFor <= wakeAt) return;
     this.disarm();

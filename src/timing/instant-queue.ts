@@ -45,8 +45,8 @@ export class InstantQueue<T extends TimedEntry> {
     return { fireAt: top.fireAt, ready: lone };
   }
 
-  /** Takes the entries at `fireAt` off the heap, in name order, ahead of their time. */
-  prepare(fireAt: number): void {
+  /** Takes the entries at `fireAt` off the heap, in name order, ahead of their time; how many. */
+  prepare(fireAt: number): number {
     const staged = this.staged;
     if (staged !== undefined && staged.fireAt !== fireAt) {
       // An earlier instant came first (a schedule added meanwhile): the staged one goes back.
@@ -61,6 +61,7 @@ export class InstantQueue<T extends TimedEntry> {
     }
     if (entries.length > before && entries.length > 1) entries.sort(byName);
     this.staged = { fireAt, entries };
+    return entries.length;
   }
 
   /** Removes and returns the earliest instant if it is due at `now`. */

@@ -171,6 +171,33 @@ describe("FireQueue", () => {
     q.stop();
   });
 
+  it("tells how many slots an instant holds when it stages it, and is not made late by that", () => {
+    const { deps } = fakeDeps();
+    const { brief, handler } = collect();
+    const staged: Array<{ slots: number; at: string }> = [];
+    const q = new FireQueue(handler, deps, {
+      // A hook that takes 30 ms of the queue's clock (the daemon's makes room for the pass).
+      onStaged: (slots) => {
+        staged.push({ slots, at: new Date().toISOString() });
+        vi.setSystemTime(Date.now() + 30);
+      },
+    });
+    for (const name of ["c", "a", "b"]) q.upsert(spec(name, "0 10 * * *"));
+    q.upsert(spec("lone", "30 10 * * *"));
+    q.start();
+    vi.advanceTimersByTime(10_000);
+    // Staged 50 ms ahead; the pass still comes at the instant (the clock the hook moved counts).
+    expect(staged).toEqual([{ slots: 3, at: "2026-01-01T09:59:59.950Z" }]);
+    expect(brief()).toEqual([
+      "due a 2026-01-01T10:00:00.000Z +0ms",
+      "due b 2026-01-01T10:00:00.000Z +0ms",
+      "due c 2026-01-01T10:00:00.000Z +0ms",
+    ]);
+    vi.advanceTimersByTime(30 * 60_000);
+    expect(staged).toHaveLength(1); // a lone schedule's instant is never staged
+    q.stop();
+  });
+
   it("fires at the jittered instant but names the unjittered slot", () => {
     const { deps } = fakeDeps();
     const { events, handler } = collect();
