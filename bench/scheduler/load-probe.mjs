@@ -18,7 +18,10 @@ export async function probeStart(args, { until, settleMs = 0, timeoutMs = 120_00
   const child = spawn(process.execPath, [AUTOLOOP_CRON, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
-  process.on("exit", () => child.kill("SIGKILL"));
+  // A bench that fails half-way leaves no daemon behind; one that goes on forgets this one.
+  const killChild = () => child.kill("SIGKILL");
+  process.on("exit", killChild);
+  child.on("exit", () => process.off("exit", killChild));
   let peak = 0;
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssMiB(child.pid));
