@@ -4,14 +4,22 @@
 // starts once per run and `autoloop emit` once per event inside one; compiling the bundle
 // from source took ~15 ms of its ~100 ms beyond a bare node start.
 //
-// The cache sits next to the bundle and its name carries the bundle's content hash, so a
-// rebuilt or edited bundle never meets an old cache (V8 checks only the source's length). V8
-// rejects a cache made by another Node or with other flags; the run then writes a fresh one
-// as it exits, atomically, if the folder is writable (read-only installs just compile).
+// The cache sits next to the bundle and its name carries the hash the build gave the bundle,
+// so a rebuilt bundle never meets an old cache (V8 checks only the source's length; editing a
+// built bundle in place is not supported: rebuild). V8 rejects a cache made by another Node
+// or with other flags; the run then writes a fresh one as it exits, atomically, if the folder
+// is writable (a read-only install just compiles, and does not try).
 // `npm run build` warms it with a one-iteration no-op run. NODE_DISABLE_COMPILE_CACHE=1, as
 // for Node's own compile cache, turns it off.
 "use strict";
-const { readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs");
+const {
+  accessSync,
+  constants,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} = require("node:fs");
 const Module = require("node:module");
 const { join } = require("node:path");
 const { Script } = require("node:vm");
@@ -29,8 +37,17 @@ function readCache() {
   }
 }
 
+function writable(dir) {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function writeCache(script) {
-  const temp = `${cacheFile}.${process.pid}.tmp`;
+  const temp = `${cacheFile}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
   try {
     writeFileSync(temp, script.createCachedData());
     renameSync(temp, cacheFile);
@@ -46,7 +63,7 @@ const cachedData = useCache ? readCache() : undefined;
 const source = readFileSync(main, "utf8").replace(/^#!/, "//");
 const script = new Script(Module.wrap(source), { filename: main, cachedData });
 // Written at exit so that it also holds the functions this run compiled lazily.
-if (useCache && (cachedData === undefined || script.cachedDataRejected))
+if (useCache && (cachedData === undefined || script.cachedDataRejected) && writable(__dirname))
   process.once("exit", () => writeCache(script));
 const bundle = new Module(main, module);
 bundle.filename = main;

@@ -3,7 +3,15 @@
 // of CPU unbundled), which keeps `autoloop run` close to a bare `node` start.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -72,12 +80,20 @@ function warmCompileCache() {
       join(dir, "noop", "autoloops.toml"),
       '[event_loop]\nmax_iterations = 1\n[backend]\ncommand = "true"\nprompt_mode = "file"\n',
     );
+    // Not bound to any run this build may itself be part of.
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !key.startsWith("AUTOLOOP")),
+    );
     const r = spawnSync(
       process.execPath,
       ["dist/bin/autoloop.cjs", "run", join(dir, "noop"), "--work-dir", dir, "--quiet"],
-      { stdio: "ignore", timeout: 60_000 },
+      { stdio: "ignore", timeout: 60_000, env },
     );
-    if (r.error) console.warn(`bundle: compile cache not warmed: ${r.error.message}`);
+    const warmed = readdirSync("dist/bin").some((f) => f.endsWith(".v8cache"));
+    if (!warmed)
+      console.warn(
+        `bundle: the compile cache was not warmed (${r.error?.message ?? `exit ${r.status}`}); the first run writes it`,
+      );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

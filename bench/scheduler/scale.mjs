@@ -126,6 +126,11 @@ async function healthDuringLoad(dir) {
   );
 }
 
+/** The daemon's account of a load (`schedules loaded`: durationMs, eventLoopMaxDelayMs). */
+function loadLine(line) {
+  return line.includes('"schedules loaded"') ? JSON.parse(line) : undefined;
+}
+
 /**
  * Three starts, each on a fresh state dir: the first (kept running for the reloads, its RSS
  * sampled) and two more. The time to "started" and the loop's longest hold in the load (the
@@ -141,7 +146,8 @@ async function moreStarts(config, dir, first) {
     const again = await probeStart(["start", "--config", config], {
       until: /autoloop-cron started/,
       onLine: (line) => {
-        if (line.includes('"schedules loaded"')) loop = JSON.parse(line).eventLoopMaxDelayMs;
+        const load = loadLine(line);
+        if (load) loop = load.eventLoopMaxDelayMs;
       },
     });
     await again.stop();
@@ -163,11 +169,10 @@ export async function benchScale() {
   const loads = [];
   const loopDelays = [];
   const onLine = (line) => {
-    if (line.includes('"schedules loaded"')) {
-      const r = JSON.parse(line);
-      loads.push(r.durationMs);
-      loopDelays.push(r.eventLoopMaxDelayMs);
-    }
+    const load = loadLine(line);
+    if (load === undefined) return;
+    loads.push(load.durationMs);
+    loopDelays.push(load.eventLoopMaxDelayMs);
   };
   const start = await probeStart(["start", "--config", config], {
     until: /autoloop-cron started/,

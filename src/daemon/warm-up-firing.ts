@@ -1,10 +1,11 @@
 // A crowded second's first pass would run its code cold: V8 compiles each function on first
-// use, and the first thousand slots due on one second took 4-6 ms to decide where a later
-// pass took 1 ms, so they were decided 3-4 ms later than they could be. Before the daemon
-// serves, a sample of schedules due on one instant goes through the same fire queue and slot
-// runner, in a context of their own that launches nothing and writes nothing: every slot is
-// queued (no run may start: max_concurrent_runs = 0), and both are then dropped.
+// use and optimizes it once it is hot, and the first thousand slots due on one second took
+// 3-9 ms to decide where a later pass took 1-2 ms. Before the daemon serves, a sample of
+// schedules due every minute goes through the same fire queue and slot runner for a few
+// minutes of a clock of its own, in a context that launches nothing and writes nothing: every
+// slot is queued (no run may start: max_concurrent_runs = 0), and both are then dropped.
 import { pino } from "pino";
+import { QUEUE_LIMIT } from "../admission/slot-queue.js";
 import type { CronConfig } from "../config/config.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import { parseScheduleFile, type Schedule, scheduleDefaults } from "../schedules/schedule-file.js";
@@ -16,10 +17,10 @@ const SAMPLE = 300;
 /**
  * Minutes the sample goes through: 2,700 decisions, ~50 ms of a start. After one pass of 300
  * V8 had not optimized the pass's functions yet, and a first crowded second then compiled
- * them as it went and took 3-9 ms to decide, against 1-2 ms. Below QUEUE_LIMIT (10 waiting
- * slots a schedule): one more would find its queue full and reach the ledger.
+ * them as it went and took 3-9 ms to decide, against 1-2 ms. One less than the slots a
+ * schedule may have waiting: one more would find its queue full and reach the ledger.
  */
-const PASSES = 9;
+const PASSES = QUEUE_LIMIT - 1;
 /** The first instant (any fixed one: the clock below is the queue's only clock). */
 const INSTANT = Date.UTC(2000, 0, 1);
 

@@ -250,8 +250,13 @@ export class FireQueue {
   };
 
   private emit(event: FireEvent): void {
+    this.guarded(() => this.onEvent(event));
+  }
+
+  /** Runs a handler; what it throws goes to `onHandlerError`, never through the queue. */
+  private guarded(handler: () => void): void {
     try {
-      this.onEvent(event);
+      handler();
     } catch (err) {
       const report =
         this.options.onHandlerError ??
@@ -276,7 +281,8 @@ export class FireQueue {
     if (!top.ready) {
       if (top.fireAt - now > PREPARE_MS) wakeAt = top.fireAt - PREPARE_MS;
       else {
-        this.options.onStaged?.(this.instants.prepare(top.fireAt));
+        const slots = this.instants.prepare(top.fireAt);
+        this.guarded(() => this.options.onStaged?.(slots));
         now = this.deps.now(); // after the hook's own time
       }
     }

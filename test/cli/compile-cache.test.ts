@@ -15,6 +15,11 @@ import { cleanEnv, cleanupTempDirs, ROOT, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);
 
+/** The hash the build put in the loader (and in its cache's name). */
+function buildIdOf(loader: string): string | undefined {
+  return /const BUILD_ID = "([0-9a-f]{16})";/.exec(readFileSync(loader, "utf8"))?.[1];
+}
+
 /** A copy of the built package's `autoloop` (loader, bundle, package.json), without a cache. */
 function installCopy(): { bin: string; cacheFile: string } {
   const root = tempDir("autoloop-cache-");
@@ -23,9 +28,7 @@ function installCopy(): { bin: string; cacheFile: string } {
   copyFileSync(join(ROOT, "package.json"), join(root, "package.json"));
   for (const f of ["autoloop.cjs", "autoloop-main.cjs"])
     copyFileSync(join(ROOT, "dist", "bin", f), join(binDir, f));
-  const buildId = /const BUILD_ID = "([0-9a-f]{16})";/.exec(
-    readFileSync(join(binDir, "autoloop.cjs"), "utf8"),
-  )?.[1];
+  const buildId = buildIdOf(join(binDir, "autoloop.cjs"));
   expect(buildId).toBeDefined();
   return {
     bin: join(binDir, "autoloop.cjs"),
@@ -81,8 +84,7 @@ describe("autoloop's compile cache", () => {
   });
 
   it("was warmed by the build with a run, so it holds more than a bare start compiles", async () => {
-    const built = join(ROOT, "dist", "bin", "autoloop.cjs");
-    const buildId = /const BUILD_ID = "([0-9a-f]{16})";/.exec(readFileSync(built, "utf8"))?.[1];
+    const buildId = buildIdOf(join(ROOT, "dist", "bin", "autoloop.cjs"));
     const warm = join(ROOT, "dist", "bin", `autoloop-main.${buildId}.v8cache`);
     const { bin, cacheFile } = installCopy();
     expect((await version(bin)).exitCode).toBe(0);

@@ -28,7 +28,7 @@ describe("makeRoomForPass", () => {
     expect(youngAvailable()).toBeGreaterThan(before);
   });
 
-  it("does nothing when there is room enough", () => {
+  it("finds the room it made: a second call right after does nothing", () => {
     fillYoungTo(16 * 1024);
     expect(makeRoomForPass(1000)).toBe(true);
     // The scavenge it brought forward left the room: a second call finds it.

@@ -198,6 +198,27 @@ describe("FireQueue", () => {
     q.stop();
   });
 
+  it("goes on firing when the staging hook throws, and reports what it threw", () => {
+    const { deps } = fakeDeps();
+    const { brief, handler } = collect();
+    const errors: unknown[] = [];
+    const q = new FireQueue(handler, deps, {
+      onStaged: () => {
+        throw new Error("hook failed");
+      },
+      onHandlerError: (err) => errors.push(err),
+    });
+    for (const name of ["b", "a"]) q.upsert(spec(name, "0 10 * * *"));
+    q.start();
+    vi.advanceTimersByTime(10_000);
+    expect(brief()).toEqual([
+      "due a 2026-01-01T10:00:00.000Z +0ms",
+      "due b 2026-01-01T10:00:00.000Z +0ms",
+    ]);
+    expect(errors.map((e) => (e as Error).message)).toEqual(["hook failed"]);
+    q.stop();
+  });
+
   it("fires at the jittered instant but names the unjittered slot", () => {
     const { deps } = fakeDeps();
     const { events, handler } = collect();
