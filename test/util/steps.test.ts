@@ -37,6 +37,19 @@ describe("steps", () => {
     ]);
   });
 
+  it("give the event loop one more turn after a long one, before the next slice", async () => {
+    const log: string[] = [];
+    setImmediate(() => {
+      const until = performance.now() + 12; // a long turn: a collection, other work
+      while (performance.now() < until);
+      log.push("long turn");
+      setImmediate(() => log.push("next turn"));
+    });
+    await runSliced(counting(log, 2), 0);
+    // Without the extra turn, step 2 would run right after the long one.
+    expect(log).toEqual(["step 1", "long turn", "next turn", "step 2"]);
+  });
+
   it("keep going without a turn while the slice's budget lasts", async () => {
     const log: string[] = [];
     setImmediate(() => log.push("event loop"));
