@@ -156,6 +156,31 @@ async function moreStarts(config, dir, first) {
   return starts;
 }
 
+/**
+ * Runs of one command against their targets: the median time (`ms`) within 8x the floor and
+ * the highest peak RSS within 400 MiB; each line printed. True when both hold.
+ */
+function reportRuns(command, timed, runs, floor) {
+  const ms = median(runs.map((r) => r.ms));
+  const peak = Math.max(...runs.map((r) => r.peakMiB));
+  const n = runs.length;
+  const timeOk = report(
+    `  ${command}: ${timed}, median of ${n}`,
+    `${ms.toFixed(0)} ms = ${(ms / floor).toFixed(1)}x the floor`,
+    "",
+    "<= 8x",
+    ms <= 8 * floor,
+  );
+  const peakOk = report(
+    `  ${command}: peak RSS, highest of ${n}`,
+    peak,
+    "MiB",
+    "<= 400 MiB",
+    peak <= 400,
+  );
+  return timeOk && peakOk;
+}
+
 export async function benchScale() {
   console.log("\n== bench/scheduler/scale ==");
   const dir = tempDir();
@@ -228,17 +253,7 @@ export async function benchScale() {
       `${s.ms.toFixed(0)} ms / ${s.loop} ms / ${s.peakMiB.toFixed(1)} MiB`,
       "",
     );
-  const startMs = median(starts.map((s) => s.ms));
-  ok =
-    report(
-      '  start: spawn → "autoloop-cron started", median of 3',
-      `${startMs.toFixed(0)} ms = ${(startMs / floor).toFixed(1)}x the floor`,
-      "",
-      "<= 8x",
-      startMs <= 8 * floor,
-    ) && ok;
-  const peak = Math.max(...starts.map((s) => s.peakMiB));
-  ok = report("  start: peak RSS, highest of 3", peak, "MiB", "<= 400 MiB", peak <= 400) && ok;
+  ok = reportRuns("start", 'spawn → "autoloop-cron started"', starts, floor) && ok;
   ok =
     report(
       "  start: RSS 10 s after start",
@@ -261,28 +276,11 @@ export async function benchScale() {
   const validates = [];
   for (let i = 0; i < 3; i++)
     validates.push(await probeStart(["validate", "--config", config], { until: /exit/ }));
-  const validateMs = median(validates.map((v) => v.ms));
   report(
     "  validate: spawn → exit, each run",
     validates.map((v) => v.ms.toFixed(0)).join(", "),
     "ms",
   );
-  ok =
-    report(
-      "  validate: spawn → exit, median of 3",
-      `${validateMs.toFixed(0)} ms = ${(validateMs / floor).toFixed(1)}x the floor`,
-      "",
-      "<= 8x",
-      validateMs <= 8 * floor,
-    ) && ok;
-  const validatePeak = Math.max(...validates.map((v) => v.peakMiB));
-  ok =
-    report(
-      "  validate: peak RSS, highest of 3",
-      validatePeak,
-      "MiB",
-      "<= 400 MiB",
-      validatePeak <= 400,
-    ) && ok;
+  ok = reportRuns("validate", "spawn → exit", validates, floor) && ok;
   return ok;
 }
