@@ -59,6 +59,15 @@ export function compileCron(pattern: string): CronMatcher {
   // Looked up as written first: most patterns are already in normal form.
   const known = tables.get(pattern);
   if (known !== undefined) return known;
+  // Digits, `*`, `,`, `-` and `/` in single-spaced fields: its table is that of its normal
+  // form (which differs only by croner's `+` marker, and the table has its own rule for
+  // that). Built without normalizing (a fifth of a 100,000-pattern load's compile time).
+  const plain = plainFieldCount(pattern) !== 0 ? CronTable.compile(pattern) : undefined;
+  if (plain !== undefined) {
+    if (tables.size >= TABLE_LIMIT) tables.clear();
+    tables.set(pattern, plain);
+    return plain;
+  }
   // The schedule's own string when already normal: the table's key is then not a second copy.
   const normal = normalizePattern(pattern);
   const key = normal === pattern ? pattern : normal;
@@ -70,6 +79,25 @@ export function compileCron(pattern: string): CronMatcher {
     return table;
   }
   return compileWithCroner(key);
+}
+
+/**
+ * Fields of digits, `*`, `,`, `-` and `/`, one space apart: how many (5 or 6), else 0 (any
+ * other syntax or spacing, or another count).
+ */
+export function plainFieldCount(pattern: string): number {
+  let spaces = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern.charCodeAt(i);
+    if (c === 32) {
+      // No leading, trailing or double space.
+      if (i === 0 || i === pattern.length - 1 || pattern.charCodeAt(i - 1) === 32) return 0;
+      spaces++;
+    } else if (!((c >= 48 && c <= 57) || c === 42 || c === 44 || c === 45 || c === 47)) {
+      return 0;
+    }
+  }
+  return spaces === 4 || spaces === 5 ? spaces + 1 : 0;
 }
 
 /** croner's calculator for a normalized pattern (LRU-cached); throws on a bad pattern. */

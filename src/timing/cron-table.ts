@@ -58,11 +58,17 @@ function nextBit(bits: Bits, from: number, max: number): number {
   return -1;
 }
 
+/** `text` as a number of one or two digits, or -1 (no regular expression: 100,000 patterns). */
+function smallNumber(text: string): number {
+  const a = text.charCodeAt(0) - 48;
+  if (text.length === 1) return a >= 0 && a <= 9 ? a : -1;
+  const b = text.charCodeAt(1) - 48;
+  return text.length === 2 && a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
 function value(text: string, field: Field): number | undefined {
-  if (/^\d{1,2}$/.test(text)) {
-    const n = Number(text);
-    return n >= field.min && n <= field.max ? n : undefined;
-  }
+  const n = smallNumber(text);
+  if (n !== -1) return n >= field.min && n <= field.max ? n : undefined;
   const index = field.names?.indexOf(text.toUpperCase()) ?? -1;
   return index === -1 ? undefined : index + (field === MONTH ? 1 : 0);
 }
@@ -70,10 +76,11 @@ function value(text: string, field: Field): number | undefined {
 // Second and minute sets, shared between tables (never mutated once parsed): 100,000 distinct
 // patterns hold a few hundred of them instead of two objects each.
 const SHARED_BITS_LIMIT = 4096;
-const sharedBits = new Map<string, Bits>();
+const sharedBits = new Map<string | number, Bits>();
 
 function shared(bits: Bits): Bits {
-  const key = `${bits.lo}:${bits.hi}`;
+  // A number for a set within one half (a single minute, every usual set of seconds).
+  const key = bits.hi === 0 ? bits.lo : bits.lo === 0 ? -bits.hi : `${bits.lo}:${bits.hi}`;
   const known = sharedBits.get(key);
   if (known !== undefined) return known;
   if (sharedBits.size >= SHARED_BITS_LIMIT) sharedBits.clear();
@@ -88,9 +95,9 @@ function parseField(text: string, field: Field): Bits | undefined {
     for (let n = field.min; n <= field.max; n++) setBit(bits, field === WEEKDAY && n === 7 ? 0 : n);
     return bits;
   }
-  if (/^\d{1,2}$/.test(text)) {
-    const n = value(text, field);
-    if (n === undefined) return undefined;
+  const n = smallNumber(text);
+  if (n !== -1) {
+    if (n < field.min || n > field.max) return undefined;
     setBit(bits, field === WEEKDAY && n === 7 ? 0 : n);
     return bits;
   }
@@ -169,30 +176,20 @@ export class CronTable implements CronMatcher {
     const text = NICKNAMES[pattern] ?? pattern;
     const parts = text.split(" ");
     if (parts.length !== 5 && parts.length !== 6) return undefined;
-    const [sec, min, hour, day, month, weekday] = parts.length === 6 ? parts : ["0", ...parts];
+    if (parts.length === 5) parts.unshift("0");
+    const [sec, min, hour, day, month, weekday] = parts;
     // normalizePattern's `+` (croner's AND marker) on day-of-week: the fields are ANDed.
     const and = weekday!.startsWith("+");
     const weekdays = and ? weekday!.slice(1) : weekday!;
-    const fields = [
-      parseField(sec!, SECOND),
-      parseField(min!, MINUTE),
-      parseField(hour!, HOUR),
-      parseField(day!, DAY),
-      parseField(month!, MONTH),
-      parseField(weekdays, WEEKDAY),
-    ];
-    if (fields.some((f) => f === undefined)) return undefined;
-    const [s, m, h, d, mo, w] = fields as Bits[];
+    const s = parseField(sec!, SECOND);
+    const m = parseField(min!, MINUTE);
+    const h = parseField(hour!, HOUR);
+    const d = parseField(day!, DAY);
+    const mo = parseField(month!, MONTH);
+    const w = parseField(weekdays, WEEKDAY);
+    if (!s || !m || !h || !d || !mo || !w) return undefined;
     const dayOr = !and && !day!.startsWith("*") && !weekdays.startsWith("*");
-    return new CronTable(
-      shared(s!),
-      shared(m!),
-      h!.lo,
-      d!.lo | (d!.hi << 30),
-      mo!.lo,
-      w!.lo,
-      dayOr,
-    );
+    return new CronTable(shared(s), shared(m), h.lo, d.lo | (d.hi << 30), mo.lo, w.lo, dayOr);
   }
 
   /**

@@ -1,6 +1,6 @@
 // When schedules fire: next slot, slots in a range and missed slots to catch up, computed in
 // each schedule's time zone with croner as a pure calculator. Time is always an argument.
-import { compileCron } from "./cron-pattern.js";
+import { compileCron, plainFieldCount } from "./cron-pattern.js";
 import { fireTimeOf } from "./jitter.js";
 import { instantsOfWall, wallClockOf } from "./zone-clock.js";
 
@@ -41,17 +41,20 @@ export function slotKey(name: string, slot: Date): string {
 export function nextFireTime(spec: PlanSpec, after: Date): Date | undefined {
   // Pure in (pattern, zone, instant): schedules sharing a pattern fall due together, and
   // replanning a thousand of them after one batch then costs one croner search, not 1,000.
-  const key = `${spec.cron}\u0000${spec.timezone}\u0000${after.getTime()}`;
-  const known = recentNext.get(key);
-  if (known !== undefined) return known === null ? undefined : new Date(known);
+  // The last answer per pattern (not a key string per question: a load asks 100,000).
+  const afterMs = after.getTime();
+  const known = recentNext.get(spec.cron);
+  if (known !== undefined && known.after === afterMs && known.timezone === spec.timezone)
+    return known.next === null ? undefined : new Date(known.next);
   const next = searchNextFireTime(spec, after);
   if (recentNext.size >= RECENT_NEXT_LIMIT) recentNext.clear();
-  recentNext.set(key, next === undefined ? null : next.getTime());
+  const answer = { timezone: spec.timezone, after: afterMs, next: next?.getTime() ?? null };
+  recentNext.set(spec.cron, answer);
   return next;
 }
 
-/** Recent answers of nextFireTime; cleared whole when full (a batch needs only a few). */
-const recentNext = new Map<string, number | null>();
+/** Each pattern's last answer of nextFireTime; cleared whole when full (a batch needs few). */
+const recentNext = new Map<string, { timezone: string; after: number; next: number | null }>();
 const RECENT_NEXT_LIMIT = 1024;
 
 function searchNextFireTime(spec: PlanSpec, after: Date): Date | undefined {
@@ -68,6 +71,7 @@ function searchNextFireTime(spec: PlanSpec, after: Date): Date | undefined {
  * like cronie's MIN_STAR and HR_STAR flags, which decide how a job treats a DST change.
  */
 export function isWildcardPattern(pattern: string): boolean {
+  if (plainFieldCount(pattern) !== 0) return wildcardFields(pattern); // cheaper than the map
   let known = wildcards.get(pattern);
   if (known === undefined) {
     if (wildcards.size >= RECENT_NEXT_LIMIT) wildcards.clear();
@@ -80,6 +84,14 @@ export function isWildcardPattern(pattern: string): boolean {
 const wildcards = new Map<string, boolean>();
 
 function wildcardFields(pattern: string): boolean {
+  const count = plainFieldCount(pattern);
+  if (count !== 0) {
+    // Fields one space apart: look at the minute's and the hour's first characters.
+    const first = pattern.indexOf(" ");
+    const minute = count === 6 ? first + 1 : 0;
+    const hour = pattern.indexOf(" ", minute) + 1;
+    return pattern.charCodeAt(minute) === 42 || pattern.charCodeAt(hour) === 42;
+  }
   const text = pattern.trim().toLowerCase();
   if (text.startsWith("@")) return text === "@hourly";
   const fields = text.split(/\s+/);

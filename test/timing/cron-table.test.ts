@@ -3,7 +3,7 @@
 // zones and instants away from DST changes (where cron(8)'s rules, not croner's, decide).
 import { Cron } from "croner";
 import { describe, expect, it } from "vitest";
-import { compileWithCroner, normalizePattern } from "../../src/timing/cron-pattern.js";
+import { compileCron, compileWithCroner, normalizePattern } from "../../src/timing/cron-pattern.js";
 import { CronTable } from "../../src/timing/cron-table.js";
 import { nextFireTime } from "../../src/timing/planner.js";
 import { zoneOffset } from "../../src/timing/zone-clock.js";
@@ -163,6 +163,23 @@ describe("CronTable against croner", () => {
       for (let t = Date.UTC(2023, 0, 1); t < Date.UTC(2029, 0, 1); t += 7 * 86_400_000 + 3_600_123)
         agrees(table!, croner, text, new Date(t));
     }
+  });
+
+  it("compiles a pattern of digits, stars, lists, ranges and steps as its normal form", () => {
+    // compileCron builds such patterns without normalizing them: the same table either way.
+    let plain = 0;
+    for (let seed = 1; seed <= 400; seed++) {
+      const text = pattern(random(seed));
+      if (!/^[\d*,/ -]+$/.test(text)) continue;
+      plain++;
+      expect(compileCron(text), text).toEqual(CronTable.compile(normalizePattern(text)));
+    }
+    for (const text of ["0 9 1-7 * */2", "*/5 * */2 * 1-5", "0 0 * * 7", "*/60 * * * *"])
+      expect(compileCron(text), text).toEqual(
+        CronTable.compile(normalizePattern(text)) ?? compileWithCroner(normalizePattern(text)),
+      );
+    expect(() => compileCron("5/15 * * * *")).toThrow(/stepping with numeric prefix/);
+    expect(plain).toBeGreaterThan(100);
   });
 
   it("leaves syntax it does not cover to croner", () => {

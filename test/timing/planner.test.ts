@@ -11,6 +11,7 @@ import { fireTimeOf } from "../../src/timing/jitter.js";
 import {
   CATCH_UP_CAP,
   catchUpSlots,
+  isWildcardPattern,
   nextFireTime,
   type PlanSpec,
   slotKey,
@@ -144,6 +145,23 @@ describe("nextFireTime across DST in America/New_York", () => {
       "2026-11-01T06:30:00.000Z",
       "2026-11-02T06:00:00.000Z",
     ]);
+  });
+
+  it("tells wildcard jobs the same whether a pattern is spaced plainly or not", () => {
+    // Plain single-spaced patterns take a shortcut; the general reading is the reference.
+    const cases: [string, boolean][] = [
+      ["0 * * * *", true],
+      ["*/30 1 * * *", true],
+      ["30 1 * * *", false],
+      ["0 */2 * * *", true],
+      ["0 0 * 1 * *", true], // six fields: seconds first, `*` hour
+      ["*/5 0 1 * * *", false],
+      ["0 1-5 * * *", false],
+    ];
+    for (const [text, wildcard] of cases) {
+      expect(isWildcardPattern(text), text).toBe(wildcard);
+      expect(isWildcardPattern(` ${text.replaceAll(" ", "\t ")} `), text).toBe(wildcard);
+    }
   });
 
   it("fires hourly slots on the spring-forward day, 02:00 merged into 03:00", () => {
