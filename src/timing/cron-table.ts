@@ -173,7 +173,8 @@ export class CronTable implements CronMatcher {
 
   /** The table for a (normalized) pattern, or undefined when croner must handle it. */
   static compile(pattern: string): CronTable | undefined {
-    const text = NICKNAMES[pattern] ?? pattern;
+    // (A property lookup by a pattern would make V8 intern every pattern string first.)
+    const text = pattern.startsWith("@") ? (NICKNAMES[pattern] ?? pattern) : pattern;
     const parts = text.split(" ");
     if (parts.length !== 5 && parts.length !== 6) return undefined;
     if (parts.length === 5) parts.unshift("0");
