@@ -1,120 +1,29 @@
 // schedules/*.toml: one or more [[schedule]] entries per file. Parsing is pure; the folder
 // (./schedule-folder.ts) reads every *.toml. A bad file yields problems and no schedules.
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isAbsolute, relative, sep } from "node:path";
 import * as z from "zod";
 import type { CronConfig } from "../config/config.js";
-import {
-  alertField,
-  argvField,
-  CATCH_UP_MODES,
-  cronField,
-  durationField,
-  envField,
-  monitorThresholds,
-  OVERLAP_POLICIES,
-  type OverlapPolicy,
-  scheduleNameField,
-  timezoneField,
-} from "../config/fields.js";
+import type { OverlapPolicy } from "../config/fields.js";
 import type { CatchUpPolicy } from "../timing/planner.js";
 import type { FieldProblem } from "../util/errors.js";
 import { runSteps, StepPace, type Steps } from "../util/steps.js";
 import { parseTomlSteps, schemaProblems } from "../util/toml-input.js";
+import {
+  type IsolationMode,
+  scheduleBuilder,
+  scheduleEntry,
+  scheduleFileSchema,
+} from "./schedule-entry.js";
 
-/** Linux caps one argument at 128 KiB (MAX_ARG_STRLEN); the objective is one. */
-export const MAX_OBJECTIVE_BYTES = 100 * 1024;
+export {
+  DEFAULT_HISTORY,
+  ISOLATION_MODES,
+  type IsolationMode,
+  isPresetPath,
+  MAX_OBJECTIVE_BYTES,
+} from "./schedule-entry.js";
 
-/**
- * Where a preset run's agent works: "worktree" (`--worktree`: its own git worktree) or
- * "shared" (`--no-worktree`: the project's checkout); unset, the preset's `core.isolation_mode`.
- */
-export const ISOLATION_MODES = ["worktree", "shared"] as const;
-export type IsolationMode = (typeof ISOLATION_MODES)[number];
-
-/**
- * One [[schedule]] as written. Defaults: kind "preset", timezone/overlap/timeout/catch_up/
- * catch_up_window/alert from [defaults] (built-in: "UTC", "skip", "2h", "latest", "6h", []
- * meaning the monitor's channels), jitter none, after [], env {}, enabled true,
- * project_dir the config file's folder, [schedule.monitor] thresholds from [monitor].
- */
-const scheduleEntry = z
-  .strictObject({
-    name: scheduleNameField,
-    cron: cronField,
-    timezone: timezoneField.optional(),
-    kind: z.enum(["preset", "command", "chain"]).default("preset"),
-    preset: z.string().min(1).optional(),
-    /** kind = "chain": a [[chain]] name in project_dir's chains.toml. */
-    chain: z.string().min(1).optional(),
-    objective: z
-      .string()
-      .min(1)
-      .refine((text) => Buffer.byteLength(text) <= MAX_OBJECTIVE_BYTES, {
-        message: `an objective of at most ${MAX_OBJECTIVE_BYTES / 1024} KB: the harness gets it as one argument, and Linux refuses longer ones (E2BIG); put long standing instructions in the preset's harness.md or a role prompt`,
-      })
-      .optional(),
-    command: argvField.optional(),
-    project_dir: z.string().min(1).optional(),
-    overlap: z.enum(OVERLAP_POLICIES).optional(),
-    timeout: durationField(1000).optional(),
-    catch_up: z.enum(CATCH_UP_MODES).optional(),
-    catch_up_window: durationField().optional(),
-    jitter: durationField().default(0),
-    after: z.array(scheduleNameField).default([]),
-    max_iterations: z.number().int().min(1).optional(),
-    /** "worktree": each run in its own git worktree (what makes overlap = "allow" safe). */
-    isolation: z.enum(ISOLATION_MODES).optional(),
-    env: envField.default({}),
-    /** Env files (NAME=value) the harness hands to this schedule's agent only: its credentials. */
-    env_file: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
-    alert: alertField.optional(),
-    enabled: z.boolean().default(true),
-    /** How many of its recent runs a run is told about (0: none). */
-    history: z.number().int().min(0).max(20).optional(),
-    monitor: z.strictObject(monitorThresholds).optional(),
-  })
-  .superRefine((s, ctx) => {
-    const need = (key: "preset" | "objective" | "command" | "chain", what: string) => {
-      if (s[key] === undefined) ctx.addIssue({ code: "custom", path: [key], message: what });
-    };
-    const forbid = (
-      key:
-        | "preset"
-        | "objective"
-        | "command"
-        | "max_iterations"
-        | "env_file"
-        | "isolation"
-        | "chain",
-      hint: string,
-    ) => {
-      if (s[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: hint });
-    };
-    if (s.kind === "preset") {
-      need("preset", 'a preset name or path (kind = "preset", the default)');
-      need("objective", 'the objective for the preset (kind = "preset", the default)');
-      forbid("command", 'no command when kind = "preset" (set kind = "command" to run a command)');
-      forbid("chain", 'no chain when kind = "preset" (set kind = "chain" to run a chain)');
-    } else if (s.kind === "chain") {
-      need("chain", 'the name of a [[chain]] in project_dir\'s chains.toml (kind = "chain")');
-      need("objective", 'the objective for the chain (kind = "chain")');
-      for (const key of ["preset", "command", "max_iterations", "isolation"] as const)
-        forbid(key, `no ${key} when kind = "chain" (the chain's steps say it in chains.toml)`);
-    } else {
-      need("command", 'a command array when kind = "command"');
-      for (const key of ["preset", "objective", "max_iterations", "isolation", "chain"] as const) {
-        forbid(key, `no ${key} when kind = "command"`);
-      }
-      forbid(
-        "env_file",
-        'no env_file when kind = "command" (put the variables in env, or run a preset)',
-      );
-    }
-  });
-/** The file's shape; its entries are checked one by one (a load yields between them). */
-const scheduleFileSchema = z.strictObject({ schedule: z.array(z.unknown()).default([]) });
-
-interface ScheduleCommon {
+export interface ScheduleCommon {
   name: string;
   /** The file it came from (as shown in messages) and its index there. */
   file: string;
@@ -189,13 +98,6 @@ export interface ScheduleFileContext {
   tomlInPieces?: boolean;
 }
 
-/** Runs of its schedule a run is told about, unless the schedule says `history`. */
-export const DEFAULT_HISTORY = 3;
-
-// Shared by every schedule without `after` or `env` (never mutated).
-const NONE: string[] = Object.freeze([]) as unknown as string[];
-const NO_ENV: Record<string, string> = Object.freeze({}) as Record<string, string>;
-
 /** Parses one schedule file; any problem means no schedules from it. */
 export function parseScheduleFile(
   fileName: string,
@@ -231,84 +133,7 @@ export function* parseScheduleFileSteps(
     const problems = schemaProblems(fileName, scheduleFileSchema, file.error, toml.value);
     return { schedules: [], problems };
   }
-  // Thousands of schedules per file share a few paths and their defaults: resolve each path
-  // once, and let schedules that keep a default share its object (bytes per schedule).
-  const resolved = new Map<string, string>();
-  const here = (p: string) => {
-    let path = resolved.get(p);
-    if (path === undefined) {
-      path = isAbsolute(p) ? p : resolve(context.fileDir, p);
-      resolved.set(p, path);
-    }
-    return path;
-  };
-  // Values repeated across a file's schedules (a command, a zone, an objective) are kept once,
-  // and lists at their exact length (a parsed array keeps room for 16 more items).
-  const strings = new Map<string, string>();
-  const same = (v: string) => {
-    const known = strings.get(v);
-    if (known !== undefined) return known;
-    strings.set(v, v);
-    return v;
-  };
-  const list = (items: string[]) => (items.length === 0 ? NONE : items.map(same));
-  const build = (s: z.output<typeof scheduleEntry>, index: number): Schedule => {
-    const common: ScheduleCommon = {
-      name: s.name,
-      file: fileName,
-      index,
-      cron: same(s.cron),
-      timezone: s.timezone === undefined ? defaults.timezone : same(s.timezone),
-      jitterMs: s.jitter,
-      projectDir: s.project_dir === undefined ? context.configDir : here(s.project_dir),
-      overlap: s.overlap ?? defaults.overlap,
-      timeoutMs: s.timeout ?? defaults.timeoutMs,
-      catchUp:
-        s.catch_up === undefined && s.catch_up_window === undefined
-          ? defaults.catchUp
-          : {
-              mode: s.catch_up ?? defaults.catchUp.mode,
-              windowMs: s.catch_up_window ?? defaults.catchUp.windowMs,
-            },
-      after: list(s.after),
-      env: Object.keys(s.env).length === 0 ? NO_ENV : s.env,
-      alert: s.alert === undefined ? defaults.alert : list(s.alert),
-      enabled: s.enabled,
-      history: s.history ?? DEFAULT_HISTORY,
-      monitor:
-        s.monitor === undefined
-          ? defaults.monitor
-          : {
-              gateRejections: s.monitor.gate_rejections ?? defaults.monitor.gateRejections,
-              gateGraceMs: s.monitor.gate_grace ?? defaults.monitor.gateGraceMs,
-              stallAfterMs: s.monitor.stall_after ?? defaults.monitor.stallAfterMs,
-              missedGraceMs: s.monitor.missed_grace ?? defaults.monitor.missedGraceMs,
-            },
-    };
-    // Object.assign, not a spread: V8 gives every spread copy its own hidden class (~500
-    // bytes each, half the memory of 100,000 schedules); added properties share one.
-    if (s.kind === "command")
-      return Object.assign(common, { kind: "command" as const, command: list(s.command!) });
-    const envFiles = s.env_file === undefined ? [] : [s.env_file].flat().map(here);
-    if (s.kind === "chain")
-      return Object.assign(common, {
-        kind: "chain" as const,
-        chain: same(s.chain!),
-        objective: same(s.objective!),
-        envFiles,
-      });
-    const preset = isPresetPath(s.preset!) ? here(s.preset!) : same(s.preset!);
-    const { objective, max_iterations: maxIterations } = s;
-    return Object.assign(common, {
-      kind: "preset" as const,
-      preset,
-      presetDir: undefined as string | undefined,
-      objective: same(objective!),
-      maxIterations,
-      envFiles,
-      isolation: s.isolation,
-    });
-  };
+  const build = scheduleBuilder(fileName, defaults, context);
   // Each checked chunk becomes schedules at once and its TOML tables are let go: passing objects
   // die young, not copied by a scavenge or two (the longest pauses of a 100,000-schedule load).
   const all = file.data.schedule;
@@ -336,11 +161,6 @@ export function* parseScheduleFileSteps(
   }
   if (problems.length > 0) return { schedules: [], problems };
   return { schedules, problems: [] };
-}
-
-/** A preset written as a path (rather than a name) contains a slash or starts with a dot. */
-export function isPresetPath(preset: string): boolean {
-  return preset.includes("/") || preset.startsWith(".");
 }
 
 /** How a file is named in messages: relative to the config folder when inside it. */

@@ -213,6 +213,41 @@ command = ["./backup.sh", "--all"]
       ]);
     }
   });
+
+  it("parses a long file in pieces to what a whole parse gives, problems included", () => {
+    // An entry's problem, an unknown top-level key, a table in two pieces: as a whole parse.
+    const body = Array.from(
+      { length: 450 },
+      (_, i) =>
+        `[[schedule]]\nname = "job-${i}"\ncron = "${i === 300 ? "nope" : `${i % 60} * * * *`}"\nkind = "command"\ncommand = ["true"]\n`,
+    ).join("\n");
+    const variants = [
+      body,
+      `color = "blue"\n${body}`, // an unknown top-level key: the file's problem alone
+      `${body}\n[other]\na = 1\n`,
+      `[other]\na = 1\n${body}\n[other]\nb = 2\n`, // a table in two pieces: invalid TOML
+      body.replace('"nope"', '"0 * * * *"'),
+    ];
+    for (const text of variants) {
+      const whole = parseScheduleFile("s.toml", text, defaults, context);
+      const pieces = parseScheduleFile("s.toml", text, defaults, {
+        ...context,
+        tomlInPieces: true,
+      });
+      expect(pieces).toEqual(whole);
+    }
+    const fields = (text: string) =>
+      parseScheduleFile("s.toml", text, defaults, { ...context, tomlInPieces: true }).problems.map(
+        (p) => p.field,
+      );
+    expect(fields(variants[0]!)).toEqual(["schedule[300].cron"]);
+    expect(fields(variants[1]!)).toEqual(["color"]);
+    expect(fields(variants[3]!)[0]).toMatch(/^line \d+/);
+    expect(
+      parseScheduleFile("s.toml", variants[4]!, defaults, { ...context, tomlInPieces: true })
+        .schedules,
+    ).toHaveLength(450);
+  });
 });
 
 describe("hostile schedule files", () => {
