@@ -217,10 +217,13 @@ export function* checkScheduleSteps(
       });
     }
   };
+  // Those with `after`, for the cycle search: no second pass over every schedule for them.
+  const dependent: Schedule[] = [];
   // By index: a for-of step in a generator allocates its result object.
   for (let k = 0; k < all.length; k++) {
     const s = all[k]!;
     if ((k + 1) % 100 === 0) yield;
+    if (s.after.length > 0) dependent.push(s);
     for (let i = 0; i < s.after.length; i++) {
       const name = s.after[i]!;
       if (!byName.has(name))
@@ -234,7 +237,7 @@ export function* checkScheduleSteps(
     if (!checkedBefore(s)) checkOwn(s);
   }
   for (const cycle of findCycles(
-    all.filter((s) => s.after.length > 0 && !bad.has(s)),
+    dependent.filter((s) => !bad.has(s)),
     byName,
   )) {
     const path = [...cycle.map((s) => s.name), cycle[0]!.name].join(" → ");
@@ -243,8 +246,10 @@ export function* checkScheduleSteps(
   }
   const schedules = bad.size === 0 ? all : all.filter((s) => !bad.has(s));
   // Set in place (schedules come fresh from their file): a copy per schedule costs memory.
-  for (const s of schedules)
-    if (s.kind === "preset" && presetDirs.has(s)) s.presetDir = presetDirs.get(s);
+  // In steps, as the loop above: a pass over 100,000 schedules at once held the loop ~5 ms.
+  yield* eachItem(presetDirs, ([s, dir]) => {
+    if (s.kind === "preset" && !bad.has(s)) s.presetDir = dir;
+  });
   return { schedules, problems, warnings, ...(bad.size === 0 && { byName }) };
 }
 
