@@ -70,4 +70,5 @@ async function main(): Promise<number> {
   return (await load())(rest);
 }
 
-await runMain(main, "autoloop-cron");
+// Not awaited at the top level: the CLI is bundled as CommonJS (scripts/bundle.mjs).
+void runMain(main, "autoloop-cron");
