@@ -1,17 +1,16 @@
 #!/usr/bin/env node
-// A CLI's command (written by scripts/bundle.mjs as dist/bin/autoloop.cjs for the harness and
-// dist/bin/autoloop-cron.cjs for the daemon): starts its bundle, dist/bin/__MAIN__.cjs, from
-// V8's code cache when one fits. `autoloop run` starts once per run and `autoloop emit` once
-// per event inside one; compiling the harness's bundle from source took ~15 ms of its ~100 ms
-// beyond a bare node start, and the daemon's ~100 ms of its ~0.8 s start.
+// `autoloop` (written to dist/bin/autoloop.cjs by scripts/bundle.mjs): starts the bundled
+// harness, dist/bin/autoloop-main.cjs, from V8's code cache when one fits. `autoloop run`
+// starts once per run and `autoloop emit` once per event inside one; compiling the bundle
+// from source took ~15 ms of its ~100 ms beyond a bare node start.
 //
 // The cache sits next to the bundle and its name carries the hash the build gave the bundle,
 // so a rebuilt bundle never meets an old cache (V8 checks only the source's length; editing a
 // built bundle in place is not supported: rebuild). V8 rejects a cache made by another Node
 // or with other flags; the run then writes a fresh one as it exits, atomically, if the folder
 // is writable (a read-only install just compiles, and does not try).
-// `npm run build` warms each cache (a one-iteration no-op run; a daemon start). Set
-// NODE_DISABLE_COMPILE_CACHE=1, as for Node's own compile cache, to turn it off.
+// `npm run build` warms it with a one-iteration no-op run. NODE_DISABLE_COMPILE_CACHE=1, as
+// for Node's own compile cache, turns it off.
 "use strict";
 const {
   accessSync,
@@ -26,8 +25,8 @@ const { join } = require("node:path");
 const { Script } = require("node:vm");
 
 const BUILD_ID = "__BUILD_ID__";
-const main = join(__dirname, "__MAIN__.cjs");
-const cacheFile = join(__dirname, `__MAIN__.${BUILD_ID}.v8cache`);
+const main = join(__dirname, "autoloop-main.cjs");
+const cacheFile = join(__dirname, `autoloop-main.${BUILD_ID}.v8cache`);
 const useCache = !process.env.NODE_DISABLE_COMPILE_CACHE;
 
 function readCache() {

@@ -70,5 +70,4 @@ async function main(): Promise<number> {
   return (await load())(rest);
 }
 
-// Not awaited at the top level: the CLI is bundled as CommonJS (scripts/bundle.mjs).
-void runMain(main, "autoloop-cron");
+await runMain(main, "autoloop-cron");

@@ -1,6 +1,5 @@
-// `autoloop` and `autoloop-cron` start their bundles from V8's code cache (scripts/autoloop-bin.cjs):
-// written next to the bundle under the bundle's hash, used as long as V8 accepts it, replaced
-// when it does not.
+// `autoloop` starts its bundle from V8's code cache (scripts/autoloop-bin.cjs): written next to
+// the bundle under the bundle's hash, used as long as V8 accepts it, replaced when it does not.
 import {
   copyFileSync,
   mkdirSync,
@@ -21,22 +20,19 @@ function buildIdOf(loader: string): string | undefined {
   return /const BUILD_ID = "([0-9a-f]{16})";/.exec(readFileSync(loader, "utf8"))?.[1];
 }
 
-const HARNESS = { bin: "autoloop.cjs", loader: "autoloop.cjs", main: "autoloop-main" };
-const DAEMON = { bin: "autoloop-cron.js", loader: "autoloop-cron.cjs", main: "autoloop-cron-main" };
-
-/** A copy of the built package's command (its files and package.json), without a cache. */
-function installCopy(cli = HARNESS): { bin: string; cacheFile: string } {
+/** A copy of the built package's `autoloop` (loader, bundle, package.json), without a cache. */
+function installCopy(): { bin: string; cacheFile: string } {
   const root = tempDir("autoloop-cache-");
   const binDir = join(root, "dist", "bin");
   mkdirSync(binDir, { recursive: true });
   copyFileSync(join(ROOT, "package.json"), join(root, "package.json"));
-  for (const f of new Set([cli.bin, cli.loader, `${cli.main}.cjs`]))
+  for (const f of ["autoloop.cjs", "autoloop-main.cjs"])
     copyFileSync(join(ROOT, "dist", "bin", f), join(binDir, f));
-  const buildId = buildIdOf(join(binDir, cli.loader));
+  const buildId = buildIdOf(join(binDir, "autoloop.cjs"));
   expect(buildId).toBeDefined();
   return {
-    bin: join(binDir, cli.bin),
-    cacheFile: join(binDir, `${cli.main}.${buildId}.v8cache`),
+    bin: join(binDir, "autoloop.cjs"),
+    cacheFile: join(binDir, `autoloop-main.${buildId}.v8cache`),
   };
 }
 
@@ -93,27 +89,5 @@ describe("autoloop's compile cache", () => {
     const { bin, cacheFile } = installCopy();
     expect((await version(bin)).exitCode).toBe(0);
     expect(statSync(warm).size).toBeGreaterThan(statSync(cacheFile).size * 1.5);
-  });
-});
-
-describe("autoloop-cron's compile cache", () => {
-  it("is the build's, taken as it is by a command (the bin keeps its path: an ES module)", async () => {
-    const { bin, cacheFile } = installCopy(DAEMON);
-    const built = join(ROOT, "dist", "bin", cacheFile.split("/").pop()!);
-    copyFileSync(built, cacheFile);
-    const mtime = statSync(cacheFile).mtimeMs;
-    const r = await version(bin);
-    expect(r.exitCode).toBe(0);
-    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(statSync(cacheFile).mtimeMs).toBe(mtime); // accepted: not rewritten
-    expect(readFileSync(cacheFile).equals(readFileSync(built))).toBe(true);
-  });
-
-  it("is written by a first command when missing, and the build's holds a daemon start", async () => {
-    const { bin, cacheFile } = installCopy(DAEMON);
-    expect((await version(bin)).exitCode).toBe(0);
-    expect(cacheFiles(bin)).toEqual([cacheFile.split("/").pop()]);
-    const built = join(ROOT, "dist", "bin", cacheFile.split("/").pop()!);
-    expect(statSync(built).size).toBeGreaterThan(statSync(cacheFile).size * 1.5);
   });
 });
