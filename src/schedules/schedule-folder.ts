@@ -40,7 +40,7 @@ export function parsesInPieces(versions: readonly (FileVersion | undefined)[]): 
   return bytes > TOML_IN_PIECES_ABOVE;
 }
 
-/** One step per file read and parsed (see util/steps.ts). */
+/** A step for the stats, then one per file read and parsed, or more (see util/steps.ts). */
 export function* scheduleFileSteps(
   config: CronConfig,
   cache?: ScheduleFileCache,

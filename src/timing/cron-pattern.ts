@@ -63,22 +63,21 @@ export function compileCron(pattern: string): CronMatcher {
   // form (which differs only by croner's `+` marker, and the table has its own rule for
   // that). Built without normalizing (a fifth of a 100,000-pattern load's compile time).
   const plain = plainFieldCount(pattern) !== 0 ? CronTable.compile(pattern) : undefined;
-  if (plain !== undefined) {
-    if (tables.size >= TABLE_LIMIT) tables.clear();
-    tables.set(pattern, plain);
-    return plain;
-  }
+  if (plain !== undefined) return keep(plain, pattern);
   // The schedule's own string when already normal: the table's key is then not a second copy.
   const normal = normalizePattern(pattern);
   const key = normal === pattern ? pattern : normal;
   const table = (key === pattern ? undefined : tables.get(key)) ?? CronTable.compile(key);
-  if (table !== undefined) {
-    if (tables.size >= TABLE_LIMIT) tables.clear();
-    tables.set(key, table);
-    if (pattern !== key) tables.set(pattern, table);
-    return table;
-  }
-  return compileWithCroner(key);
+  if (table === undefined) return compileWithCroner(key);
+  return keep(table, key, pattern);
+}
+
+/** Keeps `table` under `key` and `alias` (emptying the cache first when it is full). */
+function keep(table: CronTable, key: string, alias = key): CronTable {
+  if (tables.size >= TABLE_LIMIT) tables.clear();
+  tables.set(key, table);
+  if (alias !== key) tables.set(alias, table);
+  return table;
 }
 
 /**

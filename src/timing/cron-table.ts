@@ -106,8 +106,8 @@ function parseField(text: string, field: Field): Bits | undefined {
     if (extra !== undefined || range === undefined) return undefined;
     let step = 1;
     if (stepText !== undefined) {
-      if (!/^\d{1,2}$/.test(stepText)) return undefined;
-      step = Number(stepText);
+      step = smallNumber(stepText);
+      if (step === -1) return undefined;
       // croner's limits on steps differ by field; such steps are rare, leave them to it.
       if (step < 1 || step > field.max - field.min) return undefined;
     }

@@ -41,20 +41,36 @@ export function slotKey(name: string, slot: Date): string {
 export function nextFireTime(spec: PlanSpec, after: Date): Date | undefined {
   // Pure in (pattern, zone, instant): schedules sharing a pattern fall due together, and
   // replanning a thousand of them after one batch then costs one croner search, not 1,000.
-  // The last answer per pattern (not a key string per question: a load asks 100,000).
+  // The last few answers per pattern (not a key string per question: a load asks 100,000).
+  // A few: `validate`'s jitter check asks each schedule from two instants in turn, and
+  // schedules may share a pattern in several zones.
   const afterMs = after.getTime();
-  const known = recentNext.get(spec.cron);
-  if (known !== undefined && known.after === afterMs && known.timezone === spec.timezone)
-    return known.next === null ? undefined : new Date(known.next);
+  const answers = recentNext.get(spec.cron);
+  if (answers !== undefined)
+    for (const known of answers)
+      if (known.after === afterMs && known.timezone === spec.timezone)
+        return known.next === null ? undefined : new Date(known.next);
   const next = searchNextFireTime(spec, after);
-  if (recentNext.size >= RECENT_NEXT_LIMIT) recentNext.clear();
   const answer = { timezone: spec.timezone, after: afterMs, next: next?.getTime() ?? null };
-  recentNext.set(spec.cron, answer);
+  if (answers === undefined) {
+    if (recentNext.size >= RECENT_NEXT_LIMIT) recentNext.clear();
+    recentNext.set(spec.cron, [answer]); // a literal: room for one (a push makes room for 17)
+  } else {
+    if (answers.length >= ANSWERS_PER_PATTERN) answers.shift();
+    answers.push(answer);
+  }
   return next;
 }
 
-/** Each pattern's last answer of nextFireTime; cleared whole when full (a batch needs few). */
-const recentNext = new Map<string, { timezone: string; after: number; next: number | null }>();
+interface NextAnswer {
+  timezone: string;
+  after: number;
+  next: number | null;
+}
+
+/** Each pattern's last answers of nextFireTime; cleared whole when full (a batch needs few). */
+const recentNext = new Map<string, NextAnswer[]>();
+const ANSWERS_PER_PATTERN = 4;
 const RECENT_NEXT_LIMIT = 1024;
 
 function searchNextFireTime(spec: PlanSpec, after: Date): Date | undefined {
@@ -71,7 +87,8 @@ function searchNextFireTime(spec: PlanSpec, after: Date): Date | undefined {
  * like cronie's MIN_STAR and HR_STAR flags, which decide how a job treats a DST change.
  */
 export function isWildcardPattern(pattern: string): boolean {
-  if (plainFieldCount(pattern) !== 0) return wildcardFields(pattern); // cheaper than the map
+  const count = plainFieldCount(pattern);
+  if (count !== 0) return plainWildcard(pattern, count); // cheaper than the map
   let known = wildcards.get(pattern);
   if (known === undefined) {
     if (wildcards.size >= RECENT_NEXT_LIMIT) wildcards.clear();
@@ -83,15 +100,14 @@ export function isWildcardPattern(pattern: string): boolean {
 
 const wildcards = new Map<string, boolean>();
 
+/** `wildcardFields` of a plain pattern of `count` fields one space apart: first characters. */
+function plainWildcard(pattern: string, count: number): boolean {
+  const minute = count === 6 ? pattern.indexOf(" ") + 1 : 0;
+  const hour = pattern.indexOf(" ", minute) + 1;
+  return pattern.charCodeAt(minute) === 42 || pattern.charCodeAt(hour) === 42;
+}
+
 function wildcardFields(pattern: string): boolean {
-  const count = plainFieldCount(pattern);
-  if (count !== 0) {
-    // Fields one space apart: look at the minute's and the hour's first characters.
-    const first = pattern.indexOf(" ");
-    const minute = count === 6 ? first + 1 : 0;
-    const hour = pattern.indexOf(" ", minute) + 1;
-    return pattern.charCodeAt(minute) === 42 || pattern.charCodeAt(hour) === 42;
-  }
   const text = pattern.trim().toLowerCase();
   if (text.startsWith("@")) return text === "@hourly";
   const fields = text.split(/\s+/);

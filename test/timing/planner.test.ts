@@ -147,6 +147,31 @@ describe("nextFireTime across DST in America/New_York", () => {
     ]);
   });
 
+  it("answers a pattern asked in turn from other instants and zones as if asked alone", () => {
+    // nextFireTime keeps a few answers per pattern: alternating questions must never get
+    // another question's answer.
+    const at = (iso: string) => new Date(iso);
+    const questions: [string, string][] = [
+      ["UTC", "2026-03-01T00:00:00Z"],
+      ["Europe/Berlin", "2026-03-01T00:00:00Z"],
+      ["UTC", "2026-03-02T07:00:00Z"],
+      ["America/New_York", "2026-03-01T00:00:00Z"],
+      ["Asia/Kolkata", "2026-03-01T00:00:00Z"],
+      ["Australia/Lord_Howe", "2026-03-01T00:00:00Z"],
+    ];
+    const expected = questions.map(([zone, from]) =>
+      nextFireTime(spec("30 6 * * *", zone), at(from))?.toISOString(),
+    );
+    expect(new Set(expected).size).toBe(questions.length);
+    for (let round = 0; round < 3; round++)
+      questions.forEach(([zone, from], i) => {
+        const fresh = nextFireTime({ ...spec("30 6 * * *", zone) }, at(from));
+        expect(fresh?.toISOString(), `${zone} ${from}`).toBe(expected[i]);
+      });
+    expect(expected[0]).toBe("2026-03-01T06:30:00.000Z");
+    expect(expected[1]).toBe("2026-03-01T05:30:00.000Z"); // 06:30 CET
+  });
+
   it("tells wildcard jobs the same whether a pattern is spaced plainly or not", () => {
     // Plain single-spaced patterns take a shortcut; the general reading is the reference.
     const cases: [string, boolean][] = [
