@@ -112,8 +112,9 @@ export class FireQueue {
     if (old !== undefined) {
       state.handledUntil = Math.max(old.handledUntil, handledUntil);
       state.generation = old.generation + 1;
-      if (old.next !== undefined) this.dropped();
       this.states.set(spec.name, state);
+      // After the set: a compaction it starts then drops the replaced entry too.
+      if (old.next !== undefined) this.dropped();
     }
     this.enqueueFromNow(state, this.deps.now());
     if (this.running) this.arm();
@@ -124,8 +125,9 @@ export class FireQueue {
     const state = this.states.get(name);
     if (state === undefined) return;
     state.generation++;
-    if (state.next !== undefined) this.dropped();
+    const had = state.next !== undefined;
     state.next = undefined;
+    if (had) this.dropped(); // after: a compaction it starts then drops that entry too
   }
 
   /** Counts a heap entry made stale; compacts when stale entries outnumber live ones, so
