@@ -62,8 +62,13 @@ export function compileCron(pattern: string): CronMatcher {
   // Digits, `*`, `,`, `-` and `/` in single-spaced fields: its table is that of its normal
   // form (which differs only by croner's `+` marker, and the table has its own rule for
   // that). Built without normalizing (a fifth of a 100,000-pattern load's compile time).
-  const plain = plainFieldCount(pattern) !== 0 ? CronTable.compile(pattern) : undefined;
-  if (plain !== undefined) return keep(plain, pattern);
+  // What the table cannot read this way it cannot read normalized either: croner's then.
+  if (plainFieldCount(pattern) !== 0) {
+    const plain = CronTable.compile(pattern);
+    return plain === undefined
+      ? compileWithCroner(normalizePattern(pattern))
+      : keep(plain, pattern);
+  }
   // The schedule's own string when already normal: the table's key is then not a second copy.
   const normal = normalizePattern(pattern);
   const key = normal === pattern ? pattern : normal;
