@@ -86,6 +86,8 @@ export class MonitorFacts {
   private readonly tails = new Map<string, string | undefined>();
   /** Per schedule, the slot expected after its newest run. */
   private readonly expected = new Map<string, ExpectedSlot>();
+  /** Each pid's liveness as the last full pass found it (see `collectRuns`). */
+  private liveness = new Map<number, boolean>();
   /** When this monitor began: a schedule that never ran is expected from then on. */
   private readonly watchStart: number;
 
@@ -130,16 +132,38 @@ export class MonitorFacts {
 
   collect(runs: readonly RunState[], now: Date = new Date()): DetectFacts {
     const ledger = this.sources.ledger();
-    return { runs: this.collectRuns(runs, ledger), schedules: this.scheduleFacts(ledger, now) };
+    return { runs: this.collectRuns(runs, { ledger }), schedules: this.scheduleFacts(ledger, now) };
   }
 
-  /** The per-run part of `collect`, for passes that look at a few runs only. */
-  collectRuns(runs: readonly RunState[], ledger = this.sources.ledger()): Map<string, RunFacts> {
+  /**
+   * The per-run part of `collect`. A pass that looks at a few runs only (`reuseLiveness`)
+   * takes each pid's liveness from the last full pass, asking only about pids it did not
+   * see: a run that dies right after writing to its journal is then found out by the next
+   * full pass, as one that dies silently always is, and 1,000 busy journals no longer cost a
+   * kill(2) per run and batch (~5% of the monitor's CPU).
+   */
+  collectRuns(
+    runs: readonly RunState[],
+    { ledger = this.sources.ledger(), reuseLiveness = false } = {} as {
+      ledger?: RunLedger | undefined;
+      reuseLiveness?: boolean;
+    },
+  ): Map<string, RunFacts> {
     const facts = new Map<string, RunFacts>();
     const refreshed = new Set<string>();
-    const alive =
+    const ask =
       this.sources.isAlive ?? (runs.length > MANY_RUNS ? liveProcesses() : isProcessAlive);
+    const known = reuseLiveness ? this.liveness : new Map<number, boolean>();
+    const alive = (pid: number): boolean => {
+      let answer = known.get(pid);
+      if (answer === undefined) {
+        answer = ask(pid);
+        known.set(pid, answer);
+      }
+      return answer;
+    };
     for (const run of runs) facts.set(run.run, this.runFacts(run, ledger, refreshed, alive));
+    if (!reuseLiveness) this.liveness = known;
     return facts;
   }
 

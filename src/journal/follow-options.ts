@@ -17,6 +17,8 @@ export interface FollowerOptions {
    * and not at all when it rejects).
    */
   beforeFlush?: () => void | Promise<void>;
+  /** Changed positions are saved at most this often (default 5 s), and on stop. */
+  flushEveryMs?: number;
   /** Failures of polls (a throwing `onLines`, an unreadable file); default: stderr. */
   onError?: (path: string, err: unknown) => void;
   /** How often unwatched journals are polled (their directory is missing or unwatchable). */

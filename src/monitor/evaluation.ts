@@ -68,7 +68,7 @@ export class IncrementalEvaluation {
     this.touched.clear();
     const facts: DetectFacts = full
       ? this.facts.collect(runs, now)
-      : { runs: this.facts.collectRuns(runs) };
+      : { runs: this.facts.collectRuns(runs, { reuseLiveness: true }) };
     for (const run of runs) {
       byRun.set(run.run, detectRun(run, facts, now, thresholds, deps));
       this.noteCompletion(run, facts.runs.get(run.run)?.schedule);

@@ -238,3 +238,42 @@ describe("JournalFollower.flushPositions", () => {
     expect(saved.journals[journal].offset).toBe(readFileSync(journal).length);
   });
 });
+
+describe("JournalFollower periodic saves", () => {
+  it("saves changed positions at most every flushEveryMs, and what is left on stop", async () => {
+    let clock = 1_000_000;
+    let saves = 0;
+    const c = new Collector();
+    const f = tracked({
+      positionsFile,
+      onLines: c.onLines,
+      beforeFlush: () => {
+        saves++;
+      },
+      flushEveryMs: 5000,
+      deps: { now: () => clock },
+    });
+    f.add(journal);
+    writeFileSync(journal, spacedLine("r1", "a"));
+    await f.poll();
+    expect(saves).toBe(1); // the first batch is saved at once
+    await f.flushPositions(); // waits for that save; nothing else to save
+    expect(saves).toBe(1);
+    for (const topic of ["b", "c", "d"]) {
+      clock += 1666;
+      appendFileSync(journal, spacedLine("r1", topic));
+      await f.poll();
+    }
+    expect(saves).toBe(1); // 4,998 ms later: not yet
+    clock += 2;
+    appendFileSync(journal, spacedLine("r1", "e"));
+    await f.poll();
+    expect(saves).toBe(2);
+    appendFileSync(journal, spacedLine("r1", "f"));
+    await f.poll();
+    await f.stop();
+    expect(saves).toBe(3);
+    const saved = JSON.parse(readFileSync(positionsFile, "utf8"));
+    expect(saved.journals[journal].offset).toBe(readFileSync(journal).length);
+  });
+});
