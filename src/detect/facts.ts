@@ -151,12 +151,13 @@ export class MonitorFacts {
   ): Map<string, RunFacts> {
     const facts = new Map<string, RunFacts>();
     const refreshed = new Set<string>();
-    const ask =
-      this.sources.isAlive ?? (runs.length > MANY_RUNS ? liveProcesses() : isProcessAlive);
+    let ask = this.sources.isAlive;
     const known = reuseLiveness ? this.liveness : new Map<number, boolean>();
     const alive = (pid: number): boolean => {
       let answer = known.get(pid);
       if (answer === undefined) {
+        // Listed once, on the first pid asked about: a pass that knows them all lists nothing.
+        ask ??= runs.length > MANY_RUNS ? liveProcesses() : isProcessAlive;
         answer = ask(pid);
         known.set(pid, answer);
       }
