@@ -2,7 +2,7 @@
 // harness lives, how the scheduler ended it, and each schedule's recent slots, missed slots
 // and invalid files. Gathered from the ledger, registries beside journals and daemon events.
 
-import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { RegistryView } from "../journal/registry-view.js";
@@ -11,7 +11,7 @@ import type { RunLedger } from "../ledger/ledger.js";
 import type { PauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { type FieldProblem, formatProblem } from "../util/errors.js";
-import { isProcessAlive, liveProcesses } from "../util/process.js";
+import { readTail } from "../util/read-tail.js";
 import type {
   DetectFacts,
   RunFacts,
@@ -19,13 +19,11 @@ import type {
   SchedulerVerdict,
   SlotOutcome,
 } from "./detectors.js";
+import { PassLiveness } from "./liveness.js";
 import { type ExpectedSlot, expectedSlot, isOverdue } from "./overdue-slots.js";
 import type { RunState } from "./run-state.js";
 import { type ScheduleStreak, STREAK_SCAN_LIMIT, scheduleStreak } from "./schedule-streak.js";
 import type { ThresholdsFor } from "./thresholds.js";
-
-/** From how many runs a pass lists the processes once rather than kill(2) each pid. */
-const MANY_RUNS = 64;
 
 export interface FactSources {
   ledger: () => RunLedger | undefined;
@@ -48,28 +46,6 @@ export interface FactSources {
 const OUTPUT_TAIL_BYTES = 4096;
 const OUTPUT_TAIL_LINES = 15;
 
-/** The last `bytes` of a file as text (from a line start when it was cut), or undefined. */
-function readTail(path: string, bytes: number): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch {
-    return undefined;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const start = Math.max(0, size - bytes);
-    const buf = Buffer.alloc(size - start);
-    const n = readSync(fd, buf, 0, buf.length, start);
-    const text = buf.toString("utf8", 0, n);
-    return start > 0 ? text.slice(text.indexOf("\n") + 1) : text;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Slots looked at per schedule for skipped-in-a-row trouble. */
 const RECENT_SLOTS = 20;
 
@@ -86,8 +62,7 @@ export class MonitorFacts {
   private readonly tails = new Map<string, string | undefined>();
   /** Per schedule, the slot expected after its newest run. */
   private readonly expected = new Map<string, ExpectedSlot>();
-  /** Each pid's liveness as the last full pass found it (see `collectRuns`). */
-  private liveness = new Map<number, boolean>();
+  private readonly liveness: PassLiveness;
   /** When this monitor began: a schedule that never ran is expected from then on. */
   private readonly watchStart: number;
 
@@ -96,6 +71,7 @@ export class MonitorFacts {
     now: Date = new Date(),
   ) {
     this.watchStart = now.getTime();
+    this.liveness = new PassLiveness(sources.isAlive);
   }
 
   /** A daemon `fire` event; a regular slot firing again ends that schedule's missed trouble. */
@@ -135,13 +111,7 @@ export class MonitorFacts {
     return { runs: this.collectRuns(runs, { ledger }), schedules: this.scheduleFacts(ledger, now) };
   }
 
-  /**
-   * The per-run part of `collect`. A pass that looks at a few runs only (`reuseLiveness`)
-   * takes each pid's liveness from the last full pass, asking only about pids it did not
-   * see: a run that dies right after writing to its journal is then found out by the next
-   * full pass, as one that dies silently always is, and 1,000 busy journals no longer cost a
-   * kill(2) per run and batch (~5% of the monitor's CPU).
-   */
+  /** The per-run part of `collect`; `reuseLiveness`: see `PassLiveness.check`. */
   collectRuns(
     runs: readonly RunState[],
     { ledger = this.sources.ledger(), reuseLiveness = false } = {} as {
@@ -151,20 +121,8 @@ export class MonitorFacts {
   ): Map<string, RunFacts> {
     const facts = new Map<string, RunFacts>();
     const refreshed = new Set<string>();
-    let ask = this.sources.isAlive;
-    const known = reuseLiveness ? this.liveness : new Map<number, boolean>();
-    const alive = (pid: number): boolean => {
-      let answer = known.get(pid);
-      if (answer === undefined) {
-        // Listed once, on the first pid asked about: a pass that knows them all lists nothing.
-        ask ??= runs.length > MANY_RUNS ? liveProcesses() : isProcessAlive;
-        answer = ask(pid);
-        known.set(pid, answer);
-      }
-      return answer;
-    };
+    const alive = this.liveness.check(runs.length, reuseLiveness);
     for (const run of runs) facts.set(run.run, this.runFacts(run, ledger, refreshed, alive));
-    if (!reuseLiveness) this.liveness = known;
     return facts;
   }
 

@@ -3,7 +3,12 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { writeFileAtomicAsync } from "../util/atomic-write.js";
-import type { FollowerDeps, FollowerOptions, JournalStatus } from "./follow-options.js";
+import {
+  DEFAULT_FLUSH_EVERY_MS,
+  type FollowerDeps,
+  type FollowerOptions,
+  type JournalStatus,
+} from "./follow-options.js";
 import { checkPosition, DEFAULT_CHUNK_BYTES, readBatches } from "./follow-read.js";
 import { defaultWakeupDeps, JournalWakeups } from "./follow-wakeups.js";
 import { type JournalPosition, loadPositions, positionsParts, startPosition } from "./positions.js";
@@ -26,13 +31,6 @@ interface Followed {
   lastPolledAt: number;
   stats: { bytesRead: number; records: number; skippedLines: number; resets: number };
 }
-
-/**
- * How often changed positions are saved. Each save rewrites every journal's position (and
- * the monitor's whole run tracker): once a second it was ~10% of the monitor's CPU on 1,000
- * busy journals. A crash re-reads what came after the last save; replays are recognized.
- */
-const DEFAULT_FLUSH_EVERY_MS = 5000;
 
 /** Read ahead of a stat, per poll: a busy journal's new lines are usually far fewer bytes. */
 const READ_AHEAD_BYTES = 64 * 1024;
@@ -74,7 +72,7 @@ export class JournalFollower {
       (path) => this.followed.get(path)?.lastPolledAt ?? Number.NEGATIVE_INFINITY,
       () => {
         this.maybeDiscover();
-        if (!this.busy && this.flushDue()) this.flushInBackground();
+        if (!this.busy) this.flushInBackground();
       },
     );
     const loaded = options.positionsFile
@@ -202,17 +200,14 @@ export class JournalFollower {
         this.onError(path, err);
       }
     }
-    if (this.flushDue()) this.flushInBackground();
+    this.flushInBackground();
     if (first) throw first.err;
   }
 
-  private flushDue(): boolean {
-    return this.deps.now() - this.lastFlushAt >= this.flushEveryMs;
-  }
-
-  /** A periodic save: skipped while one is in flight (the next tick catches up). */
+  /** A periodic save, once due: skipped while one is in flight (the next tick catches up). */
   private flushInBackground(): void {
-    if (this.flushing !== undefined) return;
+    const due = this.deps.now() - this.lastFlushAt >= this.flushEveryMs;
+    if (!due || this.flushing !== undefined) return;
     this.flushPositions().catch((err) => this.onError("(positions)", err));
   }
 
