@@ -90,6 +90,11 @@ export class RunTracker {
     return this.runs.get(run);
   }
 
+  /** Runs changed (or loaded) since the last `snapshotParts`: what the next one serializes. */
+  changedRuns(): number {
+    return this.runs.size - this.runJson.size;
+  }
+
   /** Every tracked run (live objects: treat as read-only). */
   list(): RunState[] {
     return [...this.runs.values()];

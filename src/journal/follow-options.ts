@@ -9,6 +9,9 @@ import type { WakeupDeps } from "./follow-wakeups.js";
  */
 export const DEFAULT_FLUSH_EVERY_MS = 5000;
 
+/** The shortest time between two saves, however early one is asked for (`flushEarly`). */
+export const MIN_FLUSH_GAP_MS = 1000;
+
 /** Clock, timers and fs.watch, replaceable by tests. */
 export type FollowerDeps = WakeupDeps;
 
@@ -24,8 +27,13 @@ export interface FollowerOptions {
    * and not at all when it rejects).
    */
   beforeFlush?: () => void | Promise<void>;
-  /** Changed positions are saved at most this often (default 5 s), and on stop. */
+  /** Changed positions are saved at least this often (default 5 s), and on stop. */
   flushEveryMs?: number;
+  /**
+   * A save sooner than `flushEveryMs` (but not within a second of the last) when this says
+   * so: e.g. when the state saved with the positions has grown costly to serialize at once.
+   */
+  flushEarly?: () => boolean;
   /** Failures of polls (a throwing `onLines`, an unreadable file); default: stderr. */
   onError?: (path: string, err: unknown) => void;
   /** How often unwatched journals are polled (their directory is missing or unwatchable). */

@@ -8,6 +8,7 @@ import {
   type FollowerDeps,
   type FollowerOptions,
   type JournalStatus,
+  MIN_FLUSH_GAP_MS,
 } from "./follow-options.js";
 import { checkPosition, DEFAULT_CHUNK_BYTES, readBatches } from "./follow-read.js";
 import { defaultWakeupDeps, JournalWakeups } from "./follow-wakeups.js";
@@ -54,13 +55,11 @@ export class JournalFollower {
   /** The position save in flight (one at a time); never rejects. */
   private flushing: Promise<void> | undefined;
   private readonly safetyPollMs: number;
-  private readonly flushEveryMs: number;
   private readonly readAhead = Buffer.allocUnsafeSlow(READ_AHEAD_BYTES);
 
   constructor(private readonly options: FollowerOptions) {
     this.deps = { ...defaultWakeupDeps, ...options.deps };
     this.safetyPollMs = options.safetyPollMs ?? 10_000;
-    this.flushEveryMs = options.flushEveryMs ?? DEFAULT_FLUSH_EVERY_MS;
     this.wakeups = new JournalWakeups(
       this.deps,
       {
@@ -206,7 +205,9 @@ export class JournalFollower {
 
   /** A periodic save, once due: skipped while one is in flight (the next tick catches up). */
   private flushInBackground(): void {
-    const due = this.deps.now() - this.lastFlushAt >= this.flushEveryMs;
+    const since = this.deps.now() - this.lastFlushAt;
+    const every = this.options.flushEveryMs ?? DEFAULT_FLUSH_EVERY_MS;
+    const due = since >= every || (since >= MIN_FLUSH_GAP_MS && this.options.flushEarly?.());
     if (!due || this.flushing !== undefined) return;
     this.flushPositions().catch((err) => this.onError("(positions)", err));
   }

@@ -26,6 +26,9 @@ import {
 } from "./service-setup.js";
 import { OperatorStore } from "./silences.js";
 
+/** Changed runs from which the tracker is saved before its 5 s are up (see `flushEarly`). */
+const EARLY_SAVE_RUNS = 1000;
+
 export type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
 
 export class MonitorService {
@@ -126,6 +129,9 @@ export class MonitorService {
           throw err;
         });
       },
+      // A save serializes the runs changed since the last one, in one go: past ~1,000 of
+      // them (10,000 busy journals over 5 s) that held the loop ~100 ms, so save sooner.
+      flushEarly: () => this.tracker.changedRuns() >= EARLY_SAVE_RUNS,
       onReset: (path, reason) => {
         this.log.info({ journal: path, reason }, "monitor: journal replaced; reading it again");
         this.tracker.resetJournal(path);

@@ -300,6 +300,25 @@ describe("RunTracker: memory cap", () => {
   });
 });
 
+describe("RunTracker: changed runs", () => {
+  it("counts the runs the next snapshot serializes afresh: changed, new or loaded", () => {
+    const tracker = new RunTracker();
+    tracker.apply("/j", { records: [start("a", 0), start("b", 0), agent("a", "x", 1)] });
+    expect(tracker.changedRuns()).toBe(2);
+    const text = tracker.snapshotText();
+    expect(tracker.changedRuns()).toBe(0);
+    tracker.apply("/j", { records: [agent("b", "y", 2), agent("b", "z", 3)] });
+    expect(tracker.changedRuns()).toBe(1);
+    tracker.apply("/j", { records: [start("c", 4)] });
+    expect(tracker.changedRuns()).toBe(2);
+    tracker.snapshotText();
+    tracker.prune(new Date(T0 + 8 * 24 * 3_600_000));
+    expect(tracker.changedRuns()).toBe(0);
+    const loaded = new RunTracker({}, JSON.parse(text));
+    expect(loaded.changedRuns()).toBe(2);
+  });
+});
+
 describe("a chain's steps in the monitor's facts", () => {
   it("belong to their chain's schedule", () => {
     const tracker = new RunTracker();

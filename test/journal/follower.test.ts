@@ -277,3 +277,42 @@ describe("JournalFollower periodic saves", () => {
     expect(saved.journals[journal].offset).toBe(readFileSync(journal).length);
   });
 });
+
+describe("JournalFollower early saves", () => {
+  it("saves before flushEveryMs when flushEarly says so, never within a second of the last", async () => {
+    let clock = 1_000_000;
+    let saves = 0;
+    let early = false;
+    const c = new Collector();
+    const f = tracked({
+      positionsFile,
+      onLines: c.onLines,
+      beforeFlush: () => {
+        saves++;
+      },
+      flushEveryMs: 5000,
+      flushEarly: () => early,
+      deps: { now: () => clock },
+    });
+    f.add(journal);
+    writeFileSync(journal, spacedLine("r1", "a"));
+    await f.poll();
+    await f.flushPositions();
+    expect(saves).toBe(1);
+    early = true;
+    clock += 999;
+    appendFileSync(journal, spacedLine("r1", "b"));
+    await f.poll();
+    expect(saves).toBe(1); // asked, but within a second of the last save
+    clock += 1;
+    appendFileSync(journal, spacedLine("r1", "c"));
+    await f.poll();
+    expect(saves).toBe(2);
+    await f.flushPositions();
+    early = false;
+    clock += 4999;
+    appendFileSync(journal, spacedLine("r1", "d"));
+    await f.poll();
+    expect(saves).toBe(2); // not asked: the 5 s rule
+  });
+});
