@@ -5,7 +5,7 @@ import type { WakeupDeps } from "./follow-wakeups.js";
 /**
  * How often changed positions are saved. Each save rewrites every journal's position (and
  * the monitor's whole run tracker): once a second it was ~10% of the monitor's CPU on 1,000
- * busy journals. A crash re-reads what came after the last save; replays are recognized.
+ * busy journals. After a crash, what came after the last save is read again.
  */
 export const DEFAULT_FLUSH_EVERY_MS = 5000;
 
