@@ -239,40 +239,46 @@ describe("JournalFollower.flushPositions", () => {
   });
 });
 
+/** A follower on a clock the test moves, counting its saves (`flushEveryMs` 5 s). */
+function savingFollower(extra: { flushEarly?: () => boolean } = {}) {
+  const state = { clock: 1_000_000, saves: 0 };
+  const f = tracked({
+    positionsFile,
+    onLines: new Collector().onLines,
+    beforeFlush: () => {
+      state.saves++;
+    },
+    flushEveryMs: 5000,
+    deps: { now: () => state.clock },
+    ...extra,
+  });
+  f.add(journal);
+  /** Appends a line with this topic and polls it. */
+  const line = (topic: string) => {
+    appendFileSync(journal, spacedLine("r1", topic));
+    return f.poll();
+  };
+  return { f, state, line };
+}
+
 describe("JournalFollower periodic saves", () => {
   it("saves changed positions at most every flushEveryMs, and what is left on stop", async () => {
-    let clock = 1_000_000;
-    let saves = 0;
-    const c = new Collector();
-    const f = tracked({
-      positionsFile,
-      onLines: c.onLines,
-      beforeFlush: () => {
-        saves++;
-      },
-      flushEveryMs: 5000,
-      deps: { now: () => clock },
-    });
-    f.add(journal);
-    writeFileSync(journal, spacedLine("r1", "a"));
-    await f.poll();
-    expect(saves).toBe(1); // the first batch is saved at once
+    const { f, state, line } = savingFollower();
+    await line("a");
+    expect(state.saves).toBe(1); // the first batch is saved at once
     await f.flushPositions(); // waits for that save; nothing else to save
-    expect(saves).toBe(1);
+    expect(state.saves).toBe(1);
     for (const topic of ["b", "c", "d"]) {
-      clock += 1666;
-      appendFileSync(journal, spacedLine("r1", topic));
-      await f.poll();
+      state.clock += 1666;
+      await line(topic);
     }
-    expect(saves).toBe(1); // 4,998 ms later: not yet
-    clock += 2;
-    appendFileSync(journal, spacedLine("r1", "e"));
-    await f.poll();
-    expect(saves).toBe(2);
-    appendFileSync(journal, spacedLine("r1", "f"));
-    await f.poll();
+    expect(state.saves).toBe(1); // 4,998 ms later: not yet
+    state.clock += 2;
+    await line("e");
+    expect(state.saves).toBe(2);
+    await line("f");
     await f.stop();
-    expect(saves).toBe(3);
+    expect(state.saves).toBe(3);
     const saved = JSON.parse(readFileSync(positionsFile, "utf8"));
     expect(saved.journals[journal].offset).toBe(readFileSync(journal).length);
   });
@@ -280,39 +286,22 @@ describe("JournalFollower periodic saves", () => {
 
 describe("JournalFollower early saves", () => {
   it("saves before flushEveryMs when flushEarly says so, never within a second of the last", async () => {
-    let clock = 1_000_000;
-    let saves = 0;
     let early = false;
-    const c = new Collector();
-    const f = tracked({
-      positionsFile,
-      onLines: c.onLines,
-      beforeFlush: () => {
-        saves++;
-      },
-      flushEveryMs: 5000,
-      flushEarly: () => early,
-      deps: { now: () => clock },
-    });
-    f.add(journal);
-    writeFileSync(journal, spacedLine("r1", "a"));
-    await f.poll();
+    const { f, state, line } = savingFollower({ flushEarly: () => early });
+    await line("a");
     await f.flushPositions();
-    expect(saves).toBe(1);
+    expect(state.saves).toBe(1);
     early = true;
-    clock += 999;
-    appendFileSync(journal, spacedLine("r1", "b"));
-    await f.poll();
-    expect(saves).toBe(1); // asked, but within a second of the last save
-    clock += 1;
-    appendFileSync(journal, spacedLine("r1", "c"));
-    await f.poll();
-    expect(saves).toBe(2);
+    state.clock += 999;
+    await line("b");
+    expect(state.saves).toBe(1); // asked, but within a second of the last save
+    state.clock += 1;
+    await line("c");
+    expect(state.saves).toBe(2);
     await f.flushPositions();
     early = false;
-    clock += 4999;
-    appendFileSync(journal, spacedLine("r1", "d"));
-    await f.poll();
-    expect(saves).toBe(2); // not asked: the 5 s rule
+    state.clock += 4999;
+    await line("d");
+    expect(state.saves).toBe(2); // not asked: the 5 s rule
   });
 });
