@@ -43,7 +43,10 @@ export const argvField = z
 
 /** Names that end up in file paths and URLs: no slashes, no leading dot. */
 export const SCHEDULE_NAME = /^[a-z0-9][a-z0-9-]*$/;
-export const scheduleNameField = z.string().refine((n) => SCHEDULE_NAME.test(n) && n.length <= 63, {
+export function isScheduleName(name: string): boolean {
+  return SCHEDULE_NAME.test(name) && name.length <= 63;
+}
+export const scheduleNameField = z.string().refine(isScheduleName, {
   message:
     'a name of lowercase letters, digits and "-", starting with a letter or digit, at most 63 characters',
 });

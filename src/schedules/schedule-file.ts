@@ -1,13 +1,13 @@
 // schedules/*.toml: one or more [[schedule]] entries per file. Parsing is pure; the folder
 // (./schedule-folder.ts) reads every *.toml. A bad file yields problems and no schedules.
 import { isAbsolute, relative, sep } from "node:path";
-import * as z from "zod";
 import type { CronConfig } from "../config/config.js";
 import type { OverlapPolicy } from "../config/fields.js";
 import type { CatchUpPolicy } from "../timing/planner.js";
 import type { FieldProblem } from "../util/errors.js";
 import { runSteps, StepPace, type Steps } from "../util/steps.js";
 import { parseTomlSteps, schemaProblems } from "../util/toml-input.js";
+import { EntryChecks } from "./entry-check.js";
 import {
   type IsolationMode,
   scheduleBuilder,
@@ -116,7 +116,6 @@ export interface ParsedScheduleFile {
 // Entries checked per step, 10 to 100 (one check per entry would pay zod's set-up 100,000
 // times), ~2 ms a step: while cold, a hundred took 15-30 ms.
 const entriesPace = new StepPace(2, 10, 100);
-const entryChunk = z.array(scheduleEntry);
 
 /** `parseScheduleFile` as steps: the TOML (maybe in pieces of 20-100 tables), then the checks. */
 export function* parseScheduleFileSteps(
@@ -134,6 +133,7 @@ export function* parseScheduleFileSteps(
     return { schedules: [], problems };
   }
   const build = scheduleBuilder(fileName, defaults, context);
+  const checks = new EntryChecks();
   // Each checked chunk becomes schedules at once and its TOML tables are let go: passing objects
   // die young, not copied by a scavenge or two (the longest pauses of a 100,000-schedule load).
   const all = file.data.schedule;
@@ -145,7 +145,7 @@ export function* parseScheduleFileSteps(
     done = chunk.length;
     all.fill(undefined, from, from + done);
     const started = performance.now();
-    const parsed = entryChunk.safeParse(chunk);
+    const parsed = checks.check(chunk);
     if (!parsed.success)
       for (const issue of parsed.error.issues) {
         const k = issue.path[0] as number;
