@@ -34,6 +34,7 @@ import { planUpdate } from "./put-in-force.js";
 import { resumePending } from "./recovery.js";
 import type { ActiveRun } from "./run-table.js";
 import { SlotRunner } from "./slot-runner.js";
+import { holdYoungGeneration } from "./young-generation.js";
 
 export type { DaemonEvents } from "./events.js";
 
@@ -177,6 +178,7 @@ export class SchedulerDaemon extends DaemonEmitter {
 
   private async loadSchedules(): Promise<void> {
     const started = performance.now();
+    holdYoungGeneration();
     // How long the event loop was held at most while loading (logged: it should stay small).
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();
