@@ -62,3 +62,19 @@ export interface JournalStatus {
   resets: number;
   watched: boolean;
 }
+
+/** One followed journal, as the follower keeps it. */
+export interface Followed {
+  path: string;
+  fd?: number;
+  fdInode?: number;
+  /** The open file's device: with the inode, what says the path still names it. */
+  fdDevice?: number;
+  /** The saved position was verified against the open file. */
+  checked: boolean;
+  /** When the path was last looked at (stat): at least every safety poll while data comes. */
+  statAt: number;
+  size: number;
+  lastPolledAt: number;
+  stats: { bytesRead: number; records: number; skippedLines: number; resets: number };
+}

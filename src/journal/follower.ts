@@ -3,8 +3,10 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { writeFileAtomicAsync } from "../util/atomic-write.js";
+import { Slices } from "../util/steps.js";
 import {
   DEFAULT_FLUSH_EVERY_MS,
+  type Followed,
   type FollowerDeps,
   type FollowerOptions,
   type JournalStatus,
@@ -17,21 +19,6 @@ import { type JournalPosition, loadPositions, positionsParts, startPosition } fr
 export type { FollowerDeps, FollowerOptions, JournalStatus } from "./follow-options.js";
 export type { LineBatch, ResetReason } from "./follow-read.js";
 export type { DirectoryWatch, WatchDirectory } from "./follow-wakeups.js";
-
-interface Followed {
-  path: string;
-  fd?: number;
-  fdInode?: number;
-  /** The open file's device: with the inode, what says the path still names it. */
-  fdDevice?: number;
-  /** The saved position was verified against the open file. */
-  checked: boolean;
-  /** When the path was last looked at (stat): at least every safety poll while data comes. */
-  statAt: number;
-  size: number;
-  lastPolledAt: number;
-  stats: { bytesRead: number; records: number; skippedLines: number; resets: number };
-}
 
 /** Read ahead of a stat, per poll: a busy journal's new lines are usually far fewer bytes. */
 const READ_AHEAD_BYTES = 64 * 1024;
@@ -189,6 +176,9 @@ export class JournalFollower {
 
   private async pollNow(paths: string[], quick: boolean): Promise<void> {
     let first: { err: unknown } | undefined;
+    // Thousands of journals due at once (their safety polls come together) held the loop
+    // 50-100 ms: the loop gets a turn every few ms, between journals (each commit is whole).
+    const slices = new Slices();
     for (const path of paths) {
       const f = this.followed.get(path);
       if (f === undefined) continue;
@@ -198,6 +188,7 @@ export class JournalFollower {
         first ??= { err };
         this.onError(path, err);
       }
+      await slices.turnIfDue();
     }
     this.flushInBackground();
     if (first) throw first.err;

@@ -92,7 +92,7 @@ const entryText = new WeakMap<JournalPosition, string>();
 
 /** `positionsText` in pieces, to write without joining them. */
 export function positionsParts(positions: ReadonlyMap<string, JournalPosition>): string[] {
-  const paths = [...positions.keys()].sort();
+  const { paths, keys } = sortedPaths(positions);
   if (paths.length === 0) return ['{\n  "version": 1,\n  "journals": {}\n}\n'];
   // As JSON.stringify({ version: 1, journals }, null, 2) writes it, a journal at a time.
   const parts = ['{\n  "version": 1,\n  "journals": {\n'];
@@ -103,10 +103,33 @@ export function positionsParts(positions: ReadonlyMap<string, JournalPosition>):
       value = JSON.stringify(pos, null, 2).replaceAll("\n", "\n    ");
       entryText.set(pos, value);
     }
-    parts.push(`${i === 0 ? "" : ",\n"}    ${JSON.stringify(paths[i])}: ${value}`);
+    parts.push(keys[i]!, value);
   }
   parts.push("\n  }\n}\n");
   return parts;
+}
+
+/**
+ * A positions map's paths in order, with each one's key text in the file, kept while the
+ * map holds the same paths: sorting and quoting 10,000 paths afresh took ~10 ms a save.
+ */
+const sortedKeys = new WeakMap<
+  ReadonlyMap<string, JournalPosition>,
+  { paths: string[]; keys: string[]; known: Set<string> }
+>();
+
+function sortedPaths(positions: ReadonlyMap<string, JournalPosition>) {
+  const kept = sortedKeys.get(positions);
+  if (kept !== undefined && kept.known.size === positions.size) {
+    let same = true;
+    for (const path of positions.keys()) if (!kept.known.has(path)) same = false;
+    if (same) return kept;
+  }
+  const paths = [...positions.keys()].sort();
+  const keys = paths.map((path, i) => `${i === 0 ? "" : ",\n"}    ${JSON.stringify(path)}: `);
+  const sorted = { paths, keys, known: new Set(paths) };
+  sortedKeys.set(positions, sorted);
+  return sorted;
 }
 
 /** Saves positions atomically (temp file + rename). */

@@ -43,6 +43,21 @@ export async function runSliced<T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise
   }
 }
 
+/**
+ * `runSliced` for an async loop that cannot be written as Steps: `turnIfDue()` after each
+ * item gives the event loop a turn once the slice has taken `sliceMs`.
+ */
+export class Slices {
+  private start = performance.now();
+  constructor(private readonly sliceMs = SLICE_MS) {}
+
+  async turnIfDue(): Promise<void> {
+    if (performance.now() - this.start < this.sliceMs) return;
+    await nextTurn();
+    this.start = performance.now();
+  }
+}
+
 /** Yields every `every` items of `items`, calling `each` on each one. */
 export function* eachItem<T>(
   items: Iterable<T>,

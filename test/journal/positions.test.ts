@@ -28,5 +28,13 @@ describe("positionsText", () => {
     positions.set("/p/a/journal.jsonl", pos(250)); // committed further: a new object
     expect(positionsText(positions)).toBe(reference(positions));
     expect(JSON.parse(positionsText(positions)).journals["/p/a/journal.jsonl"].offset).toBe(250);
+    // The same map with a journal gone, then another in its place (the same count of paths).
+    positions.delete("/p/b/journal.jsonl");
+    expect(positionsText(positions)).toBe(reference(positions));
+    positions.set("/p/0/journal.jsonl", pos(3));
+    expect(positionsText(positions)).toBe(reference(positions));
+    positions.delete("/p/a/journal.jsonl");
+    positions.set("/p/z/journal.jsonl", pos(9));
+    expect(positionsText(positions)).toBe(reference(positions));
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { eachItem, runSliced, runSteps, StepPace, type Steps } from "../../src/util/steps.js";
+import {
+  eachItem,
+  runSliced,
+  runSteps,
+  Slices,
+  StepPace,
+  type Steps,
+} from "../../src/util/steps.js";
 
 function* counting(log: string[], n: number): Steps<number> {
   for (let i = 1; i <= n; i++) {
@@ -55,6 +62,21 @@ describe("steps", () => {
     setImmediate(() => log.push("event loop"));
     await runSliced(counting(log, 3), 60_000);
     expect(log).toEqual(["step 1", "step 2", "step 3"]);
+  });
+
+  it("give an async loop (Slices) a turn once its slice is spent, not before", async () => {
+    const log: string[] = [];
+    setImmediate(() => log.push("event loop"));
+    const long = new Slices(60_000);
+    for (const item of ["a", "b"]) {
+      log.push(item);
+      await long.turnIfDue();
+    }
+    const spent = new Slices(0);
+    log.push("c");
+    await spent.turnIfDue();
+    log.push("d");
+    expect(log).toEqual(["a", "b", "c", "event loop", "d"]);
   });
 
   it("visit every item, yielding every `every` items", () => {
