@@ -3,8 +3,8 @@
 // queued slots' log lines, spawns), measured with monitorEventLoopDelay and logged once, as
 // "slots decided", when that second is over.
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { getHeapSpaceStatistics } from "node:v8";
 import type { Logger } from "pino";
+import { youngGeneration } from "./young-generation.js";
 
 /** Passes that decide at least this many slots are watched and logged. */
 const CROWDED_PASS = 100;
@@ -29,7 +29,7 @@ const PASS_BYTES_PER_SLOT = 2048;
 const ballast: unknown[] = [undefined];
 
 function youngRoom(): { size: number; available: number } | undefined {
-  const young = getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
+  const young = youngGeneration();
   return young && { size: young.space_size, available: young.space_available_size };
 }
 
