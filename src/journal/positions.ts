@@ -122,7 +122,11 @@ function sortedPaths(positions: ReadonlyMap<string, JournalPosition>) {
   const kept = sortedKeys.get(positions);
   if (kept !== undefined && kept.known.size === positions.size) {
     let same = true;
-    for (const path of positions.keys()) if (!kept.known.has(path)) same = false;
+    for (const path of positions.keys())
+      if (!kept.known.has(path)) {
+        same = false;
+        break;
+      }
     if (same) return kept;
   }
   const paths = [...positions.keys()].sort();
