@@ -2,6 +2,11 @@
 // it is logged in, and how its refusals read. One table, used by the loop, `autoloop agents`
 // and the README's agent table (a test checks the README against it).
 import { basename } from "node:path";
+import type { AgentStream } from "./agent-stream.js";
+import { codexModel, codexUsesOwnProvider } from "./codex-config.js";
+import { ClaudeStream } from "./stream-claude.js";
+import { CodexStream } from "./stream-codex.js";
+import { GeminiStream } from "./stream-gemini.js";
 
 export type AgentId = "claude" | "codex" | "gemini" | "command";
 
@@ -22,6 +27,8 @@ export interface DefaultOption {
 export interface FailurePattern {
   reason: Exclude<AgentFailureReason, "backend_failed">;
   pattern: RegExp;
+  /** What to do for this cause in particular (else the adapter's hint for the reason). */
+  hint?: string;
 }
 
 export interface AgentAdapter {
@@ -46,7 +53,22 @@ export interface AgentAdapter {
    * A command that asks the CLI whether it is logged in, for CLIs that would otherwise retry
    * the network for minutes before refusing; run only when no credential variable is set.
    */
-  loginCheck?: { args: readonly string[]; loggedOut: RegExp };
+  loginCheck?: {
+    args: readonly string[];
+    loggedOut: RegExp;
+    /** The CLI is logged in some other way its check does not see (a provider of its own config). */
+    skip?: (args: readonly string[], env: NodeJS.ProcessEnv) => boolean;
+  };
+  /**
+   * Args that let a sandboxed agent write the run's state (journal, tasks) when that lives
+   * outside its working folder (worktree isolation, a shared state dir).
+   */
+  writableDir?: (dir: string) => string[];
+  /** The CLI's machine-readable output, when the argv selects it (the defaults do). */
+  stream?: {
+    selected(args: readonly string[]): boolean;
+    open(args: readonly string[], env: NodeJS.ProcessEnv): AgentStream;
+  };
   /** Exit codes that mean one thing whatever the output says. */
   exitCodes?: Readonly<Record<number, AgentFailureReason>>;
   failures: readonly FailurePattern[];
@@ -55,25 +77,6 @@ export interface AgentAdapter {
   /** Where its credentials come from, for the README's deployment notes. */
   credentials: string;
 }
-
-// Phrases every CLI shares (HTTP statuses, provider error types), tried after its own.
-const COMMON_FAILURES: readonly FailurePattern[] = [
-  {
-    reason: "auth_failed",
-    pattern:
-      /\b(unauthori[sz]ed|authentication[ _](failed|error)|invalid api key|invalid x-api-key|incorrect api key|not logged in|please (run|use) \S*\s*login|401 unauthorized|oauth token (has )?(expired|revoked))/i,
-  },
-  {
-    reason: "quota_exhausted",
-    pattern:
-      /\b(insufficient[_ ]quota|exceeded your current quota|insufficient (credits|balance)|credit balance is too low|billing (hard )?limit|daily quota)/i,
-  },
-  {
-    reason: "rate_limited",
-    pattern:
-      /\b(rate[ _-]?limit(ed|_error)?|too many requests|overloaded_error|HTTP 429|status 429|usage limit (reached|exceeded)|hit your (usage )?limit|resource_exhausted|quota exceeded for quota metric)/i,
-  },
-];
 
 const INSTALL_HINT = (pkg: string, cmd: string) =>
   `install it for the user that runs the harness (\`npm install -g ${pkg}\`) or set backend.command to the absolute path of \`${cmd}\``;
@@ -87,9 +90,9 @@ export const AGENTS: Readonly<Record<AgentId, AgentAdapter>> = {
     modeAliases: ["-p", "--print"],
     defaults: [
       {
-        args: ["--output-format", "text"],
+        args: ["--output-format", "stream-json", "--verbose"],
         unless: ["--output-format"],
-        why: "plain text output",
+        why: "events the harness reads: the answer, usage and cost, errors",
       },
       {
         args: ["--permission-mode", "acceptEdits"],
@@ -108,6 +111,10 @@ export const AGENTS: Readonly<Record<AgentId, AgentAdapter>> = {
     ],
     promptMode: "stdin",
     promptArg: (prompt) => ["--", prompt],
+    stream: {
+      selected: (args) => /^(stream-)?json$/.test(optionValue(args, ["--output-format"]) ?? ""),
+      open: () => new ClaudeStream(),
+    },
     credentialEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"],
     failures: [
       { reason: "auth_failed", pattern: /not logged in|please run \/login|invalid api key/i },
@@ -143,7 +150,17 @@ export const AGENTS: Readonly<Record<AgentId, AgentAdapter>> = {
       },
       { args: ["--skip-git-repo-check"], unless: [], why: "runs outside a git repository too" },
       { args: ["--color", "never"], unless: ["--color"], why: "no escape codes in the journal" },
+      {
+        args: ["--json"],
+        unless: ["--json", "--experimental-json"],
+        why: "events the harness reads: the answer, usage, errors",
+      },
     ],
+    writableDir: (dir) => ["--add-dir", dir],
+    stream: {
+      selected: (args) => args.includes("--json") || args.includes("--experimental-json"),
+      open: (args, env) => new CodexStream(codexModel(args, env)),
+    },
     promptMode: "stdin",
     promptArg: (prompt) => ["--", prompt],
     replaced: {
@@ -152,10 +169,18 @@ export const AGENTS: Readonly<Record<AgentId, AgentAdapter>> = {
       "--dangerously-skip-permissions": ["--dangerously-bypass-approvals-and-sandbox"],
     },
     credentialEnv: ["CODEX_API_KEY", "OPENAI_API_KEY"],
-    loginCheck: { args: ["login", "status"], loggedOut: /not logged in/i },
+    loginCheck: {
+      args: ["login", "status"],
+      loggedOut: /not logged in/i,
+      // `login status` knows only OpenAI's own login: a provider from config.toml is not its.
+      skip: codexUsesOwnProvider,
+    },
     failures: [
       { reason: "auth_failed", pattern: /not logged in|401 unauthorized|missing bearer/i },
-      { reason: "quota_exhausted", pattern: /insufficient_quota|exceeded your current quota/i },
+      {
+        reason: "quota_exhausted",
+        pattern: /insufficient_quota|exceeded your current quota|quota exceeded\. check your plan/i,
+      },
       {
         reason: "rate_limited",
         pattern: /hit your usage limit|usage limit|429 too many requests/i,
@@ -193,17 +218,27 @@ export const AGENTS: Readonly<Record<AgentId, AgentAdapter>> = {
         why: "trusts the project folder (else approval falls back to default and edits stall)",
       },
       {
-        args: ["--output-format", "text"],
+        args: ["--output-format", "stream-json"],
         unless: ["--output-format", "-o"],
-        why: "plain text output",
+        why: "events the harness reads: the answer, usage, errors",
       },
     ],
+    stream: {
+      selected: (args) =>
+        /^(stream-)?json$/.test(optionValue(args, ["--output-format", "-o"]) ?? ""),
+      open: () => new GeminiStream(),
+    },
     // Headless when stdin is not a terminal; `-p` is only needed for a prompt argument.
     promptMode: "stdin",
     promptArg: (prompt) => [`--prompt=${prompt}`],
     credentialEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"],
     exitCodes: { 41: "auth_failed" },
     failures: [
+      {
+        reason: "auth_failed",
+        pattern: /invalid auth method selected/i,
+        hint: 'Gemini CLI picked gateway auth because GOOGLE_GEMINI_BASE_URL is set, and gateway auth works only in ACP mode: keep GEMINI_API_KEY and add {"security": {"auth": {"selectedType": "gemini-api-key"}}} to ~/.gemini/settings.json of the user that runs the harness.',
+      },
       { reason: "auth_failed", pattern: /please set an auth method|api key not valid/i },
       { reason: "quota_exhausted", pattern: /exhausted your daily quota/i },
       { reason: "rate_limited", pattern: /resource_exhausted|quota exceeded for quota metric/i },
@@ -246,6 +281,18 @@ export function resolveAgent(backend: {
   return name === "claude" || name === "codex" || name === "gemini" ? AGENTS[name] : AGENTS.command;
 }
 
+/** The value of the last of `names` in argv (`--flag value` or `--flag=value`). */
+export function optionValue(args: readonly string[], names: readonly string[]): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const token = args[i]!;
+    const eq = token.indexOf("=");
+    if (eq > 0 && names.includes(token.slice(0, eq))) value = token.slice(eq + 1);
+    else if (names.includes(token) && i + 1 < args.length) value = args[++i];
+  }
+  return value;
+}
+
 function flagOf(token: string): string | undefined {
   if (!token.startsWith("-") || token === "-" || token === "--") return undefined;
   const eq = token.indexOf("=");
@@ -280,62 +327,4 @@ export function promptModeFor(
   configured: "arg" | "stdin" | "file" | undefined,
 ): "arg" | "stdin" | "file" {
   return configured ?? agent.promptMode;
-}
-
-export interface AgentFailure {
-  reason: AgentFailureReason;
-  /** What on-call should do, when the adapter knows. */
-  hint?: string;
-  /** When the CLI says when to try again ("in 37s", "at 3pm"), its words. */
-  retryAfter?: string;
-}
-
-// A sentence ends at a period followed by a space, a bracket or the end ("37.5s." keeps "37.5s").
-const END = String.raw`(?:\.(?=\s|\]|\)|$)|\n|·|$)`;
-const RETRY_PATTERNS: readonly RegExp[] = [
-  new RegExp(`(?:try again|retry) (?:in|after) ([0-9].*?)${END}`, "i"),
-  new RegExp(`(?:try again|retry) at (.+?)${END}`, "i"),
-  new RegExp(`resets? (?:at |in )?([0-9].*?)${END}`, "i"),
-  /usage limit reached\|(\d{9,11})/i,
-];
-
-function retryAfterOf(output: string): string | undefined {
-  for (const pattern of RETRY_PATTERNS) {
-    const match = pattern.exec(output);
-    if (match === null) continue;
-    const text = match[1]!.trim();
-    // Claude's old form carries the reset as epoch seconds.
-    if (/^\d{9,11}$/.test(text)) return new Date(Number(text) * 1000).toISOString();
-    return text;
-  }
-  return undefined;
-}
-
-/** Why an agent exited non-zero, from its exit code and the tail of its output. */
-export function classifyAgentFailure(
-  agent: AgentAdapter,
-  exitCode: number | undefined,
-  outputTail: string,
-): AgentFailure {
-  let reason: AgentFailureReason =
-    (exitCode !== undefined ? agent.exitCodes?.[exitCode] : undefined) ?? "backend_failed";
-  if (reason === "backend_failed") {
-    const match = [...agent.failures, ...COMMON_FAILURES].find((f) => f.pattern.test(outputTail));
-    if (match !== undefined) reason = match.reason;
-  }
-  const failure: AgentFailure = { reason };
-  const hint = reason === "backend_failed" ? undefined : agent.hints[reason];
-  if (hint !== undefined) failure.hint = hint;
-  if (reason === "rate_limited" || reason === "quota_exhausted") {
-    const retry = retryAfterOf(outputTail);
-    if (retry !== undefined) failure.retryAfter = retry;
-  }
-  return failure;
-}
-
-/** The message for a CLI that is not installed where the harness looks. */
-export function missingCommandHint(agent: AgentAdapter, command: string, path: string): string {
-  const fix =
-    agent.hints.backend_failed ?? "install it or set backend.command to its absolute path";
-  return `command not found: ${command} (searched PATH=${path || "(empty)"}); ${fix}`;
 }

@@ -24,20 +24,29 @@ export interface AgentInvocation {
   maxOutputBytes?: number;
   /** Kills the agent's group if the harness dies while it runs. */
   reaper?: AgentReaper;
+  /** Each whole line the agent writes on stdout, as it comes (a CLI's JSON event stream). */
+  onStdoutLine?: (line: string) => void;
+  /** Each whole line the agent writes on stderr, as it comes. */
+  onStderrLine?: (line: string) => void;
+}
+
+/** What every result carries: stdout and stderr together as they came, and stderr alone (tails). */
+interface Captured {
+  output: string;
+  stderr: string;
+  elapsedMs: number;
 }
 
 export type AgentResult =
-  | { kind: "exited"; exitCode: number; output: string; elapsedMs: number }
-  | { kind: "timed_out"; output: string; elapsedMs: number }
-  | { kind: "interrupted"; output: string; elapsedMs: number }
-  | {
+  | ({ kind: "exited"; exitCode: number } & Captured)
+  | ({ kind: "timed_out" } & Captured)
+  | ({ kind: "interrupted" } & Captured)
+  | ({
       kind: "spawn_failed";
       error: string;
       /** ENOENT and friends, when the system said why. */
       code?: string;
-      output: string;
-      elapsedMs: number;
-    };
+    } & Captured);
 
 const DEFAULT_MAX_OUTPUT = 1 << 20;
 /** After the agent exits, how long stray children may keep its pipes open. */
@@ -68,10 +77,61 @@ class TailBuffer {
   }
 }
 
+/** Splits a stream into lines; a line longer than `max` bytes is dropped whole. */
+class LineSplitter {
+  private pending: Buffer[] = [];
+  private size = 0;
+  private overlong = false;
+  constructor(
+    private readonly max: number,
+    private readonly onLine: (line: string) => void,
+  ) {}
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      this.add(chunk.subarray(start, nl));
+      this.flush();
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.add(chunk.subarray(start));
+  }
+  end(): void {
+    if (this.size > 0 || this.overlong) this.flush();
+  }
+  private add(part: Buffer): void {
+    if (this.overlong) return;
+    this.size += part.length;
+    if (this.size > this.max) {
+      this.overlong = true;
+      this.pending = [];
+    } else this.pending.push(part);
+  }
+  private flush(): void {
+    const line = this.overlong ? undefined : Buffer.concat(this.pending).toString("utf8");
+    this.pending = [];
+    this.size = 0;
+    this.overlong = false;
+    if (line !== undefined) this.onLine(line);
+  }
+}
+
+/** Longest stdout line handed to `onStdoutLine` (a JSON event with a large tool result). */
+const MAX_LINE_BYTES = 8 << 20;
+
 export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const output = new TailBuffer(inv.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
+  const stderr = new TailBuffer(64 * 1024);
+  const captured = (): Captured => ({
+    output: output.text(),
+    stderr: stderr.text(),
+    elapsedMs: elapsed(),
+  });
+  const lines =
+    inv.onStdoutLine === undefined ? undefined : new LineSplitter(MAX_LINE_BYTES, inv.onStdoutLine);
+  const errLines =
+    inv.onStderrLine === undefined ? undefined : new LineSplitter(64 * 1024, inv.onStderrLine);
   // node:child_process rather than execa here: the harness starts in a fraction of the
   // time without loading it, and it needs nothing beyond a process group and two pipes.
   let child: ChildProcess;
@@ -83,7 +143,7 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
       stdio: [inv.promptMode === "stdin" ? "pipe" : "ignore", "pipe", "pipe"],
     });
   } catch (err) {
-    return spawnFailed(err as NodeJS.ErrnoException, inv.command, output.text(), elapsed());
+    return spawnFailed(err as NodeJS.ErrnoException, inv.command, captured());
   }
   const finished = new Promise<
     { error: NodeJS.ErrnoException } | { code: number | null; signal: NodeJS.Signals | null }
@@ -91,8 +151,17 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
     child.once("error", (error: NodeJS.ErrnoException) => resolve({ error }));
     child.once("close", (code, signal) => resolve({ code, signal }));
   });
-  child.stdout?.on("data", (c: Buffer) => output.push(c));
-  child.stderr?.on("data", (c: Buffer) => output.push(c));
+  child.stdout?.on("data", (c: Buffer) => {
+    output.push(c);
+    lines?.push(c);
+  });
+  child.stdout?.once("close", () => lines?.end());
+  child.stderr?.on("data", (c: Buffer) => {
+    output.push(c);
+    stderr.push(c);
+    errLines?.push(c);
+  });
+  child.stderr?.once("close", () => errLines?.end());
   if (inv.promptMode === "stdin") {
     child.stdin?.on("error", () => {}); // The agent may exit without reading its prompt.
     child.stdin?.end(inv.prompt);
@@ -141,13 +210,13 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
       if (pid === undefined || reason === undefined) {
         if (result.error.code === "ENOENT" && !existsSync(inv.cwd))
           result.error.message = `the working directory ${inv.cwd} does not exist`;
-        return spawnFailed(result.error, inv.command, output.text(), elapsed());
+        return spawnFailed(result.error, inv.command, captured());
       }
-      return { kind: reason, output: output.text(), elapsedMs: elapsed() };
+      return { kind: reason, ...captured() };
     }
-    if (reason !== undefined) return { kind: reason, output: output.text(), elapsedMs: elapsed() };
+    if (reason !== undefined) return { kind: reason, ...captured() };
     const exitCode = result.code ?? (result.signal ? 128 + signalNumber(result.signal) : 1);
-    return { kind: "exited", exitCode, output: output.text(), elapsedMs: elapsed() };
+    return { kind: "exited", exitCode, ...captured() };
   } finally {
     clearTimeout(timeout);
     clearTimeout(killTimer);
@@ -161,14 +230,12 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
 function spawnFailed(
   error: NodeJS.ErrnoException,
   command: string,
-  output: string,
-  elapsedMs: number,
+  captured: Captured,
 ): AgentResult {
   const failed: AgentResult = {
     kind: "spawn_failed",
     error: `Command failed with ${error.code ?? "an error"}: ${command}\n${error.message}`,
-    output,
-    elapsedMs,
+    ...captured,
   };
   if (error.code !== undefined) failed.code = error.code;
   return failed;

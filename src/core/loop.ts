@@ -6,12 +6,11 @@ import { type FieldValue, journalTimestamp } from "../journal/codec.js";
 import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
 import { blockingTasks } from "../tasks/materialize.js";
 import { TaskStore } from "../tasks/store.js";
+import { agentCommand, callAgent } from "./agent-call.js";
 import { iterationEnv, runBoundEnv } from "./agent-env.js";
 import { AgentReaper } from "./agent-reaper.js";
-import { agentArgs, promptModeFor, resolveAgent } from "./agents.js";
-import { type AgentResult, runAgent } from "./backend.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
-import { writeEventTool } from "./event-tool.js";
+import { removeEventTool, writeEventTool } from "./event-tool.js";
 import { judgeIteration, type StallState, type Terminal, tail } from "./judge.js";
 import {
   assertNewRunId,
@@ -20,18 +19,14 @@ import {
   loopStartFields,
   registryRecord,
 } from "./launch-metadata.js";
+import { publishOutputs } from "./outputs.js";
 import type { Preset } from "./preset.js";
-import {
-  type IterationSummary,
-  loopMemory,
-  readScheduleHistory,
-  renderPrompt,
-  substitute,
-} from "./prompt.js";
+import { type IterationSummary, loopMemory, readScheduleHistory, renderPrompt } from "./prompt.js";
 import { appendRegistry, type RegistryStatus } from "./registry.js";
 import { ignoreStateDir, runPaths } from "./run-paths.js";
 import { RunView } from "./run-view.js";
 import { allowedEvents, suggestedRoles } from "./topology.js";
+import { usageFields } from "./usage.js";
 import { endRunWorktree, startRunWorktree } from "./worktree-run.js";
 
 export interface RunOptions {
@@ -112,11 +107,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       fields,
     });
   const tasks = new TaskStore(paths.tasksFile);
-  const agent = resolveAgent(backend);
-  const command = substitute(backend.command, paths, runId, preset.dir);
-  const presetArgs = [...(backend.agent_args[agent.id] ?? []), ...backend.args];
-  const args = agentArgs(agent, presetArgs).map((a) => substitute(a, paths, runId, preset.dir));
-  const promptMode = promptModeFor(agent, backend.prompt_mode);
+  const { agent, command, args, promptMode } = agentCommand(preset, paths, runId);
   const reaper = new AgentReaper();
   const started = performance.now();
   const scheduleHistory = readScheduleHistory(opts.env);
@@ -135,6 +126,10 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   let stall: StallState = { signature: "", identical: 0 };
   const finish = (t: Terminal): RunResult => {
     reaper.close();
+    removeEventTool(paths);
+    const publish = preset.config.outputs.publish;
+    if (t.complete && publish.length > 0)
+      system("outputs.published", completed, publishOutputs(publish, paths.stateDir, agentDir));
     if (worktree)
       system(
         "worktree.finish",
@@ -170,6 +165,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   const refusal = await loginRefusal({
     agent,
     command,
+    args,
     cwd: agentDir,
     env: { ...opts.env, ...backend.env },
     signal: opts.signal,
@@ -235,38 +231,39 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       timeout_ms: String(backend.timeout_ms),
       agent: agent.id,
     });
-    const result: AgentResult = await runAgent({
-      command,
-      args,
-      promptMode,
-      promptArg: agent.promptArg,
+    const env = iterationEnv({
+      base: opts.env,
+      preset,
+      paths,
+      runId,
+      iteration,
+      recentEvent: view.recentEvent,
+      allowedRoles: roles,
+      allowedEvents: allowed,
       prompt,
-      promptPath: paths.promptPath,
-      reaper,
-      cwd: agentDir,
-      timeoutMs: backend.timeout_ms,
-      killGraceMs: backend.kill_grace_ms,
-      signal: opts.signal,
-      env: iterationEnv({
-        base: opts.env,
-        preset,
-        paths,
-        runId,
-        iteration,
-        recentEvent: view.recentEvent,
-        allowedRoles: roles,
-        allowedEvents: allowed,
-        prompt,
-      }),
     });
-    const output =
-      result.kind === "spawn_failed" ? `${result.output}${result.error}` : result.output;
-    const exitCode =
-      result.kind === "exited"
-        ? String(result.exitCode)
-        : result.kind === "spawn_failed"
-          ? "127"
-          : "-1";
+    const call = await callAgent({
+      agent,
+      invocation: {
+        command,
+        args,
+        promptMode,
+        promptArg: agent.promptArg,
+        prompt,
+        promptPath: paths.promptPath,
+        reaper,
+        cwd: agentDir,
+        timeoutMs: backend.timeout_ms,
+        killGraceMs: backend.kill_grace_ms,
+        signal: opts.signal,
+        env,
+      },
+      paths,
+      progress,
+    });
+    const { result, said, output, failureTail, streamFailed, exitCode } = call;
+    if (call.usage !== undefined)
+      system("backend.usage", iteration, usageFields(call.usage, preset.config.prices));
     const timedOut = result.kind === "timed_out";
     const journalOutput = tail(output, MAX_JOURNAL_OUTPUT);
     system("backend.finish", iteration, {
@@ -303,7 +300,10 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
 
     const judged = judgeIteration({
       iteration,
-      result: result.kind === "exited" ? { kind: "exited", exitCode: result.exitCode } : result,
+      result:
+        result.kind === "exited"
+          ? { kind: "exited", exitCode: streamFailed ? 1 : result.exitCode }
+          : result,
       output,
       emitted: emitted.map((r) => ({
         topic: r.topic,
@@ -327,10 +327,11 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     if (judged.next === "continue") continue;
     if (judged.next !== "agent_failed") return finish(judged.next);
     if (result.kind === "exited" || result.kind === "spawn_failed") {
-      const stop = agentFailureStop(agent, result, tail(output, 500), {
+      const stop = agentFailureStop(agent, result, failureTail, {
         command,
         env: opts.env,
         iteration,
+        ...(said?.error && { streamError: said.error }),
       });
       return finish({ complete: false, reason: stop.reason, fields: stop.fields });
     }

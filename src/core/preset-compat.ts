@@ -13,6 +13,8 @@ const KNOWN: Record<string, readonly string[]> = {
     "worktree",
     "isolation",
     "harness",
+    "outputs",
+    "prices",
     // Topology keys, in a single-file preset.
     "name",
     "completion",
@@ -37,12 +39,15 @@ const KNOWN: Record<string, readonly string[]> = {
     "timeout_ms",
     "kill_grace_ms",
     "env",
+    // The public autoloop's opt-in for AUTOLOOP_USAGE_FILE; here a command backend always has it.
+    "usage_from",
   ],
   tasks: ["prompt_budget_chars"],
   memory: ["prompt_budget_chars"],
   core: ["journal_file", "tasks_file", "memory_file", "isolation_mode", "state_dir"],
   worktree: ["enabled", "branch_prefix", "merge_strategy", "automerge", "cleanup"],
   isolation: ["enabled"],
+  outputs: ["publish"],
   harness: ["instructions_file"],
 };
 

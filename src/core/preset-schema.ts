@@ -67,6 +67,19 @@ export const presetConfigSchema = z.looseObject({
     kill_grace_ms: z._default(int(0), 5_000),
     env: z._default(z.record(z.string(), z.string()), {}),
   }),
+  /** USD per million tokens by model id (or id prefix), over the shipped price table. */
+  prices: z._default(
+    z.record(
+      z.string().check(z.minLength(1, 'a model id such as "gpt-5-codex"')),
+      z.strictObject({
+        input: z.number().check(z.gte(0)),
+        output: z.number().check(z.gte(0)),
+        cache_read: z.optional(z.number().check(z.gte(0))),
+        cache_write: z.optional(z.number().check(z.gte(0))),
+      }),
+    ),
+    {},
+  ),
   tasks: z.prefault(z.looseObject({ prompt_budget_chars: z._default(z.int(), 4000) }), {}),
   /** Loop memory in the prompt: at most this many characters (0: no limit). */
   memory: z.prefault(z.looseObject({ prompt_budget_chars: z._default(int(0), 8000) }), {}),
@@ -76,6 +89,28 @@ export const presetConfigSchema = z.looseObject({
       tasks_file: z._default(z.string().check(z.minLength(1)), ".autoloop/tasks.jsonl"),
       memory_file: z._default(z.string().check(z.minLength(1)), ".autoloop/memory.jsonl"),
       isolation_mode: z._default(z.enum(["run-scoped", "shared", "worktree"]), "run-scoped"),
+    }),
+    {},
+  ),
+  /**
+   * Files the agent leaves in the run's state dir that the harness copies into the work dir
+   * when the run completes, so a read-only agent can still deliver a report.
+   */
+  outputs: z.prefault(
+    z.looseObject({
+      publish: z._default(
+        z.array(
+          z
+            .string()
+            .check(
+              z.regex(
+                /^(?!\.\.?(\/|$))[A-Za-z0-9_.-]+(\/(?!\.\.?(\/|$))[A-Za-z0-9_.-]+)*$/,
+                'a path inside the work dir such as "REVIEW.md" (no "..", not absolute)',
+              ),
+            ),
+        ),
+        [],
+      ),
     }),
     {},
   ),

@@ -39,7 +39,7 @@ export function runPaths(
     runDir,
     stateDir: config.core.isolation_mode === "shared" ? autoloopDir : runDir,
     tasksFile: resolveTasksFile({ env, projectDir: root, runStateDir: runDir }),
-    toolPath: join(runDir, "autoloops"),
+    toolPath: eventToolPath(runDir, runId, env),
     promptPath: join(runDir, "active-prompt.md"),
     projectMemoryFile: projectMemoryFile(env, root, config.core.memory_file),
     runMemoryFile: join(
@@ -47,6 +47,22 @@ export function runPaths(
       "memory.jsonl",
     ),
   };
+}
+
+/** A path an agent can type as is and a permission rule can match: no quoting, no expansion. */
+const LITERAL_PATH = /^[A-Za-z0-9_./+-]+$/;
+
+/**
+ * Where the event tool goes: the run's own folder, or, when that path holds a space or any
+ * byte a shell or a permission rule would treat specially, a private folder under the
+ * system's temp dir (`autoloop-tools-<uid>/<run-id>/`).
+ */
+function eventToolPath(runDir: string, runId: string, env: NodeJS.ProcessEnv): string {
+  const own = join(runDir, "autoloops");
+  if (LITERAL_PATH.test(own)) return own;
+  const base = [env.TMPDIR, "/tmp"].find((d) => d !== undefined && LITERAL_PATH.test(d)) ?? "/tmp";
+  const uid = process.getuid?.() ?? 0;
+  return join(base, `autoloop-tools-${uid}`, runId, "autoloops");
 }
 
 const IGNORE_ALL =

@@ -4,8 +4,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentTableMarkdown } from "../../src/core/agent-table.js";
-import { AGENTS, agentArgs, classifyAgentFailure, resolveAgent } from "../../src/core/agents.js";
+import { AGENTS, agentArgs, resolveAgent } from "../../src/core/agents.js";
 import { agentArgv } from "../../src/core/backend.js";
+import { classifyAgentFailure } from "../../src/core/backend-failure.js";
 import { ROOT } from "../helpers/cli.js";
 
 describe("resolveAgent", () => {
@@ -26,7 +27,8 @@ describe("agentArgs", () => {
     expect(agentArgs(AGENTS.claude, [])).toEqual([
       "-p",
       "--output-format",
-      "text",
+      "stream-json",
+      "--verbose",
       "--permission-mode",
       "acceptEdits",
       "--allowedTools",
@@ -39,13 +41,14 @@ describe("agentArgs", () => {
       "--skip-git-repo-check",
       "--color",
       "never",
+      "--json",
     ]);
     expect(agentArgs(AGENTS.gemini, [])).toEqual([
       "--approval-mode",
       "yolo",
       "--skip-trust",
       "--output-format",
-      "text",
+      "stream-json",
     ]);
     expect(agentArgs(AGENTS.command, ["a", "b"])).toEqual(["a", "b"]);
   });
@@ -54,7 +57,8 @@ describe("agentArgs", () => {
     expect(agentArgs(AGENTS.claude, ["-p", "--dangerously-skip-permissions"])).toEqual([
       "-p",
       "--output-format",
-      "text",
+      "stream-json",
+      "--verbose",
       "--allowedTools",
       "Bash({{TOOL_PATH}} *)",
       "--dangerously-skip-permissions",
@@ -64,12 +68,13 @@ describe("agentArgs", () => {
       "--skip-git-repo-check",
       "--color",
       "never",
+      "--json",
       "--sandbox=danger-full-access",
     ]);
     expect(agentArgs(AGENTS.gemini, ["-y", "-m", "gemini-2.5-pro"])).toEqual([
       "--skip-trust",
       "--output-format",
-      "text",
+      "stream-json",
       "-y",
       "-m",
       "gemini-2.5-pro",
@@ -82,13 +87,14 @@ describe("agentArgs", () => {
       "--skip-git-repo-check",
       "--color",
       "never",
+      "--json",
       "--sandbox",
       "workspace-write",
     ]);
     expect(agentArgs(AGENTS.gemini, ["--yolo", "-p"])).toEqual([
       "--skip-trust",
       "--output-format",
-      "text",
+      "stream-json",
       "--yolo",
     ]);
   });

@@ -1,50 +1,17 @@
 // The bundled presets against the real Claude Code, Codex and Gemini CLIs (devDependencies),
 // with an empty HOME and no credentials: each run must reach the CLI's own login refusal and
-// stop `auth_failed`. Then the logged-in path through stand-ins with the same argv grammar.
+// stop `auth_failed`. (The logged-in path is test/agents/, against the scripted model server.)
 import { execFileSync } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
-import { delimiter, join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  AUTOLOOP_CRON,
-  autoloop,
-  cleanEnv,
-  cleanupTempDirs,
-  ROOT,
-  tempDir,
-} from "../helpers/cli.js";
-import { field, journalOf, topics } from "../helpers/journal.js";
+import { AUTOLOOP_CRON, autoloop, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { field, journalOf } from "../helpers/journal.js";
+import { loggedInEnv, loggedOutEnv, modelServerFor } from "../helpers/logged-in.js";
+import { AUTOFIX_PLAN, presetAgent } from "../helpers/preset-agent.js";
 
 afterEach(cleanupTempDirs);
-
-const BIN = join(ROOT, "node_modules/.bin");
-const CREDENTIALS = [
-  "ANTHROPIC_API_KEY",
-  "CLAUDE_CODE_OAUTH_TOKEN",
-  "ANTHROPIC_AUTH_TOKEN",
-  "CODEX_API_KEY",
-  "OPENAI_API_KEY",
-  "GEMINI_API_KEY",
-  "GOOGLE_API_KEY",
-  "GOOGLE_GENAI_USE_VERTEXAI",
-  "GOOGLE_GENAI_USE_GCA",
-];
-
-/** An environment with no agent credentials and a HOME nobody has logged in from. */
-function loggedOutEnv(path: string): Record<string, string> {
-  const home = tempDir("autoloop-home-");
-  const env: Record<string, string> = { HOME: home, PATH: path };
-  for (const name of [...CREDENTIALS, "CODEX_HOME", "XDG_CONFIG_HOME"]) env[name] = "";
-  return env;
-}
 
 function gitProject(): string {
   const dir = tempDir("autoloop-project-");
@@ -66,7 +33,7 @@ describe.each(["autofix", "review"])(
       "%s stops auth_failed at its own login refusal",
       async (agent) => {
         const dir = gitProject();
-        const env = loggedOutEnv(`${BIN}${delimiter}${process.env.PATH}`);
+        const env = loggedOutEnv();
         const run = await autoloop(
           [
             "run",
@@ -117,84 +84,6 @@ describe("agent CLIs that are missing", () => {
   });
 });
 
-/** A bin folder where `claude`, `codex` and `gemini` are the logged-in stand-in. */
-function standInBin(): string {
-  const bin = tempDir("autoloop-standin-");
-  for (const agent of ["claude", "codex", "gemini"]) {
-    const file = join(bin, agent);
-    writeFileSync(
-      file,
-      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, "test/fixtures/agent-standin.mjs"))} ${agent} "$@"\n`,
-    );
-    chmodSync(file, 0o755);
-  }
-  return bin;
-}
-
-const PLAN = "fix.ready,tests.passed,review.drafted,report.written,task.complete";
-const KEYS = { ANTHROPIC_API_KEY: "k", CODEX_API_KEY: "k", GEMINI_API_KEY: "k" };
-
-describe.each(["autofix", "review"])(
-  "the bundled %s preset, logged in (stand-in CLIs)",
-  (preset) => {
-    it.each(["claude", "codex", "gemini"])(
-      "%s completes with the harness's own argv",
-      async (agent) => {
-        const dir = gitProject();
-        const log = join(dir, "..", `standin-${agent}.log`);
-        const env = {
-          ...loggedOutEnv(`${standInBin()}${delimiter}${process.env.PATH}`),
-          ...KEYS,
-          STANDIN_PLAN: PLAN,
-          STANDIN_LOG: log,
-        };
-        const run = await autoloop(
-          ["run", preset, "Do it", "--set", `backend.command=${agent}`, "--quiet"],
-          { cwd: dir, env },
-        );
-        const journal = journalOf(dir);
-        expect(run.exitCode, journal.map((r) => field(r, "output") ?? "").join("\n")).toBe(0);
-        expect(topics(journal).at(-1)).toBe("loop.complete");
-        expect(journal.filter((r) => r.topic === "task.gate")).toEqual([]);
-        expect(readFileSync(log, "utf8")).not.toContain("denied");
-      },
-      60_000,
-    );
-  },
-);
-
-describe("preset args that older READMEs gave", () => {
-  it("still work: codex --full-auto, gemini --yolo -p, claude -p with a variadic --allowedTools", async () => {
-    const cases: Array<[string, string]> = [
-      ["codex", '["exec", "--full-auto"]'],
-      ["gemini", '["--yolo", "-p"]'],
-      ["claude", '["-p", "--permission-mode", "acceptEdits", "--allowedTools", "Bash,Read,Edit"]'],
-    ];
-    for (const [agent, args] of cases) {
-      const dir = gitProject();
-      const env = {
-        ...loggedOutEnv(`${standInBin()}${delimiter}${process.env.PATH}`),
-        ...KEYS,
-        STANDIN_PLAN: PLAN,
-      };
-      const run = await autoloop(
-        [
-          "run",
-          "autofix",
-          "x",
-          "--set",
-          `backend.command=${agent}`,
-          "--set",
-          `backend.args=${args}`,
-          "--quiet",
-        ],
-        { cwd: dir, env },
-      );
-      expect(run.exitCode, `${agent} ${args}: ${run.stderr}`).toBe(0);
-    }
-  }, 60_000);
-});
-
 describe("the harness's own state", () => {
   it("is ignored by git, so an agent's `git add -A` never commits it", async () => {
     const dir = gitProject();
@@ -237,10 +126,9 @@ describe("credentials for one schedule's agent only (env_file)", () => {
       join(dir, "schedules", "nightly.toml"),
       schedule("with-key", 'env_file = "../claude.env"') + schedule("without-key", ""),
     );
-    const env = {
-      ...loggedOutEnv(`${standInBin()}${delimiter}${process.env.PATH}`),
-      STANDIN_PLAN: PLAN,
-    };
+    // Claude pointed at the scripted server, but with no key of its own.
+    const server = await modelServerFor("claude", presetAgent(AUTOFIX_PLAN));
+    const { ANTHROPIC_API_KEY: _unset, ...env } = loggedInEnv("claude", server);
     const fire = (name: string) =>
       execa(
         process.execPath,
@@ -256,6 +144,7 @@ describe("credentials for one schedule's agent only (env_file)", () => {
     expect(withKey.exitCode, withKey.stdout + withKey.stderr).toBe(0);
     expect(withKey.stdout + withKey.stderr).not.toContain("sk-test");
     const withoutKey = await fire("without-key");
+    await server.close();
     expect(withoutKey.exitCode).toBe(1);
     expect(field(journalOf(join(dir, "work")).at(-1), "reason")).toBe("auth_failed");
   }, 60_000);
@@ -266,7 +155,7 @@ describe("the alert for an agent that is not logged in", () => {
     const root = tempDir("autoloop-cron-");
     writeFileSync(join(root, "autoloop-cron.toml"), 'state_dir = "state"\n[http]\nlisten = ""\n');
     const project = gitProject();
-    const env = loggedOutEnv(`${BIN}${delimiter}${process.env.PATH}`);
+    const env = loggedOutEnv();
     const journal = join(project, ".autoloop/journal.jsonl");
     const monitorOnce = () =>
       execa(process.execPath, [AUTOLOOP_CRON, "monitor", "--once", "--journal", journal], {

@@ -15,7 +15,8 @@ function fakeClaude(): string {
   const file = join(bin, "claude");
   writeFileSync(
     file,
-    `#!/bin/sh\nprintf 'ARGV:'; for a in "$@"; do printf ' [%s]' "$a"; done; echo; echo LOOP_COMPLETE\n`,
+    // Claude's stream-json result event, its answer naming the argv it got.
+    `#!${process.execPath}\nconst argv = process.argv.slice(2).map((a) => "[" + a + "]").join(" ");\nconsole.log(JSON.stringify({ type: "result", subtype: "success", is_error: false, result: "ARGV: " + argv + "\\nLOOP_COMPLETE" }));\n`,
   );
   chmodSync(file, 0o755);
   return bin;

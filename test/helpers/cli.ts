@@ -1,5 +1,5 @@
 // Test helpers: temp dirs and the compiled CLIs run as real child processes.
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { execa, type ResultPromise } from "execa";
@@ -13,6 +13,18 @@ const made: string[] = [];
 /** A fresh temp dir, removed by `cleanupTempDirs()` (call it in afterEach/afterAll). */
 export function tempDir(prefix = "autoloop-test-"): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  made.push(dir);
+  return dir;
+}
+
+/**
+ * A fresh dir outside /tmp (under the checkout's `.scratch/`), for sandboxes that leave /tmp
+ * writable and would hide a write they refuse elsewhere. Removed like `tempDir()`'s.
+ */
+export function scratchDir(prefix = "autoloop-test-"): string {
+  const base = join(ROOT, ".scratch", "tests");
+  mkdirSync(base, { recursive: true });
+  const dir = realpathSync(mkdtempSync(join(base, prefix)));
   made.push(dir);
   return dir;
 }

@@ -1,0 +1,216 @@
+// The logged-in path of one real agent CLI, end to end: the CLI from npm, logged in against
+// the scripted model server, running the bundled presets through `autoloop run`.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { fieldText, type JournalRecord } from "../../src/journal/codec.js";
+import { autoloop, cleanupTempDirs, scratchDir } from "../helpers/cli.js";
+import { GIT_ENV, git } from "../helpers/git.js";
+import { field, journalOf, topics } from "../helpers/journal.js";
+import { type Cli, loggedInEnv, MODELS, modelServerFor } from "../helpers/logged-in.js";
+import type { ModelServer, Script } from "../helpers/model-server/index.js";
+import { AUTOFIX_PLAN, type Plan, presetAgent, REVIEW_PLAN } from "../helpers/preset-agent.js";
+
+const TIMEOUT = 120_000;
+
+/**
+ * A git project with one commit, as a scheduled run would find it; outside /tmp, where no
+ * sandbox makes an exception for it.
+ */
+export function gitProject(name = "autoloop-project-"): string {
+  const dir = scratchDir(name);
+  git(dir, "init", "-q", "-b", "main");
+  writeFileSync(join(dir, "README.md"), "a project\n");
+  git(dir, "add", "-A");
+  git(dir, "commit", "-q", "-m", "init");
+  return dir;
+}
+
+export interface LoggedInRun {
+  exitCode: number | undefined;
+  stderr: string;
+  journal: JournalRecord[];
+  server: ModelServer;
+}
+
+/** Runs a preset with `cli` logged in to a server that follows `script`. */
+export async function runLoggedIn(
+  cli: Cli,
+  script: Script,
+  args: string[],
+  options: { cwd?: string } = {},
+): Promise<LoggedInRun> {
+  const server = await modelServerFor(cli, script);
+  try {
+    const cwd = options.cwd ?? gitProject();
+    const run = await autoloop(["run", ...args, "--set", `backend.command=${cli}`], {
+      cwd,
+      env: { ...loggedInEnv(cli, server), ...GIT_ENV },
+    });
+    return { exitCode: run.exitCode, stderr: run.stderr, journal: journalOf(cwd), server };
+  } finally {
+    await server.close();
+  }
+}
+
+const outputs = (journal: JournalRecord[]) =>
+  journal
+    .filter((r) => r.topic === "iteration.finish")
+    .map((r) => field(r, "output"))
+    .join("\n---\n");
+
+export function describeLoggedIn(cli: Cli): void {
+  afterEach(cleanupTempDirs);
+
+  describe(`${cli}, logged in against the scripted model server`, () => {
+    it(
+      "completes autofix, journaling the agent's answer and what each iteration used",
+      async () => {
+        const run = await runLoggedIn(cli, presetAgent(AUTOFIX_PLAN), ["autofix", "Fix it"]);
+        expect(run.exitCode, `${run.stderr}\n${outputs(run.journal)}`).toBe(0);
+        expect(topics(run.journal).at(-1)).toBe("loop.complete");
+        expect(field(run.journal.at(-1), "reason")).toBe("completion_event");
+        expect(run.journal.filter((r) => r.topic === "task.gate")).toEqual([]);
+        // The answer, not the CLI's stream around it.
+        const finishes = run.journal.filter((r) => r.topic === "iteration.finish");
+        expect(field(finishes[0], "output")).toBe(
+          "Fixed the failing test and handed it to the verifier.",
+        );
+        // The live log shows what the agent did, readably.
+        expect(run.stderr).toContain(`${cli}: `);
+        expect(run.stderr).toContain("emit fix.ready");
+        expect(run.stderr).not.toMatch(/"type":/);
+        // One usage record per iteration, the tokens the server reported.
+        const usage = run.journal.filter((r) => r.topic === "backend.usage");
+        expect(usage).toHaveLength(finishes.length);
+        const main = run.server.exchanges;
+        const sum = (key: "input_tokens" | "output_tokens") =>
+          usage.reduce((n, r) => n + Number(fieldText(r, key)), 0);
+        expect(sum("output_tokens")).toBe(main.reduce((n, e) => n + e.usage.output_tokens, 0));
+        expect(sum("input_tokens")).toBe(main.reduce((n, e) => n + e.usage.input_tokens, 0));
+        for (const r of usage) {
+          expect(field(r, "model")).toContain(MODELS[cli].split("-").slice(0, 2).join("-"));
+          expect(Number(fieldText(r, "cost_usd"))).toBeGreaterThan(0);
+        }
+      },
+      TIMEOUT,
+    );
+
+    it(
+      "completes review, which leaves REVIEW.md and nothing else in the project",
+      async () => {
+        const project = gitProject();
+        const run = await runLoggedIn(cli, presetAgent(REVIEW_PLAN), ["review", "Review it"], {
+          cwd: project,
+        });
+        expect(run.exitCode, `${run.stderr}\n${outputs(run.journal)}`).toBe(0);
+        expect(field(run.journal.at(-1), "reason")).toBe("completion_event");
+        expect(readFileSync(join(project, "REVIEW.md"), "utf8")).toContain("No problems found.");
+        expect(git(project, "status", "--porcelain").trim()).toBe("?? REVIEW.md");
+      },
+      TIMEOUT,
+    );
+
+    it(
+      "never completes an agent that never claims completion, whatever its tools print",
+      async () => {
+        // Its shell prints the whole prompt, completion promise included; its answers do not.
+        const run = await runLoggedIn(
+          cli,
+          presetAgent({
+            fixer: [
+              { shell: "cat {state}/active-prompt.md" },
+              { answer: "Still investigating (iteration {iteration})." },
+            ],
+          }),
+          ["autofix", "Fix it", "--max-iterations", "2"],
+        );
+        expect(run.exitCode, run.stderr).toBe(3);
+        expect(field(run.journal.at(-1), "reason")).toBe("max_iterations");
+        expect(run.journal.filter((r) => r.topic === "task.gate")).toEqual([]);
+        expect(outputs(run.journal)).toBe(
+          "Still investigating (iteration 1).\n---\nStill investigating (iteration 2).",
+        );
+      },
+      TIMEOUT,
+    );
+
+    it(
+      "stops a stuck agent `stalled` after stall_iterations identical answers",
+      async () => {
+        const run = await runLoggedIn(
+          cli,
+          presetAgent({ fixer: [{ shell: "git status --short" }, { answer: "I am stuck." }] }),
+          ["autofix", "Fix it"],
+        );
+        expect(run.exitCode, run.stderr).toBe(3);
+        const stop = run.journal.at(-1);
+        expect(field(stop, "reason")).toBe("stalled");
+        expect(field(stop, "completed_iterations")).toBe("3");
+      },
+      TIMEOUT,
+    );
+
+    it(
+      "completes autofix in worktree isolation, the state written from the sandbox",
+      async () => {
+        const project = gitProject();
+        const run = await runLoggedIn(
+          cli,
+          presetAgent({
+            ...AUTOFIX_PLAN,
+            fixer: [{ shell: "echo fixed > fix.txt" }, ...AUTOFIX_PLAN.fixer!],
+          }),
+          ["autofix", "Fix it", "--worktree"],
+          { cwd: project },
+        );
+        expect(run.exitCode, `${run.stderr}\n${outputs(run.journal)}`).toBe(0);
+        const finish = run.journal.find((r) => r.topic === "worktree.finish");
+        const branch = field(finish, "branch");
+        expect(git(project, "show", `${branch}:fix.txt`)).toBe("fixed\n");
+        expect(existsSync(join(project, "fix.txt"))).toBe(false);
+      },
+      TIMEOUT,
+    );
+
+    it(
+      "works from a work dir with a space in its path",
+      async () => {
+        const project = gitProject("autoloop project ");
+        const run = await runLoggedIn(cli, presetAgent(AUTOFIX_PLAN), ["autofix", "Fix it"], {
+          cwd: project,
+        });
+        expect(run.exitCode, `${run.stderr}\n${outputs(run.journal)}`).toBe(0);
+        const prompt = field(
+          run.journal.find((r) => r.topic === "iteration.start"),
+          "prompt",
+        );
+        expect(prompt).toMatch(/^Event tool: \S+$/m);
+      },
+      TIMEOUT,
+    );
+
+    it(
+      "keeps review read-only: writes and deletes outside the state dir are refused",
+      async () => {
+        const project = gitProject();
+        const hostile: Plan = {
+          ...REVIEW_PLAN,
+          reviewer: [
+            { write: "{project}/HACKED.md", content: "pwned\n" },
+            { shell: "rm -f {project}/README.md" },
+            { shell: "touch {project}/TOUCHED" },
+            ...REVIEW_PLAN.reviewer!,
+          ],
+        };
+        const run = await runLoggedIn(cli, presetAgent(hostile), ["review", "Review it"], {
+          cwd: project,
+        });
+        expect(run.exitCode, `${run.stderr}\n${outputs(run.journal)}`).toBe(0);
+        expect(readFileSync(join(project, "README.md"), "utf8")).toBe("a project\n");
+        expect(git(project, "status", "--porcelain").trim()).toBe("?? REVIEW.md");
+      },
+      TIMEOUT,
+    );
+  });
+}
