@@ -212,5 +212,27 @@ export function describeLoggedIn(cli: Cli): void {
       },
       TIMEOUT,
     );
+
+    it(
+      "classifies the API's refusals from the event stream: 401 auth_failed, 429 rate_limited",
+      async () => {
+        const refused = await runLoggedIn(
+          cli,
+          () => ({ kind: "fail", status: 401, message: "invalid x-api-key" }),
+          ["autofix", "Fix it"],
+        );
+        expect(refused.exitCode, refused.stderr).toBe(1);
+        expect(field(refused.journal.at(-1), "reason")).toBe("auth_failed");
+        expect(field(refused.journal.at(-1), "detail")).toMatch(/login|API_KEY/);
+        const limited = await runLoggedIn(
+          cli,
+          () => ({ kind: "fail", status: 429, message: "Rate limit reached", retryAfterS: 1 }),
+          ["autofix", "Fix it"],
+        );
+        expect(limited.exitCode, limited.stderr).toBe(3);
+        expect(field(limited.journal.at(-1), "reason")).toBe("rate_limited");
+      },
+      TIMEOUT,
+    );
   });
 }

@@ -66,6 +66,26 @@ describe.each(["autofix", "review"])(
   },
 );
 
+describe("gemini pointed at a gateway URL without choosing its auth", () => {
+  it("stops auth_failed with the setting that fixes it, not 'set GEMINI_API_KEY'", async () => {
+    const dir = gitProject();
+    const env = {
+      ...loggedOutEnv(),
+      GEMINI_API_KEY: "set-already",
+      GOOGLE_GEMINI_BASE_URL: "http://127.0.0.1:9",
+    };
+    const run = await autoloop(
+      ["run", "autofix", "x", "--set", "backend.command=gemini", "--quiet"],
+      { cwd: dir, env },
+    );
+    expect(run.exitCode, run.stderr).toBe(1);
+    const stop = journalOf(dir).at(-1);
+    expect(field(stop, "reason")).toBe("auth_failed");
+    expect(field(stop, "output_tail")).toContain("Invalid auth method selected");
+    expect(field(stop, "detail")).toContain('"selectedType": "gemini-api-key"');
+  }, 60_000);
+});
+
 describe("agent CLIs that are missing", () => {
   it("stops backend_failed naming the command and the PATH searched", async () => {
     const dir = gitProject();

@@ -92,7 +92,9 @@ export function loggedInEnv(cli: Cli, server: ModelServer): Record<string, strin
           model: { name: MODELS.gemini },
           privacy: { usageStatisticsEnabled: false },
           telemetry: { enabled: false },
-          general: { disableAutoUpdate: true, disableUpdateNag: true },
+          // One request per call: a 429 is not retried for minutes.
+          general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, maxAttempts: 1 },
+          ide: { enabled: false },
         }),
       );
       return {
