@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark; exits non-zero when a target is missed.
+import { benchAgents } from "./agents.mjs";
 import { benchHarness } from "./harness.mjs";
 import { benchMonitor } from "./monitor.mjs";
 import { benchScale } from "./scheduler/scale.mjs";
@@ -7,6 +8,7 @@ import { benchScheduler } from "./scheduler.mjs";
 const only = process.argv[2];
 const suites = {
   harness: benchHarness,
+  agents: benchAgents,
   scheduler: benchScheduler,
   scale: benchScale,
   monitor: benchMonitor,

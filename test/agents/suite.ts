@@ -27,6 +27,7 @@ export function gitProject(name = "autoloop-project-"): string {
 }
 
 export interface LoggedInRun {
+  cwd: string;
   exitCode: number | undefined;
   stderr: string;
   journal: JournalRecord[];
@@ -47,7 +48,7 @@ export async function runLoggedIn(
       cwd,
       env: { ...loggedInEnv(cli, server), ...GIT_ENV },
     });
-    return { exitCode: run.exitCode, stderr: run.stderr, journal: journalOf(cwd), server };
+    return { cwd, exitCode: run.exitCode, stderr: run.stderr, journal: journalOf(cwd), server };
   } finally {
     await server.close();
   }
@@ -76,6 +77,9 @@ export function describeLoggedIn(cli: Cli): void {
         expect(field(finishes[0], "output")).toBe(
           "Fixed the failing test and handed it to the verifier.",
         );
+        const inspected = await autoloop(["inspect", "output", "1"], { cwd: run.cwd });
+        expect(inspected.stdout).toContain("Fixed the failing test and handed it to the verifier.");
+        expect(inspected.stdout).not.toContain('"type"');
         // The live log shows what the agent did, readably.
         expect(run.stderr).toContain(`${cli}: `);
         expect(run.stderr).toContain("emit fix.ready");
