@@ -21,6 +21,8 @@ export interface FollowerOptions {
   /** Gets each batch of new lines; the position advances only once this returns/resolves. */
   onLines: (path: string, batch: LineBatch) => void | Promise<void>;
   onReset?: (path: string, reason: ResetReason) => void;
+  /** A line past the length limit was skipped at `offset` (a run can write anything). */
+  onLongLine?: (path: string, offset: number) => void;
   /**
    * Called before committed positions are written: save state derived from the batches first
    * (snapshot it synchronously; the positions are written once the returned promise resolves,
@@ -77,4 +79,6 @@ export interface Followed {
   size: number;
   lastPolledAt: number;
   stats: { bytesRead: number; records: number; skippedLines: number; resets: number };
+  /** The file (device:inode) last refused as not a regular one: reported once, not per poll. */
+  refused?: string | undefined;
 }

@@ -4,6 +4,7 @@ import { readSync } from "node:fs";
 import type { JournalRecord } from "./codec.js";
 import { decodeLines } from "./lazy-decode.js";
 import { type JournalPosition, lineHash } from "./positions.js";
+import { MAX_LINE_BYTES } from "./reader.js";
 
 const NEWLINE = 0x0a;
 /**
@@ -25,6 +26,8 @@ export interface LineBatch {
   startOffset: number;
   /** Byte offset just past the last complete line in the batch. */
   endOffset: number;
+  /** The batch is a line past the length limit, skipped (no records). */
+  longLine?: true;
 }
 
 /** A batch plus what the position becomes once the batch has been processed. */
@@ -65,8 +68,9 @@ export function checkPosition(
 
 /**
  * Yields batches of the complete lines in [pos.offset, end). A torn last line (no newline
- * yet) is not consumed: the next read starts at it again, once it is complete. Only new
- * bytes are read; `counter.bytesRead` grows by what was read.
+ * yet) is not consumed: the next read starts at it again, once it is complete, unless it is
+ * already longer than `maxLineBytes`: then it is skipped (a batch of no records, one skipped).
+ * Only new bytes are read; `counter.bytesRead` grows by what was read.
  */
 export function* readBatches(
   fd: number,
@@ -76,6 +80,7 @@ export function* readBatches(
   chunkBytes = DEFAULT_CHUNK_BYTES,
   /** The bytes at `pos.offset`, already read by the caller: the first chunk. */
   first?: Buffer,
+  maxLineBytes = MAX_LINE_BYTES,
 ): Generator<ReadBatch> {
   let start = pos.offset;
   let readAt = start;
@@ -96,6 +101,27 @@ export function* readBatches(
     counter.bytesRead += got.length;
     const data = carry === undefined ? got : Buffer.concat([carry, got]);
     const lastNewline = data.lastIndexOf(NEWLINE);
+    if (lastNewline === -1 && data.length > maxLineBytes) {
+      // A line past the limit (a run can write anything): skipped as it is read, so it is
+      // neither held nor read again; what follows up to its newline is a fragment, skipped.
+      carry = undefined;
+      const kept = data.subarray(data.length - Math.min(4096, data.length));
+      yield {
+        records: [],
+        skipped: 1,
+        longLine: true,
+        startOffset: start,
+        endOffset: readAt,
+        next: {
+          inode: pos.inode,
+          offset: readAt,
+          lastLineStart: readAt - kept.length,
+          lastLineHash: lineHash(kept),
+        },
+      };
+      start = readAt;
+      continue;
+    }
     if (lastNewline === -1) {
       carry = data;
       continue;

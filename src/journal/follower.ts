@@ -1,9 +1,10 @@
 // Follows journals like `tail -F` from saved positions: fs.watch on each journal's directory,
 // polling as fallback and safety net; batches are delivered at least once, then committed.
-import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, fstatSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { writeFileAtomicAsync } from "../util/atomic-write.js";
 import { Slices } from "../util/steps.js";
+import { openRegularFile } from "../util/untrusted-file.js";
 import {
   DEFAULT_FLUSH_EVERY_MS,
   type Followed,
@@ -242,8 +243,19 @@ export class JournalFollower {
     }
     if (stat === undefined) return;
     if (f.fd === undefined) {
-      const fd = openSync(f.path, "r");
-      const opened = fstatSync(fd);
+      // A FIFO, a link or a device in a journal's place is refused, reported once per file.
+      const refusal = `${stat.dev}:${stat.ino}`;
+      let file: ReturnType<typeof openRegularFile>;
+      try {
+        file = openRegularFile(f.path);
+      } catch (err) {
+        if (f.refused === refusal) return;
+        f.refused = refusal;
+        throw err;
+      }
+      if (file === undefined) return;
+      f.refused = undefined;
+      const { fd, stat: opened } = file;
       f.fd = fd;
       f.fdInode = opened.ino;
       f.fdDevice = opened.dev;
@@ -288,6 +300,11 @@ export class JournalFollower {
     const chunk = this.options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
     for (const { next, ...batch } of readBatches(fd, pos, size, f.stats, chunk, first)) {
       await this.options.onLines(f.path, batch);
+      if (batch.longLine) {
+        this.options.onLongLine?.(f.path, batch.startOffset);
+        // Skipping a huge line reads many bytes: other work gets a turn between its pieces.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       this.commit(f.path, next);
       f.stats.records += batch.records.length;
       f.stats.skippedLines += batch.skipped;

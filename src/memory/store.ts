@@ -21,6 +21,9 @@ type NewEntry =
 
 const PREFIX = { learning: "mem", preference: "mem", meta: "meta", tombstone: "ts" } as const;
 
+/** 64 MiB: loop memory is a few KiB of notes; a larger file is not the harness's. */
+const MAX_MEMORY_FILE_BYTES = 64 << 20;
+
 export class MemoryStore {
   constructor(
     readonly path: string,
@@ -33,7 +36,10 @@ export class MemoryStore {
 
   /** Every line of the file decoded, and how many were not memory entries. */
   private read(): { items: MemoryFileEntry[]; skipped: number } {
-    return parseLines(readAllLines(this.path), decodeMemoryEntry);
+    return parseLines(
+      readAllLines(this.path, 0, { maxFileBytes: MAX_MEMORY_FILE_BYTES }),
+      decodeMemoryEntry,
+    );
   }
 
   view(): MemoryView {

@@ -1,6 +1,6 @@
 // Turns an alert-state notification into the AlertMessage the outbox stores: titles, the
 // run's facts, the last journal lines of that run and the exact commands to type next.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import { dirname } from "node:path";
 import type { AlertMessage } from "../alerts/message.js";
 import { JOURNAL_TAIL_LINES } from "../alerts/render.js";
@@ -10,6 +10,7 @@ import { decodeRecord, type JournalRecord } from "../journal/codec.js";
 import { recordLine } from "../journal/summary.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { shellQuote } from "../util/shell-quote.js";
+import { openRegularFile } from "../util/untrusted-file.js";
 import type { Notification } from "./alert-state.js";
 
 const TAIL_BYTES = 256 * 1024;
@@ -24,17 +25,19 @@ const NEWLINE = 0x0a;
  */
 export function journalTail(path: string, run: string, count = JOURNAL_TAIL_LINES): string[] {
   if (run === "") return []; // no run to name (and an empty id would match everywhere)
-  let fd: number;
+  let opened: ReturnType<typeof openRegularFile>;
   try {
-    fd = openSync(path, "r");
+    opened = openRegularFile(path);
   } catch {
     return [];
   }
+  if (opened === undefined) return [];
+  const { fd } = opened;
   let buf: Buffer;
   let start: number;
   let got = 0;
   try {
-    const size = fstatSync(fd).size;
+    const size = opened.stat.size;
     start = Math.max(0, size - TAIL_BYTES);
     buf = Buffer.allocUnsafe(size - start);
     while (got < buf.length) {

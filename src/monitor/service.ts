@@ -138,6 +138,11 @@ export class MonitorService {
       },
       onError: (path, err) =>
         this.log.error({ journal: path, err }, "monitor: journal read failed"),
+      onLongLine: (path, offset) =>
+        this.log.warn(
+          { journal: path, offset },
+          "monitor: skipped a journal line over 16 MiB (not one the harness writes)",
+        ),
       discover: () => this.journalPaths(),
       pollIntervalMs: options.follower?.pollIntervalMs ?? 1000,
       // Under steady load every wake-up waits out the debounce: it is most of the detection

@@ -32,6 +32,9 @@ export class UnknownTaskError extends UserError {
   }
 }
 
+/** 64 MiB: thousands of tasks take a few hundred KiB; a larger file is not the harness's. */
+export const MAX_TASKS_FILE_BYTES = 64 << 20;
+
 export class TaskStore {
   constructor(
     readonly path: string,
@@ -40,7 +43,10 @@ export class TaskStore {
 
   /** Every entry in file order; unreadable lines are skipped. */
   entries(): TasksFileEntry[] {
-    return parseLines(readAllLines(this.path), decodeTaskEntry).items;
+    return parseLines(
+      readAllLines(this.path, 0, { maxFileBytes: MAX_TASKS_FILE_BYTES }),
+      decodeTaskEntry,
+    ).items;
   }
 
   view(): TaskView {
