@@ -50,7 +50,10 @@ export function iterationEnv(input: IterationEnvInput): NodeJS.ProcessEnv {
     AUTOLOOP_ALLOWED_EVENTS: input.allowedEvents.join(","),
     AUTOLOOP_PROMPT_PATH: input.paths.promptPath,
   };
-  if (Buffer.byteLength(input.prompt) <= MAX_PROMPT_ENV_BYTES) env.AUTOLOOP_PROMPT = input.prompt;
+  // No environment string can hold a NUL: a prompt with one (from memory, a task, an
+  // objective) stays in AUTOLOOP_PROMPT_PATH only, like one too large.
+  if (Buffer.byteLength(input.prompt) <= MAX_PROMPT_ENV_BYTES && !input.prompt.includes("\0"))
+    env.AUTOLOOP_PROMPT = input.prompt;
   else delete env.AUTOLOOP_PROMPT;
   return env;
 }

@@ -65,7 +65,13 @@ export const presetConfigSchema = z.looseObject({
     timeout_ms: z._default(int(1), 300_000),
     /** Time between SIGTERM and SIGKILL when an agent is timed out or interrupted. */
     kill_grace_ms: z._default(int(0), 5_000),
-    env: z._default(z.record(z.string(), z.string()), {}),
+    env: z._default(
+      z.record(
+        z.string(),
+        z.string().check(z.refine((v) => !v.includes("\0"), "a value without NUL characters")),
+      ),
+      {},
+    ),
   }),
   /** USD per million tokens by model id (or id prefix), over the shipped price table. */
   prices: z._default(

@@ -3,17 +3,19 @@
 // waits for a writer, on the daemon's one thread), never through a link in the last
 // component, and only when it is a regular file.
 import { closeSync, constants, fstatSync, openSync, type Stats } from "node:fs";
+import { UserError } from "./errors.js";
 
-/** A file the reader refuses: what it is and what to do. */
-export class UntrustedFileError extends Error {
+/** A state file refused: what it is and what to do (exit 1: the run or command failed). */
+export class UntrustedFileError extends UserError {
   constructor(
     readonly path: string,
     readonly why: "link" | "not_regular",
   ) {
     super(
       why === "link"
-        ? `${path} is a symbolic link: state files are read only as regular files (replace the link with the file)`
-        : `${path} is not a regular file (a FIFO, socket or device): it is not read (remove it; the harness writes a regular file)`,
+        ? `${path} is a symbolic link: state files are opened only as regular files, never through a link (replace the link with a file)`
+        : `${path} is not a regular file (a FIFO, socket or folder): it is not opened (remove it; the harness writes a regular file there)`,
+      1,
     );
     this.name = "UntrustedFileError";
   }
