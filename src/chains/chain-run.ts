@@ -25,6 +25,8 @@ export interface ChainOptions {
   /** The chain's own parent (a chain started by another run), or "". */
   parentRunId: string;
   env: NodeJS.ProcessEnv;
+  /** Env files' variables, kept out of every step's journal (see RunOptions.secretEnv). */
+  secretEnv?: Readonly<Record<string, string>>;
   signal: AbortSignal;
   /** Overrides for every step (`--set` of the command line). */
   sets?: readonly string[];
@@ -155,6 +157,7 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
         objective,
         ...(step.maxIterations !== undefined && { maxIterations: step.maxIterations }),
         env: opts.env,
+        ...(opts.secretEnv && { secretEnv: opts.secretEnv }),
         signal: opts.signal,
         ...(opts.progress && { progress: opts.progress }),
       });

@@ -128,6 +128,7 @@ export async function runChainCommand(
     trigger: trigger as "cli",
     parentRunId: str(p, "parent-run-id") ?? "",
     env: { ...process.env, ...fileEnv },
+    secretEnv: fileEnv,
     signal: controller.signal,
     sets: list(p, "set"),
     ...(!quiet && { progress: (line: string) => process.stderr.write(`[autoloop] ${line}\n`) }),

@@ -147,6 +147,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     runIdKnownNew: given === undefined,
     maxIterations: intOption(p, "max-iterations", "autoloop run"),
     env: { ...process.env, ...fileEnv },
+    secretEnv: fileEnv,
     signal: controller.signal,
     progress: quiet ? undefined : (line) => process.stderr.write(`[autoloop] ${line}\n`),
   });

@@ -7,6 +7,7 @@ import type { TaskEntry } from "../tasks/entry.js";
 import { blockingTasks } from "../tasks/materialize.js";
 import { TaskStore } from "../tasks/store.js";
 import { UserError } from "../util/errors.js";
+import { Redactor } from "../util/secrets.js";
 import { isValidRunId } from "./run-id.js";
 import { isSystemTopic } from "./run-view.js";
 
@@ -19,6 +20,8 @@ export interface EmitContext {
   recentEvent: string;
   allowedEvents: string[];
   allowedRoles: string[];
+  /** Values of the run's secrets (its env files' variables), kept out of what is journaled. */
+  secrets?: readonly string[];
 }
 
 export type EmitOutcome =
@@ -55,7 +58,16 @@ export function emitContextFromEnv(env: NodeJS.ProcessEnv): EmitContext {
     recentEvent: env.AUTOLOOP_RECENT_EVENT || "loop.start",
     allowedEvents: csv(env.AUTOLOOP_ALLOWED_EVENTS),
     allowedRoles: csv(env.AUTOLOOP_ALLOWED_ROLES),
+    secrets: csv(env.AUTOLOOP_SECRET_ENV)
+      .map((name) => env[name] ?? "")
+      .filter((v) => v !== ""),
   };
+}
+
+function redactor(secrets: readonly string[] = []): Redactor {
+  const r = new Redactor();
+  for (const s of secrets) r.add(s);
+  return r;
 }
 
 /** Blocking open tasks of a tasks file (soft tasks never block). */
@@ -110,7 +122,7 @@ export function emitEvent(
       topic,
       ts: journalTimestamp(now),
       v: 1,
-      payload,
+      payload: redactor(ctx.secrets).redact(payload),
       source: "agent",
     });
     return { kind: "emitted", topic };

@@ -22,8 +22,9 @@ import {
 import { publishOutputs } from "./outputs.js";
 import type { Preset } from "./preset.js";
 import { type IterationSummary, loopMemory, readScheduleHistory, renderPrompt } from "./prompt.js";
-import { appendRegistry, type RegistryStatus } from "./registry.js";
+import { appendRegistry, registryStatus } from "./registry.js";
 import { ignoreStateDir, runPaths } from "./run-paths.js";
+import { redactFields, secretsRedactor } from "./run-secrets.js";
 import { RunView } from "./run-view.js";
 import { allowedEvents, suggestedRoles } from "./topology.js";
 import { usageFields } from "./usage.js";
@@ -40,6 +41,8 @@ export interface RunOptions {
   maxIterations?: number;
   workDir: string;
   env: NodeJS.ProcessEnv;
+  /** Env files' variables (keys): kept out of journal and log; AUTOLOOP_SECRET_ENV names them. */
+  secretEnv?: Readonly<Record<string, string>>;
   /** Aborted on SIGTERM/SIGINT: the agent's group is terminated and `loop.stop` journaled. */
   signal: AbortSignal;
   progress?: (line: string) => void;
@@ -57,20 +60,14 @@ export interface RunResult {
 /** Longest agent output kept in one journal field (the tail wins). */
 const MAX_JOURNAL_OUTPUT = 64 * 1024;
 
-function registryStatus(t: Terminal): RegistryStatus {
-  if (t.complete) return "completed";
-  if (t.reason === "backend_timeout") return "timed_out";
-  const cls = stopReasonClass(t.reason);
-  return cls === "failed" ? "failed" : "stopped";
-}
-
 export async function runLoop(opts: RunOptions): Promise<RunResult> {
   const { preset, runId } = opts;
   const ev = preset.config.event_loop;
   const backend = preset.config.backend;
   const maxIterations = opts.maxIterations ?? ev.max_iterations;
   const paths = runPaths(opts.workDir, runId, preset.config, opts.env);
-  const progress = opts.progress ?? (() => {});
+  const secrets = secretsRedactor(opts.secretEnv);
+  const progress = (line: string) => opts.progress?.(secrets.redact(line));
   if (!opts.runIdKnownNew) assertNewRunId(paths.journalFile, runId);
   mkdirSync(paths.runDir, { recursive: true });
   ignoreStateDir(paths);
@@ -104,7 +101,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       topic,
       ts: journalTimestamp(),
       v: 1,
-      fields,
+      fields: redactFields(fields, secrets),
     });
   const tasks = new TaskStore(paths.tasksFile);
   const { agent, command, args, promptMode } = agentCommand(preset, paths, runId);
@@ -232,7 +229,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       agent: agent.id,
     });
     const env = iterationEnv({
-      base: opts.env,
+      base: { ...opts.env, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
       preset,
       paths,
       runId,

@@ -1,6 +1,8 @@
 // The run registry (`registry.jsonl`): compact JSON, one run record per line, the last
 // line per run_id wins. A derived view that can be rebuilt from the journal.
 import { appendLineOnce } from "../journal/append.js";
+import { stopReasonClass } from "../journal/stop-reasons.js";
+import type { Terminal } from "./judge.js";
 
 export type RegistryStatus = "running" | "completed" | "failed" | "timed_out" | "stopped";
 
@@ -36,4 +38,11 @@ export interface RegistryRecord {
 export function appendRegistry(file: string, record: RegistryRecord): void {
   // Registry lines are a rebuildable projection: no fsync, so the loop stays fast.
   appendLineOnce(file, JSON.stringify(record), { fsync: false });
+}
+
+/** The registry status of a run that ended so. */
+export function registryStatus(t: Terminal): RegistryStatus {
+  if (t.complete) return "completed";
+  if (t.reason === "backend_timeout") return "timed_out";
+  return stopReasonClass(t.reason) === "failed" ? "failed" : "stopped";
 }

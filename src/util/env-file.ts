@@ -1,6 +1,6 @@
 // Environment files (`KEY=value` lines, as systemd's EnvironmentFile= and Docker's --env-file
 // read them) that carry an agent's credentials to the runs that need them, and no others.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { type FieldProblem, UserError, ValidationError } from "./errors.js";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -50,8 +50,15 @@ export function readEnvFiles(files: readonly string[]): Record<string, string> {
   for (const file of files) {
     let text: string;
     try {
+      const mode = statSync(file).mode & 0o777;
+      // Like ssh with a private key: keys others can read are refused, not used.
+      if ((mode & 0o077) !== 0)
+        throw new UserError(
+          `--env-file ${file}: mode ${mode.toString(8).padStart(4, "0")} lets other users read the keys in it; run \`chmod 600 ${file}\` (owner only)`,
+        );
       text = readFileSync(file, "utf8");
     } catch (err) {
+      if (err instanceof UserError) throw err;
       const code = (err as NodeJS.ErrnoException).code ?? "error";
       throw new UserError(
         `--env-file ${file}: cannot read it (${code}); create it (mode 0600, NAME=value lines) or fix the path`,

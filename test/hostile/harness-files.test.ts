@@ -94,3 +94,26 @@ describe.skipIf(!canMount)("a disk that fills in the middle of a line", () => {
     for (const line of lines) expect(line.length).toBeLessThan(big.length + 400);
   });
 });
+
+describe("an agent that prints its key", () => {
+  it("leaves it in no journal field, payload or log line: [REDACTED] instead", async () => {
+    const dir = tempDir();
+    const key = "sk-test-0123456789abcdef";
+    const envFile = join(dir, "agent.env");
+    writeFileSync(envFile, `AGENT_KEY=${key}\n`, { mode: 0o600 });
+    const preset = join(dir, "leaky");
+    mkdirSync(preset);
+    // The agent echoes its key, and emits it as an event's payload through the event tool.
+    writeFileSync(
+      join(preset, "autoloops.toml"),
+      `[event_loop]\nmax_iterations = 1\n[backend]\ncommand = "sh"\nargs = ["-c", 'echo "my key is $AGENT_KEY"; "$AUTOLOOP_BIN" emit note.leak "key=$AGENT_KEY"; echo LOOP_COMPLETE']\n`,
+    );
+    const run = await autoloop(["run", preset, "x", "--env-file", envFile], { cwd: dir });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const journal = readFileSync(join(dir, ".autoloop/journal.jsonl"), "utf8");
+    expect(journal).toContain("my key is [REDACTED]");
+    expect(journal).toContain("key=[REDACTED]");
+    expect(journal).not.toContain(key);
+    expect(run.stderr).not.toContain(key);
+  });
+});

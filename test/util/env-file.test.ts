@@ -1,4 +1,8 @@
 // Env files for agent credentials: systemd/Docker-style NAME=value lines; errors never show values.
+
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseEnvFile, readEnvFiles } from "../../src/util/env-file.js";
 
@@ -36,5 +40,21 @@ describe("parseEnvFile", () => {
     expect(() => readEnvFiles(["/nonexistent/claude.env"])).toThrow(
       "--env-file /nonexistent/claude.env: cannot read it (ENOENT); create it (mode 0600, NAME=value lines) or fix the path",
     );
+  });
+
+  it("refuses a file other users can read, with the chmod that fixes it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "autoloop-env-"));
+    const file = join(dir, "claude.env");
+    writeFileSync(file, "ANTHROPIC_API_KEY=sk-ant-secret\n", { mode: 0o644 });
+    chmodSync(file, 0o644);
+    try {
+      expect(() => readEnvFiles([file])).toThrow(
+        `--env-file ${file}: mode 0644 lets other users read the keys in it; run \`chmod 600 ${file}\` (owner only)`,
+      );
+      chmodSync(file, 0o600);
+      expect(readEnvFiles([file])).toEqual({ ANTHROPIC_API_KEY: "sk-ant-secret" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
