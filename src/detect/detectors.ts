@@ -24,6 +24,8 @@ export interface RunFacts {
   /** The schedule that launched the run; undefined for journals not tied to one. */
   schedule?: string;
   verdict?: SchedulerVerdict;
+  /** The run has a terminal record, yet its harness still runs: not its end (yet). */
+  unconfirmedEnd?: boolean;
 }
 
 export interface DetectFacts {
@@ -163,7 +165,8 @@ function runConditions(
       { ...base, kind: "run_timed_out", fingerprint, severity: "critical", summary, occurredAt },
     ];
   }
-  if (run.terminal !== undefined) {
+  // A terminal record while the harness still runs is not the harness's: the run goes on.
+  if (run.terminal !== undefined && facts.unconfirmedEnd !== true) {
     if (run.chainStep === true) return []; // its chain's end says it, once
     const c = terminalCondition(run, base);
     return c === undefined ? [] : [c];

@@ -21,6 +21,7 @@ import type {
 } from "./detectors.js";
 import { PassLiveness } from "./liveness.js";
 import { type ExpectedSlot, expectedSlot, isOverdue } from "./overdue-slots.js";
+import { RunEnds } from "./run-ends.js";
 import type { RunState } from "./run-state.js";
 import { type ScheduleStreak, STREAK_SCAN_LIMIT, scheduleStreak } from "./schedule-streak.js";
 import type { ThresholdsFor } from "./thresholds.js";
@@ -35,6 +36,11 @@ export interface FactSources {
   /** The scheduler's output logs, `<dir>/<run-id>.log`: failures quote their last lines. */
   outputDir?: string;
   isAlive?: (pid: number) => boolean;
+  /**
+   * A run's journal says it ended while its harness (pid) still runs: the record is not the
+   * harness's (a stuck agent can append any line). Called once per run.
+   */
+  onUnconfirmedEnd?: (run: RunState, pid: number) => void;
   /**
    * No daemon in this process (Kubernetes, timers): nobody else notices a slot whose run never
    * starts, so the monitor expects each slot's run within `missedGraceMs`.
@@ -55,6 +61,7 @@ export class MonitorFacts {
   private readonly registries = new Map<string, RegistryView>();
   /** Terminal ledger summaries never change again: read once. */
   private readonly ended = new Map<string, RunSummary>();
+  private readonly ends: RunEnds;
   private readonly invalidSince = new Map<string, string>();
   /** Per schedule, the terminal summaries its last streak scan read. */
   private readonly streakRuns = new Map<string, Map<string, RunSummary>>();
@@ -72,6 +79,7 @@ export class MonitorFacts {
   ) {
     this.watchStart = now.getTime();
     this.liveness = new PassLiveness(sources.isAlive);
+    this.ends = new RunEnds(sources.onUnconfirmedEnd);
   }
 
   /** A daemon `fire` event; a regular slot firing again ends that schedule's missed trouble. */
@@ -131,6 +139,7 @@ export class MonitorFacts {
     for (const id of runIds) {
       this.launched.delete(id);
       this.ended.delete(id);
+      this.ends.forget(id);
     }
   }
 
@@ -151,15 +160,17 @@ export class MonitorFacts {
     if (schedule !== undefined) facts.schedule = schedule;
     const verdict = verdictOf(summary);
     if (verdict !== undefined) facts.verdict = verdict;
-    if (run.terminal !== undefined) return facts;
+    if (this.ends.confirmed(run)) return facts;
     const entry = this.registryEntry(run, refreshed);
     // A pid written on another host (another pod) says nothing here: leave liveness unknown,
     // so the stall threshold decides instead of a false crash.
-    if (typeof entry?.host === "string" && entry.host !== hostname()) return facts;
+    if (typeof entry?.host === "string" && entry.host !== hostname())
+      return this.ends.judge(run, facts, undefined);
+    const pid = entry?.pid ?? summary?.pid;
     if (entry?.pid !== undefined) facts.alive = alive(entry.pid);
     else if (summary !== undefined && isTerminal(summary.status)) facts.alive = false;
     else if (summary?.pid !== undefined) facts.alive = alive(summary.pid);
-    return facts;
+    return this.ends.judge(run, facts, pid);
   }
 
   /**

@@ -49,6 +49,8 @@ export interface RunState {
   parentRun?: string;
   /** A step of a chain the monitor follows: the chain, not the step, reports its end. */
   chainStep?: boolean;
+  /** Terminal records that records of the run came after (not its end after all). */
+  voidedEnds?: number;
 }
 
 export function newRunState(run: string, journalPath: string, ts: string): RunState {
@@ -129,6 +131,9 @@ function terminalOf(record: JournalRecord): Terminal {
   return t;
 }
 
+const isTerminalTopic = (topic: string) =>
+  topic === "loop.complete" || topic === "loop.stop" || topic === "chain.complete";
+
 let lastTs = "";
 let lastMs = Number.NaN;
 
@@ -147,6 +152,8 @@ export function timestampMs(ts: string): number {
 /**
  * Folds one record of `state.run` into its state (mutates and returns it).
  *
+ * End rule: a terminal record counts until another record of the run follows it.
+ *
  * Progress rule: any record an agent emitted (`source: "agent"`) was accepted, so the loop
  * moved on; it ends the refusal streak (the refused completion itself is never journaled).
  * Tasks are not in the journal; a task completed between two refusals shows as an id
@@ -154,6 +161,12 @@ export function timestampMs(ts: string): number {
  */
 export function applyRecord(state: RunState, record: JournalRecord): RunState {
   state.records += 1;
+  // The harness's terminal record is its last: a record after it means that one was not the
+  // end (a line an agent appended, or a run resumed), so the run is open again.
+  if (state.terminal !== undefined && !isTerminalTopic(record.topic)) {
+    state.voidedEnds = (state.voidedEnds ?? 0) + 1;
+    delete state.terminal;
+  }
   if (Number.isFinite(timestampMs(record.ts))) state.lastRecordAt = record.ts;
   if (record.iteration !== undefined && record.iteration !== "") state.iteration = record.iteration;
   if (record.shape === "agent") {

@@ -1,6 +1,7 @@
 // Reading a journal from a saved position: checking that the position still belongs to the
 // file on disk, then decoding the new bytes in large chunks, one batch per chunk.
-import { readSync } from "node:fs";
+import { readSync, type Stats } from "node:fs";
+import { openRegularFile } from "../util/untrusted-file.js";
 import type { JournalRecord } from "./codec.js";
 import { decodeLines } from "./lazy-decode.js";
 import { type JournalPosition, lineHash } from "./positions.js";
@@ -148,5 +149,25 @@ export function* readBatches(
       },
     };
     start = endOffset;
+  }
+}
+
+/**
+ * Opens a followed journal: undefined when it is gone, or when it is the file refused last
+ * time. A FIFO, a link or a device in a journal's place is refused (thrown), once per file.
+ */
+export function openFollowed(
+  f: { path: string; refused?: string | undefined },
+  stat: Stats,
+): ReturnType<typeof openRegularFile> {
+  const refusal = `${stat.dev}:${stat.ino}`;
+  try {
+    const file = openRegularFile(f.path);
+    f.refused = undefined;
+    return file;
+  } catch (err) {
+    if (f.refused === refusal) return undefined;
+    f.refused = refusal;
+    throw err;
   }
 }

@@ -4,7 +4,6 @@ import { closeSync, fstatSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { writeFileAtomicAsync } from "../util/atomic-write.js";
 import { Slices } from "../util/steps.js";
-import { openRegularFile } from "../util/untrusted-file.js";
 import {
   DEFAULT_FLUSH_EVERY_MS,
   type Followed,
@@ -13,7 +12,7 @@ import {
   type JournalStatus,
   MIN_FLUSH_GAP_MS,
 } from "./follow-options.js";
-import { checkPosition, DEFAULT_CHUNK_BYTES, readBatches } from "./follow-read.js";
+import { checkPosition, DEFAULT_CHUNK_BYTES, openFollowed, readBatches } from "./follow-read.js";
 import { defaultWakeupDeps, JournalWakeups } from "./follow-wakeups.js";
 import { type JournalPosition, loadPositions, positionsParts, startPosition } from "./positions.js";
 
@@ -243,18 +242,8 @@ export class JournalFollower {
     }
     if (stat === undefined) return;
     if (f.fd === undefined) {
-      // A FIFO, a link or a device in a journal's place is refused, reported once per file.
-      const refusal = `${stat.dev}:${stat.ino}`;
-      let file: ReturnType<typeof openRegularFile>;
-      try {
-        file = openRegularFile(f.path);
-      } catch (err) {
-        if (f.refused === refusal) return;
-        f.refused = refusal;
-        throw err;
-      }
+      const file = openFollowed(f, stat);
       if (file === undefined) return;
-      f.refused = undefined;
       const { fd, stat: opened } = file;
       f.fd = fd;
       f.fdInode = opened.ino;

@@ -96,6 +96,11 @@ export class MonitorService {
           },
         }),
         ...(options.isAlive && { isAlive: options.isAlive }),
+        onUnconfirmedEnd: (run, pid) =>
+          this.log.warn(
+            { run: run.run, journal: run.journalPath, pid, end: run.terminal?.topic },
+            "monitor: a run's journal says it ended while its harness still runs; the record is not the harness's and is ignored until the harness ends",
+          ),
       },
       watchingSince(this.paths, this.now()),
     );
