@@ -126,6 +126,7 @@ export async function startObservability(
         health,
         metrics,
         ...(page && { page }),
+        hosts: config.http.hosts,
         logger,
       })
     : undefined;

@@ -129,6 +129,7 @@ async function serveMonitorHealth(service: MonitorService, config: CronConfig, l
     port: config.http.port,
     health,
     metrics,
+    hosts: config.http.hosts,
     logger,
   });
 }

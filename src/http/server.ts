@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import pino, { type Logger } from "pino";
 import { UserError } from "../util/errors.js";
+import { refuseHost } from "../web/guard.js";
 import type { PageHandler } from "../web/status-page.js";
 import type { HealthReport } from "./health.js";
 import { DEFAULT_HOST, formatHostPort } from "./listen.js";
@@ -17,6 +18,11 @@ export interface HttpServerOptions {
   metrics: Pick<Metrics, "render">;
   /** The status page (`/`, `/runs/...`): it handles its own paths and methods. */
   page?: PageHandler;
+  /**
+   * Host names served besides loopback names and IP literals ([http] hosts): on a loopback
+   * address, /healthz and /metrics refuse others (DNS rebinding would let a web page read them).
+   */
+  hosts?: readonly string[];
   logger?: Pick<Logger, "warn" | "error">;
 }
 
@@ -30,6 +36,7 @@ export interface RunningHttpServer {
 }
 
 const ALLOWED = "GET, HEAD";
+const LOOPBACK_LISTEN = /^(127(\.\d{1,3}){3}|::1|localhost)$/i;
 
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const host = options.host ?? DEFAULT_HOST;
@@ -112,6 +119,14 @@ async function route(
     return;
   }
   const path = url.pathname;
+  const listen = options.host ?? DEFAULT_HOST;
+  if (options.hosts !== undefined && LOOPBACK_LISTEN.test(listen)) {
+    const badHost = refuseHost(req, options.hosts);
+    if (badHost !== undefined) {
+      send(req, res, 421, "application/json", json({ error: badHost }));
+      return;
+    }
+  }
   if (path === "/healthz") {
     let report: HealthReport;
     try {

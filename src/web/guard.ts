@@ -67,7 +67,9 @@ export function safeBack(back: string | undefined, flash: string): string {
   } catch {
     url = new URL("/", "http://page.invalid");
   }
-  if (url.host !== "page.invalid" || url.pathname.startsWith("//")) url = new URL("/", url);
+  // Anything but a path of this site (another host, "javascript:", "data:") goes to the overview.
+  if (url.protocol !== "http:" || url.host !== "page.invalid" || url.pathname.startsWith("//"))
+    url = new URL("/", "http://page.invalid");
   url.searchParams.set("flash", flash);
   return `${url.pathname}${url.search}`;
 }

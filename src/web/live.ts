@@ -3,7 +3,10 @@
 // their content without a reload.
 import type { ServerResponse } from "node:http";
 
-/** Open pages are few; more than this many event streams are refused (503). */
+/**
+ * Open pages are few: past this many event streams, the oldest gives way to the new one, so
+ * no client can hold every slot (a page left open reconnects in 3 s and takes its turn).
+ */
 const MAX_CLIENTS = 64;
 /** A comment line now and then keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
@@ -11,6 +14,7 @@ const KEEPALIVE_MS = 15_000;
 const MAX_BUFFERED = 256 * 1024;
 
 export class LiveUpdates {
+  /** In the order they subscribed: the first is the oldest. */
   private readonly clients = new Set<ServerResponse>();
   private keepalive: NodeJS.Timeout | undefined;
   private sequence = 0;
@@ -19,9 +23,13 @@ export class LiveUpdates {
     return this.clients.size;
   }
 
-  /** Takes over `res` as an event stream until the client goes away; false when full. */
-  subscribe(res: ServerResponse): boolean {
-    if (this.clients.size >= MAX_CLIENTS) return false;
+  /** Takes over `res` as an event stream until the client goes away (or is the oldest of too many). */
+  subscribe(res: ServerResponse): void {
+    while (this.clients.size >= MAX_CLIENTS) {
+      const oldest = this.clients.values().next().value as ServerResponse;
+      this.clients.delete(oldest);
+      oldest.destroy();
+    }
     res.writeHead(200, {
       "Content-Type": "text/event-stream; charset=utf-8",
       "Cache-Control": "no-store",
@@ -38,7 +46,6 @@ export class LiveUpdates {
       this.keepalive = setInterval(() => this.write(": keepalive\n\n"), KEEPALIVE_MS);
       this.keepalive.unref();
     }
-    return true;
   }
 
   /** Tells every open page that `what` changed (e.g. "run.started"). */
