@@ -19,7 +19,7 @@ import { type FireEvent, FireQueue, type FireQueueDeps, realClock } from "../tim
 import { catchUpSlots } from "../timing/planner.js";
 import type { FieldProblem } from "../util/errors.js";
 import { OneAtATime } from "../util/one-at-a-time.js";
-import { PRIVATE_DIR } from "../util/private-files.js";
+import { checkStateDir } from "../util/private-files.js";
 import { eachItem, runSliced } from "../util/steps.js";
 import {
   answerRequests,
@@ -79,7 +79,12 @@ export class SchedulerDaemon extends DaemonEmitter {
   ) {
     super();
     this.deps = { env: process.env, clock: realClock, tickMs: 1000, ...deps };
-    mkdirSync(config.stateDir, { recursive: true, mode: PRIVATE_DIR });
+    const checked = checkStateDir(config.stateDir);
+    if (checked.tightened.length > 0)
+      deps.logger.warn(
+        { stateDir: config.stateDir, tightened: checked.tightened },
+        "state dir: took group and other permissions away (state is private to its owner)",
+      );
     this.commit = new GroupCommit(deps.logger);
     this.ledger = RunLedger.open(config.stateDir, this.commit.ledgerDeps());
     this.queue = new FireQueue((e) => this.onFireEvent(e), this.deps.clock, {
