@@ -96,6 +96,11 @@ function isHistory(c: Condition): boolean {
   return c.group?.members.every((m) => !m.live) === true;
 }
 
+/** Every run of the group ended before `time` (epoch ms): before the monitor was watching. */
+function endedBefore(c: Condition, time: number | undefined): boolean {
+  return time !== undefined && c.group?.members.every((m) => Date.parse(m.at) < time) === true;
+}
+
 /** Runs in `next` that `prev` did not have, newest first. */
 function joined(prev: Condition, next: Condition): GroupMember[] {
   if (prev === next) return []; // the group was reused as it was (see GroupingMemo)
@@ -181,6 +186,12 @@ export function reconcileAlerts(
    * They are recorded (and listed by `status`) without paging anyone.
    */
   firstLook = false,
+  /**
+   * When the monitor began watching (epoch ms, `monitor/watching-since`): groups whose runs
+   * all ended before it are history too, whichever pass first reads them (the daemon's
+   * follower reads old journals over several passes).
+   */
+  watchingSince?: number,
 ): Notification[] {
   const out: Notification[] = [];
   const at = now.toISOString();
@@ -211,7 +222,7 @@ export function reconcileAlerts(
         notified: false,
         reminders: 0,
       };
-      if (firstLook && isHistory(condition)) {
+      if (isHistory(condition) && (firstLook || endedBefore(condition, watchingSince))) {
         rec.phase = "firing";
         rec.firedAt = at;
         rec.baseline = true;

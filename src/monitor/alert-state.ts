@@ -94,6 +94,7 @@ export class AlertState {
     now: Date,
     operator: OperatorState = NO_OPERATOR_STATE,
     endingOf?: (rec: AlertRecord) => Ending | undefined,
+    watchingSince?: Date,
   ): Notification[] {
     const firstLook = this.fresh;
     this.fresh = false;
@@ -105,6 +106,7 @@ export class AlertState {
       this.policy,
       endingOf,
       firstLook,
+      watchingSince?.getTime(),
     );
   }
 

@@ -41,6 +41,8 @@ export class MonitorService {
   private readonly follower: JournalFollower;
   private readonly operators: OperatorStore;
   private readonly facts: MonitorFacts;
+  /** When this state dir's monitor began watching: runs that ended before are history. */
+  private readonly watchingSince: Date;
   private readonly view: SchedulerView;
   private readonly evaluation: IncrementalEvaluation;
   private readonly delivery: AlertDelivery;
@@ -82,6 +84,7 @@ export class MonitorService {
       ...(options.channelDeps && { channelDeps: options.channelDeps }),
     });
     this.view = new SchedulerView(config, logger, daemon);
+    this.watchingSince = watchingSince(this.paths, this.now());
     this.facts = new MonitorFacts(
       {
         ledger: () => this.view.ledger(),
@@ -102,7 +105,7 @@ export class MonitorService {
             "monitor: a run's journal says it ended while its harness still runs; the record is not the harness's and is ignored until the harness ends",
           ),
       },
-      watchingSince(this.paths, this.now()),
+      this.watchingSince,
     );
     this.evaluation = new IncrementalEvaluation(this.tracker, this.facts, this.view);
     this.delivery = new AlertDelivery({
@@ -255,6 +258,7 @@ export class MonitorService {
         now,
         this.operators.current(),
         (rec) => this.evaluation.endingOf(rec),
+        this.watchingSince,
       );
       for (const n of notifications) this.delivery.deliver(n);
       // Enqueued first, then saved, off the event loop: the outbox's send goes first. Changes

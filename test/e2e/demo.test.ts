@@ -14,7 +14,11 @@ describe("the bundled demo (npm start)", () => {
     const dir = tempDir();
     cpSync(join(ROOT, "autoloop-cron.toml"), join(dir, "autoloop-cron.toml"));
     cpSync(join(ROOT, "schedules"), join(dir, "schedules"), { recursive: true });
-    cpSync(join(ROOT, "demo"), join(dir, "demo"), { recursive: true });
+    // The demo as a fresh clone has it: not the runs an earlier `npm start` left in it.
+    cpSync(join(ROOT, "demo"), join(dir, "demo"), {
+      recursive: true,
+      filter: (source) => !source.split(/[\\/]/).includes(".autoloop"),
+    });
     // Same config, a faster clock: every 5 seconds instead of every minute, no port.
     const schedules = join(dir, "schedules", "demo.toml");
     writeFileSync(

@@ -75,6 +75,10 @@ function scheduledWorld() {
   // A monitor that was already watching (a first look would only list what ended before it).
   mkdirSync(join(state, "monitor"), { recursive: true });
   writeFileSync(join(state, "monitor", "alerts.json"), '{"version": 1, "alerts": []}\n');
+  writeFileSync(
+    join(state, "monitor", "watching-since"),
+    `${new Date(T0 - 3_600_000).toISOString()}\n`,
+  );
   return { root, state, config: loadConfig(join(root, "autoloop-cron.toml")) };
 }
 
