@@ -2,7 +2,7 @@
 // runner, recovers after a crash, reloads schedule files, answers the control plane and
 // shuts down gracefully. Everything it does is announced as a typed event (./events.ts).
 
-import { type FSWatcher, mkdirSync } from "node:fs";
+import type { FSWatcher } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Logger } from "pino";
 import { type CronConfig, runEnvironment } from "../config/config.js";
