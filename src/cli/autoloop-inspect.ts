@@ -1,5 +1,6 @@
 // `autoloop inspect journal|tasks|runs|<artifact>`: a work dir's journal, tasks, registry, and
 // a run's artifacts (./autoloop-inspect-artifacts.ts).
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isValidRunId } from "../core/run-id.js";
 import { readJournal } from "../journal/reader.js";
@@ -46,7 +47,12 @@ export async function inspectCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return what === undefined && !flag(p, "help") ? 2 : 0;
   }
-  const dir = join(resolve(str(p, "work-dir") ?? process.cwd()), ".autoloop");
+  const workDir = resolve(str(p, "work-dir") ?? process.cwd());
+  if (!existsSync(workDir))
+    throw new UserError(
+      `autoloop inspect: --work-dir ${workDir} does not exist; pass the project folder the runs ran in`,
+    );
+  const dir = join(workDir, ".autoloop");
   const run = str(p, "run");
   if (run !== undefined && !isValidRunId(run))
     throw new UserError(`autoloop inspect: --run ${JSON.stringify(run)} is not a valid run id`);
@@ -73,6 +79,12 @@ export async function inspectCommand(argv: string[]): Promise<number> {
     case "journal": {
       const { items, skipped } = readJournal(join(dir, "journal.jsonl"));
       const records = run === undefined ? items : items.filter((r) => r.run === run);
+      // Asked for one run and it is not there: a lookup that found nothing, not an empty answer.
+      if (run !== undefined && records.length === 0)
+        throw new UserError(
+          `autoloop inspect journal: no run ${run} in ${join(dir, "journal.jsonl")}; \`autoloop inspect runs\` lists the runs there`,
+          1,
+        );
       if (json) process.stdout.write(`${JSON.stringify(records, null, 2)}\n`);
       else {
         process.stdout.write(

@@ -1,4 +1,5 @@
 // `autoloop task add|complete|update|remove|list`: per-run tasks from the command line.
+import { existsSync } from "node:fs";
 import type { TaskEntry, TaskPriority } from "../tasks/entry.js";
 import { TASK_PRIORITIES } from "../tasks/entry.js";
 import type { TaskView } from "../tasks/materialize.js";
@@ -23,6 +24,10 @@ The tasks file: $AUTOLOOP_TASKS_FILE, else <project>/<core.tasks_file> (default
 
 async function storeFor(projectArg?: string): Promise<TaskStore> {
   const projectDir = resolveProjectDir(process.env, projectArg);
+  if (!existsSync(projectDir))
+    throw new UserError(
+      `autoloop task: the project folder ${projectDir} does not exist; pass the folder the tasks belong to`,
+    );
   const configTasksFile = process.env.AUTOLOOP_TASKS_FILE
     ? undefined
     : await configuredTasksFile(projectDir);

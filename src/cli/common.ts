@@ -70,7 +70,9 @@ export async function runMain(main: () => Promise<number>, name: string): Promis
     process.exitCode = await main();
   } catch (err) {
     if (err instanceof UserError) {
-      process.stderr.write(`${name}: ${err.message}\n`);
+      // A message that already names its command ("autoloop-cron list: ...") gets no second prefix.
+      const named = err.message.startsWith(`${name} `) || err.message.startsWith(`${name}:`);
+      process.stderr.write(named ? `${err.message}\n` : `${name}: ${err.message}\n`);
       process.exitCode = err.exitCode;
     } else {
       process.stderr.write(`${name}: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);

@@ -2,6 +2,7 @@
 
 import { createLogger, LOG_LEVEL_ENV } from "../app/logger.js";
 import { startObservability } from "../app/observability.js";
+import { LOG_LEVELS } from "../config/schema.js";
 import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../daemon/control.js";
 import { SchedulerDaemon } from "../daemon/daemon.js";
 import { warmUpFiringPass } from "../daemon/warm-up-firing.js";
@@ -36,6 +37,10 @@ export async function startCommand(argv: string[]): Promise<number> {
   const config = configOf(p);
   refuseBrokenSecrets(config);
   const level = str(p, "log-level") ?? process.env[LOG_LEVEL_ENV] ?? config.logLevel;
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new UserError(
+      `${str(p, "log-level") !== undefined ? "--log-level" : LOG_LEVEL_ENV} ${JSON.stringify(level)}: not a log level; use one of ${LOG_LEVELS.join(", ")}`,
+    );
   const logger = createLogger(level);
   const other = runningDaemon(config.stateDir);
   if (other !== undefined) {

@@ -1,7 +1,7 @@
 // autoloop-cron.toml loaded into a fully resolved CronConfig (absolute paths, durations in ms):
 // pure parsing in parseConfigText, file reading in loadConfig and findConfig.
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { CatchUpPolicy } from "../timing/planner.js";
 import { type FieldProblem, UserError, ValidationError } from "../util/errors.js";
 import { autoloopEntry } from "../util/package-root.js";
@@ -215,7 +215,16 @@ export function loadConfig(path: string, cwd: string = process.cwd()): CronConfi
   try {
     bytes = readFileSync(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EISDIR")
+      throw new UserError(
+        `${path}: is a folder, not a config file; pass the file, e.g. --config ${join(path, "autoloop-cron.toml")}`,
+      );
+    if (code === "EACCES")
+      throw new UserError(
+        `${path}: cannot read the config file (permission denied); check its mode and owner`,
+      );
+    if (code !== "ENOENT") throw err;
     throw new UserError(
       `${path}: config file not found (looked at ${file}); create it or pass --config FILE`,
     );

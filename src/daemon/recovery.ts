@@ -122,7 +122,7 @@ export function resumePending(
     if (action.kind === "adopt") {
       const handle = adoptRecorded(ledger, action.entry);
       const { runId, schedule, pid } = action.entry;
-      log.info({ runId, pid, schedule }, "adopted a run that outlived the previous daemon");
+      log.info({ runId, runPid: pid, schedule }, "adopted a run that outlived the previous daemon");
       adopt({ runId, schedule, stop: handle.stop, done: handle.done });
     } else if (action.kind === "finished") {
       log.info(

@@ -278,7 +278,8 @@ export class SlotRunner {
       slot: slot.toISOString(),
       runId,
       trigger,
-      pid: handle.pid,
+      // Not `pid`: that key is the daemon's own on every line.
+      runPid: handle.pid,
       latenessMs,
     };
     this.ctx.log.info(fields, "fired");

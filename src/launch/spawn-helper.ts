@@ -115,7 +115,7 @@ export class SpawnHelper {
     child.on("disconnect", () => this.onGone(child, why()));
     this.child = child;
     this.startedAt = Date.now();
-    this.log.info({ pid: child.pid }, "spawn helper started");
+    this.log.info({ helperPid: child.pid }, "spawn helper started");
     return child;
   }
 

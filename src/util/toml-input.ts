@@ -75,6 +75,21 @@ export function parseTomlText(file: string, text: string): TomlText {
   } catch (err) {
     if (!(err instanceof TomlError)) throw err;
     const reason = err.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
+    // smol-toml meets the newline of a string left open and calls it a control character.
+    const line = text.split("\n")[err.line - 1] ?? "";
+    const unterminated =
+      /control characters are not allowed in strings/.test(reason) &&
+      err.column - 1 >= line.replace(/\r$/, "").length;
+    if (unterminated)
+      return {
+        ok: false,
+        problem: {
+          file,
+          field: `line ${err.line}`,
+          found: "a string that is not closed on its line",
+          expected: 'a closing quote (") before the end of the line, or """ for a multi-line string',
+        },
+      };
     return {
       ok: false,
       problem: {
