@@ -89,7 +89,7 @@ export async function startDaemonProcess(dir: string, schedules: string): Promis
         ],
         { env: cleanEnv(), extendEnv: false, reject: false },
       );
-      if (r.exitCode !== 0) return 0;
+      if (r.exitCode !== 0) throw new Error(`autoloop-cron runs failed: ${r.stderr}`);
       return (JSON.parse(r.stdout) as unknown[]).length;
     },
     get,
