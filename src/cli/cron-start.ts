@@ -27,6 +27,9 @@ Logs: JSON lines on stdout (pretty on a terminal); level from --log-level,
 ${LOG_LEVEL_ENV}, or log_level in the config.
 `;
 
+/** Signals this close after the first are the same request, delivered twice. */
+const DUPLICATE_SIGNAL_MS = 1_000;
+
 export async function startCommand(argv: string[]): Promise<number> {
   const p = parseCron(argv, {
     name: "start",
@@ -50,9 +53,14 @@ export async function startCommand(argv: string[]): Promise<number> {
   }
   // Signals first: one that arrives while starting up stops the daemon once it is up.
   let signals = 0;
+  let firstSignalAt = 0;
   let requestStop: (sig: NodeJS.Signals) => void = () => {};
   const onSignal = (sig: NodeJS.Signals) => {
+    // Ctrl-C under `npm start` arrives twice at once (from the terminal, and forwarded by
+    // npm): that is one request to stop. Only a second one later means "now".
+    if (signals > 0 && Date.now() - firstSignalAt < DUPLICATE_SIGNAL_MS) return;
     signals++;
+    if (signals === 1) firstSignalAt = Date.now();
     if (signals > 1) {
       logger.warn({ signal: sig }, "second signal: exiting now");
       clearDaemonInfo(config.stateDir);
