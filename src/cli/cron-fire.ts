@@ -12,6 +12,7 @@ import { isRunProcess } from "../launch/identity.js";
 import { launchSpecFor, RUN_KILL_GRACE_MS } from "../launch/schedule-spec.js";
 import type { RunSummary } from "../ledger/events.js";
 import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
+import { stopRun } from "../operator/run-actions.js";
 import { fireThroughDaemon } from "../operator/schedule-actions.js";
 import { killSwitchOn, readPauseState } from "../schedules/pause-state.js";
 import { validateAll } from "../schedules/validate.js";
@@ -27,11 +28,15 @@ Launches a run of the schedule now (trigger "manual"), under the schedule's poli
 (enabled, pause, \`after\`, overlap; without a daemon a slot cannot wait, so "queue"
 skips it).
 With a daemon running, the daemon launches it and this prints the run id.
---foreground waits for the run, streams its output and exits with its outcome:
+--foreground waits for the run, streams its output and exits with its outcome (Ctrl-C
+stops the run, through the daemon when one runs it):
 0 completed, 1 failed or timed out, 3 stopped (max_iterations, stalled, ...),
 130 killed or interrupted. Without a daemon, fire always runs in the foreground
 (this is what the Kubernetes CronJobs and systemd timers from \`export\` run).
 `;
+
+/** How long a foreground fire's Ctrl-C keeps asking the daemon to stop a run not started yet. */
+const STOP_RETRY_MS = 15_000;
 
 /** The exit code a foreground fire ends with, by the run's status. */
 export function exitCodeOf(summary: Pick<RunSummary, "status" | "stopReason"> | undefined): number {
@@ -148,7 +153,34 @@ export async function fireCommand(argv: string[]): Promise<number> {
   const config = configOf(p);
   if (!runningDaemon(config.stateDir)) return fireInProcess(config, name);
   const fired = await fireThroughDaemon(config.stateDir, name);
-  process.stdout.write(`${fired.runId ?? fired.message}\n`);
-  if (!flag(p, "foreground") || fired.runId === undefined) return 0;
-  return exitCodeOf(await streamOutput(config, fired.runId, true));
+  if (!flag(p, "foreground") || fired.runId === undefined) {
+    process.stdout.write(`${fired.runId ?? fired.message}\n`);
+    return 0;
+  }
+  // The run is the daemon's, yet a foreground fire is watched as one's own: Ctrl-C stops it
+  // (through the daemon, which records why), and the command ends with the run's outcome.
+  const runId = fired.runId;
+  const stop = async (sig: NodeJS.Signals) => {
+    process.stderr.write(`autoloop-cron: ${sig}: stopping ${runId} through the daemon\n`);
+    // A run fired a moment ago may not have started yet: ask again until the daemon has it.
+    const deadline = Date.now() + STOP_RETRY_MS;
+    for (;;) {
+      try {
+        await stopRun(config.stateDir, runId, `${sig} to autoloop-cron fire --foreground`);
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) {
+          process.stderr.write(
+            `autoloop-cron: could not stop ${runId}: ${(err as Error).message}\n`,
+          );
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  };
+  process.once("SIGINT", (sig) => void stop(sig));
+  process.once("SIGTERM", (sig) => void stop(sig));
+  process.stdout.write(`${runId}\n`); // once Ctrl-C would stop it
+  return exitCodeOf(await streamOutput(config, runId, true));
 }
