@@ -32,6 +32,7 @@ export function launchSpecFor(
       chain: schedule.chain,
       objective: schedule.objective,
       envFiles: schedule.envFiles,
+      sets: schedule.sets,
     };
   return {
     ...common,
@@ -43,5 +44,6 @@ export function launchSpecFor(
     maxIterations: schedule.maxIterations,
     envFiles: schedule.envFiles,
     isolation: schedule.isolation,
+    sets: schedule.sets,
   };
 }

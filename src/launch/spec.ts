@@ -29,6 +29,8 @@ export interface PresetLaunch extends LaunchCommon {
   envFiles?: readonly string[];
   /** "worktree" → `--worktree`, "shared" → `--no-worktree`; unset: the preset's own. */
   isolation?: "shared" | "worktree" | undefined;
+  /** `--set key=value` overrides of the preset (the schedule's `set`). */
+  sets?: readonly string[];
 }
 
 /** A chain of chains.toml, run by the harness's `chain run`. */
@@ -38,6 +40,7 @@ export interface ChainLaunch extends LaunchCommon {
   chain: string;
   objective: string;
   envFiles?: readonly string[];
+  sets?: readonly string[];
 }
 
 export interface CommandLaunch extends LaunchCommon {
@@ -56,6 +59,7 @@ export function launchArgv(spec: LaunchSpec): string[] {
     "--run-id",
     spec.runId,
     ...(spec.envFiles ?? []).flatMap((file) => ["--env-file", file]),
+    ...(spec.sets ?? []).flatMap((set) => ["--set", set]),
   ];
   // An objective that starts with "-" would read as an option: it goes after "--" then.
   const objective = (head: string[], rest: string[]) =>

@@ -62,6 +62,23 @@ export const scheduleEntry = z
     jitter: durationField().default(0),
     after: z.array(scheduleNameField).default([]),
     max_iterations: z.number().int().min(1).optional(),
+    /**
+     * The preset's settings for this schedule's runs, as `autoloop run --set` takes them:
+     * `set = { "backend.command" = "codex", "event_loop.max_iterations" = 8 }`.
+     */
+    set: z
+      .record(
+        z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_"-][A-Za-z0-9_.".-]*)*$/, {
+          message: 'a dotted preset key such as "backend.command"',
+        }),
+        z.union([
+          z.string(),
+          z.number(),
+          z.boolean(),
+          z.array(z.union([z.string(), z.number(), z.boolean()])),
+        ]),
+      )
+      .optional(),
     /** "worktree": each run in its own git worktree (what makes overlap = "allow" safe). */
     isolation: z.enum(ISOLATION_MODES).optional(),
     env: envField.default({}),
@@ -85,7 +102,8 @@ export const scheduleEntry = z
         | "max_iterations"
         | "env_file"
         | "isolation"
-        | "chain",
+        | "chain"
+        | "set",
       hint: string,
     ) => {
       if (s[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: hint });
@@ -105,6 +123,10 @@ export const scheduleEntry = z
       for (const key of ["preset", "objective", "max_iterations", "isolation", "chain"] as const) {
         forbid(key, `no ${key} when kind = "command"`);
       }
+      forbid(
+        "set",
+        "no set when kind = \"command\" (it sets a preset's keys; put the command's options in command)",
+      );
       forbid(
         "env_file",
         'no env_file when kind = "command" (put the variables in env, or run a preset)',
@@ -198,12 +220,14 @@ export function scheduleBuilder(
     if (s.kind === "command")
       return Object.assign(common, { kind: "command" as const, command: list(s.command!) });
     const envFiles = s.env_file === undefined ? [] : [s.env_file].flat().map(here);
+    const sets = s.set === undefined ? NONE : presetSets(s.set);
     if (s.kind === "chain")
       return Object.assign(common, {
         kind: "chain" as const,
         chain: same(s.chain!),
         objective: same(s.objective!),
         envFiles,
+        sets,
       });
     const preset = isPresetPath(s.preset!) ? here(s.preset!) : same(s.preset!);
     const { objective, max_iterations: maxIterations } = s;
@@ -215,8 +239,16 @@ export function scheduleBuilder(
       maxIterations,
       envFiles,
       isolation: s.isolation,
+      sets,
     });
   };
+}
+
+/** A schedule's `set` as `--set key=value` arguments (values in TOML, which JSON's are). */
+function presetSets(
+  set: Record<string, string | number | boolean | Array<string | number | boolean>>,
+): string[] {
+  return Object.entries(set).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
 }
 
 /** A preset written as a path (rather than a name) contains a slash or starts with a dot. */

@@ -65,6 +65,8 @@ export type Schedule = ScheduleCommon &
         envFiles: string[];
         /** Unset: the preset's own `core.isolation_mode`. */
         isolation: IsolationMode | undefined;
+        /** `--set key=value` overrides of the preset, from the schedule's `set`. */
+        sets: string[];
       }
     | {
         kind: "chain";
@@ -72,6 +74,8 @@ export type Schedule = ScheduleCommon &
         chain: string;
         objective: string;
         envFiles: string[];
+        /** `--set key=value` overrides of every step's preset. */
+        sets: string[];
       }
     | { kind: "command"; command: string[] }
   );

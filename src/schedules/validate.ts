@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { CronConfig } from "../config/config.js";
+import { loadPreset } from "../core/preset.js";
 import { nextFireTime } from "../timing/planner.js";
 import { formatDuration } from "../util/duration.js";
 import type { FieldProblem } from "../util/errors.js";
@@ -296,7 +297,11 @@ function resolvePreset(
     ? [s.preset]
     : [join(config.presetsDir, s.preset), join(BUNDLED_PRESETS_DIR, s.preset)];
   const found = candidates.find(hasPreset);
-  if (found !== undefined) return found;
+  if (found !== undefined) {
+    const refused = s.sets.length === 0 ? undefined : setsProblem(found, s.sets);
+    if (refused !== undefined) problem(s, "set", JSON.stringify(s.sets), refused);
+    return found;
+  }
   const looked = candidates.map((c) => displayPath(config.dir, c)).join(" and ");
   const known = isPresetPath(s.preset)
     ? []
@@ -310,6 +315,24 @@ function resolvePreset(
     `a preset folder containing autoloops.toml (looked in ${looked}${suggestion})`,
   );
   return undefined;
+}
+
+/** What loading the preset with a schedule's `set` says, by folder and sets (many share one). */
+const setsChecked = new Map<string, string | undefined>();
+
+function setsProblem(dir: string, sets: readonly string[]): string | undefined {
+  const key = `${dir}\0${sets.join("\0")}`;
+  if (!setsChecked.has(key)) {
+    let message: string | undefined;
+    try {
+      loadPreset(dir, sets);
+    } catch (err) {
+      message = `settings the preset takes (${(err as Error).message.split("\n")[0]})`;
+    }
+    if (setsChecked.size > 1000) setsChecked.clear();
+    setsChecked.set(key, message);
+  }
+  return setsChecked.get(key);
 }
 
 function presetNames(dir: string): string[] {

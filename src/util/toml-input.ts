@@ -87,7 +87,8 @@ export function parseTomlText(file: string, text: string): TomlText {
           file,
           field: `line ${err.line}`,
           found: "a string that is not closed on its line",
-          expected: 'a closing quote (") before the end of the line, or """ for a multi-line string',
+          expected:
+            'a closing quote (") before the end of the line, or """ for a multi-line string',
         },
       };
     return {

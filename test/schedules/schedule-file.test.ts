@@ -65,6 +65,7 @@ stall_after = "10m"
         objective: "Make the tests pass",
         maxIterations: 30,
         envFiles: [],
+        sets: [],
       },
     ]);
   });
