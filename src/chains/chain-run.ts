@@ -68,7 +68,9 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
     );
   // Every preset is found and valid before the first step runs.
   const presets = steps.map((s) => {
-    const preset = loadPreset(resolvePresetDir(s.preset, projectDir), [
+    // The scheduler's presets_dir first (AUTOLOOP_PRESETS_DIR), as its validation looked.
+    const dirs = opts.env.AUTOLOOP_PRESETS_DIR ? [opts.env.AUTOLOOP_PRESETS_DIR] : [];
+    const preset = loadPreset(resolvePresetDir(s.preset, projectDir, dirs), [
       ...(opts.sets ?? []),
       ...stepOverrides(s),
     ]);

@@ -33,6 +33,7 @@ export function launchSpecFor(
       objective: schedule.objective,
       envFiles: schedule.envFiles,
       sets: schedule.sets,
+      presetsDir: config.presetsDir,
     };
   return {
     ...common,

@@ -41,6 +41,8 @@ export interface ChainLaunch extends LaunchCommon {
   objective: string;
   envFiles?: readonly string[];
   sets?: readonly string[];
+  /** Where the steps' presets are found first (the scheduler's presets_dir). */
+  presetsDir?: string;
 }
 
 export interface CommandLaunch extends LaunchCommon {
@@ -96,5 +98,6 @@ export function launchEnv(
     AUTOLOOP_CRON_RUN_ID: spec.runId,
     AUTOLOOP_CRON_SCHEDULE: spec.schedule,
     AUTOLOOP_CRON_SLOT: spec.slot.toISOString(),
+    ...(spec.kind === "chain" && spec.presetsDir && { AUTOLOOP_PRESETS_DIR: spec.presetsDir }),
   };
 }

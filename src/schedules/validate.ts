@@ -173,7 +173,7 @@ export function* checkScheduleSteps(
     return there;
   };
   const channels = config.channels.map((c) => c.name);
-  const checkChain = chainChecker();
+  const checkChain = chainChecker(config.presetsDir);
   // One schedule's own checks; a function of its own, so that the loop over every schedule
   // below makes no closure (and no scope object) per schedule: 100,000 of them on a reload.
   const checkOwn = (s: Schedule) => {

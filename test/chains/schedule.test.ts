@@ -149,3 +149,32 @@ describe('kind = "chain"', () => {
     expect(f.stdout + f.stderr).toMatch(/failed/);
   });
 });
+
+describe("a chain schedule's step presets", () => {
+  it("are found in the config's presets_dir, by validate and by the run alike", async () => {
+    const { dir, fire } = world('"ok"');
+    // The step's preset lives only in the scheduler's presets_dir, not in the project.
+    mkdirSync(join(dir, "presets", "only-here"), { recursive: true });
+    writeFileSync(
+      join(dir, "presets", "only-here", "autoloops.toml"),
+      `[event_loop]\nmax_iterations = 1\nstall_iterations = 0\n[backend]\ncommand = "sh"\nargs = ["-c", "echo LOOP_COMPLETE"]\nprompt_mode = "file"\n`,
+    );
+    writeFileSync(
+      join(dir, "work", "chains.toml"),
+      `[[chain]]\nname = "ship"\nsteps = ["only-here"]\n`,
+    );
+    const config = writeCronConfig(
+      dir,
+      `[[schedule]]\nname = "nightly-chain"\ncron = "0 3 * * *"\nkind = "chain"\nchain = "ship"\nobjective = "ship it"\nproject_dir = "../work"\n`,
+    );
+    expect((await validateAll(config)).problems).toEqual([]);
+    const run = await fire();
+    expect(run.exitCode, run.stderr).toBe(0);
+    writeFileSync(
+      join(dir, "work", "chains.toml"),
+      `[[chain]]\nname = "ship"\nsteps = ["nowhere"]\n`,
+    );
+    const problems = (await validateAll(config)).problems.map((p) => p.expected);
+    expect(problems.join("\n")).toContain('step 1: preset "nowhere" not found');
+  }, 60_000);
+});
