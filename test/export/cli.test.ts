@@ -55,3 +55,16 @@ describe("exportCommand arguments", () => {
     expect(r.stdout).toContain("autoloop-cron-a.timer");
   });
 });
+
+describe("export systemd of folders under /tmp", () => {
+  it("warns that PrivateTmp=yes hides them from the units", async () => {
+    const dir = fixture(); // a temp dir: the config folder and project_dir are under /tmp
+    const r = await runExport(["systemd"], dir);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      `the config folder ${dir} (every unit's WorkingDirectory) is under /tmp`,
+    );
+    expect(r.stderr).toContain('schedule "a": project_dir');
+    expect(r.stderr).toContain("remove PrivateTmp=yes from autoloop-cron-a.service");
+  });
+});
