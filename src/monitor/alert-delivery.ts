@@ -106,6 +106,7 @@ export class AlertDelivery {
       schedule,
       timezone: this.deps.config.defaults.timezone,
       incident,
+      configFile: this.deps.config.file,
     });
     const channels = channelsFor(this.deps.config, outbox.channelNames(), schedule);
     if (planned !== undefined) {

@@ -130,6 +130,10 @@ export interface MessageContext {
   objective?: string;
   timezone: string;
   incident?: { slug: string; id: string };
+  /** The config file, named in every `autoloop-cron` command so it works from any folder. */
+  configFile?: string;
+  /** The run is a command schedule's: no journal, its output log says what happened. */
+  commandRun?: boolean;
 }
 
 /** The notifications that go to the channels (the others only touch the incident). */
@@ -148,14 +152,17 @@ export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): 
   const workDir = ctx.run?.workDir ?? (journalPath ? dirname(dirname(journalPath)) : undefined);
   const commands: AlertMessage["commands"] = {};
   // Journal text reaches these commands (run ids, paths): quoted, so pasting one is safe.
-  if (runId !== undefined && workDir !== undefined)
+  const config = ctx.configFile === undefined ? "" : ` --config ${shellQuote(ctx.configFile)}`;
+  if (runId !== undefined && ctx.commandRun === true)
+    commands.inspect = `autoloop-cron output ${shellQuote(runId)}${config}`;
+  else if (runId !== undefined && workDir !== undefined)
     commands.inspect = `autoloop inspect journal --run ${shellQuote(runId)} --work-dir ${shellQuote(workDir)}`;
-  else commands.inspect = "autoloop-cron status";
+  else commands.inspect = `autoloop-cron status${config}`;
   if (ctx.incident !== undefined && !resolved)
-    commands.ack = `autoloop-cron incident ack ${shellQuote(ctx.incident.slug)}`;
+    commands.ack = `autoloop-cron incident ack ${shellQuote(ctx.incident.slug)}${config}`;
   const running = c.kind === "gate_stuck" || c.kind === "run_stalled";
   if (runId !== undefined && running && !resolved)
-    commands.stop = `autoloop-cron stop ${shellQuote(runId)}`;
+    commands.stop = `autoloop-cron stop ${shellQuote(runId)}${config}`;
   const message: AlertMessage = {
     fingerprint: n.fingerprint,
     kind: troubleKind(c),
@@ -202,6 +209,7 @@ export function composeMessage(
     /** For journals not tied to a schedule. */
     timezone: string;
     incident: { slug: string; id: string } | undefined;
+    configFile?: string | undefined;
   },
 ): AlertMessage {
   const { run, schedule, incident } = ctx;
@@ -214,5 +222,7 @@ export function composeMessage(
     ...(objective !== undefined && { objective }),
     timezone: schedule?.timezone ?? ctx.timezone,
     ...(incident && { incident }),
+    ...(ctx.configFile !== undefined && { configFile: ctx.configFile }),
+    ...(schedule?.kind === "command" && { commandRun: true }),
   });
 }
