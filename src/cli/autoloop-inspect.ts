@@ -97,9 +97,10 @@ export async function inspectCommand(argv: string[]): Promise<number> {
       return 0;
     }
     case "runs": {
-      const runs = [...readRegistry(join(dir, "journal.jsonl")).values()].filter(
-        (r) => run === undefined || r.run_id === run,
-      );
+      // Newest first, as `autoloop-cron runs` lists them.
+      const runs = [...readRegistry(join(dir, "journal.jsonl")).values()]
+        .filter((r) => run === undefined || r.run_id === run)
+        .reverse();
       if (json) process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
       else if (runs.length === 0) process.stdout.write("No runs.\n");
       else {

@@ -31,8 +31,18 @@ export function openLedger(config: CronConfig): RunLedger {
   return openLedgerAt(config.stateDir);
 }
 
+/** Why a run ended, in a few words: its stop reason, else its exit code or who stopped it. */
+function endReason(r: RunSummary): string {
+  if (r.status === "skipped") return `skipped: ${r.skipCause ?? ""}`;
+  if (r.stopReason) return r.stopReason;
+  if (r.status === "killed" && r.killedBy !== undefined)
+    return r.detail ? `${r.killedBy}: ${r.detail}` : `stopped by ${r.killedBy}`;
+  if (r.status === "failed" && r.exitCode !== undefined) return `exit ${r.exitCode}`;
+  return "";
+}
+
 function summaryRow(r: RunSummary): string[] {
-  const ended = r.status === "skipped" ? `skipped: ${r.skipCause ?? ""}` : (r.stopReason ?? "");
+  const ended = endReason(r);
   const duration = r.durationMs === undefined ? "" : `${Math.round(r.durationMs / 1000)}s`;
   return [r.runId, r.schedule, r.status, r.slot, duration, ended];
 }

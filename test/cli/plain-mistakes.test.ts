@@ -56,3 +56,27 @@ describe("autoloop lookups that find nothing", () => {
     expect(tasks.stderr).toContain("the project folder /nonexistent does not exist");
   });
 });
+
+describe("listing runs", () => {
+  it("says why a run ended even without a stop reason (its exit code), newest first as everywhere", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "schedules"));
+    mkdirSync(join(dir, "work"));
+    writeFileSync(join(dir, "autoloop-cron.toml"), 'state_dir = "state"\n[http]\nlisten = ""\n');
+    writeFileSync(
+      join(dir, "schedules", "s.toml"),
+      `[[schedule]]\nname = "exits-3"\ncron = "0 3 * * *"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", "process.exit(3)"]\nproject_dir = "../work"\n`,
+    );
+    expect((await cron(dir, "fire", "exits-3", "--config", "autoloop-cron.toml")).exitCode).toBe(1);
+    const runs = await cron(dir, "runs", "--config", "autoloop-cron.toml");
+    expect(runs.stdout).toMatch(/exits-3\s+failed\s+\S+\s+\d+s\s+exit 3/);
+
+    const project = tempDir();
+    for (const _ of [1, 2]) await autoloop(["run", "demo", "x", "--quiet"], { cwd: project });
+    const listed = await autoloop(["inspect", "runs", "--json"], { cwd: project });
+    const created = (JSON.parse(listed.stdout) as Array<{ created_at: string }>).map(
+      (r) => r.created_at,
+    );
+    expect(created).toEqual([...created].sort().reverse());
+  }, 60_000);
+});
