@@ -113,6 +113,7 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
     parent_run_id: opts.parentRunId,
   });
   const results: ChainStepResult[] = [];
+  let gaveUp: ChainStepResult | undefined;
   let handoff = "";
   let end: { outcome: OutcomeClass; reason: string } = {
     outcome: "completed",
@@ -187,13 +188,19 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
         end = { outcome: r.outcome, reason: `step_${r.outcome}` };
         break;
       }
+      // The last step has no next one to pass to: used up without completing, the chain did
+      // not complete either.
+      if (n === steps.length && r.outcome !== "completed") {
+        end = { outcome: "stopped", reason: "step_stopped" };
+        gaveUp = result;
+      }
     }
   } catch (err) {
     // Whatever broke the chain, it did not complete.
     end = { outcome: "failed", reason: "chain_error" };
     throw err;
   } finally {
-    const failed = results.find((r) => !passes(r));
+    const failed = results.find((r) => !passes(r)) ?? gaveUp;
     record("chain.complete", {
       name: opts.name,
       status: end.outcome,

@@ -2,7 +2,7 @@
 // Every step is journaled; the run's exit code follows its outcome class.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { JournalWriter } from "../journal/append.js";
-import { type FieldValue, journalTimestamp } from "../journal/codec.js";
+import { type FieldValue, fieldText, journalTimestamp } from "../journal/codec.js";
 import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
 import { blockingTasks } from "../tasks/materialize.js";
 import { TaskStore } from "../tasks/store.js";
@@ -277,10 +277,15 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     completed = iteration;
     const mine = view.refresh();
     const emitted = mine.filter((r) => r.shape === "agent" && r.iteration === String(iteration));
+    // A completion the gate refused is no event, but it is what the agent did: say so.
+    const refused = mine
+      .filter((r) => r.topic === "task.gate" && r.iteration === String(iteration))
+      .map((r) => `${fieldText(r, "blocked_topic")} refused (open: ${fieldText(r, "open_tasks")})`);
+    const did = [...emitted.map((r) => r.topic), ...refused];
     history.push({
       iteration,
       exitCode,
-      emitted: emitted.map((r) => r.topic),
+      emitted: did,
       outputTail: tail(output, 400),
     });
     appendRegistry(
@@ -292,7 +297,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       }),
     );
     progress(
-      `iteration ${iteration}/${maxIterations}: exit ${exitCode}${timedOut ? " (timed out)" : ""}, emitted ${emitted.map((r) => r.topic).join(", ") || "nothing"} (${(result.elapsedMs / 1000).toFixed(1)}s)`,
+      `iteration ${iteration}/${maxIterations}: exit ${exitCode}${timedOut ? " (timed out)" : ""}, emitted ${did.join(", ") || "nothing"} (${(result.elapsedMs / 1000).toFixed(1)}s)`,
     );
 
     const judged = judgeIteration({

@@ -177,7 +177,9 @@ export function describeLoggedIn(cli: Cli): void {
       TIMEOUT,
     );
 
-    it(
+    // Claude's permission rules match the command's text: a quoted path once broke them. The
+    // other CLIs' autofix runs without such rules (the harness's part is the same for all).
+    it.runIf(cli === "claude")(
       "works from a work dir with a space in its path",
       async () => {
         const project = gitProject("autoloop project ");

@@ -193,3 +193,26 @@ describe("chains that go wrong", () => {
     expect(r.stderr).toContain("--max-iterations does not apply to --chain");
   });
 });
+
+describe("a step that uses up its iterations", () => {
+  it("passes on to the next step, but as the last step the chain has not completed (exit 3)", async () => {
+    const { dir, journal } = project(
+      '[[chain]]\nname = "middle"\nsteps = ["endless", "first"]\n[[chain]]\nname = "last"\nsteps = ["first", "endless"]\n',
+    );
+    preset(dir, "endless", "echo still working");
+    const middle = await autoloop(["chain", "run", "middle", "x", "--run-id", "m1", "--quiet"], {
+      cwd: dir,
+    });
+    expect(middle.exitCode, middle.stderr).toBe(0);
+    const last = await autoloop(["chain", "run", "last", "x", "--run-id", "l1", "--quiet"], {
+      cwd: dir,
+    });
+    expect(last.exitCode).toBe(3);
+    expect(journal().at(-1).fields).toMatchObject({
+      status: "stopped",
+      reason: "step_stopped",
+      failed_step: "2",
+      failed_reason: "max_iterations",
+    });
+  }, 60_000);
+});

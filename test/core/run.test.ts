@@ -33,6 +33,8 @@ describe("autoloop run with the demo agent", () => {
     expect(field(gate, "blocked_topic")).toBe("task.complete");
     expect(field(gate, "open_tasks")).toBe("task-1,task-2");
     expect(gate?.iteration).toBe("2");
+    // The log says what the agent did: a refused completion, not "emitted nothing".
+    expect(run.stderr).toContain("emitted task.complete refused (open: task-1,task-2)");
     expect(topics(journal).at(-1)).toBe("loop.complete");
     expect(field(journal.at(-1), "reason")).toBe("completion_event");
     // The refused completion was not journaled as an agent event; the accepted one was.
