@@ -19,6 +19,7 @@ th, td { text-align: left; padding: .35rem .6rem; border-bottom: 1px solid var(-
 thead th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 tbody th { font-weight: 600; }
 code, pre { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+td code { white-space: nowrap; }
 pre { background: var(--panel); border: 1px solid var(--line); padding: .75rem; overflow: auto; max-height: 32rem; white-space: pre-wrap; word-break: break-word; }
 .muted { color: var(--muted); }
 .summary { display: flex; gap: 1rem; flex-wrap: wrap; margin: 0 0 1rem; padding: 0; list-style: none; }

@@ -33,8 +33,14 @@ function scheduleRow(row: ScheduleRow, ctx: PageContext) {
 <td>${row.nextFire ? when(row.nextFire, ctx.now) : html`<span class="muted">—</span>`}</td>
 <td>${state}${row.running.length > 0 ? html`<br><span class="muted">running:</span> ${row.running.map((r) => html`<a href="/runs/${pathPart(r)}">${r}</a> `)}` : ""}</td>
 <td><div class="marks" role="list" aria-label="Last runs of ${row.name}, newest first">${row.recent.map((m) => html`<span role="listitem">${mark(m, ctx.now)}</span>`)}</div>${row.recent.length === 0 ? html`<span class="muted">no runs yet</span>` : ""}</td>
-<td>${row.paused ? actionForm(`${base}/resume`, "Resume", ctx, { describedBy: `${id}-name` }) : actionForm(`${base}/pause`, "Pause", ctx, { describedBy: `${id}-name` })}${actionForm(`${base}/fire`, "Fire now", ctx, { describedBy: `${id}-name` })}</td>
+<td>${row.paused ? actionForm(`${base}/resume`, "Resume", ctx, { describedBy: `${id}-name` }) : html`${actionForm(`${base}/pause`, "Pause", ctx, { describedBy: `${id}-name` })}${actionForm(`${base}/fire`, "Fire now", ctx, { describedBy: `${id}-name` })}`}</td>
 </tr>`;
+}
+
+/** "2 alerts firing (1 acked)": the number matches the table below it, muted ones named. */
+function firingCount(firing: FiringAlert[]) {
+  const muted = firing.filter((f) => f.muted !== undefined).length;
+  return html`<strong>${firing.length}</strong> alerts firing${muted > 0 ? html` <span class="muted">(${muted} acked or silenced)</span>` : ""}`;
 }
 
 function firingSection(firing: FiringAlert[], ctx: PageContext) {
@@ -68,7 +74,7 @@ ${d.killSwitch ? html`<p class="banner">AUTOLOOP_CRON_PAUSED is set in the daemo
 <ul class="summary" aria-label="Summary">
 <li><strong>${o.total}</strong> schedules</li>
 <li><strong>${d.running.length}</strong> running</li>
-<li><strong>${d.firing.filter((f) => f.muted === undefined).length}</strong> alerts firing</li>
+<li>${firingCount(d.firing)}</li>
 <li><strong>${d.incidents.length}</strong> open incidents</li>
 <li><strong>${d.outbox.backlog}</strong> alerts waiting to be sent${d.outbox.deadLetters > 0 ? html`, <strong>${d.outbox.deadLetters}</strong> undeliverable` : ""}</li>
 </ul>

@@ -160,7 +160,12 @@ describe("the status page over HTTP", () => {
     expect(ok.status).toBe(303);
     const back = ok.headers.get("location")!;
     expect(back).toMatch(/^\/\?q=rep&flash=[0-9a-f]+$/);
-    expect(await (await fetch(`${url}${back}`)).text()).toContain("report paused");
+    const pausedPage = await (await fetch(`${url}${back}`)).text();
+    expect(pausedPage).toContain("report paused");
+    // A paused schedule offers Resume, not a "Fire now" the daemon would refuse.
+    const row = /<tr id="s-report">[\s\S]*?<\/tr>/.exec(pausedPage)![0];
+    expect(row).toContain("Resume");
+    expect(row).not.toContain("Fire now");
     const paused = JSON.parse((await cron("list", "--json")).stdout);
     expect(paused.schedules.find((s: { name: string }) => s.name === "report").paused).toBe(true);
     const resumed = await post(
