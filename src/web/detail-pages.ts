@@ -5,6 +5,7 @@ import type { RunDetail } from "../operator/run-detail.js";
 import type { TaskEntry } from "../tasks/entry.js";
 import { html, when } from "./html.js";
 import { actionForm, layout, type PageContext, statusText } from "./layout.js";
+import { renderMarkdown } from "./markdown.js";
 
 const RUNNING = new Set(["pending", "running"]);
 
@@ -55,7 +56,7 @@ ${i.tags.length > 0 ? html`<dt>Tags</dt><dd>${i.tags.join(", ")}</dd>` : ""}
 </dl>
 ${i.status !== "resolved" ? html`<p>${i.status === "open" ? actionForm(`${base}/ack`, "Acknowledge", ctx, { note: "ack-note" }) : ""}</p><p>${actionForm(`${base}/resolve`, "Resolve", ctx, { note: "resolve-note" })}</p>` : ""}
 <h2>Description and changelog</h2>
-<pre tabindex="0" aria-label="The incident file's text">${i.body.trim()}</pre>`;
+<div class="incident-body">${renderMarkdown(i.body)}</div>`;
   return layout(i.name, body, ctx);
 }
 

@@ -264,8 +264,10 @@ describe.skipIf(!haveChromium)("the status page in Chromium", () => {
     await page.getByRole("status").filter({ hasText: "acknowledged" }).waitFor();
     await expect.poll(() => page.locator("main dl").textContent()).toContain("acknowledged");
     await expect
-      .poll(() => page.locator("main pre").textContent())
+      .poll(() => page.locator("main .incident-body").textContent())
       .toContain("looking at the missing module");
+    // Rendered, not the file's raw Markdown.
+    expect(await page.locator("main .incident-body").innerHTML()).not.toContain("LIFO");
     await shot(page, "status-incident");
     const listed = JSON.parse((await cron("incident", "list", "--json")).stdout);
     expect(listed.some((i: { status: string }) => i.status === "acknowledged")).toBe(true);
