@@ -66,7 +66,8 @@ export function scheduleConditions(facts: ScheduleFacts, thresholds: ThresholdsF
   }
   for (const { file, problems, since } of facts.invalidFiles ?? []) {
     const fingerprint = fingerprintOf("config_invalid", file);
-    const summary = `schedule file ${file} is invalid; its schedules do not run`;
+    // As the daemon does: the file's last valid version stays in force until it is fixed.
+    const summary = `schedule file ${file} is invalid; until it is fixed, the schedules of its last valid version run (none, if it was never valid since the daemon started)`;
     out.push({
       kind: "config_invalid",
       file,

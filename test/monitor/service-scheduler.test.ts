@@ -206,6 +206,8 @@ describe("MonitorService with the scheduler's files", () => {
     const invalid = enqueued(state).filter((e) => e.message.kind === "config_invalid");
     expect(invalid.map((e) => e.channel).sort()).toEqual(["ops", "team"]);
     expect(invalid[0]!.message.detail).toContain("broken.toml");
+    // What the daemon does, as the status page says it: the last valid version stays in force.
+    expect(invalid[0]!.message.summary).toContain("the schedules of its last valid version run");
   });
 
   it("in the daemon's process: schedule journals, fire and missed events", async () => {
