@@ -78,7 +78,7 @@ ${d.killSwitch ? html`<p class="banner">AUTOLOOP_CRON_PAUSED is set in the daemo
 <li><strong>${d.incidents.length}</strong> open incidents</li>
 <li><strong>${d.outbox.backlog}</strong> alerts waiting to be sent${d.outbox.deadLetters > 0 ? html`, <strong>${d.outbox.deadLetters}</strong> undeliverable` : ""}</li>
 </ul>
-${d.invalidFiles.length > 0 ? html`<div class="error" role="alert"><p>Schedule files that do not validate (their previous version stays in force):</p><ul>${d.invalidFiles.map((f) => html`<li><code>${f.file}</code>: ${f.problems.join("; ")}</li>`)}</ul></div>` : ""}
+${d.invalidFiles.length > 0 ? html`<div class="error" role="alert"><p>Schedule files that do not validate (their previous version stays in force):</p><ul>${d.invalidFiles.map((f) => html`<li><code>${f.file}</code>: ${f.problems.map((p) => (p.startsWith(`${f.file}: `) ? p.slice(f.file.length + 2) : p)).join("; ")}</li>`)}</ul></div>` : ""}
 <h2 id="alerts">Firing alerts</h2>
 ${firingSection(d.firing, ctx)}
 <h2 id="incidents">Incidents</h2>
