@@ -28,7 +28,7 @@ import { redactFields, secretsRedactor } from "./run-secrets.js";
 import { RunView } from "./run-view.js";
 import { allowedEvents, suggestedRoles } from "./topology.js";
 import { usageFields } from "./usage.js";
-import { endRunWorktree, startRunWorktree } from "./worktree-run.js";
+import { endRunWorktree, startRunWorktree, worktreeNote } from "./worktree-run.js";
 
 export interface RunOptions {
   preset: Preset;
@@ -127,12 +127,11 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     const publish = preset.config.outputs.publish;
     if (t.complete && publish.length > 0)
       system("outputs.published", completed, publishOutputs(publish, paths.stateDir, agentDir));
-    if (worktree)
-      system(
-        "worktree.finish",
-        undefined,
-        endRunWorktree(paths, worktree, preset.config, t.complete),
-      );
+    if (worktree) {
+      const finished = endRunWorktree(paths, worktree, preset.config, t.complete);
+      system("worktree.finish", undefined, finished);
+      progress(worktreeNote(finished, runId));
+    }
     if (t.complete) system("loop.complete", completed || undefined, { reason: t.reason });
     else system("loop.stop", completed || undefined, { reason: t.reason, ...t.fields });
     appendRegistry(

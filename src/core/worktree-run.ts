@@ -62,3 +62,15 @@ export function endRunWorktree(
   }
   return fields;
 }
+
+/** Where the run's changes are now, for its log: a completed run's fix may live on its branch only. */
+export function worktreeNote(fields: Record<string, FieldValue>, runId: string): string {
+  const branch = String(fields.branch);
+  const merge = `\`autoloop worktree merge ${runId}\` (or worktree.automerge = true)`;
+  if (fields.status === "merged") return `worktree: branch ${branch} merged into its base`;
+  if (fields.merge_error !== undefined)
+    return `worktree: automerge failed (${String(fields.merge_error)}); the changes stay on branch ${branch}: ${merge} once that is fixed`;
+  if (fields.status === "completed")
+    return `worktree: the changes are on branch ${branch} only; bring them in with ${merge}`;
+  return `worktree: what the agent did is on branch ${branch} (\`autoloop worktree diff ${runId}\`)`;
+}

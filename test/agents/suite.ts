@@ -172,6 +172,8 @@ export function describeLoggedIn(cli: Cli): void {
         const finish = run.journal.find((r) => r.topic === "worktree.finish");
         const branch = field(finish, "branch");
         expect(git(project, "show", `${branch}:fix.txt`)).toBe("fixed\n");
+        // The log says where the fix is: on the run's branch only, and how to bring it in.
+        expect(run.stderr).toContain(`worktree: the changes are on branch ${branch} only`);
         expect(existsSync(join(project, "fix.txt"))).toBe(false);
       },
       TIMEOUT,
