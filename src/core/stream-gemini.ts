@@ -15,8 +15,10 @@ import {
 import { type AgentUsage, addUsage } from "./usage.js";
 
 export class GeminiStream implements AgentStream {
-  /** Assistant text since the last tool call: the answer once the stream ends. */
+  /** Assistant text not yet shown in the live log. */
   private text = "";
+  /** The text after the last tool call, shown: the answer once the stream ends. */
+  private answerText = "";
   private model = "";
   private result: Json | undefined;
   private error: StreamError | undefined;
@@ -65,7 +67,6 @@ export class GeminiStream implements AgentStream {
     }
   }
 
-  private answerText = "";
   private flushText(): string {
     const shown = this.text.trim() === "" ? "" : oneLine(this.text);
     this.answerText = this.text;
