@@ -64,12 +64,6 @@ export function emitContextFromEnv(env: NodeJS.ProcessEnv): EmitContext {
   };
 }
 
-function redactor(secrets: readonly string[] = []): Redactor {
-  const r = new Redactor();
-  for (const s of secrets) r.add(s);
-  return r;
-}
-
 /** Blocking open tasks of a tasks file (soft tasks never block). */
 export function openBlockingTasks(tasksFile: string): TaskEntry[] {
   return tasksFile === "" ? [] : blockingTasks(new TaskStore(tasksFile).view());
@@ -122,7 +116,7 @@ export function emitEvent(
       topic,
       ts: journalTimestamp(now),
       v: 1,
-      payload: redactor(ctx.secrets).redact(payload),
+      payload: Redactor.of(ctx.secrets ?? []).redact(payload),
       source: "agent",
     });
     return { kind: "emitted", topic };

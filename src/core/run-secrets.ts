@@ -4,9 +4,7 @@ import type { FieldValue } from "../journal/codec.js";
 import { Redactor } from "../util/secrets.js";
 
 export function secretsRedactor(secretEnv: Readonly<Record<string, string>> = {}): Redactor {
-  const redactor = new Redactor();
-  for (const value of Object.values(secretEnv)) redactor.add(value);
-  return redactor;
+  return Redactor.of(Object.values(secretEnv));
 }
 
 /** The fields with every string's secrets replaced (agent output, prompts, details). */

@@ -2,20 +2,10 @@
 // then fsync (at once, or deferred to libuv's pool), so concurrent writers never interleave
 // inside a line and a crash never loses an acknowledged line. A write that failed (a full
 // disk) leaves the file ending inside a line: the next append ends it first.
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, fstatSync, fsync, fsyncSync, mkdirSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { PRIVATE_DIR, PRIVATE_FILE } from "../util/private-files.js";
-import { UntrustedFileError } from "../util/untrusted-file.js";
+import { openForAppend } from "../util/untrusted-file.js";
 import { encodeRecord, type JournalRecord } from "./codec.js";
 
 /** Writes `buf` fully; regular-file writes on Linux complete in one call unless the disk is full. */
@@ -34,37 +24,6 @@ function endsTorn(fd: number): boolean {
   const last = Buffer.alloc(1);
   readSync(fd, last, 0, 1, size - 1);
   return last[0] !== 0x0a;
-}
-
-const APPEND_FLAGS =
-  constants.O_RDWR |
-  constants.O_APPEND |
-  constants.O_CREAT |
-  constants.O_NOFOLLOW |
-  constants.O_NONBLOCK;
-
-/**
- * Opens a JSONL file to append to: never through a link (a run could point the journal at
- * any file of the user's), never blocking on a FIFO, and only a regular file (or a device
- * such as /dev/null).
- */
-function openAppendable(path: string, mode: number): number {
-  let fd: number;
-  try {
-    fd = openSync(path, APPEND_FLAGS, mode);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ELOOP") throw new UntrustedFileError(path, "link");
-    if (code === "ENXIO") throw new UntrustedFileError(path, "not_regular"); // a FIFO
-    throw err;
-  }
-  // A character device (/dev/null) is fine to write to; only root can make one in a project.
-  const st = fstatSync(fd);
-  if (!st.isFile() && !st.isCharacterDevice()) {
-    closeSync(fd);
-    throw new UntrustedFileError(path, "not_regular");
-  }
-  return fd;
 }
 
 export interface AppenderOptions {
@@ -103,7 +62,7 @@ export class LineAppender {
     if (this.fd === undefined) {
       const own = this.options.private === true;
       mkdirSync(dirname(this.path), { recursive: true, ...(own && { mode: PRIVATE_DIR }) });
-      this.fd = openAppendable(this.path, own ? PRIVATE_FILE : 0o644);
+      this.fd = openForAppend(this.path, own ? PRIVATE_FILE : 0o644);
       this.mayBeTorn = true;
     }
     // After a failed write (a full disk) the file may end inside a line: end it first, so

@@ -37,6 +37,13 @@ export class Redactor {
   private readonly secrets = new Set<string>();
   private pattern: RegExp | undefined;
 
+  /** A redactor of these values (an env file's, say). */
+  static of(secrets: Iterable<string>): Redactor {
+    const redactor = new Redactor();
+    for (const secret of secrets) redactor.add(secret);
+    return redactor;
+  }
+
   /** Registers a value to hide from now on (also its URL-encoded form). */
   add(secret: string): void {
     for (const form of [secret, encodeURIComponent(secret)]) {

@@ -21,26 +21,61 @@ export class UntrustedFileError extends UserError {
   }
 }
 
-const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+const READ = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+const APPEND =
+  constants.O_RDWR |
+  constants.O_APPEND |
+  constants.O_CREAT |
+  constants.O_NOFOLLOW |
+  constants.O_NONBLOCK;
+
+/**
+ * Opens `path` never through a link in its last component and never blocking on a FIFO, and
+ * keeps it only when `fstat` says a regular file (or, when `devices`, a character device such
+ * as /dev/null: only root can make one in a project). Throws an `UntrustedFileError` for the
+ * rest, and open's own errors as they come.
+ */
+function openUntrusted(
+  path: string,
+  flags: number,
+  options: { mode?: number; devices?: boolean } = {},
+): { fd: number; stat: Stats } {
+  let fd: number;
+  try {
+    fd = openSync(path, flags, options.mode);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw new UntrustedFileError(path, "link");
+    if (code === "ENXIO") throw new UntrustedFileError(path, "not_regular"); // a FIFO, for writing
+    throw err;
+  }
+  const stat = fstatSync(fd);
+  if (!stat.isFile() && !(options.devices === true && stat.isCharacterDevice())) {
+    closeSync(fd);
+    throw new UntrustedFileError(path, "not_regular");
+  }
+  return { fd, stat };
+}
 
 /**
  * Opens `path` for reading as described above; undefined when it does not exist. Throws an
  * `UntrustedFileError` for a link or a non-regular file, and other errors as they come.
  */
 export function openRegularFile(path: string): { fd: number; stat: Stats } | undefined {
-  let fd: number;
   try {
-    fd = openSync(path, FLAGS);
+    return openUntrusted(path, READ);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    if (code === "ELOOP") throw new UntrustedFileError(path, "link");
     throw err;
   }
-  const stat = fstatSync(fd);
-  if (!stat.isFile()) {
-    closeSync(fd);
-    throw new UntrustedFileError(path, "not_regular");
-  }
-  return { fd, stat };
+}
+
+/**
+ * Opens (creating it with `mode`) a file to append to: never through a link (a run could
+ * point a journal at any file of the user's), never blocking on a FIFO, only a regular file
+ * or a device such as /dev/null.
+ */
+export function openForAppend(path: string, mode: number): number {
+  return openUntrusted(path, APPEND, { mode, devices: true }).fd;
 }
