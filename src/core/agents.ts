@@ -3,6 +3,7 @@
 // and the README's agent table (a test checks the README against it).
 import { basename } from "node:path";
 import type { AgentStream } from "./agent-stream.js";
+import { optionValue } from "./argv.js";
 import { codexModel, codexUsesOwnProvider } from "./codex-config.js";
 import { ClaudeStream } from "./stream-claude.js";
 import { CodexStream } from "./stream-codex.js";
@@ -279,18 +280,6 @@ export function resolveAgent(backend: {
   if (backend.agent !== undefined) return AGENTS[backend.agent];
   const name = basename(backend.command).replace(/\.(exe|cmd|js|mjs)$/i, "");
   return name === "claude" || name === "codex" || name === "gemini" ? AGENTS[name] : AGENTS.command;
-}
-
-/** The value of the last of `names` in argv (`--flag value` or `--flag=value`). */
-export function optionValue(args: readonly string[], names: readonly string[]): string | undefined {
-  let value: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const token = args[i]!;
-    const eq = token.indexOf("=");
-    if (eq > 0 && names.includes(token.slice(0, eq))) value = token.slice(eq + 1);
-    else if (names.includes(token) && i + 1 < args.length) value = args[++i];
-  }
-  return value;
 }
 
 function flagOf(token: string): string | undefined {

@@ -5,19 +5,12 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parse } from "smol-toml";
+import { optionValue, optionValues } from "./argv.js";
 
 /** `-c key=value` overrides in argv, by key (values as TOML would read them, quotes dropped). */
 function overrides(args: readonly string[]): Map<string, string> {
   const found = new Map<string, string>();
-  for (let i = 0; i < args.length; i++) {
-    const token = args[i]!;
-    const pair =
-      token === "-c" || token === "--config"
-        ? args[++i]
-        : token.startsWith("--config=")
-          ? token.slice("--config=".length)
-          : undefined;
-    if (pair === undefined) continue;
+  for (const pair of optionValues(args, ["-c", "--config"])) {
     const eq = pair.indexOf("=");
     if (eq > 0)
       found.set(
@@ -49,12 +42,7 @@ function setting(args: readonly string[], env: NodeJS.ProcessEnv, key: string): 
 
 /** The model of a codex run: `-m`/`--model`, `-c model=`, config.toml's `model`; "" if none says. */
 export function codexModel(args: readonly string[], env: NodeJS.ProcessEnv): string {
-  for (let i = args.length - 1; i >= 0; i--) {
-    const token = args[i]!;
-    if ((token === "-m" || token === "--model") && i + 1 < args.length) return args[i + 1]!;
-    if (token.startsWith("--model=")) return token.slice("--model=".length);
-  }
-  return setting(args, env, "model") ?? "";
+  return optionValue(args, ["-m", "--model"]) ?? setting(args, env, "model") ?? "";
 }
 
 /** Codex talks to a provider other than OpenAI's (its own login does not apply). */
