@@ -1,12 +1,18 @@
 // `autoloop worktree list|show|diff|merge|clean`: the worktrees of runs in worktree isolation.
 import { join, resolve } from "node:path";
 import { UserError } from "../util/errors.js";
-import { cleanWorktrees, mergeWorktree } from "../worktree/merge.js";
+import {
+  cleanWorktrees,
+  mergeWorktree,
+  pruneWorktrees,
+  type RemovedWorktree,
+} from "../worktree/merge.js";
 import {
   listWorktrees,
   MERGE_STRATEGIES,
   type MergeStrategy,
   readMeta,
+  statusOf,
   type WorktreeMeta,
   worktreeDiff,
 } from "../worktree/worktree.js";
@@ -21,6 +27,7 @@ const HELP = `Usage: autoloop worktree <subcommand> [--work-dir DIR] [--json]
                                                   bring the run's branch into its base branch
   autoloop worktree clean [<run-id>] [--all] [--force]
                                                   remove worktrees and their branches
+  autoloop worktree clean --keep N                remove every ended run's but the N newest
 
 A run gets a worktree with \`autoloop run <preset> --worktree\` (or core.isolation_mode =
 "worktree", or [worktree] enabled = true in its autoloops.toml): the agent works in
@@ -28,13 +35,22 @@ A run gets a worktree with \`autoloop run <preset> --worktree\` (or core.isolati
 uncommitted is committed on that branch; --automerge (worktree.automerge) merges it when the
 run completes. A merge needs the base branch checked out and clean; one that conflicts is
 aborted and names the files. clean takes merged, failed and orphaned worktrees (--all: also
-completed ones; a running one only with --force).
+completed ones; a running one only with --force). A completed run stays without --all because
+its changes may live on its branch only; a branch that is not merged is kept unless --force.
+worktree.keep (default 10; a schedule's set = { "worktree.keep" = 3 }) does clean --keep at
+the end of every worktree run.
 
 Examples:
   autoloop run autofix "make the tests pass" --worktree
   autoloop worktree diff 20261125-ab12cd --stat
   autoloop worktree merge 20261125-ab12cd --strategy rebase
 `;
+
+function removedLine(m: RemovedWorktree): string {
+  return m.branch_kept
+    ? `removed ${m.run_id}; its branch ${m.branch} is not merged and stays (\`git branch -D ${m.branch}\`, or clean --force)\n`
+    : `removed ${m.run_id} (${m.branch})\n`;
+}
 
 function line(m: WorktreeMeta): string {
   const merged = m.merged_at ? `, merged ${m.merged_at}` : "";
@@ -51,6 +67,7 @@ export async function worktreeCommand(argv: string[]): Promise<number> {
       strategy: { type: "string" },
       all: { type: "boolean" },
       force: { type: "boolean" },
+      keep: { type: "string" },
     },
     "autoloop worktree",
   );
@@ -103,12 +120,23 @@ export async function worktreeCommand(argv: string[]): Promise<number> {
     }
     case "clean": {
       const opts = { all: flag(p, "all"), force: flag(p, "force") };
-      const removed = cleanWorktrees(projectDir, autoloopDir, runId ? { ...opts, runId } : opts);
+      const keep = str(p, "keep");
+      if (keep !== undefined && !/^\d+$/.test(keep))
+        throw new UserError(
+          `autoloop worktree clean: --keep takes a number of ended runs to keep, found ${JSON.stringify(keep)}`,
+        );
+      const removed =
+        keep !== undefined
+          ? pruneWorktrees(projectDir, autoloopDir, Number(keep))
+          : cleanWorktrees(projectDir, autoloopDir, runId ? { ...opts, runId } : opts);
+      const left = listWorktrees(autoloopDir).filter((m) => statusOf(m) === "completed");
+      const kept =
+        left.length === 0 || runId !== undefined
+          ? ""
+          : `kept ${left.length} completed run(s) whose changes may be on their branch only (${left.map((m) => m.run_id).join(", ")}): \`autoloop worktree merge <run-id>\` brings one in, clean --all drops them\n`;
       out(
         removed,
-        removed.length === 0
-          ? "nothing to clean\n"
-          : `${removed.map((m) => `removed ${m.run_id} (${m.branch})`).join("\n")}\n`,
+        `${removed.length === 0 ? "nothing to clean\n" : removed.map(removedLine).join("")}${kept}`,
       );
       return 0;
     }

@@ -133,6 +133,11 @@ export const presetConfigSchema = z.looseObject({
       automerge: z._default(z.boolean(), false),
       /** When the tree folder goes: after a merge (on_success), at the run's end (always), never. */
       cleanup: z._default(z.enum(["on_success", "always", "never"]), "on_success"),
+      /**
+       * How many ended runs keep their worktree and branch (the newest); older ones are
+       * removed, branch included, when a run ends. 0 keeps every one.
+       */
+      keep: z._default(int(0, "0 (keep every one) or more"), 10),
     }),
     {},
   ),

@@ -1,10 +1,11 @@
 // A run in worktree isolation: its worktree made before loop.start, and at its end the
 // agent's leftovers committed, the branch merged when `worktree.automerge` asks and the run
-// completed, and the tree removed per `worktree.cleanup`.
+// completed, the tree removed per `worktree.cleanup`, and older runs' worktrees beyond
+// `worktree.keep` removed.
 import { dirname, join } from "node:path";
 import type { FieldValue } from "../journal/codec.js";
 import { git } from "../worktree/git.js";
-import { cleanWorktrees, mergeWorktree } from "../worktree/merge.js";
+import { cleanWorktrees, mergeWorktree, pruneWorktrees } from "../worktree/merge.js";
 import { createWorktree, finishWorktree, type WorktreeMeta } from "../worktree/worktree.js";
 import type { PresetConfig } from "./preset-schema.js";
 import type { RunPaths } from "./run-paths.js";
@@ -57,6 +58,8 @@ export function endRunWorktree(
       // The branch keeps the run's commits; only the folder goes.
       fields.removed = git(paths.workDir, ["worktree", "remove", meta.worktree_path]).ok;
     }
+    const pruned = pruneWorktrees(paths.workDir, autoloopDir, config.worktree.keep);
+    if (pruned.length > 0) fields.pruned = pruned.map((m) => m.run_id).join(",");
   } catch (err) {
     fields.error = err instanceof Error ? err.message : String(err);
   }
@@ -65,6 +68,12 @@ export function endRunWorktree(
 
 /** Where the run's changes are now, for its log: a completed run's fix may live on its branch only. */
 export function worktreeNote(fields: Record<string, FieldValue>, runId: string): string {
+  const where = changesNote(fields, runId);
+  if (fields.pruned === undefined) return where;
+  return `${where}\nworktree: removed the worktrees and branches of older runs (worktree.keep): ${String(fields.pruned)}`;
+}
+
+function changesNote(fields: Record<string, FieldValue>, runId: string): string {
   const branch = String(fields.branch);
   const merge = `\`autoloop worktree merge ${runId}\` (or worktree.automerge = true)`;
   if (fields.status === "merged") return `worktree: branch ${branch} merged into its base`;

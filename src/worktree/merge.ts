@@ -4,6 +4,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../util/errors.js";
 import { withFileLock } from "../util/file-lock.js";
+import { isProcessAlive } from "../util/process.js";
 import { commitEnv, currentBranch, git, gitOrThrow } from "./git.js";
 import {
   listWorktrees,
@@ -98,49 +99,78 @@ function mergeLocked(
   return merged;
 }
 
+/** A removed worktree; `branch_kept` when its branch was not merged and stays. */
+export type RemovedWorktree = WorktreeMeta & { branch_kept?: true };
+
 const TERMINAL = new Set(["merged", "failed", "removed"]);
 
 /**
  * Removes worktrees, their branches and metadata: the given run's, or every terminal one
  * (merged, failed, removed, or whose folder is gone); `all` takes completed ones too (never a
- * running one). `force` removes a tree with changes and deletes an unmerged branch.
+ * running one). `force` removes a tree with changes and deletes an unmerged branch. Completed
+ * runs stay without `all`: their changes may live on their branch only.
  */
 export function cleanWorktrees(
   projectDir: string,
   autoloopDir: string,
   opts: { runId?: string; all?: boolean; force?: boolean } = {},
-): WorktreeMeta[] {
+): RemovedWorktree[] {
   const chosen =
     opts.runId !== undefined
       ? [readMeta(autoloopDir, opts.runId)]
       : listWorktrees(autoloopDir).filter(
           (m) =>
-            TERMINAL.has(m.status) ||
+            TERMINAL.has(statusOf(m)) ||
             !existsSync(m.worktree_path) ||
-            (opts.all === true && m.status !== "running"),
+            (opts.all === true && statusOf(m) !== "running"),
         );
-  const removed: WorktreeMeta[] = [];
-  for (const meta of chosen) {
-    if (meta.status === "running" && opts.force !== true)
-      throw new UserError(
-        `run ${meta.run_id} is still running; its worktree stays (--force removes it)`,
-      );
-    if (existsSync(meta.worktree_path)) {
-      const args = ["worktree", "remove", ...(opts.force ? ["--force"] : []), meta.worktree_path];
-      gitOrThrow(projectDir, args, `removing the worktree of ${meta.run_id}`);
-    }
-    git(projectDir, ["worktree", "prune"]);
-    const del = git(projectDir, [
-      "branch",
-      opts.force || meta.status === "merged" ? "-D" : "-d",
-      meta.branch,
-    ]);
-    if (!del.ok && !/not found/.test(del.stderr))
-      throw new UserError(
-        `the worktree of ${meta.run_id} is removed, but its branch ${meta.branch} is not merged and stays (${del.stderr}); --force deletes it`,
-      );
-    rmSync(join(worktreesDir(autoloopDir), meta.run_id), { recursive: true, force: true });
-    removed.push({ ...meta, status: "removed", removed_at: new Date().toISOString() });
+  return chosen.map((meta) => removeWorktree(projectDir, autoloopDir, meta, opts.force === true));
+}
+
+/**
+ * Retention (`worktree.keep`): every ended run but the `keep` newest loses its worktree, branch
+ * and metadata, unmerged changes included; running ones stay. 0 keeps every one.
+ */
+export function pruneWorktrees(
+  projectDir: string,
+  autoloopDir: string,
+  keep: number,
+): RemovedWorktree[] {
+  if (keep === 0) return [];
+  return withFileLock(join(worktreesDir(autoloopDir), "merge"), () => {
+    const ended = listWorktrees(autoloopDir)
+      .filter((m) => statusOf(m) !== "running" && !stillEnding(m))
+      .reverse();
+    return ended.slice(keep).map((meta) => removeWorktree(projectDir, autoloopDir, meta, true));
+  });
+}
+
+/** Another harness still finishing this run (its merge may be under way). */
+const stillEnding = (m: WorktreeMeta) =>
+  m.pid !== undefined && m.pid !== process.pid && isProcessAlive(m.pid);
+
+function removeWorktree(
+  projectDir: string,
+  autoloopDir: string,
+  meta: WorktreeMeta,
+  force: boolean,
+): RemovedWorktree {
+  if (statusOf(meta) === "running" && !force)
+    throw new UserError(
+      `run ${meta.run_id} is still running; its worktree stays (--force removes it)`,
+    );
+  if (existsSync(meta.worktree_path)) {
+    const args = ["worktree", "remove", ...(force ? ["--force"] : []), meta.worktree_path];
+    gitOrThrow(projectDir, args, `removing the worktree of ${meta.run_id}`);
   }
-  return removed;
+  git(projectDir, ["worktree", "prune"]);
+  const del = git(projectDir, [
+    "branch",
+    force || meta.status === "merged" ? "-D" : "-d",
+    meta.branch,
+  ]);
+  rmSync(join(worktreesDir(autoloopDir), meta.run_id), { recursive: true, force: true });
+  const removed = { ...meta, status: "removed" as const, removed_at: new Date().toISOString() };
+  // An unmerged branch stays (`git branch -d` refuses it): it may hold the run's only copy.
+  return !del.ok && !/not found/.test(del.stderr) ? { ...removed, branch_kept: true } : removed;
 }

@@ -24,7 +24,10 @@ export interface WorktreeMeta {
   created_at: string;
   merged_at: string | null;
   removed_at: string | null;
-  /** Our extension: the harness's pid while running, so a dead one reads as failed. */
+  /**
+   * Our extension: the harness's pid, so a dead "running" one reads as failed and no other
+   * run's retention removes a worktree whose harness is still ending it.
+   */
   pid?: number;
 }
 
@@ -163,8 +166,8 @@ export function finishWorktree(
       );
     }
   }
-  const { pid: _, ...rest } = meta;
-  const done: WorktreeMeta = { ...rest, status: outcome };
+  // The pid stays: while the harness lives, its end (a merge, retention) is not done yet.
+  const done: WorktreeMeta = { ...meta, status: outcome };
   writeMeta(autoloopDir, done);
   return done;
 }

@@ -192,6 +192,38 @@ describe("automerge and cleanup", () => {
   });
 });
 
+describe("retention", () => {
+  it("keeps the worktree.keep newest ended runs; older ones go with their branches", async () => {
+    const { project, run, journal } = world();
+    for (const id of ["r1", "r2", "r3"])
+      expect((await run(["--worktree", "--set", "worktree.keep=2", "--run-id", id])).exitCode).toBe(
+        0,
+      );
+    const dirs = join(project, ".autoloop", "worktrees");
+    expect(existsSync(join(dirs, "r1"))).toBe(false);
+    expect(existsSync(join(dirs, "r2", "tree"))).toBe(true);
+    expect(existsSync(join(dirs, "r3", "tree"))).toBe(true);
+    expect(git(project, "branch", "--list", "--format=%(refname:short)", "autoloop/*").trim()).toBe(
+      "autoloop/r2\nautoloop/r3",
+    );
+    const finish = journal().filter((x) => x.topic === "worktree.finish");
+    expect(finish.map((x) => x.fields.pruned)).toEqual([undefined, undefined, "r1"]);
+  });
+
+  it("says which completed runs clean keeps, and keeps a branch that is not merged", async () => {
+    const { project, run, wt } = world();
+    expect((await run(["--worktree", "--run-id", "c1"])).exitCode).toBe(0);
+    const kept = await wt("clean");
+    expect(kept.stdout).toBe(
+      "nothing to clean\nkept 1 completed run(s) whose changes may be on their branch only (c1): `autoloop worktree merge <run-id>` brings one in, clean --all drops them",
+    );
+    const all = await wt("clean", "--all");
+    expect(all.stdout).toContain("removed c1; its branch autoloop/c1 is not merged and stays");
+    expect(git(project, "branch", "--list", "autoloop/c1")).toContain("autoloop/c1");
+    expect((await wt("clean", "--keep", "x")).stderr).toContain("--keep takes a number");
+  });
+});
+
 describe("worktree edge cases", () => {
   it("runs the agent in the same subfolder of the tree when the work dir is a package", async () => {
     const { project, preset } = world();
