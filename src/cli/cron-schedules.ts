@@ -1,7 +1,8 @@
 // `autoloop-cron validate` and `autoloop-cron list`: the schedules as files define them.
 
-import { scheduleTarget } from "../operator/overview.js";
-import { isPaused, killSwitchOn, readPauseState } from "../schedules/pause-state.js";
+import { runningDaemon, sendControl } from "../daemon/control.js";
+import { type ListRow, listRows } from "../schedules/list-row.js";
+import { killSwitchOn, readPauseState } from "../schedules/pause-state.js";
 import { validateAll } from "../schedules/validate.js";
 import { formatValidationReport, validationReportJson } from "../schedules/validation-report.js";
 import { nextFireTime } from "../timing/planner.js";
@@ -17,7 +18,9 @@ the field, the value found and what is expected. Exit 0 when valid, 1 when not.
 
 const LIST_HELP = `Usage: autoloop-cron list [--config FILE] [--json]
 
-Lists the loaded schedules with their next fire time, overlap policy and pause state.
+Lists the schedules with their next fire time, overlap policy and pause state. With a
+daemon running, these are the schedules it has in force: a file that no longer validates
+keeps its last valid version there (marked *). Without one, the files as they are now.
 `;
 
 export async function validateCommand(argv: string[]): Promise<number> {
@@ -43,37 +46,47 @@ export async function listCommand(argv: string[]): Promise<number> {
   if (p === undefined) return 0;
   const config = configOf(p);
   const report = validateAll(config);
+  const fromDaemon = await daemonRows(config.stateDir);
   const pause = readPauseState(config.stateDir);
   const allPaused = pause.all || killSwitchOn(process.env);
   const now = new Date();
-  const rows = report.schedules.map((s) => ({
-    name: s.name,
-    cron: s.cron,
-    timezone: s.timezone,
-    kind: s.kind,
-    target: scheduleTarget(s),
-    next: s.enabled ? (nextFireTime(s, now)?.toISOString() ?? null) : null,
-    overlap: s.overlap,
-    enabled: s.enabled,
-    paused: allPaused || isPaused(pause, s.name),
-    file: s.file,
-  }));
+  const rows =
+    fromDaemon ?? listRows(report.schedules, pause, allPaused, (s) => nextFireTime(s, now));
+  const invalidFiles = new Set(report.problems.map((x) => x.file));
   if (flag(p, "json")) {
-    printJson({ schedules: rows, invalid: report.problems });
-  } else if (rows.length === 0) {
+    printJson({
+      source: fromDaemon ? "daemon" : "files",
+      schedules: rows,
+      invalid: report.problems,
+    });
+    return 0;
+  }
+  if (rows.length === 0) {
     process.stdout.write(`No schedules loaded from ${config.schedulesDir}.\n`);
   } else {
     const lines = [["NAME", "CRON", "TIMEZONE", "NEXT FIRE (UTC)", "OVERLAP", "STATE", "TARGET"]];
     for (const r of rows) {
       const state = !r.enabled ? "disabled" : r.paused ? "paused" : "active";
-      lines.push([r.name, r.cron, r.timezone, r.next ?? "-", r.overlap, state, r.target]);
+      const mark = fromDaemon && invalidFiles.has(r.file) ? "*" : "";
+      lines.push([r.name, r.cron, r.timezone, r.next ?? "-", r.overlap, state + mark, r.target]);
     }
     process.stdout.write(`${table(lines)}\n`);
   }
-  if (report.problems.length > 0 && !flag(p, "json")) {
+  if (report.problems.length > 0) {
+    const files = [...invalidFiles].join(", ");
+    const what = fromDaemon
+      ? `the daemon keeps running the last valid version of ${files} (marked *)`
+      : `no daemon is running, so the schedules that do not validate in ${files} are not listed`;
     process.stderr.write(
-      `\n${report.problems.length} problem(s) in schedule files; run \`autoloop-cron validate\`\n`,
+      `\n${report.problems.length} problem(s) in schedule files: ${what}; \`autoloop-cron validate\` says what to fix\n`,
     );
   }
   return 0;
+}
+
+/** The schedules the running daemon has in force, or undefined without one (or no answer). */
+async function daemonRows(stateDir: string): Promise<ListRow[] | undefined> {
+  if (runningDaemon(stateDir) === undefined) return undefined;
+  const answer = await sendControl(stateDir, { action: "list" }, 5_000);
+  return answer.ok ? answer.schedules : undefined;
 }

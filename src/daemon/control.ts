@@ -6,6 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { isSameProcessAlive } from "../launch/identity.js";
+import type { ListRow } from "../schedules/list-row.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { PRIVATE_DIR } from "../util/private-files.js";
 
@@ -21,10 +22,11 @@ export interface DaemonInfo {
 export type ControlRequest =
   | { id: string; action: "fire"; schedule: string }
   | { id: string; action: "stop"; runId: string; reason: string }
-  | { id: string; action: "reload" };
+  | { id: string; action: "reload" }
+  | { id: string; action: "list" };
 
 export type ControlResponse =
-  | { id: string; ok: true; runId?: string; message: string }
+  | { id: string; ok: true; runId?: string; message: string; schedules?: ListRow[] }
   | { id: string; ok: false; error: string };
 
 export function daemonInfoFile(stateDir: string): string {

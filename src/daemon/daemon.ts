@@ -12,6 +12,7 @@ import { GroupCommit } from "../ledger/group-commit.js";
 import { RunLedger } from "../ledger/ledger.js";
 import { ScheduleFileCache } from "../schedules/file-cache.js";
 import { writeInForce } from "../schedules/in-force.js";
+import { listRows } from "../schedules/list-row.js";
 import { killSwitchOn, type PauseState, readPauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { type ScheduleSetUpdate, scheduleSetSteps } from "../schedules/schedule-set.js";
@@ -136,10 +137,7 @@ export class SchedulerDaemon extends DaemonEmitter {
     return this.deps.logger;
   }
 
-  /**
-   * Loads schedules, recovers runs left by a previous daemon, catches up, and starts firing.
-   * The load goes in slices (util/steps.ts): /healthz and /metrics answer all along.
-   */
+  /** Loads schedules (in slices), recovers runs a previous daemon left, catches up, fires. */
   async start(): Promise<void> {
     this.refreshPause();
     await this.reload();
@@ -309,6 +307,13 @@ export class SchedulerDaemon extends DaemonEmitter {
           ok: true,
           message: `reloaded: ${this.schedules.size} schedules`,
         }));
+      case "list": {
+        const all = this.pause.all || killSwitchOn(this.deps.env);
+        const schedules = listRows(this.schedules.values(), this.pause, all, (s) =>
+          this.nextFire(s.name),
+        );
+        return { id: "", ok: true, message: `${schedules.length} in force`, schedules };
+      }
     }
   }
 

@@ -2,15 +2,9 @@
 // state (paused, disabled, failing since…) and the outcomes of the last runs at a glance.
 import type { RunSummary, SummaryStatus } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
+import { scheduleTarget } from "../schedules/list-row.js";
 import { isPaused, type PauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
-
-/** What a schedule runs, in one short line. */
-export function scheduleTarget(s: Schedule): string {
-  if (s.kind === "preset") return s.preset;
-  if (s.kind === "chain") return `chain ${s.chain}`;
-  return s.command.join(" ");
-}
 
 export interface RunMark {
   runId: string;
