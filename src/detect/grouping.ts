@@ -248,8 +248,9 @@ export function groupConditions(input: GroupingInput, memo?: GroupingMemo): Cond
     // Failures the journal saw before the ledger recorded them count too.
     const extra = ended.filter((e) => !streakRuns.has(e.member.run)).length;
     const consecutive = Math.max(ended.length, (streak?.failures.length ?? 0) + extra);
+    // The ledger's time for a run it knows (as the status page reads it), else the journal's.
     const times = [
-      ...bucket.entries.map((e) => e.member.at),
+      ...bucket.entries.filter((e) => !streakRuns.has(e.member.run)).map((e) => e.member.at),
       ...(streak?.failures.map((f) => f.at) ?? []),
     ];
     const failingSince = times.reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a));

@@ -75,7 +75,9 @@ export function readStatus(
       const c = a.condition;
       const f: FiringAlert = {
         fingerprint: a.fingerprint,
-        kind: c.kind,
+        // A group is of its own kind; its latest member's may differ (a gate_stuck group whose
+        // newest run failed outright is still the gate_stuck alert).
+        kind: c.group?.kind ?? c.kind,
         severity: c.severity,
         summary: c.summary,
         firedAt: a.firedAt ?? a.firstSeenAt,

@@ -1,5 +1,7 @@
 // What the status page and the MCP server show of the schedules: cron, zone, next fire,
 // state (paused, disabled, failing since…) and the outcomes of the last runs at a glance.
+
+import { STREAK_SCAN_LIMIT, scheduleStreak } from "../detect/schedule-streak.js";
 import type { RunSummary, SummaryStatus } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import { scheduleTarget } from "../schedules/list-row.js";
@@ -49,7 +51,6 @@ export interface OverviewInput {
   recent?: number;
 }
 
-const FAILED: ReadonlySet<SummaryStatus> = new Set(["failed", "timed_out"]);
 const RUNNING: ReadonlySet<SummaryStatus> = new Set(["pending", "running"]);
 
 export function runMark(r: RunSummary): RunMark {
@@ -64,16 +65,13 @@ export function runMark(r: RunSummary): RunMark {
 }
 
 export function scheduleRow(s: Schedule, input: OverviewInput): ScheduleRow {
-  const runs = input.ledger.listRuns({ schedule: s.name, limit: input.recent ?? 10 });
-  // A failing streak: failed runs in a row, newest first; skipped slots neither break nor extend it.
-  let consecutiveFailures = 0;
-  let failingSince: string | undefined;
-  for (const r of runs) {
-    if (r.status === "skipped" || RUNNING.has(r.status)) continue;
-    if (!FAILED.has(r.status)) break;
-    consecutiveFailures++;
-    failingSince = r.startedAt ?? r.slot;
-  }
+  const recent = input.recent ?? 10;
+  const scanned = input.ledger.listRuns({ schedule: s.name, limit: STREAK_SCAN_LIMIT });
+  const runs = scanned.slice(0, recent);
+  // The failing streak as the monitor counts it (its alerts say the same "failing since").
+  const streak = scheduleStreak(s.name, scanned);
+  const consecutiveFailures = streak.failures.length;
+  const failingSince = streak.failures.at(-1)?.at;
   const paused = input.killSwitch || isPaused(input.pause, s.name);
   const next = s.enabled && !paused ? input.nextFire(s) : undefined;
   const state: ScheduleState = !s.enabled

@@ -8,6 +8,9 @@ import { SchedulerDaemon } from "../../src/daemon/daemon.js";
 import { JournalWriter } from "../../src/journal/append.js";
 import { RunLedger } from "../../src/ledger/ledger.js";
 import { MonitorService } from "../../src/monitor/service.js";
+import { readStatus } from "../../src/monitor/status.js";
+import { scheduleRow } from "../../src/operator/overview.js";
+import { validateAll } from "../../src/schedules/validate.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 const T0 = Date.parse("2026-04-07T12:00:00.000Z");
@@ -256,5 +259,78 @@ describe("MonitorService with the scheduler's files", () => {
       "schedule_trouble:nightly",
     ]);
     expect(new Set(enqueued(state).map((e) => e.channel))).toEqual(new Set(["ops"]));
+  });
+});
+
+describe("the status page and the CLI agree on a failing schedule", () => {
+  it("shows a run that gave up at its gate as gate_stuck, failing since its ledger end", async () => {
+    const { root, state, config } = scheduledWorld();
+    // A second run of nightly: refused at its gate twice, then gave up (max_iterations).
+    const gaveUp = "nightly-20260407T1300-cd34e";
+    const project = join(root, "project");
+    const journal = join(project, ".autoloop", "journal.jsonl");
+    const writer = new JournalWriter(journal);
+    const ts = (s: number) => new Date(T0 + 3_600_000 + s * 1000).toISOString();
+    const fields = { objective: "nightly cleanup", preset: "autofix", work_dir: project };
+    writer.append({ shape: "system", run: gaveUp, topic: "loop.start", ts: ts(0), v: 1, fields });
+    for (const s of [10, 20]) {
+      const gate = { blocked_topic: "task.complete", open_tasks: "task-1" };
+      writer.append({
+        shape: "system",
+        run: gaveUp,
+        topic: "task.gate",
+        ts: ts(s),
+        v: 1,
+        fields: gate,
+      });
+    }
+    const stop = { reason: "max_iterations" };
+    writer.append({
+      shape: "system",
+      run: gaveUp,
+      topic: "loop.stop",
+      ts: ts(30),
+      v: 1,
+      fields: stop,
+    });
+    writer.close();
+    const ledger = RunLedger.open(state, { logger: silent, now: () => new Date(T0 + 3_631_000) });
+    const planned = { runId: gaveUp, schedule: "nightly", slot: new Date(T0 + 3_600_000) };
+    ledger.schedule({ ...planned, trigger: "cron", kind: "command", argv: ["true"], cwd: project });
+    ledger.started(gaveUp, { pid: 1, outputPath: "o", journalPath: journal, journalOffset: 0 });
+    ledger.finished(gaveUp, {
+      status: "failed",
+      basis: "journal",
+      stopReason: "max_iterations",
+      durationMs: 31_000,
+      journalPath: journal,
+    });
+    // Between the two, a run killed by a signal nobody sent: a crash, which the streak counts.
+    const crashed = "nightly-20260407T1230-ef56a";
+    const slot = { runId: crashed, schedule: "nightly", slot: new Date(T0 + 1_800_000) };
+    ledger.schedule({ ...slot, trigger: "cron", kind: "command", argv: ["true"], cwd: project });
+    ledger.started(crashed, { pid: 2, outputPath: "o", journalPath: journal, journalOffset: 0 });
+    const interrupted = { status: "interrupted", basis: "exit", signal: "SIGKILL" } as const;
+    ledger.finished(crashed, { ...interrupted, durationMs: 1_000, journalPath: journal });
+    const now = new Date(T0 + 3_700_000);
+    const s = new MonitorService({ config, logger: silent, now: () => now });
+    services.push(s);
+    await s.runOnce();
+    const firing = readStatus(config, now).firing;
+    const gate = firing.find((f) => f.group?.kind === "gate_stuck");
+    expect(gate?.kind).toBe("gate_stuck");
+    // The page's row for nightly: the same streak, the same "failing since".
+    const schedules = validateAll(config).schedules;
+    const row = scheduleRow(schedules.find((x) => x.name === "nightly")!, {
+      schedules,
+      ledger: RunLedger.open(state, { logger: silent }),
+      pause: { all: false, schedules: [] },
+      killSwitch: false,
+      nextFire: () => undefined,
+    });
+    const sinces = firing.map((f) => f.group?.failingSince);
+    expect(row.consecutiveFailures).toBe(3);
+    expect(row.failingSince).toBe(new Date(T0).toISOString());
+    expect(sinces).toContain(row.failingSince);
   });
 });
