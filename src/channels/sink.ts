@@ -1,5 +1,6 @@
 // The embedded sink, used when no channel is configured: each alert becomes an .eml file
-// under <state_dir>/mail/ and one log line, so a fresh checkout shows alerts with no server.
+// under <state_dir>/mail/ (with its text part beside it as .txt) and one log line, so a fresh
+// checkout shows alerts with no server.
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import { renderSubject } from "../alerts/render.js";
@@ -42,8 +43,10 @@ export function createSinkChannel(config: SinkChannelConfig, deps: SinkChannelDe
       const mail = alertMail(delivery, SINK_ADDRESSING, { now: now(), redactor });
       const info = await transport.sendMail(mail);
       // Named by enqueue time and message id, so a retry overwrites instead of duplicating.
-      const name = `${compactTimestamp(delivery.enqueuedAt)}-${delivery.message.kind}-${delivery.messageId}.eml`;
-      const path = join(dir, name);
+      const name = `${compactTimestamp(delivery.enqueuedAt)}-${delivery.message.kind}-${delivery.messageId}`;
+      const path = join(dir, `${name}.eml`);
+      // The mail as on-call reads it, beside the .eml (which is quoted-printable MIME).
+      writeFileAtomic(join(dir, `${name}.txt`), `Subject: ${mail.subject}\n\n${mail.text}`);
       writeFileAtomic(path, info.message as Buffer);
       deps.logger.info(
         { alert: delivery.message.kind, fingerprint: delivery.message.fingerprint, file: path },

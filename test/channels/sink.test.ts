@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 describe("embedded sink (no channel configured)", () => {
-  it("writes one .eml per alert under <state_dir>/mail and logs it", async () => {
+  it("writes one .eml (and its text as .txt) per alert under <state_dir>/mail and logs it", async () => {
     const stateDir = tempDir();
     const logger = collectingLogger();
     const configs = effectiveChannels([]);
@@ -27,8 +27,15 @@ describe("embedded sink (no channel configured)", () => {
     const [entry] = outbox.enqueue(sampleMessage(), ["sink"]);
     const [outcome] = await outbox.deliverDue(T0);
 
-    const files = readdirSync(join(stateDir, "mail"));
-    expect(files).toEqual([`20261121T012500Z-gate_stuck-${entry!.messageId}.eml`]);
+    const base = `20261121T012500Z-gate_stuck-${entry!.messageId}`;
+    expect(readdirSync(join(stateDir, "mail")).sort()).toEqual([`${base}.eml`, `${base}.txt`]);
+    const files = [`${base}.eml`];
+    // Beside the MIME file, the mail as on-call reads it: plain text, not quoted-printable.
+    const text = readFileSync(join(stateDir, "mail", `${base}.txt`), "utf8");
+    expect(text).toMatch(/^Subject: \[FIRING\] gate stuck: nightly-fix run-20261121-0200-ab12\n\n/);
+    expect(text).toContain("Fix the flaky login test");
+    expect(text).toContain("autoloop-cron stop run-20261121-0200-ab12");
+    expect(text).not.toMatch(/=\n|=3D/);
     expect(outcome).toMatchObject({
       kind: "delivered",
       response: `wrote ${join(stateDir, "mail", files[0]!)}`,

@@ -34,14 +34,14 @@ describe("the bundled demo (npm start)", () => {
     });
     try {
       const mail = join(dir, ".autoloop-cron", "mail");
+      // The README's tour cats the .txt beside each .eml: the mail as on-call reads it.
       const eml = await waitFor(
-        () => existsSync(mail) && readdirSync(mail).find((f) => f.includes("gate_stuck")),
+        () => existsSync(mail) && readdirSync(mail).find((f) => /gate_stuck.*\.eml$/.test(f)),
         "a gate_stuck alert in the sink",
         60_000,
         200,
       );
-      // Quoted-printable soft line breaks undone: the encoder wraps wherever it likes.
-      const text = readFileSync(join(mail, eml), "utf8").replace(/=\r?\n/g, "");
+      const text = readFileSync(join(mail, eml.replace(/\.eml$/, ".txt")), "utf8");
       expect(text).toMatch(/Subject: \[FIRING\] gate stuck: demo-stuck/);
       expect(text).toContain("get sign-off from a human who never answers");
       const status = await execa(process.execPath, [AUTOLOOP_CRON, "status", "--config", config], {

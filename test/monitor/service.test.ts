@@ -87,7 +87,11 @@ function openTasks(w: World): void {
 }
 
 const mails = (w: World) =>
-  existsSync(join(w.state, "mail")) ? readdirSync(join(w.state, "mail")).sort() : [];
+  existsSync(join(w.state, "mail"))
+    ? readdirSync(join(w.state, "mail"))
+        .filter((f) => f.endsWith(".eml"))
+        .sort()
+    : [];
 /** A sink .eml with quoted-printable undone, so texts can be searched. */
 const emlText = (w: World, name: string) =>
   Buffer.from(
