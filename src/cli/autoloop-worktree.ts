@@ -112,9 +112,10 @@ export async function worktreeCommand(argv: string[]): Promise<number> {
           `autoloop worktree merge: --strategy must be one of ${MERGE_STRATEGIES.join(", ")}, found ${JSON.stringify(strategy)}`,
         );
       const meta = mergeWorktree(projectDir, autoloopDir, need(), strategy as MergeStrategy);
+      const settled = (meta.recovered ?? []).map((note) => `settled first: ${note}\n`).join("");
       out(
         meta,
-        `merged ${meta.branch} into ${meta.base_branch} (${strategy ?? meta.merge_strategy})\n`,
+        `${settled}merged ${meta.branch} into ${meta.base_branch} (${strategy ?? meta.merge_strategy})\n`,
       );
       return 0;
     }

@@ -44,7 +44,8 @@ export function endRunWorktree(
     fields.status = completed ? "completed" : "failed";
     if (completed && automerge) {
       try {
-        mergeWorktree(paths.workDir, autoloopDir, meta.run_id);
+        const merged = mergeWorktree(paths.workDir, autoloopDir, meta.run_id);
+        if (merged.recovered !== undefined) fields.recovered = merged.recovered.join("; ");
         fields.status = "merged";
         fields.merge_strategy = meta.merge_strategy;
       } catch (err) {
@@ -68,9 +69,14 @@ export function endRunWorktree(
 
 /** Where the run's changes are now, for its log: a completed run's fix may live on its branch only. */
 export function worktreeNote(fields: Record<string, FieldValue>, runId: string): string {
-  const where = changesNote(fields, runId);
-  if (fields.pruned === undefined) return where;
-  return `${where}\nworktree: removed the worktrees and branches of older runs (worktree.keep): ${String(fields.pruned)}`;
+  const notes = [changesNote(fields, runId)];
+  if (fields.recovered !== undefined)
+    notes.unshift(`worktree: an interrupted merge was settled first: ${String(fields.recovered)}`);
+  if (fields.pruned !== undefined)
+    notes.push(
+      `worktree: removed the worktrees and branches of older runs (worktree.keep): ${String(fields.pruned)}`,
+    );
+  return notes.join("\n");
 }
 
 function changesNote(fields: Record<string, FieldValue>, runId: string): string {

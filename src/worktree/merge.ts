@@ -6,6 +6,7 @@ import { UserError } from "../util/errors.js";
 import { withFileLock } from "../util/file-lock.js";
 import { isProcessAlive } from "../util/process.js";
 import { commitEnv, currentBranch, git, gitOrThrow } from "./git.js";
+import { markMerge, mergeMessage, recoverInterruptedMerges } from "./merge-recovery.js";
 import {
   listWorktrees,
   type MergeStrategy,
@@ -34,6 +35,9 @@ function failed(runId: string, cwd: string, how: string, stderr: string, abort: 
   throw new UserError(`merging run ${runId} failed (${how}): ${stderr || "git gave no reason"}`);
 }
 
+/** A merged worktree; `recovered` notes the interrupted merges this one settled first. */
+export type MergedWorktree = WorktreeMeta & { recovered?: string[] };
+
 /**
  * Merges the run's branch into the branch the project has checked out, which must be its base
  * branch and clean (the harness's own `.autoloop/` is ignored). Merges into one checkout take
@@ -45,7 +49,7 @@ export function mergeWorktree(
   runId: string,
   strategy?: MergeStrategy,
   now = new Date(),
-): WorktreeMeta {
+): MergedWorktree {
   return withFileLock(join(worktreesDir(autoloopDir), "merge"), () =>
     mergeLocked(projectDir, autoloopDir, runId, strategy, now),
   );
@@ -57,7 +61,8 @@ function mergeLocked(
   runId: string,
   strategy: MergeStrategy | undefined,
   now: Date,
-): WorktreeMeta {
+): MergedWorktree {
+  const recovered = recoverInterruptedMerges(projectDir, autoloopDir);
   const meta = readMeta(autoloopDir, runId);
   const status = statusOf(meta);
   if (status === "merged") throw new UserError(`run ${runId} is already merged`);
@@ -75,7 +80,28 @@ function mergeLocked(
       `the project has uncommitted changes (${dirty.split("\n").length} files); commit or stash them before merging run ${runId}`,
     );
   const env = commitEnv(projectDir);
-  const message = `autoloop: merge run ${runId} (${how})`;
+  const message = mergeMessage(runId, how);
+  const head = git(projectDir, ["rev-parse", "HEAD"]).stdout.trim();
+  const clearMark = markMerge(autoloopDir, runId, head, how);
+  try {
+    mergeBranch(projectDir, meta, how, message, env);
+  } finally {
+    clearMark();
+  }
+  const merged: WorktreeMeta = { ...meta, status: "merged", merged_at: now.toISOString() };
+  writeMeta(autoloopDir, merged);
+  return recovered.length > 0 ? { ...merged, recovered } : merged;
+}
+
+/** The git side of a merge: squash, merge or rebase; a conflict is aborted and named. */
+function mergeBranch(
+  projectDir: string,
+  meta: WorktreeMeta,
+  how: MergeStrategy,
+  message: string,
+  env: NodeJS.ProcessEnv,
+): void {
+  const runId = meta.run_id;
   if (how === "squash") {
     const r = git(projectDir, ["merge", "--squash", meta.branch], env);
     if (!r.ok) failed(runId, projectDir, "squash merge", r.stderr, ["reset", "--merge"]);
@@ -94,9 +120,6 @@ function mergeLocked(
     if (!r.ok) failed(runId, tree, "rebase", r.stderr, ["rebase", "--abort"]);
     gitOrThrow(projectDir, ["merge", "--ff-only", meta.branch], "fast-forwarding", env);
   }
-  const merged: WorktreeMeta = { ...meta, status: "merged", merged_at: now.toISOString() };
-  writeMeta(autoloopDir, merged);
-  return merged;
 }
 
 /** A removed worktree; `branch_kept` when its branch was not merged and stays. */

@@ -192,6 +192,60 @@ describe("automerge and cleanup", () => {
   });
 });
 
+describe("a merge a killed harness left half done", () => {
+  /** What a harness killed inside its squash leaves: the marker, and maybe the staged merge. */
+  function interrupted(project: string, runId: string, commit: boolean) {
+    const head = git(project, "rev-parse", "HEAD").trim();
+    git(project, "merge", "--squash", `autoloop/${runId}`);
+    if (commit) git(project, "commit", "-q", "-m", `autoloop: merge run ${runId} (squash)`);
+    const marker = { run_id: runId, head, strategy: "squash", pid: 2 ** 22 + 1, started_at: "" };
+    writeFileSync(
+      join(project, ".autoloop", "worktrees", runId, "merging.json"),
+      JSON.stringify(marker),
+    );
+  }
+
+  it("is undone by the next automerge, which then merges its own run", async () => {
+    const { project, run, journal } = world();
+    expect((await run(["--worktree", "--run-id", "c1"])).exitCode).toBe(0);
+    interrupted(project, "c1", false);
+    expect(git(project, "status", "--porcelain")).toBe("A  agent-file.txt\nA  where.txt\n");
+    expect((await run(["--worktree", "--automerge", "--run-id", "c2"], "run two")).exitCode).toBe(
+      0,
+    );
+    const finish = journal().find((x) => x.topic === "worktree.finish" && x.run === "c2");
+    expect(finish.fields.status).toBe("merged");
+    expect(finish.fields.recovered).toBe(
+      "run c1: undid its interrupted squash (agent-file.txt, where.txt); merge it again with `autoloop worktree merge c1`",
+    );
+    expect(git(project, "log", "-1", "--format=%s").trim()).toBe("autoloop: merge run c2 (squash)");
+    expect(readFileSync(join(project, "agent-file.txt"), "utf8")).toBe("made by run two\n");
+    expect(git(project, "status", "--porcelain")).toBe("");
+    expect(existsSync(join(project, ".autoloop", "worktrees", "c1", "merging.json"))).toBe(false);
+  });
+
+  it("is marked merged when its commit had landed", async () => {
+    const { project, run, wt } = world();
+    expect((await run(["--worktree", "--run-id", "c1"])).exitCode).toBe(0);
+    interrupted(project, "c1", true);
+    const again = await wt("merge", "c1");
+    expect(again.stderr).toContain("run c1 is already merged");
+    expect(JSON.parse((await wt("show", "c1", "--json")).stdout).status).toBe("merged");
+  });
+
+  it("is reported, not undone, when the checkout holds other changes too", async () => {
+    const { project, run, wt } = world();
+    expect((await run(["--worktree", "--run-id", "c1"])).exitCode).toBe(0);
+    interrupted(project, "c1", false);
+    writeFileSync(join(project, "README.md"), "edited by a human\n");
+    const r = await wt("merge", "c1");
+    expect(r.stderr).toContain(
+      "the merge of run c1 was interrupted and left changes in the checkout, mixed with changes to README.md",
+    );
+    expect(readFileSync(join(project, "README.md"), "utf8")).toBe("edited by a human\n");
+  });
+});
+
 describe("retention", () => {
   it("keeps the worktree.keep newest ended runs; older ones go with their branches", async () => {
     const { project, run, journal } = world();
