@@ -59,6 +59,15 @@ export interface CronConfig {
     /** Channels for alerts not tied to a schedule (and for schedules with alert = []). */
     alert: string[];
   };
+  /** How long ended runs' state is kept (`[retention]`; Infinity: forever). */
+  retention: {
+    /** A run's ledger events (runs/<date>/<run-id>.jsonl), by its slot's date. */
+    runsMs: number;
+    /** Its output log and exit file (output/<run-id>.*), by their last write. */
+    outputMs: number;
+    /** The history files handed to runs at their start (history/*.md). */
+    historyMs: number;
+  };
   channels: ChannelConfig[];
 }
 
@@ -181,6 +190,11 @@ function resolveConfig(
       stallAfterMs: m.stall_after ?? 1_200_000,
       missedGraceMs: m.missed_grace ?? 300_000,
       alert: m.alert ?? names,
+    },
+    retention: {
+      runsMs: raw.retention.runs,
+      outputMs: raw.retention.output,
+      historyMs: raw.retention.history,
     },
     channels,
   };

@@ -12,6 +12,14 @@ import {
   timezoneField,
 } from "./fields.js";
 
+const DAY = 86_400_000;
+
+/** How long a kind of state is kept: a duration of at least an hour, or "forever" (Infinity). */
+const retentionField = z.union([
+  z.literal("forever").transform(() => Infinity),
+  durationField(3_600_000),
+]);
+
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 
 /**
@@ -22,7 +30,8 @@ export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "
  * heartbeat_interval "5m", [http] listen "127.0.0.1:9464" ("" disables),
  * [defaults] timezone "UTC", overlap "skip", timeout "2h", catch_up "latest",
  * catch_up_window "6h", alert [] (the monitor's channels), [monitor] journals [],
- * gate_rejections 3, gate_grace "30m", stall_after "20m", alert: every channel, no channels.
+ * gate_rejections 3, gate_grace "30m", stall_after "20m", alert: every channel, no channels,
+ * [retention] runs "90d", output "30d", history "7d".
  */
 export const configSchema = z.strictObject({
   state_dir: z.string().min(1).default(".autoloop-cron"),
@@ -62,6 +71,13 @@ export const configSchema = z.strictObject({
       journals: z.array(z.string().min(1)).default([]),
       ...monitorThresholds,
       alert: alertField.optional(),
+    })
+    .prefault({}),
+  retention: z
+    .strictObject({
+      runs: retentionField.default(90 * DAY),
+      output: retentionField.default(30 * DAY),
+      history: retentionField.default(7 * DAY),
     })
     .prefault({}),
   channel: z.array(channelSchema).default([]),

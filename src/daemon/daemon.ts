@@ -10,6 +10,7 @@ import type { ProcessStarter } from "../launch/process-start.js";
 import type { Trigger } from "../ledger/events.js";
 import { GroupCommit } from "../ledger/group-commit.js";
 import { RunLedger } from "../ledger/ledger.js";
+import { everySixHours } from "../ledger/retention.js";
 import { ScheduleFileCache } from "../schedules/file-cache.js";
 import { writeInForce } from "../schedules/in-force.js";
 import { listRows } from "../schedules/list-row.js";
@@ -43,7 +44,7 @@ export interface DaemonDeps {
   logger: Logger;
   env: NodeJS.ProcessEnv;
   clock: FireQueueDeps;
-  /** How often the daemon proves it is alive and looks for control requests. */
+  /** How often the daemon proves it is alive, looks for control requests and prunes. */
   tickMs: number;
   /** Spawns runs' processes (`autoloop-cron start`: the spawn helper); absent: from here. */
   startProcess?: ProcessStarter;
@@ -69,6 +70,7 @@ export class SchedulerDaemon extends DaemonEmitter {
   /** Parsed schedule files kept between reloads (a reload reads only changed files). */
   private readonly files = new ScheduleFileCache();
   private inForceRecorded = false;
+  private readonly prune: (now: number) => void;
   private readonly reloads = new OneAtATime(
     () => this.reloadSchedules(),
     () => this.stopping,
@@ -88,6 +90,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       );
     this.commit = new GroupCommit(deps.logger);
     this.ledger = RunLedger.open(config.stateDir, this.commit.ledgerDeps());
+    this.prune = everySixHours(config, this.ledger, deps.logger);
     this.queue = new FireQueue((e) => this.onFireEvent(e), this.deps.clock, {
       onHandlerError: (err) => this.deps.logger.error({ err }, "fire handler failed"),
       // A burst (many schedules on one second) is logged with how long it held the loop.
@@ -114,7 +117,6 @@ export class SchedulerDaemon extends DaemonEmitter {
     });
   }
 
-  /** Runs in progress, by id. */
   get active(): ReadonlyMap<string, ActiveRun> {
     return this.slots.runs.active;
   }
@@ -162,9 +164,8 @@ export class SchedulerDaemon extends DaemonEmitter {
   }
 
   /**
-   * Re-reads schedule files; invalid files keep their previous good version. Reloads run one
-   * at a time, in slices; one asked for while another runs starts when it ends, and the
-   * promise resolves once the files as they were when it was asked for are in force.
+   * Re-reads schedule files (invalid ones keep their last good version), one reload at a time;
+   * resolves once the files as they were when asked for are in force.
    */
   reload(): Promise<void> {
     return this.reloads.run();
@@ -295,18 +296,15 @@ export class SchedulerDaemon extends DaemonEmitter {
     return { id: "", ok: true, runId, message: `stopping ${runId}` };
   }
 
-  private handleControl(request: ControlRequest): ControlResponse | Promise<ControlResponse> {
+  private async handleControl(request: ControlRequest): Promise<ControlResponse> {
     switch (request.action) {
       case "fire":
         return this.fireNow(request.schedule);
       case "stop":
         return this.stopRun(request.runId, request.reason);
       case "reload":
-        return this.reload().then(() => ({
-          id: "",
-          ok: true,
-          message: `reloaded: ${this.schedules.size} schedules`,
-        }));
+        await this.reload();
+        return { id: "", ok: true, message: `reloaded: ${this.schedules.size} schedules` };
       case "list": {
         const all = this.pause.all || killSwitchOn(this.deps.env);
         const schedules = listRows(this.schedules.values(), this.pause, all, (s) =>
@@ -319,6 +317,7 @@ export class SchedulerDaemon extends DaemonEmitter {
 
   private tick(): void {
     this.lastTickAt = new Date(this.deps.clock.now());
+    this.prune(this.lastTickAt.getTime());
     this.refreshPause();
     answerRequests(this.config.stateDir, (r) => this.handleControl(r), this.log);
     this.emit("tick", { at: this.lastTickAt });

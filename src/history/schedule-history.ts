@@ -2,7 +2,6 @@
 // left open, and the open incident's latest changelog entry, within a budget. Composed by the
 // scheduler at launch from the ledger, the runs' task files and the incidents folder, and
 // handed to the harness as a file (AUTOLOOP_HISTORY_FILE).
-import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isActive } from "../incidents/record.js";
 import { IncidentStore } from "../incidents/store.js";
@@ -105,28 +104,9 @@ export function attachHistory<
       const file = join(dir, `${spec.runId}.md`);
       writeFileAtomic(file, `${text}\n`);
       env.AUTOLOOP_HISTORY_FILE = file;
-      pruneOldHistory(dir);
     }
   } catch {
     // A run without its history is still a run.
   }
   return { ...spec, env };
-}
-
-/** History files are read once, at their run's start: a week later they go. */
-const HISTORY_KEEP_MS = 7 * 86_400_000;
-let lastPrunedAt = 0;
-
-/** Removes history files older than a week, at most once an hour. */
-function pruneOldHistory(dir: string, now = Date.now()): void {
-  if (now - lastPrunedAt < 3_600_000) return;
-  lastPrunedAt = now;
-  for (const name of readdirSync(dir)) {
-    const file = join(dir, name);
-    try {
-      if (now - statSync(file).mtimeMs > HISTORY_KEEP_MS) rmSync(file, { force: true });
-    } catch {
-      // Gone meanwhile, or unreadable: the next prune tries again.
-    }
-  }
 }

@@ -203,6 +203,11 @@ export class RunLedger {
     return out.reverse();
   }
 
+  /** True while the run has not ended (it is in pending.json). */
+  isPending(runId: string): boolean {
+    return this.pendingRuns.get(runId) !== undefined;
+  }
+
   /** Runs not yet terminal (a copy). */
   pending(): PendingEntry[] {
     return this.pendingRuns.all();
