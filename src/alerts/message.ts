@@ -12,6 +12,7 @@ export const ALERT_KINDS = [
   "run_stalled",
   "schedule_trouble",
   "config_invalid",
+  "state_unwritable",
   "delivery_failed",
   "test",
 ] as const;

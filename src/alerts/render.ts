@@ -18,6 +18,7 @@ const KIND_LABEL: Record<AlertKind, string> = {
   run_stalled: "run stalled",
   schedule_trouble: "schedule trouble",
   config_invalid: "config invalid",
+  state_unwritable: "state not writable",
   delivery_failed: "alert delivery failed",
   test: "test alert",
 };

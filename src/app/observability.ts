@@ -7,10 +7,11 @@ import { evaluateHealth, type HealthReport } from "../http/health.js";
 import type { MetricsProviders } from "../http/metric-providers.js";
 import { Metrics } from "../http/metrics.js";
 import { startHttpServer } from "../http/server.js";
-import { cachedWritableProbe, probeWritableSync } from "../http/writable-probe.js";
+import { failingWriters, type WriteTrouble } from "../journal/held-lines.js";
 import type { MonitorService } from "../monitor/service.js";
 import { httpRequest } from "../util/http-request.js";
 import { resolveSecret } from "../util/secrets.js";
+import { cachedWritableProbe, probeWritableSync } from "../util/writable-probe.js";
 import { newToken } from "../web/guard.js";
 import { LiveUpdates } from "../web/live.js";
 import { createStatusPage } from "../web/status-page.js";
@@ -43,6 +44,7 @@ export function monitorProviders(monitor: MonitorService): MetricsProviders {
 export function healthCheck(
   stateDir: string,
   lastTickAt: () => number | undefined,
+  writeTrouble: () => Array<WriteTrouble & { what: string }> = () => [],
 ): () => Promise<HealthReport> {
   const startedAt = Date.now();
   // Checked once now, synchronously, before the schedules load: the first /healthz need not
@@ -55,7 +57,16 @@ export function healthCheck(
       tickIntervalMs: HEALTH_TICK_INTERVAL_MS,
       startedAt,
       stateDirWritable: await probe(),
+      extraChecks: writesCheck(writeTrouble()),
     });
+}
+
+/** `writes`: failing while the ledger's or the outbox's lines wait in memory (a full disk). */
+function writesCheck(trouble: Array<WriteTrouble & { what: string }>) {
+  const detail = trouble
+    .map((t) => `${t.what}: ${t.error} since ${t.since}, ${t.waiting} line(s) held in memory`)
+    .join("; ");
+  return { writes: { ok: trouble.length === 0, detail: detail || "every write went through" } };
 }
 
 /**
@@ -104,7 +115,11 @@ export async function startObservability(
     invalidScheduleFiles: () => new Set(daemon.invalidProblems.map((p) => p.file)).size,
     lastTickAt: () => daemon.lastTickAt.getTime() || undefined,
   });
-  const health = healthCheck(config.stateDir, () => daemon.lastTickAt.getTime() || undefined);
+  const health = healthCheck(
+    config.stateDir,
+    () => daemon.lastTickAt.getTime() || undefined,
+    () => failingWriters({ ledger: daemon.ledger, outbox: monitor?.outbox }),
+  );
 
   const live = new LiveUpdates();
   const page =

@@ -318,6 +318,7 @@ export class SchedulerDaemon extends DaemonEmitter {
   private tick(): void {
     this.lastTickAt = new Date(this.deps.clock.now());
     this.prune(this.lastTickAt.getTime());
+    this.ledger.retryHeld();
     this.refreshPause();
     answerRequests(this.config.stateDir, (r) => this.handleControl(r), this.log);
     this.emit("tick", { at: this.lastTickAt });

@@ -84,6 +84,14 @@ export type Condition = Base &
         slots?: string[];
       }
     | { kind: "config_invalid"; file: string; problems: string[] }
+    | {
+        /** The daemon's own files refuse writes (a full disk): held lines wait in memory. */
+        kind: "state_unwritable";
+        what: "ledger" | "outbox";
+        path: string;
+        error: string;
+        waiting: number;
+      }
   );
 
 export type ConditionKind = Condition["kind"];

@@ -31,6 +31,8 @@ export interface FactSources {
   schedules: () => ReadonlyMap<string, Schedule>;
   /** Problems of the current schedule files (the daemon's `invalidProblems`). */
   invalid: () => readonly FieldProblem[];
+  /** The daemon's own writes that fail (ledger, outbox), while they do. */
+  writeTrouble?: () => NonNullable<ScheduleFacts["writeTrouble"]>;
   /** Display paths of schedule files are relative to this folder. */
   configDir: string;
   /** The scheduler's output logs, `<dir>/<run-id>.log`: failures quote their last lines. */
@@ -298,7 +300,8 @@ export class MonitorFacts {
       ...[...this.missed].map(([schedule, slots]) => ({ schedule, slots })),
       ...this.overdue(ledger, now).map((m) => ({ ...m, noRun: true as const })),
     ];
-    return { recentSlots, missed, invalidFiles: this.invalidFiles() };
+    const writeTrouble = this.sources.writeTrouble?.() ?? [];
+    return { recentSlots, missed, invalidFiles: this.invalidFiles(), writeTrouble };
   }
 
   private invalidFiles(): NonNullable<ScheduleFacts["invalidFiles"]>[number][] {

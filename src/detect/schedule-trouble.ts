@@ -1,5 +1,6 @@
 // Schedule health from the scheduler's facts: slots skipped or blocked in a row, slots missed
 // while the daemon was down, schedule files that fail validation.
+import type { WriteTrouble } from "../journal/held-lines.js";
 import { type Condition, fingerprintOf } from "./conditions.js";
 import type { ThresholdsFor } from "./thresholds.js";
 
@@ -21,6 +22,8 @@ export interface ScheduleFacts {
   missed?: readonly { schedule: string; slots: readonly string[]; noRun?: boolean }[];
   /** Schedule files that failed validation: formatted problems, and since when (e.g. mtime). */
   invalidFiles?: readonly { file: string; problems: readonly string[]; since: string }[];
+  /** The daemon's own writes that fail (a full disk), per writer. */
+  writeTrouble?: readonly ({ what: "ledger" | "outbox" } & WriteTrouble)[];
 }
 
 /** One condition per troubled schedule or bad file. */
@@ -78,5 +81,17 @@ export function scheduleConditions(facts: ScheduleFacts, thresholds: ThresholdsF
       occurredAt: since,
     });
   }
+  for (const t of facts.writeTrouble ?? [])
+    out.push({
+      kind: "state_unwritable",
+      what: t.what,
+      path: t.path,
+      error: t.error,
+      waiting: t.waiting,
+      fingerprint: fingerprintOf("state_unwritable", t.what),
+      severity: "critical",
+      summary: `the ${t.what} cannot be written (${t.error}); ${t.waiting} line(s) held in memory`,
+      occurredAt: t.since,
+    });
   return out;
 }

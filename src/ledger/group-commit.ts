@@ -28,6 +28,8 @@ export class GroupCommit {
   /** Per rewritten file: the newest content not yet written, and the write chain. */
   private readonly newest = new Map<string, string>();
   private readonly chains = new Map<string, Promise<void>>();
+  /** Rewrites failing now (their failure logged once). */
+  private readonly failing = new Set<string>();
 
   constructor(private readonly logger: LedgerLogger) {}
 
@@ -122,8 +124,13 @@ export class GroupCommit {
       this.newest.delete(path);
       try {
         await writeFileAtomicAsync(path, text);
+        if (this.failing.delete(path))
+          this.logger.warn({ what: path }, "run ledger: the file is written again");
       } catch (err) {
-        this.logger.error({ err, what: path }, "run ledger write failed; the run goes on");
+        // Once per spell: a full disk refuses every rewrite until space returns.
+        if (!this.failing.has(path))
+          this.logger.error({ err, what: path }, "run ledger write failed; the run goes on");
+        this.failing.add(path);
       }
     });
     this.chains.set(path, next);

@@ -1,5 +1,6 @@
 // The scheduler's run ledger (docs/formats.md): per-run event logs by date, an index, pending runs and claimed slots.
 import { join } from "node:path";
+import { HeldLines, type WriteTrouble } from "../journal/held-lines.js";
 import { LineCursor, parseLines } from "../journal/reader.js";
 import type { RunOutcome } from "../launch/outcome.js";
 import {
@@ -43,6 +44,7 @@ export class RunLedger {
   private readonly summaries = new Map<string, RunSummary>();
   private readonly pendingRuns: PendingList;
   private readonly slots: Map<string, string>;
+  private readonly lines: HeldLines;
   readonly slotsPath: string;
   readonly indexPath: string;
   readonly pendingPath: string;
@@ -54,12 +56,35 @@ export class RunLedger {
     this.slotsPath = join(stateDir, "slots.jsonl");
     this.indexPath = join(stateDir, "runs", "index.jsonl");
     this.pendingPath = join(stateDir, "pending.json");
+    // Ledger I/O never fails a run: a line the disk refuses is held and written later.
+    this.lines = new HeldLines((path, line) => deps.appendLine(path, line), {
+      trouble: (trouble, dropped) =>
+        deps.logger.error(
+          { ...trouble, dropped },
+          "run ledger write failed; the run goes on, its lines are held until the disk takes them",
+        ),
+      recovered: (trouble) => {
+        this.pendingRuns.rewrite();
+        deps.logger.warn(
+          trouble,
+          "run ledger: the held lines are written; the ledger is whole again",
+        );
+      },
+    });
     this.slots = this.tryRead("slots", () => loadSlots(this.slotsPath), new Map());
     this.index = this.tryRead("index", () => RunIndex.load(this.indexPath), new RunIndex());
     const pending = this.tryRead("pending", () => loadPending(this.pendingPath), []);
-    this.pendingRuns = new PendingList(pending, (text) =>
-      this.safely("pending", () => this.deps.writeAtomic(this.pendingPath, text)),
-    );
+    this.pendingRuns = new PendingList(pending, (text) => {
+      try {
+        this.deps.writeAtomic(this.pendingPath, text);
+      } catch (err) {
+        // Written again with the held lines (retryHeld), or with the next change.
+        this.deps.logger.error(
+          { err, what: "pending" },
+          "run ledger write failed; the run goes on",
+        );
+      }
+    });
   }
 
   /** Opens the ledger under `stateDir`, rebuilding the slot set, index and pending list. */
@@ -273,7 +298,7 @@ export class RunLedger {
     // In memory first: even if the disk refuses, this process never launches the slot twice.
     this.slots.set(key, run.runId);
     const ts = this.deps.now().toISOString();
-    this.safely("slot", () => this.deps.appendLine(this.slotsPath, encodeSlot(key, run.runId, ts)));
+    this.lines.append(this.slotsPath, encodeSlot(key, run.runId, ts));
     this.addToIndex(run.runId, run.schedule, run.slot.toISOString());
     return { kind: "claimed", key };
   }
@@ -281,7 +306,7 @@ export class RunLedger {
   private addToIndex(runId: string, schedule: string, slotIso: string): void {
     const entry = { runId, date: slotIso.slice(0, 10), schedule };
     this.index.add(entry);
-    this.safely("index", () => this.deps.appendLine(this.indexPath, encodeIndexEntry(entry)));
+    this.lines.append(this.indexPath, encodeIndexEntry(entry));
   }
 
   /** Writes one event and folds it into the cached summary; a failed write is only logged. */
@@ -298,16 +323,20 @@ export class RunLedger {
       );
       return;
     }
-    this.safely(name, () => this.deps.appendLine(path, JSON.stringify(event)));
+    this.lines.append(path, JSON.stringify(event));
   }
 
-  /** Ledger I/O never fails a run: log and carry on with the in-memory state. */
-  private safely(what: string, write: () => void): void {
-    try {
-      write();
-    } catch (err) {
-      this.deps.logger.error({ err, what }, "run ledger write failed; the run goes on");
-    }
+  /**
+   * Writes the lines a failed write held back (a full disk), in order; true when none is
+   * left. The daemon calls it every tick; pending.json is written again once they are through.
+   */
+  retryHeld(): boolean {
+    return this.lines.trouble() === undefined || this.lines.flush();
+  }
+
+  /** The ledger's writes are failing (lines held in memory): since when, and why. */
+  writeTrouble(): WriteTrouble | undefined {
+    return this.lines.trouble();
   }
 
   private tryRead<T>(what: string, read: () => T, fallback: T): T {

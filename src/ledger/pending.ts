@@ -106,4 +106,9 @@ export class PendingList {
   drop(runId: string): void {
     if (this.entries.delete(runId)) this.save(encodePending(this.entries.values()));
   }
+
+  /** Writes the list again as it is (after writes that failed). */
+  rewrite(): void {
+    this.save(encodePending(this.entries.values()));
+  }
 }

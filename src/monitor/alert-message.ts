@@ -79,6 +79,7 @@ export function incidentName(c: Condition): string {
   if (c.group?.by === "schedule") return `${c.group.kind} ${c.schedule}`;
   if (c.group?.by === "run") return `${c.group.kind} ${c.run}`;
   if (c.kind === "config_invalid") return `${c.kind} ${c.file}`;
+  if (c.kind === "state_unwritable") return `${c.kind} ${c.what}`;
   if (c.kind === "schedule_trouble") return `${c.kind} ${c.schedule} ${c.cause}`;
   // Scheduler run ids begin with the schedule's name: say it once.
   const schedule = c.schedule && c.run?.startsWith(`${c.schedule}-`) ? undefined : c.schedule;
@@ -114,12 +115,16 @@ function title(c: Condition): string {
       return c.summary;
     case "config_invalid":
       return `Schedule file ${c.file} is invalid`;
+    case "state_unwritable":
+      return `The ${c.what} cannot be written: ${c.error}`;
   }
 }
 
 function detail(c: Condition): string | undefined {
   if (c.kind === "run_failed") return c.detail;
   if (c.kind === "config_invalid") return c.problems.join("\n");
+  if (c.kind === "state_unwritable")
+    return `${c.waiting} line(s) of ${c.path} wait in memory and are written once the disk takes them; a restart before then loses them. Free space (df -h ${c.path}), or move state_dir.`;
   if (c.kind === "schedule_trouble" && c.slots !== undefined) return `Slots: ${c.slots.join(", ")}`;
   return undefined;
 }

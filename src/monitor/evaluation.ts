@@ -118,6 +118,11 @@ export class IncrementalEvaluation {
       if (recovery !== undefined) return { kind: "resolve", note: `run ${recovery.run} completed` };
       return undefined;
     }
+    if (c.kind === "state_unwritable")
+      return {
+        kind: "resolve",
+        note: `the ${c.what}'s writes go through again; its held lines are written`,
+      };
     if (c.kind === "schedule_trouble" && c.cause === "missed" && c.slots?.[0] !== undefined) {
       const latest = this.view.ledger()?.latestRun(c.schedule);
       if (latest !== undefined && Date.parse(latest.slot) >= Date.parse(c.slots[0]))

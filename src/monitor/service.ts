@@ -1,12 +1,14 @@
 // The monitor as a running service: follows journals, folds them into run states, evaluates
 // on every batch and on a timer (./evaluation.ts), advances the alert state, and delivers
 // (./alert-delivery.ts: the durable outbox, incident files; enqueue first, then save).
+
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { MonitorFacts } from "../detect/facts.js";
 import { RunTracker } from "../detect/run-tracker.js";
 import { IncidentStore } from "../incidents/store.js";
 import { JournalFollower } from "../journal/follower.js";
+import { failingWriters, type WriteTrouble } from "../journal/held-lines.js";
 import type { Outbox } from "../outbox/outbox.js";
 import { readPauseState } from "../schedules/pause-state.js";
 import { after, type Pending } from "../util/timers.js";
@@ -90,6 +92,7 @@ export class MonitorService {
         ledger: () => this.view.ledger(),
         schedules: () => this.view.schedules(),
         invalid: () => this.view.invalid(),
+        writeTrouble: () => this.writeTrouble(),
         configDir: config.dir,
         outputDir: join(config.stateDir, "output"),
         ...(!this.view.inProcess && {
@@ -176,6 +179,11 @@ export class MonitorService {
   }
 
   /** Follows every journal, evaluates on each batch and every few seconds, delivers alerts. */
+  /** The daemon's ledger and this outbox, while their writes fail (a full disk). */
+  writeTrouble(): ({ what: "ledger" | "outbox" } & WriteTrouble)[] {
+    return failingWriters({ ledger: this.view.ledger(), outbox: this.outbox });
+  }
+
   async start(): Promise<void> {
     if (this.started) return;
     if (this.options.once) {

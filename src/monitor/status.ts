@@ -1,6 +1,7 @@
 // `autoloop-cron status`: the exceptions only, read from files on disk (alert state, incidents,
 // outbox, schedule files) so it works with or without a daemon and never changes a thing.
-import { readFileSync } from "node:fs";
+
+import { existsSync, readFileSync } from "node:fs";
 import type { CronConfig } from "../config/config.js";
 import { IncidentStore, type IncidentSummary } from "../incidents/store.js";
 import { LineCursor, parseLines } from "../journal/reader.js";
@@ -8,6 +9,7 @@ import { parseOutboxRecord, replayOutbox } from "../outbox/record.js";
 import { type DeadLetterSummary, outboxStatus } from "../outbox/status.js";
 import { loadScheduleSet } from "../schedules/schedule-set.js";
 import { type FieldProblem, formatProblem } from "../util/errors.js";
+import { probeWritableSync } from "../util/writable-probe.js";
 import type { AlertRecord } from "./alert-state.js";
 import { monitorPaths } from "./paths.js";
 import { activeAck, activeSilence, OperatorStore } from "./silences.js";
@@ -40,6 +42,8 @@ export interface StatusReport {
   problems: string[];
   outbox: { backlog: number; oldestPendingAgeMs?: number; deadLetters: DeadLetterSummary[] };
   invalidFiles: { file: string; problems: string[] }[];
+  /** Set when the state dir refuses a write now (a full disk): `CODE: message`. */
+  stateDirUnwritable?: string;
   /** Something nobody has taken on yet: `status` exits 1. */
   needsHuman: boolean;
 }
@@ -103,7 +107,12 @@ export function readStatus(
   for (const p of invalid ?? loadScheduleSet(config).problems)
     byFile.set(p.file, [...(byFile.get(p.file) ?? []), formatProblem(p)]);
   const invalidFiles = [...byFile].map(([file, list]) => ({ file, problems: list }));
+  // A full disk may keep the monitor from recording its alert: asked directly. Only the disk's
+  // refusals count (a reader without write permission is not a disk problem).
+  const probe = existsSync(config.stateDir) ? probeWritableSync(config.stateDir) : { ok: true };
+  const writable = /^(ENOSPC|EDQUOT|EROFS|EIO)\b/.test(probe.error ?? "") ? probe : { ok: true };
   const needsHuman =
+    !writable.ok ||
     firing.some((f) => f.muted === undefined) ||
     incidents.active.some((i) => i.status === "open") ||
     deadLetters.length > 0 ||
@@ -118,6 +127,7 @@ export function readStatus(
       deadLetters,
     },
     invalidFiles,
+    ...(!writable.ok && { stateDirUnwritable: writable.error ?? "unknown error" }),
     needsHuman,
   };
 }
@@ -149,12 +159,17 @@ export function renderStatus(r: StatusReport): string {
     r.outbox.backlog === 0 &&
     r.outbox.deadLetters.length === 0 &&
     r.invalidFiles.length === 0 &&
+    r.stateDirUnwritable === undefined &&
     r.problems.length === 0;
   if (quiet) return `${ALL_CLEAR}\n`;
   const out: string[] = [];
   const section = (title: string, lines: string[]) => {
     if (lines.length > 0) out.push(`${title}:`, ...lines.map((l) => `  ${l}`), "");
   };
+  if (r.stateDirUnwritable !== undefined)
+    section("State dir", [
+      `not writable: ${r.stateDirUnwritable}; the daemon holds ledger and outbox lines in memory until it is (free space, or move state_dir)`,
+    ]);
   const failing = r.firing.filter((f) => f.group?.by === "schedule" && f.schedule !== undefined);
   section(
     "Failing schedules",

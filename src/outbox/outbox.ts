@@ -1,5 +1,6 @@
 // The durable alert outbox: each alert is fsynced to outbox.jsonl before any send, retried
 // with backoff until delivered or dead, and replayed after a restart (at-least-once).
+
 import { nanoid } from "nanoid";
 import { type AlertMessage, alertMessageSchema, newMessageId } from "../alerts/message.js";
 import { redactMessage } from "../alerts/render.js";
@@ -11,6 +12,7 @@ import {
   silentLogger,
 } from "../channels/delivery.js";
 import { LineAppender } from "../journal/append.js";
+import { HeldLines, type WriteTrouble } from "../journal/held-lines.js";
 import { processRedactor, type Redactor } from "../util/secrets.js";
 import { DEFAULT_BACKOFF } from "./backoff.js";
 import { type AttemptOutcome, decideAttempt, type RetryPolicy } from "./decision.js";
@@ -39,6 +41,7 @@ export class Outbox {
   readonly path: string;
   private readonly channels: ChannelSet;
   private readonly appender: LineAppender;
+  private readonly lines: HeldLines;
   private readonly inFlight = new Set<string>();
   private readonly waiters = new Map<string, Array<(o: AttemptOutcome) => void>>();
   private readonly listeners = new Set<() => void>();
@@ -64,6 +67,15 @@ export class Outbox {
       private: true,
       fsync: "deferred",
       onSyncError: (err) => this.log.error({ path: this.path, err }, "outbox: fsync failed"),
+    });
+    // A record the disk refuses (full) is held and written later; delivery goes on from memory.
+    this.lines = new HeldLines((_, line) => this.appender.appendLine(line), {
+      trouble: (trouble, dropped) =>
+        this.log.error(
+          { ...trouble, dropped },
+          "outbox: write failed; alerts are still sent, their records held until the disk takes them",
+        ),
+      recovered: (trouble) => this.log.warn(trouble, "outbox: the held records are written"),
     });
     this.channels = new ChannelSet(options.channels, options.concurrency ?? 2);
     this.policy = {
@@ -115,6 +127,7 @@ export class Outbox {
     const due = [...this.state.pending.values()]
       .filter((e) => e.nextAt <= now && !this.inFlight.has(e.id))
       .sort((a, b) => a.nextAt - b.nextAt || a.enqueuedAt - b.enqueuedAt);
+    this.lines.flush();
     const outcomes = await Promise.all(due.map((e) => this.attempt(e)));
     this.compactIfNeeded(this.now());
     return outcomes;
@@ -178,6 +191,7 @@ export class Outbox {
     this.state.dead = keep;
     // Synchronous from here to the reopen, so no append can land in the replaced file.
     this.bytes = writeCompactedOutbox(this.path, this.state, keep);
+    this.lines.clear(); // the state they recorded is in the compacted file
     this.appender.close();
   }
 
@@ -187,9 +201,14 @@ export class Outbox {
 
   private append(record: OutboxRecord): void {
     const line = encodeOutboxRecord(record);
-    this.appender.appendLine(line);
+    this.lines.append(this.path, line);
     this.bytes += Buffer.byteLength(line) + 1;
     applyRecord(this.state, record);
+  }
+
+  /** The outbox's writes are failing (records held in memory): since when, and why. */
+  writeTrouble(): WriteTrouble | undefined {
+    return this.lines.trouble();
   }
 
   private async attempt(entry: PendingEntry): Promise<AttemptOutcome> {

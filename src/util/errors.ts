@@ -113,3 +113,11 @@ export function zodProblems(
   }
   return problems;
 }
+
+/** An error as one line: `CODE: message` for a system error ("ENOSPC: no space left..."). */
+export function errorText(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code !== undefined)
+    return e.message.startsWith(e.code) ? e.message : `${e.code}: ${e.message}`;
+  return err instanceof Error ? err.message : String(err);
+}

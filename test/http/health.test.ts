@@ -18,7 +18,7 @@ import {
   probeWritable,
   probeWritableSync,
   type WritableResult,
-} from "../../src/http/writable-probe.js";
+} from "../../src/util/writable-probe.js";
 import { transpileClosure } from "../helpers/transpile.js";
 
 const NOW = Date.parse("2025-03-30T01:00:00Z");
@@ -30,11 +30,11 @@ const NOBODY = 65534;
 
 function probeAsNobody(dir: string): WritableResult {
   const build = tempDir();
-  transpileClosure(["src/http/writable-probe.ts"], build);
+  transpileClosure(["src/util/writable-probe.ts"], build);
   const script = join(build, "probe.mjs");
   writeFileSync(
     script,
-    `import { probeWritable } from "./src/http/writable-probe.js";\n` +
+    `import { probeWritable } from "./src/util/writable-probe.js";\n` +
       "process.stdout.write(JSON.stringify(await probeWritable(process.argv[2])));\n",
   );
   execFileSync("chmod", ["-R", "a+rX", build]);

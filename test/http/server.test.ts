@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { evaluateHealth, type HealthReport } from "../../src/http/health.js";
 import { Metrics } from "../../src/http/metrics.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/http/server.js";
-import { cachedWritableProbe } from "../../src/http/writable-probe.js";
 import { UserError } from "../../src/util/errors.js";
+import { cachedWritableProbe } from "../../src/util/writable-probe.js";
 
 const servers: RunningHttpServer[] = [];
 let dir: string | undefined;

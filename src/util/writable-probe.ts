@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { errorText } from "./errors.js";
 
 export interface WritableResult {
   ok: boolean;
@@ -47,13 +48,6 @@ export function probeWritableSync(dir: string): WritableResult {
     return { ok: false, error: `created ${file} but could not remove it: ${errorText(err)}` };
   }
   return { ok: true };
-}
-
-function errorText(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  if (e.code !== undefined)
-    return e.message.startsWith(e.code) ? e.message : `${e.code}: ${e.message}`;
-  return String(err);
 }
 
 export interface CachedProbeOptions {
