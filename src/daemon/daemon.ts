@@ -23,6 +23,7 @@ import type { FieldProblem } from "../util/errors.js";
 import { OneAtATime } from "../util/one-at-a-time.js";
 import { checkStateDir } from "../util/private-files.js";
 import { eachItem, runSliced } from "../util/steps.js";
+import { clockJumped } from "./clock-step.js";
 import {
   answerRequests,
   type ControlRequest,
@@ -56,7 +57,7 @@ export class SchedulerDaemon extends DaemonEmitter {
   private readonly commit: GroupCommit;
   /** The schedules in force (a load may update this map in place: see ScheduleSetUpdate). */
   private inForce: Map<string, Schedule> = new Map();
-  /** paused.json, re-read every tick (it changes by hand, rarely): not on every slot. */
+  /** paused.json, re-read every tick (it changes by hand, rarely). */
   private pause: PauseState = { all: false, schedules: [] };
   private readonly queue: FireQueue;
   private readonly slots: SlotRunner;
@@ -267,7 +268,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       );
       const now = new Date(this.deps.clock.now());
       if (schedule) this.catchUp(schedule, now, "late_wakeup", new Date(event.slot.getTime() - 1));
-    } else this.log.warn({ jumpMs: event.ms }, "the wall clock jumped");
+    } else clockJumped(this.ledger, this.schedules, event, this.log);
   }
 
   /** Applies the slot policy to a due slot; lateness is measured from `dueAt` (jittered). */

@@ -31,7 +31,7 @@ import {
 } from "./pending.js";
 import { encodeIndexEntry, RunIndex } from "./run-index.js";
 import { isScheduledRunId } from "./scheduled-run-id.js";
-import { encodeSlot, loadSlots, slotKey } from "./slots.js";
+import { encodeSlot, loadSlots, RepeatWindow, slotKey } from "./slots.js";
 
 /**
  * How long before pending.json's last write a claim may have been made and still be missing
@@ -45,6 +45,7 @@ export class RunLedger {
   private readonly pendingRuns: PendingList;
   private readonly slots: Map<string, string>;
   private readonly lines: HeldLines;
+  private repeat: RepeatWindow | undefined;
   readonly slotsPath: string;
   readonly indexPath: string;
   readonly pendingPath: string;
@@ -58,17 +59,11 @@ export class RunLedger {
     this.pendingPath = join(stateDir, "pending.json");
     // Ledger I/O never fails a run: a line the disk refuses is held and written later.
     this.lines = new HeldLines((path, line) => deps.appendLine(path, line), {
-      trouble: (trouble, dropped) =>
-        deps.logger.error(
-          { ...trouble, dropped },
-          "run ledger write failed; the run goes on, its lines are held until the disk takes them",
-        ),
-      recovered: (trouble) => {
+      trouble: (t, dropped) =>
+        deps.logger.error({ ...t, dropped }, "run ledger write failed; its lines are held"),
+      recovered: (t) => {
         this.pendingRuns.rewrite();
-        deps.logger.warn(
-          trouble,
-          "run ledger: the held lines are written; the ledger is whole again",
-        );
+        deps.logger.warn(t, "run ledger: the held lines are written");
       },
     });
     this.slots = this.tryRead("slots", () => loadSlots(this.slotsPath), new Map());
@@ -99,10 +94,7 @@ export class RunLedger {
     return join(this.stateDir, "runs", date, `${runId}.jsonl`);
   }
 
-  /**
-   * Resolves once everything recorded so far is on disk: at once with the default writes
-   * (each fsyncs before it returns); after the turn's fsyncs with the daemon's group commit.
-   */
+  /** Resolves once everything recorded so far is on disk (at once, or after a group commit). */
   durable(): Promise<void> {
     return this.deps.durable();
   }
@@ -291,8 +283,14 @@ export class RunLedger {
     return cached;
   }
 
+  /** The wall clock stepped back from `until` to `from` (see RepeatWindow). */
+  clockSteppedBack(from: Date, until: Date, repeats: (schedule: string) => boolean): void {
+    this.repeat = new RepeatWindow(from, until, repeats);
+  }
+
   private claim(run: SlotRun): ClaimResult {
-    const key = slotKey(run.schedule, run.slot);
+    const plain = slotKey(run.schedule, run.slot);
+    const key = this.repeat?.keyFor(plain, run, (k) => this.slots.has(k)) ?? plain;
     const owner = this.slots.get(key);
     if (owner !== undefined) return { kind: "duplicate", runId: owner };
     // In memory first: even if the disk refuses, this process never launches the slot twice.
@@ -326,10 +324,7 @@ export class RunLedger {
     this.lines.append(path, JSON.stringify(event));
   }
 
-  /**
-   * Writes the lines a failed write held back (a full disk), in order; true when none is
-   * left. The daemon calls it every tick; pending.json is written again once they are through.
-   */
+  /** Writes the lines a failed write held (a full disk), in order; true when none is left. */
   retryHeld(): boolean {
     return this.lines.trouble() === undefined || this.lines.flush();
   }

@@ -40,3 +40,29 @@ export function loadSlots(path: string): Map<string, string> {
 export function encodeSlot(key: string, runId: string, ts: string): string {
   return JSON.stringify({ ts, key, runId });
 }
+
+/**
+ * After the wall clock stepped back from `until` to `from`, the slots between come round
+ * again: those of a schedule `repeats` names run again, under keys of their own
+ * (`<key>~<until ISO>`); every other slot there stays taken, as it was.
+ */
+export class RepeatWindow {
+  constructor(
+    private readonly from: Date,
+    private readonly until: Date,
+    private readonly repeats: (schedule: string) => boolean,
+  ) {}
+
+  /** The key `run` claims under: `key`, or its repeat's when `key` is taken. */
+  keyFor(
+    key: string,
+    run: { schedule: string; slot: Date },
+    taken: (key: string) => boolean,
+  ): string {
+    const slot = run.slot.getTime();
+    const inside = slot >= this.from.getTime() && slot <= this.until.getTime();
+    return inside && taken(key) && this.repeats(run.schedule)
+      ? `${key}~${this.until.toISOString()}`
+      : key;
+  }
+}

@@ -51,7 +51,8 @@ export type FireEvent =
   /** The queue woke late (suspend, clock jump, blocked loop): slots of this schedule up to
    * `until` passed unlaunched, `slot` the first of them. Apply the catch-up policy. */
   | { kind: "missed"; name: string; slot: Date; fireAt: Date; lateness: number; until: Date }
-  /** The wall clock moved against the timers: `ms` > 0 forward, < 0 backward. */
+  /** The wall clock moved against the timers: `ms` > 0 forward, < 0 backward (every
+   * schedule is then planned again from the new time). */
   | { kind: "clock-jump"; ms: number; at: Date };
 
 interface Entry {
@@ -161,6 +162,21 @@ export class FireQueue {
     this.disarm();
   }
 
+  /**
+   * The wall clock stepped back: every schedule is planned again from `now`, so slots it
+   * already fired come round again. Which of them run again is the ledger's call (a slot
+   * runs once, unless the daemon lets a frequent schedule repeat it).
+   */
+  private replan(now: number): void {
+    for (const state of this.states.values()) {
+      if (state.next === undefined) continue; // removed, or no slot left
+      state.next = undefined;
+      this.dropped();
+      state.handledUntil = Number.NEGATIVE_INFINITY;
+      this.enqueueFromNow(state, now);
+    }
+  }
+
   /** Queues the first slot after `handledUntil` whose fire time is after `now`. */
   private enqueueFromNow(state: ScheduleState, now: number): void {
     let cursor = Math.max(state.handledUntil, now - state.spec.jitterMs);
@@ -205,8 +221,10 @@ export class FireQueue {
     this.expectedWake = undefined;
     const passStart = performance.now();
     let slots = 0;
-    if (Math.abs(drift) > this.lateAfterMs)
+    if (Math.abs(drift) > this.lateAfterMs) {
+      if (drift < 0) this.replan(now);
       this.emit({ kind: "clock-jump", ms: drift, at: new Date(now) });
+    }
     // Each pass dispatches everything due before computing any next fire time, so a
     // thousand schedules on one second all go out at once; a further pass only runs for
     // schedules whose next slot is already due too (per-second patterns).

@@ -153,7 +153,7 @@ describe.skipIf(!canMount)("a state dir whose disk fills up", () => {
         30_000,
         200,
       );
-      expect(log()).toContain("the held lines are written");
+      expect(log()).toContain("run ledger: the held lines are written");
       // Every file whole: no two records glued into one line.
       for (const file of ["slots.jsonl", join("runs", "index.jsonl")])
         for (const line of readFileSync(join(inside, file), "utf8").split("\n"))

@@ -120,6 +120,27 @@ describe("RunLedger files and queries", () => {
     });
   });
 
+  it("after the clock stepped back, repeats a slot only for the schedules it is told to", () => {
+    const ledger = RunLedger.open(join(dirs.make(), "state"), { logger: quiet() });
+    const slot = new Date("2026-04-07T10:00:00Z");
+    const claim = (schedule: string, at = slot) =>
+      ledger.schedule({ ...plan(newScheduledRunId(schedule, at), at), schedule }).kind;
+    expect(claim("fast")).toBe("claimed");
+    expect(claim("slow")).toBe("claimed");
+    ledger.clockSteppedBack(
+      new Date("2026-04-07T09:30:00Z"),
+      new Date("2026-04-07T10:30:00Z"),
+      (s) => s === "fast",
+    );
+    expect(claim("fast")).toBe("claimed"); // again, under a key of its own
+    expect(claim("fast")).toBe("duplicate"); // but only once per step
+    expect(claim("slow")).toBe("duplicate");
+    // Outside the repeated hour nothing changes.
+    const early = new Date("2026-04-07T09:00:00Z");
+    expect(claim("fast", early)).toBe("claimed");
+    expect(claim("fast", early)).toBe("duplicate");
+  });
+
   it("replay tolerates a torn last line and refuses ids that could escape the runs dir", () => {
     const state = join(dirs.make(), "state");
     const ledger = RunLedger.open(state, { logger: quiet() });

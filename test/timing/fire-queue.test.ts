@@ -124,23 +124,30 @@ describe("FireQueue", () => {
     q.stop();
   });
 
-  it("does not fire a slot twice when the clock jumps backwards", () => {
+  it("plans every schedule again from the new time when the clock steps back", () => {
     const { deps } = fakeDeps();
     const { brief, handler } = collect();
     const q = new FireQueue(handler, deps);
     const minutely = spec("minutely", "* * * * *");
+    const daily = spec("daily", "30 10 * * *");
     q.upsert(minutely);
+    q.upsert(daily);
     q.start();
     vi.advanceTimersByTime(10_000); // 10:00:00 fires
     vi.setSystemTime(new Date("2026-01-01T09:00:00Z")); // NTP steps the clock back an hour
-    vi.advanceTimersByTime(5 * 60_000);
-    q.upsert(minutely); // a reload while the clock is behind must not rewind either
-    vi.advanceTimersByTime(5 * 60_000);
+    // Noticed at the next wake-up (at most 30 s on), and planned again from 09:00.
+    vi.advanceTimersByTime(30_000);
     expect(brief()).toEqual(["due minutely 2026-01-01T10:00:00.000Z +0ms", "jump backward"]);
-    expect(q.pending("minutely")?.slot.toISOString()).toBe("2026-01-01T10:01:00.000Z");
-    // The clock runs on from 09:10 and reaches 10:01:30: only then does the next slot fire.
-    vi.advanceTimersByTime(51.5 * 60_000);
-    expect(brief().slice(2)).toEqual(["due minutely 2026-01-01T10:01:00.000Z +0ms"]);
+    expect(q.pending("minutely")?.slot.toISOString()).toBe("2026-01-01T09:01:00.000Z");
+    expect(q.pending("daily")?.slot.toISOString()).toBe("2026-01-01T10:30:00.000Z");
+    // The slots come round again as the clock passes them (the ledger decides which run).
+    vi.advanceTimersByTime(2 * 60_000);
+    expect(brief().slice(2)).toEqual([
+      "due minutely 2026-01-01T09:01:00.000Z +0ms",
+      "due minutely 2026-01-01T09:02:00.000Z +0ms",
+    ]);
+    q.upsert(minutely); // a reload goes on from there too
+    expect(q.pending("minutely")?.slot.toISOString()).toBe("2026-01-01T09:03:00.000Z");
     q.stop();
   });
 
