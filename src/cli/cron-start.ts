@@ -5,11 +5,9 @@ import { startObservability } from "../app/observability.js";
 import { LOG_LEVELS } from "../config/schema.js";
 import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../daemon/control.js";
 import { SchedulerDaemon } from "../daemon/daemon.js";
-import { warmUpFiringPass } from "../daemon/warm-up-firing.js";
 import { readProcessStartTime } from "../launch/identity.js";
 import { SpawnHelper } from "../launch/spawn-helper.js";
 import { MonitorService } from "../monitor/service.js";
-import { warmUpScheduleLoad } from "../schedules/warm-up.js";
 import { UserError } from "../util/errors.js";
 import { str } from "./common.js";
 import { configOf, parseCron, refuseBrokenSecrets } from "./cron-common.js";
@@ -86,13 +84,6 @@ export async function startCommand(argv: string[]): Promise<number> {
   });
   let observability: Awaited<ReturnType<typeof startObservability>> | undefined;
   try {
-    // Before /healthz listens: not in the load's first turns, nor in a crowded second's pass.
-    warmUpScheduleLoad(config);
-    try {
-      warmUpFiringPass(config);
-    } catch (err) {
-      logger.debug({ err }, "the firing warm-up failed; the first crowded second runs cold");
-    }
     observability = await startObservability(daemon, config, logger, monitor);
     const metrics = observability.metrics;
     countAttempt = (channel, result) => metrics.alertDelivery(channel, result);

@@ -30,14 +30,13 @@ import {
   type ControlResponse,
   controlDir,
 } from "./control.js";
-import { makeRoomForPass, watchCrowdedPass } from "./crowded-pass.js";
+import { watchCrowdedPass } from "./crowded-pass.js";
 import { DaemonEmitter } from "./events.js";
 import { debounced, watchFolders } from "./folder-watch.js";
 import { planUpdate } from "./put-in-force.js";
 import { resumePending } from "./recovery.js";
 import type { ActiveRun } from "./run-table.js";
 import { SlotRunner } from "./slot-runner.js";
-import { holdYoungGeneration } from "./young-generation.js";
 
 export type { DaemonEvents } from "./events.js";
 
@@ -96,7 +95,6 @@ export class SchedulerDaemon extends DaemonEmitter {
       onHandlerError: (err) => this.deps.logger.error({ err }, "fire handler failed"),
       // A burst (many schedules on one second) is logged with how long it held the loop.
       onPass: (slots, ms) => watchCrowdedPass(this.log, slots, ms),
-      onStaged: makeRoomForPass,
     });
     this.slots = new SlotRunner({
       config,
@@ -183,7 +181,6 @@ export class SchedulerDaemon extends DaemonEmitter {
 
   private async loadSchedules(): Promise<void> {
     const started = performance.now();
-    holdYoungGeneration();
     // How long the event loop was held at most while loading (logged: it should stay small).
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();

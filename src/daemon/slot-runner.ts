@@ -15,23 +15,13 @@ import { TurnQueue } from "../util/turn-queue.js";
 import type { ControlResponse } from "./control.js";
 import { claimLaunch, startClaimed } from "./recorded-launch.js";
 import { type ActiveRun, RunTable } from "./run-table.js";
-import type { Claimed, Decided, Launch, QueuedLine, SlotContext } from "./slot-types.js";
+import type { Claimed, Decided, Launch, SlotContext } from "./slot-types.js";
 
 export type { SlotContext } from "./slot-types.js";
 
 export class SlotRunner {
   readonly runs = new RunTable();
   private readonly waiting = new SlotQueue();
-  /**
-   * Queued slots' log lines, written after the pass that decided them, a few hundred per
-   * turn: each line carries the lateness of its decision, not of its turn in the log.
-   */
-  private readonly queuedLines = new TurnQueue<QueuedLine>(
-    200,
-    ({ schedule, slot, latenessMs, decision }) =>
-      this.ctx.log.info({ schedule, slot: slot.toISOString(), latenessMs }, decision.detail),
-    (err) => this.ctx.log.error({ err }, "cannot log a queued slot"),
-  );
   /**
    * A launch's two steps, one step per turn of the event loop: the claim (ledger records,
    * written at once), then, once the claim is on disk (the ledger's group commit fsyncs off
@@ -150,7 +140,12 @@ export class SlotRunner {
           });
         }
         this.waiting.push({ schedule: name, slot, trigger, dueAt });
-        this.queuedLines.push({ schedule: name, slot, latenessMs: d.decidedAt - dueAt, decision });
+        const queued = {
+          schedule: name,
+          slot: slot.toISOString(),
+          latenessMs: d.decidedAt - dueAt,
+        };
+        this.ctx.log.info(queued, decision.detail);
         this.ctx.emit("queued", { schedule: name, slot, why: decision.why });
         return { id: "", ok: true, message: decision.detail };
       }

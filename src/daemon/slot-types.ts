@@ -58,12 +58,3 @@ export interface Decided extends SlotRef {
   /** A launch's run id, its place already reserved. */
   runId: string | undefined;
 }
-
-/** A queued slot's log line, written once the pass that decided it is over. */
-export interface QueuedLine {
-  schedule: string;
-  slot: Date;
-  /** From the slot's fire time to its decision. */
-  latenessMs: number;
-  decision: { detail: string };
-}

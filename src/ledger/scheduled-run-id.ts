@@ -3,9 +3,6 @@ import { customAlphabet } from "nanoid";
 
 const BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz";
 const randomSuffix = customAlphabet(BASE36, 5);
-// The first random bytes load Node's crypto binding (~2 ms): taken at load time, not in the
-// first second where a thousand slots fall due at once.
-randomSuffix();
 
 /**
  * The whole id is matched, so `runs show <id>` can build a file path from it without any
@@ -35,11 +32,6 @@ export function slotStamp(slot: Date): string {
     `T${pad(slot.getUTCHours())}${pad(slot.getUTCMinutes())}`
   );
 }
-
-// Likewise the prefix's two patterns: V8 compiles a pattern on its first use and again,
-// natively, on its second; both happen here rather than in the first launch of a busy second.
-scheduledRunIdPrefix("warm-up");
-scheduledRunIdPrefix("warm-up");
 
 /** A new run id for `schedule` firing at `slot`; `random` is injectable for tests. */
 export function newScheduledRunId(

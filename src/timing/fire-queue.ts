@@ -7,22 +7,16 @@ import { InstantQueue } from "./instant-queue.js";
 import { fireTimeOf } from "./jitter.js";
 import { nextFireTime, type PlanSpec } from "./planner.js";
 
-/** How long before a crowded instant the queue wakes to put its entries in name order. */
-const PREPARE_MS = 50;
-/** How long before a fire time the timer is set for; the rest is caught turn by turn. */
-const EARLY_MS = 3;
+/**
+ * A long sleep ends late by the kernel's timer slack (about 0.1% of it): the queue wakes this
+ * share of the sleep early (at most 100 ms), then sleeps the rest with a short timer.
+ */
+const EARLY_SHARE = 1 / 500;
 
 export interface FireQueueDeps {
   now(): number;
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
-  /**
-   * Runs `fn` at the event loop's next turn. With it the queue wakes a little early and
-   * catches its instant turn by turn (a timer alone fires 1-2 ms late); without it (fake
-   * clocks in tests) the timer alone decides.
-   */
-  setImmediate?(fn: () => void): unknown;
-  clearImmediate?(handle: unknown): void;
 }
 
 export interface FireQueueOptions {
@@ -34,8 +28,6 @@ export interface FireQueueOptions {
   onHandlerError?: (err: unknown) => void;
   /** Told after each wake-up that fired slots: how many, and how long the pass held the loop. */
   onPass?: (slots: number, ms: number) => void;
-  /** Told when an instant shared by several schedules is staged, ~50 ms ahead: its slots. */
-  onStaged?: (slots: number) => void;
 }
 
 /** One schedule's slot in a `due` event; `slot` in epoch milliseconds. */
@@ -74,8 +66,6 @@ export const realClock: FireQueueDeps = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-  setImmediate: (fn) => setImmediate(fn),
-  clearImmediate: (handle) => clearImmediate(handle as ReturnType<typeof setImmediate>),
 };
 
 export class FireQueue {
@@ -83,8 +73,6 @@ export class FireQueue {
   // Kept after removal so a reloaded schedule does not refire slots it already fired.
   private readonly states = new NameMap<ScheduleState>();
   private timer: unknown;
-  /** The pending wake is a turn of the loop (the last stretch before a fire), not a timer. */
-  private polling = false;
   private armedFor: number | undefined;
   private expectedWake: number | undefined;
   private running = false;
@@ -207,16 +195,7 @@ export class FireQueue {
   private readonly tick = (): void => {
     this.timer = undefined;
     this.armedFor = undefined;
-    this.polling = false;
     const now = this.deps.now();
-    const first = this.instants.peek()?.fireAt ?? Infinity;
-    if (first > now && first - now <= EARLY_MS && this.deps.setImmediate && this.running) {
-      // Woken early on purpose: the loop keeps turning (I/O is served) until the instant.
-      this.polling = true;
-      this.armedFor = now;
-      this.timer = this.deps.setImmediate(this.tick);
-      return;
-    }
     const drift = this.expectedWake === undefined ? 0 : now - this.expectedWake;
     this.expectedWake = undefined;
     const passStart = performance.now();
@@ -228,7 +207,7 @@ export class FireQueue {
     // Each pass dispatches everything due before computing any next fire time, so a
     // thousand schedules on one second all go out at once; a further pass only runs for
     // schedules whose next slot is already due too (per-second patterns).
-    while ((this.instants.peek()?.fireAt ?? Infinity) <= now) {
+    while ((this.instants.peek() ?? Infinity) <= now) {
       const fired: Array<{ state: ScheduleState; generation: number; missed: boolean }> = [];
       for (
         let due = this.instants.takeDue(now);
@@ -293,23 +272,14 @@ export class FireQueue {
   }
 
   private arm(): void {
-    const top = this.instants.peek();
-    if (top === undefined) {
+    const fireAt = this.instants.peek();
+    if (fireAt === undefined) {
       this.disarm();
       return;
     }
-    let now = this.deps.now();
-    // An instant shared by several schedules is put in name order shortly before it, in a
-    // wake of its own, so that the due pass only hands out slots.
-    let wakeAt = this.deps.setImmediate ? top.fireAt - EARLY_MS : top.fireAt;
-    if (!top.ready) {
-      if (top.fireAt - now > PREPARE_MS) wakeAt = top.fireAt - PREPARE_MS;
-      else {
-        const slots = this.instants.prepare(top.fireAt);
-        this.guarded(() => this.options.onStaged?.(slots));
-        now = this.deps.now(); // after the hook's own time
-      }
-    }
+    const now = this.deps.now();
+    // A long sleep wakes a little early; the short one after it ends at the instant.
+    const wakeAt = fireAt - Math.min(100, Math.floor((fireAt - now) * EARLY_SHARE));
     if (this.timer !== undefined && this.armedFor !== undefined && this.armedFor <= wakeAt) return;
     this.disarm();
     const delay = Math.min(this.maxSleepMs, Math.max(0, wakeAt - now));
@@ -319,9 +289,7 @@ export class FireQueue {
   }
 
   private disarm(): void {
-    if (this.timer !== undefined && this.polling) this.deps.clearImmediate?.(this.timer);
-    else if (this.timer !== undefined) this.deps.clearTimeout(this.timer);
-    this.polling = false;
+    if (this.timer !== undefined) this.deps.clearTimeout(this.timer);
     this.timer = undefined;
     this.armedFor = undefined;
     this.expectedWake = undefined;

@@ -29,13 +29,6 @@ export class MinHeap<T> {
     items[i] = item;
   }
 
-  /** The second-smallest item (the lesser of the top's children), for a tie check. */
-  second(): T | undefined {
-    const l = this.items[1];
-    const r = this.items[2];
-    return r !== undefined && l !== undefined && this.less(r, l) ? r : l;
-  }
-
   /** Keeps only the items `keep` accepts (rebuilding the heap order). */
   retain(keep: (item: T) => boolean): void {
     const kept = this.items.filter(keep);

@@ -16,7 +16,7 @@ describe("InstantQueue", () => {
     ] as const)
       b.push({ fireAt, name });
     expect(b.size).toBe(6);
-    expect(b.peek()?.fireAt).toBe(10);
+    expect(b.peek()).toBe(10);
     expect(b.takeDue(9)).toBeUndefined();
     const first = b.takeDue(25);
     expect(first?.entries.map((e) => e.name)).toEqual(["a", "m", "z"]);
@@ -30,32 +30,11 @@ describe("InstantQueue", () => {
     expect(b.size).toBe(0);
   });
 
-  it("stages a shared instant ahead of time, in name order, and takes late joiners in", () => {
-    const b = new InstantQueue<Entry>();
-    b.push({ fireAt: 5, name: "x" });
-    b.push({ fireAt: 9, name: "q" });
-    expect(b.peek()).toEqual({ fireAt: 5, ready: true }); // a lone entry needs no sorting
-    b.push({ fireAt: 5, name: "c" });
-    expect(b.peek()).toEqual({ fireAt: 5, ready: false });
-    b.prepare(5);
-    expect(b.peek()).toEqual({ fireAt: 5, ready: true });
-    expect(b.size).toBe(3);
-    b.push({ fireAt: 5, name: "a" }); // joins after staging
-    expect(b.peek()).toEqual({ fireAt: 5, ready: false });
-    // An earlier instant added meanwhile comes first; the staged one waits its turn.
-    b.push({ fireAt: 3, name: "early" });
-    expect(b.takeDue(10)?.entries.map((e) => e.name)).toEqual(["early"]);
-    expect(b.takeDue(10)?.entries.map((e) => e.name)).toEqual(["a", "c", "x"]);
-    expect(b.takeDue(10)?.entries.map((e) => e.name)).toEqual(["q"]);
-    expect(b.size).toBe(0);
-  });
-
   it("retains only accepted entries and drops instants left empty", () => {
     const b = new InstantQueue<Entry>();
     for (let i = 0; i < 50; i++) b.push({ fireAt: i % 5, name: `n${i}` });
     b.retain((e) => e.fireAt !== 2 && Number(e.name.slice(1)) % 2 === 0);
     expect(b.size).toBe(20);
-    b.prepare(0);
     b.retain((e) => e.name !== "n0");
     expect(b.size).toBe(19);
     const instants: number[] = [];
