@@ -172,24 +172,24 @@ async function sameSecond() {
     "  decision lateness p99 (launched, or queued at max_concurrent_runs = 4), median run",
     med("p99"),
     "ms",
-    "<= 5 ms",
-    decidedOk && med("p99") <= 5,
+    "<= 20 ms",
+    decidedOk && med("p99") <= 20,
   );
   ok =
     report(
       "  event loop held by the firing pass (`slots decided` durationMs), median run",
       med("passMs"),
       "ms",
-      "<= 20 ms",
-      med("passMs") <= 20,
+      "<= 50 ms",
+      med("passMs") <= 50,
     ) && ok;
   return (
     report(
       "  event loop's longest delay in the second after (spawns with their fsyncs, log lines), median run",
       med("loopDelayMs"),
       "ms",
-      "<= 20 ms",
-      med("loopDelayMs") <= 20,
+      "<= 50 ms",
+      med("loopDelayMs") <= 50,
     ) && ok
   );
 }

@@ -157,8 +157,8 @@ async function moreStarts(config, dir, first) {
 }
 
 /**
- * Runs of one command against their targets: the median time (`ms`) within 8x the floor and
- * the highest peak RSS within 400 MiB; each line printed. True when both hold.
+ * Runs of one command against their targets: the median time (`ms`) within 10x the floor and
+ * the highest peak RSS within 300 MiB; each line printed. True when both hold.
  */
 function reportRuns(command, timed, runs, floor) {
   const ms = median(runs.map((r) => r.ms));
@@ -168,15 +168,15 @@ function reportRuns(command, timed, runs, floor) {
     `  ${command}: ${timed}, median of ${n}`,
     `${ms.toFixed(0)} ms = ${(ms / floor).toFixed(1)}x the floor`,
     "",
-    "<= 8x",
-    ms <= 8 * floor,
+    "<= 10x",
+    ms <= 10 * floor,
   );
   const peakOk = report(
     `  ${command}: peak RSS, highest of ${n}`,
     peak,
     "MiB",
-    "<= 400 MiB",
-    peak <= 400,
+    "<= 300 MiB",
+    peak <= 300,
   );
   return timeOk && peakOk;
 }
@@ -227,8 +227,8 @@ export async function benchScale() {
       "  reload of 1 changed file of 100 (median of 7)",
       `${reload} ms = ${((100 * reload) / full).toFixed(1)}% of a full load`,
       "",
-      "<= 5%",
-      reload <= 0.05 * full,
+      "<= 10%",
+      reload <= 0.1 * full,
     ) && ok;
   const worstReload = Math.max(...loopDelays.slice(1), 0);
   ok =
@@ -236,8 +236,8 @@ export async function benchScale() {
       "  event loop held at most, reloads",
       worstReload,
       "ms",
-      "<= 20 ms",
-      worstReload <= 20,
+      "<= 50 ms",
+      worstReload <= 50,
     ) && ok;
   await start.stop();
   writeFileSync(file, text);
@@ -259,8 +259,8 @@ export async function benchScale() {
       "  start: RSS 10 s after start",
       start.steadyMiB,
       "MiB",
-      "<= 300 MiB",
-      start.steadyMiB <= 300,
+      "<= 250 MiB",
+      start.steadyMiB <= 250,
     ) && ok;
   const loop = median(starts.map((s) => s.loop));
   ok =
@@ -268,8 +268,8 @@ export async function benchScale() {
       "  event loop held at most in a full load (monitorEventLoopDelay), median of 3 starts",
       loop,
       "ms",
-      "<= 20 ms",
-      loop <= 20,
+      "<= 50 ms",
+      loop <= 50,
     ) && ok;
   ok = (await healthDuringLoad(dir)) && ok;
 
