@@ -1,6 +1,6 @@
 // `autoloop-cron list` with a daemon running shows what it has in force: a schedule file that
 // stops validating keeps its last valid version there, and list says so instead of dropping it.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, expect, it } from "vitest";
@@ -20,8 +20,10 @@ const NIGHTLY = `[[schedule]]\nname = "nightly"\ncron = "0 3 * * *"\nkind = "com
 it("lists the last valid version of a file that no longer validates, marked, while the daemon runs it", async () => {
   const dir = tempDir("autoloop-list-");
   const other = join(dir, "schedules", "other.toml");
-  daemon = await startDaemonProcess(dir, "");
+  // Written before the start: the daemon loads it with the rest.
+  mkdirSync(join(dir, "schedules"), { recursive: true });
   writeFileSync(other, NIGHTLY);
+  daemon = await startDaemonProcess(dir, "");
   const list = (...args: string[]) =>
     execa(process.execPath, [AUTOLOOP_CRON, "list", ...args, "--config", daemon!.config], {
       env: cleanEnv(),
