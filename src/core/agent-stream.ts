@@ -2,8 +2,14 @@
 // Gemini's stream-json): the answer the agent gave, the tokens it used, the error it hit, and
 // one readable line per step for the live log. Whatever else the CLI prints (the prompt echo,
 // banners, session ids, counters) never reaches the judge.
-import type { AgentFailureReason } from "./agents.js";
 import type { AgentUsage } from "./usage.js";
+
+/** Why an agent CLI failed, as the harness classifies it. */
+export type AgentFailureReason =
+  | "auth_failed"
+  | "quota_exhausted"
+  | "rate_limited"
+  | "backend_failed";
 
 /** An error the CLI reported in its stream, in its own words. */
 export interface StreamError {

@@ -2,7 +2,7 @@
 // it is logged in, and how its refusals read. One table, used by the loop, `autoloop agents`
 // and the README's agent table (a test checks the README against it).
 import { basename } from "node:path";
-import type { AgentStream } from "./agent-stream.js";
+import type { AgentFailureReason, AgentStream } from "./agent-stream.js";
 import { optionValue } from "./argv.js";
 import { codexModel, codexUsesOwnProvider } from "./codex-config.js";
 import { ClaudeStream } from "./stream-claude.js";
@@ -11,11 +11,7 @@ import { GeminiStream } from "./stream-gemini.js";
 
 export type AgentId = "claude" | "codex" | "gemini" | "command";
 
-export type AgentFailureReason =
-  | "auth_failed"
-  | "quota_exhausted"
-  | "rate_limited"
-  | "backend_failed";
+export type { AgentFailureReason } from "./agent-stream.js";
 
 /** An option the adapter adds unless the preset's args already set it (or a rival flag). */
 export interface DefaultOption {

@@ -2,14 +2,14 @@
 
 import type { Logger } from "pino";
 import { findProcessByRunId, isRunProcess } from "../launch/identity.js";
-import { determineOutcome, journalsItsEnd, type RunOutcome } from "../launch/outcome.js";
-import { journalPathFor, readTerminal } from "../launch/outcome-journal.js";
 import {
-  exitStatusPath,
-  readExitStatus,
+  determineOutcome,
+  journalsItsEnd,
+  type RunOutcome,
   recordedExit,
-  removeExitStatus,
-} from "../launch/wrapper.js";
+} from "../launch/outcome.js";
+import { journalPathFor, readTerminal } from "../launch/outcome-journal.js";
+import { exitStatusPath, readExitStatus, removeExitStatus } from "../launch/wrapper.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import type { PendingEntry } from "../ledger/pending.js";
 import { adoptRecorded } from "./recorded-launch.js";

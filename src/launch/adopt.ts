@@ -9,11 +9,12 @@ import {
   type KillCause,
   type RunKind,
   type RunOutcome,
+  recordedExit,
   type TerminalRecord,
 } from "./outcome.js";
 import { journalPathFor, terminalOf } from "./outcome-journal.js";
 import { DEFAULT_KILL_GRACE_MS, groupTerminator } from "./termination.js";
-import { exitStatusPath, readExitStatus, recordedExit, removeExitStatus } from "./wrapper.js";
+import { exitStatusPath, readExitStatus, removeExitStatus } from "./wrapper.js";
 
 export interface AdoptedRun {
   runId: string;

@@ -1,18 +1,12 @@
 // Launches one run as its own process group, captures its output, enforces its timeout, reports its outcome.
 import type { Logger } from "pino";
-import { determineOutcome, type KillCause, type RunOutcome } from "./outcome.js";
+import { determineOutcome, type KillCause, type RunOutcome, recordedExit } from "./outcome.js";
 import { journalPathFor, journalSize, readTerminal } from "./outcome-journal.js";
 import { OUTPUT_CHECK_MS, OutputCap } from "./output-log.js";
 import { type ProcessStarter, startDirectly } from "./process-start.js";
 import { type LaunchSpec, launchArgv, launchEnv } from "./spec.js";
 import { DEFAULT_KILL_GRACE_MS, groupTerminator } from "./termination.js";
-import {
-  exitStatusPath,
-  readExitStatus,
-  recordedExit,
-  removeExitStatus,
-  wrappedArgv,
-} from "./wrapper.js";
+import { exitStatusPath, readExitStatus, removeExitStatus, wrappedArgv } from "./wrapper.js";
 
 export type { LaunchSpec } from "./spec.js";
 

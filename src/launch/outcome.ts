@@ -1,7 +1,7 @@
 // Decides how a scheduled run ended, from its terminal journal record, exit status and who stopped it.
 
+import { constants } from "node:os";
 import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
-import { exitDetail } from "./wrapper.js";
 
 /** Seed-004 lifecycle: pending → running → one of the terminal statuses. */
 /** What a run runs: a preset or a chain through the harness (which journals), or a command. */
@@ -120,4 +120,32 @@ export function determineOutcome(input: OutcomeInput): RunOutcome {
   if (input.signal !== undefined) outcome.signal = input.signal;
   if (decision.detail !== undefined) outcome.detail = decision.detail;
   return outcome;
+}
+
+const SIGNALS_BY_NUMBER = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
+
+/** "exit code 7", "exit code 127 (command not found)", "exit code 137 (128 + SIGKILL: killed by a signal?)". */
+export function exitDetail(code: number): string {
+  if (code === 127) return "exit code 127 (command not found)";
+  if (code === 126) return "exit code 126 (not executable)";
+  const signal = code > 128 ? SIGNALS_BY_NUMBER.get(code - 128) : undefined;
+  return signal === undefined
+    ? `exit code ${code}`
+    : `exit code ${code} (128 + ${signal}: killed by a signal?)`;
+}
+
+/**
+ * The facts an outcome is decided on, from a recorded code: the harness itself never exits
+ * above 128 but for 130 (after journaling `interrupted`), so for it such a code is the
+ * signal that killed it (a crash); a command's code is taken as it is.
+ */
+export function recordedExit(
+  kind: RunKind,
+  code: number,
+): { exitCode: number } | { signal: NodeJS.Signals } {
+  if (journalsItsEnd(kind) && code > 128 && code !== 130) {
+    const signal = SIGNALS_BY_NUMBER.get(code - 128);
+    if (signal !== undefined) return { signal: signal as NodeJS.Signals };
+  }
+  return { exitCode: code };
 }

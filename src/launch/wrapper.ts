@@ -5,9 +5,7 @@
 // beside the log, where the daemon, or the next one after a crash, reads it.
 
 import { readFileSync, rmSync } from "node:fs";
-import { constants } from "node:os";
 import { dirname, join } from "node:path";
-import { journalsItsEnd, type RunKind } from "./outcome.js";
 
 /**
  * `$1` is the status file; the rest is the program's argv. SIGTERM, SIGINT and SIGHUP to the
@@ -36,7 +34,7 @@ export function exitStatusPath(outputPath: string, runId: string): string {
 /**
  * The program's recorded exit code, or undefined when the wrapper never wrote one (it was
  * killed itself, with the whole group). A shell reports a program killed by signal N as
- * 128 + N, so codes above 128 are ambiguous; `exitDetail` says so.
+ * 128 + N, so codes above 128 are ambiguous; `exitDetail` (outcome.ts) says so.
  */
 export function readExitStatus(path: string): number | undefined {
   let text: string;
@@ -48,35 +46,7 @@ export function readExitStatus(path: string): number | undefined {
   return /^\d{1,3}$/.test(text) ? Number(text) : undefined;
 }
 
-const SIGNALS_BY_NUMBER = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
-
-/** "exit code 7", "exit code 127 (command not found)", "exit code 137 (128 + SIGKILL: killed by a signal?)". */
-export function exitDetail(code: number): string {
-  if (code === 127) return "exit code 127 (command not found)";
-  if (code === 126) return "exit code 126 (not executable)";
-  const signal = code > 128 ? SIGNALS_BY_NUMBER.get(code - 128) : undefined;
-  return signal === undefined
-    ? `exit code ${code}`
-    : `exit code ${code} (128 + ${signal}: killed by a signal?)`;
-}
-
 /** Once its status is in the ledger, the file has done its job. */
 export function removeExitStatus(path: string): void {
   rmSync(path, { force: true });
-}
-
-/**
- * The facts an outcome is decided on, from a recorded code: the harness itself never exits
- * above 128 but for 130 (after journaling `interrupted`), so for it such a code is the
- * signal that killed it (a crash); a command's code is taken as it is.
- */
-export function recordedExit(
-  kind: RunKind,
-  code: number,
-): { exitCode: number } | { signal: NodeJS.Signals } {
-  if (journalsItsEnd(kind) && code > 128 && code !== 130) {
-    const signal = SIGNALS_BY_NUMBER.get(code - 128);
-    if (signal !== undefined) return { signal: signal as NodeJS.Signals };
-  }
-  return { exitCode: code };
 }

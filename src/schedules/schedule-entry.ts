@@ -14,22 +14,16 @@ import {
   scheduleNameField,
   timezoneField,
 } from "../config/fields.js";
-import type {
-  Schedule,
-  ScheduleCommon,
-  ScheduleDefaults,
-  ScheduleFileContext,
-} from "./schedule-file.js";
+import {
+  ISOLATION_MODES,
+  type Schedule,
+  type ScheduleCommon,
+  type ScheduleDefaults,
+  type ScheduleFileContext,
+} from "./schedule.js";
 
 /** Linux caps one argument at 128 KiB (MAX_ARG_STRLEN); the objective is one. */
 export const MAX_OBJECTIVE_BYTES = 100 * 1024;
-
-/**
- * Where a preset run's agent works: "worktree" (`--worktree`: its own git worktree) or
- * "shared" (`--no-worktree`: the project's checkout); unset, the preset's `core.isolation_mode`.
- */
-export const ISOLATION_MODES = ["worktree", "shared"] as const;
-export type IsolationMode = (typeof ISOLATION_MODES)[number];
 
 /**
  * One [[schedule]] as written. Defaults: kind "preset", timezone/overlap/timeout/catch_up/

@@ -17,21 +17,11 @@ import type { ScheduleFileCache } from "./file-cache.js";
 import { type InForce, readInForce } from "./in-force.js";
 import { displayPath, isPresetPath, type Schedule } from "./schedule-file.js";
 import { type LoadedFiles, scheduleFileSteps } from "./schedule-folder.js";
+import type { ValidationReport } from "./validation-report.js";
 
 /** The presets shipped with autoloop-cron: the repository's presets/ folder, two levels up
  * both from src/cron/ and from the bundles in dist/bin/. */
 export const BUNDLED_PRESETS_DIR = bundledPresetsDir();
-
-export interface ValidationReport {
-  /** Schedules that passed every check, in file order; presets resolved. */
-  schedules: Schedule[];
-  /** Errors: the schedule named by each is not loaded. */
-  problems: FieldProblem[];
-  /** Worth a look, but the schedule still runs. */
-  warnings: FieldProblem[];
-  /** The schedules by name, when every one passed (saves building the map again). */
-  byName?: Map<string, Schedule>;
-}
 
 /**
  * Loads every schedule file of `config` and checks the schedules against each other.
@@ -342,9 +332,3 @@ function presetNames(dir: string): string[] {
     return [];
   }
 }
-
-export {
-  formatValidationReport,
-  type ValidationReportJson,
-  validationReportJson,
-} from "./validation-report.js";

@@ -4,7 +4,17 @@ import { fireTimeOf } from "../timing/jitter.js";
 import { nextFireTime } from "../timing/planner.js";
 import { type FieldProblem, formatProblem } from "../util/errors.js";
 import type { Schedule } from "./schedule-file.js";
-import type { ValidationReport } from "./validate.js";
+
+export interface ValidationReport {
+  /** Schedules that passed every check, in file order; presets resolved. */
+  schedules: Schedule[];
+  /** Errors: the schedule named by each is not loaded. */
+  problems: FieldProblem[];
+  /** Worth a look, but the schedule still runs. */
+  warnings: FieldProblem[];
+  /** The schedules by name, when every one passed (saves building the map again). */
+  byName?: Map<string, Schedule>;
+}
 
 export interface ValidationReportJson {
   ok: boolean;

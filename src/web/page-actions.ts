@@ -1,14 +1,22 @@
 // The status page's buttons: each POST path mapped to the operator action the CLI runs.
+
+import type { CronConfig } from "../config/config.js";
+import type { SchedulerDaemon } from "../daemon/daemon.js";
 import { acknowledgeIncident, resolveIncident } from "../operator/incident-actions.js";
 import { pauseSchedule } from "../operator/schedule-actions.js";
 
-import type { StatusPageOptions } from "./status-page.js";
+/** What an action needs of the page's options. */
+export interface ActionContext {
+  config: CronConfig;
+  daemon: SchedulerDaemon;
+  env?: NodeJS.ProcessEnv;
+}
 
 export type ActionResult =
   | { ok: true; message: string; runId?: string }
   | { ok: false; message: string };
 
-type Action = (target: string, note: string, o: StatusPageOptions) => ActionResult;
+type Action = (target: string, note: string, o: ActionContext) => ActionResult;
 
 /** A control answer of the daemon as the page tells it. */
 const fromResponse = (
@@ -66,7 +74,7 @@ const ACTIONS: Record<string, Record<string, Action>> = {
 export async function runAction(
   path: string,
   note: string,
-  o: StatusPageOptions,
+  o: ActionContext,
 ): Promise<ActionResult | undefined> {
   const m = /^\/(schedules|incidents|runs)\/([^/]+)\/([a-z]+)$/.exec(path);
   const action = m ? ACTIONS[m[1]!]?.[m[3]!] : undefined;

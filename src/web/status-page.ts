@@ -3,8 +3,6 @@
 // which go through the same code paths as the CLI.
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { CronConfig } from "../config/config.js";
-import type { SchedulerDaemon } from "../daemon/daemon.js";
 import { isScheduledRunId } from "../ledger/scheduled-run-id.js";
 import { readStatus } from "../monitor/status.js";
 import { incidentStore } from "../operator/incident-actions.js";
@@ -17,18 +15,15 @@ import { incidentPage, notFoundPage, runPage } from "./detail-pages.js";
 import { refuseCrossSite, refuseHost, safeBack, tokenMatches } from "./guard.js";
 import type { PageContext } from "./layout.js";
 import type { LiveUpdates } from "./live.js";
-import { type ActionResult, runAction } from "./page-actions.js";
+import { type ActionContext, type ActionResult, runAction } from "./page-actions.js";
 
-export interface StatusPageOptions {
-  config: CronConfig;
-  daemon: SchedulerDaemon;
+export interface StatusPageOptions extends ActionContext {
   live: LiveUpdates;
   token: string;
   /** The buttons work ([http] actions). */
   actions: boolean;
   /** Host names the page answers to besides loopback names and IP literals ([http] hosts). */
   hosts: readonly string[];
-  env?: NodeJS.ProcessEnv;
 }
 
 /** Handles the request when it is the status page's; false for other paths (/healthz...). */

@@ -3,12 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
+import { BUNDLED_PRESETS_DIR, validateAll } from "../../src/schedules/validate.js";
 import {
-  BUNDLED_PRESETS_DIR,
   formatValidationReport,
-  validateAll,
   validationReportJson,
-} from "../../src/schedules/validate.js";
+} from "../../src/schedules/validation-report.js";
 import { formatProblem } from "../../src/util/errors.js";
 
 let dir: string;
