@@ -141,18 +141,14 @@ const byName = (a: { name: string }, b: { name: string }) =>
 const isMap = (x: OverviewInput["schedules"]): x is ReadonlyMap<string, Schedule> =>
   typeof (x as Partial<ReadonlyMap<string, Schedule>>).get === "function";
 
-/**
- * The daemon's schedules in force, sorted once per set: a reload makes a new map, or updates
- * the one in force in place (a reload of a few files), which its revision tells (a NameMap's).
- */
-const sortedSets = new WeakMap<object, { revision: number | undefined; list: Schedule[] }>();
+/** The daemon's schedules in force, sorted once per set (every load makes a new map). */
+const sortedSets = new WeakMap<object, Schedule[]>();
 
 function sortedByName(schedules: OverviewInput["schedules"]): Schedule[] {
-  const revision = (schedules as { revision?: number }).revision;
   const known = sortedSets.get(schedules);
-  if (known !== undefined && known.revision === revision) return known.list;
+  if (known !== undefined) return known;
   const map = isMap(schedules) ? schedules : undefined;
   const list = [...(map ? map.values() : (schedules as Iterable<Schedule>))].sort(byName);
-  if (map) sortedSets.set(map, { revision, list });
+  if (map) sortedSets.set(map, list);
   return list;
 }

@@ -4,7 +4,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CronConfig } from "../config/config.js";
 import { writeFileAtomicAsync } from "../util/atomic-write.js";
-import { NameMap } from "../util/name-map.js";
 import { eachItem, runSliced } from "../util/steps.js";
 import type { Schedule } from "./schedule-file.js";
 
@@ -28,7 +27,7 @@ export function readInForce(config: CronConfig): ReadonlyMap<string, string> {
   } catch {
     return new Map();
   }
-  const byName = new NameMap<string>();
+  const byName = new Map<string, string>();
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return byName;
   const record = raw as Record<string, unknown>;
   // for-in, not Object.entries: no array of 100,000 pairs for a record of the old form.

@@ -3,7 +3,6 @@
 
 import type { CronConfig } from "../config/config.js";
 import type { FieldProblem } from "../util/errors.js";
-import { NameMap } from "../util/name-map.js";
 import { runSteps, type Steps } from "../util/steps.js";
 import type { ScheduleFileCache } from "./file-cache.js";
 import { type InForce, readInForce } from "./in-force.js";
@@ -13,12 +12,11 @@ import { scheduleFileSteps } from "./schedule-folder.js";
 import { checkLoadedSteps } from "./validate.js";
 
 export interface ScheduleSetUpdate {
-  /** The schedules in force from now on; with `changed`, the set in force before this load. */
+  /** The schedules in force from now on (a new map: the previous one is left as it was). */
   schedules: Map<string, Schedule>;
   /**
-   * Set when only these names' schedules are new or changed (see reload-delta.ts), and were put
-   * into the `previous` map in place (which is then `schedules`): each name with the schedule it
-   * replaced, undefined for a new name. No name went away.
+   * Set when only these names' schedules are new or changed (see reload-delta.ts): each name
+   * with the schedule it replaced, undefined for a new name. No name went away.
    */
   changed?: ReadonlyMap<string, Schedule | undefined>;
   /** Problems of this load, per file (display path). */
@@ -49,21 +47,20 @@ export function* scheduleSetSteps(
   const inForce: InForce =
     previous.size > 0 ? { get: (name) => previous.get(name)?.file } : readInForce(config);
   // Whether the schedules in force are exactly the cached files' (asked before this load).
-  // (A NameMap: whoever caches what they derive from it sees its revision change.)
-  const cleanBefore =
-    previous instanceof NameMap && previous.size > 0 && cache?.allClean() === true;
+  const cleanBefore = previous.size > 0 && cache?.allClean() === true;
   const loaded = yield* scheduleFileSteps(config, cache, sliced);
   if (cleanBefore && cache !== undefined) {
     const delta = yield* changedOnlySteps(loaded, previous, config, cache);
     if (delta !== undefined) {
-      // In one step: whoever reads the map between steps sees it before or after, not half.
+      // A new map, so whoever holds the one in force (or something derived from it) keeps it.
+      const schedules = new Map(previous);
       const changed = new Map<string, Schedule | undefined>();
       for (const [name, s] of delta.changed) {
         changed.set(name, previous.get(name));
-        previous.set(name, s);
+        schedules.set(name, s);
       }
       const { warnings } = delta;
-      return { schedules: previous, changed, problems: [], warnings, keptPrevious: [] };
+      return { schedules, changed, problems: [], warnings, keptPrevious: [] };
     }
   }
   const report = yield* checkLoadedSteps(loaded, config, inForce, cache);
@@ -72,7 +69,7 @@ export function* scheduleSetSteps(
     // The report's own map (made for this load only): no copy of 100,000 entries.
     return { schedules: report.byName, problems: [], warnings: report.warnings, keptPrevious: [] };
   }
-  const schedules = new NameMap<Schedule>();
+  const schedules = new Map<string, Schedule>();
   for (const s of report.schedules) if (!badFiles.has(s.file)) schedules.set(s.name, s);
   const keptPrevious = new Set<string>();
   for (const s of previous.values()) {

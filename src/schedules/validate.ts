@@ -8,7 +8,6 @@ import { loadPreset } from "../core/preset.js";
 import { nextFireTime } from "../timing/planner.js";
 import { formatDuration } from "../util/duration.js";
 import type { FieldProblem } from "../util/errors.js";
-import { NameMap } from "../util/name-map.js";
 import { bundledPresetsDir } from "../util/package-root.js";
 import { eachItem, runSteps, type Steps } from "../util/steps.js";
 import { nearestKey } from "../util/toml-input.js";
@@ -98,12 +97,12 @@ function* claimOrder(
   const rank = (s: Schedule) => (inForce.get(s.name) === s.file ? 0 : 1);
   // Negative when `a` claims the name before `b`; ties keep file order (the first file wins).
   const before = (a: Schedule, b: Schedule) => rank(a) - rank(b) || mtime(a.file) - mtime(b.file);
-  const winners = new NameMap<Schedule>();
+  const winners = new Map<string, Schedule>();
   yield* eachItem(
     all,
     (s) => {
-      const held = winners.setIfAbsent(s.name, s);
-      if (held !== undefined && before(s, held) < 0) winners.set(s.name, s);
+      const held = winners.get(s.name);
+      if (held === undefined || before(s, held) < 0) winners.set(s.name, s);
     },
     200,
   );
@@ -138,7 +137,7 @@ export function* checkScheduleSteps(
   };
   const presetDirs = new Map<Schedule, string | undefined>();
   const { ordered, winners } = yield* claimOrder(all, config, inForce);
-  const byName = ordered === all ? winners : new NameMap<Schedule>();
+  const byName = ordered === all ? winners : new Map<string, Schedule>();
   for (const s of byName === winners ? [] : ordered) {
     const first = byName.get(s.name);
     if (first === undefined) byName.set(s.name, s);

@@ -3,7 +3,6 @@
 // (cron-table.ts) for the usual syntax, croner for the rest and for every error's wording.
 import { Cron } from "croner";
 import { LruMap } from "../util/lru-map.js";
-import { NameMap } from "../util/name-map.js";
 import { type CronMatcher, CronTable } from "./cron-table.js";
 
 // Croner gives every compiled pattern its own 10,000-entry year table (~80 KB, 0.1 ms to
@@ -52,7 +51,7 @@ export function normalizePattern(pattern: string): string {
 
 // Tables are small: one per distinct pattern, shared by every schedule that has it.
 const TABLE_LIMIT = 1 << 18;
-const tables = new NameMap<CronTable>();
+const tables = new Map<string, CronTable>();
 
 /** A calculator for `pattern` evaluated on wall-clock time; throws (croner's words) on a bad one. */
 export function compileCron(pattern: string): CronMatcher {

@@ -2,7 +2,6 @@
 // most every 30 s to notice clock jumps and suspends, reporting slots as due or (when woken
 // late) missed.
 
-import { NameMap } from "../util/name-map.js";
 import { InstantQueue } from "./instant-queue.js";
 import { fireTimeOf } from "./jitter.js";
 import { nextFireTime, type PlanSpec } from "./planner.js";
@@ -71,7 +70,7 @@ export const realClock: FireQueueDeps = {
 export class FireQueue {
   private readonly instants = new InstantQueue<Entry>();
   // Kept after removal so a reloaded schedule does not refire slots it already fired.
-  private readonly states = new NameMap<ScheduleState>();
+  private readonly states = new Map<string, ScheduleState>();
   private timer: unknown;
   private armedFor: number | undefined;
   private expectedWake: number | undefined;
@@ -96,15 +95,14 @@ export class FireQueue {
   upsert(spec: PlanSpec, lastSlot?: Date): void {
     const handledUntil = lastSlot?.getTime() ?? -Infinity;
     const state: ScheduleState = { spec, generation: 1, handledUntil, next: undefined };
-    // One look-up for a name new to the queue (each of a start's 100,000), two otherwise.
-    const old = this.states.setIfAbsent(spec.name, state);
+    const old = this.states.get(spec.name);
     if (old !== undefined) {
       state.handledUntil = Math.max(old.handledUntil, handledUntil);
       state.generation = old.generation + 1;
-      this.states.set(spec.name, state);
-      // After the set: a compaction it starts then drops the replaced entry too.
-      if (old.next !== undefined) this.dropped();
     }
+    this.states.set(spec.name, state);
+    // After the set: a compaction it starts then drops the replaced entry too.
+    if (old?.next !== undefined) this.dropped();
     this.enqueueFromNow(state, this.deps.now());
     if (this.running) this.arm();
   }
