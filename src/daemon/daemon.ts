@@ -66,6 +66,8 @@ export class SchedulerDaemon extends DaemonEmitter {
   private readonly reloadSoon: ReturnType<typeof debounced>;
   private stopping = false;
   lastTickAt = new Date(0);
+  /** How many loads have put schedules in force (a reload may update the map in place). */
+  loads = 0;
   invalidProblems: FieldProblem[] = [];
   /** Parsed schedule files kept between reloads (a reload reads only changed files). */
   private readonly files = new ScheduleFileCache();
@@ -141,6 +143,11 @@ export class SchedulerDaemon extends DaemonEmitter {
   /** Loads schedules (in slices), recovers runs a previous daemon left, catches up, fires. */
   async start(): Promise<void> {
     this.refreshPause();
+    // Watched before the first load: a file that comes while it runs is loaded right after.
+    this.watchers = watchFolders(
+      [{ dir: this.config.schedulesDir, onChange: this.reloadSoon }],
+      this.log,
+    );
     await this.reload();
     resumePending(this.ledger, this.log, (run) => this.slots.adopt(run));
     const now = new Date(this.deps.clock.now());
@@ -150,13 +157,7 @@ export class SchedulerDaemon extends DaemonEmitter {
     if (this.stopping) return;
     this.queue.start();
     const control = controlDir(this.config.stateDir);
-    this.watchers = watchFolders(
-      [
-        { dir: this.config.schedulesDir, onChange: this.reloadSoon },
-        { dir: control, onChange: () => this.tick() },
-      ],
-      this.log,
-    );
+    this.watchers.push(...watchFolders([{ dir: control, onChange: () => this.tick() }], this.log));
     this.tickTimer = setInterval(() => this.tick(), this.deps.tickMs);
     this.tickTimer.unref();
     this.tick();
@@ -216,6 +217,7 @@ export class SchedulerDaemon extends DaemonEmitter {
     const previous = this.inForce;
     // In force from now on: a slot of a removed schedule that comes due meanwhile is dropped.
     this.inForce = update.schedules;
+    this.loads++;
     const moved = await planUpdate(previous, update, {
       upsert: (s) => this.queue.upsert(s, this.lastSlot(s.name)),
       remove: (name) => this.queue.remove(name),

@@ -12,11 +12,12 @@ import { scheduleFileSteps } from "./schedule-folder.js";
 import { checkLoadedSteps } from "./validate.js";
 
 export interface ScheduleSetUpdate {
-  /** The schedules in force from now on (a new map: the previous one is left as it was). */
+  /** The schedules in force from now on; with `changed`, the set in force before this load. */
   schedules: Map<string, Schedule>;
   /**
-   * Set when only these names' schedules are new or changed (see reload-delta.ts): each name
-   * with the schedule it replaced, undefined for a new name. No name went away.
+   * Set when only these names' schedules are new or changed (see reload-delta.ts), and were put
+   * into the `previous` map in place (which is then `schedules`): each name with the schedule it
+   * replaced, undefined for a new name. No name went away.
    */
   changed?: ReadonlyMap<string, Schedule | undefined>;
   /** Problems of this load, per file (display path). */
@@ -52,15 +53,15 @@ export function* scheduleSetSteps(
   if (cleanBefore && cache !== undefined) {
     const delta = yield* changedOnlySteps(loaded, previous, config, cache);
     if (delta !== undefined) {
-      // A new map, so whoever holds the one in force (or something derived from it) keeps it.
-      const schedules = new Map(previous);
+      // In place, in one step: whoever reads the map between steps sees it before or after,
+      // not half (a copy of 100,000 entries held the event loop ~100 ms).
       const changed = new Map<string, Schedule | undefined>();
       for (const [name, s] of delta.changed) {
         changed.set(name, previous.get(name));
-        schedules.set(name, s);
+        previous.set(name, s);
       }
       const { warnings } = delta;
-      return { schedules, changed, problems: [], warnings, keptPrevious: [] };
+      return { schedules: previous, changed, problems: [], warnings, keptPrevious: [] };
     }
   }
   const report = yield* checkLoadedSteps(loaded, config, inForce, cache);

@@ -40,7 +40,7 @@ const byName = (map: ReadonlyMap<string, Schedule>) =>
   [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 describe("a reload that checks only the changed files", () => {
-  it("puts the changed names in a new set, with what each replaced, the rest as it was", () => {
+  it("updates the set in force in place, with what each changed name replaced", () => {
     const { config, write } = world();
     const cache = new ScheduleFileCache();
     write("a.toml", [
@@ -59,19 +59,16 @@ describe("a reload that checks only the changed files", () => {
       { name: "a3", cron: "0 4 * * *" },
     ]);
     const second = loadScheduleSet(config, inForce, cache);
-    // A new map: whoever holds the one in force keeps it as it was.
-    expect(second.schedules).not.toBe(inForce);
-    expect(inForce.get("a1")).toBe(a1);
+    expect(second.schedules).toBe(inForce);
     expect([...(second.changed ?? [])]).toEqual([
       ["a1", a1],
       ["a2", a2],
       ["a3", undefined],
     ]);
-    const now = second.schedules;
-    expect(now.get("a1")?.cron).toBe("30 1 * * *");
-    expect(now.get("a2")).not.toBe(a2); // read again: a new object, equal
-    expect(now.get("a2")).toEqual(a2);
-    expect(now.get("b1")).toBe(b1); // its file did not change
+    expect(inForce.get("a1")?.cron).toBe("30 1 * * *");
+    expect(inForce.get("a2")).not.toBe(a2); // read again: a new object, equal
+    expect(inForce.get("a2")).toEqual(a2);
+    expect(inForce.get("b1")).toBe(b1); // its file did not change
     expect(second.problems).toEqual([]);
   });
 
@@ -167,7 +164,7 @@ describe("a reload that checks only the changed files", () => {
           write(`f${to}.toml`, files[to]!);
         }
         write(`f${k}.toml`, file); // only the files edited: the others stay cached
-        // The full check, from the same set in force (a copy, as before: it must not matter).
+        // The full check, from the same set in force (a copy: the reload updates it in place).
         const full = loadScheduleSet(config, new Map(inForce));
         const update = loadScheduleSet(config, inForce, cache);
         if (update.changed !== undefined) fast++;
