@@ -5,7 +5,7 @@ import { errorText } from "../util/errors.js";
 
 /** What a writer could not write, since when, and how many lines wait. */
 export interface WriteTrouble {
-  /** The file whose write failed first. */
+  /** The file whose write failed last. */
   path: string;
   /** `CODE: message`, e.g. "ENOSPC: no space left on device, write". */
   error: string;
@@ -25,7 +25,7 @@ export class HeldLines {
   constructor(
     private readonly write: (path: string, line: string) => void,
     private readonly on: {
-      /** The first failed write of a spell (and each line dropped past the limit). */
+      /** The first failed write of a spell (and every thousandth line dropped past the limit). */
       trouble?: (trouble: WriteTrouble, dropped: number) => void;
       /** The spell is over: every held line is written. */
       recovered?: (trouble: WriteTrouble) => void;
@@ -36,8 +36,9 @@ export class HeldLines {
   /** Writes the line, or holds it behind any held before it; true when it is written. */
   append(path: string, line: string): boolean {
     if (this.held.length >= MAX_HELD) {
-      this.dropped++;
-      if (this.current) this.on.trouble?.(this.current, this.dropped);
+      // Said once per thousand, not per line: a busy daemon drops many.
+      if (this.dropped++ % 1000 === 0 && this.current)
+        this.on.trouble?.(this.current, this.dropped);
       return false;
     }
     this.held.push({ path, line });
