@@ -326,7 +326,7 @@ export class RunLedger {
 
   /** Writes the lines a failed write held (a full disk), in order; true when none is left. */
   retryHeld(): boolean {
-    return this.lines.trouble() === undefined || this.lines.flush();
+    return this.lines.flush();
   }
 
   /** The ledger's writes are failing (lines held in memory): since when, and why. */

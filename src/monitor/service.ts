@@ -1,7 +1,6 @@
 // The monitor as a running service: follows journals, folds them into run states, evaluates
 // on every batch and on a timer (./evaluation.ts), advances the alert state, and delivers
 // (./alert-delivery.ts: the durable outbox, incident files; enqueue first, then save).
-
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { MonitorFacts } from "../detect/facts.js";
@@ -178,12 +177,12 @@ export class MonitorService {
     );
   }
 
-  /** Follows every journal, evaluates on each batch and every few seconds, delivers alerts. */
   /** The daemon's ledger and this outbox, while their writes fail (a full disk). */
   writeTrouble(): ({ what: "ledger" | "outbox" } & WriteTrouble)[] {
     return failingWriters({ ledger: this.view.ledger(), outbox: this.outbox });
   }
 
+  /** Follows every journal, evaluates on each batch and every few seconds, delivers alerts. */
   async start(): Promise<void> {
     if (this.started) return;
     if (this.options.once) {

@@ -1,6 +1,5 @@
 // `autoloop-cron status`: the exceptions only, read from files on disk (alert state, incidents,
 // outbox, schedule files) so it works with or without a daemon and never changes a thing.
-
 import { existsSync, readFileSync } from "node:fs";
 import type { CronConfig } from "../config/config.js";
 import { IncidentStore, type IncidentSummary } from "../incidents/store.js";

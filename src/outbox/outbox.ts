@@ -1,6 +1,5 @@
 // The durable alert outbox: each alert is fsynced to outbox.jsonl before any send, retried
 // with backoff until delivered or dead, and replayed after a restart (at-least-once).
-
 import { nanoid } from "nanoid";
 import { type AlertMessage, alertMessageSchema, newMessageId } from "../alerts/message.js";
 import { redactMessage } from "../alerts/render.js";

@@ -86,6 +86,17 @@ describe.skipIf(!canMount)("a state dir whose disk fills up", () => {
         env: cleanEnv(),
         reject: false,
       });
+    /** The webhook's state_unwritable request with this status, once it came. */
+    const alertByWebhook = (phase: "firing" | "resolved") =>
+      waitFor(
+        () =>
+          receiver!.requests.all.find(
+            (r) => r.body.includes('"state_unwritable"') && r.body.includes(`"${phase}"`),
+          ),
+        `the ${phase} state_unwritable alert by webhook`,
+        30_000,
+        200,
+      );
     const runs = async () => {
       const r = await execa(
         process.execPath,
@@ -125,15 +136,7 @@ describe.skipIf(!canMount)("a state dir whose disk fills up", () => {
       const st = await status();
       expect(st.exitCode).toBe(1);
       expect(st.stdout).toContain("State dir:\n  not writable: ENOSPC");
-      const firing = await waitFor(
-        () =>
-          receiver!.requests.all.find(
-            (r) => r.body.includes('"state_unwritable"') && r.body.includes('"firing"'),
-          ),
-        "the state_unwritable alert by webhook",
-        30_000,
-        200,
-      );
+      const firing = await alertByWebhook("firing");
       expect(firing.body).toContain("cannot be written");
 
       // Space returns: the held lines go in, in order; the alert resolves.
@@ -144,15 +147,7 @@ describe.skipIf(!canMount)("a state dir whose disk fills up", () => {
         20_000,
         200,
       );
-      await waitFor(
-        () =>
-          receiver!.requests.all.find(
-            (r) => r.body.includes('"state_unwritable"') && r.body.includes('"resolved"'),
-          ),
-        "the resolved notice",
-        30_000,
-        200,
-      );
+      await alertByWebhook("resolved");
       expect(log()).toContain("run ledger: the held lines are written");
       // Every file whole: no two records glued into one line.
       for (const file of ["slots.jsonl", join("runs", "index.jsonl")])
