@@ -1,7 +1,7 @@
 // Field schemas shared by autoloop-cron.toml and schedules/*.toml, each with the wording
 // its error message uses for "expected".
 import * as z from "zod";
-import { CRON_HINT, cronProblem } from "../timing/cron-pattern.js";
+import { CRON_HINT, cronProblem } from "../timing/cron.js";
 import { isValidTimeZone } from "../timing/zone-clock.js";
 import { DURATION_HINT, parseDuration } from "../util/duration.js";
 

@@ -1,7 +1,8 @@
 // Cron expressions rewritten for a Kubernetes CronJob's spec.schedule (pure). Kubernetes parses
 // 5 fields with robfig/cron: no seconds, no L/W/#, day-of-week 0-6, and its own rule for when
 // day-of-month and day-of-week are ORed.
-import { NICKNAMES, parseCronFields, type Translation } from "./cron-fields.js";
+import { NICKNAMES } from "../timing/cron.js";
+import { parseCronFields, type Translation } from "./cron-fields.js";
 
 export const KUBERNETES_TARGET = "a Kubernetes CronJob schedule";
 

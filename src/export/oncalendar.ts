@@ -4,8 +4,8 @@
 // night clocks jump 02:00 → 03:00) is skipped by systemd, while the autoloop-cron daemon fires
 // it once at the end of the gap; at fall-back systemd fires a repeated wall time once, while
 // the daemon runs wildcard jobs (`*` in the minute or hour field) in both passes, as cron(8).
+import type { CronFields } from "../timing/cron.js";
 import {
-  type CronFields,
   DAY_RANGE,
   isFull,
   parseCronFields,

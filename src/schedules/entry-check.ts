@@ -9,7 +9,7 @@
 // Every problem is still zod's own: a doubtful entry is always handed to zod.
 import * as z from "zod";
 import { isScheduleName } from "../config/fields.js";
-import { cronProblem } from "../timing/cron-pattern.js";
+import { cronProblem } from "../timing/cron.js";
 import { type ScheduleEntry, scheduleEntry } from "./schedule-entry.js";
 
 const entries = z.array(scheduleEntry);

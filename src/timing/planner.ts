@@ -1,6 +1,6 @@
 // When schedules fire: next slot, slots in a range and missed slots to catch up, computed in
-// each schedule's time zone with croner as a pure calculator. Time is always an argument.
-import { compileCron, plainFieldCount } from "./cron-pattern.js";
+// each schedule's time zone from the compiled cron pattern. Time is always an argument.
+import { type CronPattern, compileCron } from "./cron.js";
 import { fireTimeOf } from "./jitter.js";
 import { instantsOfWall, wallClockOf } from "./zone-clock.js";
 
@@ -39,100 +39,31 @@ export function slotKey(name: string, slot: Date): string {
  *   the repeated hour and every real interval gets its run.
  */
 export function nextFireTime(spec: PlanSpec, after: Date): Date | undefined {
-  // Pure in (pattern, zone, instant): schedules sharing a pattern fall due together, and
-  // replanning a thousand of them after one batch then costs one croner search, not 1,000.
-  // The last few answers per pattern (not a key string per question: a load asks 100,000).
-  // A few: `validate`'s jitter check asks each schedule from two instants in turn, and
-  // schedules may share a pattern in several zones.
-  const afterMs = after.getTime();
-  const answers = recentNext.get(spec.cron);
-  if (answers !== undefined)
-    for (const known of answers)
-      if (known.after === afterMs && known.timezone === spec.timezone)
-        return known.next === null ? undefined : new Date(known.next);
-  const next = searchNextFireTime(spec, after);
-  const answer = { timezone: spec.timezone, after: afterMs, next: next?.getTime() ?? null };
-  if (answers === undefined) {
-    if (recentNext.size >= RECENT_NEXT_LIMIT) recentNext.clear();
-    recentNext.set(spec.cron, [answer]); // a literal: room for one (a push makes room for 17)
-  } else {
-    if (answers.length >= ANSWERS_PER_PATTERN) answers.shift();
-    answers.push(answer);
-  }
-  return next;
-}
-
-interface NextAnswer {
-  timezone: string;
-  after: number;
-  next: number | null;
-}
-
-/** Each pattern's last answers of nextFireTime; cleared whole when full (a batch needs few). */
-const recentNext = new Map<string, NextAnswer[]>();
-const ANSWERS_PER_PATTERN = 4;
-const RECENT_NEXT_LIMIT = 1024;
-
-function searchNextFireTime(spec: PlanSpec, after: Date): Date | undefined {
-  const wildcard = isWildcardPattern(spec.cron);
-  const first = searchWallClock(spec, after, wildcard);
-  if (!wildcard) return first;
-  const second = secondPassSlot(spec, after.getTime());
+  const cron = compileCron(spec.cron);
+  const first = searchWallClock(spec, cron, after);
+  if (!cron.wildcard) return first;
+  const second = secondPassSlot(spec, cron, after.getTime());
   if (second === undefined) return first;
   return first === undefined || second < first.getTime() ? new Date(second) : first;
-}
-
-/**
- * cron(8)'s "wildcard" jobs: `*` leads the minute or the hour field (`*`, `*\/15`). Named
- * like cronie's MIN_STAR and HR_STAR flags, which decide how a job treats a DST change.
- */
-export function isWildcardPattern(pattern: string): boolean {
-  const count = plainFieldCount(pattern);
-  if (count !== 0) return plainWildcard(pattern, count); // cheaper than the map
-  let known = wildcards.get(pattern);
-  if (known === undefined) {
-    if (wildcards.size >= RECENT_NEXT_LIMIT) wildcards.clear();
-    known = wildcardFields(pattern);
-    wildcards.set(pattern, known);
-  }
-  return known;
-}
-
-const wildcards = new Map<string, boolean>();
-
-/** `wildcardFields` of a plain pattern of `count` fields one space apart: first characters. */
-function plainWildcard(pattern: string, count: number): boolean {
-  const minute = count === 6 ? pattern.indexOf(" ") + 1 : 0;
-  const hour = pattern.indexOf(" ", minute) + 1;
-  return pattern.charCodeAt(minute) === 42 || pattern.charCodeAt(hour) === 42;
-}
-
-function wildcardFields(pattern: string): boolean {
-  const text = pattern.trim().toLowerCase();
-  if (text.startsWith("@")) return text === "@hourly";
-  const fields = text.split(/\s+/);
-  const [minute, hour] = fields.length >= 6 ? [fields[1], fields[2]] : [fields[0], fields[1]];
-  return (minute?.startsWith("*") ?? false) || (hour?.startsWith("*") ?? false);
 }
 
 /**
  * For a wildcard job while `after` lies in the first pass of a repeated (fall-back) hour:
  * the first slot of the second pass, which comes before any wall time past the repeat.
  */
-function secondPassSlot(spec: PlanSpec, afterMs: number): number | undefined {
+function secondPassSlot(spec: PlanSpec, cron: CronPattern, afterMs: number): number | undefined {
   const here = instantsOfWall(wallClockOf(afterMs, spec.timezone), spec.timezone);
   if (here.kind !== "overlap" || afterMs >= here.transition) return undefined;
   const repeatStart = wallClockOf(here.transition, spec.timezone);
   const repeatEnd = repeatStart + (here.later - here.earlier);
-  const next = compileCron(spec.cron).nextRun(new Date(repeatStart - 1000));
+  const next = cron.nextRun(new Date(repeatStart - 1000));
   if (next === null || next.getTime() >= repeatEnd) return undefined;
   const at = instantsOfWall(next.getTime(), spec.timezone);
   return at.kind === "overlap" && at.later > afterMs ? at.later : undefined;
 }
 
 /** The next slot by the wall clock from `after` on; repeated wall times per the job's kind. */
-function searchWallClock(spec: PlanSpec, after: Date, wildcard: boolean): Date | undefined {
-  const cron = compileCron(spec.cron);
+function searchWallClock(spec: PlanSpec, cron: CronPattern, after: Date): Date | undefined {
   const afterMs = after.getTime();
   let cursor = wallClockOf(afterMs, spec.timezone);
   // Each pass either returns or jumps past an overlap, so a few passes always suffice.
@@ -146,7 +77,7 @@ function searchWallClock(spec: PlanSpec, after: Date, wildcard: boolean): Date |
     if (at.kind === "overlap") {
       if (at.earlier > afterMs) return new Date(at.earlier);
       // In the second pass of the repeated hour, a wildcard job runs by the wall clock.
-      if (wildcard && at.later > afterMs) return new Date(at.later);
+      if (cron.wildcard && at.later > afterMs) return new Date(at.later);
       // `after` is inside the repeated hour: every wall time up to the end of the repeat
       // already had its first occurrence, so skip to the end of the repeat.
       const repeatEnd = at.transition + (at.later - at.earlier);

@@ -1,17 +1,9 @@
-import { Cron } from "croner";
 import { describe, expect, it } from "vitest";
-import {
-  compileCron,
-  compileWithCroner,
-  cronProblem,
-  shareYearTable,
-} from "../../src/timing/cron-pattern.js";
-import { CronTable } from "../../src/timing/cron-table.js";
+import { CronTable, compileCron, cronProblem } from "../../src/timing/cron.js";
 import { fireTimeOf } from "../../src/timing/jitter.js";
 import {
   CATCH_UP_CAP,
   catchUpSlots,
-  isWildcardPattern,
   nextFireTime,
   type PlanSpec,
   slotKey,
@@ -184,8 +176,8 @@ describe("nextFireTime across DST in America/New_York", () => {
       ["0 1-5 * * *", false],
     ];
     for (const [text, wildcard] of cases) {
-      expect(isWildcardPattern(text), text).toBe(wildcard);
-      expect(isWildcardPattern(` ${text.replaceAll(" ", "\t ")} `), text).toBe(wildcard);
+      expect(compileCron(text).wildcard, text).toBe(wildcard);
+      expect(compileCron(` ${text.replaceAll(" ", "\t ")} `).wildcard, text).toBe(wildcard);
     }
   });
 
@@ -422,14 +414,36 @@ describe("catchUpSlots", () => {
   });
 });
 
-describe("croner as a calculator", () => {
-  it("shares one all-years table between compiled patterns (80 KB each otherwise)", () => {
-    // Guards the memory fix in cron-pattern.ts against croner changing its internals.
-    const cron = new Cron("0 0 * * *", { utcOffset: 0, paused: true });
-    expect(shareYearTable(cron)).toBe(true);
-    expect(shareYearTable(compileWithCroner("0 0 L * *"))).toBe(true);
-    expect(compileWithCroner("0 2 L * *").isRunning()).toBe(false);
-    // The usual syntax never reaches croner: compact tables instead.
+describe("one cron engine", () => {
+  it("compiles the usual syntax to tables and leaves L, W and # to croner", () => {
     expect(compileCron("5 4 * * *")).toBeInstanceOf(CronTable);
+    expect(compileCron("*/2,5 * * * *")).toBeInstanceOf(CronTable);
+    expect(compileCron("0 0 L * *")).not.toBeInstanceOf(CronTable);
+    expect(compileCron("0 0 L * *").fields()).toBeUndefined();
+    expect(compileCron("0 0 L * *").nextRun(new Date("2026-02-03T00:00:00Z"))?.toISOString()).toBe(
+      "2026-02-28T00:00:00.000Z",
+    );
+  });
+
+  it("gives the exporters each field's values and the Vixie day rule", () => {
+    expect(compileCron("@weekly").fields()).toEqual({
+      seconds: undefined,
+      minutes: [0],
+      hours: [0],
+      days: Array.from({ length: 31 }, (_, i) => i + 1),
+      months: Array.from({ length: 12 }, (_, i) => i + 1),
+      weekdays: [0],
+      text: ["0", "0", "*", "*", "0"],
+      dayMatch: "and",
+    });
+    const f = compileCron("30 */20 9-17 1,15,31 * MON-FRI,7").fields();
+    expect(f?.seconds).toEqual([30]);
+    expect(f?.minutes).toEqual([0, 20, 40]);
+    expect(f?.days).toEqual([1, 15, 31]);
+    expect(f?.weekdays).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(f?.dayMatch).toBe("or");
+    expect(compileCron("0 0 ? * 1").fields()?.dayMatch).toBe("and"); // `?` reads as `*`
+    expect(compileCron("0 0 1,15 * 1").fields()?.dayMatch).toBe("or");
+    expect(compileCron("0 0 */2 * 1").fields()?.dayMatch).toBe("and");
   });
 });
