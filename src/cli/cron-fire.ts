@@ -1,15 +1,14 @@
 // `autoloop-cron fire <schedule> [--foreground]`: a run now, through the daemon when one
 // is running (so overlap, concurrency and the ledger stay consistent), else in-process.
-import { join } from "node:path";
 import pino from "pino";
-import { admitSlot, ledgerCause, recordSkip } from "../admission/admission.js";
+import { admitSlot, recordSkip } from "../admission/admission.js";
+import { scheduledLaunchSpec, slotCourse } from "../admission/carry-out.js";
 import { type CronConfig, runEnvironment } from "../config/config.js";
 import { runningDaemon } from "../daemon/control.js";
 import { launchRecorded } from "../daemon/recorded-launch.js";
-import { attachHistory } from "../history/schedule-history.js";
 import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
 import { isRunProcess } from "../launch/identity.js";
-import { launchSpecFor, RUN_KILL_GRACE_MS } from "../launch/schedule-spec.js";
+import { RUN_KILL_GRACE_MS } from "../launch/schedule-spec.js";
 import type { RunSummary } from "../ledger/events.js";
 import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
 import { stopRun } from "../operator/run-actions.js";
@@ -99,17 +98,13 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
     maxConcurrent: Number.POSITIVE_INFINITY,
     ledger,
   });
-  if (decision.kind === "skip" || decision.kind === "queue") {
-    const cause = decision.kind === "queue" ? "overlap" : ledgerCause(decision.cause);
-    const detail =
-      decision.kind === "queue"
-        ? `${decision.detail}; without a daemon a slot cannot wait, so it is skipped`
-        : decision.detail;
-    recordSkip(ledger, { runId, schedule: name, slot, trigger: "manual", cause, detail });
-    process.stderr.write(`autoloop-cron: ${name} not launched: ${detail}\n`);
+  const course = slotCourse(decision, { schedule: name, slot, trigger: "manual" }, "impossible");
+  if (course.kind === "skip") {
+    recordSkip(ledger, course.skip);
+    process.stderr.write(`autoloop-cron: ${name} not launched: ${course.skip.detail}\n`);
     return 0;
   }
-  if (decision.kind === "replace") {
+  if (course.kind === "replace") {
     // As in the daemon: the new run starts once the old one has ended.
     for (const e of running) {
       ledger.killed(e.runId, "replace", `replaced by a new run of ${name} (overlap = "replace")`);
@@ -117,13 +112,7 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
     }
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
-  const spec = attachHistory(launchSpecFor(config, schedule, runId, slot), {
-    ledger,
-    schedule,
-    incidentsDir: join(config.stateDir, "incidents"),
-    runs: schedule.history,
-    stateDir: config.stateDir,
-  });
+  const spec = scheduledLaunchSpec(config, ledger, schedule, runId, slot);
   const env = runEnvironment(config, process.env);
   const result = await launchRecorded(ledger, spec, "manual", { logger, env });
   if (result.kind === "duplicate")

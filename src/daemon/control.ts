@@ -59,11 +59,20 @@ export function runningDaemon(stateDir: string): DaemonInfo | undefined {
   }
 }
 
-type RequestBody = ControlRequest extends infer R
+/** A request as its sender writes it (the id is the channel's). */
+export type RequestBody = ControlRequest extends infer R
   ? R extends ControlRequest
     ? Omit<R, "id">
     : never
   : never;
+
+/** A way to a daemon: it answers a request. */
+export type Control = (body: RequestBody) => Promise<ControlResponse>;
+
+/** The way to the daemon running on `stateDir`, through its control files. */
+export function controlFiles(stateDir: string): Control {
+  return (body) => sendControl(stateDir, body);
+}
 
 /** Drops a request for the daemon and waits for its answer. */
 export async function sendControl(

@@ -24,12 +24,7 @@ import { OneAtATime } from "../util/one-at-a-time.js";
 import { checkStateDir } from "../util/private-files.js";
 import { eachItem, runSliced } from "../util/steps.js";
 import { clockJumped } from "./clock-step.js";
-import {
-  answerRequests,
-  type ControlRequest,
-  type ControlResponse,
-  controlDir,
-} from "./control.js";
+import { answerRequests, type Control, type ControlResponse, controlDir } from "./control.js";
 import { watchCrowdedPass } from "./crowded-pass.js";
 import { DaemonEmitter } from "./events.js";
 import { debounced, watchFolders } from "./folder-watch.js";
@@ -66,8 +61,6 @@ export class SchedulerDaemon extends DaemonEmitter {
   private readonly reloadSoon: ReturnType<typeof debounced>;
   private stopping = false;
   lastTickAt = new Date(0);
-  /** How many loads have put schedules in force (a reload may update the map in place). */
-  loads = 0;
   invalidProblems: FieldProblem[] = [];
   /** Parsed schedule files kept between reloads (a reload reads only changed files). */
   private readonly files = new ScheduleFileCache();
@@ -217,7 +210,6 @@ export class SchedulerDaemon extends DaemonEmitter {
     const previous = this.inForce;
     // In force from now on: a slot of a removed schedule that comes due meanwhile is dropped.
     this.inForce = update.schedules;
-    this.loads++;
     const moved = await planUpdate(previous, update, {
       upsert: (s) => this.queue.upsert(s, this.lastSlot(s.name)),
       remove: (name) => this.queue.remove(name),
@@ -282,13 +274,15 @@ export class SchedulerDaemon extends DaemonEmitter {
   }
 
   /** `autoloop-cron fire <schedule>`: a manual run now, under the same policies. */
-  fireNow(name: string): ControlResponse {
+  private fireNow(name: string): ControlResponse {
+    // Paused in the file a moment ago: read it now rather than at the next tick.
+    this.refreshPause();
     const unknown = `unknown schedule ${JSON.stringify(name)}; \`autoloop-cron list\` shows the loaded ones`;
     const response = this.onSlot(name, new Date(this.deps.clock.now()), "manual");
     return response ?? { id: "", ok: false, error: unknown };
   }
 
-  stopRun(runId: string, reason: string): ControlResponse {
+  private stopRun(runId: string, reason: string): ControlResponse {
     const run = this.active.get(runId);
     if (run === undefined)
       return { id: "", ok: false, error: `run ${runId} is not running under this daemon` };
@@ -296,7 +290,8 @@ export class SchedulerDaemon extends DaemonEmitter {
     return { id: "", ok: true, runId, message: `stopping ${runId}` };
   }
 
-  private async handleControl(request: ControlRequest): Promise<ControlResponse> {
+  /** Answers an operator's request (from the control files, or the status page in-process). */
+  readonly control: Control = async (request) => {
     switch (request.action) {
       case "fire":
         return this.fireNow(request.schedule);
@@ -313,14 +308,14 @@ export class SchedulerDaemon extends DaemonEmitter {
         return { id: "", ok: true, message: `${schedules.length} in force`, schedules };
       }
     }
-  }
+  };
 
   private tick(): void {
     this.lastTickAt = new Date(this.deps.clock.now());
     this.prune(this.lastTickAt.getTime());
     this.ledger.retryHeld();
     this.refreshPause();
-    answerRequests(this.config.stateDir, (r) => this.handleControl(r), this.log);
+    answerRequests(this.config.stateDir, this.control, this.log);
     this.emit("tick", { at: this.lastTickAt });
   }
 

@@ -19,26 +19,16 @@ export async function planUpdate(
   update: ScheduleSetUpdate,
   planner: Planner,
 ): Promise<boolean> {
-  const { schedules, changed } = update;
-  let moved = false;
-  /** `schedule` in force where `old` (undefined: none) was. */
-  const replace = (old: Schedule | undefined, schedule: Schedule) => {
-    if (old?.file !== schedule.file) moved = true;
-    if (old === undefined || scheduleChanged(old, schedule)) planner.upsert(schedule);
-  };
-  if (changed !== undefined) {
-    // Put in place by the load: only these names changed, and none went away.
-    await runSliced(eachItem(changed, ([name, old]) => replace(old, schedules.get(name)!)));
-    return moved;
-  }
-  moved = previous.size !== schedules.size;
+  const { schedules } = update;
+  let moved = previous.size !== schedules.size;
   let added = 0;
   await runSliced(
     eachItem(schedules.values(), (schedule) => {
       const old = previous.get(schedule.name);
       if (old === schedule) return; // its file did not change
       if (old === undefined) added++;
-      replace(old, schedule);
+      if (old?.file !== schedule.file) moved = true;
+      if (old === undefined || scheduleChanged(old, schedule)) planner.upsert(schedule);
     }),
   );
   // Every old name is still here unless the new set is smaller than old plus added.

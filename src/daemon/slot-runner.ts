@@ -1,12 +1,10 @@
 // A due slot's way to a running process: the slot policy's decision, the wait queue, the
 // launch through the ledger, and the watch that frees the run's place when it ends.
-import { join } from "node:path";
-import { admitSlot, ledgerCause, recordSkip, type SkipRecord } from "../admission/admission.js";
+import { admitSlot, recordSkip, type SkipRecord } from "../admission/admission.js";
+import { scheduledLaunchSpec, slotCourse } from "../admission/carry-out.js";
 import type { SlotDecision } from "../admission/policy.js";
-import { QUEUE_LIMIT, SlotQueue } from "../admission/slot-queue.js";
-import { attachHistory } from "../history/schedule-history.js";
+import { SlotQueue } from "../admission/slot-queue.js";
 import type { RunHandle } from "../launch/launcher.js";
-import { launchSpecFor } from "../launch/schedule-spec.js";
 import type { Trigger } from "../ledger/events.js";
 import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
 import type { Schedule } from "../schedules/schedule-file.js";
@@ -111,46 +109,28 @@ export class SlotRunner {
   }
 
   private carryOut(d: Decided): ControlResponse {
-    const { schedule, slot, trigger, dueAt, decision } = d;
+    const { schedule, slot, trigger, dueAt } = d;
     const name = schedule.name;
-    switch (decision.kind) {
+    const waiting = this.waiting.isFull(name) ? "full" : "possible";
+    const course = slotCourse(d.decision, { schedule: name, slot, trigger }, waiting);
+    switch (course.kind) {
       case "launch":
         return this.launch(schedule, slot, trigger, dueAt, d.runId!);
-      case "skip": {
-        const runId = newScheduledRunId(name, slot);
-        const cause = ledgerCause(decision.cause);
-        return this.skipSlot({
-          runId,
-          schedule: name,
-          slot,
-          trigger,
-          cause,
-          detail: decision.detail,
-        });
-      }
+      case "skip":
+        return this.skipSlot(course.skip);
       case "queue": {
-        if (this.waiting.isFull(name)) {
-          return this.skipSlot({
-            runId: newScheduledRunId(name, slot),
-            schedule: name,
-            slot,
-            trigger,
-            cause: decision.why === "overlap" ? "overlap" : "max_concurrent",
-            detail: `the queue is full (${QUEUE_LIMIT} slots of ${name} waiting)`,
-          });
-        }
         this.waiting.push({ schedule: name, slot, trigger, dueAt });
         const queued = {
           schedule: name,
           slot: slot.toISOString(),
           latenessMs: d.decidedAt - dueAt,
         };
-        this.ctx.log.info(queued, decision.detail);
-        this.ctx.emit("queued", { schedule: name, slot, why: decision.why });
-        return { id: "", ok: true, message: decision.detail };
+        this.ctx.log.info(queued, course.detail);
+        this.ctx.emit("queued", { schedule: name, slot, why: course.why });
+        return { id: "", ok: true, message: course.detail };
       }
       case "replace": {
-        const previous = decision.stop
+        const previous = course.stop
           .map((id) => this.runs.active.get(id))
           .filter((r) => r !== undefined);
         for (const run of previous)
@@ -160,7 +140,7 @@ export class SlotRunner {
         return {
           id: "",
           ok: true,
-          message: `stopping ${decision.stop.join(", ")}; the new run starts when it has ended`,
+          message: `stopping ${course.stop.join(", ")}; the new run starts when it has ended`,
         };
       }
     }
@@ -200,14 +180,7 @@ export class SlotRunner {
       this.runs.settle(schedule.name, runId, undefined);
       return;
     }
-    const { stateDir } = this.ctx.config;
-    const spec = attachHistory(launchSpecFor(this.ctx.config, schedule, runId, slot), {
-      ledger: this.ctx.ledger,
-      schedule,
-      incidentsDir: join(stateDir, "incidents"),
-      runs: schedule.history,
-      stateDir,
-    });
+    const spec = scheduledLaunchSpec(this.ctx.config, this.ctx.ledger, schedule, runId, slot);
     const claim = claimLaunch(this.ctx.ledger, spec, trigger);
     if (claim.kind === "duplicate") {
       this.runs.settle(schedule.name, runId, undefined);
@@ -332,12 +305,16 @@ export class SlotRunner {
       } else if (decision?.kind === "queue") {
         return "keep";
       } else {
-        const skip = decision?.kind === "skip" ? decision : undefined;
-        const cause = skip ? ledgerCause(skip.cause) : "config_error";
-        const detail = skip?.detail ?? "the schedule was removed while the slot waited";
-        const runId = newScheduledRunId(w.schedule, w.slot);
-        const { schedule: name, slot, trigger } = w;
-        this.skipSlot({ runId, schedule: name, slot, trigger, cause, detail });
+        // Skipped, or its schedule gone.
+        const ask = { schedule: w.schedule, slot: w.slot, trigger: w.trigger };
+        const course = decision && slotCourse(decision, ask, "possible");
+        const removed = {
+          ...ask,
+          runId: newScheduledRunId(w.schedule, w.slot),
+          cause: "config_error",
+          detail: "the schedule was removed while the slot waited",
+        } as const;
+        this.skipSlot(course?.kind === "skip" ? course.skip : removed);
       }
       return "take";
     });

@@ -42,8 +42,6 @@ export interface ScheduleRow {
 export interface OverviewInput {
   /** The daemon's map in force (its sorted list is kept while it is), or any list. */
   schedules: ReadonlyMap<string, Schedule> | Iterable<Schedule>;
-  /** Which load of the daemon's put `schedules` in force (a reload may update the map in place). */
-  loads?: number;
   ledger: Pick<RunLedger, "listRuns">;
   pause: PauseState;
   /** AUTOLOOP_CRON_PAUSED in the daemon's environment. */
@@ -128,7 +126,7 @@ export function scheduleOverview(
 ): OverviewPage {
   const filter = options.filter?.trim().toLowerCase() ?? "";
   const limit = options.limit ?? 200;
-  const all = sortedByName(input.schedules, input.loads);
+  const all = sortedByName(input.schedules);
   const matching = filter === "" ? all : all.filter((s) => s.name.toLowerCase().includes(filter));
   // Failing first among the first ROWS_SCANNED by name: a big host's page does not replay
   // every schedule's runs (the filter narrows it; firing alerts are listed apart anyway).
@@ -143,14 +141,14 @@ const byName = (a: { name: string }, b: { name: string }) =>
 const isMap = (x: OverviewInput["schedules"]): x is ReadonlyMap<string, Schedule> =>
   typeof (x as Partial<ReadonlyMap<string, Schedule>>).get === "function";
 
-/** The daemon's schedules in force, sorted once per load. */
-const sortedSets = new WeakMap<object, { loads: number | undefined; list: Schedule[] }>();
+/** The daemon's schedules in force, sorted once per load (each load puts a new map in force). */
+const sortedSets = new WeakMap<object, Schedule[]>();
 
-function sortedByName(schedules: OverviewInput["schedules"], loads?: number): Schedule[] {
+function sortedByName(schedules: OverviewInput["schedules"]): Schedule[] {
   const known = sortedSets.get(schedules);
-  if (known !== undefined && known.loads === loads && loads !== undefined) return known.list;
+  if (known !== undefined) return known;
   const map = isMap(schedules) ? schedules : undefined;
   const list = [...(map ? map.values() : (schedules as Iterable<Schedule>))].sort(byName);
-  if (map) sortedSets.set(map, { loads, list });
+  if (map) sortedSets.set(map, list);
   return list;
 }

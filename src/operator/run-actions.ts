@@ -1,9 +1,9 @@
 // Stopping a run: through the daemon that owns it, or, with no daemon, by signalling the
 // process group the ledger names once it is proven to be that run's harness. One code path
-// for the CLI (`autoloop-cron stop`) and the MCP server.
+// for the CLI (`autoloop-cron stop`), the MCP server and the status page.
 import { join } from "node:path";
 import pino from "pino";
-import { runningDaemon, sendControl } from "../daemon/control.js";
+import { type Control, controlFiles, runningDaemon } from "../daemon/control.js";
 import { isRunProcess, isSameProcessAlive } from "../launch/identity.js";
 import { RUN_KILL_GRACE_MS } from "../launch/schedule-spec.js";
 import { RunLedger } from "../ledger/ledger.js";
@@ -23,13 +23,20 @@ export function checkRunId(id: string | undefined, usage: string): string {
   return id;
 }
 
+/** Asks a daemon to stop one of its runs; resolves with the operator's line. */
+export async function stopDaemonRun(
+  control: Control,
+  runId: string,
+  reason: string,
+): Promise<string> {
+  const response = await control({ action: "stop", runId, reason });
+  if (!response.ok) throw new UserError(response.error, 1);
+  return response.message;
+}
+
 /** Stops a running run; resolves with the operator's line. */
 export async function stopRun(stateDir: string, runId: string, reason: string): Promise<string> {
-  if (runningDaemon(stateDir)) {
-    const response = await sendControl(stateDir, { action: "stop", runId, reason });
-    if (!response.ok) throw new UserError(response.error, 1);
-    return response.message;
-  }
+  if (runningDaemon(stateDir)) return stopDaemonRun(controlFiles(stateDir), runId, reason);
   const ledger = openLedgerAt(stateDir);
   const entry = ledger.pending().find((e) => e.runId === runId);
   if (entry?.pid === undefined || !isSameProcessAlive(entry.pid, entry.startTime)) {

@@ -1,6 +1,6 @@
 // Pausing, resuming and firing a schedule: one code path for the CLI, the status page and
 // the MCP server.
-import { runningDaemon, sendControl } from "../daemon/control.js";
+import { type Control, controlFiles, runningDaemon } from "../daemon/control.js";
 import { isPaused, killSwitchOn, setPaused } from "../schedules/pause-state.js";
 import { UserError } from "../util/errors.js";
 
@@ -31,9 +31,21 @@ export function pauseSchedule(
   return line;
 }
 
+/** Asks a daemon to launch a run of `name` now (trigger manual), under the schedule's policies. */
+export async function fireSchedule(
+  control: Control,
+  name: string,
+): Promise<{ runId?: string; message: string }> {
+  const response = await control({ action: "fire", schedule: name });
+  if (!response.ok) throw new UserError(response.error, 1);
+  return response.runId === undefined
+    ? { message: response.message }
+    : { runId: response.runId, message: response.message };
+}
+
 /**
- * Asks the running daemon to launch a run of `name` now (trigger manual), under the
- * schedule's policies. Without a daemon there is nobody to own the run: an error says so.
+ * Asks the daemon running on `stateDir` to fire `name`. Without a daemon there is nobody to
+ * own the run: an error says so.
  */
 export async function fireThroughDaemon(
   stateDir: string,
@@ -43,9 +55,5 @@ export async function fireThroughDaemon(
     throw new UserError(
       `no autoloop-cron daemon is running on ${stateDir}: start it (autoloop-cron start), or run \`autoloop-cron fire ${name}\` in a terminal to run it in the foreground`,
     );
-  const response = await sendControl(stateDir, { action: "fire", schedule: name });
-  if (!response.ok) throw new UserError(response.error, 1);
-  return response.runId === undefined
-    ? { message: response.message }
-    : { runId: response.runId, message: response.message };
+  return fireSchedule(controlFiles(stateDir), name);
 }

@@ -12,28 +12,10 @@ interface Entry {
   clean: boolean;
   /** Parsed by this load, not yet judged clean or not. */
   fresh: boolean;
-  /** The schedules this entry replaced (an earlier version of the file), until judged. */
-  replaced?: Schedule[];
-}
-
-/** A file parsed by this load: its schedules now, and those of its version before. */
-export interface FreshFile {
-  schedules: Schedule[];
-  /** Empty for a file new to the folder. */
-  replaced: Schedule[];
 }
 
 export class ScheduleFileCache {
   private readonly entries = new Map<string, Entry>();
-
-  /**
-   * Since the last judgement (`markClean`), a file was removed from the folder, or one was
-   * read that could not be stored (no stat of it): what is cached is not the whole folder.
-   */
-  private incomplete = false;
-
-  /** A file read by this load and not stored: the next load too must check every file. */
-  private notStored = false;
 
   /** The parse of `path` if it has not changed since it was stored. */
   get(path: string, signature: string): Entry | undefined {
@@ -42,43 +24,12 @@ export class ScheduleFileCache {
   }
 
   set(path: string, signature: string, schedules: Schedule[], problems: FieldProblem[]): void {
-    const before = this.entries.get(path);
-    const replaced = before?.replaced ?? before?.schedules ?? [];
-    this.entries.set(path, { signature, schedules, problems, clean: false, fresh: true, replaced });
+    this.entries.set(path, { signature, schedules, problems, clean: false, fresh: true });
   }
 
   /** Forgets files no longer in the folder. */
   retain(paths: ReadonlySet<string>): void {
-    for (const path of this.entries.keys())
-      if (!paths.has(path)) {
-        this.entries.delete(path);
-        this.incomplete = true;
-      }
-  }
-
-  /** A file of the folder was read but not stored (no stat of it). */
-  missed(): void {
-    this.incomplete = true;
-    this.notStored = true;
-  }
-
-  /**
-   * True when every file known was judged clean and none was parsed or removed since: the
-   * schedules in force are exactly the cached ones (the last load had no problem at all).
-   */
-  allClean(): boolean {
-    if (this.entries.size === 0 || this.incomplete) return false;
-    for (const entry of this.entries.values()) if (!entry.clean || entry.fresh) return false;
-    return true;
-  }
-
-  /** The files parsed since the last judgement; undefined when a file was removed meanwhile. */
-  freshFiles(): FreshFile[] | undefined {
-    if (this.incomplete) return undefined;
-    const fresh: FreshFile[] = [];
-    for (const entry of this.entries.values())
-      if (entry.fresh) fresh.push({ schedules: entry.schedules, replaced: entry.replaced ?? [] });
-    return fresh;
+    for (const path of this.entries.keys()) if (!paths.has(path)) this.entries.delete(path);
   }
 
   /**
@@ -94,10 +45,7 @@ export class ScheduleFileCache {
       // whole on every load until it does).
       entry.clean = entry.problems.length === 0 && (file === undefined || !dirty.has(file));
       entry.fresh = false;
-      entry.replaced = undefined;
     }
-    this.incomplete = this.notStored;
-    this.notStored = false;
   }
 
   /** Display names of unchanged files that were checked clean: their schedules need no new look. */

@@ -103,7 +103,6 @@ export function* scheduleFileSteps(
     for (const s of parsed.schedules) schedules.push(s);
     problems.push(...parsed.problems);
     if (signature !== undefined) cache?.set(path, signature, parsed.schedules, parsed.problems);
-    else cache?.missed(); // read, not stored: the next reload checks every file
     yield;
   }
   cache?.retain(new Set(paths));

@@ -6,20 +6,13 @@ import type { FieldProblem } from "../util/errors.js";
 import { runSteps, type Steps } from "../util/steps.js";
 import type { ScheduleFileCache } from "./file-cache.js";
 import { type InForce, readInForce } from "./in-force.js";
-import { changedOnlySteps } from "./reload-delta.js";
 import type { Schedule } from "./schedule-file.js";
 import { scheduleFileSteps } from "./schedule-folder.js";
 import { checkLoadedSteps } from "./validate.js";
 
 export interface ScheduleSetUpdate {
-  /** The schedules in force from now on; with `changed`, the set in force before this load. */
+  /** The schedules in force from now on (unchanged files' schedules are the same objects). */
   schedules: Map<string, Schedule>;
-  /**
-   * Set when only these names' schedules are new or changed (see reload-delta.ts), and were put
-   * into the `previous` map in place (which is then `schedules`): each name with the schedule it
-   * replaced, undefined for a new name. No name went away.
-   */
-  changed?: ReadonlyMap<string, Schedule | undefined>;
   /** Problems of this load, per file (display path). */
   problems: FieldProblem[];
   warnings: FieldProblem[];
@@ -29,7 +22,7 @@ export interface ScheduleSetUpdate {
 
 export function loadScheduleSet(
   config: CronConfig,
-  previous: Map<string, Schedule> = new Map(),
+  previous: ReadonlyMap<string, Schedule> = new Map(),
   /** Parsed files kept between loads: unchanged files are not read again. */
   cache?: ScheduleFileCache,
 ): ScheduleSetUpdate {
@@ -39,7 +32,7 @@ export function loadScheduleSet(
 /** `loadScheduleSet` as steps, for the daemon to load in slices (see util/steps.ts). */
 export function* scheduleSetSteps(
   config: CronConfig,
-  previous: Map<string, Schedule> = new Map(),
+  previous: ReadonlyMap<string, Schedule> = new Map(),
   cache?: ScheduleFileCache,
   /** Run in slices: see `scheduleFileSteps`. */
   sliced = false,
@@ -47,23 +40,7 @@ export function* scheduleSetSteps(
   // The names in force stay with their files: a newcomer reusing one is the invalid file.
   const inForce: InForce =
     previous.size > 0 ? { get: (name) => previous.get(name)?.file } : readInForce(config);
-  // Whether the schedules in force are exactly the cached files' (asked before this load).
-  const cleanBefore = previous.size > 0 && cache?.allClean() === true;
   const loaded = yield* scheduleFileSteps(config, cache, sliced);
-  if (cleanBefore && cache !== undefined) {
-    const delta = yield* changedOnlySteps(loaded, previous, config, cache);
-    if (delta !== undefined) {
-      // In place, in one step: whoever reads the map between steps sees it before or after,
-      // not half (a copy of 100,000 entries held the event loop ~100 ms).
-      const changed = new Map<string, Schedule | undefined>();
-      for (const [name, s] of delta.changed) {
-        changed.set(name, previous.get(name));
-        previous.set(name, s);
-      }
-      const { warnings } = delta;
-      return { schedules: previous, changed, problems: [], warnings, keptPrevious: [] };
-    }
-  }
   const report = yield* checkLoadedSteps(loaded, config, inForce, cache);
   const badFiles = new Set(report.problems.map((p) => p.file));
   if (badFiles.size === 0 && report.byName) {

@@ -3,7 +3,8 @@
 import type { CronConfig } from "../config/config.js";
 import type { SchedulerDaemon } from "../daemon/daemon.js";
 import { acknowledgeIncident, resolveIncident } from "../operator/incident-actions.js";
-import { pauseSchedule } from "../operator/schedule-actions.js";
+import { stopDaemonRun } from "../operator/run-actions.js";
+import { fireSchedule, pauseSchedule } from "../operator/schedule-actions.js";
 
 /** What an action needs of the page's options. */
 export interface ActionContext {
@@ -16,19 +17,11 @@ export type ActionResult =
   | { ok: true; message: string; runId?: string }
   | { ok: false; message: string };
 
-type Action = (target: string, note: string, o: ActionContext) => ActionResult;
-
-/** A control answer of the daemon as the page tells it. */
-const fromResponse = (
-  r: { ok: true; message: string; runId?: string } | { ok: false; error: string },
-): ActionResult =>
-  r.ok
-    ? { ok: true, message: r.message, ...(r.runId && { runId: r.runId }) }
-    : { ok: false, message: r.error };
+type Action = (target: string, note: string, o: ActionContext) => Promise<ActionResult>;
 
 const ACTIONS: Record<string, Record<string, Action>> = {
   schedules: {
-    pause: (name, _note, o) => ({
+    pause: async (name, _note, o) => ({
       ok: true,
       message: pauseSchedule(
         o.config.stateDir,
@@ -38,7 +31,7 @@ const ACTIONS: Record<string, Record<string, Action>> = {
         o.env,
       ),
     }),
-    resume: (name, _note, o) => ({
+    resume: async (name, _note, o) => ({
       ok: true,
       message: pauseSchedule(
         o.config.stateDir,
@@ -48,25 +41,27 @@ const ACTIONS: Record<string, Record<string, Action>> = {
         o.env,
       ),
     }),
-    fire: (name, _note, o) => {
-      // Paused in the file a moment ago: the daemon reads pause state at its tick.
-      o.daemon.refreshPause();
-      return fromResponse(o.daemon.fireNow(name));
+    fire: async (name, _note, o) => {
+      const fired = await fireSchedule(o.daemon.control, name);
+      return { ok: true, message: fired.message, ...(fired.runId && { runId: fired.runId }) };
     },
   },
   incidents: {
-    ack: (slug, note, o) => ({
+    ack: async (slug, note, o) => ({
       ok: true,
       message: acknowledgeIncident(o.config.stateDir, slug, note).message,
     }),
-    resolve: (slug, note, o) => ({
+    resolve: async (slug, note, o) => ({
       ok: true,
       message: resolveIncident(o.config.stateDir, slug, note).message,
     }),
   },
   runs: {
-    stop: (runId, note, o) =>
-      fromResponse(o.daemon.stopRun(runId, note || "operator stop (status page)")),
+    stop: async (runId, note, o) => ({
+      ok: true,
+      runId,
+      message: await stopDaemonRun(o.daemon.control, runId, note || "operator stop (status page)"),
+    }),
   },
 };
 
@@ -86,7 +81,7 @@ export async function runAction(
     return { ok: false, message: `${JSON.stringify(m[2])} is not a valid name` };
   }
   try {
-    return action(target, note.slice(0, 2000), o);
+    return await action(target, note.slice(0, 2000), o);
   } catch (err) {
     return { ok: false, message: err instanceof Error ? err.message : String(err) };
   }

@@ -123,7 +123,6 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
       overview: scheduleOverview(
         {
           schedules: daemon.schedules,
-          loads: daemon.loads,
           ledger: daemon.ledger,
           pause,
           killSwitch: killSwitchOn(env),

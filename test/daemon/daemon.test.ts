@@ -123,13 +123,13 @@ describe("scheduler daemon with real processes", () => {
       cause: "blocked_by_after",
       detail: "waiting for build: never ran",
     });
-    d.fireNow("build");
+    void d.control({ action: "fire", schedule: "build" });
     await nextEvent(d, "finished", (e) => e.schedule === "build");
     expect(await nextEvent(d, "skipped", (e) => e.schedule === "deploy")).toMatchObject({
       detail: "waiting for build: latest run failed",
     });
     writeFileSync(flag, "");
-    d.fireNow("build");
+    void d.control({ action: "fire", schedule: "build" });
     await nextEvent(
       d,
       "finished",

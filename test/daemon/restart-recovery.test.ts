@@ -162,7 +162,7 @@ describe("shutdown and catch-up", () => {
       commandSchedule("long", "setTimeout(() => {}, 2500)").replace('"* * * * * *"', '"0 0 1 1 *"'),
     );
     const first = await startDaemon(config);
-    first.fireNow("long");
+    void first.control({ action: "fire", schedule: "long" });
     const fired = await nextEvent(first, "fire");
     await first.shutdown("detach");
     const second = await startDaemon(config);
