@@ -24,8 +24,7 @@ export function escapeHtml(text: string): string {
 const STATUS_COLOR = { firing: "#b91c1c", reminder: "#b45309", resolved: "#15803d" } as const;
 const PRE = "background:#f4f4f5;padding:8px;font-size:12px;white-space:pre-wrap;";
 
-export function renderHtml(raw: AlertMessage, ctx: RenderContext): string {
-  const m = redactMessage(raw, ctx.redactor);
+export function renderHtml(m: AlertMessage, ctx: RenderContext): string {
   const e = escapeHtml;
   const parts: string[] = [
     `<h2 style="color:${STATUS_COLOR[m.status]};font-family:sans-serif">${e(renderSubject(m))}</h2>`,

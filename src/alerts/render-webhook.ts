@@ -19,8 +19,7 @@ export interface StandardPayload {
 }
 
 /** `{ type: "alert.firing", timestamp, data }` in the Standard Webhooks shape. */
-export function standardPayload(raw: AlertMessage, messageId: string, ctx: RenderContext) {
-  const message = redactMessage(raw, ctx.redactor);
+export function standardPayload(message: AlertMessage, messageId: string, _ctx: RenderContext) {
   const type = message.kind === "test" ? "alert.test" : `alert.${message.status}`;
   const data = { messageId, subject: renderSubject(message), ...message };
   return { type, timestamp: message.occurredAt, data } satisfies StandardPayload;
@@ -35,8 +34,7 @@ function slackSection(text: string) {
   return { type: "section", text: { type: "mrkdwn", text: shorten(text, 3000) } };
 }
 
-export function slackPayload(raw: AlertMessage, ctx: RenderContext) {
-  const m = redactMessage(raw, ctx.redactor);
+export function slackPayload(m: AlertMessage, ctx: RenderContext) {
   const subject = renderSubject(m);
   const facts = alertFacts(m, ctx.now)
     .map((f) => `*${slackEscape(f.label)}:* ${slackEscape(f.value)}`)
@@ -64,8 +62,7 @@ export function slackPayload(raw: AlertMessage, ctx: RenderContext) {
 // 6000 characters over the whole embed.
 const DISCORD_COLOR = { firing: 0xb91c1c, reminder: 0xb45309, resolved: 0x15803d } as const;
 
-export function discordPayload(raw: AlertMessage, ctx: RenderContext) {
-  const m = redactMessage(raw, ctx.redactor);
+export function discordPayload(m: AlertMessage, ctx: RenderContext) {
   const subject = renderSubject(m);
   const fields = [...alertFacts(m, ctx.now), ...alertCommands(m)].slice(0, 25).map((f) => ({
     name: shorten(f.label, 256),

@@ -7,7 +7,6 @@ import { formatAlertTime } from "./time-text.js";
 export interface RenderContext {
   /** Epoch ms the "n min ago" texts are relative to. */
   now: number;
-  redactor?: Redactor;
 }
 
 const KIND_LABEL: Record<AlertKind, string> = {
@@ -109,8 +108,7 @@ export function alertCommands(message: AlertMessage): Fact[] {
 }
 
 /** The plain-text body of mails and of the sink's log. */
-export function renderText(raw: AlertMessage, ctx: RenderContext): string {
-  const message = redactMessage(raw, ctx.redactor);
+export function renderText(message: AlertMessage, ctx: RenderContext): string {
   const lines = [message.title, "", message.summary, ""];
   const facts = alertFacts(message, ctx.now);
   const width = Math.max(...facts.map((f) => f.label.length)) + 2;

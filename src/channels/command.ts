@@ -63,7 +63,6 @@ export function classifyCommand(r: CommandResult, timeoutMs: number): DeliveryRe
 
 export interface CommandChannelDeps {
   now?: () => number;
-  redactor?: Redactor;
   run?: CommandRunner;
   timeoutMs?: number;
 }
@@ -78,15 +77,11 @@ export function createCommandChannel(
   const run = deps.run ?? runWithExeca;
   const now = deps.now ?? Date.now;
   const timeoutMs = deps.timeoutMs ?? 30_000;
-  const redactor = deps.redactor ?? processRedactor;
   return {
     name: config.name,
     type: "command",
     async send(delivery) {
-      const payload = standardPayload(delivery.message, delivery.messageId, {
-        now: now(),
-        redactor,
-      });
+      const payload = standardPayload(delivery.message, delivery.messageId, { now: now() });
       const input = `${JSON.stringify(payload)}\n`;
       return classifyCommand(await run(config.command, { input, timeoutMs }), timeoutMs);
     },

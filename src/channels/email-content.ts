@@ -2,9 +2,8 @@
 // the headers that thread every mail of one incident together and dedupe retries.
 import type { SendMailOptions } from "nodemailer";
 import { messageIdHeader, threadRootHeader } from "../alerts/message.js";
-import { redactMessage, renderSubject, renderText } from "../alerts/render.js";
+import { renderSubject, renderText } from "../alerts/render.js";
 import { renderHtml } from "../alerts/render-html.js";
-import type { Redactor } from "../util/secrets.js";
 import type { OutboxDelivery } from "./delivery.js";
 
 export interface MailAddressing {
@@ -15,9 +14,9 @@ export interface MailAddressing {
 export function alertMail(
   delivery: OutboxDelivery,
   addressing: MailAddressing,
-  ctx: { now: number; redactor?: Redactor },
+  ctx: { now: number },
 ): SendMailOptions {
-  const message = redactMessage(delivery.message, ctx.redactor);
+  const { message } = delivery;
   const root = threadRootHeader(message.fingerprint);
   return {
     from: addressing.from,

@@ -61,7 +61,7 @@ export function createEmailChannel(
     name: config.name,
     type: "email",
     async send(delivery) {
-      const mail = alertMail(delivery, config, { now: now(), redactor });
+      const mail = alertMail(delivery, config, { now: now() });
       let timer: NodeJS.Timeout | undefined;
       const guard = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new GuardTimeout()), guardMs);

@@ -14,7 +14,6 @@ export interface SinkChannelDeps {
   stateDir: string;
   logger: AlertLogger;
   now?: () => number;
-  redactor?: Redactor;
 }
 
 const SINK_ADDRESSING = {
@@ -35,12 +34,11 @@ export function createSinkChannel(config: SinkChannelConfig, deps: SinkChannelDe
     newline: "unix",
   });
   const now = deps.now ?? Date.now;
-  const redactor = deps.redactor ?? processRedactor;
   return {
     name: config.name,
     type: "sink",
     async send(delivery) {
-      const mail = alertMail(delivery, SINK_ADDRESSING, { now: now(), redactor });
+      const mail = alertMail(delivery, SINK_ADDRESSING, { now: now() });
       const info = await transport.sendMail(mail);
       // Named by enqueue time and message id, so a retry overwrites instead of duplicating.
       const name = `${compactTimestamp(delivery.enqueuedAt)}-${delivery.message.kind}-${delivery.messageId}`;
@@ -50,7 +48,7 @@ export function createSinkChannel(config: SinkChannelConfig, deps: SinkChannelDe
       writeFileAtomic(path, info.message as Buffer);
       deps.logger.info(
         { alert: delivery.message.kind, fingerprint: delivery.message.fingerprint, file: path },
-        `alert: ${redactor.redact(renderSubject(delivery.message))}`,
+        `alert: ${mail.subject}`,
       );
       return { kind: "delivered", response: `wrote ${path}` };
     },

@@ -84,7 +84,6 @@ export function createWebhookChannel(
       const sentAt = now();
       const body = webhookBody(config.format ?? "standard", delivery.message, delivery.messageId, {
         now: sentAt,
-        redactor,
       });
       const timestamp = Math.floor(sentAt / 1000);
       // The id goes out even unsigned: it is what lets a receiver drop a resent duplicate.

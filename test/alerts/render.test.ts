@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { messageIdHeader, threadRootHeader } from "../../src/alerts/message.js";
-import { renderSubject, renderText } from "../../src/alerts/render.js";
+import { redactMessage, renderSubject, renderText } from "../../src/alerts/render.js";
 import { escapeHtml, renderHtml } from "../../src/alerts/render-html.js";
 import { discordPayload, slackPayload, standardPayload } from "../../src/alerts/render-webhook.js";
 import { formatAlertTime, relativeTime } from "../../src/alerts/time-text.js";
@@ -66,11 +66,12 @@ describe("text body", () => {
     expect(text).toContain("5 min ago");
   });
 
-  it("keeps only the last 15 journal lines and redacts them", () => {
+  it("keeps only the last 15 journal lines, redacted as the outbox records them", () => {
     const redactor = new Redactor();
     redactor.add("tok-12345");
     const tail = Array.from({ length: 20 }, (_, i) => `line ${i} tok-12345`);
-    const text = renderText(sampleMessage({ journalTail: tail }), { now: NOW, redactor });
+    const recorded = redactMessage(sampleMessage({ journalTail: tail }), redactor);
+    const text = renderText(recorded, { now: NOW });
     expect(text).not.toContain("line 4 ");
     expect(text).toContain("line 5 [REDACTED]");
     expect(text).not.toContain("tok-12345");
