@@ -5,7 +5,6 @@ import {
   alertFacts,
   JOURNAL_TAIL_LINES,
   type RenderContext,
-  redactMessage,
   renderSubject,
 } from "./render.js";
 

@@ -7,7 +7,6 @@ import {
   alertFacts,
   JOURNAL_TAIL_LINES,
   type RenderContext,
-  redactMessage,
   renderSubject,
   shorten,
 } from "./render.js";

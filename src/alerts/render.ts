@@ -1,6 +1,6 @@
 // Turns an AlertMessage into the words people read: subject line, the list of facts, and
-// the plain-text body. Every renderer starts from a redacted copy of the message.
-import { processRedactor, type Redactor } from "../util/secrets.js";
+// the plain-text body. Messages arrive redacted (the outbox redacts them as it records them).
+import { processRedactor } from "../util/secrets.js";
 import type { AlertKind, AlertMessage } from "./message.js";
 import { formatAlertTime } from "./time-text.js";
 

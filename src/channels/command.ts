@@ -3,7 +3,6 @@
 import { execa } from "execa";
 import { standardPayload } from "../alerts/render-webhook.js";
 import type { CommandChannelConfig } from "../config/channels.js";
-import { processRedactor, type Redactor } from "../util/secrets.js";
 import { type AlertChannel, brokenChannel, type DeliveryResult } from "./delivery.js";
 
 /** The slice of a finished process the channel looks at. */

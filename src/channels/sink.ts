@@ -3,10 +3,8 @@
 // checkout shows alerts with no server.
 import { join } from "node:path";
 import nodemailer from "nodemailer";
-import { renderSubject } from "../alerts/render.js";
 import type { SinkChannelConfig } from "../config/channels.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { processRedactor, type Redactor } from "../util/secrets.js";
 import type { AlertChannel, AlertLogger } from "./delivery.js";
 import { alertMail } from "./email-content.js";
 

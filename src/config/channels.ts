@@ -52,6 +52,29 @@ export type ChannelConfig =
   | CommandChannelConfig
   | SinkChannelConfig;
 
+/**
+ * The secrets each channel type holds, declared with its config: they are kept out of the
+ * environment runs start with. A new channel type does not compile until it says its own.
+ */
+const CHANNEL_SECRETS: {
+  [T in ChannelConfig["type"]]: (
+    c: Extract<ChannelConfig, { type: T }>,
+  ) => Array<SecretRef | undefined>;
+} = {
+  email: (c) => [c.smtpUrl],
+  webhook: (c) => [c.url, c.secret],
+  command: () => [],
+  sink: () => [],
+};
+
+/** The secrets `channel` is configured with. */
+export function channelSecrets(channel: ChannelConfig): SecretRef[] {
+  const secretsOf = CHANNEL_SECRETS[channel.type] as (
+    c: ChannelConfig,
+  ) => Array<SecretRef | undefined>;
+  return secretsOf(channel).filter((r) => r !== undefined);
+}
+
 export const SINK_CHANNEL: SinkChannelConfig = { name: "sink", type: "sink" };
 
 /** The channels alerts go to: the configured ones, or the embedded sink when there are none. */

@@ -7,7 +7,13 @@ import { type FieldProblem, UserError, ValidationError } from "../util/errors.js
 import { autoloopEntry } from "../util/package-root.js";
 import type { SecretRef } from "../util/secrets.js";
 import { decodeUtf8, nearestKey, parseTomlText, schemaProblems } from "../util/toml-input.js";
-import { type ChannelConfig, resolveChannels, secretRef, takeLiteralSecrets } from "./channels.js";
+import {
+  type ChannelConfig,
+  channelSecrets,
+  resolveChannels,
+  secretRef,
+  takeLiteralSecrets,
+} from "./channels.js";
 import type { OverlapPolicy } from "./fields.js";
 import { configSchema, type LogLevel, type RawConfig } from "./schema.js";
 
@@ -276,11 +282,7 @@ export function findConfig(
 
 /** Environment variables the config names as secrets (`*_env` keys). */
 export function secretEnvNames(config: CronConfig): string[] {
-  const refs = [config.heartbeat?.url];
-  for (const c of config.channels) {
-    if (c.type === "email") refs.push(c.smtpUrl);
-    if (c.type === "webhook") refs.push(c.url, c.secret);
-  }
+  const refs = [config.heartbeat?.url, ...config.channels.flatMap(channelSecrets)];
   return refs.flatMap((r) => (r?.kind === "env" ? [r.name] : []));
 }
 

@@ -3,6 +3,7 @@
 // `run_failed`, `run_timed_out`, `run_crashed`, `run_stalled`), or one run started by hand.
 // Its fingerprint is the grouping key: `<kind>:schedule/<name>` or `<kind>:<run-id>`.
 import { stopReasonClass } from "../journal/stop-reasons.js";
+import { kindOf, RUN_KINDS, runGroupWords } from "./condition-kinds.js";
 import type { Condition, ConditionKind, GroupMember, Severity } from "./conditions.js";
 import type { LedgerFailure, ScheduleStreak } from "./schedule-streak.js";
 
@@ -10,13 +11,6 @@ import type { LedgerFailure, ScheduleStreak } from "./schedule-streak.js";
 export const GROUP_MEMBERS_KEPT = 20;
 
 type RunKind = "gate_stuck" | "run_failed" | "run_timed_out" | "run_crashed" | "run_stalled";
-const RUN_KINDS = new Set<ConditionKind>([
-  "gate_stuck",
-  "run_failed",
-  "run_timed_out",
-  "run_crashed",
-  "run_stalled",
-]);
 
 /** A schedule's latest completed run, from the ledger or (sooner) from its journal. */
 export interface Recovery {
@@ -55,16 +49,7 @@ export function groupFingerprint(
   return c.schedule !== undefined ? `${kind}:schedule/${c.schedule}` : `${kind}:${c.run ?? ""}`;
 }
 
-const PHRASES: Record<RunKind, [one: string, many: string]> = {
-  gate_stuck: ["is stuck at its completion gate", "stopped at the completion gate"],
-  run_failed: ["failed", "failed"],
-  run_timed_out: ["timed out", "timed out"],
-  run_crashed: ["crashed", "crashed"],
-  run_stalled: ["stalled", "stalled"],
-};
-
-const isLive = (c: Condition) =>
-  c.kind === "run_stalled" || (c.kind === "gate_stuck" && c.run !== undefined);
+const isLive = (c: Condition) => kindOf(c).live;
 
 /** The changelog line for one run. */
 function memberNote(c: Condition): string {
@@ -130,7 +115,7 @@ interface Bucket {
 const rank = (s: Severity) => (s === "critical" ? 1 : 0);
 
 function groupSummary(b: Bucket, latest: Condition): string {
-  const [one, many] = PHRASES[b.kind];
+  const { one, many } = runGroupWords(b.kind);
   const ended = b.entries.filter((e) => !e.member.live).length;
   const reason =
     latest.kind === "run_failed" && b.kind === "run_failed" ? `: ${latest.reason}` : "";

@@ -4,6 +4,7 @@ import { closeSync, readSync } from "node:fs";
 import { dirname } from "node:path";
 import type { AlertMessage } from "../alerts/message.js";
 import { JOURNAL_TAIL_LINES } from "../alerts/render.js";
+import { kindOf, runGroupWords } from "../detect/condition-kinds.js";
 import type { Condition } from "../detect/conditions.js";
 import type { RunState } from "../detect/run-state.js";
 import { decodeRecord, type JournalRecord } from "../journal/codec.js";
@@ -78,55 +79,16 @@ export function troubleKind(c: Condition): Condition["kind"] {
 export function incidentName(c: Condition): string {
   if (c.group?.by === "schedule") return `${c.group.kind} ${c.schedule}`;
   if (c.group?.by === "run") return `${c.group.kind} ${c.run}`;
-  if (c.kind === "config_invalid") return `${c.kind} ${c.file}`;
-  if (c.kind === "state_unwritable") return `${c.kind} ${c.what}`;
-  if (c.kind === "schedule_trouble") return `${c.kind} ${c.schedule} ${c.cause}`;
-  // Scheduler run ids begin with the schedule's name: say it once.
-  const schedule = c.schedule && c.run?.startsWith(`${c.schedule}-`) ? undefined : c.schedule;
-  return [c.kind, schedule, c.run].filter((s) => s !== undefined && s !== "").join(" ");
+  return `${c.kind} ${kindOf(c).subject(c)}`;
 }
-
-const GROUP_TITLES: Partial<Record<Condition["kind"], string>> = {
-  gate_stuck: "runs stop at the completion gate",
-  run_failed: "runs fail",
-  run_timed_out: "runs time out",
-  run_crashed: "runs crash",
-  run_stalled: "runs stall",
-};
 
 function title(c: Condition): string {
   if (c.group?.by === "schedule") {
     const n = c.group.consecutiveFailures;
-    const what = GROUP_TITLES[c.group.kind] ?? c.group.kind;
+    const what = runGroupWords(c.group.kind).title;
     return `Schedule ${c.schedule}: ${what}${n > 1 ? ` (${n} failed in a row)` : ""}`;
   }
-  switch (c.kind) {
-    case "gate_stuck":
-      return `Run ${c.run} is stuck at its completion gate (${c.gate.refusals} refusals)`;
-    case "run_failed":
-      return `Run ${c.run} ${c.outcome}: ${c.reason}`;
-    case "run_timed_out":
-      return `Run ${c.run} timed out and was killed`;
-    case "run_crashed":
-      return `Run ${c.run} crashed`;
-    case "run_stalled":
-      return `Run ${c.run} stalled: no journal record since ${c.lastRecordAt}`;
-    case "schedule_trouble":
-      return c.summary;
-    case "config_invalid":
-      return `Schedule file ${c.file} is invalid`;
-    case "state_unwritable":
-      return `The ${c.what} cannot be written: ${c.error}`;
-  }
-}
-
-function detail(c: Condition): string | undefined {
-  if (c.kind === "run_failed") return c.detail;
-  if (c.kind === "config_invalid") return c.problems.join("\n");
-  if (c.kind === "state_unwritable")
-    return `${c.waiting} line(s) of ${c.path} wait in memory and are written once the disk takes them; a restart before then loses them. Free space (df -h ${c.path}), or move state_dir.`;
-  if (c.kind === "schedule_trouble" && c.slots !== undefined) return `Slots: ${c.slots.join(", ")}`;
-  return undefined;
+  return kindOf(c).title(c);
 }
 
 export interface MessageContext {
@@ -165,8 +127,7 @@ export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): 
   else commands.inspect = `autoloop-cron status${config}`;
   if (ctx.incident !== undefined && !resolved)
     commands.ack = `autoloop-cron incident ack ${shellQuote(ctx.incident.slug)}${config}`;
-  const running = c.kind === "gate_stuck" || c.kind === "run_stalled";
-  if (runId !== undefined && running && !resolved)
+  if (runId !== undefined && kindOf(c).live && !resolved)
     commands.stop = `autoloop-cron stop ${shellQuote(runId)}${config}`;
   const message: AlertMessage = {
     fingerprint: n.fingerprint,
@@ -190,7 +151,7 @@ export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): 
     const { topic, openTasks, refusals, since } = c.gate;
     message.gate = { topic, openTasks, refusals, since };
   }
-  const text = detail(c);
+  const text = kindOf(c).detail(c);
   if (text !== undefined && text !== "") message.detail = text;
   if (c.group !== undefined) {
     message.group = {

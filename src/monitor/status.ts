@@ -2,6 +2,8 @@
 // outbox, schedule files) so it works with or without a daemon and never changes a thing.
 import { existsSync, readFileSync } from "node:fs";
 import type { CronConfig } from "../config/config.js";
+import { runGroupWords } from "../detect/condition-kinds.js";
+import type { ConditionKind } from "../detect/conditions.js";
 import { IncidentStore, type IncidentSummary } from "../incidents/store.js";
 import { LineCursor, parseLines } from "../journal/reader.js";
 import { parseOutboxRecord, replayOutbox } from "../outbox/record.js";
@@ -15,7 +17,7 @@ import { activeAck, activeSilence, OperatorStore } from "./silences.js";
 
 export interface FiringAlert {
   fingerprint: string;
-  kind: string;
+  kind: ConditionKind;
   severity: string;
   summary: string;
   schedule?: string;
@@ -26,7 +28,7 @@ export interface FiringAlert {
   /** The on-call group: a schedule failing one way, or one run started by hand. */
   group?: {
     by: "schedule" | "run";
-    kind: string;
+    kind: ConditionKind;
     consecutiveFailures: number;
     failingSince: string;
     runs: string[];
@@ -142,14 +144,6 @@ export function printable(text: string): string {
   );
 }
 
-const KIND_WORDS: Record<string, string> = {
-  gate_stuck: "runs stop at the completion gate",
-  run_failed: "runs fail",
-  run_timed_out: "runs time out",
-  run_crashed: "runs crash",
-  run_stalled: "runs stall",
-};
-
 /** The report as plain text; one line when nothing is wrong. */
 export function renderStatus(r: StatusReport): string {
   const quiet =
@@ -180,7 +174,7 @@ export function renderStatus(r: StatusReport): string {
           ? `${g.consecutiveFailures} failed in a row since ${g.failingSince}`
           : `since ${g.failingSince}`;
       return printable(
-        `${f.schedule}: ${KIND_WORDS[g.kind] ?? g.kind}, ${count}${muted}  [${f.fingerprint}]`,
+        `${f.schedule}: ${runGroupWords(g.kind).title}, ${count}${muted}  [${f.fingerprint}]`,
       );
     }),
   );
