@@ -179,7 +179,7 @@ export class SchedulerDaemon extends DaemonEmitter {
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();
     try {
-      const update = await runSliced(scheduleSetSteps(this.config, this.inForce, this.files, true));
+      const update = await runSliced(scheduleSetSteps(this.config, this.inForce, this.files));
       this.invalidProblems = update.problems;
       if (update.problems.length > 0) {
         for (const p of update.problems)

@@ -157,8 +157,7 @@ export function scheduleBuilder(
     return path;
   };
   // Values repeated across a file's schedules (a command, a zone, an objective) are kept once,
-  // and lists at their exact length (a parsed array keeps room for 16 more items). Entries
-  // checked as repeats of an earlier one (./entry-check.ts) hand over its very lists: one copy.
+  // and lists at their exact length (a parsed array keeps room for 16 more items).
   const strings = new Map<string, string>();
   const same = (v: string) => {
     const known = strings.get(v);
@@ -166,16 +165,7 @@ export function scheduleBuilder(
     strings.set(v, v);
     return v;
   };
-  const lists = new Map<string[], string[]>();
-  const list = (items: string[]) => {
-    if (items.length === 0) return NONE;
-    let kept = lists.get(items);
-    if (kept === undefined) {
-      kept = items.map(same);
-      lists.set(items, kept);
-    }
-    return kept;
-  };
+  const list = (items: string[]) => (items.length === 0 ? NONE : items.map(same));
   return (s: ScheduleEntry, index: number): Schedule => {
     const common: ScheduleCommon = {
       name: s.name,

@@ -1,11 +1,11 @@
 // schedules/*.toml: one or more [[schedule]] entries per file. Parsing is pure; the folder
 // (./schedule-folder.ts) reads every *.toml. A bad file yields problems and no schedules.
 import { isAbsolute, relative, sep } from "node:path";
+import * as z from "zod";
 import type { CronConfig } from "../config/config.js";
 import type { FieldProblem } from "../util/errors.js";
 import { runSteps, StepPace, type Steps } from "../util/steps.js";
-import { parseTomlSteps, schemaProblems } from "../util/toml-input.js";
-import { EntryChecks } from "./entry-check.js";
+import { parseToml, schemaProblems } from "../util/toml-input.js";
 import type { Schedule, ScheduleDefaults, ScheduleFileContext } from "./schedule.js";
 import { scheduleBuilder, scheduleEntry, scheduleFileSchema } from "./schedule-entry.js";
 
@@ -50,15 +50,16 @@ export interface ParsedScheduleFile {
 // Entries checked per step, 10 to 100 (one check per entry would pay zod's set-up 100,000
 // times), ~2 ms a step: while cold, a hundred took 15-30 ms.
 const entriesPace = new StepPace(2, 10, 100);
+const entries = z.array(scheduleEntry);
 
-/** `parseScheduleFile` as steps: the TOML (maybe in pieces of 20-100 tables), then the checks. */
+/** `parseScheduleFile` as steps: the TOML, then the entries' checks a chunk per step. */
 export function* parseScheduleFileSteps(
   fileName: string,
   text: string | Uint8Array,
   defaults: ScheduleDefaults,
   context: ScheduleFileContext,
 ): Steps<ParsedScheduleFile> {
-  const toml = yield* parseTomlSteps(fileName, text, context.tomlInPieces ? "schedule" : undefined);
+  const toml = parseToml(fileName, text);
   if (!toml.ok) return { schedules: [], problems: [toml.problem] };
   yield;
   const file = scheduleFileSchema.safeParse(toml.value);
@@ -67,7 +68,6 @@ export function* parseScheduleFileSteps(
     return { schedules: [], problems };
   }
   const build = scheduleBuilder(fileName, defaults, context);
-  const checks = new EntryChecks();
   // Each checked chunk becomes schedules at once and its TOML tables are let go: passing objects
   // die young, not copied by a scavenge or two (the longest pauses of a 100,000-schedule load).
   const all = file.data.schedule;
@@ -79,7 +79,7 @@ export function* parseScheduleFileSteps(
     done = chunk.length;
     all.fill(undefined, from, from + done);
     const started = performance.now();
-    const parsed = checks.check(chunk);
+    const parsed = entries.safeParse(chunk);
     if (!parsed.success)
       for (const issue of parsed.error.issues) {
         const k = issue.path[0] as number;

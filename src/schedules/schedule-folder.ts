@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CronConfig } from "../config/config.js";
 import type { FieldProblem } from "../util/errors.js";
-import { type FileVersion, fileVersion } from "../util/file-signature.js";
+import { fileVersion } from "../util/file-signature.js";
 import type { Steps } from "../util/steps.js";
 import type { ScheduleFileCache } from "./file-cache.js";
 import {
@@ -21,31 +21,10 @@ export interface LoadedFiles {
   warnings: FieldProblem[];
 }
 
-/**
- * Above this many bytes of schedule files (~10,000 schedules), a load in slices (the daemon;
- * `validate` runs to the end at once and gains nothing from it) has each file's TOML parsed
- * 20-100 tables per step. Such a load takes a second or more, and while V8 is still warming
- * up, a 1,000-schedule file's parse in one piece held the event loop 20-40 ms (and a
- * scavenge landing in it more). A smaller folder loads in a few turns, in one piece per file:
- * parsing in pieces left V8 in a state that made the first crowded firing pass after a start
- * about twice as slow (1,000 slots due at once: p99 2 → 5 ms, cause not found), a cost a
- * small folder has nothing to trade against. (A load above it may pay it.)
- */
-export const TOML_IN_PIECES_ABOVE = 1024 * 1024;
-
-/** Whether files of these versions are parsed in pieces: more than the bytes above in all. */
-export function parsesInPieces(versions: readonly (FileVersion | undefined)[]): boolean {
-  let bytes = 0;
-  for (const v of versions) bytes += v?.size ?? 0; // one not stat'ed is read below, or reported
-  return bytes > TOML_IN_PIECES_ABOVE;
-}
-
 /** A step for the stats, then one per file read and parsed, or more (see util/steps.ts). */
 export function* scheduleFileSteps(
   config: CronConfig,
   cache?: ScheduleFileCache,
-  /** Run in slices (the daemon): big folders' files are then parsed in pieces. */
-  sliced = false,
 ): Steps<LoadedFiles> {
   const dir = config.schedulesDir;
   let names: string[];
@@ -65,9 +44,8 @@ export function* scheduleFileSteps(
   }
   const defaults = scheduleDefaults(config);
   const paths = names.map((name) => join(dir, name));
-  // One stat per file, before it is read: its signature for the cache, its size for pieces.
-  const versions = cache !== undefined || sliced ? paths.map(fileVersion) : [];
-  const tomlInPieces = sliced && parsesInPieces(versions);
+  // One stat per file, before it is read: its signature for the cache.
+  const versions = cache !== undefined ? paths.map(fileVersion) : [];
   yield; // a stat per file (100 of them: ~2-4 ms), then the first file in a step of its own
   const schedules: Schedule[] = [];
   const problems: FieldProblem[] = [];
@@ -98,7 +76,6 @@ export function* scheduleFileSteps(
     const parsed = yield* parseScheduleFileSteps(file, text, defaults, {
       fileDir: dir,
       configDir: config.dir,
-      tomlInPieces,
     });
     for (const s of parsed.schedules) schedules.push(s);
     problems.push(...parsed.problems);

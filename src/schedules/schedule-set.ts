@@ -34,13 +34,11 @@ export function* scheduleSetSteps(
   config: CronConfig,
   previous: ReadonlyMap<string, Schedule> = new Map(),
   cache?: ScheduleFileCache,
-  /** Run in slices: see `scheduleFileSteps`. */
-  sliced = false,
 ): Steps<ScheduleSetUpdate> {
   // The names in force stay with their files: a newcomer reusing one is the invalid file.
   const inForce: InForce =
     previous.size > 0 ? { get: (name) => previous.get(name)?.file } : readInForce(config);
-  const loaded = yield* scheduleFileSteps(config, cache, sliced);
+  const loaded = yield* scheduleFileSteps(config, cache);
   const report = yield* checkLoadedSteps(loaded, config, inForce, cache);
   const badFiles = new Set(report.problems.map((p) => p.file));
   if (badFiles.size === 0 && report.byName) {

@@ -77,6 +77,4 @@ export interface ScheduleFileContext {
   fileDir: string;
   /** Folder of the config file: the default project_dir. */
   configDir: string;
-  /** Parse the TOML 20-100 tables per step (see `scheduleFileSteps`), not in one. */
-  tomlInPieces?: boolean;
 }

@@ -3,7 +3,6 @@
 import { parse, TomlError } from "smol-toml";
 import type * as z from "zod/v4/core";
 import { type FieldProblem, formatPath, zodProblems } from "./errors.js";
-import { StepPace, type Steps } from "./steps.js";
 
 export type TomlText =
   | { ok: true; value: Record<string, unknown> }
@@ -103,71 +102,9 @@ export function parseTomlText(file: string, text: string): TomlText {
   }
 }
 
-/**
- * `parseTomlText` of a file's text or bytes (UTF-8) as steps: one, or with `arrayInPieces`
- * that array of tables a few dozen per step (`parseTomlArraySteps`).
- */
-export function* parseTomlSteps(
-  file: string,
-  text: string | Uint8Array,
-  arrayInPieces?: string,
-): Steps<TomlText> {
-  const decoded = typeof text === "string" ? { ok: true as const, text } : decodeUtf8(file, text);
-  if (!decoded.ok) return decoded;
-  if (arrayInPieces === undefined) return parseTomlText(file, decoded.text);
-  return yield* parseTomlArraySteps(file, decoded.text, arrayInPieces, tablesPace);
-}
-
-// Tables per piece, 20 to 100, ~2 ms each: cold, a hundred tables took 4-7 ms; warm, 1-2.
-const tablesPace = new StepPace(2, 20, 100);
-
-/** A line that opens one more table of the array `name`: `[[name]]`, maybe with a comment. */
-const arrayHeader = (name: string) =>
-  new RegExp(`^[ \\t]*\\[\\[[ \\t]*${name}[ \\t]*\\]\\][ \\t]*(#[^\\r\\n]*)?\\r?$`, "gm");
-
-/**
- * `parseTomlText` as steps, for files that are mostly one long array of tables (schedule
- * files): the text is cut before `[[name]]` headers, `pace` tables a piece, and the pieces
- * parsed one per step, their arrays joined. Whenever that could differ from parsing the
- * whole text (multi-line strings, a piece that does not parse, a key in two pieces), the
- * whole text is parsed instead, so values and error positions are always those of the whole file.
- */
-export function* parseTomlArraySteps(
-  file: string,
-  text: string,
-  name: string,
-  pace: StepPace,
-): Steps<TomlText> {
-  const headers: number[] = [];
-  for (const m of text.matchAll(arrayHeader(name))) headers.push(m.index);
-  // A multi-line string could hide a header; so could a comment holding U+2028 or U+2029,
-  // which end a line for the header's `^` and `$` but not for TOML.
-  if (headers.length <= pace.size || /"""|'''|[\u2028\u2029]/.test(text))
-    return parseTomlText(file, text);
-  const merged: Record<string, unknown> = Object.create(null); // like smol-toml's tables
-  const all: unknown[] = [];
-  for (let from = 0; from < headers.length; ) {
-    const to = Math.min(headers.length, from + pace.size);
-    // What comes before the first header belongs to the first piece.
-    const piece = text.slice(from === 0 ? 0 : headers[from], headers[to] ?? text.length);
-    const started = performance.now();
-    let value: Record<string, unknown>;
-    try {
-      value = parse(piece) as Record<string, unknown>;
-    } catch {
-      return parseTomlText(file, text);
-    }
-    pace.took(to - from, performance.now() - started);
-    for (const [key, v] of Object.entries(value)) {
-      if (key === name && Array.isArray(v)) for (const item of v) all.push(item);
-      else if (Object.hasOwn(merged, key) || key === name) return parseTomlText(file, text);
-      else merged[key] = v;
-    }
-    from = to;
-    yield;
-  }
-  merged[name] = all;
-  return { ok: true, value: merged };
+/** `parseTomlText` of a file's text, or of its bytes (which must be UTF-8). */
+export function parseToml(file: string, text: string | Uint8Array): TomlText {
+  return typeof text === "string" ? parseTomlText(file, text) : parseTomlBytes(file, text);
 }
 
 /** Turns a failed parse of `input` by `schema` into field problems, with spelling hints. */

@@ -194,61 +194,18 @@ command = ["./backup.sh", "--all"]
         (_, i) =>
           `[[schedule]]\nname = "job-${i}"\ncron = "${bad.has(i) ? "nope" : `${i % 60} * * * *`}"\nkind = "command"\ncommand = ["true"]\n`,
       ).join("\n");
-    for (const tomlInPieces of [false, true]) {
-      const ok = parseScheduleFile("s.toml", many(new Set()), defaults, {
-        ...context,
-        tomlInPieces,
-      });
-      expect(ok.problems).toEqual([]);
-      expect(ok.schedules.map((s) => [s.name, s.index, s.cron])).toEqual(
-        Array.from({ length: 450 }, (_, i) => [`job-${i}`, i, `${i % 60} * * * *`]),
-      );
-      const bad = parseScheduleFile("s.toml", many(new Set([5, 333, 449])), defaults, {
-        ...context,
-        tomlInPieces,
-      });
-      expect(bad.schedules).toEqual([]);
-      expect(bad.problems.map((p) => p.field)).toEqual([
-        "schedule[5].cron",
-        "schedule[333].cron",
-        "schedule[449].cron",
-      ]);
-    }
-  });
-
-  it("parses a long file in pieces to what a whole parse gives, problems included", () => {
-    // An entry's problem, an unknown top-level key, a table in two pieces: as a whole parse.
-    const body = Array.from(
-      { length: 450 },
-      (_, i) =>
-        `[[schedule]]\nname = "job-${i}"\ncron = "${i === 300 ? "nope" : `${i % 60} * * * *`}"\nkind = "command"\ncommand = ["true"]\n`,
-    ).join("\n");
-    const variants = [
-      body,
-      `color = "blue"\n${body}`, // an unknown top-level key: the file's problem alone
-      `${body}\n[other]\na = 1\n`,
-      `[other]\na = 1\n${body}\n[other]\nb = 2\n`, // a table in two pieces: invalid TOML
-      body.replace('"nope"', '"0 * * * *"'),
-    ];
-    for (const text of variants) {
-      const whole = parseScheduleFile("s.toml", text, defaults, context);
-      const pieces = parseScheduleFile("s.toml", text, defaults, {
-        ...context,
-        tomlInPieces: true,
-      });
-      expect(pieces).toEqual(whole);
-    }
-    const fields = (text: string) =>
-      parseScheduleFile("s.toml", text, defaults, { ...context, tomlInPieces: true }).problems.map(
-        (p) => p.field,
-      );
-    expect(fields(variants[0]!)).toEqual(["schedule[300].cron"]);
-    expect(fields(variants[1]!)).toEqual(["color"]);
-    expect(fields(variants[3]!)[0]).toMatch(/^line \d+/);
-    expect(
-      parseScheduleFile("s.toml", variants[4]!, defaults, { ...context, tomlInPieces: true })
-        .schedules,
-    ).toHaveLength(450);
+    const ok = parseScheduleFile("s.toml", many(new Set()), defaults, context);
+    expect(ok.problems).toEqual([]);
+    expect(ok.schedules.map((s) => [s.name, s.index, s.cron])).toEqual(
+      Array.from({ length: 450 }, (_, i) => [`job-${i}`, i, `${i % 60} * * * *`]),
+    );
+    const bad = parseScheduleFile("s.toml", many(new Set([5, 333, 449])), defaults, context);
+    expect(bad.schedules).toEqual([]);
+    expect(bad.problems.map((p) => p.field)).toEqual([
+      "schedule[5].cron",
+      "schedule[333].cron",
+      "schedule[449].cron",
+    ]);
   });
 });
 
