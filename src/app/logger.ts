@@ -4,7 +4,7 @@ import pino, { type Logger } from "pino";
 import type PinoPretty from "pino-pretty";
 import { processRedactor } from "../util/secrets.js";
 
-// Loaded only for a terminal: a daemon logging JSON skips its ~25 ms of module loading.
+// Loaded only for a terminal: a daemon logging JSON skips its module loading.
 const requireModule = createRequire(import.meta.url);
 const loadPretty = (): typeof PinoPretty => requireModule("pino-pretty");
 
@@ -12,8 +12,8 @@ export const LOG_LEVEL_ENV = "AUTOLOOP_CRON_LOG_LEVEL";
 
 /**
  * Bytes sonic-boom gathers into one write. Its default (16 KiB) makes each log call measure
- * the whole pending chunk (Buffer.byteLength on a growing string): a thousand lines logged
- * at once, as when a thousand slots fall due on one second, took three times as long.
+ * the whole pending chunk (Buffer.byteLength on a growing string): many lines logged at
+ * once, as when a thousand slots fall due on one second, took much longer.
  */
 const LOG_CHUNK_BYTES = 2048;
 

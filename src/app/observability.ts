@@ -71,7 +71,7 @@ function writesCheck(trouble: Array<WriteTrouble & { what: string }>) {
 
 /**
  * Asks the endpoint for /healthz once, before the schedules load: the first request a server
- * answers compiles its request path (~20-40 ms), which a probe arriving during a big load
+ * answers compiles its request path, which a probe arriving during a big load
  * would otherwise wait for; and a daemon that cannot reach its own endpoint says so.
  */
 export async function selfCheck(url: string, logger: Pick<Logger, "debug" | "warn">) {
@@ -99,7 +99,7 @@ export async function startObservability(
   monitor?: MonitorService,
 ): Promise<Observability> {
   // Without [http] nothing can read /metrics: no process metrics, whose event-loop sampler
-  // woke an idle daemon ten times a second (a third of its idle CPU with 10,000 schedules).
+  // woke an idle daemon ten times a second, a large share of its idle CPU.
   const metrics = new Metrics({ defaultMetrics: config.http.enabled });
   if (monitor) metrics.setProviders(monitorProviders(monitor));
   daemon.on("fire", (e) => {

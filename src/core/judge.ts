@@ -92,7 +92,7 @@ export function judgeIteration(f: IterationFacts): Judgement {
     else completionNote = refusedNote;
   }
 
-  // Kept as text: node:crypto alone cost ~5 ms of a harness start, and the output is bounded.
+  // Kept as text: loading node:crypto would slow a harness start, and the output is bounded.
   const signature = `${f.output}\u0000${JSON.stringify(f.emitted.map((r) => [r.topic, r.payload]))}`;
   const identical = signature === f.stall.signature ? f.stall.identical + 1 : 1;
   const stall = { signature, identical };

@@ -37,7 +37,7 @@ export function journalHasRun(journalFile: string, runId: string): boolean {
   const keep = needle.length + keys[0]!.length;
   try {
     // Reads of 64 KiB to 4 MiB, by the file's size: a new run's start reads a short journal,
-    // and searching (or allocating) a whole 4 MiB buffer for it took ~20 ms of the start.
+    // and searching (or allocating) a whole 4 MiB buffer for it would slow the start.
     const chunk = Math.min(4 << 20, Math.max(64 << 10, fstatSync(fd).size));
     const buf = Buffer.allocUnsafe(keep + chunk);
     let position = 0;

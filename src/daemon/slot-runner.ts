@@ -23,8 +23,8 @@ export class SlotRunner {
   /**
    * A launch's two steps, one step per turn of the event loop: the claim (ledger records,
    * written at once), then, once the claim is on disk (the ledger's group commit fsyncs off
-   * the loop), the spawn (a message to the spawn helper; a fork and exec, 5-10 ms on a small
-   * VM, when the daemon spawns itself). One queue for both: a claim and a spawn never share a turn.
+   * the loop), the spawn (a message to the spawn helper; a fork and exec when the daemon
+   * spawns itself). One queue for both: a claim and a spawn never share a turn.
    */
   private readonly launchSteps = new TurnQueue<Launch | Claimed>(
     1,

@@ -16,8 +16,7 @@ export class PassLiveness {
    * A pass over a few runs (`reuse`) takes each pid's liveness from the last full pass,
    * asking only about pids it did not see: a run that dies right after writing to its
    * journal is then found out by the next full pass, as one that dies silently always is,
-   * and 1,000 busy journals no longer cost a kill(2) per run and batch (~5% of the
-   * monitor's CPU).
+   * and busy journals no longer cost a kill(2) per run and batch.
    */
   check(runs: number, reuse: boolean): (pid: number) => boolean {
     if (!reuse) this.known = new Map();

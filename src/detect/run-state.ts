@@ -139,7 +139,7 @@ let lastMs = Number.NaN;
 
 /**
  * `Date.parse(ts)`, remembering the last answer: records come in bursts with one timestamp
- * (an iteration's five records), and parsing each again was a tenth of a first pass.
+ * (an iteration's five records), and parsing each again was a visible share of a first pass.
  */
 export function timestampMs(ts: string): number {
   if (ts !== lastTs) {

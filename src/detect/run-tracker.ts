@@ -38,15 +38,15 @@ export class RunTracker {
   private readonly runs = new Map<string, RunState>();
   private readonly offsets = new Map<string, number>();
   /**
-   * Each journal's `"path":offset` in the snapshot, kept until its offset moves: 10,000
-   * journals' offsets written afresh (one object, then its JSON) took 10-20 ms a save.
+   * Each journal's `"path":offset` in the snapshot, kept until its offset moves: every
+   * journal's offset written afresh (one object, then its JSON) held the loop on each save.
    */
   private readonly offsetJson = new Map<string, { offset: number; text: string }>();
   private readonly marks = new Map<string, Watermark>();
   /**
    * Each run's part of `snapshotText` (its state, and its watermark as a member of "marks"),
-   * kept until a record changes the run: a snapshot of 10,000 runs serialized afresh held
-   * the event loop ~45 ms every second; now it costs the runs that changed.
+   * kept until a record changes the run: a snapshot of every run serialized afresh held
+   * the event loop on every save; now it costs the runs that changed.
    */
   private readonly runJson = new Map<string, { run: string; mark: string | undefined }>();
   private readonly keepTerminalMs: number;
@@ -118,7 +118,7 @@ export class RunTracker {
 
   /**
    * `snapshot()` as JSON text, serialized straight from the live state: no deep copy of
-   * every run (the copies cost ~10 ms and their garbage once a second on 1,000 runs).
+   * every run (the copies, and their garbage, would cost time on every save).
    */
   snapshotText(): string {
     return this.snapshotParts().join("");

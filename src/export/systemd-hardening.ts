@@ -28,8 +28,8 @@ export const HARDENING: readonly string[] = [
   "UMask=0027",
   // A runaway agent (a fork loop, a leak) must not take the host: the whole unit's cgroup,
   // runs included, is throttled past MemoryHigh and killed past MemoryMax. Size them for
-  // max_concurrent_runs agents (an agent CLI uses 0.3-1 GiB) plus the daemon (~50 MiB + 2 KiB
-  // per schedule: 250 MiB for 100,000).
+  // max_concurrent_runs agents (an agent CLI uses 0.3-1 GiB) plus the daemon, which grows
+  // with its schedules (README, "Sizing").
   "MemoryHigh=3G",
   "MemoryMax=4G",
   "TasksMax=1024",

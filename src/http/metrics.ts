@@ -33,7 +33,7 @@ export class Metrics {
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
     // The event-loop delay sampler wakes the process every `precision` ms (default 10, i.e.
-    // 100 wake-ups a second): 100 ms keeps the lag metrics and most of an idle core.
+    // 100 wake-ups a second): 100 ms keeps the lag metrics with a tenth of the wake-ups.
     if (options.defaultMetrics ?? true) {
       collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 100 });
     }

@@ -4,8 +4,8 @@ import type { WakeupDeps } from "./follow-wakeups.js";
 
 /**
  * How often changed positions are saved. Each save rewrites every journal's position (and
- * the monitor's whole run tracker): once a second it was ~10% of the monitor's CPU on 1,000
- * busy journals. After a crash, what came after the last save is read again.
+ * the monitor's whole run tracker): once a second it was a large share of a busy monitor's
+ * CPU. After a crash, what came after the last save is read again.
  */
 export const DEFAULT_FLUSH_EVERY_MS = 5000;
 

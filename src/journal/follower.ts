@@ -176,8 +176,8 @@ export class JournalFollower {
 
   private async pollNow(paths: string[], quick: boolean): Promise<void> {
     let first: { err: unknown } | undefined;
-    // Thousands of journals due at once (their safety polls come together) held the loop
-    // 50-100 ms: the loop gets a turn every few ms, between journals (each commit is whole).
+    // Thousands of journals due at once (their safety polls come together) held the loop:
+    // the loop gets a turn every few ms, between journals (each commit is whole).
     const slices = new Slices();
     for (const path of paths) {
       const f = this.followed.get(path);
@@ -207,8 +207,8 @@ export class JournalFollower {
    * Reads what is new in one journal. A quick poll (a background one) of a watched journal
    * whose name saw only content changes reads the open file first, and looks at the path
    * (stat) only when nothing new was there, when more than the read-ahead came, or once a
-   * safety poll's time has passed: a stat per poll was ~17% of the monitor's CPU on 1,000
-   * busy journals. A created, renamed or deleted name always gets the full look, as does an
+   * safety poll's time has passed: a stat per poll was a visible share of a busy monitor's
+   * CPU. A created, renamed or deleted name always gets the full look, as does an
    * explicit `poll()`, which reads everything there is. A directory moved or replaced as a
    * whole (its watch names the directory, not the journal) while the old file is still
    * written to is taken up at the next safety poll at the latest; no line is lost.
@@ -271,7 +271,7 @@ export class JournalFollower {
   ): Promise<void> {
     let pos = this.positions.get(f.path);
     // Checked once per opened file (and on shrinking): re-hashing the last line on every
-    // poll with new data cost ~5% of the monitor's CPU on 1,000 busy journals.
+    // poll with new data was a visible share of a busy monitor's CPU.
     if (pos === undefined || !f.checked || size < pos.offset) {
       const check = pos ? checkPosition(fd, { inode, size }, pos) : undefined;
       if (pos === undefined || check?.kind === "reset") {

@@ -45,8 +45,8 @@ export async function expandJournalGlobs(
 /**
  * The usual shape, a folder, one `*` segment, then literal ones (one project per folder),
  * read in small asynchronous steps. tinyglobby handles it too, but queues a readdir per
- * folder in one synchronous pass: over 1,000 projects that held the event loop for
- * 20-60 ms every 30 s, delaying the alerts due meanwhile. Undefined for any other shape.
+ * folder in one synchronous pass: over many projects that held the event loop at every
+ * discovery, delaying the alerts due meanwhile. Undefined for any other shape.
  */
 async function expandOneStar(absolutePattern: string): Promise<string[] | undefined> {
   const parts = absolutePattern.split(sep);

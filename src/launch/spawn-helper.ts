@@ -1,7 +1,7 @@
 // The daemon's spawn helper: a small child process (`autoloop-cron spawn-helper`) that spawns
 // the runs, so that the daemon's event loop never holds for a fork and exec. A fork copies
-// the page tables of the process that forks and waits for the child's exec: 5-20 ms from a
-// daemon holding 100,000 schedules on a small VM, under a millisecond to send a message.
+// the page tables of the process that forks and waits for the child's exec, longer the more
+// memory the daemon holds (its schedules); sending a message costs far less.
 //
 // The helper is the runs' parent; the daemon still signals their process groups itself and
 // reads how they ended from their wrappers' status files. Should the helper die, runs it

@@ -2,7 +2,7 @@
 // an O_APPEND descriptor, so readers and a restart after this process dies see it); the
 // fsyncs of everything written in a turn of the event loop run together on libuv's thread
 // pool after it, and pending.json is rewritten then with the turn's last content. A spawn
-// used to hold the loop for ~7 fsyncs; now the loop only waits for write(2).
+// used to hold the loop for its fsyncs; now the loop only waits for write(2).
 // `durable()` resolves once everything written before it is on disk: the daemon awaits it
 // between a slot's claim and its spawn, so a claim is on disk before its run exists.
 import { LineAppender } from "../journal/append.js";

@@ -12,7 +12,7 @@ export interface LedgerLogger {
 
 /**
  * One JSON line per message on stderr, in pino's shape. The harness reads the ledger too
- * (`autoloop runs`), and loading pino cost every agent run's start ~10 ms.
+ * (`autoloop runs`), and loading pino would slow every agent run's start.
  */
 const stderrLogger: LedgerLogger = {
   error: (fields, msg) => writeLine(50, fields, msg),

@@ -111,7 +111,7 @@ export class AlertDelivery {
     const channels = channelsFor(this.deps.config, outbox.channelNames(), schedule);
     if (planned !== undefined) {
       this.planned.push(planned);
-      // Once the page's request is out (a loopback webhook takes ~1-2 ms).
+      // Once the page's request is out.
       this.writing ??= setTimeout(() => this.writePlannedIncidents(), AFTER_SEND_MS);
     }
     outbox.enqueue(message, channels);

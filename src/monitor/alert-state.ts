@@ -31,9 +31,9 @@ export interface AlertStateDeps {
 
 /**
  * How long after a page its incident file and the alert state are written: the request
- * goes out first (a loopback webhook takes ~1-2 ms). A crash meanwhile cannot lose the page
- * (the outbox holds it); its incident file may be missing until the alert's next reminder or
- * update opens it. A delivery in between writes the incident first.
+ * goes out first. A crash meanwhile cannot lose the page (the outbox holds it); its incident
+ * file may be missing until the alert's next reminder or update opens it. A delivery in
+ * between writes the incident first.
  */
 export const AFTER_SEND_MS = 10;
 
@@ -123,7 +123,7 @@ export class AlertState {
    * not held behind the rewrite. Saves go one at a time and the newest state is written last;
    * one that fails is logged and tried again by the next. `flush()` waits for them. The state
    * is serialized AFTER_SEND_MS later, once the pass that enqueued a page has let its request
-   * go out (serializing hundreds of alerts took ~0.4 ms off every first page).
+   * go out (serializing hundreds of alerts would delay every first page).
    */
   saveInBackground(): void {
     this.dirty = true;

@@ -54,7 +54,7 @@ export interface PlannedIncident {
 
 /**
  * For a page that opens a new incident: its slug and id without writing the file, so the page
- * can go out first (creating the file costs two fsyncs, ~1.4 ms). Undefined when the
+ * can go out first (creating the file costs two fsyncs). Undefined when the
  * notification does not open one now (an incident is already active, or it is not a page).
  */
 export function planOpen(store: IncidentStore, n: Notification): PlannedIncident | undefined {

@@ -64,7 +64,7 @@ export class StandaloneScheduler {
   /**
    * The ledger as on disk now: reopened when its index or pending list changed. Looked at
    * once per piece of synchronous work: a pass asks for it for each run's facts, streaks and
-   * overdue slots, and two stats per ask were ~9% of a busy monitor's CPU (1,000 journals).
+   * overdue slots, and two stats per ask were a visible share of a busy monitor's CPU.
    */
   ledger(): RunLedger {
     if (this.opened !== undefined && this.ledgerChecked) return this.opened;

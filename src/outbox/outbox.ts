@@ -61,7 +61,7 @@ export class Outbox {
     this.redactor = options.redactor ?? processRedactor;
     this.log = options.logger ?? silentLogger;
     // Each line is written at once (a crash of this process loses none) and fsynced right
-    // after, off the event loop: a page's request does not wait ~2 ms for the disk.
+    // after, off the event loop: a page's request does not wait for the disk.
     this.appender = new LineAppender(options.path, {
       private: true,
       fsync: "deferred",

@@ -42,8 +42,8 @@ export function readInForce(config: CronConfig): ReadonlyMap<string, string> {
 
 /**
  * Records which file holds each name (`inForcePath`): each file once with its names, built in
- * slices and written off the event loop (100,000 names are ~1.3 MB of JSON; as one pair per
- * name, 3.9 MB that took `validate` a quarter of a second to read).
+ * slices and written off the event loop (one pair per name made a larger file, slow for
+ * `validate` to read).
  */
 export async function writeInForce(
   config: CronConfig,
@@ -57,7 +57,8 @@ export async function writeInForce(
       else names.push(s.name);
     }),
   );
-  // One file's names joined at a time: one 1.3 MB stringify (and its buffer) would hold the loop.
+  // One file's names joined at a time: one stringify of them all (and its buffer) would hold
+  // the loop.
   const parts: string[] = [];
   await runSliced(
     eachItem(

@@ -199,8 +199,8 @@ export function scheduleBuilder(
               missedGraceMs: s.monitor.missed_grace ?? defaults.monitor.missedGraceMs,
             },
     };
-    // Object.assign, not a spread: V8 gives every spread copy its own hidden class (~500
-    // bytes each, half the memory of 100,000 schedules); added properties share one.
+    // Object.assign, not a spread: V8 gives every spread copy its own hidden class (memory
+    // for each schedule); added properties share one.
     if (s.kind === "command")
       return Object.assign(common, { kind: "command" as const, command: list(s.command!) });
     const envFiles = s.env_file === undefined ? [] : [s.env_file].flat().map(here);

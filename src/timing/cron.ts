@@ -3,9 +3,9 @@
 //
 // Standard (Vixie) cron semantics throughout. The syntax schedules use (numbers, names, `*`,
 // `?`, ranges, lists, steps, nicknames) compiles to a compact table of bits with its own
-// search: 100,000 distinct schedules cost a few MB, where a croner instance per pattern would
-// take gigabytes. What the table does not cover (`L`, `W`, `#`, odd steps) is left to croner,
-// which also words every syntax error.
+// search: 100,000 distinct schedules stay small, where a croner instance per pattern would
+// take far more memory. What the table does not cover (`L`, `W`, `#`, odd steps) is left to
+// croner, which also words every syntax error.
 import { Cron } from "croner";
 
 /** The nicknames schedules may use, and the 5-field patterns they stand for. */

@@ -17,7 +17,7 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function offsetFormatter(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
   if (f === undefined) {
-    // "longOffset" renders one "GMT+02:00" token: several times faster than formatToParts.
+    // "longOffset" renders one "GMT+02:00" token: faster than formatToParts.
     f = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "longOffset" });
     formatters.set(timeZone, f);
   }

@@ -52,7 +52,7 @@ function tempPath(dir: string): string {
   );
 }
 
-/** A long string is encoded a part per turn: 4 MB in one Buffer.from held the loop ~30 ms. */
+/** A long string is encoded a part per turn: all of it in one Buffer.from would hold the loop. */
 const PART_CHARS = 256 * 1024;
 
 /** `text` cut in parts of about PART_CHARS, never between the two halves of a surrogate pair. */

@@ -1,5 +1,5 @@
 // Hex digests in one call. crypto.hash (Node >= 20.12) skips the Hash object that createHash
-// builds: about 1 µs less per call warm, and more in a process that idles between calls
+// builds: less work per call, the more so in a process that idles between calls
 // (the monitor hashes a journal's last line on every poll).
 import * as crypto from "node:crypto";
 

@@ -1,7 +1,7 @@
 // The one HTTP client for outgoing requests (alert webhooks, heartbeat pings): node:http(s),
 // which never follows redirects, with a deadline and an abort signal. Not fetch: Node's
-// fetch compiles its HTTP parser (WebAssembly) on first use, ~40 ms added to the first alert
-// after every start; node:http's first request costs ~10 ms.
+// fetch compiles its HTTP parser (WebAssembly) on first use, which delays the first alert
+// after every start; node:http's first request costs less.
 import { type IncomingHttpHeaders, request as plainRequest } from "node:http";
 import { request as tlsRequest } from "node:https";
 

@@ -21,7 +21,7 @@ export function after(ms: number, fn: () => void, unref = false): Pending {
 /**
  * Calls `fn` as soon as the work in hand returns (a microtask), ahead of the I/O and
  * immediates already queued (the outbox sends an alert the moment the monitor pass that
- * enqueued it ends; a setImmediate waited ~0.5 ms behind the rest of the loop's turn).
+ * enqueued it ends; a setImmediate waited behind the rest of the loop's turn).
  */
 export function whenDone(fn: () => void): Pending {
   let live = true;
