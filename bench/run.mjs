@@ -2,6 +2,7 @@
 import { benchAgents } from "./agents.mjs";
 import { benchHarness } from "./harness.mjs";
 import { benchMonitor } from "./monitor.mjs";
+import { benchPeers } from "./scheduler/peers.mjs";
 import { benchScale } from "./scheduler/scale.mjs";
 import { benchScheduler } from "./scheduler.mjs";
 
@@ -11,6 +12,7 @@ const suites = {
   agents: benchAgents,
   scheduler: benchScheduler,
   scale: benchScale,
+  peers: benchPeers,
   monitor: benchMonitor,
 };
 let ok = true;

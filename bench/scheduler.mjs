@@ -59,7 +59,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * decision lateness and the daemon's own account of the pass ("slots decided", logged a
  * second later: how long the pass held the loop, and the loop's longest delay in that second).
  */
-async function oneCrowdedSecond() {
+export async function oneCrowdedSecond() {
   const dir = tempDir();
   const at = new Date(Date.now() + 8000);
   const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;

@@ -1,4 +1,4 @@
-// Spawns `autoloop-cron <args>` and measures it from the outside: ms from spawn until a stdout
+// Spawns `autoloop-cron <args>` (or another node `script`) and measures it from the outside: ms from spawn until a stdout
 // line matches `until`, peak RSS (from /proc, every 20 ms) and RSS `settleMs` later.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -13,9 +13,12 @@ export function rssMiB(pid) {
   }
 }
 
-export async function probeStart(args, { until, settleMs = 0, timeoutMs = 120_000, onLine } = {}) {
+export async function probeStart(
+  args,
+  { until, settleMs = 0, timeoutMs = 120_000, onLine, script = AUTOLOOP_CRON } = {},
+) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [AUTOLOOP_CRON, ...args], {
+  const child = spawn(process.execPath, [script, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   // A bench that fails half-way leaves no daemon behind; one that goes on forgets this one.

@@ -11,7 +11,7 @@ import { probeStart } from "./load-probe.mjs";
 const FILES = 100;
 const PER_FILE = 1000;
 
-function writeTree(dir) {
+export function writeTree(dir) {
   mkdirSync(join(dir, "schedules"), { recursive: true });
   mkdirSync(join(dir, "work"), { recursive: true });
   writeFileSync(
