@@ -16,7 +16,9 @@ import { writeInForce } from "../schedules/in-force.js";
 import { listRows } from "../schedules/list-row.js";
 import { killSwitchOn, type PauseState, readPauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
+import { filesToRead } from "../schedules/schedule-folder.js";
 import { type ScheduleSetUpdate, scheduleSetSteps } from "../schedules/schedule-set.js";
+import { parseInWorker } from "../schedules/toml-worker.js";
 import { type FireEvent, FireQueue, type FireQueueDeps, realClock } from "../timing/fire-queue.js";
 import { catchUpSlots } from "../timing/planner.js";
 import type { FieldProblem } from "../util/errors.js";
@@ -179,7 +181,11 @@ export class SchedulerDaemon extends DaemonEmitter {
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();
     try {
-      const update = await runSliced(scheduleSetSteps(this.config, this.inForce, this.files));
+      // The files' TOML in a worker thread: one big file's parse would hold the event loop.
+      const parsed = await parseInWorker(filesToRead(this.config, this.files));
+      const update = await runSliced(
+        scheduleSetSteps(this.config, this.inForce, this.files, parsed),
+      );
       this.invalidProblems = update.problems;
       if (update.problems.length > 0) {
         for (const p of update.problems)

@@ -62,6 +62,16 @@ export function* parseScheduleFileSteps(
   const toml = parseToml(fileName, text);
   if (!toml.ok) return { schedules: [], problems: [toml.problem] };
   yield;
+  return yield* tomlScheduleSteps(fileName, toml, defaults, context);
+}
+
+/** The schedules of a file whose TOML is parsed, its entries checked a chunk per step. */
+export function* tomlScheduleSteps(
+  fileName: string,
+  toml: { value: Record<string, unknown> },
+  defaults: ScheduleDefaults,
+  context: ScheduleFileContext,
+): Steps<ParsedScheduleFile> {
   const file = scheduleFileSchema.safeParse(toml.value);
   if (!file.success) {
     const problems = schemaProblems(fileName, scheduleFileSchema, file.error, toml.value);

@@ -8,6 +8,7 @@ import type { ScheduleFileCache } from "./file-cache.js";
 import { type InForce, readInForce } from "./in-force.js";
 import type { Schedule } from "./schedule-file.js";
 import { scheduleFileSteps } from "./schedule-folder.js";
+import type { ParsedToml } from "./toml-worker.js";
 import { checkLoadedSteps } from "./validate.js";
 
 export interface ScheduleSetUpdate {
@@ -34,11 +35,13 @@ export function* scheduleSetSteps(
   config: CronConfig,
   previous: ReadonlyMap<string, Schedule> = new Map(),
   cache?: ScheduleFileCache,
+  /** Files whose TOML was parsed already (the daemon parses in a worker thread). */
+  parsed?: ReadonlyMap<string, ParsedToml>,
 ): Steps<ScheduleSetUpdate> {
   // The names in force stay with their files: a newcomer reusing one is the invalid file.
   const inForce: InForce =
     previous.size > 0 ? { get: (name) => previous.get(name)?.file } : readInForce(config);
-  const loaded = yield* scheduleFileSteps(config, cache);
+  const loaded = yield* scheduleFileSteps(config, cache, parsed);
   const report = yield* checkLoadedSteps(loaded, config, inForce, cache);
   const badFiles = new Set(report.problems.map((p) => p.file));
   if (badFiles.size === 0 && report.byName) {
