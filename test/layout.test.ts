@@ -1,6 +1,8 @@
-// The layout's rules (docs/architecture.md): imports form no cycle, between folders or between
-// files (type-only imports included), and a file past 600 lines is a smell worth a look (no
-// file is split only to fit a size). Read from the source, so a change that breaks them fails.
+// The layout's rules (docs/architecture.md): folders by program (harness/, scheduler/,
+// monitor/) over shared leaves (journal/, util/, incidents/) that import no program; imports
+// form no cycle between programs, folders or files (type-only imports included); a file past
+// 600 lines is a smell worth a look (no file is split only to fit a size). Read from the
+// source, so a change that breaks them fails.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -18,8 +20,14 @@ function sourceFiles(dir = SRC): string[] {
   );
 }
 
-/** The top folder under src/ of a file ("cron" for src/cron/x.ts). */
-const folderOf = (file: string) => relative(SRC, file).split("/")[0]!;
+/** The folder under src/ of a file ("scheduler/timing" for src/scheduler/timing/cron.ts). */
+const folderOf = (file: string) => dirname(relative(SRC, file));
+
+const PROGRAMS = ["harness", "scheduler", "monitor"];
+const SHARED = ["journal", "util", "incidents"];
+
+/** The program a file serves, its shared leaf, or its front end (cli, web, mcp, ...). */
+const programOf = (file: string) => relative(SRC, file).split("/")[0]!;
 
 /** Import edges between the keys `key` gives files (folders, or the files themselves). */
 function importGraph(key: (file: string) => string): Map<string, Set<string>> {
@@ -58,6 +66,16 @@ describe("source layout", () => {
     const graph = folderGraph();
     expect(graph.size).toBeGreaterThan(10);
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it("has a folder per program, none in a cycle, over shared leaves that import no program", () => {
+    const graph = importGraph(programOf);
+    for (const program of PROGRAMS) expect(graph.has(program), program).toBe(true);
+    expect(cycles(graph)).toEqual([]);
+    for (const leaf of SHARED) {
+      const imports = [...(graph.get(leaf) ?? [])].filter((to) => !SHARED.includes(to));
+      expect(imports, `${leaf}/ imports`).toEqual([]);
+    }
   });
 
   it("has no import cycle between src/ files", () => {

@@ -4,8 +4,8 @@
 // least 4x ahead of each on load time and 10x on the crowded second's p99 lateness.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { oneCrowdedSecond } from "../scheduler.mjs";
 import { percentile, report, tempDir } from "../lib.mjs";
+import { oneCrowdedSecond } from "../scheduler.mjs";
 import { probeStart } from "./load-probe.mjs";
 import { writeTree } from "./scale.mjs";
 

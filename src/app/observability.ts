@@ -1,14 +1,14 @@
 // The daemon's outward signals: the status page, /healthz and /metrics over HTTP, and the
 // heartbeat ping.
 import type { Logger } from "pino";
-import type { CronConfig } from "../config/config.js";
-import type { SchedulerDaemon } from "../daemon/daemon.js";
 import { evaluateHealth, type HealthReport } from "../http/health.js";
 import type { MetricsProviders } from "../http/metric-providers.js";
 import { Metrics } from "../http/metrics.js";
 import { startHttpServer } from "../http/server.js";
 import { failingWriters, type WriteTrouble } from "../journal/held-lines.js";
 import type { MonitorService } from "../monitor/service.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import type { SchedulerDaemon } from "../scheduler/daemon/daemon.js";
 import { httpRequest } from "../util/http-request.js";
 import { resolveSecret } from "../util/secrets.js";
 import { cachedWritableProbe, probeWritableSync } from "../util/writable-probe.js";

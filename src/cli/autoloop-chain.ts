@@ -1,6 +1,6 @@
 // `autoloop chain list|run`: the chains of a project's chains.toml, and running one.
 import { resolve } from "node:path";
-import { type ChainStep, readChainsFile } from "../chains/chains-file.js";
+import { type ChainStep, readChainsFile } from "../harness/chains/chains-file.js";
 import { exitCodeForClass } from "../journal/stop-reasons.js";
 import { UserError } from "../util/errors.js";
 import { flag, list, parse, str } from "./common.js";
@@ -106,11 +106,11 @@ export async function runChainCommand(
     );
     return plan.withinBudget ? 0 : 1;
   }
-  const { isValidRunId, newRunId } = await import("../core/run-id.js");
+  const { isValidRunId, newRunId } = await import("../harness/run-id.js");
   const chainRunId = str(p, "run-id") ?? newRunId();
   if (!isValidRunId(chainRunId))
     throw new UserError(`--run-id ${JSON.stringify(chainRunId)} is not a valid run id`);
-  const { runChain } = await import("../chains/chain-run.js");
+  const { runChain } = await import("../harness/chains/chain-run.js");
   const { readEnvFiles } = await import("../util/env-file.js");
   const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
   const controller = new AbortController();

@@ -1,5 +1,5 @@
 // `autoloop emit <topic> [payload...]`: publish an event from inside a loop.
-import { emitContextFromEnv, emitEvent, gateMessage, invalidMessage } from "../core/emit.js";
+import { emitContextFromEnv, emitEvent, gateMessage, invalidMessage } from "../harness/emit.js";
 import { UserError } from "../util/errors.js";
 import { flag, parse } from "./common.js";
 

@@ -1,13 +1,19 @@
 // `autoloop inspect scratchpad|prompt|output|memory|chain|metrics`: a run's artifacts, each
 // a projection of the journal (memory: of its memory files), as markdown or JSON.
 import { join } from "node:path";
-import { chainOf, metrics, outputOf, promptOf, scratchpad } from "../artifacts/projections.js";
-import { chainMd, iterationTextMd, metricsMd, scratchpadMd } from "../artifacts/render.js";
+import {
+  chainOf,
+  metrics,
+  outputOf,
+  promptOf,
+  scratchpad,
+} from "../harness/artifacts/projections.js";
+import { chainMd, iterationTextMd, metricsMd, scratchpadMd } from "../harness/artifacts/render.js";
+import { entryCount } from "../harness/memory/materialize.js";
+import { renderMemory } from "../harness/memory/render.js";
+import { MemoryStore } from "../harness/memory/store.js";
 import { readJournal } from "../journal/reader.js";
 import { readRegistry } from "../journal/registry-view.js";
-import { entryCount } from "../memory/materialize.js";
-import { renderMemory } from "../memory/render.js";
-import { MemoryStore } from "../memory/store.js";
 import { UserError } from "../util/errors.js";
 
 export const ARTIFACT_VIEWS = ["scratchpad", "prompt", "output", "memory", "chain", "metrics"];

@@ -2,11 +2,11 @@
 // a run's artifacts (./autoloop-inspect-artifacts.ts).
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { isValidRunId } from "../core/run-id.js";
+import { isValidRunId } from "../harness/run-id.js";
+import { TaskStore } from "../harness/tasks/store.js";
 import { readJournal } from "../journal/reader.js";
 import { readRegistry } from "../journal/registry-view.js";
 import { recordSummary } from "../journal/summary.js";
-import { TaskStore } from "../tasks/store.js";
 import { UserError } from "../util/errors.js";
 import { ARTIFACT_VIEWS, inspectArtifact } from "./autoloop-inspect-artifacts.js";
 import { renderTaskList } from "./autoloop-task.js";

@@ -2,12 +2,12 @@
 // (and, inside a run, from the event tool, which is this same CLI bound to the run).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { MemoryEntry } from "../memory/entry.js";
-import { entryCount, type MemoryView } from "../memory/materialize.js";
-import { DEFAULT_MEMORY_FILE, projectMemoryFile, runMemoryFile } from "../memory/paths.js";
-import { renderMemory } from "../memory/render.js";
-import { MemoryStore } from "../memory/store.js";
-import { resolveProjectDir } from "../tasks/paths.js";
+import type { MemoryEntry } from "../harness/memory/entry.js";
+import { entryCount, type MemoryView } from "../harness/memory/materialize.js";
+import { DEFAULT_MEMORY_FILE, projectMemoryFile, runMemoryFile } from "../harness/memory/paths.js";
+import { renderMemory } from "../harness/memory/render.js";
+import { MemoryStore } from "../harness/memory/store.js";
+import { resolveProjectDir } from "../harness/tasks/paths.js";
 import { parseDuration } from "../util/duration.js";
 import { UserError } from "../util/errors.js";
 import { flag, list, parse, str } from "./common.js";

@@ -105,7 +105,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       `autoloop run: --trigger must be one of ${TRIGGERS.join(", ")}, found ${JSON.stringify(trigger)}`,
     );
   }
-  const { isValidRunId, newRunId } = await import("../core/run-id.js");
+  const { isValidRunId, newRunId } = await import("../harness/run-id.js");
   const given = str(p, "run-id");
   const runId = given ?? newRunId();
   if (!isValidRunId(runId)) {
@@ -116,7 +116,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const workDir = resolve(str(p, "work-dir") ?? process.cwd());
   const { readEnvFiles } = await import("../util/env-file.js");
   const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
-  const { loadPreset, resolvePresetDir } = await import("../core/preset.js");
+  const { loadPreset, resolvePresetDir } = await import("../harness/preset.js");
   const preset = loadPreset(resolvePresetDir(presetArg, process.cwd()), [
     ...list(p, "set"),
     ...worktreeSets(p),
@@ -124,7 +124,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (flag(p, "no-worktree") && preset.config.core.isolation_mode === "worktree")
     preset.config.core.isolation_mode = "run-scoped";
   for (const w of preset.warnings) process.stderr.write(`autoloop: preset ${preset.name}: ${w}\n`);
-  const { runLoop } = await import("../core/loop.js");
+  const { runLoop } = await import("../harness/loop.js");
 
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {

@@ -1,9 +1,9 @@
 // `autoloop runs list|replay`: inside a scheduled run, the runs of its own schedule from the
 // scheduler's ledger, so tonight's run can read where last night's stopped.
 
-import type { RunSummary } from "../ledger/events.js";
-import { RunLedger } from "../ledger/ledger.js";
 import { ledgerIdOf, runStory, runStoryText } from "../operator/run-story.js";
+import type { RunSummary } from "../scheduler/ledger/events.js";
+import { RunLedger } from "../scheduler/ledger/ledger.js";
 import { UserError } from "../util/errors.js";
 import { flag, intOption, parse, str } from "./common.js";
 

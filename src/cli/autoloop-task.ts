@@ -1,11 +1,15 @@
 // `autoloop task add|complete|update|remove|list`: per-run tasks from the command line.
 import { existsSync } from "node:fs";
-import type { TaskEntry, TaskPriority } from "../tasks/entry.js";
-import { TASK_PRIORITIES } from "../tasks/entry.js";
-import type { TaskView } from "../tasks/materialize.js";
-import { configuredTasksFile, resolveProjectDir, resolveTasksFile } from "../tasks/paths.js";
-import { taskLine } from "../tasks/render.js";
-import { TaskStore } from "../tasks/store.js";
+import type { TaskEntry, TaskPriority } from "../harness/tasks/entry.js";
+import { TASK_PRIORITIES } from "../harness/tasks/entry.js";
+import type { TaskView } from "../harness/tasks/materialize.js";
+import {
+  configuredTasksFile,
+  resolveProjectDir,
+  resolveTasksFile,
+} from "../harness/tasks/paths.js";
+import { taskLine } from "../harness/tasks/render.js";
+import { TaskStore } from "../harness/tasks/store.js";
 import { UserError } from "../util/errors.js";
 import { flag, parse, str } from "./common.js";
 

@@ -1,12 +1,11 @@
 // `autoloop worktree list|show|diff|merge|clean`: the worktrees of runs in worktree isolation.
 import { join, resolve } from "node:path";
-import { UserError } from "../util/errors.js";
 import {
   cleanWorktrees,
   mergeWorktree,
   pruneWorktrees,
   type RemovedWorktree,
-} from "../worktree/merge.js";
+} from "../harness/worktree/merge.js";
 import {
   listWorktrees,
   MERGE_STRATEGIES,
@@ -15,7 +14,8 @@ import {
   statusOf,
   type WorktreeMeta,
   worktreeDiff,
-} from "../worktree/worktree.js";
+} from "../harness/worktree/worktree.js";
+import { UserError } from "../util/errors.js";
 import { flag, parse, str } from "./common.js";
 
 const HELP = `Usage: autoloop worktree <subcommand> [--work-dir DIR] [--json]

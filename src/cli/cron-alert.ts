@@ -1,13 +1,13 @@
 // `autoloop-cron alert test|ack|silence|silences|unsilence`: channels and the operator's mutes.
 import { readFileSync } from "node:fs";
 import pino from "pino";
-import type { CronConfig } from "../config/config.js";
 import { IncidentStore } from "../incidents/store.js";
 import type { AlertRecord } from "../monitor/alert-state.js";
+import { sendTestAlert } from "../monitor/outbox/test-alert.js";
 import { monitorPaths } from "../monitor/paths.js";
 import { openOutbox } from "../monitor/service-setup.js";
 import { OperatorStore } from "../monitor/silences.js";
-import { sendTestAlert } from "../outbox/test-alert.js";
+import type { CronConfig } from "../scheduler/config/config.js";
 import { parseDuration } from "../util/duration.js";
 import { UserError } from "../util/errors.js";
 import { str, table } from "./common.js";

@@ -1,7 +1,7 @@
 // Shared pieces of the autoloop-cron commands: --config, loading it, printing help.
-import { refusedChannelProblems } from "../channels/create.js";
-import { silentLogger } from "../channels/delivery.js";
-import { type CronConfig, findConfig } from "../config/config.js";
+import { refusedChannelProblems } from "../monitor/channels/create.js";
+import { silentLogger } from "../monitor/channels/delivery.js";
+import { type CronConfig, findConfig } from "../scheduler/config/config.js";
 import { UserError } from "../util/errors.js";
 import { flag, type Options, type Parsed, parse, str } from "./common.js";
 

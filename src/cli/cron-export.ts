@@ -1,17 +1,17 @@
 // `autoloop-cron export kubernetes|systemd`: argument parsing and output only; the exports
 // themselves are pure functions in src/export.
-import { readConfigFiles, readPresetFiles } from "../export/config-files.js";
-import { kubernetesExport } from "../export/kubernetes.js";
-import { isDnsLabel } from "../export/kubernetes-names.js";
-import { STORAGE_QUANTITY } from "../export/kubernetes-objects.js";
-import { refusalError, selectSchedules } from "../export/selection.js";
-import { systemdExport } from "../export/systemd.js";
+import { readConfigFiles, readPresetFiles } from "../scheduler/export/config-files.js";
+import { kubernetesExport } from "../scheduler/export/kubernetes.js";
+import { isDnsLabel } from "../scheduler/export/kubernetes-names.js";
+import { STORAGE_QUANTITY } from "../scheduler/export/kubernetes-objects.js";
+import { refusalError, selectSchedules } from "../scheduler/export/selection.js";
+import { systemdExport } from "../scheduler/export/systemd.js";
 import {
   type ExportResult,
   joinWithFileMarkers,
   joinYamlDocuments,
   writeFiles,
-} from "../export/write-out.js";
+} from "../scheduler/export/write-out.js";
 import { UserError } from "../util/errors.js";
 import { autoloopCronEntry } from "../util/package-root.js";
 import { flag, parse, str } from "./common.js";

@@ -1,20 +1,20 @@
 // `autoloop-cron fire <schedule> [--foreground]`: a run now, through the daemon when one
 // is running (so overlap, concurrency and the ledger stay consistent), else in-process.
 import pino from "pino";
-import { admitSlot, recordSkip } from "../admission/admission.js";
-import { scheduledLaunchSpec, slotCourse } from "../admission/carry-out.js";
-import { type CronConfig, runEnvironment } from "../config/config.js";
-import { runningDaemon } from "../daemon/control.js";
-import { launchRecorded } from "../daemon/recorded-launch.js";
 import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
-import { isRunProcess } from "../launch/identity.js";
-import { RUN_KILL_GRACE_MS } from "../launch/schedule-spec.js";
-import type { RunSummary } from "../ledger/events.js";
-import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
 import { stopRun } from "../operator/run-actions.js";
 import { fireThroughDaemon } from "../operator/schedule-actions.js";
-import { killSwitchOn, readPauseState } from "../schedules/pause-state.js";
-import { validateAll } from "../schedules/validate.js";
+import { admitSlot, recordSkip } from "../scheduler/admission/admission.js";
+import { scheduledLaunchSpec, slotCourse } from "../scheduler/admission/carry-out.js";
+import { type CronConfig, runEnvironment } from "../scheduler/config/config.js";
+import { runningDaemon } from "../scheduler/daemon/control.js";
+import { launchRecorded } from "../scheduler/daemon/recorded-launch.js";
+import { isRunProcess } from "../scheduler/launch/identity.js";
+import { RUN_KILL_GRACE_MS } from "../scheduler/launch/schedule-spec.js";
+import type { RunSummary } from "../scheduler/ledger/events.js";
+import { newScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
+import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
+import { validateAll } from "../scheduler/schedules/validate.js";
 import { UserError } from "../util/errors.js";
 import { isGroupAlive, signalGroup } from "../util/process.js";
 import { flag } from "./common.js";

@@ -2,8 +2,8 @@
 // config's own [http] listen address, so the check follows the config instead of a port
 // written into the Dockerfile.
 import { request } from "node:http";
-import type { CronConfig } from "../config/config.js";
-import { runningDaemon } from "../daemon/control.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import { runningDaemon } from "../scheduler/daemon/control.js";
 import { UserError } from "../util/errors.js";
 import { str } from "./common.js";
 import { configOf, parseCron } from "./cron-common.js";

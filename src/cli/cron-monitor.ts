@@ -2,13 +2,13 @@
 import pino, { type Logger } from "pino";
 import { createLogger, LOG_LEVEL_ENV } from "../app/logger.js";
 import { healthCheck, monitorProviders } from "../app/observability.js";
-import type { CronConfig } from "../config/config.js";
-import { runningDaemon } from "../daemon/control.js";
 import { Metrics } from "../http/metrics.js";
 import { startHttpServer } from "../http/server.js";
 import type { Notification } from "../monitor/alert-state.js";
+import type { AttemptOutcome } from "../monitor/outbox/outbox.js";
 import { MonitorService } from "../monitor/service.js";
-import type { AttemptOutcome } from "../outbox/outbox.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import { runningDaemon } from "../scheduler/daemon/control.js";
 import { UserError } from "../util/errors.js";
 import { flag, list, str, table } from "./common.js";
 import { configOf, parseCron, refuseBrokenSecrets } from "./cron-common.js";

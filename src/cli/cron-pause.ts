@@ -1,6 +1,6 @@
 // `autoloop-cron pause|resume [schedule]`: a file the daemon reads at every fire.
 import { pauseSchedule } from "../operator/schedule-actions.js";
-import { validateAll } from "../schedules/validate.js";
+import { validateAll } from "../scheduler/schedules/validate.js";
 import { configOf, parseCron } from "./cron-common.js";
 
 const help = (verb: string) => `Usage: autoloop-cron ${verb} [schedule] [--config FILE]

@@ -1,10 +1,10 @@
 // `autoloop-cron runs`, `runs show`, `output` and `stop`: the run ledger for operators.
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { CronConfig } from "../config/config.js";
-import { isTerminal, type RunSummary } from "../ledger/events.js";
-import type { RunLedger } from "../ledger/ledger.js";
 import { checkRunId, openLedgerAt, stopRun } from "../operator/run-actions.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import { isTerminal, type RunSummary } from "../scheduler/ledger/events.js";
+import type { RunLedger } from "../scheduler/ledger/ledger.js";
 import { UserError } from "../util/errors.js";
 import { flag, intOption, str, table } from "./common.js";
 import { configOf, parseCron, printJson } from "./cron-common.js";

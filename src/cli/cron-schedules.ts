@@ -1,11 +1,14 @@
 // `autoloop-cron validate` and `autoloop-cron list`: the schedules as files define them.
 
-import { runningDaemon, sendControl } from "../daemon/control.js";
-import { type ListRow, listRows } from "../schedules/list-row.js";
-import { killSwitchOn, readPauseState } from "../schedules/pause-state.js";
-import { validateAll } from "../schedules/validate.js";
-import { formatValidationReport, validationReportJson } from "../schedules/validation-report.js";
-import { nextFireTime } from "../timing/planner.js";
+import { runningDaemon, sendControl } from "../scheduler/daemon/control.js";
+import { type ListRow, listRows } from "../scheduler/schedules/list-row.js";
+import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
+import { validateAll } from "../scheduler/schedules/validate.js";
+import {
+  formatValidationReport,
+  validationReportJson,
+} from "../scheduler/schedules/validation-report.js";
+import { nextFireTime } from "../scheduler/timing/planner.js";
 import { flag, table } from "./common.js";
 import { configOf, parseCron, printJson } from "./cron-common.js";
 

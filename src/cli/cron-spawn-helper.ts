@@ -1,6 +1,6 @@
 // `autoloop-cron spawn-helper`: the daemon's spawn helper (src/launch/spawn-helper.ts); the
 // daemon starts it with an IPC channel, and it ends when that channel closes.
-import { serveSpawnRequests } from "../launch/spawn-helper.js";
+import { serveSpawnRequests } from "../scheduler/launch/spawn-helper.js";
 import { UserError } from "../util/errors.js";
 
 export async function spawnHelperCommand(argv: string[]): Promise<number> {

@@ -2,12 +2,12 @@
 
 import { createLogger, LOG_LEVEL_ENV } from "../app/logger.js";
 import { startObservability } from "../app/observability.js";
-import { LOG_LEVELS } from "../config/schema.js";
-import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../daemon/control.js";
-import { SchedulerDaemon } from "../daemon/daemon.js";
-import { readProcessStartTime } from "../launch/identity.js";
-import { SpawnHelper } from "../launch/spawn-helper.js";
 import { MonitorService } from "../monitor/service.js";
+import { LOG_LEVELS } from "../scheduler/config/schema.js";
+import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../scheduler/daemon/control.js";
+import { SchedulerDaemon } from "../scheduler/daemon/daemon.js";
+import { readProcessStartTime } from "../scheduler/launch/identity.js";
+import { SpawnHelper } from "../scheduler/launch/spawn-helper.js";
 import { UserError } from "../util/errors.js";
 import { str } from "./common.js";
 import { configOf, parseCron, refuseBrokenSecrets } from "./cron-common.js";

@@ -2,7 +2,7 @@
 // any MCP client is the chat shell over the same control plane as the CLI.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { CronConfig } from "../config/config.js";
+import type { CronConfig } from "../scheduler/config/config.js";
 import { TOOLS } from "./tools.js";
 
 export function createMcpServer(config: CronConfig, version: string): McpServer {

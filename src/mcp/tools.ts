@@ -4,9 +4,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
-import type { CronConfig } from "../config/config.js";
-import { runningDaemon } from "../daemon/control.js";
-import type { SummaryStatus } from "../ledger/events.js";
 import { readStatus } from "../monitor/status.js";
 import { acknowledgeIncident } from "../operator/incident-actions.js";
 import { scheduleOverview } from "../operator/overview.js";
@@ -14,9 +11,12 @@ import { checkRunId, openLedgerAt, stopRun } from "../operator/run-actions.js";
 import { fileTail } from "../operator/run-detail.js";
 import { runStory, runStoryText } from "../operator/run-story.js";
 import { fireThroughDaemon } from "../operator/schedule-actions.js";
-import { killSwitchOn, readPauseState } from "../schedules/pause-state.js";
-import { validateAll } from "../schedules/validate.js";
-import { nextFireTime } from "../timing/planner.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import { runningDaemon } from "../scheduler/daemon/control.js";
+import type { SummaryStatus } from "../scheduler/ledger/events.js";
+import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
+import { validateAll } from "../scheduler/schedules/validate.js";
+import { nextFireTime } from "../scheduler/timing/planner.js";
 import { parseDuration } from "../util/duration.js";
 import { UserError } from "../util/errors.js";
 

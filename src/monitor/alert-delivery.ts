@@ -2,16 +2,16 @@
 // notices) a message in the durable outbox for the schedule's channels. A page that opens a
 // new incident goes out first and its file is written a moment later (named in advance).
 import type { Logger } from "pino";
-import type { CronConfig } from "../config/config.js";
-import type { RunState } from "../detect/run-state.js";
 import { isActive } from "../incidents/record.js";
 import type { IncidentStore } from "../incidents/store.js";
-import { deliveryFailedMessage } from "../outbox/delivery-failed.js";
-import type { Outbox } from "../outbox/outbox.js";
-import type { Schedule } from "../schedules/schedule-file.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import type { Schedule } from "../scheduler/schedules/schedule-file.js";
 import { composeMessage, goesToChannels } from "./alert-message.js";
 import { AFTER_SEND_MS, type Notification } from "./alert-state.js";
+import type { RunState } from "./detect/run-state.js";
 import { type IncidentRef, type PlannedIncident, planOpen, syncIncident } from "./incident-sync.js";
+import { deliveryFailedMessage } from "./outbox/delivery-failed.js";
+import type { Outbox } from "./outbox/outbox.js";
 import { channelsFor } from "./service-setup.js";
 
 export interface AlertDeliveryDeps {

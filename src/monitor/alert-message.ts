@@ -2,17 +2,17 @@
 // run's facts, the last journal lines of that run and the exact commands to type next.
 import { closeSync, readSync } from "node:fs";
 import { dirname } from "node:path";
-import type { AlertMessage } from "../alerts/message.js";
-import { JOURNAL_TAIL_LINES } from "../alerts/render.js";
-import { kindOf, runGroupWords } from "../detect/condition-kinds.js";
-import type { Condition } from "../detect/conditions.js";
-import type { RunState } from "../detect/run-state.js";
 import { decodeRecord, type JournalRecord } from "../journal/codec.js";
 import { recordLine } from "../journal/summary.js";
-import type { Schedule } from "../schedules/schedule-file.js";
+import type { Schedule } from "../scheduler/schedules/schedule-file.js";
 import { shellQuote } from "../util/shell-quote.js";
 import { openRegularFile } from "../util/untrusted-file.js";
 import type { Notification } from "./alert-state.js";
+import type { AlertMessage } from "./alerts/message.js";
+import { JOURNAL_TAIL_LINES } from "./alerts/render.js";
+import { kindOf, runGroupWords } from "./detect/condition-kinds.js";
+import type { Condition } from "./detect/conditions.js";
+import type { RunState } from "./detect/run-state.js";
 
 const TAIL_BYTES = 256 * 1024;
 const LINE_MAX = 240;

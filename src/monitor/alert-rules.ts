@@ -1,7 +1,7 @@
 // The per-fingerprint alert lifecycle (pending → firing → resolved) as a pure step: the
 // alerts so far, the conditions that hold and the operator's decisions at `now` in,
 // the notifications to send out.
-import type { Condition, GroupMember } from "../detect/conditions.js";
+import type { Condition, GroupMember } from "./detect/conditions.js";
 import { activeAck, activeSilence, type OperatorState } from "./silences.js";
 
 export type AlertPhase = "pending" | "firing" | "resolved";

@@ -2,7 +2,6 @@
 // `reconcile`, rewritten atomically by `save`, so a restart with nothing changed sends nothing.
 import { readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import type { Condition } from "../detect/conditions.js";
 import { writeFileAtomic, writeFileAtomicAsync } from "../util/atomic-write.js";
 import {
   type AlertPolicy,
@@ -12,6 +11,7 @@ import {
   type Notification,
   reconcileAlerts,
 } from "./alert-rules.js";
+import type { Condition } from "./detect/conditions.js";
 import { NO_OPERATOR_STATE, type OperatorState } from "./silences.js";
 
 export type { AlertPhase, AlertPolicy, AlertRecord, Ending, Notification } from "./alert-rules.js";

@@ -1,15 +1,16 @@
 // Incremental evaluation: on a journal batch only the touched runs are detected again; a
 // full pass (on the timer) re-reads every run, the schedules' facts and the ledger's streaks.
 // Also decides how a firing alert that stopped holding ends (recovery, removal, run end).
-import type { Condition } from "../detect/conditions.js";
-import { type DetectFacts, detectRun, readRunTasks } from "../detect/detectors.js";
-import type { MonitorFacts } from "../detect/facts.js";
-import { GroupingMemo, groupConditions, type Recovery } from "../detect/grouping.js";
-import type { RunState } from "../detect/run-state.js";
-import type { RunTracker } from "../detect/run-tracker.js";
-import type { ScheduleStreak } from "../detect/schedule-streak.js";
-import { scheduleConditions } from "../detect/schedule-trouble.js";
+
 import type { AlertRecord, Ending } from "./alert-state.js";
+import type { Condition } from "./detect/conditions.js";
+import { type DetectFacts, detectRun, readRunTasks } from "./detect/detectors.js";
+import type { MonitorFacts } from "./detect/facts.js";
+import { GroupingMemo, groupConditions, type Recovery } from "./detect/grouping.js";
+import type { RunState } from "./detect/run-state.js";
+import type { RunTracker } from "./detect/run-tracker.js";
+import type { ScheduleStreak } from "./detect/schedule-streak.js";
+import { scheduleConditions } from "./detect/schedule-trouble.js";
 import type { SchedulerView } from "./scheduler-view.js";
 
 export class IncrementalEvaluation {

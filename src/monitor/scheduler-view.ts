@@ -1,12 +1,12 @@
 // The monitor's view of the scheduler, the same whether the daemon runs in this process
 // (its schedules, ledger and events) or elsewhere (schedule files and ledger re-read here).
 import type { Logger } from "pino";
-import type { CronConfig } from "../config/config.js";
-import type { SchedulerDaemon } from "../daemon/daemon.js";
-import { type ThresholdsFor, thresholdsLookup } from "../detect/thresholds.js";
-import type { RunLedger } from "../ledger/ledger.js";
-import type { Schedule } from "../schedules/schedule-file.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import type { SchedulerDaemon } from "../scheduler/daemon/daemon.js";
+import type { RunLedger } from "../scheduler/ledger/ledger.js";
+import type { Schedule } from "../scheduler/schedules/schedule-file.js";
 import type { FieldProblem } from "../util/errors.js";
+import { type ThresholdsFor, thresholdsLookup } from "./detect/thresholds.js";
 import { StandaloneScheduler } from "./standalone.js";
 
 export interface DaemonListeners {

@@ -1,13 +1,13 @@
 // What a MonitorService is built from (config, logger, the daemon, test seams) and what it reports.
 
 import type { Logger } from "pino";
-import type { ChannelDeps } from "../channels/create.js";
-import type { CronConfig } from "../config/config.js";
-import type { SchedulerDaemon } from "../daemon/daemon.js";
 import type { FollowerDeps, JournalStatus } from "../journal/follower.js";
-import type { AttemptOutcome } from "../outbox/outbox.js";
-import type { OutboxStatus } from "../outbox/status.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import type { SchedulerDaemon } from "../scheduler/daemon/daemon.js";
 import type { AlertPolicy, Notification } from "./alert-state.js";
+import type { ChannelDeps } from "./channels/create.js";
+import type { AttemptOutcome } from "./outbox/outbox.js";
+import type { OutboxStatus } from "./outbox/status.js";
 
 export interface MonitorServiceOptions {
   config: CronConfig;

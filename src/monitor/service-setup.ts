@@ -2,13 +2,13 @@
 // tracker's snapshot (restored at start, so a restart with nothing new sends nothing).
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import type { Logger } from "pino";
-import { type ChannelDeps, createChannels } from "../channels/create.js";
-import { effectiveChannels } from "../config/channels.js";
-import type { CronConfig } from "../config/config.js";
-import type { TrackerSnapshot } from "../detect/run-tracker.js";
-import { type AttemptOutcome, Outbox, type OutboxOptions } from "../outbox/outbox.js";
-import type { Schedule } from "../schedules/schedule-file.js";
+import { effectiveChannels } from "../scheduler/config/channels.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import type { Schedule } from "../scheduler/schedules/schedule-file.js";
 import { writeFileAtomic, writeFileAtomicAsync } from "../util/atomic-write.js";
+import { type ChannelDeps, createChannels } from "./channels/create.js";
+import type { TrackerSnapshot } from "./detect/run-tracker.js";
+import { type AttemptOutcome, Outbox, type OutboxOptions } from "./outbox/outbox.js";
 import type { MonitorPaths } from "./paths.js";
 
 /** An outbox on `path` with the config's channels (the embedded sink when none). */

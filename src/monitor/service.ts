@@ -3,18 +3,18 @@
 // (./alert-delivery.ts: the durable outbox, incident files; enqueue first, then save).
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { MonitorFacts } from "../detect/facts.js";
-import { RunTracker } from "../detect/run-tracker.js";
 import { IncidentStore } from "../incidents/store.js";
 import { JournalFollower } from "../journal/follower.js";
 import { failingWriters, type WriteTrouble } from "../journal/held-lines.js";
-import type { Outbox } from "../outbox/outbox.js";
-import { readPauseState } from "../schedules/pause-state.js";
+import { readPauseState } from "../scheduler/schedules/pause-state.js";
 import { after, type Pending } from "../util/timers.js";
 import { AlertDelivery } from "./alert-delivery.js";
 import { AlertState, type Notification } from "./alert-state.js";
+import { MonitorFacts } from "./detect/facts.js";
+import { RunTracker } from "./detect/run-tracker.js";
 import { IncrementalEvaluation } from "./evaluation.js";
 import { journalPaths } from "./journal-set.js";
+import type { Outbox } from "./outbox/outbox.js";
 import { type MonitorPaths, monitorPaths, watchingSince } from "./paths.js";
 import { SchedulerView } from "./scheduler-view.js";
 import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";

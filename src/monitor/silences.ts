@@ -2,10 +2,10 @@
 // `<state_dir>/monitor/silences.json`: the CLI rewrites it under a lock, the daemon only reads it.
 import { randomUUID } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import type { Condition } from "../detect/conditions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { UserError } from "../util/errors.js";
 import { withFileLock } from "../util/file-lock.js";
+import type { Condition } from "./detect/conditions.js";
 
 /** Mutes every condition its matcher matches, until `until`. */
 export interface Silence {

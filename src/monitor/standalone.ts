@@ -3,11 +3,11 @@
 // whenever the daemon (in another process) changed it.
 import { statSync } from "node:fs";
 import type { Logger } from "pino";
-import type { CronConfig } from "../config/config.js";
-import { RunLedger } from "../ledger/ledger.js";
-import { ScheduleFileCache } from "../schedules/file-cache.js";
-import type { Schedule } from "../schedules/schedule-file.js";
-import { loadScheduleSet } from "../schedules/schedule-set.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import { RunLedger } from "../scheduler/ledger/ledger.js";
+import { ScheduleFileCache } from "../scheduler/schedules/file-cache.js";
+import type { Schedule } from "../scheduler/schedules/schedule-file.js";
+import { loadScheduleSet } from "../scheduler/schedules/schedule-set.js";
 import type { FieldProblem } from "../util/errors.js";
 
 const RELOAD_SCHEDULES_MS = 30_000;

@@ -1,17 +1,17 @@
 // `autoloop-cron status`: the exceptions only, read from files on disk (alert state, incidents,
 // outbox, schedule files) so it works with or without a daemon and never changes a thing.
 import { existsSync, readFileSync } from "node:fs";
-import type { CronConfig } from "../config/config.js";
-import { runGroupWords } from "../detect/condition-kinds.js";
-import type { ConditionKind } from "../detect/conditions.js";
 import { IncidentStore, type IncidentSummary } from "../incidents/store.js";
 import { LineCursor, parseLines } from "../journal/reader.js";
-import { parseOutboxRecord, replayOutbox } from "../outbox/record.js";
-import { type DeadLetterSummary, outboxStatus } from "../outbox/status.js";
-import { loadScheduleSet } from "../schedules/schedule-set.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import { loadScheduleSet } from "../scheduler/schedules/schedule-set.js";
 import { type FieldProblem, formatProblem } from "../util/errors.js";
 import { probeWritableSync } from "../util/writable-probe.js";
 import type { AlertRecord } from "./alert-state.js";
+import { runGroupWords } from "./detect/condition-kinds.js";
+import type { ConditionKind } from "./detect/conditions.js";
+import { parseOutboxRecord, replayOutbox } from "./outbox/record.js";
+import { type DeadLetterSummary, outboxStatus } from "./outbox/status.js";
 import { monitorPaths } from "./paths.js";
 import { activeAck, activeSilence, OperatorStore } from "./silences.js";
 

@@ -1,12 +1,12 @@
 // What the status page and the MCP server show of the schedules: cron, zone, next fire,
 // state (paused, disabled, failing since…) and the outcomes of the last runs at a glance.
 
-import { STREAK_SCAN_LIMIT, scheduleStreak } from "../detect/schedule-streak.js";
-import type { RunSummary, SummaryStatus } from "../ledger/events.js";
-import type { RunLedger } from "../ledger/ledger.js";
-import { scheduleTarget } from "../schedules/list-row.js";
-import { isPaused, type PauseState } from "../schedules/pause-state.js";
-import type { Schedule } from "../schedules/schedule-file.js";
+import { STREAK_SCAN_LIMIT, scheduleStreak } from "../monitor/detect/schedule-streak.js";
+import type { RunSummary, SummaryStatus } from "../scheduler/ledger/events.js";
+import type { RunLedger } from "../scheduler/ledger/ledger.js";
+import { scheduleTarget } from "../scheduler/schedules/list-row.js";
+import { isPaused, type PauseState } from "../scheduler/schedules/pause-state.js";
+import type { Schedule } from "../scheduler/schedules/schedule-file.js";
 
 export interface RunMark {
   runId: string;

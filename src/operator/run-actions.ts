@@ -3,11 +3,11 @@
 // for the CLI (`autoloop-cron stop`), the MCP server and the status page.
 import { join } from "node:path";
 import pino from "pino";
-import { type Control, controlFiles, runningDaemon } from "../daemon/control.js";
-import { isRunProcess, isSameProcessAlive } from "../launch/identity.js";
-import { RUN_KILL_GRACE_MS } from "../launch/schedule-spec.js";
-import { RunLedger } from "../ledger/ledger.js";
-import { isScheduledRunId } from "../ledger/scheduled-run-id.js";
+import { type Control, controlFiles, runningDaemon } from "../scheduler/daemon/control.js";
+import { isRunProcess, isSameProcessAlive } from "../scheduler/launch/identity.js";
+import { RUN_KILL_GRACE_MS } from "../scheduler/launch/schedule-spec.js";
+import { RunLedger } from "../scheduler/ledger/ledger.js";
+import { isScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
 import { UserError } from "../util/errors.js";
 import { isGroupAlive, signalGroup } from "../util/process.js";
 

@@ -2,11 +2,16 @@
 // the tail of its journal and of its output log.
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
+import type { TaskView } from "../harness/tasks/materialize.js";
+import { TaskStore } from "../harness/tasks/store.js";
 import { decodeRecord, fieldText, type JournalRecord } from "../journal/codec.js";
-import type { LedgerEvent, RunSummary, ScheduledEvent, StartedEvent } from "../ledger/events.js";
-import type { RunLedger } from "../ledger/ledger.js";
-import type { TaskView } from "../tasks/materialize.js";
-import { TaskStore } from "../tasks/store.js";
+import type {
+  LedgerEvent,
+  RunSummary,
+  ScheduledEvent,
+  StartedEvent,
+} from "../scheduler/ledger/events.js";
+import type { RunLedger } from "../scheduler/ledger/ledger.js";
 
 export interface JournalLine {
   ts: string;

@@ -1,12 +1,12 @@
 // A past run told as a story: iteration by iteration (roles, events, refused completions,
 // exits, output) and how it ended, from the ledger and the run's journal. `autoloop runs
 // replay` inside a run and the MCP server's replay_run both tell it.
-import type { IterationView } from "../artifacts/projections.js";
-import { scratchpad } from "../artifacts/projections.js";
-import { scratchpadMd } from "../artifacts/render.js";
-import type { RunSummary, StartedEvent } from "../ledger/events.js";
-import type { RunLedger } from "../ledger/ledger.js";
-import { isScheduledRunId } from "../ledger/scheduled-run-id.js";
+import type { IterationView } from "../harness/artifacts/projections.js";
+import { scratchpad } from "../harness/artifacts/projections.js";
+import { scratchpadMd } from "../harness/artifacts/render.js";
+import type { RunSummary, StartedEvent } from "../scheduler/ledger/events.js";
+import type { RunLedger } from "../scheduler/ledger/ledger.js";
+import { isScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
 import { runRecords } from "./run-detail.js";
 
 export interface RunStory {

@@ -1,7 +1,7 @@
 // Pausing, resuming and firing a schedule: one code path for the CLI, the status page and
 // the MCP server.
-import { type Control, controlFiles, runningDaemon } from "../daemon/control.js";
-import { isPaused, killSwitchOn, setPaused } from "../schedules/pause-state.js";
+import { type Control, controlFiles, runningDaemon } from "../scheduler/daemon/control.js";
+import { isPaused, killSwitchOn, setPaused } from "../scheduler/schedules/pause-state.js";
 import { UserError } from "../util/errors.js";
 
 /**

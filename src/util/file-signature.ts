@@ -1,6 +1,6 @@
 // A file's version as its stat tells it (size, mtime, inode, ctime): a cache of what was read
 // from a file compares it to know whether the file must be read again.
-import { type Stats, statSync } from "node:fs";
+import { statSync } from "node:fs";
 
 export interface FileVersion {
   /** Compared by caches: size, mtime, inode and ctime. */
@@ -8,18 +8,11 @@ export interface FileVersion {
   size: number;
 }
 
-/** What of a stat goes into a signature (a worker thread's stat, sent over, included). */
-export type SignedStat = Pick<Stats, "size" | "mtimeMs" | "ino" | "ctimeMs">;
-
-export function signatureOf(s: SignedStat): string {
-  return `${s.size}:${s.mtimeMs}:${s.ino}:${s.ctimeMs}`;
-}
-
 /** The version of `path`, or undefined when it cannot be stat'ed (missing or not readable). */
 export function fileVersion(path: string): FileVersion | undefined {
   try {
     const s = statSync(path);
-    return { signature: signatureOf(s), size: s.size };
+    return { signature: `${s.size}:${s.mtimeMs}:${s.ino}:${s.ctimeMs}`, size: s.size };
   } catch {
     return undefined;
   }

@@ -1,8 +1,9 @@
 // `/runs/<run-id>` and `/incidents/<slug>`: one run (launch, outcome, tasks, journal and
 // output tails) and one incident (fields and changelog).
+
+import type { TaskEntry } from "../harness/tasks/entry.js";
 import type { Incident } from "../incidents/record.js";
 import type { RunDetail } from "../operator/run-detail.js";
-import type { TaskEntry } from "../tasks/entry.js";
 import { html, when } from "./html.js";
 import { actionForm, layout, type PageContext, statusText } from "./layout.js";
 import { renderMarkdown } from "./markdown.js";

@@ -1,10 +1,10 @@
 // The status page's buttons: each POST path mapped to the operator action the CLI runs.
 
-import type { CronConfig } from "../config/config.js";
-import type { SchedulerDaemon } from "../daemon/daemon.js";
 import { acknowledgeIncident, resolveIncident } from "../operator/incident-actions.js";
 import { stopDaemonRun } from "../operator/run-actions.js";
 import { fireSchedule, pauseSchedule } from "../operator/schedule-actions.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import type { SchedulerDaemon } from "../scheduler/daemon/daemon.js";
 
 /** What an action needs of the page's options. */
 export interface ActionContext {

@@ -3,12 +3,12 @@
 // which go through the same code paths as the CLI.
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { isScheduledRunId } from "../ledger/scheduled-run-id.js";
 import { readStatus } from "../monitor/status.js";
 import { incidentStore } from "../operator/incident-actions.js";
 import { scheduleOverview } from "../operator/overview.js";
 import { runDetail } from "../operator/run-detail.js";
-import { killSwitchOn, readPauseState } from "../schedules/pause-state.js";
+import { isScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
+import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
 import { LIVE_SCRIPT, STYLESHEET } from "./assets.js";
 import { type DashboardData, dashboardPage } from "./dashboard-page.js";
 import { incidentPage, notFoundPage, runPage } from "./detail-pages.js";

@@ -5,8 +5,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SchedulerDaemon } from "../../src/daemon/daemon.js";
-import { RunLedger } from "../../src/ledger/ledger.js";
+import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { isGroupAlive } from "../../src/util/process.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import {

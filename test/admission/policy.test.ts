@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideSlot, type SlotFacts } from "../../src/admission/policy.js";
+import { decideSlot, type SlotFacts } from "../../src/scheduler/admission/policy.js";
 
 const base: SlotFacts = {
   schedule: "nightly",

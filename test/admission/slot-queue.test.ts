@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SlotQueue, type WaitingSlot } from "../../src/admission/slot-queue.js";
+import { SlotQueue, type WaitingSlot } from "../../src/scheduler/admission/slot-queue.js";
 
 const slot = (schedule: string, minute: number): WaitingSlot => ({
   schedule,

@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { messageIdHeader, threadRootHeader } from "../../src/alerts/message.js";
-import { redactMessage, renderSubject, renderText } from "../../src/alerts/render.js";
-import { escapeHtml, renderHtml } from "../../src/alerts/render-html.js";
-import { discordPayload, slackPayload, standardPayload } from "../../src/alerts/render-webhook.js";
-import { formatAlertTime, relativeTime } from "../../src/alerts/time-text.js";
+import { messageIdHeader, threadRootHeader } from "../../src/monitor/alerts/message.js";
+import { redactMessage, renderSubject, renderText } from "../../src/monitor/alerts/render.js";
+import { escapeHtml, renderHtml } from "../../src/monitor/alerts/render-html.js";
+import {
+  discordPayload,
+  slackPayload,
+  standardPayload,
+} from "../../src/monitor/alerts/render-webhook.js";
+import { formatAlertTime, relativeTime } from "../../src/monitor/alerts/time-text.js";
 import { Redactor } from "../../src/util/secrets.js";
 import { sampleMessage } from "../channels/helpers.js";
 

@@ -4,8 +4,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startObservability } from "../../src/app/observability.js";
-import { loadConfig } from "../../src/config/config.js";
-import { SchedulerDaemon } from "../../src/daemon/daemon.js";
+import { loadConfig } from "../../src/scheduler/config/config.js";
+import { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger, writeCronConfig } from "../helpers/daemon.js";
 

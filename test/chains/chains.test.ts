@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readChainsFile } from "../../src/chains/chains-file.js";
+import { readChainsFile } from "../../src/harness/chains/chains-file.js";
 import { decodeRecord } from "../../src/journal/codec.js";
 import { ValidationError } from "../../src/util/errors.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";

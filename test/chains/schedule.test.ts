@@ -4,8 +4,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { launchArgv } from "../../src/launch/spec.js";
-import { validateAll } from "../../src/schedules/validate.js";
+import { launchArgv } from "../../src/scheduler/launch/spec.js";
+import { validateAll } from "../../src/scheduler/schedules/validate.js";
 import { AUTOLOOP, AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { writeCronConfig } from "../helpers/daemon.js";
 

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createCommandChannel } from "../../src/channels/command.js";
-import type { OutboxDelivery } from "../../src/channels/delivery.js";
+import { createCommandChannel } from "../../src/monitor/channels/command.js";
+import type { OutboxDelivery } from "../../src/monitor/channels/delivery.js";
 import { removeTempDirs, sampleMessage, tempDir } from "./helpers.js";
 
 afterEach(removeTempDirs);

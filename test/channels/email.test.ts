@@ -3,13 +3,13 @@ import type { AddressInfo } from "node:net";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { messageIdHeader, threadRootHeader } from "../../src/alerts/message.js";
-import { createChannel } from "../../src/channels/create.js";
-import type { AlertChannel } from "../../src/channels/delivery.js";
-import { createEmailChannel } from "../../src/channels/email.js";
-import type { EmailChannelConfig } from "../../src/config/channels.js";
-import { Outbox } from "../../src/outbox/outbox.js";
-import type { DeadLetter } from "../../src/outbox/record.js";
+import { messageIdHeader, threadRootHeader } from "../../src/monitor/alerts/message.js";
+import { createChannel } from "../../src/monitor/channels/create.js";
+import type { AlertChannel } from "../../src/monitor/channels/delivery.js";
+import { createEmailChannel } from "../../src/monitor/channels/email.js";
+import { Outbox } from "../../src/monitor/outbox/outbox.js";
+import type { DeadLetter } from "../../src/monitor/outbox/record.js";
+import type { EmailChannelConfig } from "../../src/scheduler/config/channels.js";
 import { Redactor } from "../../src/util/secrets.js";
 import {
   collectingLogger,

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
-import type { AlertMessage } from "../../src/alerts/message.js";
-import type { AlertLogger, OutboxDelivery } from "../../src/channels/delivery.js";
+import type { AlertMessage } from "../../src/monitor/alerts/message.js";
+import type { AlertLogger, OutboxDelivery } from "../../src/monitor/channels/delivery.js";
 
 /** Items arriving over time; next() waits for the next one instead of sleeping. */
 export class Arrivals<T> {

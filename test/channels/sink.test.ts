@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { messageIdHeader, threadRootHeader } from "../../src/alerts/message.js";
-import { createChannels } from "../../src/channels/create.js";
-import { effectiveChannels } from "../../src/config/channels.js";
-import { Outbox } from "../../src/outbox/outbox.js";
+import { messageIdHeader, threadRootHeader } from "../../src/monitor/alerts/message.js";
+import { createChannels } from "../../src/monitor/channels/create.js";
+import { Outbox } from "../../src/monitor/outbox/outbox.js";
+import { effectiveChannels } from "../../src/scheduler/config/channels.js";
 import { collectingLogger, removeTempDirs, sampleMessage, tempDir } from "./helpers.js";
 
 const T0 = Date.parse("2026-11-21T01:25:00.000Z");

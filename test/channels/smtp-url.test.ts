@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SMTP_TIMEOUTS, smtpPoolOptions } from "../../src/channels/smtp-url.js";
+import { DEFAULT_SMTP_TIMEOUTS, smtpPoolOptions } from "../../src/monitor/channels/smtp-url.js";
 
 const parse = (url: string) => smtpPoolOptions(url, 'channel "mail": smtp_url');
 

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createChannel } from "../../src/channels/create.js";
-import type { AlertChannel } from "../../src/channels/delivery.js";
-import { createWebhookChannel } from "../../src/channels/webhook.js";
-import type { WebhookChannelConfig } from "../../src/config/channels.js";
-import { Outbox } from "../../src/outbox/outbox.js";
-import type { DeadLetter } from "../../src/outbox/record.js";
+import { createChannel } from "../../src/monitor/channels/create.js";
+import type { AlertChannel } from "../../src/monitor/channels/delivery.js";
+import { createWebhookChannel } from "../../src/monitor/channels/webhook.js";
+import { Outbox } from "../../src/monitor/outbox/outbox.js";
+import type { DeadLetter } from "../../src/monitor/outbox/record.js";
+import type { WebhookChannelConfig } from "../../src/scheduler/config/channels.js";
 import { Redactor } from "../../src/util/secrets.js";
 import {
   collectingLogger,

@@ -3,10 +3,10 @@ import { join } from "node:path";
 import { execa } from "execa";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config/config.js";
+import { TaskStore } from "../../src/harness/tasks/store.js";
 import { JournalWriter } from "../../src/journal/append.js";
 import { MonitorService } from "../../src/monitor/service.js";
-import { TaskStore } from "../../src/tasks/store.js";
+import { loadConfig } from "../../src/scheduler/config/config.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);

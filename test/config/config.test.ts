@@ -9,7 +9,7 @@ import {
   findConfig,
   loadConfig,
   parseConfigText,
-} from "../../src/config/config.js";
+} from "../../src/scheduler/config/config.js";
 import { formatProblem, UserError, ValidationError } from "../../src/util/errors.js";
 
 /** The formatted problems for a config text. */

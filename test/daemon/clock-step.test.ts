@@ -2,9 +2,9 @@
 // processes real): every schedule is planned again from the new time; one that fires more often
 // than the step runs its slots again, one that fires less often never runs a slot twice.
 import { afterEach, describe, expect, it } from "vitest";
-import { SchedulerDaemon } from "../../src/daemon/daemon.js";
-import { RunLedger } from "../../src/ledger/ledger.js";
-import { realClock } from "../../src/timing/fire-queue.js";
+import { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import { realClock } from "../../src/scheduler/timing/fire-queue.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { capturingLogger, commandSchedule, writeCronConfig } from "../helpers/daemon.js";
 import { waitFor } from "../helpers/wait.js";

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SchedulerDaemon } from "../../src/daemon/daemon.js";
-import { setPaused } from "../../src/schedules/pause-state.js";
+import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
+import { setPaused } from "../../src/scheduler/schedules/pause-state.js";
 import { isProcessAlive } from "../../src/util/process.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import {
@@ -151,7 +151,7 @@ describe("scheduler daemon with real processes", () => {
 
   it("pauses everything with the AUTOLOOP_CRON_PAUSED kill switch", async () => {
     const config = writeCronConfig(tempDir(), commandSchedule("k", ""));
-    const { SchedulerDaemon } = await import("../../src/daemon/daemon.js");
+    const { SchedulerDaemon } = await import("../../src/scheduler/daemon/daemon.js");
     const { silentLogger } = await import("../helpers/daemon.js");
     const d = new SchedulerDaemon(config, {
       logger: silentLogger,

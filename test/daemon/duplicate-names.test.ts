@@ -3,8 +3,8 @@
 import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SchedulerDaemon } from "../../src/daemon/daemon.js";
-import { validateAll } from "../../src/schedules/validate.js";
+import { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
+import { validateAll } from "../../src/scheduler/schedules/validate.js";
 import { formatProblem } from "../../src/util/errors.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger, writeCronConfig } from "../helpers/daemon.js";

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { RunLedger } from "../../src/ledger/ledger.js";
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { isProcessAlive } from "../../src/util/process.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger } from "../helpers/daemon.js";

@@ -1,12 +1,12 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { adoptRecorded } from "../../src/daemon/recorded-launch.js";
-import { recoverPending } from "../../src/daemon/recovery.js";
 import { readJournal } from "../../src/journal/reader.js";
-import { launchRun, type RunHandle } from "../../src/launch/launcher.js";
-import { launchArgv } from "../../src/launch/spec.js";
-import { RunLedger } from "../../src/ledger/ledger.js";
+import { adoptRecorded } from "../../src/scheduler/daemon/recorded-launch.js";
+import { recoverPending } from "../../src/scheduler/daemon/recovery.js";
+import { launchRun, type RunHandle } from "../../src/scheduler/launch/launcher.js";
+import { launchArgv } from "../../src/scheduler/launch/spec.js";
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { signalGroup } from "../../src/util/process.js";
 import {
   presetSpec,

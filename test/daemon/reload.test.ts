@@ -4,8 +4,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SchedulerDaemon } from "../../src/daemon/daemon.js";
 import { scheduleOverview } from "../../src/operator/overview.js";
+import { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger, writeCronConfig } from "../helpers/daemon.js";
 

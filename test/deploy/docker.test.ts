@@ -6,7 +6,7 @@ import { join, posix } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { parseConfigText } from "../../src/config/config.js";
+import { parseConfigText } from "../../src/scheduler/config/config.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, ROOT, tempDir } from "../helpers/cli.js";
 
 interface Instruction {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HARDENING } from "../../src/export/systemd-hardening.js";
+import { HARDENING } from "../../src/scheduler/export/systemd-hardening.js";
 import { skipSystemd, verifyUnits } from "../export/systemd-analyze.js";
 import { ROOT } from "../helpers/cli.js";
 

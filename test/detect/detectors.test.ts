@@ -1,7 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Condition } from "../../src/detect/conditions.js";
+import { TaskStore } from "../../src/harness/tasks/store.js";
+import type { JournalRecord } from "../../src/journal/codec.js";
+import type { Condition } from "../../src/monitor/detect/conditions.js";
 import {
   type DetectDeps,
   type DetectFacts,
@@ -10,11 +12,9 @@ import {
   type RunFacts,
   readRunTasks,
   type SlotOutcome,
-} from "../../src/detect/detectors.js";
-import { RunTracker } from "../../src/detect/run-tracker.js";
-import { resolveThresholds, thresholdsBySchedule } from "../../src/detect/thresholds.js";
-import type { JournalRecord } from "../../src/journal/codec.js";
-import { TaskStore } from "../../src/tasks/store.js";
+} from "../../src/monitor/detect/detectors.js";
+import { RunTracker } from "../../src/monitor/detect/run-tracker.js";
+import { resolveThresholds, thresholdsBySchedule } from "../../src/monitor/detect/thresholds.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);

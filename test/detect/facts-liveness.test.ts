@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MonitorFacts } from "../../src/detect/facts.js";
-import { newRunState } from "../../src/detect/run-state.js";
+import { MonitorFacts } from "../../src/monitor/detect/facts.js";
+import { newRunState } from "../../src/monitor/detect/run-state.js";
 
 let dir: string;
 beforeEach(() => {

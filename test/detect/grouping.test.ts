@@ -1,12 +1,12 @@
 // On-call grouping: one alert per schedule and kind of trouble, the ledger's failures
 // included, recovery ending a schedule's streak, hand runs grouped by themselves.
 import { describe, expect, it } from "vitest";
-import type { Condition } from "../../src/detect/conditions.js";
-import { GroupingMemo, groupConditions, type Recovery } from "../../src/detect/grouping.js";
-import { type ScheduleStreak, scheduleStreak } from "../../src/detect/schedule-streak.js";
-import type { RunSummary } from "../../src/ledger/events.js";
 import { type AlertRecord, reconcileAlerts } from "../../src/monitor/alert-rules.js";
+import type { Condition } from "../../src/monitor/detect/conditions.js";
+import { GroupingMemo, groupConditions, type Recovery } from "../../src/monitor/detect/grouping.js";
+import { type ScheduleStreak, scheduleStreak } from "../../src/monitor/detect/schedule-streak.js";
 import { NO_OPERATOR_STATE } from "../../src/monitor/silences.js";
+import type { RunSummary } from "../../src/scheduler/ledger/events.js";
 import { random } from "../helpers/random.js";
 
 const T0 = Date.parse("2026-11-20T02:00:00.000Z");

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectedSlot, isOverdue } from "../../src/detect/overdue-slots.js";
+import { expectedSlot, isOverdue } from "../../src/monitor/detect/overdue-slots.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
 

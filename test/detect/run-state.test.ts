@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MonitorFacts } from "../../src/detect/facts.js";
-import { RunTracker } from "../../src/detect/run-tracker.js";
 import { decodeRecord, encodeRecord, type JournalRecord } from "../../src/journal/codec.js";
+import { MonitorFacts } from "../../src/monitor/detect/facts.js";
+import { RunTracker } from "../../src/monitor/detect/run-tracker.js";
 
 const T0 = Date.parse("2026-04-07T12:00:00.000Z");
 const at = (min: number) => new Date(T0 + min * 60_000).toISOString();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cronJobName } from "../../src/export/kubernetes-names.js";
-import { toKubernetesSchedule } from "../../src/export/kubernetes-schedule.js";
+import { cronJobName } from "../../src/scheduler/export/kubernetes-names.js";
+import { toKubernetesSchedule } from "../../src/scheduler/export/kubernetes-schedule.js";
 
 const translate = (cron: string) => {
   const r = toKubernetesSchedule(cron);

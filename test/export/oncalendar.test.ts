@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { toOnCalendar } from "../../src/export/oncalendar.js";
-import { nextFireTime } from "../../src/timing/planner.js";
+import { toOnCalendar } from "../../src/scheduler/export/oncalendar.js";
+import { nextFireTime } from "../../src/scheduler/timing/planner.js";
 import { calendarInstants, skipSystemd } from "./systemd-analyze.js";
 
 const translate = (cron: string, tz = "UTC") => {

@@ -1,10 +1,13 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultConfig } from "../../src/config/config.js";
-import { HARDENING } from "../../src/export/systemd-hardening.js";
-import { serviceUnit } from "../../src/export/systemd-units.js";
-import { parseScheduleFile, scheduleDefaults } from "../../src/schedules/schedule-file.js";
+import { defaultConfig } from "../../src/scheduler/config/config.js";
+import { HARDENING } from "../../src/scheduler/export/systemd-hardening.js";
+import { serviceUnit } from "../../src/scheduler/export/systemd-units.js";
+import {
+  parseScheduleFile,
+  scheduleDefaults,
+} from "../../src/scheduler/schedules/schedule-file.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { configDir, runExport, scheduleToml } from "./config-fixture.js";
 import { skipSystemd, verifyUnits } from "./systemd-analyze.js";

@@ -2,9 +2,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
-import { type CronConfig, loadConfig } from "../../src/config/config.js";
-import type { DaemonEvents } from "../../src/daemon/daemon.js";
-import { SchedulerDaemon } from "../../src/daemon/daemon.js";
+import { type CronConfig, loadConfig } from "../../src/scheduler/config/config.js";
+import type { DaemonEvents } from "../../src/scheduler/daemon/daemon.js";
+import { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 
 export const silentLogger = pino({ level: "silent" });
 

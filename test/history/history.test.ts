@@ -4,9 +4,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { scheduleHistory } from "../../src/history/schedule-history.js";
 import { IncidentStore } from "../../src/incidents/store.js";
-import type { RunSummary } from "../../src/ledger/events.js";
+import { scheduleHistory } from "../../src/scheduler/history/schedule-history.js";
+import type { RunSummary } from "../../src/scheduler/ledger/events.js";
 import { AUTOLOOP, AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { writeCronConfig } from "../helpers/daemon.js";
 

@@ -7,8 +7,8 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { applyRecord, newRunState } from "../../src/detect/run-state.js";
 import { encodeRecord, type JournalRecord } from "../../src/journal/codec.js";
+import { applyRecord, newRunState } from "../../src/monitor/detect/run-state.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);

@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { decodeTaskEntry } from "../../src/tasks/entry.js";
+import { decodeTaskEntry } from "../../src/harness/tasks/entry.js";
 import { AUTOLOOP, autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { journalOf } from "../helpers/journal.js";
 

@@ -1,13 +1,13 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/journal/reader.js";
-import { watchAdoptedRun } from "../../src/launch/adopt.js";
+import { watchAdoptedRun } from "../../src/scheduler/launch/adopt.js";
 import {
   findProcessByRunId,
   isSameProcessAlive,
   readProcessStartTime,
-} from "../../src/launch/identity.js";
-import { launchRun } from "../../src/launch/launcher.js";
+} from "../../src/scheduler/launch/identity.js";
+import { launchRun } from "../../src/scheduler/launch/launcher.js";
 import { signalGroup } from "../../src/util/process.js";
 import { presetSpec, tempDirs, waitFor } from "../fixtures/fake-harness-helpers.js";
 

@@ -2,8 +2,8 @@ import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/journal/reader.js";
-import { launchRun } from "../../src/launch/launcher.js";
-import { OutputCap } from "../../src/launch/output-log.js";
+import { launchRun } from "../../src/scheduler/launch/launcher.js";
+import { OutputCap } from "../../src/scheduler/launch/output-log.js";
 import { isProcessAlive } from "../../src/util/process.js";
 import { presetSpec, tempDirs, waitFor, waitForPidGone } from "../fixtures/fake-harness-helpers.js";
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { JournalRecord } from "../../src/journal/codec.js";
-import { determineOutcome, type OutcomeInput } from "../../src/launch/outcome.js";
-import { terminalOf } from "../../src/launch/outcome-journal.js";
+import { determineOutcome, type OutcomeInput } from "../../src/scheduler/launch/outcome.js";
+import { terminalOf } from "../../src/scheduler/launch/outcome-journal.js";
 import {
   isScheduledRunId,
   newScheduledRunId,
   scheduledRunIdPrefix,
-} from "../../src/ledger/scheduled-run-id.js";
+} from "../../src/scheduler/ledger/scheduled-run-id.js";
 
 const base: OutcomeInput = {
   kind: "preset",

@@ -1,9 +1,9 @@
 import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { GroupCommit } from "../../src/ledger/group-commit.js";
-import { RunLedger } from "../../src/ledger/ledger.js";
-import { loadPending } from "../../src/ledger/pending.js";
+import { GroupCommit } from "../../src/scheduler/ledger/group-commit.js";
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import { loadPending } from "../../src/scheduler/ledger/pending.js";
 import { recordingLogger, tempDirs } from "../fixtures/fake-harness-helpers.js";
 
 const dirs = tempDirs();

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { launchRecorded } from "../../src/daemon/recorded-launch.js";
-import { RunLedger } from "../../src/ledger/ledger.js";
-import { loadPending } from "../../src/ledger/pending.js";
-import { newScheduledRunId } from "../../src/ledger/scheduled-run-id.js";
-import { slotKey } from "../../src/ledger/slots.js";
+import { launchRecorded } from "../../src/scheduler/daemon/recorded-launch.js";
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import { loadPending } from "../../src/scheduler/ledger/pending.js";
+import { newScheduledRunId } from "../../src/scheduler/ledger/scheduled-run-id.js";
+import { slotKey } from "../../src/scheduler/ledger/slots.js";
 import { presetSpec, recordingLogger, tempDirs } from "../fixtures/fake-harness-helpers.js";
 
 const dirs = tempDirs();

@@ -2,9 +2,9 @@
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseConfigText } from "../../src/config/config.js";
-import { RunLedger } from "../../src/ledger/ledger.js";
-import { everySixHours, pruneState } from "../../src/ledger/retention.js";
+import { parseConfigText } from "../../src/scheduler/config/config.js";
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import { everySixHours, pruneState } from "../../src/scheduler/ledger/retention.js";
 import { recordingLogger, tempDirs } from "../fixtures/fake-harness-helpers.js";
 
 const dirs = tempDirs();

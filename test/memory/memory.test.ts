@@ -3,10 +3,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { decodeMemoryEntry, encodeMemoryEntry } from "../../src/memory/entry.js";
-import { materializeMemory } from "../../src/memory/materialize.js";
-import { renderMemory } from "../../src/memory/render.js";
-import { MemoryStore } from "../../src/memory/store.js";
+import { decodeMemoryEntry, encodeMemoryEntry } from "../../src/harness/memory/entry.js";
+import { materializeMemory } from "../../src/harness/memory/materialize.js";
+import { renderMemory } from "../../src/harness/memory/render.js";
+import { MemoryStore } from "../../src/harness/memory/store.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { field, journalOf } from "../helpers/journal.js";
 

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Condition } from "../../src/detect/conditions.js";
 import { AlertState, alertsPath, type Notification } from "../../src/monitor/alert-state.js";
+import type { Condition } from "../../src/monitor/detect/conditions.js";
 import { matches, OperatorStore, parseMatcher } from "../../src/monitor/silences.js";
 import { writeFileAtomic } from "../../src/util/atomic-write.js";
 import { UserError } from "../../src/util/errors.js";

@@ -3,9 +3,9 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Condition } from "../../src/detect/conditions.js";
 import { IncidentStore } from "../../src/incidents/store.js";
 import { AlertState, alertsPath, type Notification } from "../../src/monitor/alert-state.js";
+import type { Condition } from "../../src/monitor/detect/conditions.js";
 import { planOpen, syncIncident } from "../../src/monitor/incident-sync.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 

@@ -2,15 +2,15 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AlertMessage } from "../../src/alerts/message.js";
-import { loadConfig } from "../../src/config/config.js";
-import { SchedulerDaemon } from "../../src/daemon/daemon.js";
 import { JournalWriter } from "../../src/journal/append.js";
-import { RunLedger } from "../../src/ledger/ledger.js";
+import type { AlertMessage } from "../../src/monitor/alerts/message.js";
 import { MonitorService } from "../../src/monitor/service.js";
 import { readStatus } from "../../src/monitor/status.js";
 import { scheduleRow } from "../../src/operator/overview.js";
-import { validateAll } from "../../src/schedules/validate.js";
+import { loadConfig } from "../../src/scheduler/config/config.js";
+import { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import { validateAll } from "../../src/scheduler/schedules/validate.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 const T0 = Date.parse("2026-04-07T12:00:00.000Z");

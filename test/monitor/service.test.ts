@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { execa } from "execa";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CronConfig, parseConfigText } from "../../src/config/config.js";
+import { TaskStore } from "../../src/harness/tasks/store.js";
 import { JournalWriter } from "../../src/journal/append.js";
 import type { FieldValue } from "../../src/journal/codec.js";
 import { MonitorService, type MonitorServiceOptions } from "../../src/monitor/service.js";
 import { OperatorStore } from "../../src/monitor/silences.js";
-import { TaskStore } from "../../src/tasks/store.js";
+import { type CronConfig, parseConfigText } from "../../src/scheduler/config/config.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
 

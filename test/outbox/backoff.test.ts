@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_RETRY_AFTER_MS, parseRetryAfter } from "../../src/channels/retry-after.js";
-import { backoffDelay } from "../../src/outbox/backoff.js";
+import { MAX_RETRY_AFTER_MS, parseRetryAfter } from "../../src/monitor/channels/retry-after.js";
+import { backoffDelay } from "../../src/monitor/outbox/backoff.js";
 
 describe("backoffDelay", () => {
   const policy = { baseMs: 5_000, capMs: 15 * 60_000 };

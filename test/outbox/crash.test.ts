@@ -3,15 +3,15 @@ import { once } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createWebhookChannel } from "../../src/channels/webhook.js";
-import { Outbox } from "../../src/outbox/outbox.js";
+import { createWebhookChannel } from "../../src/monitor/channels/webhook.js";
+import { Outbox } from "../../src/monitor/outbox/outbox.js";
 import { removeTempDirs, sampleMessage, startReceiver, tempDir } from "../channels/helpers.js";
 import { transpileClosure } from "../helpers/transpile.js";
 
 // A child that enqueues one alert for a webhook and starts delivering it.
 const CHILD = `
-import { Outbox } from "./src/outbox/outbox.js";
-import { createWebhookChannel } from "./src/channels/webhook.js";
+import { Outbox } from "./src/monitor/outbox/outbox.js";
+import { createWebhookChannel } from "./src/monitor/channels/webhook.js";
 const [path, url, message] = process.argv.slice(2);
 const channel = createWebhookChannel(
   { name: "hook", type: "webhook", url: { kind: "literal", value: url }, format: "standard" },
@@ -26,7 +26,7 @@ await outbox.deliverDue();
 let buildDir: string;
 beforeAll(() => {
   buildDir = tempDir();
-  transpileClosure(["src/outbox/outbox.ts", "src/channels/webhook.ts"], buildDir);
+  transpileClosure(["src/monitor/outbox/outbox.ts", "src/monitor/channels/webhook.ts"], buildDir);
   writeFileSync(join(buildDir, "child.mjs"), CHILD);
 });
 

@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DeliveryResult } from "../../src/channels/delivery.js";
+import type { DeliveryResult } from "../../src/monitor/channels/delivery.js";
 import { removeTempDirs, sampleMessage, tempDir } from "../channels/helpers.js";
 import { closeOutboxes, lines, ok, openOutbox as open, scripted, T0 } from "./helpers.js";
 

@@ -1,7 +1,11 @@
 // Shared parts of the outbox tests: an in-process scripted channel and a file reader.
 import { readFileSync } from "node:fs";
-import type { AlertChannel, DeliveryResult, OutboxDelivery } from "../../src/channels/delivery.js";
-import { Outbox, type OutboxOptions } from "../../src/outbox/outbox.js";
+import type {
+  AlertChannel,
+  DeliveryResult,
+  OutboxDelivery,
+} from "../../src/monitor/channels/delivery.js";
+import { Outbox, type OutboxOptions } from "../../src/monitor/outbox/outbox.js";
 
 export const T0 = Date.parse("2026-11-21T02:00:00.000Z");
 

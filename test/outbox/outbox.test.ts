@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DeliveryResult } from "../../src/channels/delivery.js";
-import { deliveryFailedMessage } from "../../src/outbox/delivery-failed.js";
-import type { Outbox } from "../../src/outbox/outbox.js";
-import type { DeadLetter } from "../../src/outbox/record.js";
+import type { DeliveryResult } from "../../src/monitor/channels/delivery.js";
+import { deliveryFailedMessage } from "../../src/monitor/outbox/delivery-failed.js";
+import type { Outbox } from "../../src/monitor/outbox/outbox.js";
+import type { DeadLetter } from "../../src/monitor/outbox/record.js";
 import { Redactor } from "../../src/util/secrets.js";
 import { removeTempDirs, sampleMessage, tempDir } from "../channels/helpers.js";
 import { closeOutboxes, lines, ok, openOutbox as open, scripted, T0 } from "./helpers.js";

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createChannels } from "../../src/channels/create.js";
-import { Outbox } from "../../src/outbox/outbox.js";
-import { sendTestAlert } from "../../src/outbox/test-alert.js";
+import { createChannels } from "../../src/monitor/channels/create.js";
+import { Outbox } from "../../src/monitor/outbox/outbox.js";
+import { sendTestAlert } from "../../src/monitor/outbox/test-alert.js";
 import { UserError } from "../../src/util/errors.js";
 import {
   collectingLogger,

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AlertChannel, DeliveryResult } from "../../src/channels/delivery.js";
-import { Outbox } from "../../src/outbox/outbox.js";
-import type { WorkerTimers } from "../../src/outbox/worker.js";
+import type { AlertChannel, DeliveryResult } from "../../src/monitor/channels/delivery.js";
+import { Outbox } from "../../src/monitor/outbox/outbox.js";
+import type { WorkerTimers } from "../../src/monitor/outbox/worker.js";
 import { removeTempDirs, sampleMessage, tempDir } from "../channels/helpers.js";
 
 const T0 = Date.parse("2026-11-21T02:00:00.000Z");

@@ -4,9 +4,9 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ScheduleFileCache } from "../../src/schedules/file-cache.js";
-import type { Schedule } from "../../src/schedules/schedule-file.js";
-import { loadScheduleSet } from "../../src/schedules/schedule-set.js";
+import { ScheduleFileCache } from "../../src/scheduler/schedules/file-cache.js";
+import type { Schedule } from "../../src/scheduler/schedules/schedule-file.js";
+import { loadScheduleSet } from "../../src/scheduler/schedules/schedule-set.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { writeCronConfig } from "../helpers/daemon.js";
 import { random } from "../helpers/random.js";

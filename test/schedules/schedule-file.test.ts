@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { defaultConfig, parseConfigText } from "../../src/config/config.js";
-import { parseScheduleFile, scheduleDefaults } from "../../src/schedules/schedule-file.js";
+import { defaultConfig, parseConfigText } from "../../src/scheduler/config/config.js";
+import {
+  parseScheduleFile,
+  scheduleDefaults,
+} from "../../src/scheduler/schedules/schedule-file.js";
 import { formatProblem } from "../../src/util/errors.js";
 
 const context = { fileDir: "/srv/cron/schedules", configDir: "/srv/cron" };

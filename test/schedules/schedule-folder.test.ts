@@ -3,8 +3,11 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseScheduleFile, scheduleDefaults } from "../../src/schedules/schedule-file.js";
-import { scheduleFileSteps } from "../../src/schedules/schedule-folder.js";
+import {
+  parseScheduleFile,
+  scheduleDefaults,
+} from "../../src/scheduler/schedules/schedule-file.js";
+import { scheduleFileSteps } from "../../src/scheduler/schedules/schedule-folder.js";
 import type { Steps } from "../../src/util/steps.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { writeCronConfig } from "../helpers/daemon.js";

@@ -5,10 +5,13 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultConfig } from "../../src/config/config.js";
-import { launchSpecFor } from "../../src/launch/schedule-spec.js";
-import { launchArgv } from "../../src/launch/spec.js";
-import { parseScheduleFile, scheduleDefaults } from "../../src/schedules/schedule-file.js";
+import { defaultConfig } from "../../src/scheduler/config/config.js";
+import { launchSpecFor } from "../../src/scheduler/launch/schedule-spec.js";
+import { launchArgv } from "../../src/scheduler/launch/spec.js";
+import {
+  parseScheduleFile,
+  scheduleDefaults,
+} from "../../src/scheduler/schedules/schedule-file.js";
 import { formatProblem } from "../../src/util/errors.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { writeCronConfig } from "../helpers/daemon.js";

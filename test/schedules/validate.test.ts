@@ -2,12 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config/config.js";
-import { BUNDLED_PRESETS_DIR, validateAll } from "../../src/schedules/validate.js";
+import { loadConfig } from "../../src/scheduler/config/config.js";
+import { BUNDLED_PRESETS_DIR, validateAll } from "../../src/scheduler/schedules/validate.js";
 import {
   formatValidationReport,
   validationReportJson,
-} from "../../src/schedules/validation-report.js";
+} from "../../src/scheduler/schedules/validation-report.js";
 import { formatProblem } from "../../src/util/errors.js";
 
 let dir: string;

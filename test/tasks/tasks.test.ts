@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { decodeTaskEntry, encodeTaskEntry } from "../../src/tasks/entry.js";
-import { blockingTasks, materialize } from "../../src/tasks/materialize.js";
-import { renderTasksBlock, tasksPressureLine } from "../../src/tasks/render.js";
-import { TaskStore, UnknownTaskError } from "../../src/tasks/store.js";
+import { decodeTaskEntry, encodeTaskEntry } from "../../src/harness/tasks/entry.js";
+import { blockingTasks, materialize } from "../../src/harness/tasks/materialize.js";
+import { renderTasksBlock, tasksPressureLine } from "../../src/harness/tasks/render.js";
+import { TaskStore, UnknownTaskError } from "../../src/harness/tasks/store.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);

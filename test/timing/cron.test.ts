@@ -8,9 +8,9 @@ import {
   compileCron,
   cronerReference,
   normalizePattern,
-} from "../../src/timing/cron.js";
-import { nextFireTime } from "../../src/timing/planner.js";
-import { zoneOffset } from "../../src/timing/zone-clock.js";
+} from "../../src/scheduler/timing/cron.js";
+import { nextFireTime } from "../../src/scheduler/timing/planner.js";
+import { zoneOffset } from "../../src/scheduler/timing/zone-clock.js";
 import { random } from "../helpers/random.js";
 
 const MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"];

@@ -4,9 +4,9 @@ import {
   FireQueue,
   type FireQueueDeps,
   realClock,
-} from "../../src/timing/fire-queue.js";
-import { fireTimeOf } from "../../src/timing/jitter.js";
-import { catchUpSlots, type PlanSpec } from "../../src/timing/planner.js";
+} from "../../src/scheduler/timing/fire-queue.js";
+import { fireTimeOf } from "../../src/scheduler/timing/jitter.js";
+import { catchUpSlots, type PlanSpec } from "../../src/scheduler/timing/planner.js";
 
 const spec = (name: string, cron: string, timezone = "UTC", jitterMs = 0): PlanSpec => ({
   name,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InstantQueue } from "../../src/timing/instant-queue.js";
+import { InstantQueue } from "../../src/scheduler/timing/instant-queue.js";
 
 type Entry = { fireAt: number; name: string };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fireTimeOf, jitterOffset } from "../../src/timing/jitter.js";
+import { fireTimeOf, jitterOffset } from "../../src/scheduler/timing/jitter.js";
 
 describe("jitter", () => {
   const slot = new Date("2026-01-01T02:00:00Z");

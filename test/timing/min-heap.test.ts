@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MinHeap } from "../../src/timing/min-heap.js";
+import { MinHeap } from "../../src/scheduler/timing/min-heap.js";
 
 // A small deterministic generator, so a failure reproduces.
 function lcg(seed: number): () => number {

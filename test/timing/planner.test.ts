@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CronTable, compileCron, cronProblem } from "../../src/timing/cron.js";
-import { fireTimeOf } from "../../src/timing/jitter.js";
+import { CronTable, compileCron, cronProblem } from "../../src/scheduler/timing/cron.js";
+import { fireTimeOf } from "../../src/scheduler/timing/jitter.js";
 import {
   CATCH_UP_CAP,
   catchUpSlots,
@@ -8,7 +8,7 @@ import {
   type PlanSpec,
   slotKey,
   slotsBetween,
-} from "../../src/timing/planner.js";
+} from "../../src/scheduler/timing/planner.js";
 
 const spec = (cron: string, timezone = "UTC", jitterMs = 0): PlanSpec => ({
   name: "s",

@@ -4,7 +4,7 @@ import {
   isValidTimeZone,
   wallClockOf,
   zoneOffset,
-} from "../../src/timing/zone-clock.js";
+} from "../../src/scheduler/timing/zone-clock.js";
 
 const wall = (iso: string) => new Date(`${iso}Z`).getTime();
 const t = (iso: string) => new Date(iso).getTime();

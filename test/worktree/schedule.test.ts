@@ -4,8 +4,11 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { launchArgv } from "../../src/launch/spec.js";
-import { parseScheduleFile, scheduleDefaults } from "../../src/schedules/schedule-file.js";
+import { launchArgv } from "../../src/scheduler/launch/spec.js";
+import {
+  parseScheduleFile,
+  scheduleDefaults,
+} from "../../src/scheduler/schedules/schedule-file.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { writeCronConfig } from "../helpers/daemon.js";
 import { GIT_ENV, git } from "../helpers/git.js";

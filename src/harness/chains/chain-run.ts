@@ -1,0 +1,233 @@
+// Runs a chain: each step a run of its own (trigger `chain`, parent_run_id the chain's run id),
+// handed the previous step's result; `chain.*` records in the project's journal tell the story.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { JournalWriter } from "../../journal/append.js";
+import { type FieldValue, journalTimestamp } from "../../journal/codec.js";
+import type { OutcomeClass } from "../../journal/stop-reasons.js";
+import { UserError } from "../../util/errors.js";
+import { assertNewRunId, fileSize } from "../launch-metadata.js";
+import { runLoop } from "../loop.js";
+import { loadPreset, resolvePresetDir } from "../preset.js";
+import { isValidRunId } from "../run-id.js";
+import { type ChainBudget, type ChainStep, stepOverrides } from "./chains-file.js";
+import { lastOutputOf } from "./step-output.js";
+
+export interface ChainOptions {
+  projectDir: string;
+  /** The chain's name (from chains.toml), or "inline" for `run --chain a,b`. */
+  name: string;
+  steps: ChainStep[];
+  budget: ChainBudget;
+  objective: string;
+  chainRunId: string;
+  trigger: "cli" | "cron" | "chain" | "branch";
+  /** The chain's own parent (a chain started by another run), or "". */
+  parentRunId: string;
+  env: NodeJS.ProcessEnv;
+  /** Env files' variables, kept out of every step's journal (see RunOptions.secretEnv). */
+  secretEnv?: Readonly<Record<string, string>>;
+  signal: AbortSignal;
+  /** Overrides for every step (`--set` of the command line). */
+  sets?: readonly string[];
+  progress?: (line: string) => void;
+}
+
+export interface ChainStepResult {
+  step: number;
+  preset: string;
+  runId: string;
+  outcome: OutcomeClass;
+  reason: string;
+  iterations: number;
+}
+
+export interface ChainResult {
+  chainRunId: string;
+  name: string;
+  /** completed: every step passed; otherwise the class of the step that ended it. */
+  outcome: OutcomeClass;
+  reason: string;
+  steps: ChainStepResult[];
+  journalFile: string;
+}
+
+/** A step passes on to the next when it completed, or used up its iterations (as the reference). */
+const passes = (r: ChainStepResult) => r.outcome === "completed" || r.reason === "max_iterations";
+
+export async function runChain(opts: ChainOptions): Promise<ChainResult> {
+  const { projectDir, chainRunId, steps, budget } = opts;
+  if (steps.length > budget.max_steps)
+    throw new UserError(
+      `chain ${opts.name} has ${steps.length} steps; the budget allows ${budget.max_steps} ([budget] max_steps in chains.toml)`,
+    );
+  const lastStepId = `${chainRunId}-step-${steps.length}`;
+  if (!isValidRunId(lastStepId))
+    throw new UserError(
+      `chain run id ${JSON.stringify(chainRunId)} is too long: its steps' run ids (${lastStepId}) must stay within 128 characters`,
+    );
+  // Every preset is found and valid before the first step runs.
+  const presets = steps.map((s) => {
+    // The scheduler's presets_dir first (AUTOLOOP_PRESETS_DIR), as its validation looked.
+    const dirs = opts.env.AUTOLOOP_PRESETS_DIR ? [opts.env.AUTOLOOP_PRESETS_DIR] : [];
+    const preset = loadPreset(resolvePresetDir(s.preset, projectDir, dirs), [
+      ...(opts.sets ?? []),
+      ...stepOverrides(s),
+    ]);
+    // A step's `model` adds to the preset's args, as `--model` (the CLIs' flag).
+    if (s.backend?.model !== undefined)
+      preset.config.backend.args = [...preset.config.backend.args, "--model", s.backend.model];
+    return preset;
+  });
+  for (const p of presets) for (const w of p.warnings) opts.progress?.(`preset ${p.name}: ${w}`);
+  const journalFile = resolve(projectDir, presets[0]!.config.core.journal_file);
+  const other = presets.find(
+    (p) => resolve(projectDir, p.config.core.journal_file) !== journalFile,
+  );
+  if (other !== undefined)
+    throw new UserError(
+      `chain ${opts.name}: preset ${other.name} journals to ${other.config.core.journal_file}, the first step to ${presets[0]!.config.core.journal_file}; a chain's steps share one journal`,
+    );
+  for (const id of [chainRunId, ...steps.map((_, i) => `${chainRunId}-step-${i + 1}`)])
+    assertNewRunId(journalFile, id);
+  const chainDir = join(dirname(journalFile), "chains", chainRunId);
+  const journal = new JournalWriter(journalFile);
+  const record = (topic: string, fields: Record<string, FieldValue>) =>
+    journal.append({
+      shape: "system",
+      run: chainRunId,
+      topic,
+      ts: journalTimestamp(),
+      v: 1,
+      fields: { chain_run: chainRunId, ...fields },
+    });
+  const started = Date.now();
+  // Field names include the public autoloop's (step_count, preset_dir, stop_reason,
+  // steps_completed, outcome), so its readers understand these records too.
+  record("chain.start", {
+    name: opts.name,
+    steps: steps.map((s) => s.preset).join(","),
+    step_count: String(steps.length),
+    objective: opts.objective,
+    trigger: opts.trigger,
+    parent_run_id: opts.parentRunId,
+  });
+  const results: ChainStepResult[] = [];
+  let gaveUp: ChainStepResult | undefined;
+  let handoff = "";
+  let end: { outcome: OutcomeClass; reason: string } = {
+    outcome: "completed",
+    reason: "all_steps_passed",
+  };
+  try {
+    for (const [i, step] of steps.entries()) {
+      const n = i + 1;
+      if (opts.signal.aborted) {
+        end = { outcome: "interrupted", reason: "interrupted" };
+        break;
+      }
+      if (budget.max_runtime_ms !== undefined && Date.now() - started >= budget.max_runtime_ms) {
+        end = { outcome: "stopped", reason: "chain_max_runtime" };
+        break;
+      }
+      // The chain's runtime budget bounds each step too, not only the gaps between them.
+      if (budget.max_runtime_ms !== undefined) {
+        const left = budget.max_runtime_ms - (Date.now() - started);
+        const own = presets[i]!.config.event_loop;
+        own.max_runtime = Math.min(own.max_runtime ?? left, left);
+      }
+      const stepDir = join(chainDir, `step-${n}`);
+      mkdirSync(stepDir, { recursive: true });
+      const objective = stepObjective(opts, n, step, handoff);
+      writeFileSync(join(stepDir, "handoff.md"), `${objective}\n`);
+      const runId = `${chainRunId}-step-${n}`;
+      record("chain.step.start", {
+        step: String(n),
+        preset: step.preset,
+        preset_dir: presets[i]!.dir,
+        work_dir: projectDir,
+        run_id: runId,
+      });
+      opts.progress?.(`chain ${opts.name}: step ${n}/${steps.length} (${step.preset}) as ${runId}`);
+      const offset = fileSize(journalFile);
+      const r = await runLoop({
+        preset: presets[i]!,
+        runId,
+        workDir: projectDir,
+        trigger: "chain",
+        parentRunId: chainRunId,
+        runIdKnownNew: true, // every step's id was searched for before the first step
+        objective,
+        ...(step.maxIterations !== undefined && { maxIterations: step.maxIterations }),
+        env: opts.env,
+        ...(opts.secretEnv && { secretEnv: opts.secretEnv }),
+        signal: opts.signal,
+        ...(opts.progress && { progress: opts.progress }),
+      });
+      const result: ChainStepResult = {
+        step: n,
+        preset: step.preset,
+        runId,
+        outcome: r.outcome,
+        reason: r.reason,
+        iterations: r.iterations,
+      };
+      results.push(result);
+      handoff = resultText(result, lastOutputOf(journalFile, runId, offset));
+      writeFileSync(join(stepDir, "result.md"), handoff);
+      record("chain.step.finish", {
+        step: String(n),
+        preset: step.preset,
+        run_id: runId,
+        outcome: r.outcome,
+        reason: r.reason,
+        stop_reason: r.reason,
+        iterations: String(r.iterations),
+      });
+      if (!passes(result)) {
+        end = { outcome: r.outcome, reason: `step_${r.outcome}` };
+        break;
+      }
+      // The last step has no next one to pass to: used up without completing, the chain did
+      // not complete either.
+      if (n === steps.length && r.outcome !== "completed") {
+        end = { outcome: "stopped", reason: "step_stopped" };
+        gaveUp = result;
+      }
+    }
+  } catch (err) {
+    // Whatever broke the chain, it did not complete.
+    end = { outcome: "failed", reason: "chain_error" };
+    throw err;
+  } finally {
+    const failed = results.find((r) => !passes(r)) ?? gaveUp;
+    record("chain.complete", {
+      name: opts.name,
+      status: end.outcome,
+      outcome: end.outcome,
+      reason: end.reason,
+      steps_run: String(results.length),
+      steps_completed: String(results.filter(passes).length),
+      ...(failed && {
+        failed_step: String(failed.step),
+        failed_run_id: failed.runId,
+        failed_reason: failed.reason,
+      }),
+    });
+    journal.close();
+  }
+  return { chainRunId, name: opts.name, ...end, steps: results, journalFile };
+}
+
+function stepObjective(opts: ChainOptions, n: number, step: ChainStep, handoff: string): string {
+  const head = `${opts.objective}\n\n(Chain ${opts.name}, step ${n} of ${opts.steps.length}: ${step.preset}.)`;
+  return handoff === "" ? head : `${head}\n\n## Handoff from the previous step\n\n${handoff}`;
+}
+
+function resultText(r: ChainStepResult, output: string): string {
+  const lines = [
+    `Step ${r.step} (${r.preset}, run ${r.runId}): ${r.outcome} (${r.reason}) after ${r.iterations} iterations.`,
+  ];
+  if (output !== "") lines.push("", "Its last output:", "", output.trim());
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,145 @@
+// `autoloop emit`: an agent publishes an event. Disallowed topics are journaled as
+// `event.invalid` (backpressure); the completion event is refused with `task.gate` while
+// blocking tasks are open. Both exit 1 and tell the agent what to do instead.
+import { JournalWriter } from "../journal/append.js";
+import { type FieldValue, journalTimestamp } from "../journal/codec.js";
+import { UserError } from "../util/errors.js";
+import { Redactor } from "../util/secrets.js";
+import { isValidRunId } from "./run-id.js";
+import { isSystemTopic } from "./run-view.js";
+import type { TaskEntry } from "./tasks/entry.js";
+import { blockingTasks } from "./tasks/materialize.js";
+import { TaskStore } from "./tasks/store.js";
+
+export interface EmitContext {
+  runId: string;
+  iteration: string;
+  journalFile: string;
+  tasksFile: string;
+  completionEvent: string;
+  recentEvent: string;
+  allowedEvents: string[];
+  allowedRoles: string[];
+  /** Values of the run's secrets (its env files' variables), kept out of what is journaled. */
+  secrets?: readonly string[];
+}
+
+export type EmitOutcome =
+  | { kind: "emitted"; topic: string }
+  | { kind: "invalid"; topic: string; allowedEvents: string[] }
+  | { kind: "gated"; topic: string; openTasks: TaskEntry[] };
+
+function csv(text: string | undefined): string[] {
+  return (text ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
+
+/** Reads the emit context from the agent environment set by the harness. */
+export function emitContextFromEnv(env: NodeJS.ProcessEnv): EmitContext {
+  const runId = env.AUTOLOOP_RUN_ID;
+  const journalFile = env.AUTOLOOP_JOURNAL_FILE;
+  if (!runId || !journalFile) {
+    throw new UserError(
+      "autoloop emit publishes into a running loop, but AUTOLOOP_RUN_ID / AUTOLOOP_JOURNAL_FILE are not set; " +
+        "call it through the event tool the harness hands the agent ($AUTOLOOP_BIN)",
+    );
+  }
+  if (!isValidRunId(runId)) {
+    throw new UserError(`AUTOLOOP_RUN_ID ${JSON.stringify(runId)} is not a valid run id`);
+  }
+  return {
+    runId,
+    iteration: env.AUTOLOOP_ITERATION ?? "",
+    journalFile,
+    tasksFile: env.AUTOLOOP_TASKS_FILE ?? "",
+    completionEvent: env.AUTOLOOP_COMPLETION_EVENT || "task.complete",
+    recentEvent: env.AUTOLOOP_RECENT_EVENT || "loop.start",
+    allowedEvents: csv(env.AUTOLOOP_ALLOWED_EVENTS),
+    allowedRoles: csv(env.AUTOLOOP_ALLOWED_ROLES),
+    secrets: csv(env.AUTOLOOP_SECRET_ENV)
+      .map((name) => env[name] ?? "")
+      .filter((v) => v !== ""),
+  };
+}
+
+/** Blocking open tasks of a tasks file (soft tasks never block). */
+export function openBlockingTasks(tasksFile: string): TaskEntry[] {
+  return tasksFile === "" ? [] : blockingTasks(new TaskStore(tasksFile).view());
+}
+
+export function emitEvent(
+  ctx: EmitContext,
+  topic: string,
+  payload: string,
+  now = new Date(),
+): EmitOutcome {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(topic)) {
+    throw new UserError(
+      `invalid topic ${JSON.stringify(topic)}: use letters, digits and . _ : - (e.g. review.ready)`,
+    );
+  }
+  const writer = new JournalWriter(ctx.journalFile);
+  const system = (name: string, fields: Record<string, FieldValue>) =>
+    writer.append({
+      shape: "system",
+      run: ctx.runId,
+      iteration: ctx.iteration,
+      topic: name,
+      ts: journalTimestamp(now),
+      v: 1,
+      fields,
+    });
+  try {
+    const allowed = ctx.allowedEvents.length === 0 || ctx.allowedEvents.includes(topic);
+    if (!allowed || isSystemTopic(topic)) {
+      system("event.invalid", {
+        recent_event: ctx.recentEvent,
+        emitted: topic,
+        suggested_roles: ctx.allowedRoles.join(","),
+        allowed_events: ctx.allowedEvents.join(","),
+      });
+      return { kind: "invalid", topic, allowedEvents: ctx.allowedEvents };
+    }
+    if (topic === ctx.completionEvent) {
+      const open = openBlockingTasks(ctx.tasksFile);
+      if (open.length > 0) {
+        system("task.gate", { blocked_topic: topic, open_tasks: open.map((t) => t.id).join(",") });
+        return { kind: "gated", topic, openTasks: open };
+      }
+    }
+    writer.append({
+      shape: "agent",
+      run: ctx.runId,
+      iteration: ctx.iteration,
+      topic,
+      ts: journalTimestamp(now),
+      v: 1,
+      payload: Redactor.of(ctx.secrets ?? []).redact(payload),
+      source: "agent",
+    });
+    return { kind: "emitted", topic };
+  } finally {
+    writer.close();
+  }
+}
+
+/** The gate refusal text of docs/formats.md ("The completion gate"). */
+export function gateMessage(topic: string, open: readonly TaskEntry[]): string {
+  return (
+    `Cannot complete: ${open.length} open tasks remain:\n` +
+    open.map((t) => `  - [${t.id}] ${t.text}\n`).join("") +
+    `Complete or remove these tasks before emitting ${topic}.`
+  );
+}
+
+export function invalidMessage(topic: string, ctx: EmitContext): string {
+  if (isSystemTopic(topic))
+    return `Rejected: ${topic} is a harness topic and cannot be emitted by an agent.`;
+  return (
+    `Rejected: ${topic} is not allowed after ${ctx.recentEvent}.\n` +
+    `Allowed next events: ${ctx.allowedEvents.join(", ") || "(any)"}\n` +
+    "Re-emit using one of the allowed events."
+  );
+}

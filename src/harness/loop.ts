@@ -1,0 +1,349 @@
+// The harness loop: prompt → agent → events → route, until completion or a stop reason.
+// Every step is journaled; the run's exit code follows its outcome class.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { JournalWriter } from "../journal/append.js";
+import { type FieldValue, fieldText, journalTimestamp } from "../journal/codec.js";
+import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
+import { agentCommand, callAgent } from "./agent-call.js";
+import { iterationEnv, runBoundEnv } from "./agent-env.js";
+import { AgentReaper } from "./agent-reaper.js";
+import { agentFailureStop, loginRefusal } from "./backend-failure.js";
+import { removeEventTool, writeEventTool } from "./event-tool.js";
+import { judgeIteration, type StallState, type Terminal, tail } from "./judge.js";
+import {
+  assertNewRunId,
+  fileSize,
+  type LaunchMetadata,
+  loopStartFields,
+  registryRecord,
+} from "./launch-metadata.js";
+import { publishOutputs } from "./outputs.js";
+import type { Preset } from "./preset.js";
+import { type IterationSummary, loopMemory, readScheduleHistory, renderPrompt } from "./prompt.js";
+import { appendRegistry, registryStatus } from "./registry.js";
+import { ignoreStateDir, runPaths } from "./run-paths.js";
+import { redactFields, secretsRedactor } from "./run-secrets.js";
+import { RunView } from "./run-view.js";
+import { blockingTasks } from "./tasks/materialize.js";
+import { TaskStore } from "./tasks/store.js";
+import { allowedEvents, suggestedRoles } from "./topology.js";
+import { usageFields } from "./usage.js";
+import { endRunWorktree, startRunWorktree, worktreeNote } from "./worktree-run.js";
+
+export interface RunOptions {
+  preset: Preset;
+  objective: string;
+  runId: string;
+  trigger: LaunchMetadata["trigger"];
+  parentRunId: string;
+  /** No earlier run has this id (generated, or searched for already): the journal is not read. */
+  runIdKnownNew?: boolean;
+  maxIterations?: number;
+  workDir: string;
+  env: NodeJS.ProcessEnv;
+  /** Env files' variables (keys): kept out of journal and log; AUTOLOOP_SECRET_ENV names them. */
+  secretEnv?: Readonly<Record<string, string>>;
+  /** Aborted on SIGTERM/SIGINT: the agent's group is terminated and `loop.stop` journaled. */
+  signal: AbortSignal;
+  progress?: (line: string) => void;
+}
+
+export interface RunResult {
+  runId: string;
+  outcome: OutcomeClass;
+  /** `completion_event` / `completion_promise`, or the `loop.stop` reason. */
+  reason: string;
+  iterations: number;
+  journalFile: string;
+}
+
+/** Longest agent output kept in one journal field (the tail wins). */
+const MAX_JOURNAL_OUTPUT = 64 * 1024;
+
+export async function runLoop(opts: RunOptions): Promise<RunResult> {
+  const { preset, runId } = opts;
+  const ev = preset.config.event_loop;
+  const backend = preset.config.backend;
+  const maxIterations = opts.maxIterations ?? ev.max_iterations;
+  const paths = runPaths(opts.workDir, runId, preset.config, opts.env);
+  const secrets = secretsRedactor(opts.secretEnv);
+  const progress = (line: string) => opts.progress?.(secrets.redact(line));
+  if (!opts.runIdKnownNew) assertNewRunId(paths.journalFile, runId);
+  mkdirSync(paths.runDir, { recursive: true });
+  ignoreStateDir(paths);
+  // In worktree isolation the agent works in the run's own tree; its state stays here.
+  const isolated = startRunWorktree(paths, runId, preset.config);
+  const worktree = isolated?.meta;
+  const agentDir = isolated?.agentDir ?? paths.workDir;
+
+  const meta: LaunchMetadata = {
+    runId,
+    objective: opts.objective,
+    preset,
+    trigger: opts.trigger,
+    parentRunId: opts.parentRunId,
+    maxIterations,
+    paths,
+    createdAt: journalTimestamp(),
+    ...(worktree && { worktree: { name: worktree.run_id, path: worktree.worktree_path } }),
+  };
+  const view = new RunView(paths.journalFile, runId, fileSize(paths.journalFile));
+  const journal = new JournalWriter(paths.journalFile);
+  const system = (
+    topic: string,
+    iteration: number | undefined,
+    fields: Record<string, FieldValue>,
+  ) =>
+    journal.append({
+      shape: "system",
+      run: runId,
+      iteration: iteration === undefined ? undefined : String(iteration),
+      topic,
+      ts: journalTimestamp(),
+      v: 1,
+      fields: redactFields(fields, secrets),
+    });
+  const tasks = new TaskStore(paths.tasksFile);
+  const { agent, command, args, promptMode } = agentCommand(preset, paths, runId);
+  const reaper = new AgentReaper();
+  const started = performance.now();
+  const scheduleHistory = readScheduleHistory(opts.env);
+  const history: IterationSummary[] = [];
+
+  system("loop.start", undefined, {
+    ...loopStartFields(meta),
+    ...(worktree && { worktree_branch: worktree.branch, worktree_path: worktree.worktree_path }),
+  });
+  writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
+  appendRegistry(paths.registryFile, registryRecord(meta, {}));
+  progress(`run ${runId} started: preset ${preset.name}, up to ${maxIterations} iterations`);
+
+  let completed = 0;
+  let completionNote = "";
+  let stall: StallState = { signature: "", identical: 0 };
+  const finish = (t: Terminal): RunResult => {
+    reaper.close();
+    removeEventTool(paths);
+    const publish = preset.config.outputs.publish;
+    if (t.complete && publish.length > 0)
+      system("outputs.published", completed, publishOutputs(publish, paths.stateDir, agentDir));
+    if (worktree) {
+      const finished = endRunWorktree(paths, worktree, preset.config, t.complete);
+      system("worktree.finish", undefined, finished);
+      progress(worktreeNote(finished, runId));
+    }
+    if (t.complete) system("loop.complete", completed || undefined, { reason: t.reason });
+    else system("loop.stop", completed || undefined, { reason: t.reason, ...t.fields });
+    appendRegistry(
+      paths.registryFile,
+      registryRecord(meta, {
+        status: registryStatus(t),
+        stop_reason: t.reason,
+        iteration: completed,
+        updated_at: journalTimestamp(),
+        latest_event: t.complete ? "loop.complete" : "loop.stop",
+      }),
+    );
+    journal.close();
+    const outcome: OutcomeClass = t.complete ? "completed" : stopReasonClass(t.reason);
+    progress(
+      `run ${runId} ${t.complete ? "completed" : `stopped: ${t.reason}`} after ${completed} iterations`,
+    );
+    return {
+      runId,
+      outcome,
+      reason: t.reason,
+      iterations: completed,
+      journalFile: paths.journalFile,
+    };
+  };
+
+  const refusal = await loginRefusal({
+    agent,
+    command,
+    args,
+    cwd: agentDir,
+    env: { ...opts.env, ...backend.env },
+    signal: opts.signal,
+    reaper,
+  });
+  if (refusal !== undefined) {
+    system("backend.login_check", undefined, refusal.fields);
+    return finish({ complete: false, reason: refusal.stop.reason, fields: refusal.stop.fields });
+  }
+
+  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+    if (opts.signal.aborted)
+      return finish({
+        complete: false,
+        reason: "interrupted",
+        fields: { completed_iterations: String(completed) },
+      });
+    const elapsedMs = Math.round(performance.now() - started);
+    if (ev.max_runtime !== undefined && elapsedMs >= ev.max_runtime) {
+      return finish({
+        complete: false,
+        reason: "max_runtime",
+        fields: {
+          completed_iterations: String(completed),
+          elapsed_ms: String(elapsedMs),
+          max_runtime_ms: String(ev.max_runtime),
+        },
+      });
+    }
+    view.refresh();
+    const roles = suggestedRoles(preset.topology, view.recentEvent);
+    const allowed = allowedEvents(preset.topology, roles);
+    const prompt = renderPrompt({
+      preset,
+      paths,
+      runId,
+      objective: opts.objective,
+      iteration,
+      maxIterations,
+      view,
+      suggestedRoles: roles,
+      allowedEvents: allowed,
+      tasks: tasks.view(),
+      history,
+      completionNote,
+      memory: loopMemory(paths, preset.config.memory.prompt_budget_chars),
+      scheduleHistory,
+    });
+    completionNote = "";
+    writeFileSync(paths.promptPath, prompt);
+    system("iteration.start", iteration, {
+      recent_event: view.recentEvent,
+      suggested_roles: roles.join(","),
+      allowed_events: allowed.join(","),
+      backpressure: view.backpressure ? `rejected ${view.backpressure.emitted}` : "",
+      prompt,
+    });
+    system("backend.start", iteration, {
+      backend_kind: backend.kind,
+      command,
+      args: JSON.stringify(args),
+      prompt_mode: promptMode,
+      timeout_ms: String(backend.timeout_ms),
+      agent: agent.id,
+    });
+    const env = iterationEnv({
+      base: { ...opts.env, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
+      preset,
+      paths,
+      runId,
+      iteration,
+      recentEvent: view.recentEvent,
+      allowedRoles: roles,
+      allowedEvents: allowed,
+      prompt,
+    });
+    const call = await callAgent({
+      agent,
+      invocation: {
+        command,
+        args,
+        promptMode,
+        promptArg: agent.promptArg,
+        prompt,
+        promptPath: paths.promptPath,
+        reaper,
+        cwd: agentDir,
+        timeoutMs: backend.timeout_ms,
+        killGraceMs: backend.kill_grace_ms,
+        signal: opts.signal,
+        env,
+      },
+      paths,
+      progress,
+    });
+    const { result, said, output, failureTail, streamFailed, exitCode } = call;
+    if (call.usage !== undefined)
+      system("backend.usage", iteration, usageFields(call.usage, preset.config.prices));
+    const timedOut = result.kind === "timed_out";
+    const journalOutput = tail(output, MAX_JOURNAL_OUTPUT);
+    system("backend.finish", iteration, {
+      exit_code: exitCode,
+      timed_out: timedOut,
+      output: journalOutput,
+    });
+    system("iteration.finish", iteration, {
+      exit_code: exitCode,
+      timed_out: timedOut,
+      elapsed_s: (result.elapsedMs / 1000).toFixed(3),
+      output: journalOutput,
+    });
+    completed = iteration;
+    const mine = view.refresh();
+    const emitted = mine.filter((r) => r.shape === "agent" && r.iteration === String(iteration));
+    // A completion the gate refused is no event, but it is what the agent did: say so.
+    const refused = mine
+      .filter((r) => r.topic === "task.gate" && r.iteration === String(iteration))
+      .map((r) => `${fieldText(r, "blocked_topic")} refused (open: ${fieldText(r, "open_tasks")})`);
+    const did = [...emitted.map((r) => r.topic), ...refused];
+    history.push({
+      iteration,
+      exitCode,
+      emitted: did,
+      outputTail: tail(output, 400),
+    });
+    appendRegistry(
+      paths.registryFile,
+      registryRecord(meta, {
+        iteration,
+        updated_at: journalTimestamp(),
+        latest_event: view.recentEvent,
+      }),
+    );
+    progress(
+      `iteration ${iteration}/${maxIterations}: exit ${exitCode}${timedOut ? " (timed out)" : ""}, emitted ${did.join(", ") || "nothing"} (${(result.elapsedMs / 1000).toFixed(1)}s)`,
+    );
+
+    const judged = judgeIteration({
+      iteration,
+      result:
+        result.kind === "exited"
+          ? { kind: "exited", exitCode: streamFailed ? 1 : result.exitCode }
+          : result,
+      output,
+      emitted: emitted.map((r) => ({
+        topic: r.topic,
+        payload: r.shape === "agent" ? r.payload : "",
+      })),
+      seenTopics: view.seenTopics,
+      openTasks: () => blockingTasks(tasks.view()).map((t) => t.id),
+      eventLoop: ev,
+      stall,
+    });
+    stall = judged.stall;
+    completionNote = judged.completionNote;
+    if (judged.gate !== undefined) {
+      system("task.gate", iteration, {
+        blocked_topic: ev.completion_event,
+        open_tasks: judged.gate.openTasks.join(","),
+        via: "completion_promise",
+      });
+      view.refresh();
+    }
+    if (judged.next === "continue") continue;
+    if (judged.next !== "agent_failed") return finish(judged.next);
+    if (result.kind === "exited" || result.kind === "spawn_failed") {
+      const stop = agentFailureStop(agent, result, failureTail, {
+        command,
+        env: opts.env,
+        iteration,
+        ...(said?.error && { streamError: said.error }),
+      });
+      return finish({ complete: false, reason: stop.reason, fields: stop.fields });
+    }
+  }
+  return finish({
+    complete: false,
+    reason: "max_iterations",
+    fields: {
+      completed_iterations: String(completed),
+      stopped_before_iteration: String(completed + 1),
+      max_iterations: String(maxIterations),
+    },
+  });
+}

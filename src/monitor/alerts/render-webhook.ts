@@ -1,0 +1,115 @@
+// Webhook and command payloads: Standard Webhooks JSON, Slack blocks, Discord embeds, each
+// cut to the platform's size limits so a long journal never gets the request rejected.
+import type { WebhookFormat } from "../../scheduler/config/channels.js";
+import type { AlertMessage } from "./message.js";
+import {
+  alertCommands,
+  alertFacts,
+  JOURNAL_TAIL_LINES,
+  type RenderContext,
+  renderSubject,
+  shorten,
+} from "./render.js";
+
+export interface StandardPayload {
+  type: string;
+  timestamp: string;
+  data: AlertMessage & { messageId: string; subject: string };
+}
+
+/** `{ type: "alert.firing", timestamp, data }` in the Standard Webhooks shape. */
+export function standardPayload(message: AlertMessage, messageId: string, _ctx: RenderContext) {
+  const type = message.kind === "test" ? "alert.test" : `alert.${message.status}`;
+  const data = { messageId, subject: renderSubject(message), ...message };
+  return { type, timestamp: message.occurredAt, data } satisfies StandardPayload;
+}
+
+// Slack: a section's text is at most 3000 characters, a header 150, a message 50 blocks.
+function slackEscape(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function slackSection(text: string) {
+  return { type: "section", text: { type: "mrkdwn", text: shorten(text, 3000) } };
+}
+
+export function slackPayload(m: AlertMessage, ctx: RenderContext) {
+  const subject = renderSubject(m);
+  const facts = alertFacts(m, ctx.now)
+    .map((f) => `*${slackEscape(f.label)}:* ${slackEscape(f.value)}`)
+    .join("\n");
+  const blocks: object[] = [
+    { type: "header", text: { type: "plain_text", text: shorten(subject, 150) } },
+    slackSection(`*${slackEscape(m.title)}*\n${slackEscape(m.summary)}`),
+    slackSection(facts),
+  ];
+  if (m.gate && m.gate.openTasks.length > 0) {
+    const tasks = m.gate.openTasks.map((t) => `• \`${t.id}\` ${slackEscape(t.text)}`);
+    blocks.push(slackSection(`*Open tasks*\n${tasks.join("\n")}`));
+  }
+  const tail = m.journalTail.slice(-JOURNAL_TAIL_LINES);
+  if (tail.length > 0) {
+    const body = shorten(slackEscape(tail.join("\n")), 2900);
+    blocks.push(slackSection(`*Last journal lines*\n\`\`\`${body}\`\`\``));
+  }
+  const commands = alertCommands(m).map((c) => `${c.label}: \`${slackEscape(c.value)}\``);
+  if (commands.length > 0) blocks.push(slackSection(commands.join("\n")));
+  return { text: shorten(`${subject}: ${m.summary}`, 3000), blocks };
+}
+
+// Discord: content 2000, embed title 256, description 4096, 25 fields of 256/1024, and
+// 6000 characters over the whole embed.
+const DISCORD_COLOR = { firing: 0xb91c1c, reminder: 0xb45309, resolved: 0x15803d } as const;
+
+export function discordPayload(m: AlertMessage, ctx: RenderContext) {
+  const subject = renderSubject(m);
+  const fields = [...alertFacts(m, ctx.now), ...alertCommands(m)].slice(0, 25).map((f) => ({
+    name: shorten(f.label, 256),
+    value: shorten(f.value, 1000),
+    inline: f.value.length < 40,
+  }));
+  const title = shorten(subject, 256);
+  const footer = shorten(m.fingerprint, 200);
+  const used =
+    title.length + footer.length + fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
+  const budget = Math.max(0, Math.min(4096, 6000 - used - 50));
+  let head = `**${m.title}**\n${m.summary}`;
+  if (m.gate && m.gate.openTasks.length > 0) {
+    head += `\n\nOpen tasks:\n${m.gate.openTasks.map((t) => `- ${t.id} ${t.text}`).join("\n")}`;
+  }
+  let description = shorten(head, budget);
+  const tail = m.journalTail.slice(-JOURNAL_TAIL_LINES);
+  // The journal goes last and is cut inside its code block, so the block always closes.
+  const room = budget - description.length - 10;
+  if (tail.length > 0 && room > 20) {
+    const text = shorten(tail.join("\n").replace(/```/g, "'''"), room);
+    description += `\n\`\`\`\n${text}\n\`\`\``;
+  }
+  return {
+    content: shorten(subject, 2000),
+    // Journal text must never ping @everyone or a role.
+    allowed_mentions: { parse: [] as string[] },
+    embeds: [
+      {
+        title,
+        description,
+        color: DISCORD_COLOR[m.status],
+        fields,
+        timestamp: m.occurredAt,
+        footer: { text: footer },
+      },
+    ],
+  };
+}
+
+/** The JSON body for a webhook of the given format. */
+export function webhookBody(
+  format: WebhookFormat,
+  message: AlertMessage,
+  messageId: string,
+  ctx: RenderContext,
+): string {
+  if (format === "slack") return JSON.stringify(slackPayload(message, ctx));
+  if (format === "discord") return JSON.stringify(discordPayload(message, ctx));
+  return JSON.stringify(standardPayload(message, messageId, ctx));
+}

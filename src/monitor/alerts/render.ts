@@ -1,0 +1,136 @@
+// Turns an AlertMessage into the words people read: subject line, the list of facts, and
+// the plain-text body. Messages arrive redacted (the outbox redacts them as it records them).
+import { processRedactor } from "../../util/secrets.js";
+import type { AlertKind, AlertMessage } from "./message.js";
+import { formatAlertTime } from "./time-text.js";
+
+export interface RenderContext {
+  /** Epoch ms the "n min ago" texts are relative to. */
+  now: number;
+}
+
+const KIND_LABEL: Record<AlertKind, string> = {
+  gate_stuck: "gate stuck",
+  run_failed: "run failed",
+  run_timed_out: "run timed out",
+  run_crashed: "run crashed",
+  run_stalled: "run stalled",
+  schedule_trouble: "schedule trouble",
+  config_invalid: "config invalid",
+  state_unwritable: "state not writable",
+  delivery_failed: "alert delivery failed",
+  test: "test alert",
+};
+
+export function kindLabel(kind: AlertKind): string {
+  return KIND_LABEL[kind];
+}
+
+export const OBJECTIVE_MAX = 200;
+export const JOURNAL_TAIL_LINES = 15;
+
+/** Shortens to `max` characters, marking the cut with an ellipsis. */
+export function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/** A deep copy of `message` with every string passed through the redactor. */
+export function redactMessage(message: AlertMessage, redactor = processRedactor): AlertMessage {
+  const walk = (value: unknown): unknown => {
+    if (typeof value === "string") return redactor.redact(value);
+    if (Array.isArray(value)) return value.map(walk);
+    if (value !== null && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
+    }
+    return value;
+  };
+  return walk(message) as AlertMessage;
+}
+
+/** `[FIRING]`, `[RESOLVED]`, `[REMINDER 2]`, or `[TEST]`. */
+export function statusTag(message: AlertMessage): string {
+  if (message.kind === "test") return "[TEST]";
+  if (message.status === "reminder") return `[REMINDER ${message.reminder ?? 1}]`;
+  return `[${message.status.toUpperCase()}]`;
+}
+
+/** `[FIRING] gate stuck: nightly-fix run-20261121-0200-ab12` (one line, no control chars). */
+export function renderSubject(message: AlertMessage): string {
+  // A schedule's group is about the schedule: the subject stays the same run after run.
+  const run = message.group?.by === "schedule" ? undefined : message.runId;
+  const where = [message.schedule, run].filter((s) => s !== undefined && s !== "");
+  const tail = where.length > 0 ? where.join(" ") : message.title;
+  return shorten(`${statusTag(message)} ${kindLabel(message.kind)}: ${tail}`, 200).replace(
+    /[\r\n\t]+/g,
+    " ",
+  );
+}
+
+export interface Fact {
+  label: string;
+  value: string;
+}
+
+/** The labelled facts shown in every format, in reading order; absent ones are left out. */
+export function alertFacts(message: AlertMessage, now: number): Fact[] {
+  const facts: Fact[] = [];
+  const add = (label: string, value: string | undefined) => {
+    if (value !== undefined && value !== "") facts.push({ label, value });
+  };
+  add("Status", `${statusTag(message).slice(1, -1).toLowerCase()} (${kindLabel(message.kind)})`);
+  add("Schedule", message.schedule);
+  add("Preset", message.preset);
+  add("Run", message.runId);
+  add("Objective", message.objective && shorten(message.objective, OBJECTIVE_MAX));
+  add("When", formatAlertTime(message.occurredAt, message.timezone, now));
+  if (message.gate) {
+    add("Gate", `${message.gate.topic}, refused ${message.gate.refusals} times`);
+    add("Gate stuck since", formatAlertTime(message.gate.since, message.timezone, now));
+  }
+  if (message.group?.by === "schedule" && message.group.consecutiveFailures > 0) {
+    add("Failed in a row", String(message.group.consecutiveFailures));
+    add("Failing since", formatAlertTime(message.group.failingSince, message.timezone, now));
+  }
+  add("Resolved by", message.resolution);
+  add("Incident", message.incident && `${message.incident.slug} (${message.incident.id})`);
+  add("Journal", message.journalPath);
+  return facts;
+}
+
+/** The shell commands to copy, labelled. */
+export function alertCommands(message: AlertMessage): Fact[] {
+  const { inspect, ack, stop } = message.commands;
+  const out: Fact[] = [];
+  if (inspect) out.push({ label: "Inspect", value: inspect });
+  if (ack) out.push({ label: "Acknowledge", value: ack });
+  if (stop) out.push({ label: "Stop the run", value: stop });
+  return out;
+}
+
+/** The plain-text body of mails and of the sink's log. */
+export function renderText(message: AlertMessage, ctx: RenderContext): string {
+  const lines = [message.title, "", message.summary, ""];
+  const facts = alertFacts(message, ctx.now);
+  const width = Math.max(...facts.map((f) => f.label.length)) + 2;
+  for (const f of facts) lines.push(`${`${f.label}:`.padEnd(width)}${f.value}`);
+  if (message.detail) lines.push("", message.detail);
+  if (message.gate && message.gate.openTasks.length > 0) {
+    lines.push("", "Open tasks:");
+    for (const t of message.gate.openTasks) lines.push(`  - [${t.id}] ${t.text}`);
+  }
+  if (message.group !== undefined && message.group.runs.length > 1) {
+    lines.push("", "Runs in this incident (newest first):");
+    for (const r of message.group.runs) lines.push(`  - ${r}`);
+  }
+  const tail = message.journalTail.slice(-JOURNAL_TAIL_LINES);
+  if (tail.length > 0) {
+    lines.push("", `Last ${tail.length} journal lines:`, ...tail.map((l) => `  ${l}`));
+  }
+  const commands = alertCommands(message);
+  if (commands.length > 0) {
+    lines.push("", "What to do:");
+    for (const c of commands) lines.push(`  ${c.label}:`, `    ${c.value}`);
+  }
+  lines.push("", `-- autoloop-cron, alert ${message.fingerprint}`);
+  return `${lines.join("\n")}\n`;
+}

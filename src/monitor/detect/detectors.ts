@@ -1,0 +1,226 @@
+// Pure detection: run states plus the caller's facts (process alive, schedule, scheduler
+// verdicts, schedule health) at `now` in, the conditions that hold right now out.
+import { join } from "node:path";
+import { blockingTasks } from "../../harness/tasks/materialize.js";
+import { TaskStore } from "../../harness/tasks/store.js";
+import { fileSignature } from "../../util/file-signature.js";
+import { LruMap } from "../../util/lru-map.js";
+import { type Condition, fingerprintOf } from "./conditions.js";
+import type { RunState } from "./run-state.js";
+import { type ScheduleFacts, scheduleConditions } from "./schedule-trouble.js";
+import type { Thresholds, ThresholdsFor } from "./thresholds.js";
+
+export type { ScheduleFacts, SlotOutcome } from "./schedule-trouble.js";
+
+/** How the scheduler itself ended a run, when it did (from its ledger). */
+export type SchedulerVerdict =
+  | { kind: "timed_out" }
+  /** By an operator, `overlap = replace` or shutdown: intended, so never an alert. */
+  | { kind: "killed"; by: string };
+
+export interface RunFacts {
+  /** From the registry pid beside the journal; undefined when unknown. */
+  alive?: boolean;
+  /** The schedule that launched the run; undefined for journals not tied to one. */
+  schedule?: string;
+  verdict?: SchedulerVerdict;
+  /** The run has a terminal record, yet its harness still runs: not its end (yet). */
+  unconfirmedEnd?: boolean;
+}
+
+export interface DetectFacts {
+  /** Keyed by run id; a run missing here has all facts unknown. */
+  runs: ReadonlyMap<string, RunFacts>;
+  schedules?: ScheduleFacts;
+}
+
+export interface OpenTask {
+  id: string;
+  text: string;
+}
+
+export interface DetectDeps {
+  /** The run's blocking open tasks; undefined when unknown (no work dir, unreadable file). */
+  tasksOf: (run: RunState) => OpenTask[] | undefined;
+}
+
+/** The default `tasksOf`: `<work_dir>/.autoloop/runs/<run-id>/tasks.jsonl` (docs/formats.md). */
+export function readRunTasks(run: RunState): OpenTask[] | undefined {
+  if (run.workDir === undefined) return undefined;
+  try {
+    const file = join(run.workDir, ".autoloop", "runs", run.run, "tasks.jsonl");
+    // No file is not "no open tasks": the gate refused, so the tasks live somewhere we cannot
+    // see (AUTOLOOP_TASKS_FILE, another host's path). Unknown, which never hides the alert.
+    const signature = fileSignature(file);
+    if (signature === undefined) return undefined;
+    const known = tasksRead.get(file);
+    const tasks =
+      known?.signature === signature
+        ? known.tasks
+        : blockingTasks(new TaskStore(file).view()).map((t) => ({ id: t.id, text: t.text }));
+    if (known?.tasks !== tasks) tasksRead.set(file, { signature, tasks });
+    return tasks;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Tasks files read lately, by path with their stat signature: a run's file is read again only
+ * once it changed (each read parses every entry; a gate's alert waited for it).
+ */
+const tasksRead = new LruMap<string, { signature: string; tasks: OpenTask[] }>(1024);
+
+const ms = (iso: string) => Date.parse(iso);
+
+/** What every condition of a run carries. */
+type Base = { run: string; journalPath: string; schedule?: string };
+
+/**
+ * Terminal runs: completed and operator-stopped (`interrupted`, a `killed` verdict) runs are
+ * resolved; failed-class reasons are `run_failed` (critical). Stopped-class reasons
+ * (max_iterations, stalled, max_runtime, rate_limited, transient_error) are `run_failed`
+ * with outcome "stopped" and severity warning: the objective was not met and nobody else
+ * will notice; critical when the run ended with its gate still refusing, as that is a
+ * stuck gate the loop gave up on.
+ */
+function terminalCondition(run: RunState, base: Base): Condition | undefined {
+  const t = run.terminal!;
+  if (t.topic === "loop.complete" || t.class === "interrupted" || t.class === "completed") return;
+  const refusals = run.gate?.episodeRefusals ?? 0;
+  const severity = t.class === "failed" || refusals > 0 ? "critical" : "warning";
+  const outcome = t.class === "failed" ? "failed" : "stopped";
+  const c: Condition = {
+    ...base,
+    kind: "run_failed",
+    fingerprint: fingerprintOf("run_failed", run.run),
+    severity,
+    summary: `run ${run.run} ${outcome}: ${t.reason}`,
+    occurredAt: t.at,
+    reason: t.reason,
+    outcome,
+  };
+  if (t.detail !== undefined) c.detail = t.detail;
+  if (refusals > 0) c.gateRefusals = refusals;
+  return c;
+}
+
+/**
+ * The gate is stuck after `gateRejections` refusals in a row without progress, or when the
+ * first refusal since a task was last completed is older than `gateGraceMs`. The tasks file
+ * overrides both: an id of the latest refusal no longer open means the agent got on with it.
+ */
+function gateCondition(
+  run: RunState,
+  base: Base,
+  now: number,
+  th: Thresholds,
+  deps: DetectDeps,
+): Condition | undefined {
+  const gate = run.gate;
+  if (gate === undefined) return;
+  const byCount = gate.refusals >= th.gateRejections && gate.streakSince !== undefined;
+  const byGrace = now - ms(gate.episodeSince) >= th.gateGraceMs;
+  if (!byCount && !byGrace) return;
+  const open = deps.tasksOf(run);
+  if (open !== undefined && gate.openTaskIds.some((id) => !open.some((t) => t.id === id))) return;
+  const text = (id: string) => open?.find((t) => t.id === id)?.text ?? "";
+  const since = byCount ? gate.streakSince! : gate.episodeSince;
+  const refusals = byCount ? gate.refusals : gate.episodeRefusals;
+  const c: Condition = {
+    ...base,
+    kind: "gate_stuck",
+    fingerprint: fingerprintOf("gate_stuck", run.run, gate.blockedTopic),
+    severity: "critical",
+    summary: `run ${run.run}: completion gate refused ${gate.blockedTopic} ${refusals} times`,
+    occurredAt: since,
+    gate: {
+      topic: gate.blockedTopic,
+      openTasks: gate.openTaskIds.map((id) => ({ id, text: text(id) })),
+      refusals,
+      since,
+      trigger: byCount ? "count" : "grace",
+    },
+  };
+  if (gate.via !== undefined) c.gate.via = gate.via;
+  return c;
+}
+
+/** Conditions of one run. A run's own end (or crash) suppresses its gate and stall ones. */
+function runConditions(
+  run: RunState,
+  facts: RunFacts,
+  now: number,
+  th: Thresholds,
+  deps: DetectDeps,
+): Condition[] {
+  const base: Base = { run: run.run, journalPath: run.journalPath };
+  if (facts.schedule !== undefined) base.schedule = facts.schedule;
+  if (facts.verdict?.kind === "killed") return [];
+  if (facts.verdict?.kind === "timed_out") {
+    const summary = `run ${run.run} timed out and was killed by the scheduler`;
+    const fingerprint = fingerprintOf("run_timed_out", run.run);
+    const occurredAt = run.lastRecordAt;
+    return [
+      { ...base, kind: "run_timed_out", fingerprint, severity: "critical", summary, occurredAt },
+    ];
+  }
+  // A terminal record while the harness still runs is not the harness's: the run goes on.
+  if (run.terminal !== undefined && facts.unconfirmedEnd !== true) {
+    if (run.chainStep === true) return []; // its chain's end says it, once
+    const c = terminalCondition(run, base);
+    return c === undefined ? [] : [c];
+  }
+  const idleMs = now - ms(run.lastRecordAt);
+  if (facts.alive === false) {
+    if (!(idleMs >= th.crashGraceMs)) return [];
+    const summary = `run ${run.run} crashed: harness gone without a terminal record`;
+    const fp = fingerprintOf("run_crashed", run.run);
+    const lastRecordAt = run.lastRecordAt;
+    const at = { occurredAt: lastRecordAt, lastRecordAt };
+    return [
+      { ...base, ...at, kind: "run_crashed", fingerprint: fp, severity: "critical", summary },
+    ];
+  }
+  const out: Condition[] = [];
+  const gate = gateCondition(run, base, now, th, deps);
+  if (gate !== undefined) out.push(gate);
+  if (facts.alive === true && idleMs >= th.stallAfterMs) {
+    out.push({
+      ...base,
+      kind: "run_stalled",
+      fingerprint: fingerprintOf("run_stalled", run.run),
+      severity: "warning",
+      summary: `run ${run.run}: no journal record since ${run.lastRecordAt}, harness alive`,
+      occurredAt: run.lastRecordAt,
+      lastRecordAt: run.lastRecordAt,
+    });
+  }
+  return out;
+}
+
+/** The conditions of one run that hold at `now` (`detect` without the schedule ones). */
+export function detectRun(
+  run: RunState,
+  facts: DetectFacts,
+  now: Date,
+  thresholds: ThresholdsFor,
+  deps: DetectDeps,
+): Condition[] {
+  const f = facts.runs.get(run.run) ?? {};
+  return runConditions(run, f, now.getTime(), thresholds(f.schedule), deps);
+}
+
+/** Every condition that holds at `now`, runs first, in a stable order. */
+export function detect(
+  runs: Iterable<RunState>,
+  facts: DetectFacts,
+  now: Date,
+  thresholds: ThresholdsFor,
+  deps: DetectDeps,
+): Condition[] {
+  const out: Condition[] = [];
+  for (const run of runs) out.push(...detectRun(run, facts, now, thresholds, deps));
+  out.push(...scheduleConditions(facts.schedules ?? {}, thresholds));
+  return out;
+}

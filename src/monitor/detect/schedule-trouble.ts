@@ -1,0 +1,97 @@
+// Schedule health from the scheduler's facts: slots skipped or blocked in a row, slots missed
+// while the daemon was down, schedule files that fail validation.
+import type { WriteTrouble } from "../../journal/held-lines.js";
+import { type Condition, fingerprintOf } from "./conditions.js";
+import type { ThresholdsFor } from "./thresholds.js";
+
+/** A slot's fate; callers leave out slots skipped on purpose (paused, disabled). */
+export type SlotOutcome = "ran" | "skipped" | "blocked";
+
+// Every time in a condition comes from the facts, never from `now`: a condition that did not
+// change must serialize the same, or the alert state would be rewritten on every check.
+export interface ScheduleFacts {
+  /** Per schedule, its recent slots (ISO slot times), oldest first. */
+  recentSlots?: readonly {
+    schedule: string;
+    slots: readonly { slot: string; outcome: SlotOutcome }[];
+  }[];
+  /**
+   * Slots (ISO) missed while the daemon was down, or (`noRun`) due without a run where no
+   * daemon is watching; supply them for as long as they should hold.
+   */
+  missed?: readonly { schedule: string; slots: readonly string[]; noRun?: boolean }[];
+  /** Schedule files that failed validation: formatted problems, and since when (e.g. mtime). */
+  invalidFiles?: readonly { file: string; problems: readonly string[]; since: string }[];
+  /** The daemon's own writes that fail (a full disk), per writer. */
+  writeTrouble?: readonly ({ what: "ledger" | "outbox" } & WriteTrouble)[];
+}
+
+/** One condition per troubled schedule or bad file. */
+export function scheduleConditions(facts: ScheduleFacts, thresholds: ThresholdsFor): Condition[] {
+  const out: Condition[] = [];
+  for (const { schedule, slots: recent } of facts.recentSlots ?? []) {
+    let first = recent.length;
+    while (first > 0 && recent[first - 1]!.outcome !== "ran") first -= 1;
+    const count = recent.length - first;
+    if (count === 0 || count < thresholds(schedule).scheduleSkips) continue;
+    const slots = recent.slice(first).map((s) => s.slot);
+    const fingerprint = fingerprintOf("schedule_trouble", schedule, "skipped");
+    const summary = `schedule ${schedule}: last ${count} slots skipped or blocked`;
+    out.push({
+      kind: "schedule_trouble",
+      cause: "skipped",
+      fingerprint,
+      severity: "warning",
+      summary,
+      occurredAt: slots[0]!,
+      schedule,
+      count,
+      slots,
+    });
+  }
+  for (const { schedule, slots, noRun } of facts.missed ?? []) {
+    if (slots.length === 0) continue;
+    const fingerprint = fingerprintOf("schedule_trouble", schedule, "missed");
+    const summary = noRun
+      ? `schedule ${schedule}: no run started for its slot at ${slots[0]} (missed)`
+      : `schedule ${schedule}: ${slots.length} slots missed while the daemon was down`;
+    out.push({
+      kind: "schedule_trouble",
+      cause: "missed",
+      fingerprint,
+      severity: "warning",
+      summary,
+      occurredAt: slots[0]!,
+      schedule,
+      count: slots.length,
+      slots: [...slots],
+    });
+  }
+  for (const { file, problems, since } of facts.invalidFiles ?? []) {
+    const fingerprint = fingerprintOf("config_invalid", file);
+    // As the daemon does: the file's last valid version stays in force until it is fixed.
+    const summary = `schedule file ${file} is invalid; until it is fixed, the schedules of its last valid version run (none, if it was never valid since the daemon started)`;
+    out.push({
+      kind: "config_invalid",
+      file,
+      problems: [...problems],
+      fingerprint,
+      severity: "critical",
+      summary,
+      occurredAt: since,
+    });
+  }
+  for (const t of facts.writeTrouble ?? [])
+    out.push({
+      kind: "state_unwritable",
+      what: t.what,
+      path: t.path,
+      error: t.error,
+      waiting: t.waiting,
+      fingerprint: fingerprintOf("state_unwritable", t.what),
+      severity: "critical",
+      summary: `the ${t.what} cannot be written (${t.error}); ${t.waiting} line(s) held in memory`,
+      occurredAt: t.since,
+    });
+  return out;
+}

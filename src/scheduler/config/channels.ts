@@ -1,0 +1,219 @@
+// [[channel]] entries of autoloop-cron.toml: where alerts go. Secrets are only referenced
+// (`*_env` / `*_file`) and never read here; the channels resolve them when they open.
+import { isAbsolute, resolve } from "node:path";
+import * as z from "zod";
+import type { FieldProblem } from "../../util/errors.js";
+import type { SecretRef } from "../../util/secrets.js";
+import { argvField, channelNameField, envNameField } from "./fields.js";
+
+export type WebhookFormat = "standard" | "slack" | "discord";
+
+/** Sends mail through an SMTP server given as smtp://user:pass@host:port or smtps://... */
+export interface EmailChannelConfig {
+  name: string;
+  type: "email";
+  smtpUrl: SecretRef;
+  from: string;
+  to: string[];
+}
+
+/** POSTs JSON (Standard Webhooks, signed when `secret` is set; or Slack/Discord) to a url. */
+export interface WebhookChannelConfig {
+  name: string;
+  type: "webhook";
+  url: SecretRef;
+  /** A whsec_<base64> key; without one, requests go unsigned. */
+  secret: SecretRef | undefined;
+  format: WebhookFormat;
+}
+
+/** Runs a program (argv, no shell) with the alert JSON on stdin. */
+export interface CommandChannelConfig {
+  name: string;
+  type: "command";
+  command: string[];
+}
+
+/**
+ * Writes .eml files under <state_dir>/mail/ and logs each alert: an email channel with no
+ * SMTP url, and the channel alerts go to when none is configured.
+ */
+export interface SinkChannelConfig {
+  name: string;
+  type: "sink";
+  /** Defaults to <state_dir>/mail. */
+  dir?: string;
+}
+
+/** One [[channel]] entry, resolved: the one shape the config hands to the channels. */
+export type ChannelConfig =
+  | EmailChannelConfig
+  | WebhookChannelConfig
+  | CommandChannelConfig
+  | SinkChannelConfig;
+
+/**
+ * The secrets each channel type holds, declared with its config: they are kept out of the
+ * environment runs start with. A new channel type does not compile until it says its own.
+ */
+const CHANNEL_SECRETS: {
+  [T in ChannelConfig["type"]]: (
+    c: Extract<ChannelConfig, { type: T }>,
+  ) => Array<SecretRef | undefined>;
+} = {
+  email: (c) => [c.smtpUrl],
+  webhook: (c) => [c.url, c.secret],
+  command: () => [],
+  sink: () => [],
+};
+
+/** The secrets `channel` is configured with. */
+export function channelSecrets(channel: ChannelConfig): SecretRef[] {
+  const secretsOf = CHANNEL_SECRETS[channel.type] as (
+    c: ChannelConfig,
+  ) => Array<SecretRef | undefined>;
+  return secretsOf(channel).filter((r) => r !== undefined);
+}
+
+export const SINK_CHANNEL: SinkChannelConfig = { name: "sink", type: "sink" };
+
+/** The channels alerts go to: the configured ones, or the embedded sink when there are none. */
+export function effectiveChannels(configured: readonly ChannelConfig[]): ChannelConfig[] {
+  return configured.length > 0 ? [...configured] : [SINK_CHANNEL];
+}
+
+const filePath = z.string().min(1);
+
+/** Schemas of the `<base>_env` / `<base>_file` (and, when allowed, `<base>`) keys. */
+function refKeys<B extends string>(base: B) {
+  return {
+    [`${base}_env`]: envNameField.optional(),
+    [`${base}_file`]: filePath.optional(),
+  } as Record<`${B}_env` | `${B}_file`, z.ZodOptional<z.ZodString>>;
+}
+
+/**
+ * Channel schemas. Email without an SMTP reference delivers to the embedded sink.
+ * Webhook `format` defaults to "standard" (Standard Webhooks signing with `secret`).
+ */
+export const channelSchema = z.discriminatedUnion("type", [
+  z.strictObject({
+    name: channelNameField,
+    type: z.literal("email"),
+    ...refKeys("smtp_url"),
+    from: z.string().min(1),
+    to: z.array(z.string().min(1)).min(1),
+  }),
+  z.strictObject({
+    name: channelNameField,
+    type: z.literal("webhook"),
+    url: z.string().url().optional(),
+    ...refKeys("url"),
+    ...refKeys("secret"),
+    format: z.enum(["standard", "slack", "discord"]).default("standard"),
+  }),
+  z.strictObject({ name: channelNameField, type: z.literal("command"), command: argvField }),
+]);
+
+/** Keys whose literal value would put a secret in the file. */
+const LITERAL_SECRET_KEYS = ["smtp_url", "secret"];
+
+/** Problems for literal secrets in a raw [[channel]] table; strips them so zod does not repeat them. */
+export function takeLiteralSecrets(
+  file: string,
+  index: number,
+  raw: Record<string, unknown>,
+): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const key of LITERAL_SECRET_KEYS) {
+    if (!(key in raw)) continue;
+    delete raw[key];
+    problems.push({
+      file,
+      field: `channel[${index}].${key}`,
+      found: "a secret written into the file",
+      expected: `${key}_env (the name of an environment variable holding it) or ${key}_file (a file containing it)`,
+    });
+  }
+  return problems;
+}
+
+type ParsedChannel = z.output<typeof channelSchema>;
+
+/** Resolves parsed channels: one reference per secret, file paths absolute, names unique. */
+export function resolveChannels(
+  parsed: ParsedChannel[],
+  file: string,
+  dir: string,
+): { channels: ChannelConfig[]; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  const channels: ChannelConfig[] = [];
+  const seen = new Map<string, number>();
+  parsed.forEach((c, i) => {
+    const problem = (key: string, found: string, expected: string) =>
+      problems.push({ file, field: `channel[${i}].${key}`, found, expected });
+    const first = seen.get(c.name);
+    if (first !== undefined) {
+      problem(
+        "name",
+        JSON.stringify(c.name),
+        `a name no other channel has (channel[${first}] has it)`,
+      );
+    }
+    seen.set(c.name, first ?? i);
+    const ref = (base: string, allowLiteral: boolean) => {
+      const r = secretRef(c as Record<string, unknown>, base, dir, allowLiteral);
+      if (r !== undefined && "problem" in r) {
+        problem(base, "several references", r.problem);
+        return null; // reported; not "missing"
+      }
+      return r;
+    };
+    if (c.type === "email") {
+      const smtpUrl = ref("smtp_url", false);
+      // Without an SMTP server, mail goes to the embedded sink (.eml files under state_dir).
+      if (smtpUrl) channels.push({ name: c.name, type: "email", smtpUrl, from: c.from, to: c.to });
+      else if (smtpUrl === undefined) channels.push({ name: c.name, type: "sink" });
+    } else if (c.type === "webhook") {
+      const url = ref("url", true);
+      if (url === undefined) problem("url", "nothing", "url_env, url_file or url");
+      else if (url !== null)
+        channels.push({
+          name: c.name,
+          type: "webhook",
+          url,
+          secret: ref("secret", false) ?? undefined,
+          format: c.format,
+        });
+    } else {
+      const [program, ...args] = c.command;
+      // A relative program path with a slash is relative to the config file, like other paths.
+      const argv0 =
+        program!.includes("/") && !isAbsolute(program!) ? resolve(dir, program!) : program!;
+      channels.push({ name: c.name, type: "command", command: [argv0, ...args] });
+    }
+  });
+  return { channels, problems };
+}
+
+/** The single reference given for `base`; a problem when several are given. */
+export function secretRef(
+  raw: Record<string, unknown>,
+  base: string,
+  dir: string,
+  allowLiteral: boolean,
+): SecretRef | undefined | { problem: string } {
+  const given = [`${base}_env`, `${base}_file`, ...(allowLiteral ? [base] : [])].filter(
+    (k) => raw[k] !== undefined,
+  );
+  if (given.length > 1) return { problem: `only one of ${given.join(", ")}` };
+  const env = raw[`${base}_env`];
+  const file = raw[`${base}_file`];
+  if (typeof env === "string") return { kind: "env", name: env };
+  if (typeof file === "string") {
+    return { kind: "file", path: isAbsolute(file) ? file : resolve(dir, file) };
+  }
+  const literal = raw[base];
+  if (allowLiteral && typeof literal === "string") return { kind: "literal", value: literal };
+  return undefined;
+}

@@ -1,0 +1,323 @@
+// A due slot's way to a running process: the slot policy's decision, the wait queue, the
+// launch through the ledger, and the watch that frees the run's place when it ends.
+
+import { TurnQueue } from "../../util/turn-queue.js";
+import { admitSlot, recordSkip, type SkipRecord } from "../admission/admission.js";
+import { scheduledLaunchSpec, slotCourse } from "../admission/carry-out.js";
+import type { SlotDecision } from "../admission/policy.js";
+import { SlotQueue } from "../admission/slot-queue.js";
+import type { RunHandle } from "../launch/launcher.js";
+import type { Trigger } from "../ledger/events.js";
+import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
+import type { Schedule } from "../schedules/schedule-file.js";
+import type { DueSlot } from "../timing/fire-queue.js";
+import type { ControlResponse } from "./control.js";
+import { claimLaunch, startClaimed } from "./recorded-launch.js";
+import { type ActiveRun, RunTable } from "./run-table.js";
+import type { Claimed, Decided, Launch, SlotContext } from "./slot-types.js";
+
+export type { SlotContext } from "./slot-types.js";
+
+export class SlotRunner {
+  readonly runs = new RunTable();
+  private readonly waiting = new SlotQueue();
+  /**
+   * A launch's two steps, one step per turn of the event loop: the claim (ledger records,
+   * written at once), then, once the claim is on disk (the ledger's group commit fsyncs off
+   * the loop), the spawn (a message to the spawn helper; a fork and exec when the daemon
+   * spawns itself). One queue for both: a claim and a spawn never share a turn.
+   */
+  private readonly launchSteps = new TurnQueue<Launch | Claimed>(
+    1,
+    (step) => ("spec" in step ? this.startRun(step) : this.claimRun(step)),
+    (err, step) => ("spec" in step ? this.spawnFailed(err, step) : this.launchFailed(err, step)),
+  );
+  /** Launches claimed and not yet spawned (the daemon's shutdown waits for them). */
+  private readonly onTheirWay = new Set<Promise<void>>();
+
+  constructor(private readonly ctx: SlotContext) {}
+
+  /** The slot policy's decision, as things stand now (the same code `fire` uses). */
+  private admit(schedule: Schedule): SlotDecision {
+    return admitSlot(schedule, {
+      pause: this.ctx.pause(),
+      killSwitch: this.ctx.killSwitch,
+      running: this.runs.runningOf(schedule.name),
+      runningTotal: this.runs.size,
+      maxConcurrent: this.ctx.config.maxConcurrentRuns,
+      ledger: this.ctx.ledger,
+    });
+  }
+
+  /** A slot not launched: in the ledger, the log and the `skipped` event (metrics count it). */
+  private skipSlot(skip: SkipRecord): ControlResponse {
+    recordSkip(this.ctx.ledger, skip);
+    const { runId, schedule, slot, cause, detail } = skip;
+    this.ctx.log.info(
+      { schedule, slot: slot.toISOString(), runId, cause },
+      `slot skipped: ${detail}`,
+    );
+    this.ctx.emit("skipped", { schedule, slot, runId, cause, detail });
+    return { id: "", ok: false, error: `not launched: ${detail}` };
+  }
+
+  /**
+   * Applies the slot policy to one slot (manual, catch-up). `dueAt` is when it was meant to
+   * start (its jittered fire time): lateness in logs and metrics is measured from it.
+   */
+  onSlot(schedule: Schedule, slot: Date, trigger: Trigger, dueAt: number): ControlResponse {
+    return this.carryOut(this.decide(schedule, slot, trigger, dueAt));
+  }
+
+  /**
+   * The slots due at one instant, in name order: every one is decided first, then the
+   * decisions are carried out (queue entries, log lines, ledger records, spawns), so that a
+   * thousand schedules on one second are all decided within milliseconds of it.
+   */
+  onDue(due: readonly DueSlot[], dueAt: number): void {
+    const decided: Decided[] = [];
+    // Unjittered slots of one instant are one moment: one Date serves them all.
+    let at = new Date(Number.NaN);
+    for (const { name, slot } of due) {
+      const schedule = this.ctx.schedule(name);
+      if (schedule === undefined) continue; // removed by a reload meanwhile
+      if (at.getTime() !== slot) at = new Date(slot);
+      try {
+        decided.push(this.decide(schedule, at, "cron", dueAt));
+      } catch (err) {
+        this.slotFailed(err, name);
+      }
+    }
+    for (const d of decided)
+      try {
+        this.carryOut(d);
+      } catch (err) {
+        this.slotFailed(err, d.schedule.name);
+      }
+  }
+
+  /** One slot's failure is logged; the other slots of its instant still go ahead. */
+  private slotFailed(err: unknown, schedule: string): void {
+    this.ctx.log.error({ err, schedule }, "a due slot could not be handled; the others go on");
+  }
+
+  /** The slot policy's decision; a launch takes its place at once, so the next decision in
+   * the same pass counts it against max_concurrent_runs. */
+  private decide(schedule: Schedule, slot: Date, trigger: Trigger, dueAt: number): Decided {
+    const decision = this.admit(schedule);
+    const runId = decision.kind === "launch" ? this.reserve(schedule.name, slot) : undefined;
+    return { schedule, slot, trigger, dueAt, decision, decidedAt: this.ctx.now(), runId };
+  }
+
+  private carryOut(d: Decided): ControlResponse {
+    const { schedule, slot, trigger, dueAt } = d;
+    const name = schedule.name;
+    const waiting = this.waiting.isFull(name) ? "full" : "possible";
+    const course = slotCourse(d.decision, { schedule: name, slot, trigger }, waiting);
+    switch (course.kind) {
+      case "launch":
+        return this.launch(schedule, slot, trigger, dueAt, d.runId!);
+      case "skip":
+        return this.skipSlot(course.skip);
+      case "queue": {
+        this.waiting.push({ schedule: name, slot, trigger, dueAt });
+        const queued = {
+          schedule: name,
+          slot: slot.toISOString(),
+          latenessMs: d.decidedAt - dueAt,
+        };
+        this.ctx.log.info(queued, course.detail);
+        this.ctx.emit("queued", { schedule: name, slot, why: course.why });
+        return { id: "", ok: true, message: course.detail };
+      }
+      case "replace": {
+        const previous = course.stop
+          .map((id) => this.runs.active.get(id))
+          .filter((r) => r !== undefined);
+        for (const run of previous)
+          run.stop(`replaced by the slot of ${slot.toISOString()} (overlap = "replace")`);
+        this.waiting.unshift({ schedule: name, slot, trigger, dueAt });
+        void Promise.allSettled(previous.map((r) => r.done)).then(() => this.drain());
+        return {
+          id: "",
+          ok: true,
+          message: `stopping ${course.stop.join(", ")}; the new run starts when it has ended`,
+        };
+      }
+    }
+  }
+
+  /** A run id for a launch just decided, counted against max_concurrent_runs from now on. */
+  private reserve(schedule: string, slot: Date): string {
+    const runId = newScheduledRunId(schedule, slot);
+    this.runs.reserve(schedule, runId);
+    return runId;
+  }
+
+  /**
+   * Launches after the current batch of decisions: when a thousand slots fall due on one
+   * second, every slot is decided on time and the spawns (and their fsyncs) follow.
+   */
+  private launch(
+    schedule: Schedule,
+    slot: Date,
+    trigger: Trigger,
+    dueAt: number,
+    runId: string,
+  ): ControlResponse {
+    this.launchSteps.push({ schedule, slot, trigger, dueAt, runId });
+    return { id: "", ok: true, runId, message: `launching ${runId}` };
+  }
+
+  private launchFailed(err: unknown, l: Launch): void {
+    this.runs.settle(l.schedule.name, l.runId, undefined);
+    this.ctx.log.error({ err, runId: l.runId }, "a launch failed before its run started");
+  }
+
+  /** Claims the slot and records `scheduled`; the spawn waits for that to be on disk. */
+  private claimRun(l: Launch): void {
+    const { schedule, slot, trigger, runId } = l;
+    if (this.ctx.stopping()) {
+      this.runs.settle(schedule.name, runId, undefined);
+      return;
+    }
+    const spec = scheduledLaunchSpec(this.ctx.config, this.ctx.ledger, schedule, runId, slot);
+    const claim = claimLaunch(this.ctx.ledger, spec, trigger);
+    if (claim.kind === "duplicate") {
+      this.runs.settle(schedule.name, runId, undefined);
+      this.ctx.log.info(
+        { schedule: schedule.name, slot: slot.toISOString(), runId: claim.runId },
+        "slot already launched (idempotency key); not launching again",
+      );
+      return;
+    }
+    const way = this.ctx.ledger.durable().then(
+      () =>
+        new Promise<void>((done) =>
+          // Ahead of claims still waiting: in a burst, runs start while the rest are claimed.
+          this.launchSteps.pushFirst({ ...l, spec, done }),
+        ),
+    );
+    this.onTheirWay.add(way);
+    void way.finally(() => this.onTheirWay.delete(way));
+  }
+
+  /** Resolves when every launch claimed so far has been spawned or recorded interrupted. */
+  async launchesSettled(): Promise<void> {
+    await Promise.all(this.onTheirWay);
+  }
+
+  /** Spawns a claimed run: this turn only asks the spawn helper; the run counts once it has a pid. */
+  private startRun(c: Claimed): void {
+    if (this.ctx.stopping()) {
+      try {
+        this.ctx.ledger.interrupted(c.runId, "the daemon stopped before the run was spawned");
+        this.runs.settle(c.schedule.name, c.runId, undefined);
+      } finally {
+        c.done();
+      }
+      return;
+    }
+    const { log: logger, runEnv: env, startProcess: start } = this.ctx;
+    void startClaimed(this.ctx.ledger, c.spec, { logger, env, ...(start && { start }) })
+      .then(
+        (handle) => this.running(c, handle),
+        (err) => this.spawnFailed(err, c),
+      )
+      .catch((err) => this.ctx.log.error({ err, runId: c.runId }, "cannot announce a run"))
+      .finally(c.done);
+  }
+
+  /** A claimed run that failed to spawn is closed in the ledger, not left pending. */
+  private spawnFailed(err: unknown, c: Claimed): void {
+    if (this.ctx.ledger.replay(c.runId)?.summary.status === "pending")
+      this.ctx.ledger.interrupted(c.runId, `the launch failed: ${err}`);
+    this.launchFailed(err, c);
+  }
+
+  private running(c: Claimed, handle: RunHandle): void {
+    const { schedule, slot, trigger, dueAt, runId } = c;
+    const run = { runId, schedule: schedule.name, stop: handle.stop, done: handle.done };
+    this.runs.settle(schedule.name, runId, run);
+    this.watch(run);
+    // How late the process started: the decision, the queue and the spawn all count.
+    const latenessMs = this.ctx.now() - dueAt;
+    const fields = {
+      schedule: schedule.name,
+      slot: slot.toISOString(),
+      runId,
+      trigger,
+      // Not `pid`: that key is the daemon's own on every line.
+      runPid: handle.pid,
+      latenessMs,
+    };
+    this.ctx.log.info(fields, "fired");
+    this.ctx.emit("fire", { schedule: schedule.name, slot, runId, trigger, latenessMs });
+  }
+
+  /** Takes over a run that outlived the previous daemon and follows it to its end. */
+  adopt(run: ActiveRun): void {
+    this.runs.adopt(run);
+    this.watch(run);
+  }
+
+  /** Follows a run to its end; then frees its place and launches what waited for it. */
+  private watch(run: ActiveRun): void {
+    const untrack = () => this.runs.finish(run);
+    void run.done.then(
+      (outcome) => {
+        untrack();
+        this.ctx.log.info(
+          {
+            schedule: run.schedule,
+            runId: run.runId,
+            status: outcome.status,
+            stopReason: outcome.stopReason,
+            durationMs: outcome.durationMs,
+          },
+          "run finished",
+        );
+        this.ctx.emit("finished", { schedule: run.schedule, runId: run.runId, outcome });
+        this.drain();
+      },
+      (err) => {
+        untrack();
+        this.ctx.log.error({ err, runId: run.runId }, "run watcher failed");
+        this.drain();
+      },
+    );
+  }
+
+  /**
+   * Launches waiting slots whose obstacles are gone, oldest first. Each is decided again:
+   * a schedule paused, disabled, removed or blocked by `after` meanwhile skips its slot.
+   */
+  private drain(): void {
+    if (this.ctx.stopping()) return;
+    this.waiting.sweep((w) => {
+      if (this.runs.size >= this.ctx.config.maxConcurrentRuns) return "stop";
+      const schedule = this.ctx.schedule(w.schedule);
+      // A slot waits behind its own schedule's run whatever the overlap policy queued it.
+      const decision =
+        schedule &&
+        this.admit({ ...schedule, overlap: schedule.overlap === "allow" ? "allow" : "queue" });
+      if (decision?.kind === "launch") {
+        this.launch(schedule!, w.slot, w.trigger, w.dueAt, this.reserve(w.schedule, w.slot));
+      } else if (decision?.kind === "queue") {
+        return "keep";
+      } else {
+        // Skipped, or its schedule gone.
+        const ask = { schedule: w.schedule, slot: w.slot, trigger: w.trigger };
+        const course = decision && slotCourse(decision, ask, "possible");
+        const removed = {
+          ...ask,
+          runId: newScheduledRunId(w.schedule, w.slot),
+          cause: "config_error",
+          detail: "the schedule was removed while the slot waited",
+        } as const;
+        this.skipSlot(course?.kind === "skip" ? course.skip : removed);
+      }
+      return "take";
+    });
+  }
+}

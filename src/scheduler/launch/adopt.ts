@@ -1,0 +1,117 @@
+// Watches a run that outlived a daemon restart: we are not its parent, so poll its pid and its journal.
+
+import { decodeRecord } from "../../journal/codec.js";
+import { LineCursor, parseLines } from "../../journal/reader.js";
+import { isSameProcessAlive } from "./identity.js";
+import {
+  determineOutcome,
+  journalsItsEnd,
+  type KillCause,
+  type RunKind,
+  type RunOutcome,
+  recordedExit,
+  type TerminalRecord,
+} from "./outcome.js";
+import { journalPathFor, terminalOf } from "./outcome-journal.js";
+import { DEFAULT_KILL_GRACE_MS, groupTerminator } from "./termination.js";
+import { exitStatusPath, readExitStatus, removeExitStatus } from "./wrapper.js";
+
+export interface AdoptedRun {
+  runId: string;
+  kind: RunKind;
+  pid: number;
+  /** /proc starttime recorded at launch; guards against a reused pid. */
+  startTime?: string;
+  cwd: string;
+  /** The run's output log: its wrapper records the exit status beside it. */
+  outputPath?: string;
+  /** Journal size at launch, so only the run's own era of the journal is read. */
+  journalOffset?: number;
+  /** Epoch ms the run started, for its duration. */
+  startedAt?: number;
+  /** Epoch ms at which the scheduler timeout ends the run (absent: none). */
+  deadline?: number;
+  killGraceMs?: number;
+}
+
+export interface AdoptedRunHandle {
+  pid: number;
+  done: Promise<RunOutcome>;
+  stop(reason: string): void;
+}
+
+export interface AdoptDeps {
+  now: () => number;
+  pollMs: number;
+  isAlive: (pid: number, startTime?: string) => boolean;
+  /** Told once, when the watcher starts killing the run (timeout or operator stop). */
+  onKill: ((cause: KillCause) => void) | undefined;
+}
+
+const defaultDeps: AdoptDeps = {
+  now: Date.now,
+  pollMs: 1000,
+  isAlive: isSameProcessAlive,
+  onKill: undefined,
+};
+
+export function watchAdoptedRun(run: AdoptedRun, deps: Partial<AdoptDeps> = {}): AdoptedRunHandle {
+  const d = { ...defaultDeps, ...deps };
+  const journalPath = journalPathFor(run.cwd);
+  const cursor = new LineCursor(journalPath, run.journalOffset ?? 0);
+  const terminator = groupTerminator(run.pid, run.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+  const startedAt = run.startedAt ?? d.now();
+  let terminal: TerminalRecord | undefined;
+  let gone = false;
+  const kill = (cause: KillCause): void => {
+    if (gone || terminator.cause !== undefined) return;
+    terminator.terminate(cause);
+    d.onKill?.(cause);
+  };
+
+  const readJournal = (final: boolean): void => {
+    const lines = cursor.readNew();
+    if (final && cursor.pendingTail() !== "") lines.push(cursor.pendingTail());
+    terminal = terminalOf(parseLines(lines, decodeRecord).items, run.runId) ?? terminal;
+  };
+
+  const done = new Promise<RunOutcome>((resolve) => {
+    const check = (): void => {
+      if (run.deadline !== undefined && d.now() >= run.deadline) kill({ by: "timeout" });
+      if (d.isAlive(run.pid, run.startTime)) {
+        readJournal(false);
+        return;
+      }
+      gone = true;
+      clearInterval(timer);
+      terminator.reap();
+      terminator.dispose();
+      readJournal(true);
+      // Not our child, so no exit status from the kernel: the wrapper wrote it down.
+      const statusPath =
+        run.outputPath === undefined ? undefined : exitStatusPath(run.outputPath, run.runId);
+      const exitCode = statusPath === undefined ? undefined : readExitStatus(statusPath);
+      if (statusPath !== undefined) removeExitStatus(statusPath);
+      resolve(
+        determineOutcome({
+          kind: run.kind,
+          terminal: journalsItsEnd(run.kind) ? terminal : undefined,
+          ...(exitCode !== undefined && recordedExit(run.kind, exitCode)),
+          killedBy: terminator.cause,
+          durationMs: d.now() - startedAt,
+          journalPath,
+        }),
+      );
+    };
+    const timer = setInterval(check, d.pollMs);
+    check();
+  });
+
+  return {
+    pid: run.pid,
+    done,
+    stop(reason) {
+      kill({ by: "operator", reason });
+    },
+  };
+}

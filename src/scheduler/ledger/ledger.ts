@@ -1,0 +1,345 @@
+// The scheduler's run ledger (docs/formats.md): per-run event logs by date, an index, pending runs and claimed slots.
+import { join } from "node:path";
+import { HeldLines, type WriteTrouble } from "../../journal/held-lines.js";
+import { LineCursor, parseLines } from "../../journal/reader.js";
+import type { RunOutcome } from "../launch/outcome.js";
+import {
+  applyEvent,
+  decodeLedgerEvent,
+  isTerminal,
+  type LedgerEvent,
+  type LedgerEventInput,
+  type RunSummary,
+  summarize,
+} from "./events.js";
+import {
+  type ClaimResult,
+  defaultLedgerDeps,
+  type LedgerDeps,
+  type PlannedRun,
+  type SkippedRun,
+  type SlotRun,
+  type StartInfo,
+} from "./inputs.js";
+import {
+  loadPending,
+  type PendingEntry,
+  PendingList,
+  pendingFromScheduled,
+  pendingWrittenAt,
+  withStart,
+} from "./pending.js";
+import { encodeIndexEntry, RunIndex } from "./run-index.js";
+import { isScheduledRunId } from "./scheduled-run-id.js";
+import { encodeSlot, loadSlots, RepeatWindow, slotKey } from "./slots.js";
+
+/**
+ * How long before pending.json's last write a claim may have been made and still be missing
+ * from it: the daemon's write of a turn's pending runs takes milliseconds; a minute is ample.
+ */
+const PENDING_LAG_MS = 60_000;
+
+export class RunLedger {
+  private readonly index: RunIndex;
+  private readonly summaries = new Map<string, RunSummary>();
+  private readonly pendingRuns: PendingList;
+  private readonly slots: Map<string, string>;
+  private readonly lines: HeldLines;
+  private repeat: RepeatWindow | undefined;
+  readonly slotsPath: string;
+  readonly indexPath: string;
+  readonly pendingPath: string;
+
+  private constructor(
+    readonly stateDir: string,
+    private readonly deps: LedgerDeps,
+  ) {
+    this.slotsPath = join(stateDir, "slots.jsonl");
+    this.indexPath = join(stateDir, "runs", "index.jsonl");
+    this.pendingPath = join(stateDir, "pending.json");
+    // Ledger I/O never fails a run: a line the disk refuses is held and written later.
+    this.lines = new HeldLines((path, line) => deps.appendLine(path, line), {
+      trouble: (t, dropped) =>
+        deps.logger.error({ ...t, dropped }, "run ledger write failed; its lines are held"),
+      recovered: (t) => {
+        this.pendingRuns.rewrite();
+        deps.logger.warn(t, "run ledger: the held lines are written");
+      },
+    });
+    this.slots = this.tryRead("slots", () => loadSlots(this.slotsPath), new Map());
+    this.index = this.tryRead("index", () => RunIndex.load(this.indexPath), new RunIndex());
+    const pending = this.tryRead("pending", () => loadPending(this.pendingPath), []);
+    this.pendingRuns = new PendingList(pending, (text) => {
+      try {
+        this.deps.writeAtomic(this.pendingPath, text);
+      } catch (err) {
+        // Written again with the held lines (retryHeld), or with the next change.
+        this.deps.logger.error(
+          { err, what: "pending" },
+          "run ledger write failed; the run goes on",
+        );
+      }
+    });
+  }
+
+  /** Opens the ledger under `stateDir`, rebuilding the slot set, index and pending list. */
+  static open(stateDir: string, deps: Partial<LedgerDeps> = {}): RunLedger {
+    return new RunLedger(stateDir, { ...defaultLedgerDeps(), ...deps });
+  }
+
+  /** The event log of a run; undefined for an unknown or malformed id (no path traversal). */
+  runFilePath(runId: string): string | undefined {
+    const date = this.index.dateOf(runId);
+    if (date === undefined || !isScheduledRunId(runId)) return undefined;
+    return join(this.stateDir, "runs", date, `${runId}.jsonl`);
+  }
+
+  /** Resolves once everything recorded so far is on disk (at once, or after a group commit). */
+  durable(): Promise<void> {
+    return this.deps.durable();
+  }
+
+  /** True when the slot was already launched or skipped (idempotency across restarts). */
+  hasSlot(key: string): boolean {
+    return this.slots.has(key);
+  }
+
+  /** Claims the slot and records the run as pending, before anything is spawned. */
+  schedule(run: PlannedRun): ClaimResult {
+    const claim = this.claim(run);
+    if (claim.kind === "duplicate") return claim;
+    const { runId, schedule, trigger, kind, argv, cwd, timeoutMs } = run;
+    const slot = run.slot.toISOString();
+    const fields = { schedule, slot, key: claim.key, trigger, kind, argv, cwd, timeoutMs };
+    this.append(runId, { event: "scheduled", ...fields });
+    const scheduledAt = this.deps.now().toISOString();
+    this.pendingRuns.set(pendingFromScheduled({ runId, ...fields }, scheduledAt));
+    return claim;
+  }
+
+  /** Records a slot that will not run; the slot counts as handled. */
+  skip(run: SkippedRun): ClaimResult {
+    const claim = this.claim(run);
+    if (claim.kind === "duplicate") return claim;
+    const { schedule, trigger, cause, detail } = run;
+    const slot = run.slot.toISOString();
+    this.append(run.runId, {
+      event: "skipped",
+      schedule,
+      slot,
+      key: claim.key,
+      trigger,
+      cause,
+      detail,
+    });
+    return claim;
+  }
+
+  /** Call right after spawning: the pid in pending.json is what lets a restart adopt the run. */
+  started(runId: string, info: StartInfo): void {
+    this.append(runId, { event: "started", ...info, pgid: info.pid });
+    const entry = this.pendingRuns.get(runId);
+    if (entry) this.pendingRuns.set(withStart(entry, info, this.deps.now().toISOString()));
+  }
+
+  adopted(runId: string, pid: number, startTime?: string): void {
+    this.append(runId, { event: "adopted", pid });
+    const entry = this.pendingRuns.get(runId);
+    if (entry) this.pendingRuns.set({ ...entry, pid, startTime: startTime ?? entry.startTime });
+  }
+
+  killed(runId: string, by: string, reason: string): void {
+    this.append(runId, { event: "killed", by, reason });
+  }
+
+  finished(runId: string, outcome: RunOutcome): void {
+    // Two watchers of one run (a detached daemon and its successor) must not both end it:
+    // read the run's log itself, since the other one may have written to it.
+    const known = this.replay(runId)?.summary;
+    if (known !== undefined && isTerminal(known.status)) return;
+    const { status, basis, stopReason, exitCode, signal, durationMs, detail } = outcome;
+    const fields = { status, basis, stopReason, exitCode, signal, durationMs, detail };
+    this.append(runId, { event: "finished", ...fields });
+    this.pendingRuns.drop(runId);
+  }
+
+  interrupted(runId: string, reason: string, slot?: { schedule: string; slot: string }): void {
+    // A claim the index never heard of (crash between the two lines) is indexed now.
+    if (slot !== undefined && this.index.dateOf(runId) === undefined)
+      this.addToIndex(runId, slot.schedule, slot.slot);
+    this.append(runId, { event: "interrupted", reason, ...slot });
+    this.pendingRuns.drop(runId);
+  }
+
+  /** Puts a run rebuilt by `strandedClaims` back into pending.json. */
+  relist(entry: PendingEntry): void {
+    this.pendingRuns.set(entry);
+  }
+
+  /**
+   * Runs among the newest claims that pending.json does not list although their log has no
+   * end: the daemon died between claiming the slot and writing pending.json, or that write
+   * failed. pending.json is rewritten after each turn of the daemon's event loop, so only
+   * claims from about when it was last written can be in this state: the newest `newest`
+   * claims are looked at, and any older ones made up to `lagMs` before that write. `entry`
+   * is rebuilt from the log; undefined when not even the `scheduled` event was written (then
+   * nothing was spawned).
+   */
+  strandedClaims(
+    newest = 32,
+    lagMs = PENDING_LAG_MS,
+  ): Array<{ runId: string; key: string; entry?: PendingEntry }> {
+    const writtenAt = this.tryRead("pending", () => pendingWrittenAt(this.pendingPath), undefined);
+    const claims = [...this.slots];
+    const out: Array<{ runId: string; key: string; entry?: PendingEntry }> = [];
+    for (let i = claims.length - 1, seen = 0; i >= 0; i--, seen++) {
+      const [key, runId] = claims[i]!;
+      if (this.pendingRuns.get(runId) !== undefined) continue;
+      const replay = this.replay(runId);
+      const claimedAt = replay === undefined ? Number.NaN : Date.parse(replay.events[0]!.ts);
+      const recent = writtenAt !== undefined && claimedAt >= writtenAt - lagMs;
+      // Past the newest few, the walk ends at the first claim known to be older.
+      if (seen >= newest && !recent) {
+        if (Number.isNaN(claimedAt)) continue;
+        break;
+      }
+      if (replay !== undefined && isTerminal(replay.summary.status)) continue;
+      const scheduled = replay?.events.find((e) => e.event === "scheduled");
+      const started = replay?.events.findLast((e) => e.event === "started");
+      if (scheduled === undefined || scheduled.event !== "scheduled") {
+        out.push({ runId, key });
+        continue;
+      }
+      const entry = pendingFromScheduled(scheduled, scheduled.ts);
+      out.push({
+        runId,
+        key,
+        entry: started?.event === "started" ? withStart(entry, started, started.ts) : entry,
+      });
+    }
+    return out.reverse();
+  }
+
+  /** True while the run has not ended (it is in pending.json). */
+  isPending(runId: string): boolean {
+    return this.pendingRuns.get(runId) !== undefined;
+  }
+
+  /** Runs not yet terminal (a copy). */
+  pending(): PendingEntry[] {
+    return this.pendingRuns.all();
+  }
+
+  /** Runs newest first (by creation), optionally of one schedule. */
+  listRuns(query: { schedule?: string; limit?: number } = {}): RunSummary[] {
+    const out: RunSummary[] = [];
+    const limit = query.limit ?? Number.POSITIVE_INFINITY;
+    for (const runId of this.index.newestFirst(query.schedule)) {
+      if (out.length >= limit) break;
+      const summary = this.summaryOf(runId);
+      if (summary) out.push(summary);
+    }
+    return out;
+  }
+
+  /** Run ids newest first (by creation), optionally of one schedule; summaries not read. */
+  runIdsNewestFirst(schedule?: string): Iterable<string> {
+    return this.index.newestFirst(schedule);
+  }
+
+  /** Schedules the ledger has runs (or skipped slots) of. */
+  schedulesWithRuns(): Iterable<string> {
+    return this.index.schedules();
+  }
+
+  latestRun(schedule: string): RunSummary | undefined {
+    return this.listRuns({ schedule, limit: 1 })[0];
+  }
+
+  /** How many of the schedule's most recent runs in a row satisfy `predicate`. */
+  consecutive(schedule: string, predicate: (run: RunSummary) => boolean): number {
+    let count = 0;
+    for (const runId of this.index.newestFirst(schedule)) {
+      const summary = this.summaryOf(runId);
+      if (!summary || !predicate(summary)) break;
+      count++;
+    }
+    return count;
+  }
+
+  /** The run's events in order and the summary they add up to (`runs show`). */
+  replay(runId: string): { events: LedgerEvent[]; summary: RunSummary } | undefined {
+    const path = this.runFilePath(runId);
+    if (path === undefined) return undefined;
+    const read = () => parseLines(new LineCursor(path).readNew(), decodeLedgerEvent).items;
+    const events = this.tryRead("run log", read, []).filter((e) => e.runId === runId);
+    const summary = summarize(events);
+    return summary ? { events, summary } : undefined;
+  }
+
+  private summaryOf(runId: string): RunSummary | undefined {
+    const cached = this.summaries.get(runId) ?? this.replay(runId)?.summary;
+    if (cached) this.summaries.set(runId, cached);
+    return cached;
+  }
+
+  /** The wall clock stepped back from `until` to `from` (see RepeatWindow). */
+  clockSteppedBack(from: Date, until: Date, repeats: (schedule: string) => boolean): void {
+    this.repeat = new RepeatWindow(from, until, repeats);
+  }
+
+  private claim(run: SlotRun): ClaimResult {
+    const plain = slotKey(run.schedule, run.slot);
+    const key = this.repeat?.keyFor(plain, run, (k) => this.slots.has(k)) ?? plain;
+    const owner = this.slots.get(key);
+    if (owner !== undefined) return { kind: "duplicate", runId: owner };
+    // In memory first: even if the disk refuses, this process never launches the slot twice.
+    this.slots.set(key, run.runId);
+    const ts = this.deps.now().toISOString();
+    this.lines.append(this.slotsPath, encodeSlot(key, run.runId, ts));
+    this.addToIndex(run.runId, run.schedule, run.slot.toISOString());
+    return { kind: "claimed", key };
+  }
+
+  private addToIndex(runId: string, schedule: string, slotIso: string): void {
+    const entry = { runId, date: slotIso.slice(0, 10), schedule };
+    this.index.add(entry);
+    this.lines.append(this.indexPath, encodeIndexEntry(entry));
+  }
+
+  /** Writes one event and folds it into the cached summary; a failed write is only logged. */
+  private append(runId: string, input: LedgerEventInput): void {
+    const { event: name, ...fields } = input;
+    const ts = this.deps.now().toISOString();
+    const event = { ts, event: name, runId, ...fields } as LedgerEvent;
+    this.summaries.set(runId, applyEvent(this.summaryOf(runId), event));
+    const path = this.runFilePath(runId);
+    if (path === undefined) {
+      this.deps.logger.warn(
+        { runId, event: name },
+        "run ledger: unknown run id; event not written",
+      );
+      return;
+    }
+    this.lines.append(path, JSON.stringify(event));
+  }
+
+  /** Writes the lines a failed write held (a full disk), in order; true when none is left. */
+  retryHeld(): boolean {
+    return this.lines.flush();
+  }
+
+  /** The ledger's writes are failing (lines held in memory): since when, and why. */
+  writeTrouble(): WriteTrouble | undefined {
+    return this.lines.trouble();
+  }
+
+  private tryRead<T>(what: string, read: () => T, fallback: T): T {
+    try {
+      return read();
+    } catch (err) {
+      this.deps.logger.error({ err, what }, "run ledger read failed; going on without it");
+      return fallback;
+    }
+  }
+}
