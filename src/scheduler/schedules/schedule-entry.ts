@@ -171,7 +171,7 @@ export function scheduleBuilder(
       name: s.name,
       file: fileName,
       index,
-      cron: same(s.cron),
+      cron: s.cron,
       timezone: s.timezone === undefined ? defaults.timezone : same(s.timezone),
       jitterMs: s.jitter,
       projectDir: s.project_dir === undefined ? context.configDir : here(s.project_dir),

@@ -33,9 +33,10 @@ export function daysMatchEither(day: string, weekday: string): boolean {
 
 /** A pattern's fields as written: nickname expanded, `?` read as `*`, seconds first if given. */
 function fieldsOf(pattern: string): string[] {
-  const text = pattern.trim();
-  const expanded = NICKNAMES[text.toLowerCase()] ?? text;
-  return expanded.replaceAll("?", "*").split(/\s+/);
+  let text = pattern.trim();
+  if (text.startsWith("@")) text = NICKNAMES[text.toLowerCase()] ?? text;
+  if (text.includes("?")) text = text.replaceAll("?", "*");
+  return text.split(/\s+/);
 }
 
 /** The values each field allows, for translating a pattern to other schedulers. */
@@ -118,11 +119,17 @@ function valuesOf(bits: Bits, min: number, max: number): number[] {
   return values;
 }
 
+/** `text` as a number of one or two digits, or -1. */
+function smallNumber(text: string): number {
+  const a = text.charCodeAt(0) - 48;
+  if (text.length === 1) return a >= 0 && a <= 9 ? a : -1;
+  const b = text.charCodeAt(1) - 48;
+  return text.length === 2 && a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
 function value(text: string, field: FieldRange): number | undefined {
-  if (/^\d{1,2}$/.test(text)) {
-    const n = Number(text);
-    return n >= field.min && n <= field.max ? n : undefined;
-  }
+  const n = smallNumber(text);
+  if (n !== -1) return n >= field.min && n <= field.max ? n : undefined;
   const index = field.names?.indexOf(text.toUpperCase()) ?? -1;
   return index === -1 ? undefined : index + (field === MONTH ? 1 : 0);
 }
@@ -131,12 +138,21 @@ function value(text: string, field: FieldRange): number | undefined {
 function parseField(text: string, field: FieldRange): Bits | undefined {
   const bits: Bits = { lo: 0, hi: 0 };
   const set = (n: number) => setBit(bits, field === WEEKDAY && n === 7 ? 0 : n);
+  if (text === "*") {
+    for (let n = field.min; n <= field.max; n++) set(n);
+    return bits;
+  }
+  const single = value(text, field);
+  if (single !== undefined) {
+    set(single);
+    return bits;
+  }
   for (const item of text.split(",")) {
     const [range, stepText, extra] = item.split("/");
     if (extra !== undefined || range === undefined) return undefined;
     let step = 1;
     if (stepText !== undefined) {
-      step = /^\d{1,2}$/.test(stepText) ? Number(stepText) : -1;
+      step = smallNumber(stepText);
       // croner's limits on steps differ by field; such steps are rare, leave them to it.
       if (step < 1 || step > field.max - field.min) return undefined;
     }
