@@ -3,7 +3,7 @@
 import { closeSync, fstatSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { writeFileAtomicAsync } from "../util/atomic-write.js";
-import { Slices } from "../util/steps.js";
+import { SliceTimer } from "../util/steps.js";
 import {
   DEFAULT_FLUSH_EVERY_MS,
   type Followed,
@@ -178,7 +178,7 @@ export class JournalFollower {
     let first: { err: unknown } | undefined;
     // Thousands of journals due at once (their safety polls come together) held the loop:
     // the loop gets a turn every few ms, between journals (each commit is whole).
-    const slices = new Slices();
+    const slices = new SliceTimer();
     for (const path of paths) {
       const f = this.followed.get(path);
       if (f === undefined) continue;

@@ -24,8 +24,8 @@ import {
   openOutbox,
   saveTracker,
   saveTrackerInBackground,
-} from "./service-setup.js";
-import { OperatorStore } from "./silences.js";
+} from "./durable-parts.js";
+import { SilenceStore } from "./silences.js";
 
 /** Changed runs from which the tracker is saved before its 5 s are up (see `flushEarly`). */
 const EARLY_SAVE_RUNS = 1000;
@@ -40,7 +40,7 @@ export class MonitorService {
   private readonly now: () => Date;
   private readonly tracker: RunTracker;
   private readonly follower: JournalFollower;
-  private readonly operators: OperatorStore;
+  private readonly operators: SilenceStore;
   private readonly facts: MonitorFacts;
   /** When this state dir's monitor began watching: runs that ended before are history. */
   private readonly watchingSince: Date;
@@ -75,7 +75,7 @@ export class MonitorService {
     this.paths = monitorPaths(config.stateDir);
     this.tracker = new RunTracker({}, loadTracker(this.paths, logger));
     this.alertState = this.loadAlertState();
-    this.operators = new OperatorStore(this.paths.silences, (m) => logger.warn(m));
+    this.operators = new SilenceStore(this.paths.silences, (m) => logger.warn(m));
     this.incidents = new IncidentStore(this.paths.incidents, { now: this.now });
     this.outbox = openOutbox(config, logger, {
       path: options.outboxPath ?? this.paths.outbox,

@@ -98,7 +98,7 @@ export function activeAck(
 }
 
 /** Reads, and under a lock rewrites, the silences file. */
-export class OperatorStore {
+export class SilenceStore {
   /** What `current()` last read, and the file identity it was read from. */
   private cached: { stamp: string; state: OperatorState } | undefined;
 

@@ -13,7 +13,7 @@ import type { ConditionKind } from "./detect/conditions.js";
 import { parseOutboxRecord, replayOutbox } from "./outbox/record.js";
 import { type DeadLetterSummary, outboxStatus } from "./outbox/status.js";
 import { monitorPaths } from "./paths.js";
-import { activeAck, activeSilence, OperatorStore } from "./silences.js";
+import { activeAck, activeSilence, SilenceStore } from "./silences.js";
 
 export interface FiringAlert {
   fingerprint: string;
@@ -73,7 +73,7 @@ export function readStatus(
 ): StatusReport {
   const paths = monitorPaths(config.stateDir);
   const problems: string[] = [];
-  const operator = new OperatorStore(paths.silences, (m) => problems.push(m)).read();
+  const operator = new SilenceStore(paths.silences, (m) => problems.push(m)).read();
   const firing = readAlerts(paths.alerts, problems)
     .filter((a) => a.phase === "firing" && a.condition !== undefined)
     .map((a): FiringAlert => {

@@ -3,7 +3,7 @@
 import type { Incident } from "../incidents/record.js";
 import { IncidentStore } from "../incidents/store.js";
 import { monitorPaths } from "../monitor/paths.js";
-import { OperatorStore } from "../monitor/silences.js";
+import { SilenceStore } from "../monitor/silences.js";
 
 export interface IncidentActionResult {
   incident: Incident;
@@ -17,7 +17,7 @@ export function incidentStore(stateDir: string): IncidentStore {
 
 function ackAlert(stateDir: string, incident: Incident, now: Date): string {
   if (incident.fingerprint === null) return "";
-  new OperatorStore(monitorPaths(stateDir).silences).ack(incident.fingerprint, now);
+  new SilenceStore(monitorPaths(stateDir).silences).ack(incident.fingerprint, now);
   return `; reminders for ${incident.fingerprint} stop`;
 }
 

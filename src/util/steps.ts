@@ -47,7 +47,7 @@ export async function runSliced<T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise
  * `runSliced` for an async loop that cannot be written as Steps: `turnIfDue()` after each
  * item gives the event loop a turn once the slice has taken `sliceMs`.
  */
-export class Slices {
+export class SliceTimer {
   private start = performance.now();
   constructor(private readonly sliceMs = SLICE_MS) {}
 

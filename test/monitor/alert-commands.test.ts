@@ -1,7 +1,7 @@
 // The commands an alert offers work when pasted from any folder: every `autoloop-cron` one
 // names the config file, and a command schedule's run is inspected by its output log.
 import { describe, expect, it } from "vitest";
-import { composeMessage } from "../../src/monitor/alert-message.js";
+import { composeMessage } from "../../src/monitor/compose-alert.js";
 import type { Condition } from "../../src/monitor/detect/conditions.js";
 import type { Schedule } from "../../src/scheduler/schedules/schedule-file.js";
 

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeRecord, type SystemRecord } from "../../src/journal/codec.js";
-import { journalTail } from "../../src/monitor/alert-message.js";
+import { journalTail } from "../../src/monitor/compose-alert.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);

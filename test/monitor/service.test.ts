@@ -9,7 +9,7 @@ import { TaskStore } from "../../src/harness/tasks/store.js";
 import { JournalWriter } from "../../src/journal/append.js";
 import type { FieldValue } from "../../src/journal/codec.js";
 import { MonitorService, type MonitorServiceOptions } from "../../src/monitor/service.js";
-import { OperatorStore } from "../../src/monitor/silences.js";
+import { SilenceStore } from "../../src/monitor/silences.js";
 import { type CronConfig, parseConfigText } from "../../src/scheduler/config/config.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
@@ -282,7 +282,7 @@ describe("MonitorService", () => {
     await s.runOnce();
     w.clock.ms += 4 * 3_600_000 + 60_000;
     expect(summary(await s.runOnce())).toEqual(["reminder:gate_stuck"]);
-    new OperatorStore(join(w.state, "monitor", "silences.json")).ack(
+    new SilenceStore(join(w.state, "monitor", "silences.json")).ack(
       `gate_stuck:${RUN}`,
       new Date(w.clock.ms),
     );

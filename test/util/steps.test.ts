@@ -3,7 +3,7 @@ import {
   eachItem,
   runSliced,
   runSteps,
-  Slices,
+  SliceTimer,
   StepPace,
   type Steps,
 } from "../../src/util/steps.js";
@@ -64,15 +64,15 @@ describe("steps", () => {
     expect(log).toEqual(["step 1", "step 2", "step 3"]);
   });
 
-  it("give an async loop (Slices) a turn once its slice is spent, not before", async () => {
+  it("give an async loop (SliceTimer) a turn once its slice is spent, not before", async () => {
     const log: string[] = [];
     setImmediate(() => log.push("event loop"));
-    const long = new Slices(60_000);
+    const long = new SliceTimer(60_000);
     for (const item of ["a", "b"]) {
       log.push(item);
       await long.turnIfDue();
     }
-    const spent = new Slices(0);
+    const spent = new SliceTimer(0);
     log.push("c");
     await spent.turnIfDue();
     log.push("d");

@@ -1,7 +1,7 @@
 // Every kind of condition the monitor reports, with the words on-call reads for it and how its
 // runs group: one entry per kind, and TypeScript refuses a `Condition` kind without one. The
 // detectors that raise each kind are in detectors.ts (runs), schedule-trouble.ts (schedules,
-// files) and facts.ts (the daemon's own writes); alert-message.ts and status.ts speak from here.
+// files) and facts.ts (the daemon's own writes); compose-alert.ts and status.ts speak from here.
 import type { Condition, ConditionKind } from "./conditions.js";
 
 type Of<K extends ConditionKind> = Extract<Condition, { kind: K }>;

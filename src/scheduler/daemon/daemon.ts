@@ -26,7 +26,7 @@ import { catchUpSlots } from "../timing/planner.js";
 import { clockJumped } from "./clock-step.js";
 import { answerRequests, type Control, type ControlResponse, controlDir } from "./control.js";
 import { watchCrowdedPass } from "./crowded-pass.js";
-import { DaemonEmitter } from "./events.js";
+import { DaemonEmitter, type DaemonEvents } from "./events.js";
 import { debounced, watchFolders } from "./folder-watch.js";
 import { planUpdate } from "./put-in-force.js";
 import { resumePending } from "./recovery.js";
@@ -103,7 +103,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       // AUTOLOOP_CRON_PAUSED, read once: the environment is fixed for the process's life.
       killSwitch: killSwitchOn(this.deps.env),
       stopping: () => this.stopping,
-      emit: (event, payload) => this.announce(event, payload),
+      emit: (event, payload) => this.emit(event, ...([payload] as DaemonEvents[typeof event])),
     });
     this.reloadSoon = debounced(200, () => {
       this.log.info("schedule files changed: reloading");

@@ -1,4 +1,4 @@
-// What a running daemon announces, as typed events: metrics, the in-process monitor and
+// What a running daemon tells, as typed events: metrics, the in-process monitor and
 // tests listen here rather than reaching into the daemon.
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
@@ -23,11 +23,6 @@ export interface DaemonEvents {
  */
 export abstract class DaemonEmitter extends EventEmitter<DaemonEvents> {
   protected abstract get log(): Logger;
-
-  /** `emit` with its one payload, building no argument list when nobody listens. */
-  announce<K extends keyof DaemonEvents>(event: K, payload: DaemonEvents[K][0]): void {
-    if (this.listenerCount(event) > 0) this.emit(event, ...([payload] as DaemonEvents[K]));
-  }
 
   override emit<K extends keyof DaemonEvents>(event: K, ...args: DaemonEvents[K]): boolean {
     // A thousand slots decided in one pass: no copy of an empty listener list for each.

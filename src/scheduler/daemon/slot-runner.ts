@@ -1,22 +1,74 @@
 // A due slot's way to a running process: the slot policy's decision, the wait queue, the
 // launch through the ledger, and the watch that frees the run's place when it ends.
 
+import type { Logger } from "pino";
 import { TurnQueue } from "../../util/turn-queue.js";
 import { admitSlot, recordSkip, type SkipRecord } from "../admission/admission.js";
 import { scheduledLaunchSpec, slotCourse } from "../admission/carry-out.js";
 import type { SlotDecision } from "../admission/policy.js";
 import { SlotQueue } from "../admission/slot-queue.js";
+import type { CronConfig } from "../config/config.js";
 import type { RunHandle } from "../launch/launcher.js";
+import type { ProcessStarter } from "../launch/process-start.js";
+import type { LaunchSpec } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
+import type { RunLedger } from "../ledger/ledger.js";
 import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
+import type { PauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import type { DueSlot } from "../timing/fire-queue.js";
 import type { ControlResponse } from "./control.js";
+import type { DaemonEvents } from "./events.js";
 import { claimLaunch, startClaimed } from "./recorded-launch.js";
 import { type ActiveRun, RunTable } from "./run-table.js";
-import type { Claimed, Decided, Launch, SlotContext } from "./slot-types.js";
 
-export type { SlotContext } from "./slot-types.js";
+/** What the runner reads from its daemon, always as things stand now. */
+export interface SlotContext {
+  config: CronConfig;
+  ledger: RunLedger;
+  log: Logger;
+  /** The environment runs are launched with (the daemon's minus the config's secrets). */
+  runEnv: NodeJS.ProcessEnv;
+  /** Spawns a run's process (the daemon's spawn helper); absent: from this process. */
+  startProcess?: ProcessStarter | undefined;
+  now(): number;
+  schedule(name: string): Schedule | undefined;
+  pause(): PauseState;
+  killSwitch: boolean;
+  stopping(): boolean;
+  /** Tells the daemon's listeners (every daemon event has one payload). */
+  emit<K extends keyof DaemonEvents>(event: K, payload: DaemonEvents[K][0]): void;
+}
+
+/** A slot on its way: its schedule, its instant, what fired it, when it was meant to start. */
+interface SlotRef {
+  schedule: Schedule;
+  slot: Date;
+  trigger: Trigger;
+  /** Its (jittered) fire time, epoch ms: lateness is measured from here. */
+  dueAt: number;
+}
+
+/** A launch decided, its place reserved, its process not yet spawned. */
+export interface Launch extends SlotRef {
+  runId: string;
+}
+
+/** A launch whose slot is claimed in the ledger, with what it will spawn. */
+export interface Claimed extends Launch {
+  spec: LaunchSpec;
+  /** Called once it was spawned, or recorded interrupted. */
+  done: () => void;
+}
+
+/** A slot with its decision, not yet carried out. */
+export interface Decided extends SlotRef {
+  decision: SlotDecision;
+  /** When it was decided (epoch ms): a queued slot's lateness runs to here. */
+  decidedAt: number;
+  /** A launch's run id, its place already reserved. */
+  runId: string | undefined;
+}
 
 export class SlotRunner {
   readonly runs = new RunTable();
