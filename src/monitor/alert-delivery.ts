@@ -6,13 +6,13 @@ import { isActive } from "../incidents/record.js";
 import type { IncidentStore } from "../incidents/store.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
-import { composeMessage, goesToChannels } from "./compose-alert.js";
 import { AFTER_SEND_MS, type Notification } from "./alert-state.js";
+import { composeMessage, goesToChannels } from "./compose-alert.js";
 import type { RunState } from "./detect/run-state.js";
+import { channelsFor } from "./durable-parts.js";
 import { type IncidentRef, type PlannedIncident, planOpen, syncIncident } from "./incident-sync.js";
 import { deliveryFailedMessage } from "./outbox/delivery-failed.js";
 import type { Outbox } from "./outbox/outbox.js";
-import { channelsFor } from "./durable-parts.js";
 
 export interface AlertDeliveryDeps {
   config: CronConfig;

@@ -6,8 +6,8 @@ import { IncidentExistsError } from "../incidents/errors.js";
 import { type Incident, isActive } from "../incidents/record.js";
 import { slugify } from "../incidents/slug.js";
 import type { IncidentStore, NewIncident } from "../incidents/store.js";
-import { incidentName, incidentPriority, troubleKind } from "./compose-alert.js";
 import type { Notification } from "./alert-state.js";
+import { incidentName, incidentPriority, troubleKind } from "./compose-alert.js";
 
 export interface IncidentRef {
   slug: string;

@@ -12,12 +12,6 @@ import { AlertDelivery } from "./alert-delivery.js";
 import { AlertState, type Notification } from "./alert-state.js";
 import { MonitorFacts } from "./detect/facts.js";
 import { RunTracker } from "./detect/run-tracker.js";
-import { IncrementalEvaluation } from "./evaluation.js";
-import { journalPaths } from "./journal-set.js";
-import type { Outbox } from "./outbox/outbox.js";
-import { type MonitorPaths, monitorPaths, watchingSince } from "./paths.js";
-import { SchedulerView } from "./scheduler-view.js";
-import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
 import {
   drainOutbox,
   loadTracker,
@@ -25,6 +19,12 @@ import {
   saveTracker,
   saveTrackerInBackground,
 } from "./durable-parts.js";
+import { IncrementalEvaluation } from "./evaluation.js";
+import { journalPaths } from "./journal-set.js";
+import type { Outbox } from "./outbox/outbox.js";
+import { type MonitorPaths, monitorPaths, watchingSince } from "./paths.js";
+import { SchedulerView } from "./scheduler-view.js";
+import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
 import { SilenceStore } from "./silences.js";
 
 /** Changed runs from which the tracker is saved before its 5 s are up (see `flushEarly`). */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AlertState, alertsPath, type Notification } from "../../src/monitor/alert-state.js";
 import type { Condition } from "../../src/monitor/detect/conditions.js";
-import { matches, SilenceStore, parseMatcher } from "../../src/monitor/silences.js";
+import { matches, parseMatcher, SilenceStore } from "../../src/monitor/silences.js";
 import { writeFileAtomic } from "../../src/util/atomic-write.js";
 import { UserError } from "../../src/util/errors.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
