@@ -8,6 +8,7 @@ import { agentCommand, callAgent } from "./agent-call.js";
 import { iterationEnv, runBoundEnv } from "./agent-env.js";
 import { AgentReaper } from "./agent-reaper.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
+import { addUsage, budgetStop, costLeft, NO_SPEND } from "./budget.js";
 import { removeEventTool, writeEventTool } from "./event-tool.js";
 import { judgeIteration, type StallState, type Terminal, tail } from "./judge.js";
 import {
@@ -119,6 +120,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   progress(`run ${runId} started: preset ${preset.name}, up to ${maxIterations} iterations`);
 
   let completed = 0;
+  let spend = NO_SPEND;
   let completionNote = "";
   let stall: StallState = { signature: "", identical: 0 };
   const finish = (t: Terminal): RunResult => {
@@ -219,10 +221,14 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       backpressure: view.backpressure ? `rejected ${view.backpressure.emitted}` : "",
       prompt,
     });
+    // Claude can cap its own spend: one long iteration cannot overshoot what is left by much.
+    const left = agent.id === "claude" ? costLeft(spend, ev) : undefined;
+    const iterationArgs =
+      left === undefined ? args : [...args, "--max-budget-usd", left.toFixed(4)];
     system("backend.start", iteration, {
       backend_kind: backend.kind,
       command,
-      args: JSON.stringify(args),
+      args: JSON.stringify(iterationArgs),
       prompt_mode: promptMode,
       timeout_ms: String(backend.timeout_ms),
       agent: agent.id,
@@ -242,7 +248,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       agent,
       invocation: {
         command,
-        args,
+        args: iterationArgs,
         promptMode,
         promptArg: agent.promptArg,
         prompt,
@@ -258,8 +264,15 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       progress,
     });
     const { result, said, output, failureTail, streamFailed, exitCode } = call;
-    if (call.usage !== undefined)
-      system("backend.usage", iteration, usageFields(call.usage, preset.config.prices));
+    const usage = call.usage && usageFields(call.usage, preset.config.prices);
+    if (usage !== undefined) system("backend.usage", iteration, usage);
+    const unpricedBefore = spend.unpriced;
+    spend = addUsage(spend, usage);
+    if (ev.max_cost_usd > 0 && unpricedBefore === 0 && spend.unpriced > 0) {
+      const detail = `iteration ${iteration}'s cost is unknown (${usage === undefined ? "the agent reported no usage" : `no price for model ${usage.model}`}); max_cost_usd counts only the iterations whose cost is known`;
+      system("budget.cost_unknown", iteration, { max_cost_usd: ev.max_cost_usd, detail });
+      progress(`warning: ${detail}`);
+    }
     const timedOut = result.kind === "timed_out";
     const journalOutput = tail(output, MAX_JOURNAL_OUTPUT);
     system("backend.finish", iteration, {
@@ -325,8 +338,11 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       });
       view.refresh();
     }
+    if (judged.next !== "continue" && judged.next !== "agent_failed") return finish(judged.next);
+    // A spent budget stops the run, whether the agent went on or gave up on it.
+    const overBudget = budgetStop(spend, ev, completed);
+    if (overBudget !== undefined) return finish({ complete: false, ...overBudget });
     if (judged.next === "continue") continue;
-    if (judged.next !== "agent_failed") return finish(judged.next);
     if (result.kind === "exited" || result.kind === "spawn_failed") {
       const stop = agentFailureStop(agent, result, failureTail, {
         command,

@@ -41,6 +41,13 @@ export const presetConfigSchema = z.looseObject({
       max_runtime: z.optional(durationMs),
       /** Consecutive identical iterations (same output, same events) that count as stalled; 0 disables. */
       stall_iterations: z._default(int(0), 3),
+      /** The run stops (`cost_budget`) once its agents' reported cost reaches this; 0 disables. */
+      max_cost_usd: z._default(
+        z.number().check(z.gte(0, "a cost in USD, 0 or more (0: no budget)")),
+        0,
+      ),
+      /** The run stops (`token_budget`) once its agents' tokens reach this; 0 disables. */
+      max_tokens: z._default(int(0, "a number of tokens, 0 or more (0: no budget)"), 0),
     }),
     {},
   ),

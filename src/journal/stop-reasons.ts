@@ -19,6 +19,8 @@ const STOPPED = new Set([
   "transient_error",
   "stalled",
   "max_runtime",
+  "cost_budget",
+  "token_budget",
 ]);
 
 /** The class of a `loop.stop` reason; unknown reasons count as failed (fail closed). */

@@ -140,6 +140,55 @@ export function describeLoggedIn(cli: Cli): void {
     );
 
     it(
+      "stops at cost_budget after the iteration whose cost reaches event_loop.max_cost_usd",
+      async () => {
+        const agent = () =>
+          presetAgent({ fixer: [{ answer: "Still investigating (iteration {iteration})." }] });
+        const costs = (journal: JournalRecord[]) =>
+          journal
+            .filter((r) => r.topic === "backend.usage")
+            .map((r) => Number(fieldText(r, "cost_usd")));
+        // What two iterations cost, without a budget.
+        const free = await runLoggedIn(cli, agent(), [
+          "autofix",
+          "Fix it",
+          "--max-iterations",
+          "2",
+        ]);
+        const [c1, c2] = costs(free.journal);
+        expect(c1, free.stderr).toBeGreaterThan(0);
+        expect(c2).toBeGreaterThan(0);
+        // A budget the second iteration passes: the run stops after it, not before, not later.
+        const max = Number((c1! + c2! / 2).toFixed(6));
+        const run = await runLoggedIn(cli, agent(), [
+          "autofix",
+          "Fix it",
+          "--max-iterations",
+          "5",
+          "--set",
+          `event_loop.max_cost_usd=${max}`,
+        ]);
+        expect(run.exitCode, run.stderr).toBe(3);
+        const stop = run.journal.at(-1);
+        expect(stop?.topic).toBe("loop.stop");
+        expect(field(stop, "reason")).toBe("cost_budget");
+        expect(field(stop, "completed_iterations")).toBe("2");
+        expect(field(stop, "max_cost_usd")).toBe(String(max));
+        const spent = costs(run.journal).reduce((a, b) => a + b, 0);
+        expect(Number(field(stop, "cost_usd"))).toBeCloseTo(spent, 5);
+        expect(spent).toBeGreaterThanOrEqual(max);
+        // Claude is told what is left of the budget, so one iteration cannot overshoot by much.
+        const told = run.journal
+          .filter((r) => r.topic === "backend.start")
+          .map((r) => JSON.parse(fieldText(r, "args")) as string[])
+          .map((a) => (a.includes("--max-budget-usd") ? a[a.indexOf("--max-budget-usd") + 1] : ""));
+        const left = cli === "claude" ? [max.toFixed(4), (max - c1!).toFixed(4)] : ["", ""];
+        expect(told).toEqual(left);
+      },
+      TIMEOUT,
+    );
+
+    it(
       "stops a stuck agent `stalled` after stall_iterations identical answers",
       async () => {
         const run = await runLoggedIn(

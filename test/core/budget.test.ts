@@ -1,0 +1,43 @@
+// A run's spend against event_loop.max_cost_usd and max_tokens (pure).
+import { describe, expect, it } from "vitest";
+import { addUsage, budgetStop, costLeft, NO_SPEND } from "../../src/harness/budget.js";
+
+const usage = (cost_usd: number | undefined, total_tokens: number) => ({
+  model: "m",
+  total_tokens,
+  ...(cost_usd !== undefined && { cost_usd }),
+});
+
+describe("run budgets", () => {
+  it("stops at the iteration whose cost reaches max_cost_usd, with the public autoloop's fields", () => {
+    const limits = { max_cost_usd: 0.25, max_tokens: 0 };
+    let spend = addUsage(NO_SPEND, usage(0.1, 1000));
+    expect(budgetStop(spend, limits, 1)).toBeUndefined();
+    expect(costLeft(spend, limits)).toBeCloseTo(0.15, 10);
+    spend = addUsage(spend, usage(0.15, 1000));
+    expect(budgetStop(spend, limits, 2)).toEqual({
+      reason: "cost_budget",
+      fields: { completed_iterations: "2", cost_usd: "0.250000", max_cost_usd: "0.25" },
+    });
+    expect(costLeft(spend, limits)).toBe(0);
+  });
+
+  it("counts an iteration without a known cost as unpriced, never as free", () => {
+    const limits = { max_cost_usd: 0.2, max_tokens: 0 };
+    let spend = addUsage(NO_SPEND, undefined); // no usage reported
+    spend = addUsage(spend, usage(undefined, 500)); // a model without a price
+    expect(spend).toEqual({ costUsd: 0, tokens: 500, unpriced: 2 });
+    spend = addUsage(spend, usage(0.3, 10));
+    expect(budgetStop(spend, limits, 3)?.fields.unpriced_iterations).toBe("2");
+  });
+
+  it("stops on tokens with max_tokens, and never with both budgets at 0", () => {
+    const spend = addUsage(addUsage(NO_SPEND, usage(undefined, 600)), usage(undefined, 600));
+    expect(budgetStop(spend, { max_cost_usd: 0, max_tokens: 1000 }, 2)).toEqual({
+      reason: "token_budget",
+      fields: { completed_iterations: "2", tokens: "1200", max_tokens: "1000" },
+    });
+    expect(budgetStop(spend, { max_cost_usd: 0, max_tokens: 0 }, 2)).toBeUndefined();
+    expect(costLeft(spend, { max_cost_usd: 0, max_tokens: 0 })).toBeUndefined();
+  });
+});
