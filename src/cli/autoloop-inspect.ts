@@ -2,6 +2,7 @@
 // a run's artifacts (./autoloop-inspect-artifacts.ts).
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { type RunUsage, runUsage } from "../harness/artifacts/usage.js";
 import { isValidRunId } from "../harness/run-id.js";
 import { TaskStore } from "../harness/tasks/store.js";
 import { readJournal } from "../journal/reader.js";
@@ -17,6 +18,7 @@ const HELP = `Usage: autoloop inspect <view> [--run ID] [--format md|json] [--wo
   autoloop inspect runs                  runs recorded in the registry, newest last
   autoloop inspect journal --run ID      one run's journal records (all runs without --run)
   autoloop inspect tasks --run ID        one run's tasks (the newest run without --run)
+  autoloop inspect usage                 each run's tokens and cost (one run with --run)
 
 A run's artifacts, projections of the journal (the newest run without --run):
   autoloop inspect scratchpad            what each iteration did: roles, events, exit, output
@@ -123,6 +125,19 @@ export async function inspectCommand(argv: string[]): Promise<number> {
       }
       return 0;
     }
+    case "usage": {
+      const { items } = readJournal(join(dir, "journal.jsonl"));
+      const usage = runUsage(run === undefined ? items : items.filter((r) => r.run === run));
+      if (run !== undefined && usage.length === 0)
+        throw new UserError(
+          `autoloop inspect usage: no iterations of run ${run} in ${join(dir, "journal.jsonl")}; \`autoloop inspect runs\` lists the runs there`,
+          1,
+        );
+      if (json) process.stdout.write(`${JSON.stringify(usage, null, 2)}\n`);
+      else if (usage.length === 0) process.stdout.write("No runs.\n");
+      else process.stdout.write(`${usageTable(usage)}\n`);
+      return 0;
+    }
     case "tasks": {
       const runId = run ?? [...readRegistry(join(dir, "journal.jsonl")).keys()].at(-1);
       if (runId === undefined)
@@ -138,7 +153,32 @@ export async function inspectCommand(argv: string[]): Promise<number> {
     }
     default:
       throw new UserError(
-        `autoloop inspect: unknown view ${JSON.stringify(what)}; expected journal, tasks, runs, ${ARTIFACT_VIEWS.join(", ")}`,
+        `autoloop inspect: unknown view ${JSON.stringify(what)}; expected journal, tasks, runs, usage, ${ARTIFACT_VIEWS.join(", ")}`,
       );
   }
+}
+
+/** Runs' usage as a table; a cost with unpriced iterations says so ("0.0123 + 2 unknown"). */
+function usageTable(usage: RunUsage[]): string {
+  const rows = [["RUN", "ITER", "INPUT", "OUTPUT", "CACHE R/W", "TOKENS", "COST USD", "MODELS"]];
+  for (const u of usage) {
+    const known = u.cost_usd.toFixed(4);
+    const cost =
+      u.unpriced_iterations === 0
+        ? known
+        : u.unpriced_iterations === u.iterations
+          ? "unknown"
+          : `${known} + ${u.unpriced_iterations} unknown`;
+    rows.push([
+      u.run,
+      String(u.iterations),
+      String(u.input_tokens),
+      String(u.output_tokens),
+      `${u.cache_read_tokens}/${u.cache_write_tokens}`,
+      String(u.total_tokens),
+      cost,
+      u.models.join(","),
+    ]);
+  }
+  return table(rows);
 }

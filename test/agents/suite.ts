@@ -184,6 +184,16 @@ export function describeLoggedIn(cli: Cli): void {
           .map((a) => (a.includes("--max-budget-usd") ? a[a.indexOf("--max-budget-usd") + 1] : ""));
         const left = cli === "claude" ? [max.toFixed(4), (max - c1!).toFixed(4)] : ["", ""];
         expect(told).toEqual(left);
+        // `autoloop inspect usage` tells the same spend.
+        const inspected = await autoloop(["inspect", "usage", "--run", stop!.run, "--json"], {
+          cwd: run.cwd,
+        });
+        const [usage] = JSON.parse(inspected.stdout) as Array<{
+          cost_usd: number;
+          iterations: number;
+        }>;
+        expect(usage?.iterations).toBe(2);
+        expect(usage?.cost_usd).toBeCloseTo(spent, 5);
       },
       TIMEOUT,
     );

@@ -1,6 +1,8 @@
 // A run's spend against event_loop.max_cost_usd and max_tokens (pure).
 import { describe, expect, it } from "vitest";
+import { runUsage } from "../../src/harness/artifacts/usage.js";
 import { addUsage, budgetStop, costLeft, NO_SPEND } from "../../src/harness/budget.js";
+import type { JournalRecord } from "../../src/journal/codec.js";
 
 const usage = (cost_usd: number | undefined, total_tokens: number) => ({
   model: "m",
@@ -39,5 +41,56 @@ describe("run budgets", () => {
     });
     expect(budgetStop(spend, { max_cost_usd: 0, max_tokens: 0 }, 2)).toBeUndefined();
     expect(costLeft(spend, { max_cost_usd: 0, max_tokens: 0 })).toBeUndefined();
+  });
+});
+
+describe("autoloop inspect usage's projection", () => {
+  const sys = (run: string, topic: string, iteration: string, fields: Record<string, unknown>) =>
+    ({ shape: "system", run, iteration, topic, ts: "t", v: 1, fields }) as JournalRecord;
+
+  it("sums each run's tokens and known cost, and counts the iterations of unknown cost", () => {
+    const records = [
+      sys("a", "iteration.finish", "1", {}),
+      sys("a", "backend.usage", "1", {
+        model: "m1",
+        total_tokens: 100,
+        input_tokens: 60,
+        output_tokens: 40,
+        cost_usd: 0.01,
+      }),
+      sys("b", "iteration.finish", "1", {}),
+      // The public autoloop's writers may give numbers as strings.
+      sys("b", "backend.usage", "1", { model: "m2", total_tokens: "50", cost_usd: "0.5" }),
+      sys("a", "iteration.finish", "2", {}),
+      sys("a", "backend.usage", "2", { model: "m3", total_tokens: 10, cost_source: "unknown" }),
+      sys("a", "iteration.finish", "3", {}), // no usage reported at all
+      sys("c", "loop.start", undefined as unknown as string, {}),
+    ];
+    expect(runUsage(records)).toEqual([
+      {
+        run: "a",
+        iterations: 3,
+        input_tokens: 60,
+        output_tokens: 40,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        total_tokens: 110,
+        cost_usd: 0.01,
+        unpriced_iterations: 2,
+        models: ["m1", "m3"],
+      },
+      {
+        run: "b",
+        iterations: 1,
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        total_tokens: 50,
+        cost_usd: 0.5,
+        unpriced_iterations: 0,
+        models: ["m2"],
+      },
+    ]);
   });
 });
