@@ -8,7 +8,8 @@ Usage:
   autoloop run <preset-name|preset-dir> [objective...] [options]   run a loop
   autoloop emit <topic> [payload...]                                publish an event (inside a loop)
   autoloop task add|complete|update|remove|list ...                 per-run tasks
-  autoloop inspect journal|tasks|runs [--run ID] [--json]           look at a work dir's state
+  autoloop inspect journal|tasks|runs|usage [--run ID] [--json]     look at a work dir's state
+  autoloop stats [--json]                                           per preset: outcomes, iterations, cost
   autoloop memory list|status|find|add|remove|promote ...           loop memory (project and run)
   autoloop agents [--json|--markdown]                               the agent CLIs and their argv
   autoloop worktree list|show|diff|merge|clean ...                  runs' git worktrees
@@ -18,7 +19,7 @@ Usage:
 Run \`autoloop <command> --help\` for a command's options.
 
 Exit codes of \`autoloop run\`: 0 completed, 1 failed, 3 stopped (max_iterations, stalled,
-max_runtime, rate_limited, transient_error), 130 interrupted, 2 usage or configuration error.
+max_runtime, cost_budget, rate_limited, transient_error), 130 interrupted, 2 usage or configuration error.
 `;
 
 async function main(): Promise<number> {
@@ -32,6 +33,8 @@ async function main(): Promise<number> {
       return (await import("./autoloop-task.js")).taskCommand(rest);
     case "inspect":
       return (await import("./autoloop-inspect.js")).inspectCommand(rest);
+    case "stats":
+      return (await import("./autoloop-stats.js")).statsCommand(rest);
     case "memory":
       return (await import("./autoloop-memory.js")).memoryCommand(rest);
     case "agents":

@@ -160,25 +160,24 @@ export function describeLoggedIn(cli: Cli): void {
         expect(c2).toBeGreaterThan(0);
         // A budget the second iteration passes: the run stops after it, not before, not later.
         const max = Number((c1! + c2! / 2).toFixed(6));
-        const run = await runLoggedIn(cli, agent(), [
-          "autofix",
-          "Fix it",
-          "--max-iterations",
-          "5",
-          "--set",
-          `event_loop.max_cost_usd=${max}`,
-        ]);
+        const run = await runLoggedIn(
+          cli,
+          agent(),
+          ["autofix", "Fix it", "--max-iterations", "5", "--set", `event_loop.max_cost_usd=${max}`],
+          { cwd: free.cwd },
+        );
         expect(run.exitCode, run.stderr).toBe(3);
         const stop = run.journal.at(-1);
         expect(stop?.topic).toBe("loop.stop");
         expect(field(stop, "reason")).toBe("cost_budget");
         expect(field(stop, "completed_iterations")).toBe("2");
         expect(field(stop, "max_cost_usd")).toBe(String(max));
-        const spent = costs(run.journal).reduce((a, b) => a + b, 0);
+        const mine = run.journal.filter((r) => r.run === stop?.run); // the project's 2nd run
+        const spent = costs(mine).reduce((a, b) => a + b, 0);
         expect(Number(field(stop, "cost_usd"))).toBeCloseTo(spent, 5);
         expect(spent).toBeGreaterThanOrEqual(max);
         // Claude is told what is left of the budget, so one iteration cannot overshoot by much.
-        const told = run.journal
+        const told = mine
           .filter((r) => r.topic === "backend.start")
           .map((r) => JSON.parse(fieldText(r, "args")) as string[])
           .map((a) => (a.includes("--max-budget-usd") ? a[a.indexOf("--max-budget-usd") + 1] : ""));
@@ -194,6 +193,21 @@ export function describeLoggedIn(cli: Cli): void {
         }>;
         expect(usage?.iterations).toBe(2);
         expect(usage?.cost_usd).toBeCloseTo(spent, 5);
+        // `autoloop stats` over both runs (same project) matches a hand count of the journal.
+        const stats = await autoloop(["stats", "--json"], { cwd: run.cwd });
+        const [autofix] = JSON.parse(stats.stdout) as Array<Record<string, unknown>>;
+        const all = costs(run.journal).reduce((a, b) => a + b, 0);
+        expect(autofix).toMatchObject({
+          preset: "autofix",
+          runs: 2,
+          completed: 0,
+          stopped: 2,
+          unfinished: 0,
+          success_rate: 0,
+          mean_iterations: 2,
+          runs_with_unknown_cost: 0,
+        });
+        expect(autofix?.cost_usd as number).toBeCloseTo(all, 5);
       },
       TIMEOUT,
     );

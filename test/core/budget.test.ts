@@ -1,5 +1,6 @@
 // A run's spend against event_loop.max_cost_usd and max_tokens (pure).
 import { describe, expect, it } from "vitest";
+import { presetStats } from "../../src/harness/artifacts/stats.js";
 import { runUsage } from "../../src/harness/artifacts/usage.js";
 import { addUsage, budgetStop, costLeft, NO_SPEND } from "../../src/harness/budget.js";
 import type { JournalRecord } from "../../src/journal/codec.js";
@@ -90,6 +91,59 @@ describe("autoloop inspect usage's projection", () => {
         cost_usd: 0.5,
         unpriced_iterations: 0,
         models: ["m2"],
+      },
+    ]);
+  });
+});
+
+describe("autoloop stats' projection", () => {
+  const rec = (run: string, topic: string, ts: string, fields: Record<string, unknown> = {}) =>
+    ({ shape: "system", run, topic, ts, v: 1, fields }) as JournalRecord;
+
+  it("counts outcomes per preset, means over finished runs, and cost of all", () => {
+    const records = [
+      rec("a", "loop.start", "2026-11-27T10:00:00.000Z", { preset: "autofix" }),
+      rec("a", "iteration.finish", "2026-11-27T10:00:05.000Z"),
+      rec("a", "backend.usage", "2026-11-27T10:00:05.000Z", { cost_usd: 0.2, total_tokens: 5 }),
+      rec("a", "loop.complete", "2026-11-27T10:00:10.000Z", { reason: "completion_event" }),
+      rec("b", "loop.start", "2026-11-27T11:00:00.000Z", { preset: "autofix" }),
+      rec("b", "iteration.finish", "2026-11-27T11:00:10.000Z"),
+      rec("b", "iteration.finish", "2026-11-27T11:00:20.000Z"),
+      rec("b", "iteration.finish", "2026-11-27T11:00:25.000Z"),
+      rec("b", "loop.stop", "2026-11-27T11:00:30.000Z", { reason: "cost_budget" }),
+      rec("c", "loop.start", "2026-11-27T12:00:00.000Z", { preset: "autofix" }),
+      rec("c", "iteration.finish", "2026-11-27T12:00:01.000Z"), // no usage: unknown cost
+      rec("d", "loop.start", "2026-11-27T12:00:00.000Z", { preset: "review" }),
+      rec("d", "loop.stop", "2026-11-27T12:00:02.000Z", { reason: "auth_failed" }),
+    ];
+    expect(presetStats(records)).toEqual([
+      {
+        preset: "autofix",
+        runs: 2,
+        completed: 1,
+        failed: 0,
+        stopped: 1,
+        interrupted: 0,
+        unfinished: 1,
+        success_rate: 0.5,
+        mean_iterations: 2,
+        mean_duration_s: 20,
+        cost_usd: 0.2,
+        runs_with_unknown_cost: 2,
+      },
+      {
+        preset: "review",
+        runs: 1,
+        completed: 0,
+        failed: 1,
+        stopped: 0,
+        interrupted: 0,
+        unfinished: 0,
+        success_rate: 0,
+        mean_iterations: 0,
+        mean_duration_s: 2,
+        cost_usd: 0,
+        runs_with_unknown_cost: 0,
       },
     ]);
   });
