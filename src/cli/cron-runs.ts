@@ -41,10 +41,17 @@ function endReason(r: RunSummary): string {
   return "";
 }
 
+/** "$0.0123", "$0.0123 + 2 unknown" (iterations of unknown cost), "" when the run did not say. */
+export function costText(r: Pick<RunSummary, "costUsd" | "unpricedIterations">): string {
+  if (r.costUsd === undefined) return "";
+  const known = `$${r.costUsd.toFixed(4)}`;
+  return r.unpricedIterations ? `${known} + ${r.unpricedIterations} unknown` : known;
+}
+
 function summaryRow(r: RunSummary): string[] {
   const ended = endReason(r);
   const duration = r.durationMs === undefined ? "" : `${Math.round(r.durationMs / 1000)}s`;
-  return [r.runId, r.schedule, r.status, r.slot, duration, ended];
+  return [r.runId, r.schedule, r.status, r.slot, duration, costText(r), ended];
 }
 
 export async function runsCommand(argv: string[]): Promise<number> {
@@ -66,8 +73,9 @@ export async function runsCommand(argv: string[]): Promise<number> {
     if (flag(p, "json")) printJson(replay);
     else {
       const s = replay.summary;
+      const spent = s.costUsd === undefined ? "" : `  cost ${costText(s)}  tokens ${s.tokens ?? 0}`;
       process.stdout.write(
-        `Run ${s.runId}  schedule ${s.schedule}  status ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}\n`,
+        `Run ${s.runId}  schedule ${s.schedule}  status ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}${spent}\n`,
       );
       process.stdout.write(
         `${table(replay.events.map((e) => [e.ts, e.event, describeEvent(e as unknown as Record<string, unknown>)]))}\n`,
@@ -87,7 +95,7 @@ export async function runsCommand(argv: string[]): Promise<number> {
   else if (runs.length === 0) process.stdout.write("No runs recorded yet.\n");
   else
     process.stdout.write(
-      `${table([["RUN", "SCHEDULE", "STATUS", "SLOT", "TOOK", "REASON"], ...runs.map(summaryRow)])}\n`,
+      `${table([["RUN", "SCHEDULE", "STATUS", "SLOT", "TOOK", "COST", "REASON"], ...runs.map(summaryRow)])}\n`,
     );
   return 0;
 }

@@ -64,3 +64,17 @@ export function budgetStop(
 export function costLeft(spend: RunSpend, limits: BudgetLimits): number | undefined {
   return limits.max_cost_usd > 0 ? Math.max(0, limits.max_cost_usd - spend.costUsd) : undefined;
 }
+
+/**
+ * What a run spent, as its terminal record (`loop.complete`/`loop.stop`) says it: `cost_usd`
+ * (of the iterations whose cost is known, six decimals), `total_tokens`, and
+ * `unpriced_iterations` when some iterations' cost is unknown. Nothing for a run of no iteration.
+ */
+export function spendFields(spend: RunSpend, iterations: number): Record<string, string> {
+  if (iterations === 0) return {};
+  return {
+    cost_usd: spend.costUsd.toFixed(6),
+    total_tokens: String(spend.tokens),
+    ...(spend.unpriced > 0 && { unpriced_iterations: String(spend.unpriced) }),
+  };
+}

@@ -8,7 +8,7 @@ import { agentCommand, callAgent } from "./agent-call.js";
 import { iterationEnv, runBoundEnv } from "./agent-env.js";
 import { AgentReaper } from "./agent-reaper.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
-import { addUsage, budgetStop, costLeft, NO_SPEND } from "./budget.js";
+import { addUsage, budgetStop, costLeft, NO_SPEND, spendFields } from "./budget.js";
 import { removeEventTool, writeEventTool } from "./event-tool.js";
 import { judgeIteration, type StallState, type Terminal, tail } from "./judge.js";
 import {
@@ -134,8 +134,9 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       system("worktree.finish", undefined, finished);
       progress(worktreeNote(finished, runId));
     }
-    if (t.complete) system("loop.complete", completed || undefined, { reason: t.reason });
-    else system("loop.stop", completed || undefined, { reason: t.reason, ...t.fields });
+    const spent = spendFields(spend, completed);
+    if (t.complete) system("loop.complete", completed || undefined, { reason: t.reason, ...spent });
+    else system("loop.stop", completed || undefined, { reason: t.reason, ...spent, ...t.fields });
     appendRegistry(
       paths.registryFile,
       registryRecord(meta, {

@@ -147,6 +147,14 @@ export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): 
   if (ctx.objective !== undefined) message.objective = ctx.objective;
   if (journalPath !== undefined) message.journalPath = journalPath;
   if (ctx.incident !== undefined) message.incident = ctx.incident;
+  const spend = ctx.run?.spend;
+  if (spend !== undefined && spend.iterations > 0)
+    message.cost = {
+      usd: Math.round(spend.costUsd * 1e6) / 1e6,
+      tokens: spend.tokens,
+      iterations: spend.iterations,
+      unknownIterations: Math.max(0, spend.iterations - spend.priced),
+    };
   if (c.kind === "gate_stuck") {
     const { topic, openTasks, refusals, since } = c.gate;
     message.gate = { topic, openTasks, refusals, since };

@@ -158,6 +158,9 @@ export function describeLoggedIn(cli: Cli): void {
         const [c1, c2] = costs(free.journal);
         expect(c1, free.stderr).toBeGreaterThan(0);
         expect(c2).toBeGreaterThan(0);
+        // The terminal record says what the run spent.
+        expect(Number(field(free.journal.at(-1), "cost_usd"))).toBeCloseTo(c1! + c2!, 5);
+        expect(Number(field(free.journal.at(-1), "total_tokens"))).toBeGreaterThan(0);
         // A budget the second iteration passes: the run stops after it, not before, not later.
         const max = Number((c1! + c2! / 2).toFixed(6));
         const run = await runLoggedIn(

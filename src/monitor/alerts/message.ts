@@ -58,6 +58,16 @@ export const alertMessageSchema = z.object({
     stop: z.string().optional(),
   }),
   incident: z.object({ slug: z.string(), id: z.string() }).optional(),
+  /** What the run spent so far, from its `backend.usage` records (unknown cost counted apart). */
+  cost: z
+    .object({
+      usd: z.number().nonnegative(),
+      tokens: z.number().nonnegative(),
+      iterations: z.number().int().nonnegative(),
+      /** Iterations whose cost is unknown (no usage reported, or no price for the model). */
+      unknownIterations: z.number().int().nonnegative(),
+    })
+    .optional(),
   detail: z.string().optional(),
   /** The on-call group: every run of a schedule failing one way, or one run started by hand. */
   group: z

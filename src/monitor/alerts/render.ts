@@ -83,6 +83,7 @@ export function alertFacts(message: AlertMessage, now: number): Fact[] {
   add("Run", message.runId);
   add("Objective", message.objective && shorten(message.objective, OBJECTIVE_MAX));
   add("When", formatAlertTime(message.occurredAt, message.timezone, now));
+  add("Cost", message.cost && costFact(message.cost));
   if (message.gate) {
     add("Gate", `${message.gate.topic}, refused ${message.gate.refusals} times`);
     add("Gate stuck since", formatAlertTime(message.gate.since, message.timezone, now));
@@ -95,6 +96,14 @@ export function alertFacts(message: AlertMessage, now: number): Fact[] {
   add("Incident", message.incident && `${message.incident.slug} (${message.incident.id})`);
   add("Journal", message.journalPath);
   return facts;
+}
+
+/** "$0.0123 (4,567 tokens, 3 iterations)", with iterations of unknown cost said as such. */
+function costFact(c: NonNullable<AlertMessage["cost"]>): string {
+  const counts = `${c.tokens.toLocaleString("en-US")} tokens, ${c.iterations} iteration${c.iterations === 1 ? "" : "s"}`;
+  if (c.unknownIterations >= c.iterations) return `unknown (${counts}; no cost reported)`;
+  const unknown = c.unknownIterations > 0 ? `, ${c.unknownIterations} of unknown cost` : "";
+  return `$${c.usd.toFixed(4)} (${counts}${unknown})`;
 }
 
 /** The shell commands to copy, labelled. */

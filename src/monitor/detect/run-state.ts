@@ -51,7 +51,12 @@ export interface RunState {
   chainStep?: boolean;
   /** Terminal records that records of the run came after (not its end after all). */
   voidedEnds?: number;
+  /** What it spent: iterations finished, the known cost and tokens of its `backend.usage`. */
+  spend?: { iterations: number; costUsd: number; tokens: number; priced: number };
 }
+
+const spendOf = (state: RunState) =>
+  state.spend ?? { iterations: 0, costUsd: 0, tokens: 0, priced: 0 };
 
 export function newRunState(run: string, journalPath: string, ts: string): RunState {
   return { run, journalPath, started: false, lastRecordAt: ts, records: 0, invalidEmits: 0 };
@@ -202,6 +207,22 @@ export function applyRecord(state: RunState, record: JournalRecord): RunState {
     case "event.invalid":
       state.invalidEmits += 1;
       break;
+    case "iteration.finish":
+      state.spend = { ...spendOf(state), iterations: spendOf(state).iterations + 1 };
+      break;
+    case "backend.usage": {
+      const s = spendOf(state);
+      const cost = Number(fieldText(record, "cost_usd"));
+      const tokens = Number(fieldText(record, "total_tokens"));
+      const priced = fieldText(record, "cost_usd") !== "" && Number.isFinite(cost) && cost >= 0;
+      state.spend = {
+        ...s,
+        costUsd: s.costUsd + (priced ? cost : 0),
+        tokens: s.tokens + (Number.isFinite(tokens) && tokens > 0 ? tokens : 0),
+        priced: s.priced + (priced ? 1 : 0),
+      };
+      break;
+    }
     case "loop.complete":
     case "loop.stop":
       // A run has exactly one terminal record; keep the first if a writer repeats it.

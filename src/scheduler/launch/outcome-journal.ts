@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fieldText, type JournalRecord } from "../../journal/codec.js";
 import { readJournal } from "../../journal/reader.js";
 import { chainStatusOf } from "../../journal/stop-reasons.js";
-import type { TerminalRecord } from "./outcome.js";
+import type { RunSpend, TerminalRecord } from "./outcome.js";
 
 /** Where the harness journals when started in `cwd` (docs/formats.md, run-scoped isolation). */
 export function journalPathFor(cwd: string): string {
@@ -20,6 +20,19 @@ export function journalSize(path: string): number {
   }
 }
 
+/** The spend a terminal record states (`cost_usd`, `total_tokens`, `unpriced_iterations`). */
+export function spendOf(record: JournalRecord): RunSpend | undefined {
+  const number = (name: string) => {
+    const text = fieldText(record, name);
+    const n = text === "" ? Number.NaN : Number(text);
+    return Number.isFinite(n) && n >= 0 ? n : undefined;
+  };
+  const costUsd = number("cost_usd");
+  const tokens = number("total_tokens");
+  if (costUsd === undefined || tokens === undefined) return undefined;
+  return { costUsd, tokens, unpricedIterations: number("unpriced_iterations") ?? 0 };
+}
+
 /** The terminal record of `runId` among `records`, if any (the last one wins). */
 export function terminalOf(
   records: readonly JournalRecord[],
@@ -28,8 +41,11 @@ export function terminalOf(
   let found: TerminalRecord | undefined;
   for (const record of records) {
     if (record.run !== runId || record.shape !== "system") continue;
-    if (record.topic === "loop.complete" || record.topic === "loop.stop")
+    if (record.topic === "loop.complete" || record.topic === "loop.stop") {
       found = { topic: record.topic, reason: fieldText(record, "reason") };
+      const spend = spendOf(record);
+      if (spend !== undefined) found.spend = spend;
+    }
     // A chain's end: completed, or stopped by the step that failed (its reason, e.g. step_failed).
     else if (record.topic === "chain.complete") {
       const status = chainStatusOf(record);

@@ -25,6 +25,15 @@ export type TerminalStatus = Exclude<RunStatus, "pending" | "running">;
 export interface TerminalRecord {
   topic: "loop.complete" | "loop.stop";
   reason: string;
+  /** What the run spent, as its terminal record says (absent from other writers' records). */
+  spend?: RunSpend;
+}
+
+/** A run's spend: the known cost, its tokens, and how many iterations' cost is unknown. */
+export interface RunSpend {
+  costUsd: number;
+  tokens: number;
+  unpricedIterations: number;
 }
 
 /** Why the launcher itself ended the run, if it did. */
@@ -44,6 +53,7 @@ export interface RunOutcome {
   journalPath: string;
   /** A short human explanation when the status alone does not say it. */
   detail?: string;
+  spend?: RunSpend;
 }
 
 export interface OutcomeInput {
@@ -116,6 +126,7 @@ export function determineOutcome(input: OutcomeInput): RunOutcome {
     journalPath: input.journalPath,
   };
   if (input.terminal !== undefined) outcome.stopReason = input.terminal.reason;
+  if (input.terminal?.spend !== undefined) outcome.spend = input.terminal.spend;
   if (input.exitCode !== undefined) outcome.exitCode = input.exitCode;
   if (input.signal !== undefined) outcome.signal = input.signal;
   if (decision.detail !== undefined) outcome.detail = decision.detail;

@@ -51,6 +51,10 @@ export interface FinishedEvent extends Base {
   signal?: string;
   durationMs: number;
   detail?: string;
+  /** What the run spent, from its terminal record: known cost, tokens, iterations of unknown cost. */
+  costUsd?: number;
+  tokens?: number;
+  unpricedIterations?: number;
 }
 
 export interface KilledEvent extends Base {
@@ -121,6 +125,10 @@ export interface RunSummary {
   detail?: string;
   /** What the terminal status was decided from (`journal`, `exit`, `spawn`, `lost`...). */
   basis?: string;
+  /** What the run spent, when its terminal record said (absent: unknown). */
+  costUsd?: number;
+  tokens?: number;
+  unpricedIterations?: number;
 }
 
 const TERMINAL: ReadonlySet<SummaryStatus> = new Set([
@@ -169,7 +177,7 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
         finishedAt: e.ts,
       };
     case "finished": {
-      const { stopReason, exitCode, signal, detail } = e;
+      const { stopReason, exitCode, signal, detail, costUsd, tokens, unpricedIterations } = e;
       return {
         ...s,
         status: e.status,
@@ -180,6 +188,9 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
         ...(exitCode !== undefined && { exitCode }),
         ...(signal !== undefined && { signal }),
         ...(detail !== undefined && { detail }),
+        ...(costUsd !== undefined && { costUsd }),
+        ...(tokens !== undefined && { tokens }),
+        ...(unpricedIterations !== undefined && unpricedIterations > 0 && { unpricedIterations }),
       };
     }
   }

@@ -157,8 +157,13 @@ export class RunLedger {
     // read the run's log itself, since the other one may have written to it.
     const known = this.replay(runId)?.summary;
     if (known !== undefined && isTerminal(known.status)) return;
-    const { status, basis, stopReason, exitCode, signal, durationMs, detail } = outcome;
-    const fields = { status, basis, stopReason, exitCode, signal, durationMs, detail };
+    const { status, basis, stopReason, exitCode, signal, durationMs, detail, spend } = outcome;
+    const fields = {
+      ...{ status, basis, stopReason, exitCode, signal, durationMs, detail },
+      ...(spend && { costUsd: spend.costUsd, tokens: spend.tokens }),
+      ...(spend &&
+        spend.unpricedIterations > 0 && { unpricedIterations: spend.unpricedIterations }),
+    };
     this.append(runId, { event: "finished", ...fields });
     this.pendingRuns.drop(runId);
   }
