@@ -98,7 +98,7 @@ describe("files a run leaves in .autoloop/", () => {
       // The line ends; a run after it is read (its gate alert shows on the page).
       appendFileSync(journal, `\n${gatedRun(long, "run-after")}`);
       await waitFor(
-        async () => (await daemon.get("/")).body.includes("run-after"),
+        async () => (await daemon.get("/", 10_000)).body.includes("run-after"),
         "the run after the long line on the status page",
         20_000,
         250,
