@@ -68,10 +68,11 @@ export function costLeft(spend: RunSpend, limits: BudgetLimits): number | undefi
 /**
  * What a run spent, as its terminal record (`loop.complete`/`loop.stop`) says it: `cost_usd`
  * (of the iterations whose cost is known, six decimals), `total_tokens`, and
- * `unpriced_iterations` when some iterations' cost is unknown. Nothing for a run of no iteration.
+ * `unpriced_iterations` when some iterations' cost is unknown. Nothing when nothing is known:
+ * no iteration, or an agent that reported no usage at all (not a run that cost 0).
  */
 export function spendFields(spend: RunSpend, iterations: number): Record<string, string> {
-  if (iterations === 0) return {};
+  if (iterations === 0 || (spend.unpriced >= iterations && spend.tokens === 0)) return {};
   return {
     cost_usd: spend.costUsd.toFixed(6),
     total_tokens: String(spend.tokens),

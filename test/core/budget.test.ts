@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { presetStats } from "../../src/harness/artifacts/stats.js";
 import { runUsage } from "../../src/harness/artifacts/usage.js";
-import { addUsage, budgetStop, costLeft, NO_SPEND } from "../../src/harness/budget.js";
+import { addUsage, budgetStop, costLeft, NO_SPEND, spendFields } from "../../src/harness/budget.js";
 import type { JournalRecord } from "../../src/journal/codec.js";
 
 const usage = (cost_usd: number | undefined, total_tokens: number) => ({
@@ -146,5 +146,19 @@ describe("autoloop stats' projection", () => {
         runs_with_unknown_cost: 0,
       },
     ]);
+  });
+});
+
+describe("what a terminal record says a run spent", () => {
+  it("says nothing when nothing is known, and counts unknown iterations apart", () => {
+    expect(spendFields(NO_SPEND, 0)).toEqual({});
+    const silent = addUsage(addUsage(NO_SPEND, undefined), undefined);
+    expect(spendFields(silent, 2)).toEqual({}); // an agent that reported no usage: not $0
+    const some = addUsage(silent, { model: "m", total_tokens: 10, cost_usd: 0.5 });
+    expect(spendFields(some, 3)).toEqual({
+      cost_usd: "0.500000",
+      total_tokens: "10",
+      unpriced_iterations: "2",
+    });
   });
 });
