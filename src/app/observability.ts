@@ -106,9 +106,10 @@ export async function startObservability(
     metrics.runStarted(e.schedule);
     metrics.fireLateness(e.schedule, e.latenessMs / 1000);
   });
-  daemon.on("finished", (e) =>
-    metrics.runFinished(e.schedule, e.outcome.status, e.outcome.durationMs / 1000),
-  );
+  daemon.on("finished", (e) => {
+    metrics.runFinished(e.schedule, e.outcome.status, e.outcome.durationMs / 1000);
+    if (e.outcome.spend !== undefined) metrics.runSpent(e.schedule, e.outcome.spend);
+  });
   daemon.on("skipped", (e) => metrics.slotSkipped(e.schedule, e.cause));
   metrics.setProviders({
     schedulesLoaded: () => daemon.schedules.size,

@@ -1,6 +1,6 @@
 // The daemon's Prometheus metrics: one private registry per daemon, recorded by explicit calls.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { TerminalStatus } from "../scheduler/launch/outcome.js";
+import type { RunSpend, TerminalStatus } from "../scheduler/launch/outcome.js";
 import type { SkipCause } from "../scheduler/ledger/events.js";
 import { type MetricsProviders, registerProviderGauges } from "./metric-providers.js";
 
@@ -29,6 +29,9 @@ export class Metrics {
   private readonly lateness: Histogram<"schedule">;
   private readonly skipped: Counter<"schedule" | "cause">;
   private readonly alerts: Counter<"channel" | "result">;
+  private readonly cost: Counter<"schedule">;
+  private readonly tokens: Counter<"schedule">;
+  private readonly unknownCost: Counter<"schedule">;
 
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
@@ -75,6 +78,24 @@ export class Metrics {
       labelNames: ["channel", "result"],
       registers,
     });
+    this.cost = new Counter({
+      name: "autoloop_cron_run_cost_usd_total",
+      help: "What ended runs cost (the iterations whose cost is known), by schedule.",
+      labelNames: ["schedule"],
+      registers,
+    });
+    this.tokens = new Counter({
+      name: "autoloop_cron_run_tokens_total",
+      help: "Tokens ended runs used, by schedule.",
+      labelNames: ["schedule"],
+      registers,
+    });
+    this.unknownCost = new Counter({
+      name: "autoloop_cron_runs_unknown_cost_total",
+      help: "Ended runs with iterations of unknown cost (not counted in the cost), by schedule.",
+      labelNames: ["schedule"],
+      registers,
+    });
     registerProviderGauges(this.registry, () => this.providers);
   }
 
@@ -106,6 +127,13 @@ export class Metrics {
   fireLateness(schedule: string, seconds: number): void {
     // A slot fired early (clock moved back) counts as on time rather than poisoning the sum.
     if (Number.isFinite(seconds)) this.lateness.observe({ schedule }, Math.max(0, seconds));
+  }
+
+  /** What an ended run spent, as its terminal record said. */
+  runSpent(schedule: string, spend: RunSpend): void {
+    this.cost.inc({ schedule }, spend.costUsd);
+    this.tokens.inc({ schedule }, spend.tokens);
+    if (spend.unpricedIterations > 0) this.unknownCost.inc({ schedule });
   }
 
   slotSkipped(schedule: string, cause: SkipCause): void {

@@ -141,7 +141,12 @@ describe("Metrics over /metrics", () => {
     metrics.slotSkipped("hourly", "overlap");
     metrics.alertDelivery("ops-mail", "delivered");
     metrics.alertDelivery("hook", "dead");
+    metrics.runSpent("nightly", { costUsd: 0.25, tokens: 1000, unpricedIterations: 0 });
+    metrics.runSpent("nightly", { costUsd: 0.5, tokens: 300, unpricedIterations: 2 });
     const { families: f, ct } = await scrape(metrics);
+    expect(value(f, "autoloop_cron_run_cost_usd_total", { schedule: "nightly" })).toBe(0.75);
+    expect(value(f, "autoloop_cron_run_tokens_total", { schedule: "nightly" })).toBe(1300);
+    expect(value(f, "autoloop_cron_runs_unknown_cost_total", { schedule: "nightly" })).toBe(1);
 
     expect(ct).toBe("text/plain; version=0.0.4; charset=utf-8");
     expect(f.get("autoloop_cron_runs_total")?.type).toBe("counter");
