@@ -407,19 +407,29 @@ export function cronerReference(pattern: string): Cron {
   });
 }
 
-// One compiled pattern per distinct text, shared by every schedule that has it.
-const COMPILED_LIMIT = 1 << 18;
-const compiled = new Map<string, CronPattern>();
+// One compiled pattern per distinct text, shared by every schedule that has it. Tables are
+// small; a croner instance holds arrays per field (tens of KB), so fewer of those are kept
+// (one not kept is compiled again when asked: a fraction of a millisecond).
+const TABLE_LIMIT = 1 << 18;
+const CRONER_LIMIT = 1024;
+const tables = new Map<string, CronTable>();
+const croners = new Map<string, CronerPattern>();
+
+/** Keeps `value` under `key` in `map`, emptying the map first when it holds `limit` entries. */
+function keep<T>(map: Map<string, T>, limit: number, key: string, value: T): T {
+  if (map.size >= limit) map.clear();
+  map.set(key, value);
+  return value;
+}
 
 /** The compiled form of `pattern`; throws (croner's words) on a bad one. */
 export function compileCron(pattern: string): CronPattern {
-  let known = compiled.get(pattern);
-  if (known === undefined) {
-    known = CronTable.compile(pattern) ?? new CronerPattern(pattern);
-    if (compiled.size >= COMPILED_LIMIT) compiled.clear();
-    compiled.set(pattern, known);
-  }
-  return known;
+  const known = tables.get(pattern) ?? croners.get(pattern);
+  if (known !== undefined) return known;
+  const table = CronTable.compile(pattern);
+  return table !== undefined
+    ? keep(tables, TABLE_LIMIT, pattern, table)
+    : keep(croners, CRONER_LIMIT, pattern, new CronerPattern(pattern));
 }
 
 /** Why `pattern` is not a usable cron expression, or undefined when it is. */
