@@ -149,6 +149,22 @@ export function fieldText(record: JournalRecord, name: string): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
+/**
+ * A non-negative number field of a system record, written as a JSON number (ours, the public
+ * autoloop's `backend.usage`) or as a numeric string (`loop.stop` fields); else undefined.
+ */
+export function fieldNumber(record: JournalRecord, name: string): number | undefined {
+  if (record.shape !== "system") return undefined;
+  const value = record.fields[name];
+  const n =
+    typeof value === "number"
+      ? value
+      : typeof value === "string" && value.trim() !== ""
+        ? Number(value)
+        : Number.NaN;
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
 /** The current time as the journal writes it: ISO-8601 UTC with milliseconds. */
 export function journalTimestamp(now: Date = new Date()): string {
   return now.toISOString();

@@ -1,6 +1,6 @@
 // What each run used and cost, from its `backend.usage` records (`autoloop inspect usage`).
 // Pure: records in, data out. A cost nobody reported is counted apart, never as 0.
-import type { FieldValue, JournalRecord } from "../../journal/codec.js";
+import { fieldNumber, type JournalRecord } from "../../journal/codec.js";
 
 export interface RunUsage {
   run: string;
@@ -25,14 +25,6 @@ const TOKEN_FIELDS = [
   "cache_write_tokens",
   "total_tokens",
 ] as const;
-
-/** A number field, written as a JSON number (ours, the public autoloop's) or a numeric string. */
-function numberField(value: FieldValue | undefined): number | undefined {
-  if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value : undefined;
-  if (typeof value !== "string" || value.trim() === "") return undefined;
-  const n = Number(value);
-  return Number.isFinite(n) && n >= 0 ? n : undefined;
-}
 
 /** Each run's usage, in the order the runs first appear. */
 export function runUsage(records: readonly JournalRecord[]): RunUsage[] {
@@ -62,8 +54,8 @@ export function runUsage(records: readonly JournalRecord[]): RunUsage[] {
     if (r.topic === "iteration.finish") of(r.run).iterations++;
     if (r.topic !== "backend.usage") continue;
     const u = of(r.run);
-    for (const key of TOKEN_FIELDS) u[key] += numberField(r.fields[key]) ?? 0;
-    const cost = numberField(r.fields.cost_usd);
+    for (const key of TOKEN_FIELDS) u[key] += fieldNumber(r, key) ?? 0;
+    const cost = fieldNumber(r, "cost_usd");
     if (cost !== undefined) {
       u.cost_usd += cost;
       u.priced++;

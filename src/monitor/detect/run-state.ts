@@ -1,6 +1,6 @@
 // One run's state as the journal shows it (launch metadata, progress, gate refusals, end),
 // and the pure step that folds one record into it.
-import { fieldText, type JournalRecord } from "../../journal/codec.js";
+import { fieldNumber, fieldText, type JournalRecord } from "../../journal/codec.js";
 import { chainStatusOf, type OutcomeClass, stopReasonClass } from "../../journal/stop-reasons.js";
 
 /** The completion gate's refusals of one run. */
@@ -212,14 +212,12 @@ export function applyRecord(state: RunState, record: JournalRecord): RunState {
       break;
     case "backend.usage": {
       const s = spendOf(state);
-      const cost = Number(fieldText(record, "cost_usd"));
-      const tokens = Number(fieldText(record, "total_tokens"));
-      const priced = fieldText(record, "cost_usd") !== "" && Number.isFinite(cost) && cost >= 0;
+      const cost = fieldNumber(record, "cost_usd");
       state.spend = {
         ...s,
-        costUsd: s.costUsd + (priced ? cost : 0),
-        tokens: s.tokens + (Number.isFinite(tokens) && tokens > 0 ? tokens : 0),
-        priced: s.priced + (priced ? 1 : 0),
+        costUsd: s.costUsd + (cost ?? 0),
+        tokens: s.tokens + (fieldNumber(record, "total_tokens") ?? 0),
+        priced: s.priced + (cost === undefined ? 0 : 1),
       };
       break;
     }

@@ -1,7 +1,7 @@
 // Finds a run's terminal record in the shared project journal, reading only what was appended since launch.
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { fieldText, type JournalRecord } from "../../journal/codec.js";
+import { fieldNumber, fieldText, type JournalRecord } from "../../journal/codec.js";
 import { readJournal } from "../../journal/reader.js";
 import { chainStatusOf } from "../../journal/stop-reasons.js";
 import type { RunSpend, TerminalRecord } from "./outcome.js";
@@ -22,15 +22,10 @@ export function journalSize(path: string): number {
 
 /** The spend a terminal record states (`cost_usd`, `total_tokens`, `unpriced_iterations`). */
 export function spendOf(record: JournalRecord): RunSpend | undefined {
-  const number = (name: string) => {
-    const text = fieldText(record, name);
-    const n = text === "" ? Number.NaN : Number(text);
-    return Number.isFinite(n) && n >= 0 ? n : undefined;
-  };
-  const costUsd = number("cost_usd");
-  const tokens = number("total_tokens");
+  const costUsd = fieldNumber(record, "cost_usd");
+  const tokens = fieldNumber(record, "total_tokens");
   if (costUsd === undefined || tokens === undefined) return undefined;
-  return { costUsd, tokens, unpricedIterations: number("unpriced_iterations") ?? 0 };
+  return { costUsd, tokens, unpricedIterations: fieldNumber(record, "unpriced_iterations") ?? 0 };
 }
 
 /** The terminal record of `runId` among `records`, if any (the last one wins). */
