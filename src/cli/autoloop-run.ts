@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import { exitCodeForClass } from "../journal/stop-reasons.js";
 import { UserError } from "../util/errors.js";
-import { flag, intOption, list, parse, str } from "./common.js";
+import { flag, intOption, list, type Parsed, parse, str } from "./common.js";
 
 const HELP = `Usage: autoloop run <preset-name|preset-dir> [objective...] [options]
 
@@ -22,6 +22,9 @@ Options:
   --parent-run-id ID                the parent run, for chains and branches
   --max-iterations N                override event_loop.max_iterations
   --set key=value                   override a preset config key (repeatable)
+  --budget-usd X                    a ceiling on event_loop.max_cost_usd: the lower of the
+                                    two holds (what a schedule's budget leaves a run)
+  --budget-tokens N                 the same for event_loop.max_tokens
   --work-dir DIR                    where state and the journal live (default: current dir)
   --env-file FILE                   NAME=value lines added to the agent's environment
                                     (repeatable; for credentials only this run should get)
@@ -49,6 +52,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       "parent-run-id": { type: "string" },
       "max-iterations": { type: "string" },
       set: { type: "string", multiple: true },
+      "budget-usd": { type: "string" },
+      "budget-tokens": { type: "string" },
       "work-dir": { type: "string" },
       "env-file": { type: "string", multiple: true },
       chain: { type: "string" },
@@ -71,6 +76,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (inline !== undefined) {
     const alone = [
       "max-iterations",
+      "budget-usd",
+      "budget-tokens",
       "worktree",
       "no-worktree",
       "automerge",
@@ -121,6 +128,14 @@ export async function runCommand(argv: string[]): Promise<number> {
     ...list(p, "set"),
     ...worktreeSets(p),
   ]);
+  const { capLimits } = await import("../harness/budget.js");
+  const ev = preset.config.event_loop;
+  const capped = capLimits(ev, {
+    usd: usdOption(p, "budget-usd"),
+    tokens: intOption(p, "budget-tokens", "autoloop run"),
+  });
+  ev.max_cost_usd = capped.max_cost_usd;
+  ev.max_tokens = capped.max_tokens;
   if (flag(p, "no-worktree") && preset.config.core.isolation_mode === "worktree")
     preset.config.core.isolation_mode = "run-scoped";
   for (const w of preset.warnings) process.stderr.write(`autoloop: preset ${preset.name}: ${w}\n`);
@@ -153,6 +168,18 @@ export async function runCommand(argv: string[]): Promise<number> {
   });
   if (flag(p, "json")) process.stdout.write(`${JSON.stringify(result)}\n`);
   return exitCodeForClass(result.outcome);
+}
+
+/** `--budget-usd`: a number of US dollars greater than zero. */
+function usdOption(p: Parsed, name: string): number | undefined {
+  const text = str(p, name);
+  if (text === undefined) return undefined;
+  const usd = Number(text);
+  if (text.trim() === "" || !Number.isFinite(usd) || usd <= 0)
+    throw new UserError(
+      `autoloop run: --${name} must be a number of US dollars greater than 0, such as 2.5 (no currency sign), found ${JSON.stringify(text)}`,
+    );
+  return usd;
 }
 
 const STRATEGIES = ["squash", "merge", "rebase"];

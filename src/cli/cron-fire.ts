@@ -97,6 +97,7 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
     runningTotal: 0,
     maxConcurrent: Number.POSITIVE_INFINITY,
     ledger,
+    now: slot.getTime(),
   });
   const course = slotCourse(decision, { schedule: name, slot, trigger: "manual" }, "impossible");
   if (course.kind === "skip") {
@@ -112,7 +113,7 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
     }
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
-  const spec = scheduledLaunchSpec(config, ledger, schedule, runId, slot);
+  const spec = scheduledLaunchSpec(config, ledger, schedule, runId, slot, Date.now());
   const env = runEnvironment(config, process.env);
   const result = await launchRecorded(ledger, spec, "manual", { logger, env });
   if (result.kind === "duplicate")

@@ -79,3 +79,20 @@ export function spendFields(spend: RunSpend, iterations: number): Record<string,
     ...(spend.unpriced > 0 && { unpriced_iterations: String(spend.unpriced) }),
   };
 }
+
+/**
+ * The limits with a ceiling put on them by whoever launched the run (`autoloop run
+ * --budget-usd/--budget-tokens`, what a schedule's budget leaves): the lower one holds, so a
+ * ceiling never raises the preset's own budget. A ceiling of undefined leaves the limit be.
+ */
+export function capLimits(
+  limits: BudgetLimits,
+  ceiling: { usd?: number; tokens?: number },
+): BudgetLimits {
+  const lower = (own: number, cap: number | undefined) =>
+    cap === undefined ? own : own > 0 ? Math.min(own, cap) : cap;
+  return {
+    max_cost_usd: lower(limits.max_cost_usd, ceiling.usd),
+    max_tokens: lower(limits.max_tokens, ceiling.tokens),
+  };
+}

@@ -2,7 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { presetStats } from "../../src/harness/artifacts/stats.js";
 import { runUsage } from "../../src/harness/artifacts/usage.js";
-import { addUsage, budgetStop, costLeft, NO_SPEND, spendFields } from "../../src/harness/budget.js";
+import {
+  addUsage,
+  budgetStop,
+  capLimits,
+  costLeft,
+  NO_SPEND,
+  spendFields,
+} from "../../src/harness/budget.js";
 import type { JournalRecord } from "../../src/journal/codec.js";
 
 const usage = (cost_usd: number | undefined, total_tokens: number) => ({
@@ -23,6 +30,20 @@ describe("run budgets", () => {
       fields: { completed_iterations: "2", cost_usd: "0.250000", max_cost_usd: "0.25" },
     });
     expect(costLeft(spend, limits)).toBe(0);
+  });
+
+  it("takes the lower of the preset's budget and a launcher's ceiling, never raising it", () => {
+    const own = { max_cost_usd: 2, max_tokens: 0 };
+    expect(capLimits(own, { usd: 5 })).toEqual({ max_cost_usd: 2, max_tokens: 0 });
+    expect(capLimits(own, { usd: 0.5, tokens: 900 })).toEqual({
+      max_cost_usd: 0.5,
+      max_tokens: 900,
+    });
+    expect(capLimits({ max_cost_usd: 0, max_tokens: 100 }, { usd: 3 })).toEqual({
+      max_cost_usd: 3,
+      max_tokens: 100,
+    });
+    expect(capLimits(own, {})).toEqual(own);
   });
 
   it("counts an iteration without a known cost as unpriced, never as free", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JournalRecord } from "../../src/journal/codec.js";
 import { determineOutcome, type OutcomeInput } from "../../src/scheduler/launch/outcome.js";
-import { terminalOf } from "../../src/scheduler/launch/outcome-journal.js";
+import { RunEndScan } from "../../src/scheduler/launch/outcome-journal.js";
 import {
   isScheduledRunId,
   newScheduledRunId,
@@ -121,15 +121,21 @@ describe("a chain's end in the journal", () => {
       fields,
     }) as JournalRecord;
   it("reads ours (status) and the public autoloop's (outcome) as the monitor does", () => {
-    expect(terminalOf([chainEnd({ status: "completed" })], "c1")).toEqual({
+    expect(new RunEndScan("c1").add([chainEnd({ status: "completed" })]).terminal).toEqual({
       topic: "loop.complete",
       reason: "chain_completed",
     });
-    expect(terminalOf([chainEnd({ outcome: "success" })], "c1")?.topic).toBe("loop.complete");
-    expect(terminalOf([chainEnd({ status: "failed", reason: "step_failed" })], "c1")).toEqual({
+    expect(new RunEndScan("c1").add([chainEnd({ outcome: "success" })]).terminal?.topic).toBe(
+      "loop.complete",
+    );
+    expect(
+      new RunEndScan("c1").add([chainEnd({ status: "failed", reason: "step_failed" })]).terminal,
+    ).toEqual({
       topic: "loop.stop",
       reason: "step_failed",
     });
-    expect(terminalOf([chainEnd({ status: "interrupted" })], "c1")?.reason).toBe("interrupted");
+    expect(new RunEndScan("c1").add([chainEnd({ status: "interrupted" })]).terminal?.reason).toBe(
+      "interrupted",
+    );
   });
 });

@@ -7,7 +7,7 @@ import { renderText } from "../../src/monitor/alerts/render.js";
 import { composeMessage } from "../../src/monitor/compose-alert.js";
 import type { Condition } from "../../src/monitor/detect/conditions.js";
 import { applyRecord, newRunState } from "../../src/monitor/detect/run-state.js";
-import { terminalOf } from "../../src/scheduler/launch/outcome-journal.js";
+import { RunEndScan } from "../../src/scheduler/launch/outcome-journal.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger } from "../helpers/daemon.js";
@@ -64,17 +64,14 @@ describe("a run's cost", () => {
   });
 
   it("is read from the terminal record and kept in the ledger's summary", () => {
-    const terminal = terminalOf(
-      [
-        rec("loop.stop", {
-          reason: "cost_budget",
-          cost_usd: "0.500000",
-          total_tokens: "1200",
-          unpriced_iterations: "1",
-        }),
-      ],
-      RUN,
-    );
+    const terminal = new RunEndScan(RUN).add([
+      rec("loop.stop", {
+        reason: "cost_budget",
+        cost_usd: "0.500000",
+        total_tokens: "1200",
+        unpriced_iterations: "1",
+      }),
+    ]).terminal;
     expect(terminal).toEqual({
       topic: "loop.stop",
       reason: "cost_budget",

@@ -2,6 +2,8 @@
 // CronJobs and systemd timers take): the facts a slot is decided on, the decision, and how a
 // skip is recorded, so both schedulers skip, queue and replace by the same rules.
 
+import type { SpendLedger } from "../budget/spend.js";
+import { budgetStanding } from "../budget/standing.js";
 import type { SkipCause, Trigger } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import { isPaused, type PauseState } from "../schedules/pause-state.js";
@@ -20,7 +22,9 @@ export interface AdmissionState {
   running: readonly string[];
   runningTotal: number;
   maxConcurrent: number;
-  ledger: Pick<RunLedger, "latestRun">;
+  ledger: Pick<RunLedger, "latestRun"> & SpendLedger;
+  /** Epoch ms: the budget's day and month are those of now. */
+  now: number;
 }
 
 const NO_AFTER: SlotFacts["after"] = [];
@@ -28,6 +32,7 @@ const NO_AFTER: SlotFacts["after"] = [];
 /** The policy's decision for a slot of `schedule`, as things stand. */
 export function admitSlot(schedule: Schedule, state: AdmissionState): SlotDecision {
   const name = schedule.name;
+  const budget = budgetStanding(schedule, state.ledger, state.now);
   return decideSlot({
     schedule: name,
     overlap: schedule.overlap,
@@ -44,6 +49,7 @@ export function admitSlot(schedule: Schedule, state: AdmissionState): SlotDecisi
             schedule: a,
             latestStatus: state.ledger.latestRun(a)?.status,
           })),
+    ...(budget?.kind === "exhausted" && { budgetExhausted: budget.detail }),
   });
 }
 

@@ -18,9 +18,17 @@ export interface SlotFacts {
   maxConcurrent: number;
   /** For each `after` schedule: the status of its latest run, or undefined if it never ran. */
   after: ReadonlyArray<{ schedule: string; latestStatus: string | undefined }>;
+  /** Why the schedule's budget is spent for now, if it is. */
+  budgetExhausted?: string;
 }
 
-export type SkipCause = "disabled" | "paused" | "globally_paused" | "overlap" | "blocked_by_after";
+export type SkipCause =
+  | "disabled"
+  | "paused"
+  | "globally_paused"
+  | "overlap"
+  | "blocked_by_after"
+  | "budget_exhausted";
 
 export type SlotDecision =
   | { kind: "launch" }
@@ -57,6 +65,8 @@ export function decideSlot(f: SlotFacts): SlotDecision {
       .join("; ");
     return { kind: "skip", cause: "blocked_by_after", detail: `waiting for ${detail}` };
   }
+  if (f.budgetExhausted !== undefined)
+    return { kind: "skip", cause: "budget_exhausted", detail: f.budgetExhausted };
   if (f.running.length > 0) {
     switch (f.overlap) {
       case "skip":

@@ -14,7 +14,7 @@ import {
   secretRef,
   takeLiteralSecrets,
 } from "./channels.js";
-import type { OverlapPolicy } from "./fields.js";
+import { budgetOf, type OverlapPolicy, type ScheduleBudget } from "./fields.js";
 import { configSchema, type LogLevel, type RawConfig } from "./schema.js";
 
 export const CONFIG_FILE_NAME = "autoloop-cron.toml";
@@ -53,6 +53,8 @@ export interface CronConfig {
     catchUp: CatchUpPolicy;
     /** [] means: the monitor's channels. */
     alert: string[];
+    /** Preset schedules' budget unless they have their own; undefined: none. */
+    budget: ScheduleBudget | undefined;
   };
   monitor: {
     /** Absolute glob patterns of extra journals to watch. */
@@ -188,6 +190,7 @@ function resolveConfig(
       timeoutMs: raw.defaults.timeout,
       catchUp: { mode: raw.defaults.catch_up, windowMs: raw.defaults.catch_up_window },
       alert: raw.defaults.alert,
+      budget: raw.defaults.budget === undefined ? undefined : budgetOf(raw.defaults.budget),
     },
     monitor: {
       journals: m.journals.map(abs),

@@ -70,3 +70,67 @@ export const monitorThresholds = {
   /** A slot whose run has not begun this long after its time is missed (no daemon: Kubernetes, timers). */
   missed_grace: durationField(1000).optional(),
 };
+
+/** An amount of US dollars greater than zero: a number, never a string with a currency. */
+const usdAmount = z.unknown().transform((value, ctx) => {
+  if (typeof value === "number" && Number.isFinite(value) && value > 0) return value;
+  const message =
+    typeof value === "string"
+      ? "a number of US dollars, such as 20.0 (budgets are in USD: write the number alone, without quotes, a $ sign or a currency)"
+      : "a number of US dollars greater than 0, such as 20.0 (leave the key out for no limit)";
+  ctx.issues.push({ code: "custom", message, input: value });
+  return z.NEVER;
+});
+const tokenAmount = z.unknown().transform((value, ctx) => {
+  if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
+  const message =
+    typeof value === "number" && value <= 0
+      ? "a number of tokens greater than 0 (leave the key out for no limit)"
+      : "a whole number of tokens, such as 2000000";
+  ctx.issues.push({ code: "custom", message, input: value });
+  return z.NEVER;
+});
+
+/**
+ * A schedule's budget, as written in a schedule or [defaults]: US dollars per run, per day and
+ * per month, and the same in tokens (for agents whose price is unknown). At least one key.
+ */
+export const budgetField = z
+  .strictObject({
+    per_run: usdAmount.optional(),
+    per_day: usdAmount.optional(),
+    per_month: usdAmount.optional(),
+    tokens_per_run: tokenAmount.optional(),
+    tokens_per_day: tokenAmount.optional(),
+    tokens_per_month: tokenAmount.optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), {
+    message:
+      "at least one of per_run, per_day, per_month (US dollars) or tokens_per_run, tokens_per_day, tokens_per_month",
+  });
+export type BudgetEntry = z.output<typeof budgetField>;
+
+/**
+ * What a schedule's runs may spend (`budget`), in US dollars and in tokens: per run, and per
+ * day and month of the schedule's time zone. Unset keys do not limit.
+ */
+export interface ScheduleBudget {
+  perRunUsd?: number;
+  perDayUsd?: number;
+  perMonthUsd?: number;
+  perRunTokens?: number;
+  perDayTokens?: number;
+  perMonthTokens?: number;
+}
+
+/** A `budget` as written, as a schedule holds it. */
+export function budgetOf(b: BudgetEntry): ScheduleBudget {
+  const budget: ScheduleBudget = {};
+  if (b.per_run !== undefined) budget.perRunUsd = b.per_run;
+  if (b.per_day !== undefined) budget.perDayUsd = b.per_day;
+  if (b.per_month !== undefined) budget.perMonthUsd = b.per_month;
+  if (b.tokens_per_run !== undefined) budget.perRunTokens = b.tokens_per_run;
+  if (b.tokens_per_day !== undefined) budget.perDayTokens = b.tokens_per_day;
+  if (b.tokens_per_month !== undefined) budget.perMonthTokens = b.tokens_per_month;
+  return budget;
+}

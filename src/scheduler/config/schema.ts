@@ -4,6 +4,7 @@ import { channelSchema } from "./channels.js";
 import {
   alertField,
   argvField,
+  budgetField,
   CATCH_UP_MODES,
   durationField,
   envNameField,
@@ -29,7 +30,7 @@ export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "
  * on_shutdown "terminate", shutdown_grace "30s", log_level "info", no heartbeat,
  * heartbeat_interval "5m", [http] listen "127.0.0.1:9464" ("" disables),
  * [defaults] timezone "UTC", overlap "skip", timeout "2h", catch_up "latest",
- * catch_up_window "6h", alert [] (the monitor's channels), [monitor] journals [],
+ * catch_up_window "6h", alert [] (the monitor's channels), no budget, [monitor] journals [],
  * gate_rejections 3, gate_grace "30m", stall_after "20m", alert: every channel, no channels,
  * [retention] runs "90d", output "30d", history "7d".
  */
@@ -64,6 +65,8 @@ export const configSchema = z.strictObject({
       catch_up: z.enum(CATCH_UP_MODES).default("latest"),
       catch_up_window: durationField().default(21_600_000),
       alert: alertField.default([]),
+      /** Every preset schedule's budget, unless it has its own (none by default). */
+      budget: budgetField.optional(),
     })
     .prefault({}),
   monitor: z

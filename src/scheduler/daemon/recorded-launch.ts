@@ -26,7 +26,12 @@ function killReason(cause: KillCause, timeoutMs: number | undefined): string {
 export function claimLaunch(ledger: RunLedger, spec: LaunchSpec, trigger: Trigger): ClaimResult {
   const { runId, schedule, slot, kind, cwd, timeoutMs } = spec;
   const argv = launchArgv(spec);
-  return ledger.schedule({ runId, schedule, slot, trigger, kind, argv, cwd, timeoutMs });
+  const budget = spec.kind === "preset" ? spec.budget : undefined;
+  return ledger.schedule({
+    ...{ runId, schedule, slot, trigger, kind, argv, cwd, timeoutMs },
+    ...(budget?.usd !== undefined && { budgetUsd: budget.usd }),
+    ...(budget?.tokens !== undefined && { budgetTokens: budget.tokens }),
+  });
 }
 
 /**

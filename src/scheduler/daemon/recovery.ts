@@ -8,7 +8,7 @@ import {
   type RunOutcome,
   recordedExit,
 } from "../launch/outcome.js";
-import { journalPathFor, readTerminal } from "../launch/outcome-journal.js";
+import { journalPathFor, readRunEnd } from "../launch/outcome-journal.js";
 import { exitStatusPath, readExitStatus, removeExitStatus } from "../launch/wrapper.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import type { PendingEntry } from "../ledger/pending.js";
@@ -80,9 +80,10 @@ export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = 
       continue;
     }
     const journalPath = journalPathFor(entry.cwd);
-    const terminal = journalsItsEnd(entry.kind)
-      ? readTerminal(journalPath, entry.runId, entry.journalOffset ?? 0)
+    const end = journalsItsEnd(entry.kind)
+      ? readRunEnd(journalPath, entry.runId, entry.journalOffset ?? 0)
       : undefined;
+    const terminal = end?.terminal;
     // The run's wrapper recorded how the program ended, daemon or not.
     const statusPath =
       entry.outputPath === undefined ? undefined : exitStatusPath(entry.outputPath, entry.runId);
@@ -93,6 +94,7 @@ export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = 
       const outcome = determineOutcome({
         kind: entry.kind,
         ...(terminal && { terminal }),
+        spend: end?.spend(),
         ...(exitCode !== undefined && recordedExit(entry.kind, exitCode)),
         durationMs,
         journalPath,

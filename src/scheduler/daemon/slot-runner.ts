@@ -98,6 +98,7 @@ export class SlotRunner {
       runningTotal: this.runs.size,
       maxConcurrent: this.ctx.config.maxConcurrentRuns,
       ledger: this.ctx.ledger,
+      now: this.ctx.now(),
     });
   }
 
@@ -233,7 +234,14 @@ export class SlotRunner {
       this.runs.settle(schedule.name, runId, undefined);
       return;
     }
-    const spec = scheduledLaunchSpec(this.ctx.config, this.ctx.ledger, schedule, runId, slot);
+    const spec = scheduledLaunchSpec(
+      this.ctx.config,
+      this.ctx.ledger,
+      schedule,
+      runId,
+      slot,
+      this.ctx.now(),
+    );
     const claim = claimLaunch(this.ctx.ledger, spec, trigger);
     if (claim.kind === "duplicate") {
       this.runs.settle(schedule.name, runId, undefined);

@@ -10,9 +10,8 @@ import {
   type RunKind,
   type RunOutcome,
   recordedExit,
-  type TerminalRecord,
 } from "./outcome.js";
-import { journalPathFor, terminalOf } from "./outcome-journal.js";
+import { journalPathFor, RunEndScan } from "./outcome-journal.js";
 import { DEFAULT_KILL_GRACE_MS, groupTerminator } from "./termination.js";
 import { exitStatusPath, readExitStatus, removeExitStatus } from "./wrapper.js";
 
@@ -61,7 +60,7 @@ export function watchAdoptedRun(run: AdoptedRun, deps: Partial<AdoptDeps> = {}):
   const cursor = new LineCursor(journalPath, run.journalOffset ?? 0);
   const terminator = groupTerminator(run.pid, run.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
   const startedAt = run.startedAt ?? d.now();
-  let terminal: TerminalRecord | undefined;
+  const end = new RunEndScan(run.runId);
   let gone = false;
   const kill = (cause: KillCause): void => {
     if (gone || terminator.cause !== undefined) return;
@@ -72,7 +71,7 @@ export function watchAdoptedRun(run: AdoptedRun, deps: Partial<AdoptDeps> = {}):
   const readJournal = (final: boolean): void => {
     const lines = cursor.readNew();
     if (final && cursor.pendingTail() !== "") lines.push(cursor.pendingTail());
-    terminal = terminalOf(parseLines(lines, decodeRecord).items, run.runId) ?? terminal;
+    end.add(parseLines(lines, decodeRecord).items);
   };
 
   const done = new Promise<RunOutcome>((resolve) => {
@@ -95,7 +94,7 @@ export function watchAdoptedRun(run: AdoptedRun, deps: Partial<AdoptDeps> = {}):
       resolve(
         determineOutcome({
           kind: run.kind,
-          terminal: journalsItsEnd(run.kind) ? terminal : undefined,
+          ...(journalsItsEnd(run.kind) && { terminal: end.terminal, spend: end.spend() }),
           ...(exitCode !== undefined && recordedExit(run.kind, exitCode)),
           killedBy: terminator.cause,
           durationMs: d.now() - startedAt,

@@ -28,38 +28,61 @@ export function spendOf(record: JournalRecord): RunSpend | undefined {
   return { costUsd, tokens, unpricedIterations: fieldNumber(record, "unpriced_iterations") ?? 0 };
 }
 
-/** The terminal record of `runId` among `records`, if any (the last one wins). */
-export function terminalOf(
-  records: readonly JournalRecord[],
-  runId: string,
-): TerminalRecord | undefined {
-  let found: TerminalRecord | undefined;
-  for (const record of records) {
-    if (record.run !== runId || record.shape !== "system") continue;
-    if (record.topic === "loop.complete" || record.topic === "loop.stop") {
-      found = { topic: record.topic, reason: fieldText(record, "reason") };
-      const spend = spendOf(record);
-      if (spend !== undefined) found.spend = spend;
+/**
+ * A run's end as its journal tells it, read in one chunk or many: its terminal record (the
+ * last one wins) and what it spent: the terminal record's figures, else the sum of the run's
+ * `backend.usage` records (a run killed mid-way spent too, and a budget must count it).
+ */
+export class RunEndScan {
+  terminal: TerminalRecord | undefined;
+  private usage: RunSpend | undefined;
+
+  constructor(private readonly runId: string) {}
+
+  add(records: readonly JournalRecord[]): this {
+    for (const record of records) {
+      if (record.run !== this.runId || record.shape !== "system") continue;
+      if (record.topic === "backend.usage") this.addUsage(record);
+      else if (record.topic === "loop.complete" || record.topic === "loop.stop") {
+        this.terminal = { topic: record.topic, reason: fieldText(record, "reason") };
+        const spend = spendOf(record);
+        if (spend !== undefined) this.terminal.spend = spend;
+      }
+      // A chain's end: completed, or stopped by the step that failed (its reason, e.g. step_failed).
+      else if (record.topic === "chain.complete") {
+        const status = chainStatusOf(record);
+        this.terminal =
+          status === "completed"
+            ? { topic: "loop.complete", reason: "chain_completed" }
+            : {
+                topic: "loop.stop",
+                reason: status === "interrupted" ? "interrupted" : fieldText(record, "reason"),
+              };
+      }
     }
-    // A chain's end: completed, or stopped by the step that failed (its reason, e.g. step_failed).
-    else if (record.topic === "chain.complete") {
-      const status = chainStatusOf(record);
-      found =
-        status === "completed"
-          ? { topic: "loop.complete", reason: "chain_completed" }
-          : {
-              topic: "loop.stop",
-              reason: status === "interrupted" ? "interrupted" : fieldText(record, "reason"),
-            };
-    }
+    return this;
   }
-  return found;
+
+  /** What the run spent; undefined when its journal says nothing of it. */
+  spend(): RunSpend | undefined {
+    return this.terminal?.spend ?? this.usage;
+  }
+
+  private addUsage(record: JournalRecord): void {
+    const cost = fieldNumber(record, "cost_usd");
+    const u = this.usage ?? { costUsd: 0, tokens: 0, unpricedIterations: 0 };
+    this.usage = {
+      costUsd: u.costUsd + (cost ?? 0),
+      tokens: u.tokens + (fieldNumber(record, "total_tokens") ?? 0),
+      unpricedIterations: u.unpricedIterations + (cost === undefined ? 1 : 0),
+    };
+  }
 }
 
 /**
- * Reads the journal from `offset` and returns the run's terminal record. The torn tail is
- * included: the harness has exited by the time we ask, so no more bytes are coming.
+ * Reads the journal from `offset` for the run's end. The torn tail is included: the harness
+ * has exited by the time we ask, so no more bytes are coming.
  */
-export function readTerminal(path: string, runId: string, offset = 0): TerminalRecord | undefined {
-  return terminalOf(readJournal(path, offset).items, runId);
+export function readRunEnd(path: string, runId: string, offset = 0): RunEndScan {
+  return new RunEndScan(runId).add(readJournal(path, offset).items);
 }

@@ -59,6 +59,8 @@ export interface RunOutcome {
 export interface OutcomeInput {
   kind: RunKind;
   terminal?: TerminalRecord;
+  /** What the run spent, as its journal says (the terminal record's, else its usage records). */
+  spend?: RunSpend;
   /** Undefined when unknown (an adopted run is not our child, so we never see its exit). */
   exitCode?: number;
   signal?: string;
@@ -126,7 +128,8 @@ export function determineOutcome(input: OutcomeInput): RunOutcome {
     journalPath: input.journalPath,
   };
   if (input.terminal !== undefined) outcome.stopReason = input.terminal.reason;
-  if (input.terminal?.spend !== undefined) outcome.spend = input.terminal.spend;
+  const spend = input.spend ?? input.terminal?.spend;
+  if (spend !== undefined) outcome.spend = spend;
   if (input.exitCode !== undefined) outcome.exitCode = input.exitCode;
   if (input.signal !== undefined) outcome.signal = input.signal;
   if (decision.detail !== undefined) outcome.detail = decision.detail;

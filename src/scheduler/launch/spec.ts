@@ -31,6 +31,14 @@ export interface PresetLaunch extends LaunchCommon {
   isolation?: "shared" | "worktree" | undefined;
   /** `--set key=value` overrides of the preset (the schedule's `set`). */
   sets?: readonly string[];
+  /** What the schedule's budget leaves this run: `--budget-usd`, `--budget-tokens`. */
+  budget?: RunCeiling;
+}
+
+/** A ceiling on a run's own budget (the lower one holds); unset keys do not limit. */
+export interface RunCeiling {
+  usd?: number;
+  tokens?: number;
 }
 
 /** A chain of chains.toml, run by the harness's `chain run`. */
@@ -75,6 +83,8 @@ export function launchArgv(spec: LaunchSpec): string[] {
       ...(spec.maxIterations ? ["--max-iterations", String(spec.maxIterations)] : []),
       ...(spec.isolation === "worktree" ? ["--worktree"] : []),
       ...(spec.isolation === "shared" ? ["--no-worktree"] : []),
+      ...(spec.budget?.usd !== undefined ? ["--budget-usd", String(spec.budget.usd)] : []),
+      ...(spec.budget?.tokens !== undefined ? ["--budget-tokens", String(spec.budget.tokens)] : []),
     ],
   );
 }

@@ -10,7 +10,8 @@ export type SkipCause =
   | "blocked_by_after"
   | "max_concurrent"
   | "disabled"
-  | "config_error";
+  | "config_error"
+  | "budget_exhausted";
 
 interface Base {
   /** ISO-8601 UTC time the event was written. */
@@ -30,6 +31,9 @@ export interface ScheduledEvent extends Base {
   argv: string[];
   cwd: string;
   timeoutMs?: number;
+  /** The ceiling the schedule's budget put on the run (`--budget-usd`, `--budget-tokens`). */
+  budgetUsd?: number;
+  budgetTokens?: number;
 }
 
 export interface StartedEvent extends Base {
@@ -129,6 +133,9 @@ export interface RunSummary {
   costUsd?: number;
   tokens?: number;
   unpricedIterations?: number;
+  /** The ceiling its schedule's budget put on it: what a running run may still spend. */
+  budgetUsd?: number;
+  budgetTokens?: number;
 }
 
 const TERMINAL: ReadonlySet<SummaryStatus> = new Set([
@@ -149,7 +156,15 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
   const s: RunSummary = summary ?? { runId: e.runId, schedule: "", slot: "", status: "pending" };
   switch (e.event) {
     case "scheduled":
-      return { ...s, schedule: e.schedule, slot: e.slot, trigger: e.trigger, scheduledAt: e.ts };
+      return {
+        ...s,
+        schedule: e.schedule,
+        slot: e.slot,
+        trigger: e.trigger,
+        scheduledAt: e.ts,
+        ...(e.budgetUsd !== undefined && { budgetUsd: e.budgetUsd }),
+        ...(e.budgetTokens !== undefined && { budgetTokens: e.budgetTokens }),
+      };
     case "skipped":
       return {
         ...s,

@@ -56,6 +56,8 @@ export interface PlannedRun extends SlotRun {
   argv: string[];
   cwd: string;
   timeoutMs?: number;
+  budgetUsd?: number;
+  budgetTokens?: number;
 }
 
 export interface SkippedRun extends SlotRun {

@@ -108,10 +108,15 @@ export class RunLedger {
   schedule(run: PlannedRun): ClaimResult {
     const claim = this.claim(run);
     if (claim.kind === "duplicate") return claim;
-    const { runId, schedule, trigger, kind, argv, cwd, timeoutMs } = run;
+    const { runId, schedule, trigger, kind, argv, cwd, timeoutMs, budgetUsd, budgetTokens } = run;
     const slot = run.slot.toISOString();
     const fields = { schedule, slot, key: claim.key, trigger, kind, argv, cwd, timeoutMs };
-    this.append(runId, { event: "scheduled", ...fields });
+    this.append(runId, {
+      event: "scheduled",
+      ...fields,
+      ...(budgetUsd !== undefined && { budgetUsd }),
+      ...(budgetTokens !== undefined && { budgetTokens }),
+    });
     const scheduledAt = this.deps.now().toISOString();
     this.pendingRuns.set(pendingFromScheduled({ runId, ...fields }, scheduledAt));
     return claim;
@@ -241,7 +246,7 @@ export class RunLedger {
     const limit = query.limit ?? Number.POSITIVE_INFINITY;
     for (const runId of this.index.newestFirst(query.schedule)) {
       if (out.length >= limit) break;
-      const summary = this.summaryOf(runId);
+      const summary = this.summary(runId);
       if (summary) out.push(summary);
     }
     return out;
@@ -265,7 +270,7 @@ export class RunLedger {
   consecutive(schedule: string, predicate: (run: RunSummary) => boolean): number {
     let count = 0;
     for (const runId of this.index.newestFirst(schedule)) {
-      const summary = this.summaryOf(runId);
+      const summary = this.summary(runId);
       if (!summary || !predicate(summary)) break;
       count++;
     }
@@ -282,7 +287,8 @@ export class RunLedger {
     return summary ? { events, summary } : undefined;
   }
 
-  private summaryOf(runId: string): RunSummary | undefined {
+  /** One run's summary (read once, then kept up to date); undefined for an unknown id. */
+  summary(runId: string): RunSummary | undefined {
     const cached = this.summaries.get(runId) ?? this.replay(runId)?.summary;
     if (cached) this.summaries.set(runId, cached);
     return cached;
@@ -317,7 +323,7 @@ export class RunLedger {
     const { event: name, ...fields } = input;
     const ts = this.deps.now().toISOString();
     const event = { ts, event: name, runId, ...fields } as LedgerEvent;
-    this.summaries.set(runId, applyEvent(this.summaryOf(runId), event));
+    this.summaries.set(runId, applyEvent(this.summary(runId), event));
     const path = this.runFilePath(runId);
     if (path === undefined) {
       this.deps.logger.warn(

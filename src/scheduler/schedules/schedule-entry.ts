@@ -5,6 +5,8 @@ import * as z from "zod";
 import {
   alertField,
   argvField,
+  budgetField,
+  budgetOf,
   CATCH_UP_MODES,
   cronField,
   durationField,
@@ -83,6 +85,8 @@ export const scheduleEntry = z
     /** How many of its recent runs a run is told about (0: none). */
     history: z.number().int().min(0).max(20).optional(),
     monitor: z.strictObject(monitorThresholds).optional(),
+    /** What its runs may spend (kind = "preset"); replaces [defaults]'s budget as a whole. */
+    budget: budgetField.optional(),
   })
   .superRefine((s, ctx) => {
     const need = (key: "preset" | "objective" | "command" | "chain", what: string) => {
@@ -97,7 +101,8 @@ export const scheduleEntry = z
         | "env_file"
         | "isolation"
         | "chain"
-        | "set",
+        | "set"
+        | "budget",
       hint: string,
     ) => {
       if (s[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: hint });
@@ -112,6 +117,10 @@ export const scheduleEntry = z
       need("objective", 'the objective for the chain (kind = "chain")');
       for (const key of ["preset", "command", "max_iterations", "isolation"] as const)
         forbid(key, `no ${key} when kind = "chain" (the chain's steps say it in chains.toml)`);
+      forbid(
+        "budget",
+        'no budget when kind = "chain" yet: a budget holds on preset runs (give each step\'s preset event_loop.max_cost_usd in chains.toml, or schedule the presets)',
+      );
     } else {
       need("command", 'a command array when kind = "command"');
       for (const key of ["preset", "objective", "max_iterations", "isolation", "chain"] as const) {
@@ -124,6 +133,10 @@ export const scheduleEntry = z
       forbid(
         "env_file",
         'no env_file when kind = "command" (put the variables in env, or run a preset)',
+      );
+      forbid(
+        "budget",
+        'no budget when kind = "command": a command reports no spend (run a preset to hold a budget)',
       );
     }
   });
@@ -224,6 +237,7 @@ export function scheduleBuilder(
       envFiles,
       isolation: s.isolation,
       sets,
+      budget: s.budget === undefined ? defaults.budget : budgetOf(s.budget),
     });
   };
 }

@@ -1,7 +1,10 @@
 // A schedule as the scheduler holds it, once its [[schedule]] entry passed (schedule-entry.ts
 // checks and builds it; schedule-file.ts parses a file of them).
 import type { CronConfig } from "../config/config.js";
-import type { OverlapPolicy } from "../config/fields.js";
+import type { OverlapPolicy, ScheduleBudget } from "../config/fields.js";
+
+export type { ScheduleBudget } from "../config/fields.js";
+
 import type { CatchUpPolicy } from "../timing/planner.js";
 
 /**
@@ -55,6 +58,8 @@ export type Schedule = ScheduleCommon &
         isolation: IsolationMode | undefined;
         /** `--set key=value` overrides of the preset, from the schedule's `set`. */
         sets: string[];
+        /** Its own `budget`, else [defaults]'s; undefined: no budget. */
+        budget?: ScheduleBudget;
       }
     | {
         kind: "chain";

@@ -1,0 +1,107 @@
+// Where a schedule stands against its budget before a slot launches: exhausted (the slot is
+// skipped, `budget_exhausted`), or the ceiling its run gets: the least of the per-run limit
+// and what is left today and this month.
+import type { ScheduleBudget } from "../config/fields.js";
+import type { RunCeiling } from "../launch/spec.js";
+import type { Schedule } from "../schedules/schedule-file.js";
+import { type ScheduleSpend, type SpendLedger, scheduleSpend, usd } from "./spend.js";
+
+export type BudgetStanding =
+  | { kind: "open"; ceiling: RunCeiling; spend: ScheduleSpend }
+  | {
+      kind: "exhausted";
+      /** Which limit: "day" or "month", in US dollars or tokens. */
+      period: "day" | "month";
+      /** "2026-11-27" or "2026-11": the alert is about this period. */
+      periodKey: string;
+      /** One line for the ledger, the log and the page. */
+      detail: string;
+      /** When the period turns (epoch ms): the slot after that runs again. */
+      until: number;
+      spend: ScheduleSpend;
+    };
+
+/** The budget a schedule holds, if any (only preset schedules have one). */
+export function budgetOfSchedule(schedule: Schedule): ScheduleBudget | undefined {
+  return schedule.kind === "preset" ? schedule.budget : undefined;
+}
+
+/** The schedule's standing now; undefined when it has no budget. */
+export function budgetStanding(
+  schedule: Schedule,
+  ledger: SpendLedger,
+  now: number,
+): BudgetStanding | undefined {
+  const budget = budgetOfSchedule(schedule);
+  if (budget === undefined) return undefined;
+  const spend = scheduleSpend(ledger, schedule.name, schedule.timezone, now);
+  const { day, month, periods } = spend;
+  const left = (limit: number | undefined, used: number) =>
+    limit === undefined ? undefined : limit - used;
+  const usdLeft = {
+    day: left(budget.perDayUsd, day.costUsd + day.reservedUsd),
+    month: left(budget.perMonthUsd, month.costUsd + month.reservedUsd),
+  };
+  const tokensLeft = {
+    day: left(budget.perDayTokens, day.tokens + day.reservedTokens),
+    month: left(budget.perMonthTokens, month.tokens + month.reservedTokens),
+  };
+  for (const period of ["month", "day"] as const) {
+    const spent = period === "day" ? day : month;
+    const key = period === "day" ? periods.day : periods.month;
+    const until = period === "day" ? periods.nextDay : periods.nextMonth;
+    const dollars = usdLeft[period];
+    const tokens = tokensLeft[period];
+    const running = spent.running > 0 ? ` (${spent.running} running run(s) hold the rest)` : "";
+    const per = period === "day" ? "per_day" : "per_month";
+    if (dollars !== undefined && dollars <= 0)
+      return {
+        kind: "exhausted",
+        period,
+        periodKey: key,
+        until,
+        spend,
+        detail: `budget exhausted: ${schedule.name} spent ${usd(spent.costUsd)} of its ${per} ${usd(dollarsLimit(budget, period))} for ${key} (${schedule.timezone})${running}; the next slot runs on ${new Date(until).toISOString()} or once the budget is raised`,
+      };
+    if (tokens !== undefined && tokens <= 0)
+      return {
+        kind: "exhausted",
+        period,
+        periodKey: key,
+        until,
+        spend,
+        detail: `budget exhausted: ${schedule.name} used ${spent.tokens.toLocaleString("en-US")} of its tokens_${per} ${tokensLimit(budget, period)?.toLocaleString("en-US")} tokens for ${key} (${schedule.timezone})${running}; the next slot runs on ${new Date(until).toISOString()} or once the budget is raised`,
+      };
+  }
+  return {
+    kind: "open",
+    spend,
+    ceiling: {
+      ...least(budget.perRunUsd, usdLeft.day, usdLeft.month, (n) => ({
+        usd: Math.max(1e-6, Math.floor(n * 1e6) / 1e6),
+      })),
+      ...least(budget.perRunTokens, tokensLeft.day, tokensLeft.month, (n) => ({
+        tokens: Math.max(1, Math.floor(n)),
+      })),
+    },
+  };
+}
+
+function dollarsLimit(b: ScheduleBudget, period: "day" | "month"): number {
+  return (period === "day" ? b.perDayUsd : b.perMonthUsd) ?? 0;
+}
+
+function tokensLimit(b: ScheduleBudget, period: "day" | "month"): number | undefined {
+  return period === "day" ? b.perDayTokens : b.perMonthTokens;
+}
+
+function least<T>(
+  a: number | undefined,
+  b: number | undefined,
+  c: number | undefined,
+  as: (n: number) => T,
+): T | undefined {
+  // Dollars are floored to the micro-dollar, so a ceiling never exceeds what is left.
+  const known = [a, b, c].filter((n) => n !== undefined);
+  return known.length === 0 ? undefined : as(Math.min(...known));
+}
