@@ -119,6 +119,13 @@ export class IncrementalEvaluation {
       if (recovery !== undefined) return { kind: "resolve", note: `run ${recovery.run} completed` };
       return undefined;
     }
+    if (c.kind === "budget_exhausted")
+      return {
+        kind: "resolve",
+        note: `the ${c.period} turned or the budget was raised: ${c.schedule} runs again`,
+      };
+    if (c.kind === "run_costly")
+      return { kind: "resolve", note: `a later run of ${c.schedule} cost as usual` };
     if (c.kind === "state_unwritable")
       return {
         kind: "resolve",

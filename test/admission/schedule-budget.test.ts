@@ -47,8 +47,11 @@ describe("a schedule's budget as written", () => {
     ).toMatchObject({ budget: { perRunUsd: 5, perDayUsd: 20, perMonthTokens: 9_000_000 } });
     const config = "[defaults]\nbudget = { per_month = 300.0 }\n";
     expect(scheduleOf(entry(""), config)).toMatchObject({ budget: { perMonthUsd: 300 } });
-    expect(scheduleOf(entry("budget = { per_day = 2.5 }"), config).budget).toEqual({
-      perDayUsd: 2.5,
+    expect(scheduleOf(entry("budget = { per_day = 2.5 }"), config)).toMatchObject({
+      budget: { perDayUsd: 2.5 },
+    });
+    expect(scheduleOf(entry("budget = { per_day = 2.5 }"), config)).not.toMatchObject({
+      budget: { perMonthUsd: 300 },
     });
     // A command schedule reports no spend: [defaults]'s budget is not its own.
     const command = scheduleOf(

@@ -11,6 +11,8 @@ export const ALERT_KINDS = [
   "run_crashed",
   "run_stalled",
   "schedule_trouble",
+  "budget_exhausted",
+  "run_costly",
   "config_invalid",
   "state_unwritable",
   "delivery_failed",

@@ -16,6 +16,8 @@ const KIND_LABEL: Record<AlertKind, string> = {
   run_crashed: "run crashed",
   run_stalled: "run stalled",
   schedule_trouble: "schedule trouble",
+  budget_exhausted: "budget spent",
+  run_costly: "run cost more than usual",
   config_invalid: "config invalid",
   state_unwritable: "state not writable",
   delivery_failed: "alert delivery failed",

@@ -81,6 +81,20 @@ export const CONDITION_KINDS: { [K in ConditionKind]: ConditionKindDefinition<K>
     detail: (c) => (c.slots === undefined ? undefined : `Slots: ${c.slots.join(", ")}`),
     subject: (c) => `${c.schedule} ${c.cause}`,
   },
+  budget_exhausted: {
+    live: false,
+    title: (c) =>
+      `Schedule ${c.schedule}: ${c.period === "day" ? "daily" : "monthly"} budget spent for ${c.periodKey}`,
+    detail: (c) =>
+      `${c.detail}. Raise budget in the schedule file to run sooner; spend: autoloop-cron status`,
+    subject: (c) => `${c.schedule} budget`,
+  },
+  run_costly: {
+    live: false,
+    title: (c) => `Schedule ${c.schedule}: run ${c.run} cost more than usual`,
+    detail: () => undefined,
+    subject: (c) => `${c.schedule} cost`,
+  },
   config_invalid: {
     live: false,
     title: (c) => `Schedule file ${c.file} is invalid`,

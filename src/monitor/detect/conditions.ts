@@ -83,6 +83,27 @@ export type Condition = Base &
         count: number;
         slots?: string[];
       }
+    | {
+        /** The schedule's budget is spent for the day or month: its slots are skipped. */
+        kind: "budget_exhausted";
+        schedule: string;
+        period: "day" | "month";
+        /** "2026-11-27" or "2026-11". */
+        periodKey: string;
+        /** ISO: when the period turns and the schedule runs again. */
+        until: string;
+        detail: string;
+      }
+    | {
+        /** The schedule's latest run cost more than `cost_factor` times its usual (median). */
+        kind: "run_costly";
+        schedule: string;
+        run: string;
+        costUsd: number;
+        medianUsd: number;
+        factor: number;
+        runs: number;
+      }
     | { kind: "config_invalid"; file: string; problems: string[] }
     | {
         /** The daemon's own files refuse writes (a full disk): held lines wait in memory. */

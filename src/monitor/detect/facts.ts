@@ -24,6 +24,7 @@ import { type ExpectedSlot, expectedSlot, isOverdue } from "./overdue-slots.js";
 import { RunEnds } from "./run-ends.js";
 import type { RunState } from "./run-state.js";
 import { type ScheduleStreak, STREAK_SCAN_LIMIT, scheduleStreak } from "./schedule-streak.js";
+import { type BudgetFact, budgetFact, type CostlyFact, costlyFact } from "./spend-facts.js";
 import type { ThresholdsFor } from "./thresholds.js";
 
 export interface FactSources {
@@ -56,6 +57,9 @@ const OUTPUT_TAIL_LINES = 15;
 
 /** Slots looked at per schedule for skipped-in-a-row trouble. */
 const RECENT_SLOTS = 20;
+
+/** Slots skipped on purpose, not trouble: paused, disabled, a spent budget (its own alert). */
+const ON_PURPOSE: ReadonlySet<string> = new Set(["paused", "disabled", "budget_exhausted"]);
 
 export class MonitorFacts {
   private readonly launched = new Map<string, string>();
@@ -285,23 +289,31 @@ export class MonitorFacts {
 
   private scheduleFacts(ledger: RunLedger | undefined, now: Date): ScheduleFacts {
     const recentSlots: NonNullable<ScheduleFacts["recentSlots"]>[number][] = [];
+    const budgets: BudgetFact[] = [];
+    const costly: CostlyFact[] = [];
     const loaded = this.sources.schedules();
     // Only schedules with runs: walking ten thousand idle schedules every pass is waste.
     for (const name of ledger?.schedulesWithRuns() ?? []) {
-      if (!loaded.has(name)) continue;
-      const runs = ledger?.listRuns({ schedule: name, limit: RECENT_SLOTS }) ?? [];
+      const schedule = loaded.get(name);
+      if (schedule === undefined || ledger === undefined) continue;
+      const runs = ledger.listRuns({ schedule: name, limit: RECENT_SLOTS });
       const slots = runs
-        .filter((r) => r.skipCause !== "paused" && r.skipCause !== "disabled")
+        .filter((r) => !ON_PURPOSE.has(r.skipCause ?? ""))
         .reverse()
         .map((r) => ({ slot: r.slot, outcome: slotOutcome(r) }));
       if (slots.length > 0) recentSlots.push({ schedule: name, slots });
+      const budget = budgetFact(schedule, ledger, now.getTime());
+      if (budget !== undefined) budgets.push(budget);
+      const cost = costlyFact(schedule, ledger);
+      if (cost !== undefined) costly.push(cost);
     }
     const missed = [
       ...[...this.missed].map(([schedule, slots]) => ({ schedule, slots })),
       ...this.overdue(ledger, now).map((m) => ({ ...m, noRun: true as const })),
     ];
     const writeTrouble = this.sources.writeTrouble?.() ?? [];
-    return { recentSlots, missed, invalidFiles: this.invalidFiles(), writeTrouble };
+    const invalidFiles = this.invalidFiles();
+    return { recentSlots, missed, invalidFiles, writeTrouble, budgets, costly };
   }
 
   private invalidFiles(): NonNullable<ScheduleFacts["invalidFiles"]>[number][] {

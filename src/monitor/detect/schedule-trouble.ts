@@ -1,7 +1,9 @@
 // Schedule health from the scheduler's facts: slots skipped or blocked in a row, slots missed
 // while the daemon was down, schedule files that fail validation.
 import type { WriteTrouble } from "../../journal/held-lines.js";
+import { usd } from "../../scheduler/budget/spend.js";
 import { type Condition, fingerprintOf } from "./conditions.js";
+import type { BudgetFact, CostlyFact } from "./spend-facts.js";
 import type { ThresholdsFor } from "./thresholds.js";
 
 /** A slot's fate; callers leave out slots skipped on purpose (paused, disabled). */
@@ -24,6 +26,10 @@ export interface ScheduleFacts {
   invalidFiles?: readonly { file: string; problems: readonly string[]; since: string }[];
   /** The daemon's own writes that fail (a full disk), per writer. */
   writeTrouble?: readonly ({ what: "ledger" | "outbox" } & WriteTrouble)[];
+  /** Schedules whose budget is spent for now. */
+  budgets?: readonly BudgetFact[];
+  /** Schedules whose latest run cost more than usual. */
+  costly?: readonly CostlyFact[];
 }
 
 /** One condition per troubled schedule or bad file. */
@@ -81,6 +87,33 @@ export function scheduleConditions(facts: ScheduleFacts, thresholds: ThresholdsF
       occurredAt: since,
     });
   }
+  for (const b of facts.budgets ?? [])
+    out.push({
+      kind: "budget_exhausted",
+      schedule: b.schedule,
+      period: b.period,
+      periodKey: b.periodKey,
+      until: b.until,
+      detail: b.detail,
+      fingerprint: fingerprintOf("budget_exhausted", b.schedule),
+      severity: "warning",
+      summary: `schedule ${b.schedule}: its ${b.period === "day" ? "daily" : "monthly"} budget for ${b.periodKey} is spent; its slots are skipped until ${b.until}`,
+      occurredAt: b.since,
+    });
+  for (const c of facts.costly ?? [])
+    out.push({
+      kind: "run_costly",
+      schedule: c.schedule,
+      run: c.run,
+      costUsd: c.costUsd,
+      medianUsd: c.medianUsd,
+      factor: c.factor,
+      runs: c.runs,
+      fingerprint: fingerprintOf("run_costly", c.schedule),
+      severity: "warning",
+      summary: `schedule ${c.schedule}: run ${c.run} cost ${usd(c.costUsd)}, ${(c.costUsd / c.medianUsd).toFixed(1)}x the median ${usd(c.medianUsd)} of its last ${c.runs} runs (cost_factor ${c.factor})`,
+      occurredAt: c.at,
+    });
   for (const t of facts.writeTrouble ?? [])
     out.push({
       kind: "state_unwritable",

@@ -17,6 +17,10 @@ export interface Thresholds {
   scheduleSkips: number;
   /** Without a daemon: a slot with no run this long after its (jittered) time is missed. */
   missedGraceMs: number;
+  /** A run that cost this many times its schedule's median is `run_costly`; 0: off. */
+  costFactor: number;
+  /** The median is of this many of the schedule's last runs with a known cost. */
+  costRuns: number;
 }
 
 export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = {
@@ -26,6 +30,8 @@ export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = {
   crashGraceMs: 15_000,
   scheduleSkips: 3,
   missedGraceMs: 5 * 60_000,
+  costFactor: 0,
+  costRuns: 10,
 };
 
 /** Thresholds for a schedule (undefined: a journal not tied to a schedule). */

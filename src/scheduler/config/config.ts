@@ -64,6 +64,10 @@ export interface CronConfig {
     stallAfterMs: number;
     /** Without a daemon, a slot with no run this long after its time is `missed`. */
     missedGraceMs: number;
+    /** `run_costly` when a run costs this many times its schedule's median; 0: off. */
+    costFactor: number;
+    /** How many of the schedule's last runs with a known cost that median is taken over. */
+    costRuns: number;
     /** Channels for alerts not tied to a schedule (and for schedules with alert = []). */
     alert: string[];
   };
@@ -198,6 +202,8 @@ function resolveConfig(
       gateGraceMs: m.gate_grace ?? 1_800_000,
       stallAfterMs: m.stall_after ?? 1_200_000,
       missedGraceMs: m.missed_grace ?? 300_000,
+      costFactor: m.cost_factor ?? 0,
+      costRuns: m.cost_runs ?? 10,
       alert: m.alert ?? names,
     },
     retention: {

@@ -69,6 +69,20 @@ export const monitorThresholds = {
   stall_after: durationField(1000).optional(),
   /** A slot whose run has not begun this long after its time is missed (no daemon: Kubernetes, timers). */
   missed_grace: durationField(1000).optional(),
+  /**
+   * A run that cost more than this many times the median of its schedule's last `cost_runs`
+   * runs is news (`run_costly`); off unless set.
+   */
+  cost_factor: z
+    .number({ error: "a number greater than 1, such as 3 (off unless set)" })
+    .gt(1, "a number greater than 1, such as 3 (off unless set)")
+    .optional(),
+  cost_runs: z
+    .number()
+    .int("a whole number of runs, 3 or more")
+    .min(3, "a whole number of runs, 3 or more")
+    .max(100, "at most 100 runs")
+    .optional(),
 };
 
 /** An amount of US dollars greater than zero: a number, never a string with a currency. */

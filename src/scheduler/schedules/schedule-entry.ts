@@ -210,6 +210,8 @@ export function scheduleBuilder(
               gateGraceMs: s.monitor.gate_grace ?? defaults.monitor.gateGraceMs,
               stallAfterMs: s.monitor.stall_after ?? defaults.monitor.stallAfterMs,
               missedGraceMs: s.monitor.missed_grace ?? defaults.monitor.missedGraceMs,
+              costFactor: s.monitor.cost_factor ?? defaults.monitor.costFactor,
+              costRuns: s.monitor.cost_runs ?? defaults.monitor.costRuns,
             },
     };
     // Object.assign, not a spread: V8 gives every spread copy its own hidden class (memory

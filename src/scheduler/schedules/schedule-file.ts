@@ -25,10 +25,11 @@ export {
 
 /** The defaults a schedule file is parsed with, taken from the config. */
 export function scheduleDefaults(config: CronConfig): ScheduleDefaults {
-  const { gateRejections, gateGraceMs, stallAfterMs, missedGraceMs } = config.monitor;
+  const { gateRejections, gateGraceMs, stallAfterMs, missedGraceMs, costFactor, costRuns } =
+    config.monitor;
   return {
     ...config.defaults,
-    monitor: { gateRejections, gateGraceMs, stallAfterMs, missedGraceMs },
+    monitor: { gateRejections, gateGraceMs, stallAfterMs, missedGraceMs, costFactor, costRuns },
   };
 }
 

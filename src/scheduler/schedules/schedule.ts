@@ -39,6 +39,8 @@ export interface ScheduleCommon {
     gateGraceMs: number;
     stallAfterMs: number;
     missedGraceMs: number;
+    costFactor?: number;
+    costRuns?: number;
   };
 }
 
