@@ -2,6 +2,7 @@
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { checkRunId, openLedgerAt, stopRun } from "../operator/run-actions.js";
+import { costText } from "../scheduler/budget/spend.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import { isTerminal, type RunSummary } from "../scheduler/ledger/events.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
@@ -39,13 +40,6 @@ function endReason(r: RunSummary): string {
     return r.detail ? `${r.killedBy}: ${r.detail}` : `stopped by ${r.killedBy}`;
   if (r.status === "failed" && r.exitCode !== undefined) return `exit ${r.exitCode}`;
   return "";
-}
-
-/** "$0.0123", "$0.0123 + 2 unknown" (iterations of unknown cost), "" when the run did not say. */
-export function costText(r: Pick<RunSummary, "costUsd" | "unpricedIterations">): string {
-  if (r.costUsd === undefined) return "";
-  const known = `$${r.costUsd.toFixed(4)}`;
-  return r.unpricedIterations ? `${known} + ${r.unpricedIterations} unknown` : known;
 }
 
 function summaryRow(r: RunSummary): string[] {

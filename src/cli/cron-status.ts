@@ -11,6 +11,12 @@ stalled or crashed (the monitor's firing alerts), open incidents, alerts waiting
 the outbox or given up on, and schedule files that do not validate. When nothing is
 wrong it prints one "All clear" line. It reads files only, with or without a daemon.
 
+Below that, "Spend": each schedule with a budget or with runs this month, what it
+spent today and this month (days and months of its time zone) against its budget,
+"SPENT" when the budget is exhausted (its slots are skipped until the period turns),
+and whether the budget can hold when some runs' cost is unknown. Spend never
+changes the exit code: an exhausted budget pages through the monitor.
+
 Exit codes (for scripts and health checks):
   0  nothing needs a human (acknowledged incidents and acked or silenced alerts
      are listed but do not count)
@@ -21,6 +27,7 @@ Exit codes (for scripts and health checks):
 Examples:
   autoloop-cron status
   autoloop-cron status --json | jq '.firing[].summary'
+  autoloop-cron status --json | jq '.spend[] | {schedule, today: .today.costUsd}'
   autoloop-cron status >/dev/null || echo "autoloop needs you"
 `;
 

@@ -29,8 +29,8 @@ export class Metrics {
   private readonly lateness: Histogram<"schedule">;
   private readonly skipped: Counter<"schedule" | "cause">;
   private readonly alerts: Counter<"channel" | "result">;
-  private readonly cost: Counter<"schedule">;
-  private readonly tokens: Counter<"schedule">;
+  private readonly cost: Counter<"schedule" | "model">;
+  private readonly tokens: Counter<"schedule" | "model">;
   private readonly unknownCost: Counter<"schedule">;
 
   constructor(options: MetricsOptions = {}) {
@@ -80,14 +80,14 @@ export class Metrics {
     });
     this.cost = new Counter({
       name: "autoloop_cron_run_cost_usd_total",
-      help: "What ended runs cost (the iterations whose cost is known), by schedule.",
-      labelNames: ["schedule"],
+      help: "What ended runs cost (the iterations whose cost is known), by schedule and model.",
+      labelNames: ["schedule", "model"],
       registers,
     });
     this.tokens = new Counter({
       name: "autoloop_cron_run_tokens_total",
-      help: "Tokens ended runs used, by schedule.",
-      labelNames: ["schedule"],
+      help: "Tokens ended runs used, by schedule and model.",
+      labelNames: ["schedule", "model"],
       registers,
     });
     this.unknownCost = new Counter({
@@ -129,10 +129,16 @@ export class Metrics {
     if (Number.isFinite(seconds)) this.lateness.observe({ schedule }, Math.max(0, seconds));
   }
 
-  /** What an ended run spent, as its terminal record said. */
+  /**
+   * What an ended run spent, per model its usage records name ("unknown" when they name none,
+   * or for a terminal record's figures without usage records).
+   */
   runSpent(schedule: string, spend: RunSpend): void {
-    this.cost.inc({ schedule }, spend.costUsd);
-    this.tokens.inc({ schedule }, spend.tokens);
+    const byModel = spend.byModel ?? { unknown: { costUsd: spend.costUsd, tokens: spend.tokens } };
+    for (const [model, m] of Object.entries(byModel)) {
+      this.cost.inc({ schedule, model }, m.costUsd);
+      this.tokens.inc({ schedule, model }, m.tokens);
+    }
     if (spend.unpricedIterations > 0) this.unknownCost.inc({ schedule });
   }
 

@@ -11,6 +11,7 @@ import { checkRunId, openLedgerAt, stopRun } from "../operator/run-actions.js";
 import { fileTail } from "../operator/run-detail.js";
 import { runStory, runStoryText } from "../operator/run-story.js";
 import { fireThroughDaemon } from "../operator/schedule-actions.js";
+import { spendRows } from "../scheduler/budget/spend-rows.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import { runningDaemon } from "../scheduler/daemon/control.js";
 import type { SummaryStatus } from "../scheduler/ledger/events.js";
@@ -83,6 +84,26 @@ export const TOOLS: ToolDefinition[] = [
         { filter: args.filter as string | undefined, limit: args.limit as number },
       );
       return json({ ...page, invalid: report.problems });
+    },
+  },
+  {
+    name: "spend",
+    title: "Spend per schedule",
+    description:
+      "What each schedule's runs spent today and this month (days and months of its time zone) in US dollars and tokens, against its budget (per_run, per_day, per_month): whether the budget is spent (its slots are skipped until the period turns) and whether it can hold when some runs' cost is unknown. Schedules with a budget or with runs this month.",
+    inputSchema: {
+      schedule: z.string().max(200).optional().describe("Only this schedule"),
+    },
+    readOnly: true,
+    run: (args, config) => {
+      const schedules = new Map(validateAll(config).schedules.map((s) => [s.name, s]));
+      const rows = spendRows(schedules, openLedgerAt(config.stateDir), Date.now());
+      const name = args.schedule as string | undefined;
+      if (name !== undefined && !schedules.has(name))
+        throw new UserError(
+          `no schedule ${JSON.stringify(name)} in force; list_schedules shows the schedules`,
+        );
+      return json(name === undefined ? rows : rows.filter((r) => r.schedule === name));
     },
   },
   {

@@ -3,7 +3,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { IncidentStore, type IncidentSummary } from "../incidents/store.js";
 import { LineCursor, parseLines } from "../journal/reader.js";
+import { type SpendRow, spendLine, spendRows } from "../scheduler/budget/spend-rows.js";
 import type { CronConfig } from "../scheduler/config/config.js";
+import { RunLedger } from "../scheduler/ledger/ledger.js";
+import type { Schedule } from "../scheduler/schedules/schedule-file.js";
 import { loadScheduleSet } from "../scheduler/schedules/schedule-set.js";
 import { type FieldProblem, formatProblem } from "../util/errors.js";
 import { probeWritableSync } from "../util/writable-probe.js";
@@ -45,6 +48,8 @@ export interface StatusReport {
   invalidFiles: { file: string; problems: string[] }[];
   /** Set when the state dir refuses a write now (a full disk): `CODE: message`. */
   stateDirUnwritable?: string;
+  /** Schedules with a budget or spend this month: spent today and this month, and limits. */
+  spend: SpendRow[];
   /** Something nobody has taken on yet: `status` exits 1. */
   needsHuman: boolean;
 }
@@ -63,13 +68,17 @@ function readAlerts(path: string, problems: string[]): AlertRecord[] {
 }
 
 /**
- * `invalid`: the schedule problems already known (a running daemon's), so the schedule files
- * are not parsed again; without it they are.
+ * `daemon`: what a running daemon already holds (its schedule problems, schedules and ledger),
+ * so the schedule files are not parsed again; without it they are, and the ledger is opened.
  */
 export function readStatus(
   config: CronConfig,
   now: Date = new Date(),
-  invalid?: readonly FieldProblem[],
+  daemon?: {
+    invalid: readonly FieldProblem[];
+    schedules: ReadonlyMap<string, Schedule>;
+    ledger: RunLedger;
+  },
 ): StatusReport {
   const paths = monitorPaths(config.stateDir);
   const problems: string[] = [];
@@ -105,7 +114,8 @@ export function readStatus(
     (d) => now.getTime() - Date.parse(d.at) <= DEAD_NEWS_MS,
   );
   const byFile = new Map<string, string[]>();
-  for (const p of invalid ?? loadScheduleSet(config).problems)
+  const set = daemon === undefined ? loadScheduleSet(config) : undefined;
+  for (const p of daemon?.invalid ?? set?.problems ?? [])
     byFile.set(p.file, [...(byFile.get(p.file) ?? []), formatProblem(p)]);
   const invalidFiles = [...byFile].map(([file, list]) => ({ file, problems: list }));
   // A full disk may keep the monitor from recording its alert: asked directly. Only the disk's
@@ -129,8 +139,19 @@ export function readStatus(
     },
     invalidFiles,
     ...(!writable.ok && { stateDirUnwritable: writable.error ?? "unknown error" }),
+    spend: spendOf(config, now, daemon ?? (set && { schedules: set.schedules })),
     needsHuman,
   };
+}
+
+function spendOf(
+  config: CronConfig,
+  now: Date,
+  from: { schedules: ReadonlyMap<string, Schedule>; ledger?: RunLedger } | undefined,
+): SpendRow[] {
+  if (from === undefined || !existsSync(config.stateDir)) return [];
+  const ledger = from.ledger ?? RunLedger.open(config.stateDir);
+  return spendRows(from.schedules, ledger, now.getTime());
 }
 
 export const ALL_CLEAR =
@@ -154,7 +175,9 @@ export function renderStatus(r: StatusReport): string {
     r.invalidFiles.length === 0 &&
     r.stateDirUnwritable === undefined &&
     r.problems.length === 0;
-  if (quiet) return `${ALL_CLEAR}\n`;
+  const spend = r.spend.map(spendLine);
+  const spendText = spend.length === 0 ? "" : `\nSpend:\n${spend.map((l) => `  ${l}\n`).join("")}`;
+  if (quiet) return `${ALL_CLEAR}\n${spendText}`;
   const out: string[] = [];
   const section = (title: string, lines: string[]) => {
     if (lines.length > 0) out.push(`${title}:`, ...lines.map((l) => `  ${l}`), "");
@@ -212,5 +235,5 @@ export function renderStatus(r: StatusReport): string {
     r.invalidFiles.flatMap((f) => f.problems),
   );
   section("Problems reading state", r.problems);
-  return `${out.join("\n").trimEnd()}\n`;
+  return `${out.join("\n").trimEnd()}\n${spendText}`;
 }

@@ -3,6 +3,8 @@
 import type { IncidentSummary } from "../incidents/store.js";
 import type { FiringAlert } from "../monitor/status.js";
 import type { OverviewPage, ScheduleRow } from "../operator/overview.js";
+import { usd } from "../scheduler/budget/spend.js";
+import type { SpendRow } from "../scheduler/budget/spend-rows.js";
 import { html, when } from "./html.js";
 import { actionForm, layout, mark, type PageContext } from "./layout.js";
 
@@ -16,6 +18,8 @@ export interface DashboardData {
   invalidFiles: { file: string; problems: string[] }[];
   allPaused: boolean;
   killSwitch: boolean;
+  /** Schedules with a budget or spend this month. */
+  spend: SpendRow[];
 }
 
 const pathPart = (text: string) => encodeURIComponent(text);
@@ -53,6 +57,37 @@ ${firing.map(
 </tbody></table>`;
 }
 
+/** "$3.20 of $20.00" (and tokens, when limited). */
+function spent(amount: number, limit: number | undefined, tokens: number, tokenLimit?: number) {
+  const dollars = limit === undefined ? usd(amount) : `${usd(amount)} of ${usd(limit)}`;
+  return tokenLimit === undefined
+    ? dollars
+    : `${dollars}, ${tokens.toLocaleString("en-US")} of ${tokenLimit.toLocaleString("en-US")} tokens`;
+}
+
+function spendSection(rows: SpendRow[]) {
+  if (rows.length === 0) return html`<p>No schedule has a budget or spent anything this month.</p>`;
+  return html`<table><thead><tr><th scope="col">Schedule</th><th scope="col">Today</th><th scope="col">This month</th><th scope="col">Per run</th><th scope="col">Budget</th></tr></thead><tbody>
+${rows.map((r) => {
+  const b = r.budget ?? {};
+  const state = r.exhausted
+    ? html`<span class="state failing">spent</span> <span class="muted">${r.exhausted}</span>`
+    : r.holds === "cannot"
+      ? html`<span class="state paused">cannot hold</span> <span class="muted">${r.thisMonth.unknownCost} run(s) of unknown cost; add a token limit</span>`
+      : r.holds === "none"
+        ? html`<span class="muted">none</span>`
+        : html`<span class="state active">holds</span>${r.holds === "tokens" ? html` <span class="muted">(on tokens)</span>` : ""}`;
+  const perRun = [
+    b.perRunUsd === undefined ? "" : usd(b.perRunUsd),
+    b.perRunTokens === undefined ? "" : `${b.perRunTokens.toLocaleString("en-US")} tokens`,
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return html`<tr><th scope="row">${r.schedule}<br><span class="muted">${r.timezone}</span></th><td>${spent(r.today.costUsd, b.perDayUsd, r.today.tokens, b.perDayTokens)}${r.today.running > 0 ? html` <span class="muted">(${r.today.running} running)</span>` : ""}</td><td>${spent(r.thisMonth.costUsd, b.perMonthUsd, r.thisMonth.tokens, b.perMonthTokens)}${r.thisMonth.unknownCost > 0 ? html` <span class="muted">+ ${r.thisMonth.unknownCost} run(s) of unknown cost</span>` : ""}</td><td>${perRun || html`<span class="muted">—</span>`}</td><td>${state}</td></tr>`;
+})}
+</tbody></table>`;
+}
+
 function incidentsSection(incidents: IncidentSummary[], ctx: PageContext) {
   if (incidents.length === 0) return html`<p>No open incidents.</p>`;
   return html`<table><thead><tr><th scope="col">Incident</th><th scope="col">Priority</th><th scope="col">Status</th><th scope="col">Updated</th><th scope="col">Actions</th></tr></thead><tbody>
@@ -83,6 +118,8 @@ ${d.invalidFiles.length > 0 ? html`<div class="error" role="alert"><p>Schedule f
 ${firingSection(d.firing, ctx)}
 <h2 id="incidents">Incidents</h2>
 ${incidentsSection(d.incidents, ctx)}
+<h2 id="spend">Spend</h2>
+${spendSection(d.spend)}
 <h2 id="running">Running now</h2>
 ${d.running.length === 0 ? html`<p>Nothing running.</p>` : html`<ul>${d.running.map((r) => html`<li><a href="/runs/${pathPart(r.runId)}">${r.runId}</a> <span class="muted">(${r.schedule}, started</span> ${when(r.startedAt, ctx.now)}<span class="muted">)</span></li>`)}</ul>`}
 <h2 id="schedules">Schedules</h2>

@@ -4,6 +4,8 @@
 import type { TaskEntry } from "../harness/tasks/entry.js";
 import type { Incident } from "../incidents/record.js";
 import type { RunDetail } from "../operator/run-detail.js";
+import { costText, usd } from "../scheduler/budget/spend.js";
+import type { RunSummary } from "../scheduler/ledger/events.js";
 import { html, when } from "./html.js";
 import { actionForm, layout, type PageContext, statusText } from "./layout.js";
 import { renderMarkdown } from "./markdown.js";
@@ -12,6 +14,20 @@ const RUNNING = new Set(["pending", "running"]);
 
 function taskList(tasks: TaskEntry[]) {
   return html`<ul>${tasks.map((t) => html`<li><code>${t.id}</code> ${t.text}${t.priority !== "normal" ? html` <span class="muted">(${t.priority})</span>` : ""}</li>`)}</ul>`;
+}
+
+/** What the run spent, and the ceiling its schedule's budget gave it. */
+function runCost(s: RunSummary) {
+  const ceiling =
+    s.budgetUsd !== undefined
+      ? html` <span class="muted">(its budget allowed ${usd(s.budgetUsd)})</span>`
+      : "";
+  if (s.costUsd !== undefined)
+    return html`<dt>Cost</dt><dd>${costText(s)} <span class="muted">${(s.tokens ?? 0).toLocaleString("en-US")} tokens</span>${ceiling}</dd>`;
+  if (s.status === "running" || s.status === "pending")
+    return ceiling === "" ? "" : html`<dt>Cost</dt><dd>running${ceiling}</dd>`;
+  if (s.status === "skipped") return "";
+  return html`<dt>Cost</dt><dd>unknown <span class="muted">(the agent reported no usage)</span>${ceiling}</dd>`;
 }
 
 export function runPage(d: RunDetail, ctx: PageContext): string {
@@ -26,6 +42,7 @@ export function runPage(d: RunDetail, ctx: PageContext): string {
 <dt>Slot</dt><dd>${when(s.slot, ctx.now)}</dd>
 <dt>Started</dt><dd>${when(s.startedAt, ctx.now)}</dd>
 <dt>Finished</dt><dd>${when(s.finishedAt, ctx.now)}${duration ? html` <span class="muted">after ${duration}</span>` : ""}</dd>
+${runCost(s)}
 ${s.exitCode !== undefined ? html`<dt>Exit code</dt><dd>${s.exitCode}${s.signal ? ` (${s.signal})` : ""}</dd>` : ""}
 ${d.launch ? html`<dt>Command</dt><dd><code>${d.launch.argv.join(" ")}</code></dd><dt>Directory</dt><dd><code>${d.launch.cwd}</code></dd>` : ""}
 ${d.started ? html`<dt>Process</dt><dd>pid ${d.started.pid}</dd><dt>Journal</dt><dd><code>${d.started.journalPath}</code></dd>` : ""}

@@ -116,7 +116,11 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
 
   const dashboard = (url: URL, ctx: PageContext): string => {
     const { daemon, config } = o;
-    const status = readStatus(config, new Date(ctx.now), daemon.invalidProblems);
+    const status = readStatus(config, new Date(ctx.now), {
+      invalid: daemon.invalidProblems,
+      schedules: daemon.schedules,
+      ledger: daemon.ledger,
+    });
     const pause = readPauseState(config.stateDir);
     const filter = url.searchParams.get("q") ?? "";
     const data: DashboardData = {
@@ -141,6 +145,7 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
       invalidFiles: status.invalidFiles,
       allPaused: pause.all,
       killSwitch: killSwitchOn(env),
+      spend: status.spend,
     };
     return dashboardPage(data, ctx);
   };

@@ -143,9 +143,24 @@ describe("Metrics over /metrics", () => {
     metrics.alertDelivery("hook", "dead");
     metrics.runSpent("nightly", { costUsd: 0.25, tokens: 1000, unpricedIterations: 0 });
     metrics.runSpent("nightly", { costUsd: 0.5, tokens: 300, unpricedIterations: 2 });
+    metrics.runSpent("nightly", {
+      costUsd: 0.3,
+      tokens: 700,
+      unpricedIterations: 0,
+      byModel: {
+        "claude-sonnet-4-5": { costUsd: 0.2, tokens: 500 },
+        "gpt-5-codex": { costUsd: 0.1, tokens: 200 },
+      },
+    });
     const { families: f, ct } = await scrape(metrics);
-    expect(value(f, "autoloop_cron_run_cost_usd_total", { schedule: "nightly" })).toBe(0.75);
-    expect(value(f, "autoloop_cron_run_tokens_total", { schedule: "nightly" })).toBe(1300);
+    const unknown = { schedule: "nightly", model: "unknown" };
+    expect(value(f, "autoloop_cron_run_cost_usd_total", unknown)).toBe(0.75);
+    expect(value(f, "autoloop_cron_run_tokens_total", unknown)).toBe(1300);
+    const sonnet = { schedule: "nightly", model: "claude-sonnet-4-5" };
+    expect(value(f, "autoloop_cron_run_cost_usd_total", sonnet)).toBe(0.2);
+    expect(value(f, "autoloop_cron_run_tokens_total", { ...sonnet, model: "gpt-5-codex" })).toBe(
+      200,
+    );
     expect(value(f, "autoloop_cron_runs_unknown_cost_total", { schedule: "nightly" })).toBe(1);
 
     expect(ct).toBe("text/plain; version=0.0.4; charset=utf-8");

@@ -139,3 +139,34 @@ describe("a chain's end in the journal", () => {
     );
   });
 });
+
+describe("a run's spend in the journal", () => {
+  const usage = (run: string, model: string, cost?: number) =>
+    ({
+      shape: "system",
+      run,
+      topic: "backend.usage",
+      ts: "",
+      v: 1,
+      fields: { model, total_tokens: 100, ...(cost !== undefined && { cost_usd: cost }) },
+    }) as unknown as JournalRecord;
+
+  it("sums the usage records of a run killed mid-way (no terminal record), per model too", () => {
+    const scan = new RunEndScan("r1").add([
+      usage("r1", "claude-sonnet-4-5", 0.25),
+      usage("other", "claude-sonnet-4-5", 9),
+      usage("r1", "gpt-5-codex"),
+    ]);
+    expect(scan.terminal).toBeUndefined();
+    expect(scan.spend()).toEqual({
+      costUsd: 0.25,
+      tokens: 200,
+      unpricedIterations: 1,
+      byModel: {
+        "claude-sonnet-4-5": { costUsd: 0.25, tokens: 100 },
+        "gpt-5-codex": { costUsd: 0, tokens: 100 },
+      },
+    });
+    expect(new RunEndScan("r2").add([usage("r1", "m", 1)]).spend()).toBeUndefined();
+  });
+});

@@ -17,6 +17,7 @@ preset = "demo"
 objective = "Write the weekly report"
 project_dir = "../work"
 env = { AUTOLOOP_DEMO_DELAY_MS = "50" }
+budget = { per_day = 5.0 }
 
 [[schedule]]
 name = "sleeper"
@@ -104,6 +105,7 @@ describe("autoloop-cron mcp", () => {
       "list_schedules",
       "replay_run",
       "run_output",
+      "spend",
       "status",
       "stop_run",
     ]);
@@ -144,6 +146,17 @@ describe("autoloop-cron mcp", () => {
     expect(await text("run_output", { run_id: fired.runId })).toContain("[autoloop]");
     expect(await data<Run[]>("list_runs", { schedule: "report", since: "1h" })).toHaveLength(1);
     expect(await data<Run[]>("list_runs", { schedule: "report", since: "2099-01-01" })).toEqual([]);
+    // The demo's agent reports no usage: its cost is unknown, and a dollar budget says so.
+    const [spend] = await data<Array<Record<string, unknown>>>("spend", { schedule: "report" });
+    expect(spend).toMatchObject({
+      schedule: "report",
+      budget: { perDayUsd: 5 },
+      today: { runs: 1, unknownCost: 1, costUsd: 0 },
+      holds: "cannot",
+    });
+    expect((await call("spend", { schedule: "nope" })).content[0]!.text).toContain(
+      'no schedule "nope" in force',
+    );
   }, 60_000);
 
   it("stops a running run through the daemon", async () => {

@@ -13,11 +13,55 @@ const data = (extra: Partial<DashboardData>): DashboardData => ({
   invalidFiles: [],
   allPaused: false,
   killSwitch: false,
+  spend: [],
   ...extra,
 });
 const ctx = { now: Date.parse("2026-11-27T01:00:00Z"), token: "t", actions: true, path: "/" };
 
+const period = (costUsd: number, extra: object = {}) => ({
+  costUsd,
+  tokens: 1000,
+  runs: 2,
+  unknownCost: 0,
+  running: 0,
+  reservedUsd: 0,
+  reservedTokens: 0,
+  ...extra,
+});
+
 describe("the overview", () => {
+  it("shows each schedule's spend against its budget, and a budget that cannot hold", () => {
+    const spend: DashboardData["spend"] = [
+      {
+        schedule: "nightly",
+        timezone: "Europe/Berlin",
+        day: "2026-11-27",
+        month: "2026-11",
+        today: period(20.5),
+        thisMonth: period(45.1),
+        budget: { perDayUsd: 20, perMonthUsd: 300, perRunUsd: 5 },
+        exhausted: "budget exhausted: nightly spent $20.50 of its per_day $20.00",
+        holds: "cost",
+      },
+      {
+        schedule: "weekly",
+        timezone: "UTC",
+        day: "2026-11-27",
+        month: "2026-11",
+        today: period(0),
+        thisMonth: period(1.25, { unknownCost: 2 }),
+        budget: { perMonthUsd: 10 },
+        holds: "cannot",
+      },
+    ];
+    const page = dashboardPage(data({ spend }), ctx);
+    expect(page).toContain("$20.50 of $20.00");
+    expect(page).toContain("$45.10 of $300<");
+    expect(page).toContain('<span class="state failing">spent</span>');
+    expect(page).toContain("cannot hold");
+    expect(page).toContain("+ 2 run(s) of unknown cost");
+  });
+
   it("counts every firing alert it lists, naming the muted ones", () => {
     const firing = [
       {

@@ -118,6 +118,13 @@ export function scheduleSpend(
   return { periods, day, month };
 }
 
+/** "$0.0123", "$0.0123 + 2 unknown" (iterations of unknown cost), "" when the run did not say. */
+export function costText(r: Pick<RunSummary, "costUsd" | "unpricedIterations">): string {
+  if (r.costUsd === undefined) return "";
+  const known = `$${r.costUsd.toFixed(4)}`;
+  return r.unpricedIterations ? `${known} + ${r.unpricedIterations} unknown` : known;
+}
+
 /** "$3.20" (cents under $100, whole dollars from there; tiny amounts to the tenth of a cent). */
 export function usd(amount: number): string {
   if (amount >= 100) return `$${Math.round(amount).toLocaleString("en-US")}`;

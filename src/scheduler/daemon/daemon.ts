@@ -84,7 +84,12 @@ export class SchedulerDaemon extends DaemonEmitter {
         "state dir: took group and other permissions away (state is private to its owner)",
       );
     this.commit = new GroupCommit(deps.logger);
-    this.ledger = RunLedger.open(config.stateDir, this.commit.ledgerDeps());
+    // One clock for the daemon: the ledger's times are the ones budgets and periods count by.
+    const clock = this.deps.clock;
+    this.ledger = RunLedger.open(config.stateDir, {
+      ...this.commit.ledgerDeps(),
+      now: () => new Date(clock.now()),
+    });
     this.prune = everySixHours(config, this.ledger, deps.logger);
     this.queue = new FireQueue((e) => this.onFireEvent(e), this.deps.clock, {
       onHandlerError: (err) => this.deps.logger.error({ err }, "fire handler failed"),

@@ -36,6 +36,7 @@ export function spendOf(record: JournalRecord): RunSpend | undefined {
 export class RunEndScan {
   terminal: TerminalRecord | undefined;
   private usage: RunSpend | undefined;
+  private readonly byModel: NonNullable<RunSpend["byModel"]> = {};
 
   constructor(private readonly runId: string) {}
 
@@ -65,17 +66,23 @@ export class RunEndScan {
 
   /** What the run spent; undefined when its journal says nothing of it. */
   spend(): RunSpend | undefined {
-    return this.terminal?.spend ?? this.usage;
+    const spend = this.terminal?.spend ?? this.usage;
+    if (spend === undefined || Object.keys(this.byModel).length === 0) return spend;
+    return { ...spend, byModel: this.byModel };
   }
 
   private addUsage(record: JournalRecord): void {
     const cost = fieldNumber(record, "cost_usd");
+    const tokens = fieldNumber(record, "total_tokens") ?? 0;
     const u = this.usage ?? { costUsd: 0, tokens: 0, unpricedIterations: 0 };
     this.usage = {
       costUsd: u.costUsd + (cost ?? 0),
-      tokens: u.tokens + (fieldNumber(record, "total_tokens") ?? 0),
+      tokens: u.tokens + tokens,
       unpricedIterations: u.unpricedIterations + (cost === undefined ? 1 : 0),
     };
+    const model = fieldText(record, "model") || "unknown";
+    const m = this.byModel[model] ?? { costUsd: 0, tokens: 0 };
+    this.byModel[model] = { costUsd: m.costUsd + (cost ?? 0), tokens: m.tokens + tokens };
   }
 }
 

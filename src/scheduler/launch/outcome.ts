@@ -34,6 +34,8 @@ export interface RunSpend {
   costUsd: number;
   tokens: number;
   unpricedIterations: number;
+  /** Per model, from the run's `backend.usage` records (for `/metrics`; not in the ledger). */
+  byModel?: Record<string, { costUsd: number; tokens: number }>;
 }
 
 /** Why the launcher itself ended the run, if it did. */
