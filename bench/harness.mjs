@@ -15,7 +15,7 @@ function preset(dir) {
   return p;
 }
 
-function run(args, cwd) {
+export function run(args, cwd) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const t0 = performance.now();
@@ -27,7 +27,7 @@ function run(args, cwd) {
   });
 }
 
-function journalStats(dir, runId) {
+export function journalStats(dir, runId) {
   const lines = readFileSync(join(dir, ".autoloop/journal.jsonl"), "utf8")
     .trimEnd()
     .split("\n")

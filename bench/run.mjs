@@ -5,6 +5,7 @@ import { benchMonitor } from "./monitor.mjs";
 import { benchPeers } from "./scheduler/peers.mjs";
 import { benchScale } from "./scheduler/scale.mjs";
 import { benchScheduler } from "./scheduler.mjs";
+import { benchSpend } from "./spend.mjs";
 
 const only = process.argv[2];
 const suites = {
@@ -14,6 +15,7 @@ const suites = {
   scale: benchScale,
   peers: benchPeers,
   monitor: benchMonitor,
+  spend: benchSpend,
 };
 let ok = true;
 for (const [name, fn] of Object.entries(suites)) {
