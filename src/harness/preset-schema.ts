@@ -19,6 +19,10 @@ const topicName = z
 
 const int = (min: number, message?: string) => z.int().check(z.gte(min, message));
 const strings = () => z._default(z.array(z.string()), []);
+const usdPerMillion = (what: string) => {
+  const message = `US dollars per million ${what} tokens, 0 or more, such as 3`;
+  return z.number({ error: message }).check(z.gte(0, message));
+};
 
 /** `max_runtime`: milliseconds, or a duration string such as "30m". */
 const durationMs = z.union([
@@ -84,12 +88,18 @@ export const presetConfigSchema = z.looseObject({
   prices: z._default(
     z.record(
       z.string().check(z.minLength(1, 'a model id such as "gpt-5-codex"')),
-      z.strictObject({
-        input: z.number().check(z.gte(0)),
-        output: z.number().check(z.gte(0)),
-        cache_read: z.optional(z.number().check(z.gte(0))),
-        cache_write: z.optional(z.number().check(z.gte(0))),
-      }),
+      z.strictObject(
+        {
+          input: usdPerMillion("input"),
+          output: usdPerMillion("output"),
+          cache_read: z.optional(usdPerMillion("cache read")),
+          cache_write: z.optional(usdPerMillion("cache write")),
+        },
+        {
+          error:
+            'a table of one model\'s prices, named by its model id: [prices."gpt-5-codex"] with input = 1.25 and output = 10 (US dollars per million tokens)',
+        },
+      ),
     ),
     {},
   ),

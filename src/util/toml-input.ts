@@ -143,7 +143,10 @@ export function schemaProblems(
       problems.push({ ...p!, expected: `at least ${n} item${n === 1 ? "" : "s"}` });
     } else if (issue.code === "invalid_type" && issue.expected !== "undefined") {
       const [p] = zodProblems(file, { issues: [issue] }, input, pathPrefix);
-      problems.push({ ...p!, expected: TOML_TYPES[issue.expected] ?? `a ${issue.expected}` });
+      // A schema's own words for the type win over the generic ones ("Invalid input: …").
+      const own = issue.message.startsWith("Invalid input") ? undefined : issue.message;
+      const expected = own ?? TOML_TYPES[issue.expected] ?? `a ${issue.expected}`;
+      problems.push({ ...p!, expected });
     } else {
       problems.push(...zodProblems(file, { issues: [issue] }, input, pathPrefix));
     }

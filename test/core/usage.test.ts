@@ -92,7 +92,23 @@ describe("a command backend's AUTOLOOP_USAGE_FILE", () => {
     );
     const run = await autoloop(["run", preset, "x", "--quiet"], { cwd: dir });
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain("prices");
-    expect(run.stderr).toContain("input");
+    expect(run.stderr).toContain(
+      'prices.house-model.input: found "cheap"; expected US dollars per million input tokens, 0 or more, such as 3',
+    );
+  });
+
+  it("refuses prices written without a model, showing how to name one", async () => {
+    const dir = tempDir();
+    const preset = join(dir, "preset");
+    mkdirSync(preset);
+    writeFileSync(
+      join(preset, "autoloops.toml"),
+      `[backend]\ncommand = "true"\n\n[prices]\ninput = 3\noutput = 15\n`,
+    );
+    const run = await autoloop(["run", preset, "x", "--quiet"], { cwd: dir });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(
+      `prices.input: found 3; expected a table of one model's prices, named by its model id: [prices."gpt-5-codex"] with input = 1.25 and output = 10 (US dollars per million tokens)`,
+    );
   });
 });

@@ -61,6 +61,8 @@ stall_after = "10m"
           gateGraceMs: 1_800_000,
           stallAfterMs: 600_000,
           missedGraceMs: 300_000,
+          costFactor: 0,
+          costRuns: 10,
         },
         kind: "preset",
         preset: "autofix",
@@ -167,7 +169,7 @@ command = ["./backup.sh", "--all"]
       'schedules/bad.toml: schedule[0].jitter: found "-5m"; expected a duration such as "90s", "20m", "2h", "1d" or "1h30m"',
       'schedules/bad.toml: schedule[0].env.1X: found key "1X"; expected an environment variable name',
       "schedules/bad.toml: schedule[0].env.B: found 2; expected a string",
-      'schedules/bad.toml: schedule[0].monitor.stall: found unknown key "stall"; expected one of the known keys: gate_rejections, gate_grace, stall_after, missed_grace',
+      'schedules/bad.toml: schedule[0].monitor.stall: found unknown key "stall"; expected one of the known keys: gate_rejections, gate_grace, stall_after, missed_grace, cost_factor, cost_runs',
     ]);
     expect(problems('[schedules]\nname = "a"')).toEqual([
       'schedules/bad.toml: schedules: found unknown key "schedules"; expected a known key (did you mean "schedule"?)',
