@@ -15,6 +15,7 @@ Usage:
   autoloop worktree list|show|diff|merge|clean ...                  runs' git worktrees
   autoloop chain list|run <name> [objective...]                     presets run in sequence (chains.toml)
   autoloop runs list|replay <run-id>                                inside a scheduled run: its schedule's runs
+  autoloop control show|capabilities|respond|guide|interrupt <run-id> a live run: answer, guide, interrupt
 
 Run \`autoloop <command> --help\` for a command's options.
 
@@ -45,6 +46,8 @@ async function main(): Promise<number> {
       return (await import("./autoloop-chain.js")).chainCommand(rest);
     case "runs":
       return (await import("./autoloop-runs.js")).runsCommand(rest);
+    case "control":
+      return (await import("./autoloop-control.js")).controlCommand(rest);
     case undefined:
     case "help":
     case "--help":

@@ -32,6 +32,7 @@ export function runBoundEnv(
     AUTOLOOP_TASKS_FILE: paths.tasksFile,
     AUTOLOOP_MEMORY_FILE: paths.projectMemoryFile,
     AUTOLOOP_COMPLETION_EVENT: ev.completion_event,
+    AUTOLOOP_ASK_EVENT: ev.ask_event,
   };
 }
 

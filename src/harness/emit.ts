@@ -17,6 +17,8 @@ export interface EmitContext {
   journalFile: string;
   tasksFile: string;
   completionEvent: string;
+  /** The event an agent asks a human with: always accepted, whatever the routing ("" off). */
+  askEvent?: string;
   recentEvent: string;
   allowedEvents: string[];
   allowedRoles: string[];
@@ -55,6 +57,7 @@ export function emitContextFromEnv(env: NodeJS.ProcessEnv): EmitContext {
     journalFile,
     tasksFile: env.AUTOLOOP_TASKS_FILE ?? "",
     completionEvent: env.AUTOLOOP_COMPLETION_EVENT || "task.complete",
+    askEvent: env.AUTOLOOP_ASK_EVENT ?? "human.ask",
     recentEvent: env.AUTOLOOP_RECENT_EVENT || "loop.start",
     allowedEvents: csv(env.AUTOLOOP_ALLOWED_EVENTS),
     allowedRoles: csv(env.AUTOLOOP_ALLOWED_ROLES),
@@ -92,7 +95,8 @@ export function emitEvent(
       fields,
     });
   try {
-    const allowed = ctx.allowedEvents.length === 0 || ctx.allowedEvents.includes(topic);
+    const asks = ctx.askEvent !== undefined && ctx.askEvent !== "" && topic === ctx.askEvent;
+    const allowed = asks || ctx.allowedEvents.length === 0 || ctx.allowedEvents.includes(topic);
     if (!allowed || isSystemTopic(topic)) {
       system("event.invalid", {
         recent_event: ctx.recentEvent,

@@ -7,8 +7,11 @@ import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
 import { agentCommand, callAgent } from "./agent-call.js";
 import { iterationEnv, runBoundEnv } from "./agent-env.js";
 import { AgentReaper } from "./agent-reaper.js";
+import { askHuman } from "./ask-step.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
 import { addUsage, budgetStop, costLeft, NO_SPEND, spendFields } from "./budget.js";
+import { ControlInbox } from "./control/inbox.js";
+import { type ControlRequest, controlPaths, publishCapabilities } from "./control/requests.js";
 import { removeEventTool, writeEventTool } from "./event-tool.js";
 import { judgeIteration, type StallState, type Terminal, tail } from "./judge.js";
 import {
@@ -24,7 +27,7 @@ import { type IterationSummary, loopMemory, readScheduleHistory, renderPrompt } 
 import { appendRegistry, registryStatus } from "./registry.js";
 import { ignoreStateDir, runPaths } from "./run-paths.js";
 import { redactFields, secretsRedactor } from "./run-secrets.js";
-import { RunView } from "./run-view.js";
+import { isSystemTopic, RunView } from "./run-view.js";
 import { blockingTasks } from "./tasks/materialize.js";
 import { TaskStore } from "./tasks/store.js";
 import { allowedEvents, suggestedRoles } from "./topology.js";
@@ -88,7 +91,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     createdAt: journalTimestamp(),
     ...(worktree && { worktree: { name: worktree.run_id, path: worktree.worktree_path } }),
   };
-  const view = new RunView(paths.journalFile, runId, fileSize(paths.journalFile));
+  const view = new RunView(paths.journalFile, runId, fileSize(paths.journalFile), ev.ask_event);
   const journal = new JournalWriter(paths.journalFile);
   const system = (
     topic: string,
@@ -104,6 +107,18 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       v: 1,
       fields: redactFields(fields, secrets),
     });
+  // The operator's words in the journal: guidance (and answers), shown in the next prompt.
+  const operator = (topic: string, iteration: number | undefined, text: string, source: string) =>
+    journal.append({
+      shape: "agent",
+      run: runId,
+      iteration: iteration === undefined ? "" : String(iteration),
+      topic,
+      ts: journalTimestamp(),
+      v: 1,
+      payload: secrets.redact(text),
+      source,
+    });
   const tasks = new TaskStore(paths.tasksFile);
   const { agent, command, args, promptMode } = agentCommand(preset, paths, runId);
   const reaper = new AgentReaper();
@@ -116,6 +131,21 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     ...(worktree && { worktree_branch: worktree.branch, worktree_path: worktree.worktree_path }),
   });
   writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
+  // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration).
+  // The handler stays after the run: Node's own SIGUSR1 action would open a debugger port.
+  const control = controlPaths(paths.stateDir);
+  publishCapabilities(control, runId, agent.id);
+  let turn: AbortController | undefined;
+  let interruptedBy: ControlRequest | undefined;
+  let listening = true;
+  const inbox = new ControlInbox(control, runId, (request) => {
+    if (turn === undefined || turn.signal.aborted) return;
+    interruptedBy = request;
+    turn.abort();
+  });
+  process.on("SIGUSR1", () => {
+    if (listening) inbox.drain();
+  });
   appendRegistry(paths.registryFile, registryRecord(meta, {}));
   progress(`run ${runId} started: preset ${preset.name}, up to ${maxIterations} iterations`);
 
@@ -124,6 +154,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   let completionNote = "";
   let stall: StallState = { signature: "", identical: 0 };
   const finish = (t: Terminal): RunResult => {
+    listening = false;
     reaper.close();
     removeEventTool(paths);
     const publish = preset.config.outputs.publish;
@@ -194,6 +225,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         },
       });
     }
+    inbox.drain();
     view.refresh();
     const roles = suggestedRoles(preset.topology, view.recentEvent);
     const allowed = allowedEvents(preset.topology, roles);
@@ -214,6 +246,13 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       scheduleHistory,
     });
     completionNote = "";
+    if (view.guidance.length > 0)
+      operator(
+        "operator.guidance.consumed",
+        iteration,
+        `Consumed ${view.guidance.length} guidance message(s)`,
+        "harness",
+      );
     writeFileSync(paths.promptPath, prompt);
     system("iteration.start", iteration, {
       recent_event: view.recentEvent,
@@ -245,6 +284,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       allowedEvents: allowed,
       prompt,
     });
+    turn = new AbortController();
     const call = await callAgent({
       agent,
       invocation: {
@@ -258,12 +298,15 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         cwd: agentDir,
         timeoutMs: backend.timeout_ms,
         killGraceMs: backend.kill_grace_ms,
-        signal: opts.signal,
+        signal: AbortSignal.any([opts.signal, turn.signal]),
         env,
       },
       paths,
       progress,
     });
+    turn = undefined;
+    const interrupted = opts.signal.aborted ? undefined : interruptedBy;
+    interruptedBy = undefined;
     const { result, said, output, failureTail, streamFailed, exitCode } = call;
     const usage = call.usage && usageFields(call.usage, preset.config.prices);
     if (usage !== undefined) system("backend.usage", iteration, usage);
@@ -289,7 +332,9 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     });
     completed = iteration;
     const mine = view.refresh();
-    const emitted = mine.filter((r) => r.shape === "agent" && r.iteration === String(iteration));
+    const emitted = mine.filter(
+      (r) => r.shape === "agent" && r.iteration === String(iteration) && !isSystemTopic(r.topic),
+    );
     // A completion the gate refused is no event, but it is what the agent did: say so.
     const refused = mine
       .filter((r) => r.topic === "task.gate" && r.iteration === String(iteration))
@@ -312,6 +357,46 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     progress(
       `iteration ${iteration}/${maxIterations}: exit ${exitCode}${timedOut ? " (timed out)" : ""}, emitted ${did.join(", ") || "nothing"} (${(result.elapsedMs / 1000).toFixed(1)}s)`,
     );
+    if (interrupted !== undefined) {
+      // An operator stopped this turn (`control interrupt`, or guidance that interrupts).
+      system("operator.interrupt", iteration, {
+        request_id: interrupted.id,
+        reason: interrupted.reason,
+        ...(interrupted.by !== undefined && { by: interrupted.by }),
+      });
+      progress(`iteration ${iteration} interrupted by the operator; the next one begins`);
+      continue;
+    }
+    const asked = emitted.at(-1);
+    if (
+      ev.ask_event !== "" &&
+      asked?.topic === ev.ask_event &&
+      asked.shape === "agent" &&
+      result.kind === "exited" &&
+      result.exitCode === 0 &&
+      !streamFailed
+    ) {
+      const overBudget = budgetStop(spend, ev, completed);
+      if (overBudget !== undefined) return finish({ complete: false, ...overBudget });
+      const answered = await askHuman({
+        runId,
+        iteration,
+        question: asked.payload,
+        preset,
+        control,
+        signal: opts.signal,
+        system,
+        guide: (i, text) => operator("operator.guidance", i, text, "operator"),
+        progress,
+      });
+      if (answered === "aborted")
+        return finish({
+          complete: false,
+          reason: "interrupted",
+          fields: { completed_iterations: String(completed) },
+        });
+      continue;
+    }
 
     const judged = judgeIteration({
       iteration,

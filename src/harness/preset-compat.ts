@@ -28,6 +28,11 @@ const KNOWN: Record<string, readonly string[]> = {
     "required_events",
     "max_runtime",
     "stall_iterations",
+    "max_cost_usd",
+    "max_tokens",
+    "ask_event",
+    "ask_timeout",
+    "ask_poll_ms",
   ],
   backend: [
     "kind",

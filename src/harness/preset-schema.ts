@@ -52,6 +52,12 @@ export const presetConfigSchema = z.looseObject({
       ),
       /** The run stops (`token_budget`) once its agents' tokens reach this; 0 disables. */
       max_tokens: z._default(int(0, "a number of tokens, 0 or more (0: no budget)"), 0),
+      /** The event an agent asks a human with (`human.ask`); "" turns asking off. */
+      ask_event: z._default(z.union([z.literal(""), topicName]), "human.ask"),
+      /** How long a run waits for an answer (milliseconds, or a duration such as "5m"). */
+      ask_timeout: z._default(durationMs, 300_000),
+      /** How often the waiting run looks for an answer, in milliseconds. */
+      ask_poll_ms: z._default(int(1, "milliseconds, 1 or more (500 by default)"), 500),
     }),
     {},
   ),

@@ -143,6 +143,7 @@ export function renderPrompt(input: PromptInput): string {
     gateNote(input) +
     (input.completionNote ? `${input.completionNote}\n\n` : "") +
     `Objective:\n${input.objective || "(none given)"}\n\n` +
+    guidanceSection(view.guidance) +
     (input.scheduleHistory ? `${input.scheduleHistory}\n\n` : "") +
     (input.memory?.text ? `${input.memory.text}\n\n` : "") +
     (tasksBlock ? `${tasksBlock}\n\n` : "") +
@@ -163,9 +164,32 @@ export function renderPrompt(input: PromptInput): string {
     `${tool} emit <allowed-topic> "brief handoff summary"\n` +
     (mayComplete ? `${tool} emit ${ev.completion_event} "brief completion summary"\n` : "") +
     `${tool} task add "work item"    ${tool} task complete task-1    ${tool} task list\n\n` +
+    askText(ev.ask_event, ev.ask_timeout, tool) +
     "Backpressure rule: an event outside the allowed set is rejected and you are asked to re-route.\n" +
     "Completion gate: completion is refused while open (non-soft) tasks remain.\n" +
     "Plain text alone does not publish an event. Prefer the event tool over the stdout completion promise.\n"
+  );
+}
+
+/**
+ * The operator's guidance since the last prompt (an answer to a question among it), as the
+ * public autoloop renders it: shown once, right after the objective.
+ */
+function guidanceSection(guidance: readonly string[]): string {
+  if (guidance.length === 0) return "";
+  const body =
+    guidance.length === 1 ? guidance[0]! : guidance.map((g, i) => `${i + 1}. ${g}`).join("\n");
+  return `## OPERATOR GUIDANCE\n\n${body}\n\n\u26a0\ufe0f Act on this guidance in this iteration. It will not be repeated.\n\n`;
+}
+
+/** How to ask a human, when the preset lets agents ask. */
+function askText(event: string, timeoutMs: number, tool: string): string {
+  if (event === "") return "";
+  const wait = timeoutMs % 60_000 === 0 ? `${timeoutMs / 60_000} min` : `${timeoutMs / 1000} s`;
+  return (
+    `Need a human's decision or sign-off? Ask, as your last event of the iteration:\n` +
+    `${tool} emit ${event} "your question"\n` +
+    `The run then waits up to ${wait} for the answer, which reaches the next prompt as operator guidance; without one, go on as best you can.\n\n`
   );
 }
 

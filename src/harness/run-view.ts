@@ -24,10 +24,15 @@ export interface GateRefusal {
   iteration: string;
 }
 
-/** Topics written by the harness itself; they never route and agents may not emit them. */
+/**
+ * Topics written by the harness (and the operator's guidance); they never route and agents may
+ * not emit them.
+ */
 export function isSystemTopic(topic: string): boolean {
   return (
-    /^(loop|iteration|backend)\./.test(topic) || topic === "task.gate" || topic === "event.invalid"
+    /^(loop|iteration|backend|ask|operator)\./.test(topic) ||
+    topic === "task.gate" ||
+    topic === "event.invalid"
   );
 }
 
@@ -43,12 +48,16 @@ export class RunView {
   gateCount = 0;
   readonly seenTopics = new Set<string>();
   readonly emitted: EmittedEvent[] = [];
+  /** The operator's guidance not yet shown to an agent (after the last `.consumed`). */
+  guidance: string[] = [];
   skippedLines = 0;
 
   constructor(
     journalFile: string,
     readonly runId: string,
     startOffset: number,
+    /** The event an agent asks a human with: it is news for the harness, never a route. */
+    private readonly askEvent = "human.ask",
   ) {
     this.cursor = new LineCursor(journalFile, startOffset);
   }
@@ -92,7 +101,16 @@ export class RunView {
       };
       return;
     }
+    if (record.topic === "operator.guidance" && record.shape === "agent") {
+      if (record.payload.trim() !== "") this.guidance.push(record.payload);
+      return;
+    }
+    if (record.topic === "operator.guidance.consumed") {
+      this.guidance = [];
+      return;
+    }
     if (record.shape !== "agent" || isSystemTopic(record.topic)) return;
+    if (this.askEvent !== "" && record.topic === this.askEvent) return;
     this.recentEvent = record.topic;
     this.backpressure = undefined;
     this.seenTopics.add(record.topic);

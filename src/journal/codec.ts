@@ -88,7 +88,8 @@ export function encodeRecord(record: JournalRecord): string {
   }
   return encodeObject({
     run: record.run,
-    iteration: record.iteration,
+    // Omitted when empty, as the public autoloop writes it (operator guidance between runs).
+    iteration: record.iteration === "" ? undefined : record.iteration,
     topic: record.topic,
     ts: record.ts,
     v: record.v,

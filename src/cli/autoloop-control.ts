@@ -1,0 +1,171 @@
+// `autoloop control`: a live run's control plane, as the public autoloop has it: show what a
+// run can do and what it was asked, answer its question, guide it, interrupt its agent.
+
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import {
+  cliOperator,
+  findRun,
+  guide,
+  interrupt,
+  questionState,
+  respond,
+} from "../harness/control/operator-requests.js";
+import { type Capabilities, controlPaths, readControl } from "../harness/control/requests.js";
+import { readJournal } from "../journal/reader.js";
+import { UserError } from "../util/errors.js";
+import { flag, parse, str } from "./common.js";
+
+const HELP = `Usage:
+  autoloop control show <run-id>               Show status + capabilities
+  autoloop control capabilities <run-id>       Show backend capabilities only
+  autoloop control interrupt <run-id> [-m <reason>]
+  autoloop control guide <run-id> "<message>" [--no-interrupt]
+  autoloop control respond <run-id> <question-id> "<answer>"  Answer a human.ask
+
+A run id may be given by a unique prefix. The run is looked up in the registry of
+the work dir (AUTOLOOP_PROJECT_DIR, --work-dir, or the current dir).
+
+  respond    answers the question the run waits on (refused, nothing written, when
+             it waits on none, on another question, or the answer is empty)
+  guide      journals operator.guidance for the run's next prompt and stops the
+             agent's current turn so the next one starts with it (--no-interrupt:
+             the current turn finishes first)
+  interrupt  stops the agent's current turn; the run goes on with its next iteration
+
+Options: --work-dir DIR, --json (show), -m/--reason TEXT (interrupt)
+Exit codes: 0 done, 1 refused (unknown run, not waiting, not running...), 2 usage.
+`;
+
+export async function controlCommand(argv: string[]): Promise<number> {
+  const p = parse(
+    argv,
+    {
+      "work-dir": { type: "string" },
+      "no-interrupt": { type: "boolean" },
+      reason: { type: "string", short: "m" },
+      run: { type: "string" },
+      json: { type: "boolean" },
+    },
+    "autoloop control",
+  );
+  const [sub, ...args] = p.positionals;
+  if (sub === undefined || flag(p, "help")) {
+    process.stdout.write(HELP);
+    return sub === undefined && !flag(p, "help") ? 2 : 0;
+  }
+  const workDir = resolve(str(p, "work-dir") ?? process.env.AUTOLOOP_PROJECT_DIR ?? ".");
+  const journal = join(workDir, ".autoloop", "journal.jsonl");
+  const runArg = str(p, "run") ?? args.shift();
+  const usage = (line: string) => new UserError(`Usage: ${line}`, 1);
+  const by = cliOperator();
+  switch (sub) {
+    case "respond": {
+      const [questionId, ...words] = args;
+      if (runArg === undefined || questionId === undefined || words.join(" ") === "")
+        throw usage(`autoloop control respond <run-id> <question-id> "<answer>"`);
+      const ref = findRun(journal, runArg);
+      respond(ref, words.join(" "), by, questionId);
+      process.stdout.write(`Response delivered to ${ref.runId} for question ${questionId}.\n`);
+      return 0;
+    }
+    case "guide": {
+      const message = args.join(" ").trim();
+      if (runArg === undefined || message === "")
+        throw usage(`autoloop control guide <run-id> "<message>" [--no-interrupt]`);
+      const ref = findRun(journal, runArg);
+      const wanted = !flag(p, "no-interrupt");
+      const { interrupted } = guide(ref, message, by, { interrupt: wanted });
+      const note = !wanted
+        ? "(interrupt skipped by --no-interrupt)"
+        : interrupted
+          ? "(interrupt requested — the agent's current turn is stopped)"
+          : "(the run reads it at its next iteration)";
+      process.stdout.write(`Guidance queued for ${ref.runId} ${note}.\n`);
+      return 0;
+    }
+    case "interrupt": {
+      if (runArg === undefined) throw usage("autoloop control interrupt <run-id> [-m <reason>]");
+      const ref = findRun(journal, runArg);
+      const { delivered } = interrupt(ref, str(p, "reason") ?? "", by);
+      process.stdout.write(
+        delivered
+          ? `Interrupt requested for ${ref.runId} (backend: ${capabilities(ref.stateDir)?.backend ?? "unknown"}).\n`
+          : `Interrupt request queued for ${ref.runId}; the run reads it at its next iteration.\n`,
+      );
+      return 0;
+    }
+    case "show":
+    case "capabilities":
+    case "caps": {
+      if (runArg === undefined) throw usage(`autoloop control ${sub} <run-id>`);
+      const ref = findRun(journal, runArg);
+      const caps = capabilities(ref.stateDir);
+      if (sub !== "show") {
+        process.stdout.write(
+          flag(p, "json") ? `${JSON.stringify(caps ?? null)}\n` : renderCaps(caps),
+        );
+        return 0;
+      }
+      const { pending } = questionState(readJournal(ref.journalFile).items, ref.runId);
+      const { requests, statuses } = readControl(controlPaths(ref.stateDir));
+      if (flag(p, "json")) {
+        process.stdout.write(
+          `${JSON.stringify({ run: ref, capabilities: caps ?? null, question: pending ?? null, requests, statuses })}\n`,
+        );
+        return 0;
+      }
+      const acked = new Set(statuses.map((s) => s.id));
+      const lines = [
+        `Run:         ${ref.runId}`,
+        `Status:      ${pending ? "waiting for an answer" : ref.status}`,
+        ...(ref.pid !== undefined ? [`PID:         ${ref.pid}`] : []),
+        ...(pending
+          ? [
+              `Question:    ${pending.questionId}: ${pending.question}`,
+              `Answer with: autoloop control respond ${ref.runId} ${pending.questionId} "<answer>"`,
+            ]
+          : []),
+        "",
+        renderCaps(caps).trimEnd(),
+        "",
+        "Recent control activity:",
+        ...requests
+          .filter((r) => !acked.has(r.id))
+          .map((r) => `  pending  ${r.verb.padEnd(10)} ${r.id}  ${r.reason}`),
+        ...statuses
+          .slice(-5)
+          .map(
+            (s) =>
+              `  ${s.state.padEnd(8)} ${s.verb.padEnd(10)} ${s.id}${s.detail ? ` — ${s.detail}` : ""}`,
+          ),
+      ];
+      if (requests.length === 0 && statuses.length === 0) lines.push("  (none)");
+      process.stdout.write(`${lines.join("\n")}\n`);
+      return 0;
+    }
+    default:
+      throw new UserError(`Unknown control subcommand: ${sub}\n\n${HELP}`, 1);
+  }
+}
+
+function capabilities(stateDir: string): Capabilities | undefined {
+  try {
+    return JSON.parse(readFileSync(controlPaths(stateDir).capabilities, "utf8")) as Capabilities;
+  } catch {
+    return undefined;
+  }
+}
+
+function renderCaps(caps: Capabilities | undefined): string {
+  if (caps === undefined) return "Capabilities: (none published yet — run may not be live)\n";
+  const line = (verb: string, c: { supported: boolean; detail?: string }) =>
+    `  ${verb.padEnd(10)} ${c.supported ? "yes" : "no "}${c.detail ? ` — ${c.detail}` : ""}`;
+  return `${[
+    `Capabilities (backend: ${caps.backend}):`,
+    line("guidance", caps.guidance),
+    line("interrupt", caps.interrupt),
+    line("inspect", caps.inspect),
+    `  published  ${caps.publishedAt}`,
+  ].join("\n")}\n`;
+}

@@ -1,0 +1,55 @@
+// One question to a human, between iterations: `ask.pending` (with when the wait ends), then
+// `ask.answered` and the answer as operator guidance for the next prompt, or `ask.timeout`.
+// A run stopped while it waits (Ctrl-C, `autoloop-cron stop`) writes no ask record.
+import { type AskOutcome, awaitAnswer, questionIdFor } from "./control/ask.js";
+import type { ControlPaths } from "./control/requests.js";
+import type { Preset } from "./preset.js";
+
+export interface AskStep {
+  runId: string;
+  iteration: number;
+  question: string;
+  preset: Preset;
+  control: ControlPaths;
+  signal: AbortSignal;
+  system: (topic: string, iteration: number, fields: Record<string, string>) => void;
+  /** Journals text as the operator's guidance (a payload record, source "operator"). */
+  guide: (iteration: number, text: string) => void;
+  progress: (line: string) => void;
+}
+
+export async function askHuman(s: AskStep): Promise<AskOutcome["kind"]> {
+  const ev = s.preset.config.event_loop;
+  const questionId = questionIdFor(s.runId, s.iteration);
+  const timeoutAt = new Date(Date.now() + ev.ask_timeout).toISOString();
+  s.system("ask.pending", s.iteration, {
+    question_id: questionId,
+    question: s.question,
+    timeout_ms: String(ev.ask_timeout),
+    timeout_at: timeoutAt,
+  });
+  s.progress(
+    `[ask] waiting for a human response until ${timeoutAt} (id=${questionId}): ${s.question}\n      respond with: autoloop control respond ${s.runId} ${questionId} "<answer>"`,
+  );
+  const outcome = await awaitAnswer({
+    paths: s.control,
+    runId: s.runId,
+    questionId,
+    timeoutMs: ev.ask_timeout,
+    pollMs: ev.ask_poll_ms,
+    signal: s.signal,
+  });
+  if (outcome.kind === "answered") {
+    s.system("ask.answered", s.iteration, {
+      question_id: questionId,
+      answer: outcome.answer,
+      ...(outcome.by !== undefined && { answered_by: outcome.by }),
+    });
+    s.guide(s.iteration, `Human response to "${s.question}": ${outcome.answer}`);
+    s.progress(`[ask] answered${outcome.by ? ` by ${outcome.by}` : ""}: ${outcome.answer}`);
+  } else if (outcome.kind === "timeout") {
+    s.system("ask.timeout", s.iteration, { question_id: questionId });
+    s.progress(`[ask] no answer by ${timeoutAt}: the run goes on without one`);
+  }
+  return outcome.kind;
+}

@@ -1,0 +1,216 @@
+// What an operator sends a live run, whatever they send it from (`autoloop control`,
+// `autoloop-cron answer|guide|interrupt`, the status page, MCP): an answer to the question it
+// waits on, guidance for its next prompt, or an interrupt of the agent's current turn. Each is
+// checked against the run's journal first; a request that cannot land writes nothing.
+import { hostname, userInfo } from "node:os";
+import { JournalWriter } from "../../journal/append.js";
+import { fieldText, type JournalRecord, journalTimestamp } from "../../journal/codec.js";
+import { readJournal } from "../../journal/reader.js";
+import { type RegistryEntry, readRegistry } from "../../journal/registry-view.js";
+import { UserError } from "../../util/errors.js";
+import { isProcessAlive } from "../../util/process.js";
+import { appendRequest, buildRequest, controlPaths } from "./requests.js";
+
+/** A run id that names no other folder (the registry is read from the run's own files). */
+const safeRunId = (id: string) =>
+  id !== "" && !id.includes("/") && !id.includes("\\") && !id.includes("..") && !id.includes("\0");
+
+/** A run as the registry beside its journal knows it. */
+export interface RunRef {
+  runId: string;
+  journalFile: string;
+  stateDir: string;
+  status: string;
+  pid?: number;
+  host?: string;
+}
+
+/** "cli:alice@build-host": who typed a command, for the journal and the incident. */
+export function cliOperator(): string {
+  let user = "unknown";
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry (a container's arbitrary uid): the host still says where.
+  }
+  return `cli:${user}@${hostname()}`;
+}
+
+/**
+ * The run `partial` names in the registry beside `journalFile`: its exact id, else the one run
+ * whose id starts with it. Errors say what to type instead (exit 1, as the public autoloop).
+ */
+export function findRun(journalFile: string, partial: string): RunRef {
+  if (partial === "" || partial.includes("/") || partial.includes(".."))
+    throw new UserError(
+      `no run matching ${JSON.stringify(partial)}: a run id has no "/" or ".."`,
+      1,
+    );
+  const runs = readRegistry(journalFile);
+  let entry: RegistryEntry | undefined = runs.get(partial);
+  if (entry === undefined) {
+    const matches = [...runs.keys()].filter((id) => id.startsWith(partial));
+    if (matches.length > 1)
+      throw new UserError(
+        `ambiguous run id ${JSON.stringify(partial)}; it matches:\n  ${matches.join("\n  ")}`,
+        1,
+      );
+    entry = matches.length === 1 ? runs.get(matches[0]!) : undefined;
+  }
+  if (entry === undefined || !safeRunId(entry.run_id))
+    throw new UserError(
+      `no run matching ${JSON.stringify(partial)} in ${journalFile}; \`autoloop inspect runs\` lists them`,
+      1,
+    );
+  return {
+    runId: entry.run_id,
+    journalFile: typeof entry.journal_file === "string" ? entry.journal_file : journalFile,
+    stateDir: typeof entry.state_dir === "string" ? entry.state_dir : "",
+    status: entry.status,
+    ...(entry.pid !== undefined && { pid: entry.pid }),
+    ...(typeof entry.host === "string" && { host: entry.host }),
+  };
+}
+
+export interface PendingQuestion {
+  questionId: string;
+  question: string;
+  iteration: string;
+  askedAt: string;
+  /** When the run stops waiting (absent from other harnesses' records). */
+  timeoutAt?: string;
+}
+
+/** What the journal says of a run's questions: the one it waits on, and whether it ended. */
+export function questionState(
+  records: readonly JournalRecord[],
+  runId: string,
+): { pending?: PendingQuestion; ended: boolean } {
+  let pending: PendingQuestion | undefined;
+  let ended = false;
+  for (const r of records) {
+    if (r.run !== runId || r.shape !== "system") continue;
+    if (r.topic === "ask.pending") {
+      const timeoutAt = fieldText(r, "timeout_at");
+      pending = {
+        questionId: fieldText(r, "question_id"),
+        question: fieldText(r, "question"),
+        iteration: r.iteration ?? "",
+        askedAt: r.ts,
+        ...(timeoutAt !== "" && { timeoutAt }),
+      };
+    } else if (r.topic === "ask.answered" || r.topic === "ask.timeout") {
+      if (pending?.questionId === fieldText(r, "question_id")) pending = undefined;
+    } else if (r.topic === "loop.complete" || r.topic === "loop.stop") ended = true;
+  }
+  return ended ? { ended } : { ...(pending && { pending }), ended };
+}
+
+/** The question the run waits on now; an error saying why when it waits on none. */
+export function waitingQuestion(ref: RunRef): PendingQuestion {
+  const { pending, ended } = questionState(readJournal(ref.journalFile).items, ref.runId);
+  if (ended) throw new UserError(`run ${ref.runId} has ended; it waits for no answer`, 1);
+  if (pending === undefined)
+    throw new UserError(
+      `run ${ref.runId} is not waiting for an answer (no open question in its journal); \`autoloop-cron guide\` or \`autoloop control guide\` sends guidance for its next iteration instead`,
+      1,
+    );
+  if (!harnessAlive(ref))
+    throw new UserError(
+      `run ${ref.runId} asked ${pending.questionId}, but its harness (pid ${ref.pid}) is gone; nobody would read the answer`,
+      1,
+    );
+  return pending;
+}
+
+/** The harness still runs here, or its liveness cannot be judged from here (another host). */
+function harnessAlive(ref: RunRef): boolean {
+  if (ref.pid === undefined || (ref.host !== undefined && ref.host !== hostname())) return true;
+  return isProcessAlive(ref.pid);
+}
+
+function requestPaths(ref: RunRef) {
+  if (ref.stateDir === "")
+    throw new UserError(`run ${ref.runId} has no state_dir in its registry record`, 1);
+  return controlPaths(ref.stateDir);
+}
+
+/**
+ * Answers the question `ref` waits on (`questionId`, when given, must be it). Returns the
+ * question answered.
+ */
+export function respond(
+  ref: RunRef,
+  answer: string,
+  by: string,
+  questionId?: string,
+): PendingQuestion {
+  if (answer.trim() === "")
+    throw new UserError("an empty answer answers nothing; say something", 1);
+  const pending = waitingQuestion(ref);
+  if (questionId !== undefined && questionId !== pending.questionId)
+    throw new UserError(
+      `run ${ref.runId} waits on question ${pending.questionId}, not ${questionId}`,
+      1,
+    );
+  const payload = { questionId: pending.questionId, answer };
+  appendRequest(requestPaths(ref), buildRequest(ref.runId, "respond", "respond", payload, by));
+  return pending;
+}
+
+/** Wakes the harness to read its requests now (a harness of ours, or the public one). */
+function poke(ref: RunRef): boolean {
+  if (ref.status !== "running" || ref.pid === undefined || !harnessAlive(ref)) return false;
+  if (ref.host !== undefined && ref.host !== hostname()) return false;
+  try {
+    process.kill(ref.pid, "SIGUSR1");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function liveRun(ref: RunRef, what: string): void {
+  const { ended } = questionState(readJournal(ref.journalFile).items, ref.runId);
+  if (ended || ref.status !== "running" || !harnessAlive(ref))
+    throw new UserError(`run ${ref.runId} is not running; there is no turn to ${what}`, 1);
+}
+
+/**
+ * Guidance for the run's next prompt, journaled as `operator.guidance` (and, with `interrupt`,
+ * the agent's current turn stopped so that the next one starts with it).
+ */
+export function guide(
+  ref: RunRef,
+  message: string,
+  by: string,
+  options: { interrupt: boolean },
+): { interrupted: boolean } {
+  if (message.trim() === "") throw new UserError("empty guidance guides nothing; say something", 1);
+  liveRun(ref, "guide");
+  const writer = new JournalWriter(ref.journalFile);
+  try {
+    writer.append({
+      shape: "agent",
+      run: ref.runId,
+      iteration: "",
+      topic: "operator.guidance",
+      ts: journalTimestamp(),
+      v: 1,
+      payload: message,
+      source: "operator",
+    });
+  } finally {
+    writer.close();
+  }
+  const payload = { message, interrupt: options.interrupt };
+  appendRequest(requestPaths(ref), buildRequest(ref.runId, "guide", "guide", payload, by));
+  return { interrupted: options.interrupt && poke(ref) };
+}
+
+/** Stops the agent's current turn; the run goes on with its next iteration. */
+export function interrupt(ref: RunRef, reason: string, by: string): { delivered: boolean } {
+  liveRun(ref, "interrupt");
+  appendRequest(requestPaths(ref), buildRequest(ref.runId, "interrupt", reason, {}, by));
+  return { delivered: poke(ref) };
+}

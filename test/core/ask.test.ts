@@ -1,0 +1,232 @@
+// A human in the loop, with real processes: an agent asks (`human.ask`), the run waits, and
+// `autoloop control respond` answers it; a timeout; Ctrl-C while waiting; guidance that
+// interrupts the agent's turn; bad answers refused with nothing written; and the control
+// files in the public autoloop's format, both ways.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { field, journalOf, topics } from "../helpers/journal.js";
+import { waitFor } from "../helpers/wait.js";
+
+afterEach(cleanupTempDirs);
+
+/**
+ * A preset whose agent asks on its first turn and completes once the prompt carries the
+ * operator's guidance; with `sleepFirst`, its first turn sleeps instead (to be interrupted).
+ */
+function askingPreset(dir: string, extra = "", sleepFirst = false): string {
+  const preset = join(dir, "asker");
+  mkdirSync(preset);
+  const agent = join(preset, "agent.sh");
+  writeFileSync(
+    agent,
+    `#!/bin/sh
+if grep -q "OPERATOR GUIDANCE" "$AUTOLOOP_PROMPT_PATH"; then
+  grep -A2 "OPERATOR GUIDANCE" "$AUTOLOOP_PROMPT_PATH" | tail -1 > "$AUTOLOOP_STATE_DIR/guidance.txt"
+  exec "$AUTOLOOP_BIN" emit task.complete "done after the operator spoke"
+fi
+${sleepFirst ? 'echo "working"; exec sleep 60' : 'exec "$AUTOLOOP_BIN" emit human.ask "May I ship release 1.2?"'}
+`,
+  );
+  chmodSync(agent, 0o755);
+  writeFileSync(
+    join(preset, "autoloops.toml"),
+    `[event_loop]\nmax_iterations = 3\nask_poll_ms = 50\n${extra}\n[backend]\ncommand = ${JSON.stringify(agent)}\nprompt_mode = "file"\n`,
+  );
+  return preset;
+}
+
+const pendingIn = (dir: string) => () =>
+  existsSync(join(dir, ".autoloop", "journal.jsonl")) &&
+  journalOf(dir).some((r) => r.topic === "ask.pending");
+
+describe("a run that asks a human", () => {
+  it("waits for the answer from `autoloop control respond`, and shows it in the next prompt", async () => {
+    const dir = tempDir();
+    const run = autoloop(["run", askingPreset(dir), "Ship it", "--run-id", "r1"], { cwd: dir });
+    await waitFor(pendingIn(dir), "the question");
+    const pending = journalOf(dir).find((r) => r.topic === "ask.pending")!;
+    expect(pending.iteration).toBe("1");
+    expect(field(pending, "question_id")).toBe("ask_r1_1");
+    expect(field(pending, "question")).toBe("May I ship release 1.2?");
+    expect(Date.parse(field(pending, "timeout_at"))).toBeGreaterThan(Date.now());
+    // The asking event never routes.
+    const show = await autoloop(["control", "show", "r1"], { cwd: dir });
+    expect(show.stdout).toContain("Status:      waiting for an answer");
+    expect(show.stdout).toContain('autoloop control respond r1 ask_r1_1 "<answer>"');
+
+    // Refused, nothing written: a wrong question, an empty answer, a run id that escapes.
+    const wrong = await autoloop(["control", "respond", "r1", "ask_r1_7", "yes"], { cwd: dir });
+    expect(wrong.exitCode).toBe(1);
+    expect(wrong.stderr).toContain("run r1 waits on question ask_r1_1, not ask_r1_7");
+    const empty = await autoloop(["control", "respond", "r1", "ask_r1_1", " "], { cwd: dir });
+    expect(empty.exitCode).toBe(1);
+    const escaping = await autoloop(["control", "respond", "../r1", "ask_r1_1", "yes"], {
+      cwd: dir,
+    });
+    expect(escaping.exitCode).toBe(1);
+    expect(existsSync(join(dir, ".autoloop", "runs", "r1", "control", "requests.jsonl"))).toBe(
+      false,
+    );
+
+    const answer = await autoloop(["control", "respond", "r", "ask_r1_1", "Yes,", "ship", "it"], {
+      cwd: dir,
+    });
+    expect(answer.stdout).toBe("Response delivered to r1 for question ask_r1_1.");
+    expect((await run).exitCode).toBe(0);
+    const journal = journalOf(dir);
+    const answered = journal.find((r) => r.topic === "ask.answered")!;
+    expect(field(answered, "answer")).toBe("Yes, ship it");
+    expect(field(answered, "answered_by")).toMatch(/^cli:.+@.+/);
+    expect(topics(journal).slice(-1)).toEqual(["loop.complete"]);
+    expect(readFileSync(join(dir, ".autoloop", "runs", "r1", "guidance.txt"), "utf8")).toBe(
+      'Human response to "May I ship release 1.2?": Yes, ship it\n',
+    );
+    // Once answered, it waits on nothing.
+    const late = await autoloop(["control", "respond", "r1", "ask_r1_1", "again"], { cwd: dir });
+    expect(late.exitCode).toBe(1);
+    expect(late.stderr).toContain("run r1 has ended");
+  }, 30_000);
+
+  it("goes on without an answer after ask_timeout, and ends cleanly when stopped while waiting", async () => {
+    const dir = tempDir();
+    const timed = await autoloop(
+      [
+        "run",
+        askingPreset(dir, 'ask_timeout = "300ms"'),
+        "Ship it",
+        "--run-id",
+        "t1",
+        "--max-iterations",
+        "1",
+      ],
+      { cwd: dir },
+    );
+    expect(timed.exitCode).toBe(3);
+    expect(topics(journalOf(dir))).toEqual(
+      expect.arrayContaining(["ask.pending", "ask.timeout", "loop.stop"]),
+    );
+
+    const other = tempDir();
+    const run = autoloop(["run", askingPreset(other), "Ship it", "--run-id", "s1"], { cwd: other });
+    await waitFor(pendingIn(other), "the question");
+    run.kill("SIGTERM");
+    expect((await run).exitCode).toBe(130);
+    const journal = journalOf(other);
+    expect(topics(journal).filter((t) => t.startsWith("ask."))).toEqual(["ask.pending"]);
+    expect(field(journal.at(-1), "reason")).toBe("interrupted");
+  }, 30_000);
+
+  it("stops the agent's turn for guidance that interrupts, and the next turn acts on it", async () => {
+    const dir = tempDir();
+    const run = autoloop(["run", askingPreset(dir, "", true), "Ship it", "--run-id", "g1"], {
+      cwd: dir,
+    });
+    await waitFor(
+      () =>
+        existsSync(join(dir, ".autoloop", "journal.jsonl")) &&
+        journalOf(dir).some((r) => r.topic === "backend.start"),
+      "the agent's first turn",
+    );
+    const guided = await autoloop(["control", "guide", "g1", "Stop", "sleeping;", "finish", "up"], {
+      cwd: dir,
+    });
+    expect(guided.exitCode, guided.stderr).toBe(0);
+    expect(guided.stdout).toContain("Guidance queued for g1 (interrupt requested");
+    const result = await run;
+    expect(result.exitCode, result.stderr).toBe(0);
+    const journal = journalOf(dir);
+    expect(topics(journal)).toEqual(
+      expect.arrayContaining([
+        "operator.guidance",
+        "operator.interrupt",
+        "operator.guidance.consumed",
+      ]),
+    );
+    expect(readFileSync(join(dir, ".autoloop", "runs", "g1", "guidance.txt"), "utf8")).toBe(
+      "Stop sleeping; finish up\n",
+    );
+    const status = readFileSync(
+      join(dir, ".autoloop", "runs", "g1", "control", "status.jsonl"),
+      "utf8",
+    );
+    expect(status).toContain('"verb":"guide","state":"applied"');
+    // Not running any more: nothing to interrupt.
+    const late = await autoloop(["control", "interrupt", "g1"], { cwd: dir });
+    expect(late.exitCode).toBe(1);
+  }, 60_000);
+});
+
+describe("control files in the public autoloop's format", () => {
+  it("writes a respond request as the public autoloop does, and takes one written by it", async () => {
+    const dir = tempDir();
+    const run = autoloop(["run", askingPreset(dir), "Ship it", "--run-id", "p1"], { cwd: dir });
+    await waitFor(pendingIn(dir), "the question");
+    // The public autoloop's `control respond` line, byte for byte (no `by`).
+    const requests = join(dir, ".autoloop", "runs", "p1", "control", "requests.jsonl");
+    mkdirSync(join(dir, ".autoloop", "runs", "p1", "control"), { recursive: true });
+    writeFileSync(
+      requests,
+      `${JSON.stringify({
+        id: "ctl_mflx2k3a_q8w1e2",
+        runId: "p1",
+        requestedAt: new Date().toISOString(),
+        verb: "respond",
+        reason: "respond",
+        payload: { questionId: "ask_p1_1", answer: "Ship it" },
+      })}\n`,
+    );
+    expect((await run).exitCode).toBe(0);
+    const status = JSON.parse(
+      readFileSync(join(dir, ".autoloop", "runs", "p1", "control", "status.jsonl"), "utf8")
+        .trim()
+        .split("\n")[0]!,
+    );
+    expect(status).toMatchObject({
+      id: "ctl_mflx2k3a_q8w1e2",
+      runId: "p1",
+      verb: "respond",
+      state: "applied",
+      detail: "delivered to human-ask",
+    });
+
+    // A run of the public autoloop waiting on a question (its registry and journal lines).
+    const pub = tempDir();
+    const state = join(pub, ".autoloop", "runs", "swift-otter");
+    mkdirSync(state, { recursive: true });
+    const journal = join(pub, ".autoloop", "journal.jsonl");
+    writeFileSync(
+      join(pub, ".autoloop", "registry.jsonl"),
+      `${JSON.stringify({ run_id: "swift-otter", status: "running", preset: "autocode", state_dir: state, journal_file: journal, pid: process.pid, iteration: 2 })}\n`,
+    );
+    writeFileSync(
+      journal,
+      '{"run": "swift-otter", "iteration": "2", "topic": "human.ask", "ts": "2026-11-27T08:00:00.000Z", "v": 1, "payload": "Postgres or SQLite?", "source": "agent"}\n' +
+        '{"run": "swift-otter", "iteration": "2", "topic": "ask.pending", "ts": "2026-11-27T08:00:00.010Z", "v": 1, "fields": {"question_id": "ask_swift-otter_2", "question": "Postgres or SQLite?"}}\n',
+    );
+    const answered = await autoloop(
+      ["control", "respond", "swift", "ask_swift-otter_2", "SQLite"],
+      { cwd: pub },
+    );
+    expect(answered.exitCode, answered.stderr).toBe(0);
+    const line = readFileSync(join(state, "control", "requests.jsonl"), "utf8").trim();
+    const request = JSON.parse(line);
+    expect(Object.keys(request)).toEqual([
+      "id",
+      "runId",
+      "requestedAt",
+      "verb",
+      "reason",
+      "payload",
+      "by",
+    ]);
+    expect(request).toMatchObject({
+      runId: "swift-otter",
+      verb: "respond",
+      reason: "respond",
+      payload: { questionId: "ask_swift-otter_2", answer: "SQLite" },
+    });
+    expect(request.id).toMatch(/^ctl_[0-9a-z]+_[0-9a-z]{6}$/);
+  }, 30_000);
+});
