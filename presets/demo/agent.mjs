@@ -12,6 +12,7 @@ const objective = (/Objective:\n(.*)/.exec(prompt)?.[1] ?? "").toLowerCase();
 const modes = ["stuck", "promise", "invalid", "fail", "hang", "complete"];
 const mode =
   env.AUTOLOOP_DEMO_MODE ||
+  (/\bsign-?off\b/.test(objective) ? "signoff" : undefined) ||
   modes.find((m) => new RegExp(`\\b${m}\\b`).test(objective)) ||
   "complete";
 const delay = Number(env.AUTOLOOP_DEMO_DELAY_MS ?? "0");
@@ -48,7 +49,11 @@ if (mode === "hang") {
     tool(
       "task",
       "add",
-      mode === "stuck" ? "get sign-off from a human who never answers" : "check the numbers",
+      mode === "stuck"
+        ? "get sign-off from a human who never answers"
+        : mode === "signoff"
+          ? "get a human's sign-off to ship"
+          : "check the numbers",
     );
   }
   if (mode === "invalid" && iteration === 1)
@@ -60,6 +65,18 @@ if (mode === "hang") {
     // Finishes what it can; the sign-off never comes, so the gate refuses every attempt.
     if (open.includes("task-1")) tool("task", "complete", "task-1");
     tool("emit", "task.complete", `attempt ${iteration}`);
+  } else if (mode === "signoff") {
+    // Asks a human for the sign-off, once. A "yes" closes the last task and completes;
+    // without one (no answer in time, or a "no"), the gate refuses every attempt.
+    if (open.includes("task-1")) tool("task", "complete", "task-1");
+    const answer = /Human response to "[^\n]*?": (.*)/.exec(prompt)?.[1] ?? "";
+    const asked = /emitted [^\n]*human\.ask/.test(prompt);
+    if (/\b(yes|ok|approved?|sign(ed)?[ -]?off|ship it)\b/i.test(answer)) {
+      if (open.includes("task-2")) tool("task", "complete", "task-2");
+      tool("emit", "task.complete", `signed off by a human: ${answer}`);
+    } else if (!asked && answer === "")
+      tool("emit", "human.ask", "May I ship the release? Answer yes to sign off.");
+    else tool("emit", "task.complete", `attempt ${iteration}`);
   } else if (mode === "promise") {
     if (iteration > 2) for (const id of open) tool("task", "complete", id);
     console.log(`iteration ${iteration}: LOOP_COMPLETE`);

@@ -14,6 +14,11 @@ Usage:
   autoloop-cron runs show <run-id> [--json]  one run's history
   autoloop-cron output <run-id> [--follow]   a run's captured output
   autoloop-cron stop <run-id> [reason...]    stop a running run
+  autoloop-cron answer <run-id> "<answer>"   answer the question a run waits on
+  autoloop-cron guide <run-id> "<guidance>"  guidance for a live run's next iteration
+  autoloop-cron interrupt <run-id>           stop the agent's current turn; the run goes on
+  autoloop-cron task <run-id> complete|remove <task-id>
+                                             close a live run's task (a gate only a human can pass)
   autoloop-cron pause [schedule]             pause one schedule, or all of them
   autoloop-cron resume [schedule]            resume one schedule, or all of them
   autoloop-cron monitor [--journal PATH]... [--once]
@@ -39,6 +44,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   runs: async () => (await import("./cron-runs.js")).runsCommand,
   output: async () => (await import("./cron-runs.js")).outputCommand,
   stop: async () => (await import("./cron-runs.js")).stopCommand,
+  answer: async () => (await import("./cron-answer.js")).answerCommand,
+  guide: async () => (await import("./cron-answer.js")).guideCommand,
+  interrupt: async () => (await import("./cron-answer.js")).interruptCommand,
+  task: async () => (await import("./cron-answer.js")).taskCommand,
   pause: async () => (await import("./cron-pause.js")).pauseCommand,
   resume: async () => (await import("./cron-pause.js")).resumeCommand,
   monitor: async () => (await import("./cron-monitor.js")).monitorCommand,

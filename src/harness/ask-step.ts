@@ -5,8 +5,22 @@ import { type AskOutcome, awaitAnswer, questionIdFor } from "./control/ask.js";
 import type { ControlPaths } from "./control/requests.js";
 import type { Preset } from "./preset.js";
 
+/** The public autoloop's wait, and a scheduled run's: on-call needs time to see the page. */
+const ASK_TIMEOUT_MS = 300_000;
+const SCHEDULED_ASK_TIMEOUT_MS = 1_800_000;
+
+/** How long a run waits for an answer: `ask_timeout`, else by how the run was launched. */
+export function askTimeoutMs(preset: Preset, trigger: string): number {
+  return (
+    preset.config.event_loop.ask_timeout ??
+    (trigger === "cron" ? SCHEDULED_ASK_TIMEOUT_MS : ASK_TIMEOUT_MS)
+  );
+}
+
 export interface AskStep {
   runId: string;
+  /** How long to wait (askTimeoutMs). */
+  timeoutMs: number;
   iteration: number;
   question: string;
   preset: Preset;
@@ -21,11 +35,11 @@ export interface AskStep {
 export async function askHuman(s: AskStep): Promise<AskOutcome["kind"]> {
   const ev = s.preset.config.event_loop;
   const questionId = questionIdFor(s.runId, s.iteration);
-  const timeoutAt = new Date(Date.now() + ev.ask_timeout).toISOString();
+  const timeoutAt = new Date(Date.now() + s.timeoutMs).toISOString();
   s.system("ask.pending", s.iteration, {
     question_id: questionId,
     question: s.question,
-    timeout_ms: String(ev.ask_timeout),
+    timeout_ms: String(s.timeoutMs),
     timeout_at: timeoutAt,
   });
   s.progress(
@@ -35,7 +49,7 @@ export async function askHuman(s: AskStep): Promise<AskOutcome["kind"]> {
     paths: s.control,
     runId: s.runId,
     questionId,
-    timeoutMs: ev.ask_timeout,
+    timeoutMs: s.timeoutMs,
     pollMs: ev.ask_poll_ms,
     signal: s.signal,
   });

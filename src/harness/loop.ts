@@ -7,7 +7,7 @@ import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
 import { agentCommand, callAgent } from "./agent-call.js";
 import { iterationEnv, runBoundEnv } from "./agent-env.js";
 import { AgentReaper } from "./agent-reaper.js";
-import { askHuman } from "./ask-step.js";
+import { askHuman, askTimeoutMs } from "./ask-step.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
 import { addUsage, budgetStop, costLeft, NO_SPEND, spendFields } from "./budget.js";
 import { ControlInbox } from "./control/inbox.js";
@@ -242,6 +242,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       tasks: tasks.view(),
       history,
       completionNote,
+      askTimeoutMs: askTimeoutMs(preset, opts.trigger),
       memory: loopMemory(paths, preset.config.memory.prompt_budget_chars),
       scheduleHistory,
     });
@@ -380,6 +381,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       if (overBudget !== undefined) return finish({ complete: false, ...overBudget });
       const answered = await askHuman({
         runId,
+        timeoutMs: askTimeoutMs(preset, opts.trigger),
         iteration,
         question: asked.payload,
         preset,

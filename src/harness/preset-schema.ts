@@ -54,8 +54,11 @@ export const presetConfigSchema = z.looseObject({
       max_tokens: z._default(int(0, "a number of tokens, 0 or more (0: no budget)"), 0),
       /** The event an agent asks a human with (`human.ask`); "" turns asking off. */
       ask_event: z._default(z.union([z.literal(""), topicName]), "human.ask"),
-      /** How long a run waits for an answer (milliseconds, or a duration such as "5m"). */
-      ask_timeout: z._default(durationMs, 300_000),
+      /**
+       * How long a run waits for an answer (milliseconds, or a duration such as "5m"); unset:
+       * 5 minutes, or 30 for a scheduled run (on-call needs time to see the page).
+       */
+      ask_timeout: z.optional(durationMs),
       /** How often the waiting run looks for an answer, in milliseconds. */
       ask_poll_ms: z._default(int(1, "milliseconds, 1 or more (500 by default)"), 500),
     }),

@@ -32,6 +32,8 @@ export interface PromptInput {
   history: readonly IterationSummary[];
   /** Set when the completion promise or required events were refused last iteration. */
   completionNote: string;
+  /** How long a question waits for its answer (the prompt says so); unset: 5 minutes. */
+  askTimeoutMs?: number;
   /** The rendered `Loop memory:` block (text "" when there is none). */
   memory?: RenderedMemory;
   /** The schedule's recent runs, from the scheduler (see readScheduleHistory). */
@@ -164,7 +166,7 @@ export function renderPrompt(input: PromptInput): string {
     `${tool} emit <allowed-topic> "brief handoff summary"\n` +
     (mayComplete ? `${tool} emit ${ev.completion_event} "brief completion summary"\n` : "") +
     `${tool} task add "work item"    ${tool} task complete task-1    ${tool} task list\n\n` +
-    askText(ev.ask_event, ev.ask_timeout, tool) +
+    askText(ev.ask_event, input.askTimeoutMs ?? 300_000, tool) +
     "Backpressure rule: an event outside the allowed set is rejected and you are asked to re-route.\n" +
     "Completion gate: completion is refused while open (non-soft) tasks remain.\n" +
     "Plain text alone does not publish an event. Prefer the event tool over the stdout completion promise.\n"

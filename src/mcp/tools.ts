@@ -8,6 +8,7 @@ import { readStatus } from "../monitor/status.js";
 import { acknowledgeIncident } from "../operator/incident-actions.js";
 import { scheduleOverview } from "../operator/overview.js";
 import { checkRunId, openLedgerAt, stopRun } from "../operator/run-actions.js";
+import { answerRun, guideRun, waitingQuestions } from "../operator/run-control.js";
 import { fileTail } from "../operator/run-detail.js";
 import { runStory, runStoryText } from "../operator/run-story.js";
 import { fireThroughDaemon } from "../operator/schedule-actions.js";
@@ -214,6 +215,51 @@ export const TOOLS: ToolDefinition[] = [
       const id = checkRunId(args.run_id as string, "stop_run { run_id, reason }");
       return stopRun(config.stateDir, id, args.reason as string);
     },
+  },
+  {
+    name: "list_questions",
+    title: "List questions runs wait on",
+    description:
+      "Runs that wait for a human's answer (an agent asked with human.ask): run id, schedule, question id, the question, when it was asked and until when the run waits. Answer one with answer_question.",
+    inputSchema: {},
+    readOnly: true,
+    run: (_args, config) => json(waitingQuestions(config)),
+  },
+  {
+    name: "answer_question",
+    title: "Answer a run's question",
+    description:
+      "Answers the question a run waits on; the run reads it within a second, journals who answered (ask.answered), and goes on with the answer in its next prompt. Refused when the run waits on no question.",
+    inputSchema: {
+      run_id: runId,
+      answer: z.string().min(1).max(20_000).describe("The answer, as the agent should read it"),
+      question_id: z.string().max(300).optional().describe("The question's id, to be sure"),
+    },
+    readOnly: false,
+    run: (args, config) =>
+      answerRun(
+        config,
+        args.run_id as string,
+        args.answer as string,
+        "mcp",
+        args.question_id as string | undefined,
+      ),
+  },
+  {
+    name: "guide_run",
+    title: "Guide a live run",
+    description:
+      "Guidance for a live run's next iteration (journaled as operator.guidance). By default the agent's current turn is stopped so the next one starts with it.",
+    inputSchema: {
+      run_id: runId,
+      guidance: z.string().min(1).max(20_000),
+      interrupt: z.boolean().default(true).describe("Stop the agent's current turn first"),
+    },
+    readOnly: false,
+    run: (args, config) =>
+      guideRun(config, args.run_id as string, args.guidance as string, "mcp", {
+        interrupt: args.interrupt as boolean,
+      }),
   },
   {
     name: "ack_incident",

@@ -127,8 +127,16 @@ export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): 
   else commands.inspect = `autoloop-cron status${config}`;
   if (ctx.incident !== undefined && !resolved)
     commands.ack = `autoloop-cron incident ack ${shellQuote(ctx.incident.slug)}${config}`;
-  if (runId !== undefined && kindOf(c).live && !resolved)
+  if (runId !== undefined && kindOf(c).live && !resolved) {
+    // A live run can be answered or guided, and goes on: the page is the way back to it.
+    if (c.kind === "question_pending")
+      commands.answer = `autoloop-cron answer ${shellQuote(runId)} "<your answer>"${config}`;
+    commands.guide = `autoloop-cron guide ${shellQuote(runId)} "<what to do next>"${config}`;
+    const open = c.kind === "gate_stuck" ? c.gate.openTasks[0]?.id : undefined;
+    if (open !== undefined)
+      commands.task = `autoloop-cron task ${shellQuote(runId)} complete ${shellQuote(open)}${config}`;
     commands.stop = `autoloop-cron stop ${shellQuote(runId)}${config}`;
+  }
   const message: AlertMessage = {
     fingerprint: n.fingerprint,
     kind: troubleKind(c),

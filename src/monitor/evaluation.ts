@@ -119,6 +119,7 @@ export class IncrementalEvaluation {
       if (recovery !== undefined) return { kind: "resolve", note: `run ${recovery.run} completed` };
       return undefined;
     }
+    if (c.kind === "question_pending") return questionEnding(c, this.tracker.get(c.run));
     if (c.kind === "budget_exhausted")
       return {
         kind: "resolve",
@@ -150,4 +151,23 @@ export class IncrementalEvaluation {
     }
     return undefined;
   }
+}
+
+/** How a question's page ends: answered (by whom, what), timed out, or the run ended. */
+function questionEnding(
+  c: Extract<Condition, { kind: "question_pending" }>,
+  run: RunState | undefined,
+): Ending {
+  const a = run?.answer;
+  if (a?.id === c.questionId && a.how === "answered")
+    return {
+      kind: "resolve",
+      note: `answered${a.by ? ` by ${a.by}` : ""}: ${JSON.stringify(a.text ?? "")}`,
+    };
+  if (a?.id === c.questionId)
+    return {
+      kind: "resolve",
+      note: `no answer by ${c.timeoutAt ?? a.at}; the run went on without one`,
+    };
+  return { kind: "resolve", note: `run ${c.run} ended without an answer` };
 }

@@ -1,7 +1,9 @@
 // One run as the status page and the MCP server show it: launch metadata, outcome, tasks,
 // the tail of its journal and of its output log.
+
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { type PendingQuestion, questionState } from "../harness/control/operator-requests.js";
 import type { TaskView } from "../harness/tasks/materialize.js";
 import { TaskStore } from "../harness/tasks/store.js";
 import { decodeRecord, fieldText, type JournalRecord } from "../journal/codec.js";
@@ -31,6 +33,8 @@ export interface RunDetail {
   /** `truncated`: the run's records go on past the bytes a page reads (RUN_SCAN_BYTES). */
   journal: { lines: JournalLine[]; omitted: number; truncated?: boolean };
   output?: { path: string; text: string; omittedBytes: number };
+  /** The question the run waits on, while it runs. */
+  question?: PendingQuestion;
 }
 
 /** A record in one line: an agent's payload, or a system record's fields. */
@@ -135,6 +139,8 @@ export function runDetail(
     detail.started = { pid, outputPath, journalPath };
     try {
       const { records, truncated } = runRecords(journalPath, runId, started.journalOffset);
+      const { pending } = questionState(records, runId);
+      if (pending !== undefined && found.summary.status === "running") detail.question = pending;
       const keep = options.journalLines ?? 50;
       const tail = records.slice(-keep);
       detail.journal = {

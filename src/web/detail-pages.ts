@@ -7,7 +7,7 @@ import type { RunDetail } from "../operator/run-detail.js";
 import { costText, usd } from "../scheduler/budget/spend.js";
 import type { RunSummary } from "../scheduler/ledger/events.js";
 import { html, when } from "./html.js";
-import { actionForm, layout, type PageContext, statusText } from "./layout.js";
+import { actionForm, layout, type PageContext, statusText, textForm } from "./layout.js";
 import { renderMarkdown } from "./markdown.js";
 
 const RUNNING = new Set(["pending", "running"]);
@@ -47,6 +47,8 @@ ${s.exitCode !== undefined ? html`<dt>Exit code</dt><dd>${s.exitCode}${s.signal 
 ${d.launch ? html`<dt>Command</dt><dd><code>${d.launch.argv.join(" ")}</code></dd><dt>Directory</dt><dd><code>${d.launch.cwd}</code></dd>` : ""}
 ${d.started ? html`<dt>Process</dt><dd>pid ${d.started.pid}</dd><dt>Journal</dt><dd><code>${d.started.journalPath}</code></dd>` : ""}
 </dl>
+${d.question ? html`<section aria-labelledby="question"><h2 id="question">The run asks</h2><blockquote>${d.question.question}</blockquote><p class="muted">Question ${d.question.questionId}, asked ${when(d.question.askedAt, ctx.now)}${d.question.timeoutAt ? html`; it waits until ${when(d.question.timeoutAt, ctx.now)}` : ""}.</p>${textForm(`/runs/${encodeURIComponent(s.runId)}/answer`, "Send the answer", { id: "answer", label: "Your answer" }, ctx)}</section>` : ""}
+${running ? html`<details><summary>Guide this run</summary>${textForm(`/runs/${encodeURIComponent(s.runId)}/guide`, "Send guidance", { id: "guidance", label: "Guidance for its next iteration (its current turn is stopped)" }, ctx)}</details>` : ""}
 ${running ? html`<p>${actionForm(`/runs/${encodeURIComponent(s.runId)}/stop`, "Stop this run", ctx, { danger: true })}</p>` : ""}
 <h2>Tasks</h2>
 ${d.tasks === undefined ? html`<p class="muted">No tasks recorded.</p>` : html`<p>${d.tasks.open.length} open, ${d.tasks.done.length} done.</p>${d.tasks.open.length > 0 ? html`<h3>Open</h3>${taskList(d.tasks.open)}` : ""}${d.tasks.done.length > 0 ? html`<h3>Done</h3>${taskList(d.tasks.done)}` : ""}`}

@@ -57,6 +57,17 @@ export function actionForm(
   return html`<form class="inline" method="post" action="${action}"><input type="hidden" name="token" value="${ctx.token}"><input type="hidden" name="back" value="${ctx.path}">${note}<button type="submit"${options.danger ? new Html(' class="danger"') : ""}${options.describedBy ? html` aria-describedby="${options.describedBy}"` : ""}>${label}</button></form>`;
 }
 
+/** A form with a text box whose text is the action's `note` (an answer, guidance). */
+export function textForm(
+  action: string,
+  label: string,
+  field: { id: string; label: string },
+  ctx: PageContext,
+): Html {
+  if (!ctx.actions) return html``;
+  return html`<form method="post" action="${action}"><input type="hidden" name="token" value="${ctx.token}"><input type="hidden" name="back" value="${ctx.path}"><label for="${field.id}">${field.label}</label><br><textarea id="${field.id}" name="note" rows="3" cols="60" required maxlength="2000"></textarea><br><button type="submit">${label}</button></form>`;
+}
+
 const SYMBOL: Record<string, string> = {
   completed: "✓",
   failed: "✗",

@@ -2,6 +2,7 @@
 
 import { acknowledgeIncident, resolveIncident } from "../operator/incident-actions.js";
 import { stopDaemonRun } from "../operator/run-actions.js";
+import { answerRun, guideRun } from "../operator/run-control.js";
 import { fireSchedule, pauseSchedule } from "../operator/schedule-actions.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import type { SchedulerDaemon } from "../scheduler/daemon/daemon.js";
@@ -18,6 +19,9 @@ export type ActionResult =
   | { ok: false; message: string };
 
 type Action = (target: string, note: string, o: ActionContext) => Promise<ActionResult>;
+
+/** Who answered or guided, as the run's journal and the incident record it. */
+const PAGE = "status page";
 
 const ACTIONS: Record<string, Record<string, Action>> = {
   schedules: {
@@ -61,6 +65,16 @@ const ACTIONS: Record<string, Record<string, Action>> = {
       ok: true,
       runId,
       message: await stopDaemonRun(o.daemon.control, runId, note || "operator stop (status page)"),
+    }),
+    answer: async (runId, text, o) => ({
+      ok: true,
+      runId,
+      message: answerRun(o.config, runId, text, PAGE),
+    }),
+    guide: async (runId, text, o) => ({
+      ok: true,
+      runId,
+      message: guideRun(o.config, runId, text, PAGE, { interrupt: true }),
     }),
   },
 };

@@ -208,6 +208,51 @@ describe("run_stalled", () => {
   });
 });
 
+describe("question_pending", () => {
+  const ask = (min: number) =>
+    sys("ask.pending", min, {
+      question_id: "ask_r1_1",
+      question: "May I ship?\nThe tests pass.",
+      timeout_at: at(min + 30),
+    });
+  it("holds while the run waits for an answer, instead of a stall", () => {
+    const [c, ...rest] = conditions([start(), ask(1)], 45);
+    expect(rest).toEqual([]);
+    expect(c).toMatchObject({
+      kind: "question_pending",
+      severity: "critical",
+      fingerprint: "question_pending:r1:ask_r1_1",
+      summary: "run r1 waits for a human's answer: May I ship?",
+      questionId: "ask_r1_1",
+      question: "May I ship?\nThe tests pass.",
+      askedAt: at(1),
+      timeoutAt: at(31),
+    });
+  });
+
+  it("ends with the answer or the timeout, and a dead harness is a crash", () => {
+    const answered = sys("ask.answered", 2, {
+      question_id: "ask_r1_1",
+      answer: "yes",
+      answered_by: "mcp",
+    });
+    expect(conditions([start(), ask(1), answered], 3)).toEqual([]);
+    const [state] = run([start(), ask(1), answered]);
+    expect(state?.answer).toMatchObject({
+      id: "ask_r1_1",
+      how: "answered",
+      by: "mcp",
+      text: "yes",
+    });
+    expect(
+      conditions([start(), ask(1), sys("ask.timeout", 31, { question_id: "ask_r1_1" })], 32),
+    ).toEqual([]);
+    expect(kinds(conditions([start(), ask(1)], 5, { alive: false }))).toEqual([
+      "run_crashed/critical",
+    ]);
+  });
+});
+
 describe("schedule_trouble and config_invalid", () => {
   const slots = (...outcomes: SlotOutcome[]) =>
     outcomes.map((outcome, i) => ({ slot: at(i * 60), outcome }));

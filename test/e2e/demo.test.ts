@@ -1,5 +1,6 @@
 // Drives the configuration `npm start` uses, end to end: the daemon fires the demo
-// schedules, the stuck run is refused at its gate, and the alert lands in the embedded sink.
+// schedules, demo-stuck's run asks a human for its sign-off and the page lands in the embedded
+// sink; answered from the CLI, the run completes and the page is resolved, saying who answered.
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -10,7 +11,7 @@ import { waitFor } from "../helpers/wait.js";
 afterEach(cleanupTempDirs);
 
 describe("the bundled demo (npm start)", () => {
-  it("fires cron runs and delivers a stuck-gate alert to the embedded sink", async () => {
+  it("pages demo-stuck's question, takes the answer from the CLI, and resolves the page", async () => {
     const dir = tempDir();
     cpSync(join(ROOT, "autoloop-cron.toml"), join(dir, "autoloop-cron.toml"));
     cpSync(join(ROOT, "schedules"), join(dir, "schedules"), { recursive: true });
@@ -32,25 +33,58 @@ describe("the bundled demo (npm start)", () => {
       env: cleanEnv(),
       reject: false,
     });
-    try {
-      const mail = join(dir, ".autoloop-cron", "mail");
-      // The README's tour cats the .txt beside each .eml: the mail as on-call reads it.
-      const eml = await waitFor(
-        () => existsSync(mail) && readdirSync(mail).find((f) => /gate_stuck.*\.eml$/.test(f)),
-        "a gate_stuck alert in the sink",
-        60_000,
-        200,
-      );
-      const text = readFileSync(join(mail, eml.replace(/\.eml$/, ".txt")), "utf8");
-      expect(text).toMatch(/Subject: \[FIRING\] gate stuck: demo-stuck/);
-      expect(text).toContain("get sign-off from a human who never answers");
-      const status = await execa(process.execPath, [AUTOLOOP_CRON, "status", "--config", config], {
+    const cron = (...args: string[]) =>
+      execa(process.execPath, [AUTOLOOP_CRON, ...args, "--config", config], {
         env: cleanEnv(),
         reject: false,
       });
+    try {
+      const mail = join(dir, ".autoloop-cron", "mail");
+      const sent = (pattern: RegExp) =>
+        existsSync(mail) ? readdirSync(mail).filter((f) => pattern.test(f)) : [];
+      // The README's tour cats the .txt beside each .eml: the mail as on-call reads it.
+      const [eml] = await waitFor(
+        () => {
+          const found = sent(/question_pending.*\.eml$/);
+          return found.length > 0 ? found : undefined;
+        },
+        "demo-stuck's question in the sink",
+        60_000,
+        200,
+      );
+      const text = readFileSync(join(mail, eml!.replace(/\.eml$/, ".txt")), "utf8");
+      expect(text).toMatch(/Subject: \[FIRING\] run asks a human: demo-stuck/);
+      expect(text).toContain("May I ship the release? Answer yes to sign off.");
+      const runId = /autoloop-cron answer (demo-stuck-\S+)/.exec(text)?.[1];
+      expect(runId, text).toBeDefined();
+      const status = await cron("status");
       expect(status.exitCode).toBe(1);
-      expect(status.stdout).toContain("demo-stuck: runs stop at the completion gate");
-      expect(status.stdout).toContain("[gate_stuck:schedule/demo-stuck]");
+      expect(status.stdout).toContain(`run ${runId} waits for a human's answer`);
+
+      const wrong = await cron("answer", "demo-report-20990101T0000-aaaaa", "yes");
+      expect(wrong.exitCode).toBe(1);
+      const answered = await cron("answer", runId!, "yes, ship it");
+      expect(answered.exitCode, answered.stderr).toBe(0);
+      expect(answered.stdout).toContain(`answered ask_${runId}_2`);
+      // The run completes, and the page is resolved once, saying who answered.
+      await waitFor(
+        async () => (await cron("runs", "show", runId!)).stdout.includes("completed"),
+        "the answered run to complete",
+        30_000,
+        200,
+      );
+      const resolved = await waitFor(
+        () =>
+          sent(/question_pending.*\.txt$/)
+            .map((f) => readFileSync(join(mail, f), "utf8"))
+            .find((t) => t.includes("[RESOLVED]")),
+        "the resolved notice",
+        30_000,
+        200,
+      );
+      expect(resolved).toMatch(
+        /answered by cli:\S+: \\"yes, ship it\\"|answered by cli:\S+: "yes, ship it"/,
+      );
     } finally {
       daemon.kill("SIGTERM");
     }

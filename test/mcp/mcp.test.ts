@@ -20,6 +20,14 @@ env = { AUTOLOOP_DEMO_DELAY_MS = "50" }
 budget = { per_day = 5.0 }
 
 [[schedule]]
+name = "asker"
+cron = "0 0 1 1 *"
+preset = "demo"
+objective = "Ship the release after a human's sign-off"
+project_dir = "../work"
+env = { AUTOLOOP_DEMO_DELAY_MS = "50" }
+
+[[schedule]]
 name = "sleeper"
 cron = "0 0 1 1 *"
 kind = "command"
@@ -100,7 +108,10 @@ describe("autoloop-cron mcp", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       "ack_incident",
+      "answer_question",
       "fire_schedule",
+      "guide_run",
+      "list_questions",
       "list_runs",
       "list_schedules",
       "replay_run",
@@ -157,6 +168,50 @@ describe("autoloop-cron mcp", () => {
     expect((await call("spend", { schedule: "nope" })).content[0]!.text).toContain(
       'no schedule "nope" in force',
     );
+  }, 60_000);
+
+  it("lists the question a run waits on and answers it; the run goes on and completes", async () => {
+    const fired = await data<{ runId: string }>("fire_schedule", { schedule: "asker" });
+    const [question] = await waitFor(
+      async () => {
+        const qs =
+          await data<Array<{ runId: string; questionId: string; question: string }>>(
+            "list_questions",
+          );
+        const mine = qs.filter((q) => q.runId === fired.runId);
+        return mine.length > 0 ? mine : undefined;
+      },
+      "the run's question",
+      30_000,
+      100,
+    );
+    expect(question).toMatchObject({
+      questionId: `ask_${fired.runId}_2`,
+      question: "May I ship the release? Answer yes to sign off.",
+    });
+    const refused = await call("answer_question", {
+      run_id: fired.runId,
+      answer: "yes",
+      question_id: "ask_x_1",
+    });
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]!.text).toContain(
+      `waits on question ask_${fired.runId}_2, not ask_x_1`,
+    );
+    expect(
+      await text("answer_question", { run_id: fired.runId, answer: "yes, ship it" }),
+    ).toContain(`answered ask_${fired.runId}_2`);
+    await waitFor(
+      async () =>
+        (await data<Run[]>("list_runs", { schedule: "asker", status: "completed" })).some(
+          (r) => r.runId === fired.runId,
+        ),
+      "the answered run to complete",
+      30_000,
+      100,
+    );
+    const replay = await text("replay_run", { run_id: fired.runId });
+    expect(replay).toContain("completed");
   }, 60_000);
 
   it("stops a running run through the daemon", async () => {

@@ -28,6 +28,14 @@ project_dir = "../work"
 env = { AUTOLOOP_DEMO_DELAY_MS = "50" }
 
 [[schedule]]
+name = "asker"
+cron = "0 0 1 1 *"
+preset = "demo"
+objective = "Ship the release after a human's sign-off"
+project_dir = "../work"
+env = { AUTOLOOP_DEMO_DELAY_MS = "50" }
+
+[[schedule]]
 name = "sleeper"
 cron = "0 0 1 1 *"
 kind = "command"
@@ -273,6 +281,41 @@ describe.skipIf(!haveChromium)("the status page in Chromium", () => {
     expect(listed.some((i: { status: string }) => i.status === "acknowledged")).toBe(true);
     await page.close();
   }, 120_000);
+
+  it("answers a run's question from its page, and the run completes", async () => {
+    const fired = await cron("fire", "asker");
+    const id = /asker-\S+/.exec(`${fired.stdout}\n${fired.stderr}`)?.[0];
+    expect(id, `${fired.stdout}${fired.stderr}`).toBeDefined();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${url}/runs/${id}`);
+          return page.locator("#question").count();
+        },
+        { timeout: 30_000, interval: 250 },
+      )
+      .toBe(1);
+    await expect
+      .poll(() => page.locator("main blockquote").textContent())
+      .toBe("May I ship the release? Answer yes to sign off.");
+    await page.getByLabel("Your answer").fill("yes, ship it");
+    await page.getByRole("button", { name: "Send the answer" }).click();
+    await page.getByRole("status").filter({ hasText: "answered" }).waitFor();
+    await shot(page, "status-answer");
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${url}/runs/${id}`);
+          return page.locator("main dl").textContent();
+        },
+        { timeout: 30_000, interval: 250 },
+      )
+      .toContain("completed");
+    const journal = readFileSync(join(root, "work", ".autoloop", "journal.jsonl"), "utf8");
+    expect(journal).toMatch(/"topic": "ask.answered".*"answered_by": "status page"/);
+    await page.close();
+  }, 90_000);
 
   it("reads and works without JavaScript, and every field has a label", async () => {
     const context = await browser.newContext({ javaScriptEnabled: false });

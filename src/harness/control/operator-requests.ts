@@ -3,12 +3,14 @@
 // waits on, guidance for its next prompt, or an interrupt of the agent's current turn. Each is
 // checked against the run's journal first; a request that cannot land writes nothing.
 import { hostname, userInfo } from "node:os";
+import { dirname, join } from "node:path";
 import { JournalWriter } from "../../journal/append.js";
 import { fieldText, type JournalRecord, journalTimestamp } from "../../journal/codec.js";
 import { readJournal } from "../../journal/reader.js";
 import { type RegistryEntry, readRegistry } from "../../journal/registry-view.js";
 import { UserError } from "../../util/errors.js";
 import { isProcessAlive } from "../../util/process.js";
+import { TaskStore } from "../tasks/store.js";
 import { appendRequest, buildRequest, controlPaths } from "./requests.js";
 
 /** A run id that names no other folder (the registry is read from the run's own files). */
@@ -176,18 +178,8 @@ function liveRun(ref: RunRef, what: string): void {
     throw new UserError(`run ${ref.runId} is not running; there is no turn to ${what}`, 1);
 }
 
-/**
- * Guidance for the run's next prompt, journaled as `operator.guidance` (and, with `interrupt`,
- * the agent's current turn stopped so that the next one starts with it).
- */
-export function guide(
-  ref: RunRef,
-  message: string,
-  by: string,
-  options: { interrupt: boolean },
-): { interrupted: boolean } {
-  if (message.trim() === "") throw new UserError("empty guidance guides nothing; say something", 1);
-  liveRun(ref, "guide");
+/** Journals `message` as the operator's guidance for the run's next prompt. */
+function journalGuidance(ref: RunRef, message: string): void {
   const writer = new JournalWriter(ref.journalFile);
   try {
     writer.append({
@@ -203,6 +195,46 @@ export function guide(
   } finally {
     writer.close();
   }
+}
+
+/**
+ * Completes or removes a task of a live run (a run stuck at its gate on a task only a human
+ * could close), and tells the run so in its next prompt.
+ */
+export function operatorTask(
+  ref: RunRef,
+  action: "complete" | "remove",
+  taskId: string,
+  by: string,
+  reason = "",
+): string {
+  liveRun(ref, `${action} a task of`);
+  const store = new TaskStore(join(dirname(ref.journalFile), "runs", ref.runId, "tasks.jsonl"));
+  const text =
+    action === "complete"
+      ? store.complete(taskId).task.text
+      : store.remove(taskId, reason || `removed by ${by}`).text;
+  const done = action === "complete" ? "completed" : "removed";
+  journalGuidance(
+    ref,
+    `The operator (${by}) ${done} task ${taskId} ("${text}")${reason ? `: ${reason}` : "."}`,
+  );
+  return `${done} task ${taskId} of ${ref.runId} ("${text}"); the run's next prompt says so`;
+}
+
+/**
+ * Guidance for the run's next prompt, journaled as `operator.guidance` (and, with `interrupt`,
+ * the agent's current turn stopped so that the next one starts with it).
+ */
+export function guide(
+  ref: RunRef,
+  message: string,
+  by: string,
+  options: { interrupt: boolean },
+): { interrupted: boolean } {
+  if (message.trim() === "") throw new UserError("empty guidance guides nothing; say something", 1);
+  liveRun(ref, "guide");
+  journalGuidance(ref, message);
   const payload = { message, interrupt: options.interrupt };
   appendRequest(requestPaths(ref), buildRequest(ref.runId, "guide", "guide", payload, by));
   return { interrupted: options.interrupt && poke(ref) };

@@ -10,6 +10,7 @@ export const ALERT_KINDS = [
   "run_timed_out",
   "run_crashed",
   "run_stalled",
+  "question_pending",
   "schedule_trouble",
   "budget_exhausted",
   "run_costly",
@@ -58,6 +59,11 @@ export const alertMessageSchema = z.object({
     inspect: z.string().optional(),
     ack: z.string().optional(),
     stop: z.string().optional(),
+    /** How to answer the question a run waits on (`question_pending`), or guide it. */
+    answer: z.string().optional(),
+    guide: z.string().optional(),
+    /** Closes the open task a live run is stuck on at its gate. */
+    task: z.string().optional(),
   }),
   incident: z.object({ slug: z.string(), id: z.string() }).optional(),
   /** What the run spent so far, from its `backend.usage` records (unknown cost counted apart). */

@@ -15,6 +15,7 @@ const KIND_LABEL: Record<AlertKind, string> = {
   run_timed_out: "run timed out",
   run_crashed: "run crashed",
   run_stalled: "run stalled",
+  question_pending: "run asks a human",
   schedule_trouble: "schedule trouble",
   budget_exhausted: "budget spent",
   run_costly: "run cost more than usual",
@@ -110,8 +111,11 @@ function costFact(c: NonNullable<AlertMessage["cost"]>): string {
 
 /** The shell commands to copy, labelled. */
 export function alertCommands(message: AlertMessage): Fact[] {
-  const { inspect, ack, stop } = message.commands;
+  const { inspect, ack, stop, answer, guide, task } = message.commands;
   const out: Fact[] = [];
+  if (answer) out.push({ label: "Answer", value: answer });
+  if (task) out.push({ label: "Close the task", value: task });
+  if (guide) out.push({ label: "Guide the run", value: guide });
   if (inspect) out.push({ label: "Inspect", value: inspect });
   if (ack) out.push({ label: "Acknowledge", value: ack });
   if (stop) out.push({ label: "Stop the run", value: stop });

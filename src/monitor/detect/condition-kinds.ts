@@ -29,6 +29,12 @@ export interface ConditionKindDefinition<K extends ConditionKind> {
   subject(c: Of<K>): string;
 }
 
+/** The first line of a text, at most 120 characters. */
+function oneLine(text: string): string {
+  const line = text.split("\n", 1)[0]!.trim();
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}
+
 /** `<schedule> <run>`, the schedule said once when the run id begins with it. */
 function runSubject(c: { schedule?: string; run: string }): string {
   const schedule = c.schedule && c.run.startsWith(`${c.schedule}-`) ? undefined : c.schedule;
@@ -73,6 +79,13 @@ export const CONDITION_KINDS: { [K in ConditionKind]: ConditionKindDefinition<K>
     live: true,
     title: (c) => `Run ${c.run} stalled: no journal record since ${c.lastRecordAt}`,
     detail: () => undefined,
+    subject: runSubject,
+  },
+  question_pending: {
+    live: true,
+    title: (c) => `Run ${c.run} asks: ${oneLine(c.question)}`,
+    detail: (c) =>
+      `Question ${c.questionId}, asked ${c.askedAt}:\n${c.question}\n\n${c.timeoutAt ? `The run waits for the answer until ${c.timeoutAt}, then goes on without one.` : "The run waits for the answer."}`,
     subject: runSubject,
   },
   schedule_trouble: {

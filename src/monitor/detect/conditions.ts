@@ -76,6 +76,16 @@ export type Condition = Base &
     | { kind: "run_crashed"; run: string; lastRecordAt: string }
     | { kind: "run_stalled"; run: string; lastRecordAt: string }
     | {
+        /** The run waits for a human's answer (`ask.pending`): paged at once, on its own. */
+        kind: "question_pending";
+        run: string;
+        questionId: string;
+        question: string;
+        askedAt: string;
+        /** When the run stops waiting (absent from other harnesses' records). */
+        timeoutAt?: string;
+      }
+    | {
         kind: "schedule_trouble";
         schedule: string;
         cause: "skipped" | "missed";

@@ -185,6 +185,23 @@ function runConditions(
   const out: Condition[] = [];
   const gate = gateCondition(run, base, now, th, deps);
   if (gate !== undefined) out.push(gate);
+  if (run.question !== undefined) {
+    // A run waiting for a human writes nothing while it waits: that is no stall.
+    const q = run.question;
+    out.push({
+      ...base,
+      kind: "question_pending",
+      fingerprint: fingerprintOf("question_pending", run.run, q.id),
+      severity: "critical",
+      summary: `run ${run.run} waits for a human's answer: ${q.text.split("\n", 1)[0]}`,
+      occurredAt: q.askedAt,
+      questionId: q.id,
+      question: q.text,
+      askedAt: q.askedAt,
+      ...(q.timeoutAt !== undefined && { timeoutAt: q.timeoutAt }),
+    });
+    return out;
+  }
   if (facts.alive === true && idleMs >= th.stallAfterMs) {
     out.push({
       ...base,

@@ -51,9 +51,16 @@ export interface RunState {
   chainStep?: boolean;
   /** Terminal records that records of the run came after (not its end after all). */
   voidedEnds?: number;
+  /** The question the run waits on (`ask.pending` without its answer or timeout). */
+  question?: { id: string; text: string; askedAt: string; timeoutAt?: string };
+  /** How its latest question ended: answered (by whom, what), or timed out. */
+  answer?: { id: string; at: string; how: "answered" | "timeout"; by?: string; text?: string };
   /** What it spent: iterations finished, the known cost and tokens of its `backend.usage`. */
   spend?: { iterations: number; costUsd: number; tokens: number; priced: number };
 }
+
+/** A question or answer kept in the run's state (and its alert) is cut to this many characters. */
+const QUESTION_KEPT = 2000;
 
 const spendOf = (state: RunState) =>
   state.spend ?? { iterations: 0, costUsd: 0, tokens: 0, priced: 0 };
@@ -218,6 +225,32 @@ export function applyRecord(state: RunState, record: JournalRecord): RunState {
         costUsd: s.costUsd + (cost ?? 0),
         tokens: s.tokens + (fieldNumber(record, "total_tokens") ?? 0),
         priced: s.priced + (cost === undefined ? 0 : 1),
+      };
+      break;
+    }
+    case "ask.pending": {
+      const timeoutAt = fieldText(record, "timeout_at");
+      state.question = {
+        id: fieldText(record, "question_id"),
+        text: fieldText(record, "question").slice(0, QUESTION_KEPT),
+        askedAt: record.ts,
+        ...(timeoutAt !== "" && { timeoutAt }),
+      };
+      break;
+    }
+    case "ask.answered":
+    case "ask.timeout": {
+      const id = fieldText(record, "question_id");
+      if (state.question?.id !== id) break;
+      delete state.question;
+      const by = fieldText(record, "answered_by");
+      const text = fieldText(record, "answer").slice(0, QUESTION_KEPT);
+      state.answer = {
+        id,
+        at: record.ts,
+        how: record.topic === "ask.answered" ? "answered" : "timeout",
+        ...(by !== "" && { by }),
+        ...(text !== "" && { text }),
       };
       break;
     }

@@ -1,0 +1,165 @@
+// Answering, guiding and interrupting a live run from wherever on-call is (the CLI, the status
+// page, MCP): one path. The run is found by its id through the ledger (runs the scheduler
+// launched) or the monitor's tracker (any run in a watched journal); the request itself goes
+// through the harness's control files, checked first (harness/control/operator-requests.ts).
+import { readFileSync } from "node:fs";
+import {
+  findRun,
+  guide,
+  interrupt,
+  operatorTask,
+  type PendingQuestion,
+  questionState,
+  type RunRef,
+  respond,
+} from "../harness/control/operator-requests.js";
+import { readJournal } from "../journal/reader.js";
+import { monitorPaths } from "../monitor/paths.js";
+import type { CronConfig } from "../scheduler/config/config.js";
+import { journalPathFor } from "../scheduler/launch/outcome-journal.js";
+import { UserError } from "../util/errors.js";
+import { openLedgerAt } from "./run-actions.js";
+
+/** A run id as the operator typed it: no path, no control characters. */
+function checkId(runId: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(runId) || runId.includes(".."))
+    throw new UserError(
+      `${JSON.stringify(runId)} is not a run id (letters, digits, . _ -; \`autoloop-cron runs\` lists them)`,
+      1,
+    );
+  return runId;
+}
+
+/** The journal a run writes to: the ledger's (scheduled runs), else the monitor's tracker's. */
+function journalOf(config: CronConfig, runId: string): string | undefined {
+  const replay = openLedgerAt(config.stateDir).replay(runId);
+  const started = replay?.events.findLast((e) => e.event === "started");
+  if (started?.event === "started" && started.journalPath !== "") return started.journalPath;
+  const scheduled = replay?.events.find((e) => e.event === "scheduled");
+  if (scheduled?.event === "scheduled") return journalPathFor(scheduled.cwd);
+  try {
+    const tracker = JSON.parse(readFileSync(monitorPaths(config.stateDir).tracker, "utf8")) as {
+      runs?: Array<{ run?: unknown; journalPath?: unknown }>;
+    };
+    const found = tracker.runs?.find((r) => r.run === runId && typeof r.journalPath === "string");
+    return found?.journalPath as string | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The live run `runId` names, from the files the scheduler and the monitor keep. */
+export function runRef(config: CronConfig, runId: string): RunRef {
+  const journal = journalOf(config, checkId(runId));
+  if (journal === undefined)
+    throw new UserError(
+      `no run ${runId} in the ledger or in a journal the monitor watches; \`autoloop-cron runs\` and \`autoloop-cron status\` list them`,
+      1,
+    );
+  const ref = findRun(journal, runId);
+  if (ref.runId !== runId) throw new UserError(`no run ${runId} in ${journal}`, 1);
+  return ref;
+}
+
+/** The question a run waits on, if any (for the page and MCP's `list_questions`). */
+export function questionOf(ref: RunRef): PendingQuestion | undefined {
+  return questionState(readJournal(ref.journalFile).items, ref.runId).pending;
+}
+
+export function answerRun(
+  config: CronConfig,
+  runId: string,
+  answer: string,
+  by: string,
+  questionId?: string,
+): string {
+  const ref = runRef(config, runId);
+  const q = respond(ref, answer, by, questionId);
+  return `answered ${q.questionId} of ${runId} ("${q.question.split("\n", 1)[0]}"); the run reads it within a second and goes on`;
+}
+
+export function guideRun(
+  config: CronConfig,
+  runId: string,
+  message: string,
+  by: string,
+  options: { interrupt: boolean },
+): string {
+  const ref = runRef(config, runId);
+  const { interrupted } = guide(ref, message, by, options);
+  return interrupted
+    ? `guidance sent to ${runId}; its agent's current turn is stopped and the next one starts with it`
+    : `guidance sent to ${runId}; its next iteration starts with it`;
+}
+
+/** Completes or removes a live run's task (`autoloop-cron task`). */
+export function taskOfRun(
+  config: CronConfig,
+  runId: string,
+  action: "complete" | "remove",
+  taskId: string,
+  by: string,
+  reason = "",
+): string {
+  return operatorTask(runRef(config, runId), action, taskId, by, reason);
+}
+
+export function interruptRun(
+  config: CronConfig,
+  runId: string,
+  reason: string,
+  by: string,
+): string {
+  const ref = runRef(config, runId);
+  const { delivered } = interrupt(ref, reason, by);
+  return delivered
+    ? `interrupted the current turn of ${runId}; the run goes on with its next iteration`
+    : `interrupt queued for ${runId}; the run reads it at its next iteration`;
+}
+
+export interface WaitingQuestion {
+  runId: string;
+  schedule?: string;
+  questionId: string;
+  question: string;
+  askedAt: string;
+  timeoutAt?: string;
+}
+
+/** The questions live runs wait on: the scheduler's running runs, and the monitor's runs. */
+export function waitingQuestions(config: CronConfig): WaitingQuestion[] {
+  const ledger = openLedgerAt(config.stateDir);
+  const ids = new Map<string, string | undefined>();
+  for (const e of ledger.pending()) ids.set(e.runId, e.schedule);
+  try {
+    const tracker = JSON.parse(readFileSync(monitorPaths(config.stateDir).tracker, "utf8")) as {
+      runs?: Array<{ run?: unknown; question?: unknown; terminal?: unknown }>;
+    };
+    for (const r of tracker.runs ?? [])
+      if (typeof r.run === "string" && r.question !== undefined && r.terminal === undefined)
+        ids.set(r.run, ids.get(r.run));
+  } catch {
+    // No monitor state yet: the scheduler's runs are all there is.
+  }
+  const out: WaitingQuestion[] = [];
+  for (const [runId, schedule] of ids) {
+    let ref: RunRef;
+    try {
+      ref = runRef(config, runId);
+    } catch {
+      continue; // gone, or not a run of a journal we can read
+    }
+    const q = questionOf(ref);
+    if (q === undefined) continue;
+    const { questionId, question, askedAt, timeoutAt } = q;
+    out.push({
+      runId,
+      ...(schedule !== undefined && { schedule }),
+      questionId,
+      question,
+      askedAt,
+      ...(timeoutAt !== undefined && { timeoutAt }),
+    });
+  }
+  return out;
+}
