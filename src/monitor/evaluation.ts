@@ -120,6 +120,9 @@ export class IncrementalEvaluation {
       return undefined;
     }
     if (c.kind === "question_pending") return questionEnding(c, this.tracker.get(c.run));
+    // Spend conditions hold by the schedules in force: none are known before their first load.
+    if ((c.kind === "budget_exhausted" || c.kind === "run_costly") && !this.view.loaded())
+      return undefined;
     if (c.kind === "budget_exhausted")
       return {
         kind: "resolve",
@@ -153,11 +156,14 @@ export class IncrementalEvaluation {
   }
 }
 
-/** How a question's page ends: answered (by whom, what), timed out, or the run ended. */
+/**
+ * How a question's page ends: answered (by whom, what), timed out, or the run ended. Nothing
+ * proven (a monitor that has not read the run yet, after a restart): it settles as any other.
+ */
 function questionEnding(
   c: Extract<Condition, { kind: "question_pending" }>,
   run: RunState | undefined,
-): Ending {
+): Ending | undefined {
   const a = run?.answer;
   if (a?.id === c.questionId && a.how === "answered")
     return {
@@ -169,5 +175,7 @@ function questionEnding(
       kind: "resolve",
       note: `no answer by ${c.timeoutAt ?? a.at}; the run went on without one`,
     };
-  return { kind: "resolve", note: `run ${c.run} ended without an answer` };
+  if (run?.terminal !== undefined)
+    return { kind: "resolve", note: `run ${c.run} ended without an answer` };
+  return undefined;
 }
