@@ -16,6 +16,7 @@ Usage:
   autoloop chain list|run <name> [objective...]                     presets run in sequence (chains.toml)
   autoloop runs list|replay <run-id>                                inside a scheduled run: its schedule's runs
   autoloop control show|capabilities|respond|guide|interrupt <run-id> a live run: answer, guide, interrupt
+  autoloop resume <run-id> [--add-iterations N]                     go on with a run that stopped
 
 Run \`autoloop <command> --help\` for a command's options.
 
@@ -46,6 +47,8 @@ async function main(): Promise<number> {
       return (await import("./autoloop-chain.js")).chainCommand(rest);
     case "runs":
       return (await import("./autoloop-runs.js")).runsCommand(rest);
+    case "resume":
+      return (await import("./autoloop-resume.js")).resumeCommand(rest);
     case "control":
       return (await import("./autoloop-control.js")).controlCommand(rest);
     case undefined:

@@ -47,6 +47,13 @@ export interface RunOptions {
   env: NodeJS.ProcessEnv;
   /** Env files' variables (keys): kept out of journal and log; AUTOLOOP_SECRET_ENV names them. */
   secretEnv?: Readonly<Record<string, string>>;
+  /** `autoloop resume`: go on with an ended run from this iteration (no `loop.start`). */
+  resume?: {
+    fromIteration: number;
+    previousStopReason: string;
+    addIterations: number;
+    createdAt: string;
+  };
   /** Aborted on SIGTERM/SIGINT: the agent's group is terminated and `loop.stop` journaled. */
   signal: AbortSignal;
   progress?: (line: string) => void;
@@ -68,11 +75,14 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   const { preset, runId } = opts;
   const ev = preset.config.event_loop;
   const backend = preset.config.backend;
-  const maxIterations = opts.maxIterations ?? ev.max_iterations;
+  const resume = opts.resume;
+  const maxIterations = resume
+    ? resume.fromIteration - 1 + resume.addIterations
+    : (opts.maxIterations ?? ev.max_iterations);
   const paths = runPaths(opts.workDir, runId, preset.config, opts.env);
   const secrets = secretsRedactor(opts.secretEnv);
   const progress = (line: string) => opts.progress?.(secrets.redact(line));
-  if (!opts.runIdKnownNew) assertNewRunId(paths.journalFile, runId);
+  if (!opts.runIdKnownNew && resume === undefined) assertNewRunId(paths.journalFile, runId);
   mkdirSync(paths.runDir, { recursive: true });
   ignoreStateDir(paths);
   // In worktree isolation the agent works in the run's own tree; its state stays here.
@@ -88,10 +98,12 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     parentRunId: opts.parentRunId,
     maxIterations,
     paths,
-    createdAt: journalTimestamp(),
+    createdAt: resume?.createdAt ?? journalTimestamp(),
     ...(worktree && { worktree: { name: worktree.run_id, path: worktree.worktree_path } }),
   };
-  const view = new RunView(paths.journalFile, runId, fileSize(paths.journalFile), ev.ask_event);
+  // A resumed run's routing, guidance and gate history are in its earlier records.
+  const offset = resume === undefined ? fileSize(paths.journalFile) : 0;
+  const view = new RunView(paths.journalFile, runId, offset, ev.ask_event);
   const journal = new JournalWriter(paths.journalFile);
   const system = (
     topic: string,
@@ -126,10 +138,18 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   const scheduleHistory = readScheduleHistory(opts.env);
   const history: IterationSummary[] = [];
 
-  system("loop.start", undefined, {
-    ...loopStartFields(meta),
-    ...(worktree && { worktree_branch: worktree.branch, worktree_path: worktree.worktree_path }),
-  });
+  if (resume !== undefined)
+    system("loop.resume", undefined, {
+      resumed_from_iteration: String(resume.fromIteration),
+      previous_stop_reason: resume.previousStopReason,
+      add_iterations: String(resume.addIterations),
+      new_max_iterations: String(maxIterations),
+    });
+  else
+    system("loop.start", undefined, {
+      ...loopStartFields(meta),
+      ...(worktree && { worktree_branch: worktree.branch, worktree_path: worktree.worktree_path }),
+    });
   writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
   // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration).
   // The handler stays after the run: Node's own SIGUSR1 action would open a debugger port.
@@ -149,7 +169,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   appendRegistry(paths.registryFile, registryRecord(meta, {}));
   progress(`run ${runId} started: preset ${preset.name}, up to ${maxIterations} iterations`);
 
-  let completed = 0;
+  let completed = resume === undefined ? 0 : resume.fromIteration - 1;
   let spend = NO_SPEND;
   let completionNote = "";
   let stall: StallState = { signature: "", identical: 0 };
@@ -165,7 +185,8 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       system("worktree.finish", undefined, finished);
       progress(worktreeNote(finished, runId));
     }
-    const spent = spendFields(spend, completed);
+    // What this process spent: a resumed run's earlier part said it in its own terminal record.
+    const spent = spendFields(spend, completed - (resume ? resume.fromIteration - 1 : 0));
     if (t.complete) system("loop.complete", completed || undefined, { reason: t.reason, ...spent });
     else system("loop.stop", completed || undefined, { reason: t.reason, ...spent, ...t.fields });
     appendRegistry(
@@ -206,7 +227,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     return finish({ complete: false, reason: refusal.stop.reason, fields: refusal.stop.fields });
   }
 
-  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+  for (let iteration = resume?.fromIteration ?? 1; iteration <= maxIterations; iteration++) {
     if (opts.signal.aborted)
       return finish({
         complete: false,

@@ -230,3 +230,47 @@ describe("control files in the public autoloop's format", () => {
     expect(request.id).toMatch(/^ctl_[0-9a-z]+_[0-9a-z]{6}$/);
   }, 30_000);
 });
+
+describe("autoloop resume", () => {
+  it("goes on with a stopped run from where it stopped, and refuses what cannot resume", async () => {
+    const dir = tempDir();
+    const env = { AUTOLOOP_DEMO_DELAY_MS: "0" };
+    const first = await autoloop(
+      ["run", "demo", "Ship it (stuck)", "--run-id", "rs1", "--max-iterations", "2", "--quiet"],
+      { cwd: dir, env },
+    );
+    expect(first.exitCode).toBe(3);
+    const resumed = await autoloop(["resume", "rs", "--add-iterations", "2"], { cwd: dir, env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe(
+      "resumed rs1 from iteration 3 (was: max_iterations); stop_reason=max_iterations iterations=4 new_max_iterations=4",
+    );
+    const journal = journalOf(dir);
+    expect(topics(journal).filter((t) => t === "loop.start")).toHaveLength(1);
+    const resume = journal.find((r) => r.topic === "loop.resume")!;
+    expect(resume.iteration).toBeUndefined();
+    expect(resume.shape === "system" && resume.fields).toEqual({
+      resumed_from_iteration: "3",
+      previous_stop_reason: "max_iterations",
+      add_iterations: "2",
+      new_max_iterations: "4",
+    });
+    expect(journal.filter((r) => r.topic === "iteration.start").map((r) => r.iteration)).toEqual([
+      "1",
+      "2",
+      "3",
+      "4",
+    ]);
+
+    const done = await autoloop(["run", "demo", "Write it", "--run-id", "ok1", "--quiet"], {
+      cwd: dir,
+      env,
+    });
+    expect(done.exitCode).toBe(0);
+    const completed = await autoloop(["resume", "ok1"], { cwd: dir });
+    expect(completed.exitCode).toBe(2);
+    expect(completed.stderr).toContain("error: run ok1 already completed; cannot resume");
+    expect((await autoloop(["resume", "nope"], { cwd: dir })).exitCode).toBe(2);
+    expect((await autoloop(["resume"], { cwd: dir })).exitCode).toBe(1);
+  }, 60_000);
+});
