@@ -199,5 +199,50 @@ export async function benchHarness() {
       "<= 1.5x (no growth with journal length)",
       longRatio <= 1.5,
     ) && ok;
+  const waiting = await waitingCpu();
+  ok =
+    report(
+      "a run waiting 5 s for a human's answer (ask_poll_ms 500): CPU used",
+      waiting,
+      "ms",
+      "<= 50 ms (1% of a core: no busy waiting)",
+      waiting <= 50,
+    ) && ok;
   return ok;
+}
+
+/** CPU time (user + system, ms) of a process so far, from /proc. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** How much CPU a run uses while it waits on a question: measured over 5 s of waiting. */
+export async function waitingCpu() {
+  const dir = tempDir();
+  const p = join(dir, "asker");
+  mkdirSync(p, { recursive: true });
+  writeFileSync(
+    join(p, "autoloops.toml"),
+    `[event_loop]\nmax_iterations = 1\nask_timeout = "8s"\n[backend]\ncommand = "sh"\nargs = ["-c", "$AUTOLOOP_BIN emit human.ask 'May I?'"]\nprompt_mode = "file"\n`,
+  );
+  const child = spawn(process.execPath, [AUTOLOOP, "run", p, "--run-id", "w1", "--quiet"], {
+    cwd: dir,
+    stdio: "ignore",
+  });
+  const journal = join(dir, ".autoloop/journal.jsonl");
+  const asked = () => {
+    try {
+      return readFileSync(journal, "utf8").includes('"ask.pending"');
+    } catch {
+      return false;
+    }
+  };
+  while (!asked()) await new Promise((r) => setTimeout(r, 50));
+  const before = cpuMs(child.pid);
+  await new Promise((r) => setTimeout(r, 5000));
+  const used = cpuMs(child.pid) - before;
+  child.kill("SIGTERM");
+  await new Promise((r) => child.on("exit", r));
+  return used;
 }
