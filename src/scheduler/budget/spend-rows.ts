@@ -25,7 +25,7 @@ export interface SpendRow {
 }
 
 /**
- * Rows for the schedules with a budget or with spend this month, by name. Only schedules
+ * Rows for the schedules with a budget or with known spend this month, by name. Only schedules
  * with runs are read (`withRuns`): ten thousand idle schedules cost nothing.
  */
 export function spendRows(
@@ -38,7 +38,9 @@ export function spendRows(
     const schedule = schedules.get(name);
     if (schedule === undefined) continue;
     const row = spendRow(schedule, ledger, now);
-    if (row.budget !== undefined || row.thisMonth.runs + row.thisMonth.running > 0) rows.push(row);
+    // Without a budget, only known spend is news (runs of unknown cost alone say nothing).
+    const spent = row.thisMonth.costUsd > 0 || row.thisMonth.tokens > 0;
+    if (row.budget !== undefined || spent) rows.push(row);
   }
   return rows.sort((a, b) => (a.schedule < b.schedule ? -1 : a.schedule > b.schedule ? 1 : 0));
 }
