@@ -13,6 +13,7 @@ import { isRunProcess } from "../scheduler/launch/identity.js";
 import { RUN_KILL_GRACE_MS } from "../scheduler/launch/schedule-spec.js";
 import type { RunSummary } from "../scheduler/ledger/events.js";
 import { newScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
+import { pauseOnFailures } from "../scheduler/schedules/pause-on-failure.js";
 import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
 import { validateAll } from "../scheduler/schedules/validate.js";
 import { UserError } from "../util/errors.js";
@@ -128,6 +129,13 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
   process.stderr.write(
     `autoloop-cron: ${runId} ${outcome.status}${outcome.stopReason ? ` (${outcome.stopReason})` : ""}\n`,
   );
+  // Without a daemon this process is the scheduler: it pauses a failing schedule too.
+  const paused =
+    outcome.status === "completed" ? undefined : pauseOnFailures(config.stateDir, ledger, schedule);
+  if (paused !== undefined)
+    process.stderr.write(
+      `autoloop-cron: ${name} paused after ${paused.failures} failed runs in a row (pause_after_failures); \`autoloop-cron resume ${name}\` resumes it\n`,
+    );
   return exitCodeOf({ status: outcome.status, stopReason: outcome.stopReason });
 }
 

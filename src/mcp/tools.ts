@@ -11,7 +11,7 @@ import { checkRunId, openLedgerAt, stopRun } from "../operator/run-actions.js";
 import { answerRun, guideRun, waitingQuestions } from "../operator/run-control.js";
 import { fileTail } from "../operator/run-detail.js";
 import { runStory, runStoryText } from "../operator/run-story.js";
-import { fireThroughDaemon } from "../operator/schedule-actions.js";
+import { fireThroughDaemon, pauseSchedule } from "../operator/schedule-actions.js";
 import { spendRows } from "../scheduler/budget/spend-rows.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import { runningDaemon } from "../scheduler/daemon/control.js";
@@ -56,6 +56,12 @@ export function sinceMs(text: string, now = Date.now()): number {
       `since: found ${JSON.stringify(text)}; expected a duration back from now ("24h", "7d") or an ISO date ("2026-11-24" or "2026-11-24T08:00:00Z")`,
     );
   return at;
+}
+
+/** Pauses or resumes a schedule in force, as `autoloop-cron pause|resume <name>` does. */
+function pauseByName(config: CronConfig, name: string, paused: boolean): string {
+  const names = new Set(validateAll(config).schedules.map((s) => s.name));
+  return pauseSchedule(config.stateDir, name, paused, (n) => names.has(n));
 }
 
 const runId = z.string().min(1).max(200).describe("A run id, e.g. nightly-20261124T0200-a1b2");
@@ -199,6 +205,24 @@ export const TOOLS: ToolDefinition[] = [
     readOnly: false,
     run: async (args, config) =>
       json(await fireThroughDaemon(config.stateDir, args.schedule as string)),
+  },
+  {
+    name: "pause_schedule",
+    title: "Pause a schedule",
+    description:
+      "Pauses a schedule: its slots are skipped (recorded as paused) until it is resumed. The daemon reads it at once.",
+    inputSchema: { schedule: z.string().min(1).max(200) },
+    readOnly: false,
+    run: (args, config) => pauseByName(config, args.schedule as string, true),
+  },
+  {
+    name: "resume_schedule",
+    title: "Resume a schedule",
+    description:
+      "Resumes a paused schedule, including one the scheduler paused after failed runs in a row (pause_after_failures): its next slot runs.",
+    inputSchema: { schedule: z.string().min(1).max(200) },
+    readOnly: false,
+    run: (args, config) => pauseByName(config, args.schedule as string, false),
   },
   {
     name: "stop_run",

@@ -123,6 +123,8 @@ export class IncrementalEvaluation {
     // Spend conditions hold by the schedules in force: none are known before their first load.
     if ((c.kind === "budget_exhausted" || c.kind === "run_costly") && !this.view.loaded())
       return undefined;
+    if (c.kind === "schedule_paused" && this.view.loaded())
+      return { kind: "resolve", note: `schedule ${c.schedule} was resumed` };
     if (c.kind === "budget_exhausted")
       return {
         kind: "resolve",

@@ -50,7 +50,8 @@ export class SchedulerView {
    * and an empty map must not read as "every schedule was removed".
    */
   loaded(): boolean {
-    return this.daemon === undefined ? (this.standalone?.loaded ?? true) : this.daemonLoaded;
+    if (this.daemon === undefined) return this.standalone?.loaded ?? true;
+    return this.daemonLoaded || this.daemon.loadedOnce;
   }
 
   /** Whether `name` is a schedule in force (every name counts while the set is unknown). */

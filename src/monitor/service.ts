@@ -92,6 +92,7 @@ export class MonitorService {
         schedules: () => this.view.schedules(),
         invalid: () => this.view.invalid(),
         writeTrouble: () => this.writeTrouble(),
+        pauseState: () => readPauseState(config.stateDir),
         configDir: config.dir,
         outputDir: join(config.stateDir, "output"),
         ...(!this.view.inProcess && {

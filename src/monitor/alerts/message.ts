@@ -14,6 +14,7 @@ export const ALERT_KINDS = [
   "schedule_trouble",
   "budget_exhausted",
   "run_costly",
+  "schedule_paused",
   "config_invalid",
   "state_unwritable",
   "delivery_failed",

@@ -19,6 +19,7 @@ const KIND_LABEL: Record<AlertKind, string> = {
   schedule_trouble: "schedule trouble",
   budget_exhausted: "budget spent",
   run_costly: "run cost more than usual",
+  schedule_paused: "schedule paused",
   config_invalid: "config invalid",
   state_unwritable: "state not writable",
   delivery_failed: "alert delivery failed",

@@ -108,6 +108,13 @@ export const CONDITION_KINDS: { [K in ConditionKind]: ConditionKindDefinition<K>
     detail: () => undefined,
     subject: (c) => `${c.schedule} cost`,
   },
+  schedule_paused: {
+    live: false,
+    title: (c) => `Schedule ${c.schedule} paused after ${c.failures} failed runs in a row`,
+    detail: (c) =>
+      `Its slots are skipped until someone resumes it: autoloop-cron resume ${c.schedule} (or the status page's Resume button). The failed runs: ${c.runs.join(", ")}`,
+    subject: (c) => `${c.schedule} paused`,
+  },
   config_invalid: {
     live: false,
     title: (c) => `Schedule file ${c.file} is invalid`,

@@ -114,6 +114,13 @@ export type Condition = Base &
         factor: number;
         runs: number;
       }
+    | {
+        /** The scheduler paused the schedule after failed runs in a row (`pause_after_failures`). */
+        kind: "schedule_paused";
+        schedule: string;
+        failures: number;
+        runs: string[];
+      }
     | { kind: "config_invalid"; file: string; problems: string[] }
     | {
         /** The daemon's own files refuse writes (a full disk): held lines wait in memory. */

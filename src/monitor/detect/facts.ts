@@ -34,6 +34,8 @@ export interface FactSources {
   invalid: () => readonly FieldProblem[];
   /** The daemon's own writes that fail (ledger, outbox), while they do. */
   writeTrouble?: () => NonNullable<ScheduleFacts["writeTrouble"]>;
+  /** paused.json as it is now: schedules the scheduler paused itself, and why. */
+  pauseState?: () => PauseState;
   /** Display paths of schedule files are relative to this folder. */
   configDir: string;
   /** The scheduler's output logs, `<dir>/<run-id>.log`: failures quote their last lines. */
@@ -313,7 +315,11 @@ export class MonitorFacts {
     ];
     const writeTrouble = this.sources.writeTrouble?.() ?? [];
     const invalidFiles = this.invalidFiles();
-    return { recentSlots, missed, invalidFiles, writeTrouble, budgets, costly };
+    const reasons = this.sources.pauseState?.().reasons ?? {};
+    const paused = Object.entries(reasons)
+      .filter(([schedule]) => loaded.has(schedule))
+      .map(([schedule, reason]) => ({ schedule, reason }));
+    return { recentSlots, missed, invalidFiles, writeTrouble, budgets, costly, paused };
   }
 
   private invalidFiles(): NonNullable<ScheduleFacts["invalidFiles"]>[number][] {

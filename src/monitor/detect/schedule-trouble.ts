@@ -2,6 +2,7 @@
 // while the daemon was down, schedule files that fail validation.
 import type { WriteTrouble } from "../../journal/held-lines.js";
 import { usd } from "../../scheduler/budget/spend.js";
+import type { PauseReason } from "../../scheduler/schedules/pause-state.js";
 import { type Condition, fingerprintOf } from "./conditions.js";
 import type { BudgetFact, CostlyFact } from "./spend-facts.js";
 import type { ThresholdsFor } from "./thresholds.js";
@@ -30,6 +31,8 @@ export interface ScheduleFacts {
   budgets?: readonly BudgetFact[];
   /** Schedules whose latest run cost more than usual. */
   costly?: readonly CostlyFact[];
+  /** Schedules the scheduler paused itself, and why. */
+  paused?: readonly { schedule: string; reason: PauseReason }[];
 }
 
 /** One condition per troubled schedule or bad file. */
@@ -113,6 +116,17 @@ export function scheduleConditions(facts: ScheduleFacts, thresholds: ThresholdsF
       severity: "warning",
       summary: `schedule ${c.schedule}: run ${c.run} cost ${usd(c.costUsd)}, ${(c.costUsd / c.medianUsd).toFixed(1)}x the median ${usd(c.medianUsd)} of its last ${c.runs} runs (cost_factor ${c.factor})`,
       occurredAt: c.at,
+    });
+  for (const { schedule, reason } of facts.paused ?? [])
+    out.push({
+      kind: "schedule_paused",
+      schedule,
+      failures: reason.failures,
+      runs: [...reason.runs],
+      fingerprint: fingerprintOf("schedule_paused", schedule),
+      severity: "critical",
+      summary: `schedule ${schedule} is paused after ${reason.failures} failed runs in a row (pause_after_failures); it stays paused until resumed`,
+      occurredAt: reason.at,
     });
   for (const t of facts.writeTrouble ?? [])
     out.push({

@@ -55,6 +55,8 @@ export interface CronConfig {
     alert: string[];
     /** Preset schedules' budget unless they have their own; undefined: none. */
     budget: ScheduleBudget | undefined;
+    /** Schedules pause after this many failed runs in a row; undefined: never. */
+    pauseAfterFailures: number | undefined;
   };
   monitor: {
     /** Absolute glob patterns of extra journals to watch. */
@@ -195,6 +197,7 @@ function resolveConfig(
       catchUp: { mode: raw.defaults.catch_up, windowMs: raw.defaults.catch_up_window },
       alert: raw.defaults.alert,
       budget: raw.defaults.budget === undefined ? undefined : budgetOf(raw.defaults.budget),
+      pauseAfterFailures: raw.defaults.pause_after_failures,
     },
     monitor: {
       journals: m.journals.map(abs),

@@ -65,6 +65,12 @@ export const configSchema = z.strictObject({
       catch_up: z.enum(CATCH_UP_MODES).default("latest"),
       catch_up_window: durationField().default(21_600_000),
       alert: alertField.default([]),
+      /** Pause a schedule after this many failed runs in a row (off by default). */
+      pause_after_failures: z
+        .number({ error: "a whole number of failed runs in a row, 1 or more" })
+        .int("a whole number of failed runs in a row, 1 or more")
+        .min(1, "a whole number of failed runs in a row, 1 or more")
+        .optional(),
       /** Every preset schedule's budget, unless it has its own (none by default). */
       budget: budgetField.optional(),
     })

@@ -57,6 +57,8 @@ export class SchedulerDaemon extends DaemonEmitter {
   private readonly slots: SlotRunner;
   private readonly deps: DaemonDeps;
   private watchers: FSWatcher[] = [];
+  /** Its schedule files were loaded at least once (before that, its map is empty). */
+  loadedOnce = false;
   private tickTimer: NodeJS.Timeout | undefined;
   private readonly reloadSoon: ReturnType<typeof debounced>;
   private stopping = false;
@@ -105,6 +107,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       now: () => this.deps.clock.now(),
       schedule: (name) => this.schedules.get(name),
       pause: () => this.pause,
+      refreshPause: () => this.refreshPause(),
       // AUTOLOOP_CRON_PAUSED, read once: the environment is fixed for the process's life.
       killSwitch: killSwitchOn(this.deps.env),
       stopping: () => this.stopping,
@@ -207,6 +210,7 @@ export class SchedulerDaemon extends DaemonEmitter {
     } finally {
       loopDelay.disable();
     }
+    this.loadedOnce = true;
     this.emit("loaded", { count: this.schedules.size });
   }
 

@@ -14,6 +14,7 @@ import type { LaunchSpec } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
+import { pauseOnFailures } from "../schedules/pause-on-failure.js";
 import type { PauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import type { DueSlot } from "../timing/fire-queue.js";
@@ -34,6 +35,8 @@ export interface SlotContext {
   now(): number;
   schedule(name: string): Schedule | undefined;
   pause(): PauseState;
+  /** Reads paused.json again now (after the runner paused a schedule itself). */
+  refreshPause(): void;
   killSwitch: boolean;
   stopping(): boolean;
   /** Tells the daemon's listeners (every daemon event has one payload). */
@@ -338,6 +341,7 @@ export class SlotRunner {
           "run finished",
         );
         this.ctx.emit("finished", { schedule: run.schedule, runId: run.runId, outcome });
+        if (outcome.status !== "completed") this.pauseOnFailures(run.schedule);
         this.drain();
       },
       (err) => {
@@ -346,6 +350,26 @@ export class SlotRunner {
         this.drain();
       },
     );
+  }
+
+  /** `pause_after_failures`: a schedule whose last N runs failed pauses until resumed. */
+  private pauseOnFailures(name: string): void {
+    const schedule = this.ctx.schedule(name);
+    if (schedule?.pauseAfterFailures === undefined) return;
+    try {
+      const reason = pauseOnFailures(this.ctx.config.stateDir, this.ctx.ledger, schedule);
+      if (reason === undefined) return;
+      this.ctx.refreshPause();
+      this.ctx.log.warn(
+        { schedule: name, failures: reason.failures, runs: reason.runs },
+        `schedule paused after ${reason.failures} failed runs in a row (pause_after_failures); \`autoloop-cron resume ${name}\` resumes it`,
+      );
+    } catch (err) {
+      this.ctx.log.error(
+        { err, schedule: name },
+        "could not pause the schedule after its failures",
+      );
+    }
   }
 
   /**

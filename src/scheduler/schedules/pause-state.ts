@@ -9,6 +9,16 @@ export interface PauseState {
   /** Every schedule paused (`autoloop-cron pause` with no name). */
   all: boolean;
   schedules: string[];
+  /** Why a schedule was paused by the scheduler itself (`pause_after_failures`). */
+  reasons?: Record<string, PauseReason>;
+}
+
+/** A pause the scheduler made: after this many failed runs in a row, these runs. */
+export interface PauseReason {
+  by: "pause_after_failures";
+  at: string;
+  failures: number;
+  runs: string[];
 }
 
 export function pauseFile(stateDir: string): string {
@@ -18,11 +28,24 @@ export function pauseFile(stateDir: string): string {
 export function readPauseState(stateDir: string): PauseState {
   try {
     const raw = JSON.parse(readFileSync(pauseFile(stateDir), "utf8")) as Partial<PauseState>;
+    const schedules = Array.isArray(raw.schedules)
+      ? raw.schedules.filter((s) => typeof s === "string")
+      : [];
+    const reasons = Object.fromEntries(
+      Object.entries(
+        typeof raw.reasons === "object" && raw.reasons !== null ? raw.reasons : {},
+      ).filter(
+        ([name, r]) =>
+          schedules.includes(name) &&
+          r?.by === "pause_after_failures" &&
+          typeof r.at === "string" &&
+          Array.isArray(r.runs),
+      ),
+    );
     return {
       all: raw.all === true,
-      schedules: Array.isArray(raw.schedules)
-        ? raw.schedules.filter((s) => typeof s === "string")
-        : [],
+      schedules,
+      ...(Object.keys(reasons).length > 0 && { reasons }),
     };
   } catch {
     return { all: false, schedules: [] };
@@ -34,11 +57,15 @@ export function killSwitchOn(env: NodeJS.ProcessEnv): boolean {
   return /^(1|true|yes|on)$/i.test(env.AUTOLOOP_CRON_PAUSED ?? "");
 }
 
-/** Pauses or resumes one schedule, or all of them when `schedule` is undefined. */
+/**
+ * Pauses or resumes one schedule, or all of them when `schedule` is undefined; `reason` says
+ * why the scheduler paused it itself (a resume forgets it).
+ */
 export function setPaused(
   stateDir: string,
   schedule: string | undefined,
   paused: boolean,
+  reason?: PauseReason,
 ): PauseState {
   const file = pauseFile(stateDir);
   return withFileLock(file, () => {
@@ -51,6 +78,11 @@ export function setPaused(
       if (paused) set.add(schedule);
       else set.delete(schedule);
       state.schedules = [...set].sort();
+      const reasons = { ...state.reasons };
+      if (paused && reason !== undefined) reasons[schedule] = reason;
+      else if (!paused) delete reasons[schedule];
+      if (Object.keys(reasons).length > 0) state.reasons = reasons;
+      else delete state.reasons;
     }
     writeFileAtomic(
       file,

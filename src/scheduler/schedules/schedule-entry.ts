@@ -84,6 +84,12 @@ export const scheduleEntry = z
     enabled: z.boolean().default(true),
     /** How many of its recent runs a run is told about (0: none). */
     history: z.number().int().min(0).max(20).optional(),
+    /** Pause the schedule after this many failed runs in a row (until resumed). */
+    pause_after_failures: z
+      .number({ error: "a whole number of failed runs in a row, 1 or more" })
+      .int("a whole number of failed runs in a row, 1 or more")
+      .min(1, "a whole number of failed runs in a row, 1 or more")
+      .optional(),
     monitor: z.strictObject(monitorThresholds).optional(),
     /** What its runs may spend (kind = "preset"); replaces [defaults]'s budget as a whole. */
     budget: budgetField.optional(),
@@ -180,6 +186,7 @@ export function scheduleBuilder(
   };
   const list = (items: string[]) => (items.length === 0 ? NONE : items.map(same));
   return (s: ScheduleEntry, index: number): Schedule => {
+    const pauseAfterFailures = s.pause_after_failures ?? defaults.pauseAfterFailures;
     const common: ScheduleCommon = {
       name: s.name,
       file: fileName,
@@ -202,6 +209,7 @@ export function scheduleBuilder(
       alert: s.alert === undefined ? defaults.alert : list(s.alert),
       enabled: s.enabled,
       history: s.history ?? DEFAULT_HISTORY,
+      ...(pauseAfterFailures !== undefined && { pauseAfterFailures }),
       monitor:
         s.monitor === undefined
           ? defaults.monitor

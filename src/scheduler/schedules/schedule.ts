@@ -34,6 +34,8 @@ export interface ScheduleCommon {
   enabled: boolean;
   /** How many of its recent runs a run's prompt tells about (default 3; 0: none). */
   history: number;
+  /** Paused by the scheduler after this many failed runs in a row (`pause_after_failures`). */
+  pauseAfterFailures?: number;
   monitor: {
     gateRejections: number;
     gateGraceMs: number;
