@@ -55,9 +55,12 @@ export const LIVE_SCRIPT = `(() => {
   if (!live || !("EventSource" in window) || !window.fetch) return;
   let timer, busy = false, again = false;
   const say = (text) => { if (live.textContent !== text) live.textContent = text; };
+  // Someone is writing: in a focused field, or an answer or guidance not sent yet.
   const typing = () => {
     const el = document.activeElement;
-    return el && el.matches("input[type=text], input[type=search], textarea") && el.value !== "";
+    if (el && el.matches("input[type=text], input[type=search], textarea") && el.value !== "")
+      return true;
+    return [...document.querySelectorAll("main textarea")].some((t) => t.value !== "");
   };
   // Where keyboard focus was, so that it is given back after the swap: by id, by link, or
   // by a form's action and its button's text.
@@ -85,6 +88,8 @@ export const LIVE_SCRIPT = `(() => {
       if (!res.ok) return;
       const doc = new DOMParser().parseFromString(await res.text(), "text/html");
       const next = doc.getElementById("main"), current = document.getElementById("main");
+      // Typing began while the page was fetched: the swap waits, the text stays.
+      if (typing()) { later(2000); return; }
       if (next && current) {
         const key = focusKey();
         current.replaceWith(document.adoptNode(next));

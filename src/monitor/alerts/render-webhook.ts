@@ -10,6 +10,7 @@ import {
   renderSubject,
   shorten,
 } from "./render.js";
+import { googleChatPayload, ntfyPayload, teamsPayload, telegramPayload } from "./render-chat.js";
 
 export interface StandardPayload {
   type: string;
@@ -102,14 +103,40 @@ export function discordPayload(m: AlertMessage, ctx: RenderContext) {
   };
 }
 
+/** Where a chat format sends its message: ntfy's topic, Telegram's chat. */
+export interface ChatTarget {
+  topic?: string;
+  click?: string;
+  chatId?: string;
+}
+
 /** The JSON body for a webhook of the given format. */
 export function webhookBody(
   format: WebhookFormat,
   message: AlertMessage,
   messageId: string,
   ctx: RenderContext,
+  target: ChatTarget = {},
 ): string {
-  if (format === "slack") return JSON.stringify(slackPayload(message, ctx));
-  if (format === "discord") return JSON.stringify(discordPayload(message, ctx));
-  return JSON.stringify(standardPayload(message, messageId, ctx));
+  switch (format) {
+    case "slack":
+      return JSON.stringify(slackPayload(message, ctx));
+    case "discord":
+      return JSON.stringify(discordPayload(message, ctx));
+    case "teams":
+      return JSON.stringify(teamsPayload(message, ctx));
+    case "google_chat":
+      return JSON.stringify(googleChatPayload(message, ctx));
+    case "ntfy":
+      return JSON.stringify(
+        ntfyPayload(message, ctx, {
+          topic: target.topic ?? "",
+          ...(target.click !== undefined && { click: target.click }),
+        }),
+      );
+    case "telegram":
+      return JSON.stringify(telegramPayload(message, ctx, { chatId: target.chatId ?? "" }));
+    default:
+      return JSON.stringify(standardPayload(message, messageId, ctx));
+  }
 }

@@ -82,9 +82,13 @@ export function createWebhookChannel(
     type: "webhook",
     async send(delivery) {
       const sentAt = now();
-      const body = webhookBody(config.format ?? "standard", delivery.message, delivery.messageId, {
-        now: sentAt,
-      });
+      const body = webhookBody(
+        config.format ?? "standard",
+        delivery.message,
+        delivery.messageId,
+        { now: sentAt },
+        config,
+      );
       const timestamp = Math.floor(sentAt / 1000);
       // The id goes out even unsigned: it is what lets a receiver drop a resent duplicate.
       const headers: Record<string, string> = {

@@ -6,7 +6,16 @@ import type { FieldProblem } from "../../util/errors.js";
 import type { SecretRef } from "../../util/secrets.js";
 import { argvField, channelNameField, envNameField } from "./fields.js";
 
-export type WebhookFormat = "standard" | "slack" | "discord";
+export const WEBHOOK_FORMATS = [
+  "standard",
+  "slack",
+  "discord",
+  "teams",
+  "google_chat",
+  "ntfy",
+  "telegram",
+] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 /** Sends mail through an SMTP server given as smtp://user:pass@host:port or smtps://... */
 export interface EmailChannelConfig {
@@ -25,6 +34,11 @@ export interface WebhookChannelConfig {
   /** A whsec_<base64> key; without one, requests go unsigned. */
   secret: SecretRef | undefined;
   format: WebhookFormat;
+  /** ntfy: the topic to publish to; and the link a tap on the notification opens. */
+  topic?: string;
+  click?: string;
+  /** telegram: the chat the bot writes to (its id, or @channelname). */
+  chatId?: string;
 }
 
 /** Runs a program (argv, no shell) with the alert JSON on stdin. */
@@ -104,14 +118,41 @@ export const channelSchema = z.discriminatedUnion("type", [
     from: z.string().min(1),
     to: z.array(z.string().min(1)).min(1),
   }),
-  z.strictObject({
-    name: channelNameField,
-    type: z.literal("webhook"),
-    url: z.string().url().optional(),
-    ...refKeys("url"),
-    ...refKeys("secret"),
-    format: z.enum(["standard", "slack", "discord"]).default("standard"),
-  }),
+  z
+    .strictObject({
+      name: channelNameField,
+      type: z.literal("webhook"),
+      url: z.string().url().optional(),
+      ...refKeys("url"),
+      ...refKeys("secret"),
+      format: z.enum(WEBHOOK_FORMATS).default("standard"),
+      /** format = "ntfy": the topic; `click`: the link the notification opens. */
+      topic: z
+        .string()
+        .regex(/^[-_A-Za-z0-9]{1,64}$/, "an ntfy topic: letters, digits, - and _, at most 64")
+        .optional(),
+      click: z.url().optional(),
+      /** format = "telegram": the chat id (a number, or @channelname). */
+      chat_id: z
+        .union([z.number().int(), z.string().regex(/^(-?\d+|@\w{5,})$/)], {
+          error: 'a Telegram chat id: a number such as -1001234567890, or "@channelname"',
+        })
+        .optional(),
+    })
+    .superRefine((c, ctx) => {
+      if (c.format === "ntfy" && c.topic === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["topic"],
+          message: 'the ntfy topic (format = "ntfy")',
+        });
+      if (c.format === "telegram" && c.chat_id === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["chat_id"],
+          message: 'the chat the bot writes to (format = "telegram"), such as -1001234567890',
+        });
+    }),
   z.strictObject({ name: channelNameField, type: z.literal("command"), command: argvField }),
 ]);
 
@@ -184,6 +225,9 @@ export function resolveChannels(
           url,
           secret: ref("secret", false) ?? undefined,
           format: c.format,
+          ...(c.topic !== undefined && { topic: c.topic }),
+          ...(c.click !== undefined && { click: c.click }),
+          ...(c.chat_id !== undefined && { chatId: String(c.chat_id) }),
         });
     } else {
       const [program, ...args] = c.command;

@@ -1,8 +1,8 @@
 // `pause_after_failures = N`: a schedule whose last N runs failed in a row is paused by the
 // scheduler itself, saying why in paused.json, and stays paused until someone resumes it.
 import type { RunLedger } from "../ledger/ledger.js";
-import { isPaused, type PauseReason, readPauseState, setPaused } from "./pause-state.js";
-import type { Schedule } from "./schedule-file.js";
+import { isPaused, type PauseReason, readPauseState, setPaused } from "../schedules/pause-state.js";
+import type { Schedule } from "../schedules/schedule-file.js";
 
 /** Ended runs that count as failures; skipped slots and operator stops neither count nor break. */
 const FAILED = new Set(["failed", "timed_out"]);
