@@ -26,6 +26,7 @@ import { type MonitorPaths, monitorPaths, watchingSince } from "./paths.js";
 import { SchedulerView } from "./scheduler-view.js";
 import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
 import { SilenceStore } from "./silences.js";
+import { withWindows } from "./windows.js";
 
 /** Changed runs from which the tracker is saved before its 5 s are up (see `flushEarly`). */
 const EARLY_SAVE_RUNS = 1000;
@@ -264,7 +265,7 @@ export class MonitorService {
       const notifications = this.alertState.reconcile(
         conditions,
         now,
-        this.operators.current(),
+        withWindows(this.operators.current(), this.options.config.windows, now),
         (rec) => this.evaluation.endingOf(rec),
         this.watchingSince,
       );

@@ -41,6 +41,7 @@ export function parseMatcher(text: string): Term[] {
   if (terms.some((t) => t === ""))
     throw new UserError(`silence matcher ${JSON.stringify(text)} has an empty term`);
   return terms.map((term): Term => {
+    if (term === "*") return { key: "prefix", value: "" }; // every alert
     const eq = term.indexOf("=");
     if (eq < 0) return { key: "prefix", value: term };
     const key = term.slice(0, eq);

@@ -17,6 +17,7 @@ import { parseOutboxRecord, replayOutbox } from "./outbox/record.js";
 import { type DeadLetterSummary, outboxStatus } from "./outbox/status.js";
 import { monitorPaths } from "./paths.js";
 import { activeAck, activeSilence, SilenceStore } from "./silences.js";
+import { type WindowState, windowState, withWindows } from "./windows.js";
 
 export interface FiringAlert {
   fingerprint: string;
@@ -50,6 +51,8 @@ export interface StatusReport {
   stateDirUnwritable?: string;
   /** Schedules with a budget or spend this month: spent today and this month, and limits. */
   spend: SpendRow[];
+  /** The maintenance windows (`[[silence]]`): open now, or when they next open. */
+  windows: WindowState[];
   /** Something nobody has taken on yet: `status` exits 1. */
   needsHuman: boolean;
 }
@@ -82,7 +85,8 @@ export function readStatus(
 ): StatusReport {
   const paths = monitorPaths(config.stateDir);
   const problems: string[] = [];
-  const operator = new SilenceStore(paths.silences, (m) => problems.push(m)).read();
+  const stored = new SilenceStore(paths.silences, (m) => problems.push(m)).read();
+  const operator = withWindows(stored, config.windows, now);
   const firing = readAlerts(paths.alerts, problems)
     .filter((a) => a.phase === "firing" && a.condition !== undefined)
     .map((a): FiringAlert => {
@@ -140,6 +144,7 @@ export function readStatus(
     invalidFiles,
     ...(!writable.ok && { stateDirUnwritable: writable.error ?? "unknown error" }),
     spend: spendOf(config, now, daemon ?? (set && { schedules: set.schedules })),
+    windows: config.windows.map((w) => windowState(w, now)),
     needsHuman,
   };
 }
@@ -176,8 +181,13 @@ export function renderStatus(r: StatusReport): string {
     r.stateDirUnwritable === undefined &&
     r.problems.length === 0;
   const spend = r.spend.map(spendLine);
+  const windows = r.windows.map(windowLine);
+  const windowText =
+    windows.length === 0
+      ? ""
+      : `\nMaintenance windows:\n${windows.map((l) => `  ${l}\n`).join("")}`;
   const spendText = spend.length === 0 ? "" : `\nSpend:\n${spend.map((l) => `  ${l}\n`).join("")}`;
-  if (quiet) return `${ALL_CLEAR}\n${spendText}`;
+  if (quiet) return `${ALL_CLEAR}\n${windowText}${spendText}`;
   const out: string[] = [];
   const section = (title: string, lines: string[]) => {
     if (lines.length > 0) out.push(`${title}:`, ...lines.map((l) => `  ${l}`), "");
@@ -235,5 +245,17 @@ export function renderStatus(r: StatusReport): string {
     r.invalidFiles.flatMap((f) => f.problems),
   );
   section("Problems reading state", r.problems);
-  return `${out.join("\n").trimEnd()}\n${spendText}`;
+  return `${out.join("\n").trimEnd()}\n${windowText}${spendText}`;
+}
+
+/** "nightly-maintenance: open until 2026-11-28T04:00:00.000Z (schedules nightly; kinds any)". */
+function windowLine(w: WindowState): string {
+  const scope = `schedules ${w.schedules.join(", ") || "any"}; kinds ${w.kinds.join(", ") || "any"}`;
+  const when =
+    w.until !== undefined
+      ? `open until ${w.until}: matching alerts wait for its end`
+      : w.next !== undefined
+        ? `next opens ${w.next}`
+        : "never opens again";
+  return printable(`${w.name}: ${when} (${scope})`);
 }

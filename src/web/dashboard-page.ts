@@ -2,6 +2,7 @@
 // what is firing, the open incidents and the runs in progress.
 import type { IncidentSummary } from "../incidents/store.js";
 import type { FiringAlert } from "../monitor/status.js";
+import type { WindowState } from "../monitor/windows.js";
 import type { OverviewPage, ScheduleRow } from "../operator/overview.js";
 import { usd } from "../scheduler/budget/spend.js";
 import type { SpendRow } from "../scheduler/budget/spend-rows.js";
@@ -20,6 +21,8 @@ export interface DashboardData {
   killSwitch: boolean;
   /** Schedules with a budget or spend this month. */
   spend: SpendRow[];
+  /** The maintenance windows (`[[silence]]`), open or next. */
+  windows?: WindowState[];
 }
 
 const pathPart = (text: string) => encodeURIComponent(text);
@@ -118,6 +121,7 @@ ${d.invalidFiles.length > 0 ? html`<div class="error" role="alert"><p>Schedule f
 ${firingSection(d.firing, ctx)}
 <h2 id="incidents">Incidents</h2>
 ${incidentsSection(d.incidents, ctx)}
+${(d.windows ?? []).length > 0 ? html`<h2 id="windows">Maintenance windows</h2><ul>${(d.windows ?? []).map((w) => html`<li><strong>${w.name}</strong>: ${w.until ? html`<span class="state paused">open</span> until ${when(w.until, ctx.now)}; matching alerts wait for its end` : w.next ? html`next opens ${when(w.next, ctx.now)}` : "never opens again"} <span class="muted">(schedules ${w.schedules.join(", ") || "any"}; kinds ${w.kinds.join(", ") || "any"})</span></li>`)}</ul>` : ""}
 <h2 id="spend">Spend</h2>
 ${spendSection(d.spend)}
 <h2 id="running">Running now</h2>

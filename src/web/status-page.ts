@@ -146,6 +146,7 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
       allPaused: pause.all,
       killSwitch: killSwitchOn(env),
       spend: status.spend,
+      windows: status.windows,
     };
     return dashboardPage(data, ctx);
   };

@@ -83,6 +83,20 @@ export interface CronConfig {
     historyMs: number;
   };
   channels: ChannelConfig[];
+  /** Recurring maintenance windows (`[[silence]]`). */
+  windows: MaintenanceWindow[];
+}
+
+/** A recurring window in which matching alerts wait: from each cron match, for `durationMs`. */
+export interface MaintenanceWindow {
+  name: string;
+  cron: string;
+  durationMs: number;
+  timezone: string;
+  /** [] matches every schedule; likewise kinds. */
+  schedules: string[];
+  kinds: string[];
+  comment?: string;
 }
 
 /**
@@ -215,6 +229,15 @@ function resolveConfig(
       historyMs: raw.retention.history,
     },
     channels,
+    windows: raw.silence.map((w) => ({
+      name: w.name,
+      cron: w.cron,
+      durationMs: w.duration,
+      timezone: w.timezone ?? raw.defaults.timezone,
+      schedules: w.schedules,
+      kinds: w.kinds,
+      ...(w.comment !== undefined && { comment: w.comment }),
+    })),
   };
 }
 

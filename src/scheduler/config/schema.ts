@@ -6,10 +6,13 @@ import {
   argvField,
   budgetField,
   CATCH_UP_MODES,
+  channelNameField,
+  cronField,
   durationField,
   envNameField,
   monitorThresholds,
   OVERLAP_POLICIES,
+  scheduleNameField,
   timezoneField,
 } from "./fields.js";
 
@@ -90,6 +93,24 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   channel: z.array(channelSchema).default([]),
+  /** Recurring maintenance windows: alerts matching one wait until it ends (none by default). */
+  silence: z
+    .array(
+      z.strictObject({
+        name: channelNameField,
+        cron: cronField,
+        duration: durationField(60_000),
+        timezone: timezoneField.optional(),
+        /** Only these schedules' alerts; [] for every schedule's (and the others'). */
+        schedules: z.array(scheduleNameField).default([]),
+        /** Only these kinds (run_failed, gate_stuck, schedule_trouble, ...); [] for every kind. */
+        kinds: z
+          .array(z.string().regex(/^[a-z_]+$/, "an alert kind such as run_failed"))
+          .default([]),
+        comment: z.string().max(500).optional(),
+      }),
+    )
+    .default([]),
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
