@@ -71,6 +71,21 @@ export interface RunResult {
 /** Longest agent output kept in one journal field (the tail wins). */
 const MAX_JOURNAL_OUTPUT = 64 * 1024;
 
+/** The inbox SIGUSR1 drains: the running loop's (a chain runs its steps one at a time). */
+let controlInbox: ControlInbox | undefined;
+let usr1Handled = false;
+
+/**
+ * Points SIGUSR1 at `inbox`. The handler is installed once and stays: Node's own SIGUSR1
+ * action would open a debugger port in a harness between runs.
+ */
+function listenForControl(inbox: ControlInbox | undefined): void {
+  controlInbox = inbox;
+  if (usr1Handled) return;
+  usr1Handled = true;
+  process.on("SIGUSR1", () => controlInbox?.drain());
+}
+
 export async function runLoop(opts: RunOptions): Promise<RunResult> {
   const { preset, runId } = opts;
   const ev = preset.config.event_loop;
@@ -152,20 +167,16 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     });
   writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
   // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration).
-  // The handler stays after the run: Node's own SIGUSR1 action would open a debugger port.
   const control = controlPaths(paths.stateDir);
   publishCapabilities(control, runId, agent.id);
   let turn: AbortController | undefined;
   let interruptedBy: ControlRequest | undefined;
-  let listening = true;
   const inbox = new ControlInbox(control, runId, (request) => {
     if (turn === undefined || turn.signal.aborted) return;
     interruptedBy = request;
     turn.abort();
   });
-  process.on("SIGUSR1", () => {
-    if (listening) inbox.drain();
-  });
+  listenForControl(inbox);
   appendRegistry(paths.registryFile, registryRecord(meta, {}));
   progress(`run ${runId} started: preset ${preset.name}, up to ${maxIterations} iterations`);
 
@@ -174,7 +185,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   let completionNote = "";
   let stall: StallState = { signature: "", identical: 0 };
   const finish = (t: Terminal): RunResult => {
-    listening = false;
+    listenForControl(undefined);
     reaper.close();
     removeEventTool(paths);
     const publish = preset.config.outputs.publish;
