@@ -397,6 +397,11 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         reason: interrupted.reason,
         ...(interrupted.by !== undefined && { by: interrupted.by }),
       });
+      // What the agent did before it was stopped still counts: a completion, the budget.
+      if (emitted.some((r) => r.topic === ev.completion_event))
+        return finish({ complete: true, reason: "completion_event" });
+      const overBudget = budgetStop(spend, ev, completed);
+      if (overBudget !== undefined) return finish({ complete: false, ...overBudget });
       progress(`iteration ${iteration} interrupted by the operator; the next one begins`);
       continue;
     }

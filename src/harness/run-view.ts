@@ -30,11 +30,22 @@ export interface GateRefusal {
  */
 export function isSystemTopic(topic: string): boolean {
   return (
-    /^(loop|iteration|backend|ask|operator)\./.test(topic) ||
+    /^(loop|iteration|backend)\./.test(topic) ||
+    HARNESS_TOPICS.has(topic) ||
     topic === "task.gate" ||
     topic === "event.invalid"
   );
 }
+
+/** The human-in-the-loop records: the harness's and the operator's, never an agent's. */
+const HARNESS_TOPICS: ReadonlySet<string> = new Set([
+  "ask.pending",
+  "ask.answered",
+  "ask.timeout",
+  "operator.guidance",
+  "operator.guidance.consumed",
+  "operator.interrupt",
+]);
 
 export class RunView {
   private readonly cursor: LineCursor;
@@ -106,7 +117,10 @@ export class RunView {
       return;
     }
     if (record.topic === "operator.guidance.consumed") {
-      this.guidance = [];
+      // Only what that prompt showed: guidance written meanwhile waits for the next one.
+      const shown =
+        record.shape === "agent" ? /Consumed (\d+)/.exec(record.payload)?.[1] : undefined;
+      this.guidance = shown === undefined ? [] : this.guidance.slice(Number(shown));
       return;
     }
     if (record.shape !== "agent" || isSystemTopic(record.topic)) return;

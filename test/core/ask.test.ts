@@ -4,7 +4,11 @@
 // files in the public autoloop's format, both ways.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
+import { questionState } from "../../src/harness/control/operator-requests.js";
+import { RunView } from "../../src/harness/run-view.js";
+import type { JournalRecord } from "../../src/journal/codec.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { field, journalOf, topics } from "../helpers/journal.js";
 import { waitFor } from "../helpers/wait.js";
@@ -273,4 +277,68 @@ describe("autoloop resume", () => {
     expect((await autoloop(["resume", "nope"], { cwd: dir })).exitCode).toBe(2);
     expect((await autoloop(["resume"], { cwd: dir })).exitCode).toBe(1);
   }, 60_000);
+});
+
+describe("what the control plane trusts", () => {
+  it("never signals a pid that is not a harness, and keeps requests inside the journal's folder", async () => {
+    const dir = tempDir();
+    const sleeper = execa("sleep", ["30"]);
+    const state = join(dir, ".autoloop", "runs", "x1");
+    mkdirSync(state, { recursive: true });
+    const journal = join(dir, ".autoloop", "journal.jsonl");
+    writeFileSync(journal, "");
+    const record = (extra: object) =>
+      `${JSON.stringify({ run_id: "x1", status: "running", state_dir: state, journal_file: "/etc/passwd", pid: sleeper.pid, ...extra })}\n`;
+    writeFileSync(join(dir, ".autoloop", "registry.jsonl"), record({}));
+    const guided = await autoloop(["control", "guide", "x1", "go on"], { cwd: dir });
+    expect(guided.exitCode, guided.stderr).toBe(0);
+    expect(guided.stdout).toContain("(the run reads it at its next iteration)");
+    expect(sleeper.exitCode).toBeNull(); // not signalled
+    // The guidance went to the journal looked up, not the registry's journal_file.
+    expect(readFileSync(journal, "utf8")).toContain('"topic": "operator.guidance"');
+    // A state dir outside the journal's folder is refused, nothing written.
+    writeFileSync(join(dir, ".autoloop", "registry.jsonl"), record({ state_dir: "/tmp" }));
+    const outside = await autoloop(["control", "interrupt", "x1"], { cwd: dir });
+    expect(outside.exitCode).toBe(1);
+    expect(outside.stderr).toContain("has no state_dir inside");
+    sleeper.kill();
+    await sleeper.catch(() => undefined);
+  }, 30_000);
+
+  it("reopens a resumed run's questions, and keeps guidance written while a prompt was built", () => {
+    const rec = (topic: string, fields: Record<string, string> = {}) =>
+      ({
+        shape: "system",
+        run: "r",
+        iteration: "1",
+        topic,
+        ts: "2026-11-27T00:00:00.000Z",
+        v: 1,
+        fields,
+      }) as JournalRecord;
+    const { pending, ended } = questionState(
+      [
+        rec("loop.stop", { reason: "max_iterations" }),
+        rec("loop.resume"),
+        rec("ask.pending", { question_id: "ask_r_4", question: "ok?" }),
+      ],
+      "r",
+    );
+    expect(ended).toBe(false);
+    expect(pending?.questionId).toBe("ask_r_4");
+
+    const dir = tempDir();
+    const file = join(dir, "journal.jsonl");
+    const line = (topic: string, payload: string, source: string) =>
+      `{"run": "r", "topic": "${topic}", "ts": "2026-11-27T00:00:00.000Z", "v": 1, "payload": "${payload}", "source": "${source}"}\n`;
+    writeFileSync(
+      file,
+      line("operator.guidance", "first", "operator") +
+        line("operator.guidance", "second, written meanwhile", "operator") +
+        line("operator.guidance.consumed", "Consumed 1 guidance message(s)", "harness"),
+    );
+    const view = new RunView(file, "r", 0);
+    view.refresh();
+    expect(view.guidance).toEqual(["second, written meanwhile"]);
+  });
 });

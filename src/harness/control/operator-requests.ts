@@ -2,8 +2,10 @@
 // `autoloop-cron answer|guide|interrupt`, the status page, MCP): an answer to the question it
 // waits on, guidance for its next prompt, or an interrupt of the agent's current turn. Each is
 // checked against the run's journal first; a request that cannot land writes nothing.
+
+import { readFileSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { JournalWriter } from "../../journal/append.js";
 import { fieldText, type JournalRecord, journalTimestamp } from "../../journal/codec.js";
 import { readJournal } from "../../journal/reader.js";
@@ -64,10 +66,15 @@ export function findRun(journalFile: string, partial: string): RunRef {
       `no run matching ${JSON.stringify(partial)} in ${journalFile}; \`autoloop inspect runs\` lists them`,
       1,
     );
+  // The registry is the run's own file (its agent can write it): the journal is the one looked
+  // up, and the state dir must lie inside that journal's folder.
+  const home = dirname(resolve(journalFile));
+  const stateDir = typeof entry.state_dir === "string" ? resolve(home, entry.state_dir) : "";
+  const inside = stateDir === home || stateDir.startsWith(`${home}${sep}`);
   return {
     runId: entry.run_id,
-    journalFile: typeof entry.journal_file === "string" ? entry.journal_file : journalFile,
-    stateDir: typeof entry.state_dir === "string" ? entry.state_dir : "",
+    journalFile,
+    stateDir: inside ? stateDir : "",
     status: entry.status,
     ...(entry.pid !== undefined && { pid: entry.pid }),
     ...(typeof entry.host === "string" && { host: entry.host }),
@@ -104,6 +111,10 @@ export function questionState(
     } else if (r.topic === "ask.answered" || r.topic === "ask.timeout") {
       if (pending?.questionId === fieldText(r, "question_id")) pending = undefined;
     } else if (r.topic === "loop.complete" || r.topic === "loop.stop") ended = true;
+    else if (r.topic === "loop.resume") {
+      ended = false; // `autoloop resume`: the run goes on under its id
+      pending = undefined;
+    }
   }
   return ended ? { ended } : { ...(pending && { pending }), ended };
 }
@@ -133,7 +144,10 @@ function harnessAlive(ref: RunRef): boolean {
 
 function requestPaths(ref: RunRef) {
   if (ref.stateDir === "")
-    throw new UserError(`run ${ref.runId} has no state_dir in its registry record`, 1);
+    throw new UserError(
+      `run ${ref.runId} has no state_dir inside ${dirname(ref.journalFile)} in its registry record`,
+      1,
+    );
   return controlPaths(ref.stateDir);
 }
 
@@ -160,10 +174,24 @@ export function respond(
   return pending;
 }
 
+/**
+ * Whether `pid` is an autoloop harness (ours or the public one) by its command line: the
+ * registry's pid may be stale and reused, and SIGUSR1 kills most other programs.
+ */
+function isHarness(pid: number): boolean {
+  if (pid <= 1 || pid === process.pid) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("autoloop");
+  } catch {
+    return false;
+  }
+}
+
 /** Wakes the harness to read its requests now (a harness of ours, or the public one). */
 function poke(ref: RunRef): boolean {
   if (ref.status !== "running" || ref.pid === undefined || !harnessAlive(ref)) return false;
   if (ref.host !== undefined && ref.host !== hostname()) return false;
+  if (!isHarness(ref.pid)) return false;
   try {
     process.kill(ref.pid, "SIGUSR1");
     return true;

@@ -29,7 +29,7 @@ const TEAMS_COLOR = { firing: "attention", reminder: "warning", resolved: "good"
 export function teamsPayload(m: AlertMessage, ctx: RenderContext) {
   const facts = alertFacts(m, ctx.now)
     .slice(0, 20)
-    .map((f) => ({ title: shorten(f.label, 100), value: shorten(f.value, 1000) }));
+    .map((f) => ({ title: shorten(f.label, 100), value: shorten(f.value, 500) }));
   const body: object[] = [
     {
       type: "TextBlock",
@@ -42,15 +42,6 @@ export function teamsPayload(m: AlertMessage, ctx: RenderContext) {
     { type: "TextBlock", text: shorten(m.summary, 2000), wrap: true },
     { type: "FactSet", facts },
   ];
-  const tail = m.journalTail.slice(-JOURNAL_TAIL_LINES);
-  if (tail.length > 0)
-    body.push({
-      type: "TextBlock",
-      text: shorten(tail.join("\n"), 6000),
-      fontType: "Monospace",
-      size: "Small",
-      wrap: true,
-    });
   const commands = alertCommands(m);
   if (commands.length > 0)
     body.push({
@@ -58,7 +49,7 @@ export function teamsPayload(m: AlertMessage, ctx: RenderContext) {
       text: shorten(commands.map((c) => `${c.label}: ${c.value}`).join("\n\n"), 4000),
       wrap: true,
     });
-  return {
+  const card = (blocks: object[]) => ({
     type: "message",
     attachments: [
       {
@@ -68,12 +59,33 @@ export function teamsPayload(m: AlertMessage, ctx: RenderContext) {
           $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
           type: "AdaptiveCard",
           version: "1.4",
-          body,
+          body: blocks,
         },
       },
     ],
-  };
+  });
+  // The newest journal lines, as many as the 28 KB a Workflows webhook takes leave room for.
+  const tail = m.journalTail.slice(-JOURNAL_TAIL_LINES);
+  for (let keep = tail.length; keep > 0; keep--) {
+    const text = tail.slice(-keep).join("\n");
+    const withTail = card([
+      ...body.slice(0, 3),
+      {
+        type: "TextBlock",
+        text: text.slice(-6000),
+        fontType: "Monospace",
+        size: "Small",
+        wrap: true,
+      },
+      ...body.slice(3),
+    ]);
+    if (Buffer.byteLength(JSON.stringify(withTail)) <= TEAMS_MAX_BYTES) return withTail;
+  }
+  return card(body);
 }
+
+/** What a Teams Workflows webhook takes, with room for the request's own overhead. */
+const TEAMS_MAX_BYTES = 27 * 1024;
 
 /** Google Chat: an incoming webhook's message text (4,096 characters at most). */
 export function googleChatPayload(m: AlertMessage, ctx: RenderContext) {

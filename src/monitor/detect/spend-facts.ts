@@ -35,7 +35,8 @@ export function budgetFact(
   ledger: RunLedger,
   now: number,
 ): BudgetFact | undefined {
-  const standing = budgetStanding(schedule, ledger, now);
+  // Spent, not merely held by a running run's ceiling: that run may stop well short of it.
+  const standing = budgetStanding(schedule, ledger, now, false);
   if (standing?.kind !== "exhausted") return undefined;
   const { periods } = standing.spend;
   const start = standing.period === "day" ? periods.dayStart : periods.monthStart;

@@ -12,11 +12,15 @@ export function failedInARow(
   ledger: Pick<RunLedger, "runIdsNewestFirst" | "summary">,
   schedule: string,
   limit: number,
+  /** ISO: runs launched before this (its last resume) no longer count. */
+  since?: string,
 ): string[] {
   const runs: string[] = [];
+  const from = since === undefined ? Number.NEGATIVE_INFINITY : Date.parse(since);
   for (const runId of ledger.runIdsNewestFirst(schedule)) {
     const run = ledger.summary(runId);
     if (run === undefined || run.status === "skipped" || run.status === "killed") continue;
+    if (Date.parse(run.scheduledAt ?? run.slot) < from) break;
     if (!FAILED.has(run.status)) break;
     runs.push(runId);
     if (runs.length >= limit) break;
@@ -33,8 +37,10 @@ export function pauseOnFailures(
 ): PauseReason | undefined {
   const limit = schedule.pauseAfterFailures;
   if (limit === undefined) return undefined;
-  const runs = failedInARow(ledger, schedule.name, limit);
-  if (runs.length < limit || isPaused(readPauseState(stateDir), schedule.name)) return undefined;
+  const state = readPauseState(stateDir);
+  if (isPaused(state, schedule.name)) return undefined;
+  const runs = failedInARow(ledger, schedule.name, limit, state.resumed?.[schedule.name]);
+  if (runs.length < limit) return undefined;
   const reason: PauseReason = {
     by: "pause_after_failures",
     at: now.toISOString(),

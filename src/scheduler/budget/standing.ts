@@ -31,6 +31,8 @@ export function budgetStanding(
   schedule: Schedule,
   ledger: SpendLedger,
   now: number,
+  /** Count what running runs may still spend (admission); false: only what was spent (pages). */
+  reserved = true,
 ): BudgetStanding | undefined {
   const budget = budgetOfSchedule(schedule);
   if (budget === undefined) return undefined;
@@ -38,13 +40,14 @@ export function budgetStanding(
   const { day, month, periods } = spend;
   const left = (limit: number | undefined, used: number) =>
     limit === undefined ? undefined : limit - used;
+  const r = reserved ? 1 : 0;
   const usdLeft = {
-    day: left(budget.perDayUsd, day.costUsd + day.reservedUsd),
-    month: left(budget.perMonthUsd, month.costUsd + month.reservedUsd),
+    day: left(budget.perDayUsd, day.costUsd + r * day.reservedUsd),
+    month: left(budget.perMonthUsd, month.costUsd + r * month.reservedUsd),
   };
   const tokensLeft = {
-    day: left(budget.perDayTokens, day.tokens + day.reservedTokens),
-    month: left(budget.perMonthTokens, month.tokens + month.reservedTokens),
+    day: left(budget.perDayTokens, day.tokens + r * day.reservedTokens),
+    month: left(budget.perMonthTokens, month.tokens + r * month.reservedTokens),
   };
   for (const period of ["month", "day"] as const) {
     const spent = period === "day" ? day : month;

@@ -8,6 +8,7 @@ import { scheduledLaunchSpec, slotCourse } from "../admission/carry-out.js";
 import { pauseOnFailures } from "../admission/pause-on-failure.js";
 import type { SlotDecision } from "../admission/policy.js";
 import { SlotQueue } from "../admission/slot-queue.js";
+import { budgetStanding } from "../budget/standing.js";
 import type { CronConfig } from "../config/config.js";
 import type { RunHandle } from "../launch/launcher.js";
 import type { ProcessStarter } from "../launch/process-start.js";
@@ -235,6 +236,21 @@ export class SlotRunner {
     const { schedule, slot, trigger, runId } = l;
     if (this.ctx.stopping()) {
       this.runs.settle(schedule.name, runId, undefined);
+      return;
+    }
+    // Decided in a batch with another slot of its schedule, whose claim spent the rest of the
+    // budget: the slot is skipped now rather than launched without a ceiling.
+    const standing = budgetStanding(schedule, this.ctx.ledger, this.ctx.now());
+    if (standing?.kind === "exhausted") {
+      this.runs.settle(schedule.name, runId, undefined);
+      this.skipSlot({
+        runId,
+        schedule: schedule.name,
+        slot,
+        trigger,
+        cause: "budget_exhausted",
+        detail: standing.detail,
+      });
       return;
     }
     const spec = scheduledLaunchSpec(

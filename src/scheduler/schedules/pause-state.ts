@@ -11,6 +11,8 @@ export interface PauseState {
   schedules: string[];
   /** Why a schedule was paused by the scheduler itself (`pause_after_failures`). */
   reasons?: Record<string, PauseReason>;
+  /** When each schedule was last resumed: failures before that no longer count. */
+  resumed?: Record<string, string>;
 }
 
 /** A pause the scheduler made: after this many failed runs in a row, these runs. */
@@ -42,10 +44,16 @@ export function readPauseState(stateDir: string): PauseState {
           Array.isArray(r.runs),
       ),
     );
+    const resumed = Object.fromEntries(
+      Object.entries(
+        typeof raw.resumed === "object" && raw.resumed !== null ? raw.resumed : {},
+      ).filter(([, at]) => typeof at === "string"),
+    );
     return {
       all: raw.all === true,
       schedules,
       ...(Object.keys(reasons).length > 0 && { reasons }),
+      ...(Object.keys(resumed).length > 0 && { resumed }),
     };
   } catch {
     return { all: false, schedules: [] };
@@ -83,6 +91,7 @@ export function setPaused(
       else if (!paused) delete reasons[schedule];
       if (Object.keys(reasons).length > 0) state.reasons = reasons;
       else delete state.reasons;
+      if (!paused) state.resumed = { ...state.resumed, [schedule]: new Date().toISOString() };
     }
     writeFileAtomic(
       file,
