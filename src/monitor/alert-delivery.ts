@@ -108,7 +108,15 @@ export class AlertDelivery {
       incident,
       configFile: this.deps.config.file,
     });
-    const channels = channelsFor(this.deps.config, outbox.channelNames(), schedule);
+    const all = channelsFor(this.deps.config, outbox.channelNames(), schedule);
+    // An ack only keeps the paging services' alert in step; mail and chat learned it already.
+    const paging = new Set(
+      this.deps.config.channels
+        .filter((ch) => ch.type === "pagerduty" || ch.type === "opsgenie")
+        .map((ch) => ch.name),
+    );
+    const channels = n.kind === "acknowledged" ? all.filter((name) => paging.has(name)) : all;
+    if (n.kind === "acknowledged" && channels.length === 0) return;
     if (planned !== undefined) {
       this.planned.push(planned);
       // Once the page's request is out.

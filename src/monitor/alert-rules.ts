@@ -16,6 +16,8 @@ export interface AlertRecord {
   firedAt?: string;
   /** A firing notification went out this episode (false while it fired silenced). */
   notified: boolean;
+  /** An operator acknowledged it this episode and the paging services were told. */
+  acknowledged?: boolean;
   reminders: number;
   lastNotifiedAt?: string;
   /** The condition has not held since then; resolution waits for the settle period. */
@@ -33,7 +35,7 @@ export interface Notification {
    * `update` (new runs joined a firing group) and `expired` (the monitor stopped tracking it)
    * go to the incident's changelog only; the others also go to the channels.
    */
-  kind: "firing" | "reminder" | "resolved" | "update" | "expired";
+  kind: "firing" | "reminder" | "resolved" | "update" | "expired" | "acknowledged";
   fingerprint: string;
   condition: Condition;
   /** 1, 2, … for reminders. */
@@ -133,6 +135,7 @@ function present(
   if (!rec.notified) {
     // New, or its silence just ended while it still holds.
     rec.notified = true;
+    delete rec.acknowledged;
     rec.lastNotifiedAt = at;
     send("firing");
     return;
@@ -140,7 +143,14 @@ function present(
   // Another run failing the same way: the incident's changelog grows, nobody is paged again.
   const members = joined(previous, rec.condition);
   if (members.length > 0) send("update", { members });
-  if (activeAck(ops, rec.fingerprint, rec.firedAt!, now) !== undefined) return;
+  if (activeAck(ops, rec.fingerprint, rec.firedAt!, now) !== undefined) {
+    // Acked here: the paging services' alert is acknowledged too, once.
+    if (rec.acknowledged !== true) {
+      rec.acknowledged = true;
+      send("acknowledged");
+    }
+    return;
+  }
   if (now.getTime() < reminderDue(rec, policy, ops)) return;
   rec.reminders += 1;
   rec.lastNotifiedAt = at;

@@ -104,10 +104,17 @@ export interface MessageContext {
 }
 
 /** The notifications that go to the channels (the others only touch the incident). */
-export type ChannelNotification = Notification & { kind: "firing" | "reminder" | "resolved" };
+export type ChannelNotification = Notification & {
+  kind: "firing" | "reminder" | "resolved" | "acknowledged";
+};
 
 export function goesToChannels(n: Notification): n is ChannelNotification {
-  return n.kind === "firing" || n.kind === "reminder" || n.kind === "resolved";
+  return (
+    n.kind === "firing" ||
+    n.kind === "reminder" ||
+    n.kind === "resolved" ||
+    n.kind === "acknowledged"
+  );
 }
 
 /** The message for one notification; `now`-free, so a resend carries the same facts. */

@@ -118,6 +118,9 @@ export function syncIncident(store: IncidentStore, n: Notification): IncidentRef
           `${n.note ?? "No longer tracked"}; resolve it by hand once dealt with`,
         ),
       );
+    case "acknowledged":
+      // The incident was acked where the ack came from; only the paging services are told.
+      return existing === undefined ? undefined : ref(existing);
     case "resolved":
       if (active === undefined) return existing === undefined ? undefined : ref(existing);
       return ref(

@@ -149,6 +149,8 @@ export async function startSmtpServer(
 
 export interface ReceivedRequest {
   method: string;
+  /** The path and query asked for. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -178,6 +180,7 @@ export async function startReceiver(replies: Reply[] = [{ status: 200 }]): Promi
       const reply = replies[Math.min(n++, replies.length - 1)]!;
       requests.push({
         method: req.method ?? "",
+        url: req.url ?? "",
         headers: req.headers,
         body: Buffer.concat(chunks).toString("utf8"),
       });

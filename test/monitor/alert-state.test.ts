@@ -114,6 +114,10 @@ describe("alert lifecycle", () => {
     const state = open();
     state.reconcile([gate], t(0));
     ops.ack(gate.fingerprint, t(HOUR));
+    // The ack is told once (for the paging services), then nothing until it resolves.
+    expect(brief(state.reconcile([gate], t(2 * HOUR), ops.read()))).toEqual([
+      `acknowledged ${gate.fingerprint}`,
+    ]);
     for (const h of [4, 12, 50])
       expect(state.reconcile([gate], t(h * HOUR), ops.read())).toEqual([]);
     expect(brief(state.reconcile([], t(51 * HOUR), ops.read()))).toEqual([]);
@@ -133,7 +137,9 @@ describe("alert lifecycle", () => {
     const state = open();
     state.reconcile([gate], t(0));
     ops.ack(gate.fingerprint, t(HOUR), t(5 * HOUR));
-    expect(state.reconcile([gate], t(4 * HOUR), ops.read())).toEqual([]);
+    expect(brief(state.reconcile([gate], t(4 * HOUR), ops.read()))).toEqual([
+      `acknowledged ${gate.fingerprint}`,
+    ]);
     expect(state.reconcile([gate], t(5 * HOUR - 1), ops.read())).toEqual([]);
     expect(brief(state.reconcile([gate], t(5 * HOUR), ops.read()))).toEqual([
       `reminder1 ${gate.fingerprint}`,

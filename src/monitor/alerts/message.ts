@@ -22,7 +22,8 @@ export const ALERT_KINDS = [
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
-export const ALERT_STATUSES = ["firing", "resolved", "reminder"] as const;
+/** `acknowledged` goes only to the paging services (PagerDuty, Opsgenie), to keep them in step. */
+export const ALERT_STATUSES = ["firing", "resolved", "reminder", "acknowledged"] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
 const gateSchema = z.object({

@@ -24,7 +24,12 @@ function plainText(m: AlertMessage, ctx: RenderContext, withSubject: boolean): s
 }
 
 // Teams: a Workflows webhook takes a message with one Adaptive Card (at most 28 KB in all).
-const TEAMS_COLOR = { firing: "attention", reminder: "warning", resolved: "good" } as const;
+const TEAMS_COLOR = {
+  firing: "attention",
+  reminder: "warning",
+  acknowledged: "accent",
+  resolved: "good",
+} as const;
 
 export function teamsPayload(m: AlertMessage, ctx: RenderContext) {
   const facts = alertFacts(m, ctx.now)
@@ -96,6 +101,7 @@ export function googleChatPayload(m: AlertMessage, ctx: RenderContext) {
 const NTFY = {
   firing: { priority: 5, tags: ["rotating_light"] },
   reminder: { priority: 4, tags: ["bell"] },
+  acknowledged: { priority: 3, tags: ["eyes"] },
   resolved: { priority: 2, tags: ["white_check_mark"] },
 } as const;
 

@@ -20,7 +20,12 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
-const STATUS_COLOR = { firing: "#b91c1c", reminder: "#b45309", resolved: "#15803d" } as const;
+const STATUS_COLOR = {
+  firing: "#b91c1c",
+  reminder: "#b45309",
+  acknowledged: "#1d4ed8",
+  resolved: "#15803d",
+} as const;
 const PRE = "background:#f4f4f5;padding:8px;font-size:12px;white-space:pre-wrap;";
 
 export function renderHtml(m: AlertMessage, ctx: RenderContext): string {

@@ -60,7 +60,12 @@ export function slackPayload(m: AlertMessage, ctx: RenderContext) {
 
 // Discord: content 2000, embed title 256, description 4096, 25 fields of 256/1024, and
 // 6000 characters over the whole embed.
-const DISCORD_COLOR = { firing: 0xb91c1c, reminder: 0xb45309, resolved: 0x15803d } as const;
+const DISCORD_COLOR = {
+  firing: 0xb91c1c,
+  reminder: 0xb45309,
+  acknowledged: 0x1d4ed8,
+  resolved: 0x15803d,
+} as const;
 
 export function discordPayload(m: AlertMessage, ctx: RenderContext) {
   const subject = renderSubject(m);

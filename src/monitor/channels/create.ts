@@ -6,6 +6,7 @@ import type { Redactor } from "../../util/secrets.js";
 import { type CommandRunner, createCommandChannel } from "./command.js";
 import { type AlertChannel, type AlertLogger, brokenChannel, errorText } from "./delivery.js";
 import { createEmailChannel, type EmailChannelDeps } from "./email.js";
+import { createPagingChannel } from "./paging.js";
 import { createSinkChannel } from "./sink.js";
 import { createWebhookChannel } from "./webhook.js";
 import { MalformedWebhookSecretError } from "./webhook-signature.js";
@@ -41,6 +42,9 @@ function build(config: ChannelConfig, deps: ChannelDeps): AlertChannel {
       });
     case "sink":
       return createSinkChannel(config, { ...common, stateDir: deps.stateDir, logger: deps.logger });
+    case "pagerduty":
+    case "opsgenie":
+      return createPagingChannel(config, common);
   }
 }
 

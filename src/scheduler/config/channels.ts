@@ -59,12 +59,32 @@ export interface SinkChannelConfig {
   dir?: string;
 }
 
+/**
+ * A paging service whose alert follows ours: triggered, acknowledged when our incident is,
+ * resolved when it resolves; one alert per grouping key (PagerDuty's dedup_key, Opsgenie's
+ * alias).
+ */
+export type PagingChannelConfig = {
+  name: string;
+  /** PagerDuty's integration (routing) key, or Opsgenie's API key. */
+  key: SecretRef;
+  /** The service's base URL (regional endpoints, tests). */
+  url: string;
+} & ({ type: "pagerduty" } | { type: "opsgenie" });
+
 /** One [[channel]] entry, resolved: the one shape the config hands to the channels. */
 export type ChannelConfig =
   | EmailChannelConfig
   | WebhookChannelConfig
   | CommandChannelConfig
-  | SinkChannelConfig;
+  | SinkChannelConfig
+  | PagingChannelConfig;
+
+/** Where the paging services take events, unless `url` says otherwise. */
+export const PAGING_URLS = {
+  pagerduty: "https://events.pagerduty.com/v2/enqueue",
+  opsgenie: "https://api.opsgenie.com",
+} as const;
 
 /**
  * The secrets each channel type holds, declared with its config: they are kept out of the
@@ -79,6 +99,8 @@ const CHANNEL_SECRETS: {
   webhook: (c) => [c.url, c.secret],
   command: () => [],
   sink: () => [],
+  pagerduty: (c) => [c.key],
+  opsgenie: (c) => [c.key],
 };
 
 /** The secrets `channel` is configured with. */
@@ -154,10 +176,24 @@ export const channelSchema = z.discriminatedUnion("type", [
         });
     }),
   z.strictObject({ name: channelNameField, type: z.literal("command"), command: argvField }),
+  z.strictObject({
+    name: channelNameField,
+    type: z.literal("pagerduty"),
+    /** The Events API v2 integration key of a PagerDuty service. */
+    ...refKeys("routing_key"),
+    url: z.url().optional(),
+  }),
+  z.strictObject({
+    name: channelNameField,
+    type: z.literal("opsgenie"),
+    /** An Opsgenie API integration's key; `url`: https://api.eu.opsgenie.com in the EU. */
+    ...refKeys("api_key"),
+    url: z.url().optional(),
+  }),
 ]);
 
 /** Keys whose literal value would put a secret in the file. */
-const LITERAL_SECRET_KEYS = ["smtp_url", "secret"];
+const LITERAL_SECRET_KEYS = ["smtp_url", "secret", "routing_key", "api_key"];
 
 /** Problems for literal secrets in a raw [[channel]] table; strips them so zod does not repeat them. */
 export function takeLiteralSecrets(
@@ -215,6 +251,12 @@ export function resolveChannels(
       // Without an SMTP server, mail goes to the embedded sink (.eml files under state_dir).
       if (smtpUrl) channels.push({ name: c.name, type: "email", smtpUrl, from: c.from, to: c.to });
       else if (smtpUrl === undefined) channels.push({ name: c.name, type: "sink" });
+    } else if (c.type === "pagerduty" || c.type === "opsgenie") {
+      const base = c.type === "pagerduty" ? "routing_key" : "api_key";
+      const key = ref(base, false);
+      if (key === undefined) problem(base, "nothing", `${base}_env or ${base}_file`);
+      else if (key !== null)
+        channels.push({ name: c.name, type: c.type, key, url: c.url ?? PAGING_URLS[c.type] });
     } else if (c.type === "webhook") {
       const url = ref("url", true);
       if (url === undefined) problem("url", "nothing", "url_env, url_file or url");
