@@ -69,6 +69,13 @@ export class MonitorService {
   /** Epoch ms of the last evaluation pass: the standalone monitor's /healthz reads it. */
   lastEvaluatedAt: number | undefined;
 
+  /** Whether a PagerDuty or Opsgenie channel is configured (they are told of acks). */
+  private get pagingChannels(): boolean {
+    return this.options.config.channels.some(
+      (c) => c.type === "pagerduty" || c.type === "opsgenie",
+    );
+  }
+
   constructor(private readonly options: MonitorServiceOptions) {
     const { config, logger, daemon } = options;
     this.log = logger;
@@ -262,13 +269,16 @@ export class MonitorService {
     try {
       this.view.refresh(now);
       const { conditions, full } = this.evaluation.conditions(now, onlyTouched);
-      const notifications = this.alertState.reconcile(
-        conditions,
-        now,
-        withWindows(this.operators.current(), this.options.config.windows, now),
-        (rec) => this.evaluation.endingOf(rec),
-        this.watchingSince,
-      );
+      const notifications = this.alertState
+        .reconcile(
+          conditions,
+          now,
+          withWindows(this.operators.current(), this.options.config.windows, now),
+          (rec) => this.evaluation.endingOf(rec),
+          this.watchingSince,
+        )
+        // An ack is news only for paging services to keep in step; without one, nobody's.
+        .filter((n) => n.kind !== "acknowledged" || this.pagingChannels);
       for (const n of notifications) this.delivery.deliver(n);
       // Enqueued first, then saved, off the event loop: the outbox's send goes first. Changes
       // that notify nobody (a condition clearing, a resolved alert aging out) wait for the

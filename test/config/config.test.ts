@@ -216,7 +216,7 @@ secret = "whsec_c2VjcmV0"
 
   it("checks channels: type, path-safe unique names, references, alert lists", () => {
     expect(problems('[[channel]]\nname = "hook"\ntype = "webhok"')).toEqual([
-      'autoloop-cron.toml: channel[0].type: found "webhok"; expected one of "email", "webhook", "command"',
+      'autoloop-cron.toml: channel[0].type: found "webhok"; expected one of "email", "webhook", "command", "pagerduty", "opsgenie"',
     ]);
     expect(problems('[[channel]]\nname = "../x"\ntype = "command"\ncommand = []')).toEqual([
       'autoloop-cron.toml: channel[0].name: found "../x"; expected a name of letters, digits, "_" and "-", starting with a letter or digit, at most 63 characters',
