@@ -17,6 +17,7 @@ import { readJournal } from "../journal/reader.js";
 import { monitorPaths } from "../monitor/paths.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import { journalPathFor } from "../scheduler/launch/outcome-journal.js";
+import type { RunLedger } from "../scheduler/ledger/ledger.js";
 import { UserError } from "../util/errors.js";
 import { openLedgerAt } from "./run-actions.js";
 
@@ -30,27 +31,51 @@ function checkId(runId: string): string {
   return runId;
 }
 
+/** A run as the monitor's tracker saved it (only the fields read here). */
+interface TrackedRun {
+  run?: unknown;
+  journalPath?: unknown;
+  question?: unknown;
+  terminal?: unknown;
+}
+
+/** What runs are found through: the ledger, and the monitor's tracker (read once). */
+interface RunSources {
+  ledger: RunLedger;
+  tracked: TrackedRun[];
+}
+
+function runSources(config: CronConfig): RunSources {
+  let tracked: TrackedRun[] = [];
+  try {
+    const saved = JSON.parse(readFileSync(monitorPaths(config.stateDir).tracker, "utf8")) as {
+      runs?: TrackedRun[];
+    };
+    if (Array.isArray(saved.runs)) tracked = saved.runs;
+  } catch {
+    // No monitor state yet: the scheduler's runs are all there is.
+  }
+  return { ledger: openLedgerAt(config.stateDir), tracked };
+}
+
 /** The journal a run writes to: the ledger's (scheduled runs), else the monitor's tracker's. */
-function journalOf(config: CronConfig, runId: string): string | undefined {
-  const replay = openLedgerAt(config.stateDir).replay(runId);
+function journalOf(sources: RunSources, runId: string): string | undefined {
+  const replay = sources.ledger.replay(runId);
   const started = replay?.events.findLast((e) => e.event === "started");
   if (started?.event === "started" && started.journalPath !== "") return started.journalPath;
   const scheduled = replay?.events.find((e) => e.event === "scheduled");
   if (scheduled?.event === "scheduled") return journalPathFor(scheduled.cwd);
-  try {
-    const tracker = JSON.parse(readFileSync(monitorPaths(config.stateDir).tracker, "utf8")) as {
-      runs?: Array<{ run?: unknown; journalPath?: unknown }>;
-    };
-    const found = tracker.runs?.find((r) => r.run === runId && typeof r.journalPath === "string");
-    return found?.journalPath as string | undefined;
-  } catch {
-    return undefined;
-  }
+  const found = sources.tracked.find((r) => r.run === runId && typeof r.journalPath === "string");
+  return found?.journalPath as string | undefined;
 }
 
 /** The live run `runId` names, from the files the scheduler and the monitor keep. */
-export function runRef(config: CronConfig, runId: string): RunRef {
-  const journal = journalOf(config, checkId(runId));
+export function runRef(
+  config: CronConfig,
+  runId: string,
+  sources: RunSources = runSources(config),
+): RunRef {
+  const journal = journalOf(sources, checkId(runId));
   if (journal === undefined)
     throw new UserError(
       `no run ${runId} in the ledger or in a journal the monitor watches; \`autoloop-cron runs\` and \`autoloop-cron status\` list them`,
@@ -128,24 +153,17 @@ export interface WaitingQuestion {
 
 /** The questions live runs wait on: the scheduler's running runs, and the monitor's runs. */
 export function waitingQuestions(config: CronConfig): WaitingQuestion[] {
-  const ledger = openLedgerAt(config.stateDir);
+  const sources = runSources(config);
   const ids = new Map<string, string | undefined>();
-  for (const e of ledger.pending()) ids.set(e.runId, e.schedule);
-  try {
-    const tracker = JSON.parse(readFileSync(monitorPaths(config.stateDir).tracker, "utf8")) as {
-      runs?: Array<{ run?: unknown; question?: unknown; terminal?: unknown }>;
-    };
-    for (const r of tracker.runs ?? [])
-      if (typeof r.run === "string" && r.question !== undefined && r.terminal === undefined)
-        ids.set(r.run, ids.get(r.run));
-  } catch {
-    // No monitor state yet: the scheduler's runs are all there is.
-  }
+  for (const e of sources.ledger.pending()) ids.set(e.runId, e.schedule);
+  for (const r of sources.tracked)
+    if (typeof r.run === "string" && r.question !== undefined && r.terminal === undefined)
+      ids.set(r.run, ids.get(r.run));
   const out: WaitingQuestion[] = [];
   for (const [runId, schedule] of ids) {
     let ref: RunRef;
     try {
-      ref = runRef(config, runId);
+      ref = runRef(config, runId, sources);
     } catch {
       continue; // gone, or not a run of a journal we can read
     }

@@ -2,12 +2,11 @@
 // v2 (trigger, acknowledge, resolve by `dedup_key`) and Opsgenie's Alert API (create,
 // acknowledge, close by `alias`). A reminder triggers again (a no-op on an open alert there).
 import type { PagingChannelConfig } from "../../scheduler/config/channels.js";
-import { httpRequest } from "../../util/http-request.js";
 import { processRedactor, type Redactor, resolveSecret } from "../../util/secrets.js";
 import type { AlertMessage } from "../alerts/message.js";
 import { alertFacts, renderSubject, shorten } from "../alerts/render.js";
-import { type AlertChannel, type DeliveryResult, errorText } from "./delivery.js";
-import { classifyHttpStatus } from "./webhook.js";
+import type { AlertChannel, DeliveryResult } from "./delivery.js";
+import { postJson } from "./webhook.js";
 
 export interface PagingChannelDeps {
   env?: NodeJS.ProcessEnv;
@@ -123,19 +122,7 @@ export function createPagingChannel(
         body = JSON.stringify(request.body);
         headers.authorization = `GenieKey ${key}`;
       }
-      try {
-        const res = await httpRequest(target, { method: "POST", headers, body, timeoutMs });
-        const text = res.body.slice(0, 300).replace(/\s+/g, " ").trim();
-        const retryAfter = res.headers["retry-after"];
-        return classifyHttpStatus(
-          res.status,
-          (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) ?? null,
-          text,
-          now(),
-        );
-      } catch (err) {
-        return { kind: "retry", error: errorText(err) };
-      }
+      return postJson(target, headers, body, timeoutMs, now);
     },
     async close() {},
   };

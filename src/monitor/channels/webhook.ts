@@ -58,6 +58,27 @@ function webhookUrl(url: string, label: string): URL {
   return parsed;
 }
 
+/**
+ * POSTs a JSON `body` and sorts the answer (classifyHttpStatus); no answer at all is retried.
+ * Every HTTP channel sends through here: one set of retry and dead-letter rules.
+ */
+export async function postJson(
+  target: URL,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  now: () => number,
+): Promise<DeliveryResult> {
+  try {
+    const res = await httpRequest(target, { method: "POST", headers, body, timeoutMs });
+    const text = res.body.slice(0, 300).replace(/\s+/g, " ").trim();
+    const retryAfter = firstValue(res.headers["retry-after"]);
+    return classifyHttpStatus(res.status, retryAfter, text, now());
+  } catch (err) {
+    return { kind: "retry", error: networkError(err, timeoutMs) };
+  }
+}
+
 export function createWebhookChannel(
   config: WebhookChannelConfig,
   deps: WebhookChannelDeps = {},
@@ -98,14 +119,7 @@ export function createWebhookChannel(
         "webhook-timestamp": String(timestamp),
         ...(key && webhookHeaders(key, delivery.messageId, timestamp, body)),
       };
-      try {
-        const res = await httpRequest(target, { method: "POST", headers, body, timeoutMs });
-        const text = res.body.slice(0, 300).replace(/\s+/g, " ").trim();
-        const retryAfter = firstValue(res.headers["retry-after"]);
-        return classifyHttpStatus(res.status, retryAfter, text, now());
-      } catch (err) {
-        return { kind: "retry", error: networkError(err, timeoutMs) };
-      }
+      return postJson(target, headers, body, timeoutMs, now);
     },
     async close() {},
   };
