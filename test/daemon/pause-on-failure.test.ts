@@ -1,7 +1,3 @@
-// pause_after_failures: after N failed runs in a row the scheduler pauses the schedule itself,
-// says why in paused.json, pages once (schedule_paused), and the schedule stays paused until
-// resumed; then the page resolves and its slots run again.
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,6 +6,7 @@ import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { readPauseState } from "../../src/scheduler/schedules/pause-state.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
+import { enqueuedMessages } from "../helpers/outbox.js";
 import { waitFor } from "../helpers/wait.js";
 
 const daemons: SchedulerDaemon[] = [];
@@ -55,14 +52,9 @@ describe("pause_after_failures", () => {
     await monitor.runOnce();
     await monitor.runOnce();
     const pages = () =>
-      readFileSync(join(config.stateDir, "outbox.jsonl"), "utf8")
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l))
-        .filter((r) => r.type === "enqueued" && r.message.kind === "schedule_paused")
-        .map((r) => r.message);
+      enqueuedMessages(config.stateDir).filter((m) => m.kind === "schedule_paused");
     expect(pages().map((m) => m.status)).toEqual(["firing"]);
-    expect(pages()[0].title).toBe("Schedule broken paused after 2 failed runs in a row");
+    expect(pages()[0]!.title).toBe("Schedule broken paused after 2 failed runs in a row");
 
     const resumed = await execa(
       process.execPath,
@@ -73,7 +65,7 @@ describe("pause_after_failures", () => {
     expect(readPauseState(config.stateDir).reasons).toBeUndefined();
     await monitor.runOnce();
     expect(pages().map((m) => m.status)).toEqual(["firing", "resolved"]);
-    expect(pages()[1].resolution).toBe("schedule broken was resumed");
+    expect(pages()[1]!.resolution).toBe("schedule broken was resumed");
     const before = daemon.ledger
       .listRuns({ schedule: "broken" })
       .filter((r) => r.status !== "skipped").length;

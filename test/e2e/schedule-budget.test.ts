@@ -2,13 +2,12 @@
 // server (which reports usage): a daily budget caps each run at what is left, skips the slot
 // once spent and pages once, and the next day (a fake clock) runs again; spend read after a
 // daemon kill -9 and restart matches a hand count of the journal.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { fieldNumber, type JournalRecord } from "../../src/journal/codec.js";
 import { readJournal } from "../../src/journal/reader.js";
-import type { AlertMessage } from "../../src/monitor/alerts/message.js";
 import { MonitorService } from "../../src/monitor/service.js";
 import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { SchedulerDaemon as Daemon } from "../../src/scheduler/daemon/daemon.js";
@@ -18,6 +17,7 @@ import { AUTOLOOP_CRON, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { nextEvent, silentLogger, writeCronConfig } from "../helpers/daemon.js";
 import { loggedInEnv, modelServerFor } from "../helpers/logged-in.js";
 import type { ModelServer } from "../helpers/model-server/index.js";
+import { enqueuedMessages } from "../helpers/outbox.js";
 import { presetAgent } from "../helpers/preset-agent.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -56,15 +56,6 @@ function journalCost(journal: string, runId: string): number {
   return readJournal(journal)
     .items.filter((r: JournalRecord) => r.run === runId && r.topic === "backend.usage")
     .reduce((sum, r) => sum + (fieldNumber(r, "cost_usd") ?? 0), 0);
-}
-
-function enqueued(state: string): AlertMessage[] {
-  return readFileSync(join(state, "outbox.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l))
-    .filter((r) => r.type === "enqueued")
-    .map((r) => r.message);
 }
 
 describe("a schedule's budget, with claude logged in", () => {
@@ -161,7 +152,8 @@ describe("a schedule's budget, with claude logged in", () => {
     monitors.push(monitor);
     await monitor.runOnce();
     await monitor.runOnce();
-    const pages = () => enqueued(config.stateDir).filter((m) => m.kind === "budget_exhausted");
+    const pages = () =>
+      enqueuedMessages(config.stateDir).filter((m) => m.kind === "budget_exhausted");
     expect(pages().map((m) => m.status)).toEqual(["firing"]);
 
     // The next day (UTC, the schedule's zone) the budget holds again: resolved, and it runs.

@@ -1,7 +1,7 @@
 // Recurring maintenance windows ([[silence]]): on a fake clock, a failure inside the window of
 // its schedule is recorded and not sent; it goes out when the window ends, as it still holds.
 // A schedule the window does not name pages at once. `status` shows the window.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { newScheduledRunId } from "../../src/scheduler/ledger/scheduled-run-id.js";
 import { formatProblem } from "../../src/util/errors.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { enqueuedMessages } from "../helpers/outbox.js";
 
 const silent = pino({ level: "silent" });
 const services: MonitorService[] = [];
@@ -69,13 +70,7 @@ function world() {
   return { state, config: loadConfig(join(root, "autoloop-cron.toml")) };
 }
 
-const sent = (state: string) =>
-  readFileSync(join(state, "outbox.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l))
-    .filter((r) => r.type === "enqueued")
-    .map((r) => `${r.message.status} ${r.message.schedule}`);
+const sent = (state: string) => enqueuedMessages(state).map((m) => `${m.status} ${m.schedule}`);
 
 describe("maintenance windows", () => {
   it("holds a matching alert until the window ends, then sends it as it still fires", async () => {

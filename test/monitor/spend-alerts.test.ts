@@ -1,16 +1,16 @@
 // The monitor's spend alerts, from the scheduler's real files: a schedule whose daily budget is
 // spent pages once for the day and is resolved when the day turns (in its own zone); a run
 // that costs more than `cost_factor` times its schedule's median is news, once per schedule.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AlertMessage } from "../../src/monitor/alerts/message.js";
 import { MonitorService } from "../../src/monitor/service.js";
 import { loadConfig } from "../../src/scheduler/config/config.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { newScheduledRunId } from "../../src/scheduler/ledger/scheduled-run-id.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { enqueuedMessages } from "../helpers/outbox.js";
 
 const silent = pino({ level: "silent" });
 const services: MonitorService[] = [];
@@ -76,15 +76,6 @@ function world(runs: Array<{ schedule: string; at: string; cost: number }>) {
   return { state, config: loadConfig(join(root, "autoloop-cron.toml")) };
 }
 
-function enqueued(state: string): AlertMessage[] {
-  return readFileSync(join(state, "outbox.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l))
-    .filter((r) => r.type === "enqueued")
-    .map((r) => r.message);
-}
-
 describe("spend alerts", () => {
   it("pages once when a schedule's daily budget is spent, and resolves when its day turns", async () => {
     // 14:00 and 15:00 in New York on November 27th: $1.10 of a $1.00 day.
@@ -98,7 +89,7 @@ describe("spend alerts", () => {
     await s.runOnce();
     now = new Date("2026-11-27T23:30:00Z");
     await s.runOnce();
-    let messages = enqueued(state).filter((m) => m.kind === "budget_exhausted");
+    let messages = enqueuedMessages(state).filter((m) => m.kind === "budget_exhausted");
     expect(messages.map((m) => m.status)).toEqual(["firing"]);
     expect(messages[0]).toMatchObject({
       schedule: "nightly",
@@ -109,7 +100,7 @@ describe("spend alerts", () => {
     // Midnight in New York is 05:00 UTC: the budget holds again.
     now = new Date("2026-11-28T05:00:01Z");
     await s.runOnce();
-    messages = enqueued(state).filter((m) => m.kind === "budget_exhausted");
+    messages = enqueuedMessages(state).filter((m) => m.kind === "budget_exhausted");
     expect(messages.map((m) => m.status)).toEqual(["firing", "resolved"]);
     expect(messages[1]!.resolution).toBe(
       "the day turned or the budget was raised: nightly runs again",
@@ -130,7 +121,7 @@ describe("spend alerts", () => {
     });
     services.push(s);
     await s.runOnce();
-    const messages = enqueued(state).filter((m) => m.kind === "run_costly");
+    const messages = enqueuedMessages(state).filter((m) => m.kind === "run_costly");
     expect(messages).toHaveLength(1);
     expect(messages[0]!.summary).toBe(
       "schedule weekly: run weekly-20261123T1500-" +
