@@ -45,7 +45,9 @@ function endReason(r: RunSummary): string {
 function summaryRow(r: RunSummary): string[] {
   const ended = endReason(r);
   const duration = r.durationMs === undefined ? "" : `${Math.round(r.durationMs / 1000)}s`;
-  return [r.runId, r.schedule, r.status, r.slot, duration, costText(r), ended];
+  // A retry says which attempt of its slot it was (`retry`).
+  const status = r.attempt === undefined ? r.status : `${r.status} (attempt ${r.attempt})`;
+  return [r.runId, r.schedule, status, r.slot, duration, costText(r), ended];
 }
 
 export async function runsCommand(argv: string[]): Promise<number> {
@@ -68,8 +70,10 @@ export async function runsCommand(argv: string[]): Promise<number> {
     else {
       const s = replay.summary;
       const spent = s.costUsd === undefined ? "" : `  cost ${costText(s)}  tokens ${s.tokens ?? 0}`;
+      const attempt =
+        s.attempt === undefined ? "" : `  attempt ${s.attempt} (first: ${s.parentRunId ?? "?"})`;
       process.stdout.write(
-        `Run ${s.runId}  schedule ${s.schedule}  status ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}${spent}\n`,
+        `Run ${s.runId}  schedule ${s.schedule}  status ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}${attempt}${spent}\n`,
       );
       process.stdout.write(
         `${table(replay.events.map((e) => [e.ts, e.event, describeEvent(e as unknown as Record<string, unknown>)]))}\n`,

@@ -185,6 +185,7 @@ export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): 
       runs: c.group.members.map((m) => m.note),
     };
   }
+  if (c.retry !== undefined) message.retry = c.retry;
   if (resolved && n.note !== undefined) message.resolution = n.note;
   return message;
 }

@@ -92,6 +92,17 @@ export const alertMessageSchema = z.object({
       runs: z.array(z.string()),
     })
     .optional(),
+  /** A run's end on a schedule that retries: its attempt of the slot and every attempt so far. */
+  retry: z
+    .object({
+      attempt: z.number().int().positive(),
+      of: z.number().int().positive(),
+      /** When the next attempt starts (ISO), when one is owed (`page = "first"`). */
+      nextAt: z.string().optional(),
+      /** The slot's attempts, the first first, one line each. */
+      attempts: z.array(z.string()),
+    })
+    .optional(),
   /** For resolved: what ended it ("run X completed", "schedule removed from the config"). */
   resolution: z.string().optional(),
   /** For delivery_failed: the channel that failed, which this alert is never sent to. */

@@ -47,6 +47,11 @@ export function renderHtml(m: AlertMessage, ctx: RenderContext): string {
     for (const t of m.gate.openTasks) parts.push(`<li><code>${e(t.id)}</code> ${e(t.text)}</li>`);
     parts.push("</ul>");
   }
+  if (m.retry !== undefined && m.retry.attempts.length > 1) {
+    parts.push('<p style="font-family:sans-serif"><b>Attempts of this slot</b>:</p><ul>');
+    for (const a of m.retry.attempts) parts.push(`<li>${e(a)}</li>`);
+    parts.push("</ul>");
+  }
   if (m.group !== undefined && m.group.runs.length > 1) {
     parts.push(
       '<p style="font-family:sans-serif"><b>Runs in this incident</b> (newest first):</p><ul>',

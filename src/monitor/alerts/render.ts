@@ -92,6 +92,8 @@ export function alertFacts(message: AlertMessage, now: number): Fact[] {
     add("Gate", `${message.gate.topic}, refused ${message.gate.refusals} times`);
     add("Gate stuck since", formatAlertTime(message.gate.since, message.timezone, now));
   }
+  if (message.retry !== undefined)
+    add("Attempt", attemptFact(message.retry, message.timezone, now));
   if (message.group?.by === "schedule" && message.group.consecutiveFailures > 0) {
     add("Failed in a row", String(message.group.consecutiveFailures));
     add("Failing since", formatAlertTime(message.group.failingSince, message.timezone, now));
@@ -100,6 +102,14 @@ export function alertFacts(message: AlertMessage, now: number): Fact[] {
   add("Incident", message.incident && `${message.incident.slug} (${message.incident.id})`);
   add("Journal", message.journalPath);
   return facts;
+}
+
+/** "2 of 3; attempt 3 at 10:40 UTC", "3 of 3 (the last)". */
+function attemptFact(r: NonNullable<AlertMessage["retry"]>, timezone: string, now: number): string {
+  const of = `${r.attempt} of ${r.of}`;
+  if (r.nextAt !== undefined)
+    return `${of}; attempt ${r.attempt + 1} starts ${formatAlertTime(r.nextAt, timezone, now)}`;
+  return r.attempt >= r.of ? `${of} (the last)` : `${of} (not retried)`;
 }
 
 /** "$0.0123 (4,567 tokens, 3 iterations)", with iterations of unknown cost said as such. */
@@ -133,6 +143,10 @@ export function renderText(message: AlertMessage, ctx: RenderContext): string {
   if (message.gate && message.gate.openTasks.length > 0) {
     lines.push("", "Open tasks:");
     for (const t of message.gate.openTasks) lines.push(`  - [${t.id}] ${t.text}`);
+  }
+  if (message.retry !== undefined && message.retry.attempts.length > 1) {
+    lines.push("", "Attempts of this slot:");
+    for (const a of message.retry.attempts) lines.push(`  - ${a}`);
   }
   if (message.group !== undefined && message.group.runs.length > 1) {
     lines.push("", "Runs in this incident (newest first):");

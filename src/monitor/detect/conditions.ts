@@ -46,6 +46,17 @@ interface Base {
   schedule?: string;
   journalPath?: string;
   group?: GroupInfo;
+  /** A run's end on a schedule that retries (`retry`): its attempt and the slot's attempts. */
+  retry?: RetryInfo;
+}
+
+/** Which attempt of its slot a failed run was, and every attempt so far, one line each. */
+export interface RetryInfo {
+  attempt: number;
+  of: number;
+  /** When the next attempt starts (ISO), when one is owed. */
+  nextAt?: string;
+  attempts: string[];
 }
 
 export interface GateDetails {

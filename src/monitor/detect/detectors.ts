@@ -6,6 +6,7 @@ import { TaskStore } from "../../harness/tasks/store.js";
 import { fileSignature } from "../../util/file-signature.js";
 import { LruMap } from "../../util/lru-map.js";
 import { type Condition, fingerprintOf } from "./conditions.js";
+import type { RetryFact } from "./retry-facts.js";
 import type { RunState } from "./run-state.js";
 import { type ScheduleFacts, scheduleConditions } from "./schedule-trouble.js";
 import type { Thresholds, ThresholdsFor } from "./thresholds.js";
@@ -26,6 +27,30 @@ export interface RunFacts {
   verdict?: SchedulerVerdict;
   /** The run has a terminal record, yet its harness still runs: not its end (yet). */
   unconfirmedEnd?: boolean;
+  /** It ended badly on a schedule that retries: its attempt, and whether another is coming. */
+  retry?: RetryFact;
+}
+
+/**
+ * How long a run's journal may say it ended before the ledger does, while its schedule's
+ * retry policy waits for the ledger to tell whether the slot gets another attempt.
+ */
+export const RETRY_SETTLE_MS = 60_000;
+
+/**
+ * A run end that pages nobody: `page = "last"`, and a later attempt of its slot is owed or
+ * under way (or the ledger is about to say whether one is).
+ */
+function heldForRetry(retry: RetryFact | undefined, endedAt: string, now: number): boolean {
+  if (retry === undefined || retry.page !== "last") return false;
+  return retry.retried || (retry.unsettled && now - ms(endedAt) < RETRY_SETTLE_MS);
+}
+
+/** The end condition with its slot's attempts, on a schedule that retries. */
+export function withRetry<C extends Condition>(c: C, retry: RetryFact | undefined): C {
+  if (retry === undefined) return c;
+  const { attempt, of, nextAt, attempts } = retry;
+  return { ...c, retry: { attempt, of, attempts, ...(nextAt !== undefined && { nextAt }) } };
 }
 
 export interface DetectFacts {
@@ -157,30 +182,31 @@ function runConditions(
   const base: Base = { run: run.run, journalPath: run.journalPath };
   if (facts.schedule !== undefined) base.schedule = facts.schedule;
   if (facts.verdict?.kind === "killed") return [];
+  const retry = facts.retry;
   if (facts.verdict?.kind === "timed_out") {
+    if (heldForRetry(retry, run.lastRecordAt, now)) return [];
     const summary = `run ${run.run} timed out and was killed by the scheduler`;
     const fingerprint = fingerprintOf("run_timed_out", run.run);
     const occurredAt = run.lastRecordAt;
-    return [
-      { ...base, kind: "run_timed_out", fingerprint, severity: "critical", summary, occurredAt },
-    ];
+    const c = { ...base, kind: "run_timed_out" as const, fingerprint, summary, occurredAt };
+    return [withRetry({ ...c, severity: "critical" }, retry)];
   }
   // A terminal record while the harness still runs is not the harness's: the run goes on.
   if (run.terminal !== undefined && facts.unconfirmedEnd !== true) {
     if (run.chainStep === true) return []; // its chain's end says it, once
+    if (heldForRetry(retry, run.terminal.at, now)) return [];
     const c = terminalCondition(run, base);
-    return c === undefined ? [] : [c];
+    return c === undefined ? [] : [withRetry(c, retry)];
   }
   const idleMs = now - ms(run.lastRecordAt);
   if (facts.alive === false) {
-    if (!(idleMs >= th.crashGraceMs)) return [];
+    if (!(idleMs >= th.crashGraceMs) || heldForRetry(retry, run.lastRecordAt, now)) return [];
     const summary = `run ${run.run} crashed: harness gone without a terminal record`;
     const fp = fingerprintOf("run_crashed", run.run);
     const lastRecordAt = run.lastRecordAt;
     const at = { occurredAt: lastRecordAt, lastRecordAt };
-    return [
-      { ...base, ...at, kind: "run_crashed", fingerprint: fp, severity: "critical", summary },
-    ];
+    const c = { ...base, ...at, kind: "run_crashed" as const, fingerprint: fp, summary };
+    return [withRetry({ ...c, severity: "critical" }, retry)];
   }
   const out: Condition[] = [];
   const gate = gateCondition(run, base, now, th, deps);

@@ -21,6 +21,7 @@ import type {
 } from "./detectors.js";
 import { PassLiveness } from "./liveness.js";
 import { type ExpectedSlot, expectedSlot, isOverdue } from "./overdue-slots.js";
+import { type RetryFact, retryFact } from "./retry-facts.js";
 import { RunEnds } from "./run-ends.js";
 import type { RunState } from "./run-state.js";
 import { type ScheduleStreak, STREAK_SCAN_LIMIT, scheduleStreak } from "./schedule-streak.js";
@@ -73,6 +74,8 @@ export class MonitorFacts {
   private readonly invalidSince = new Map<string, string>();
   /** Per schedule, the terminal summaries its last streak scan read. */
   private readonly streakRuns = new Map<string, Map<string, RunSummary>>();
+  /** Retry facts that can no longer change, by run id. */
+  private readonly retries = new Map<string, RetryFact>();
   /** Output log tails of failed runs in a current streak. */
   private readonly tails = new Map<string, string | undefined>();
   /** Per schedule, the slot expected after its newest run. */
@@ -147,6 +150,7 @@ export class MonitorFacts {
     for (const id of runIds) {
       this.launched.delete(id);
       this.ended.delete(id);
+      this.retries.delete(id);
       this.ends.forget(id);
     }
   }
@@ -168,6 +172,12 @@ export class MonitorFacts {
     if (schedule !== undefined) facts.schedule = schedule;
     const verdict = verdictOf(summary);
     if (verdict !== undefined) facts.verdict = verdict;
+    const ended =
+      summary !== undefined && (isTerminal(summary.status) || run.terminal !== undefined);
+    if (ended && schedule !== undefined && run.terminal?.topic !== "loop.complete") {
+      const retry = this.retryOf(summary, schedule, ledger);
+      if (retry !== undefined) facts.retry = retry;
+    }
     if (this.ends.confirmed(run)) return facts;
     const entry = this.registryEntry(run, refreshed);
     // A pid written on another host (another pod) says nothing here: leave liveness unknown,
@@ -179,6 +189,25 @@ export class MonitorFacts {
     else if (summary !== undefined && isTerminal(summary.status)) facts.alive = false;
     else if (summary?.pid !== undefined) facts.alive = alive(summary.pid);
     return this.ends.judge(run, facts, pid);
+  }
+
+  /**
+   * What the schedule's `retry` does about a run that ended badly. Kept once it can no longer
+   * change: a later attempt started, or the slot's retries are over.
+   */
+  private retryOf(
+    summary: RunSummary,
+    schedule: string,
+    ledger: RunLedger | undefined,
+  ): RetryFact | undefined {
+    if (summary.status === "completed" || summary.status === "skipped") return undefined;
+    const known = this.retries.get(summary.runId);
+    if (known !== undefined) return known;
+    if (ledger === undefined) return undefined;
+    const fact = retryFact(ledger, this.sources.schedules().get(schedule), summary);
+    if (fact !== undefined && !fact.unsettled && fact.nextAt === undefined)
+      this.retries.set(summary.runId, fact);
+    return fact;
   }
 
   /**
@@ -222,6 +251,9 @@ export class MonitorFacts {
       for (const f of streak.failures) {
         const tail = this.outputTail(f.runId);
         if (tail !== undefined) f.outputTail = tail;
+        const summary = seen.get(f.runId);
+        const retry = summary && this.retryOf(summary, name, ledger);
+        if (retry !== undefined) f.retry = retry;
       }
       if (streak.failures.length > 0 || streak.lastCompletedAt !== undefined) out.set(name, streak);
     }

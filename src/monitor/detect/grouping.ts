@@ -5,6 +5,7 @@
 import { stopReasonClass } from "../../journal/stop-reasons.js";
 import { kindOf, RUN_KINDS, runGroupWords } from "./condition-kinds.js";
 import type { Condition, ConditionKind, GroupMember, Severity } from "./conditions.js";
+import { withRetry } from "./detectors.js";
 import type { LedgerFailure, ScheduleStreak } from "./schedule-streak.js";
 
 /** Members kept in a group's condition (the count of failures is kept apart). */
@@ -58,12 +59,16 @@ function memberNote(c: Condition): string {
       const open = c.gate.openTasks.map((t) => t.id).join(", ") || "tasks";
       return `run ${c.run} is stuck at the gate: ${open} open (${c.gate.refusals} refusals)`;
     }
-    case "run_failed":
+    case "run_failed": {
+      const attempt = c.retry === undefined ? "" : ` (attempt ${c.retry.attempt} of ${c.retry.of})`;
       return (c.gateRefusals ?? 0) > 0
-        ? `run ${c.run} stopped at the gate (${c.reason}, ${c.gateRefusals} refusals)`
-        : `run ${c.run} ${c.outcome}: ${c.reason}`;
+        ? `run ${c.run} stopped at the gate (${c.reason}, ${c.gateRefusals} refusals)${attempt}`
+        : `run ${c.run} ${c.outcome}: ${c.reason}${attempt}`;
+    }
     default:
-      return c.summary;
+      return c.retry === undefined
+        ? c.summary
+        : `${c.summary} (attempt ${c.retry.attempt} of ${c.retry.of})`;
   }
 }
 
@@ -206,9 +211,11 @@ export function groupConditions(input: GroupingInput, memo?: GroupingMemo): Cond
   for (const [schedule, streak] of input.streaks) {
     for (const f of streak.failures) {
       if (seenRuns.has(f.runId) || Date.parse(f.at) < recoveredAt(schedule)) continue;
+      // `retry` with page = "last": an attempt followed by another pages nobody.
+      if (f.retry?.page === "last" && f.retry.retried) continue;
       const stopped = f.stopReason !== undefined && stopReasonClass(f.stopReason) === "stopped";
       const kind: RunKind = stopped && input.gateRefusals(f.runId) > 0 ? "gate_stuck" : f.kind;
-      const c = ledgerCondition(schedule, f, kind);
+      const c = withRetry(ledgerCondition(schedule, f, kind), f.retry);
       add(c, placement(c, kind));
     }
   }

@@ -2,6 +2,7 @@
 // run, newest first. The ledger sees every run, including those that write no journal
 // (command schedules, a missing binary, a spawn failure), so no failure goes unseen.
 import type { RunSummary } from "../../scheduler/ledger/events.js";
+import type { RetryFact } from "./retry-facts.js";
 
 /** How a ledger run failed, in the monitor's condition kinds. */
 export type LedgerFailureKind = "run_failed" | "run_timed_out" | "run_crashed";
@@ -18,6 +19,8 @@ export interface LedgerFailure {
   detail?: string;
   /** The last lines of its output log, when the caller read them. */
   outputTail?: string;
+  /** On a schedule that retries: its attempt, and whether another is coming. */
+  retry?: RetryFact;
 }
 
 export interface ScheduleStreak {

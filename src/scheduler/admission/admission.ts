@@ -65,10 +65,12 @@ export interface SkipRecord {
   trigger: Trigger;
   cause: SkipCause;
   detail: string;
+  /** A retry that will not run: its attempt's key is taken, so it is never tried again. */
+  attempt?: number;
 }
 
 /** Records a skipped slot in the ledger (one `skipped` event under its own run id). */
 export function recordSkip(ledger: Pick<RunLedger, "skip">, skip: SkipRecord): void {
-  const { runId, schedule, slot, trigger, cause, detail } = skip;
-  ledger.skip({ runId, schedule, slot, trigger, cause, detail });
+  const { runId, schedule, slot, trigger, cause, detail, attempt } = skip;
+  ledger.skip({ runId, schedule, slot, trigger, cause, detail, ...(attempt && { attempt }) });
 }

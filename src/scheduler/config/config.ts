@@ -14,7 +14,13 @@ import {
   secretRef,
   takeLiteralSecrets,
 } from "./channels.js";
-import { budgetOf, type OverlapPolicy, type ScheduleBudget } from "./fields.js";
+import {
+  budgetOf,
+  type OverlapPolicy,
+  type RetryPolicy,
+  retryOf,
+  type ScheduleBudget,
+} from "./fields.js";
 import { configSchema, type LogLevel, type RawConfig } from "./schema.js";
 
 export const CONFIG_FILE_NAME = "autoloop-cron.toml";
@@ -57,6 +63,8 @@ export interface CronConfig {
     budget: ScheduleBudget | undefined;
     /** Schedules pause after this many failed runs in a row; undefined: never. */
     pauseAfterFailures: number | undefined;
+    /** Schedules' retries unless they have their own; undefined: none. */
+    retry: RetryPolicy | undefined;
   };
   monitor: {
     /** Absolute glob patterns of extra journals to watch. */
@@ -212,6 +220,7 @@ function resolveConfig(
       alert: raw.defaults.alert,
       budget: raw.defaults.budget === undefined ? undefined : budgetOf(raw.defaults.budget),
       pauseAfterFailures: raw.defaults.pause_after_failures,
+      retry: raw.defaults.retry === undefined ? undefined : retryOf(raw.defaults.retry),
     },
     monitor: {
       journals: m.journals.map(abs),

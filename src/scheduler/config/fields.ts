@@ -148,3 +148,47 @@ export function budgetOf(b: BudgetEntry): ScheduleBudget {
   if (b.tokens_per_month !== undefined) budget.perMonthTokens = b.tokens_per_month;
   return budget;
 }
+
+/** What a failed run's end is, for `retry.on`: the classes a schedule may retry. */
+export const RETRY_CLASSES = ["rate_limited", "transient", "timed_out", "failed"] as const;
+export type RetryClass = (typeof RETRY_CLASSES)[number];
+
+const RETRY_ATTEMPTS_HINT =
+  "a whole number of attempts in all, from 2 (the run and one retry) to 10; leave retry out for none";
+
+/**
+ * A schedule's retries, as written: `retry = { attempts = 3, delay = "10m", on = [...], page =
+ * "last" }`. `attempts` counts the first run; `delay` is the first retry's wait, doubled for
+ * each one after; a `rate_limited` run waits for the time its agent named instead.
+ */
+export const retryField = z.strictObject({
+  attempts: z
+    .number({ error: RETRY_ATTEMPTS_HINT })
+    .int(RETRY_ATTEMPTS_HINT)
+    .min(2, RETRY_ATTEMPTS_HINT)
+    .max(10, RETRY_ATTEMPTS_HINT),
+  delay: durationField(1000).default(300_000),
+  on: z
+    .array(z.enum(RETRY_CLASSES), {
+      error: `a list of what to retry, from ${RETRY_CLASSES.map((c) => `"${c}"`).join(", ")}`,
+    })
+    .min(1, 'at least one class to retry, such as ["rate_limited", "transient"]')
+    .default(["rate_limited", "transient"]),
+  page: z.enum(["first", "last"]).default("last"),
+});
+export type RetryEntry = z.output<typeof retryField>;
+
+/** A schedule's retry policy, as the scheduler and the monitor hold it. */
+export interface RetryPolicy {
+  /** Attempts in all, the first run included (2 to 10). */
+  attempts: number;
+  /** The first retry's wait; each later one waits twice the one before. */
+  delayMs: number;
+  on: readonly RetryClass[];
+  /** Page when the first attempt fails, or only when the last one does (the default). */
+  page: "first" | "last";
+}
+
+export function retryOf(r: RetryEntry): RetryPolicy {
+  return { attempts: r.attempts, delayMs: r.delay, on: r.on, page: r.page };
+}

@@ -12,6 +12,7 @@ import {
   envNameField,
   monitorThresholds,
   OVERLAP_POLICIES,
+  retryField,
   scheduleNameField,
   timezoneField,
 } from "./fields.js";
@@ -76,6 +77,8 @@ export const configSchema = z.strictObject({
         .optional(),
       /** Every preset schedule's budget, unless it has its own (none by default). */
       budget: budgetField.optional(),
+      /** Every schedule's retries, unless it has its own (none by default). */
+      retry: retryField.optional(),
     })
     .prefault({}),
   monitor: z

@@ -30,6 +30,7 @@ import { DaemonEmitter, type DaemonEvents } from "./events.js";
 import { debounced, watchFolders } from "./folder-watch.js";
 import { planUpdate } from "./put-in-force.js";
 import { resumePending } from "./recovery.js";
+import { RetryBook } from "./retries.js";
 import type { ActiveRun } from "./run-table.js";
 import { SlotRunner } from "./slot-runner.js";
 
@@ -55,6 +56,8 @@ export class SchedulerDaemon extends DaemonEmitter {
   private pause: PauseState = { all: false, schedules: [] };
   private readonly queue: FireQueue;
   private readonly slots: SlotRunner;
+  /** Retries owed (`retry`), started by the tick when their time comes. */
+  readonly retries: RetryBook;
   private readonly deps: DaemonDeps;
   private watchers: FSWatcher[] = [];
   /** Its schedule files were loaded at least once (before that, its map is empty). */
@@ -111,7 +114,13 @@ export class SchedulerDaemon extends DaemonEmitter {
       // AUTOLOOP_CRON_PAUSED, read once: the environment is fixed for the process's life.
       killSwitch: killSwitchOn(this.deps.env),
       stopping: () => this.stopping,
+      runEnded: (name) => this.retries.consider(name) !== undefined,
       emit: (event, payload) => this.emit(event, ...([payload] as DaemonEvents[typeof event])),
+    });
+    this.retries = new RetryBook({
+      ledger: this.ledger,
+      schedule: (name) => this.schedules.get(name),
+      log: deps.logger,
     });
     this.reloadSoon = debounced(200, () => {
       this.log.info("schedule files changed: reloading");
@@ -156,6 +165,9 @@ export class SchedulerDaemon extends DaemonEmitter {
       eachItem(this.schedules.values(), (schedule) => this.catchUp(schedule, now, "daemon_down")),
     );
     if (this.stopping) return;
+    // A retry owed when the previous daemon stopped (its delay may have passed meanwhile).
+    for (const schedule of this.schedules.values())
+      if (schedule.retry !== undefined) this.retries.consider(schedule.name);
     this.queue.start();
     const control = controlDir(this.config.stateDir);
     this.watchers.push(...watchFolders([{ dir: control, onChange: () => this.tick() }], this.log));
@@ -325,7 +337,23 @@ export class SchedulerDaemon extends DaemonEmitter {
     this.ledger.retryHeld();
     this.refreshPause();
     answerRequests(this.config.stateDir, this.control, this.log);
+    this.startRetries(this.lastTickAt.getTime());
     this.emit("tick", { at: this.lastTickAt });
+  }
+
+  /** Starts the retries whose time has come, each if its slot still waits for it. */
+  private startRetries(now: number): void {
+    for (const owed of this.retries.due(now)) {
+      const schedule = this.schedules.get(owed.schedule);
+      // A newer run of the schedule (a slot, a `fire`) since the plan: the retry is void.
+      const still = this.retries.recheck(owed.schedule);
+      if (schedule === undefined || still === undefined || still.after !== owed.after) continue;
+      try {
+        if (this.slots.retry(schedule, still) === "wait") this.retries.defer(still);
+      } catch (err) {
+        this.log.error({ err, schedule: owed.schedule }, "a retry could not be started");
+      }
+    }
   }
 
   /** Stops firing; terminates or detaches running runs; resolves when done or after the grace. */

@@ -31,6 +31,7 @@ export function claimLaunch(ledger: RunLedger, spec: LaunchSpec, trigger: Trigge
     ...{ runId, schedule, slot, trigger, kind, argv, cwd, timeoutMs },
     ...(budget?.usd !== undefined && { budgetUsd: budget.usd }),
     ...(budget?.tokens !== undefined && { budgetTokens: budget.tokens }),
+    ...(spec.retry !== undefined && spec.retry),
   });
 }
 

@@ -12,6 +12,7 @@ import { journalPathFor, readRunEnd } from "../launch/outcome-journal.js";
 import { exitStatusPath, readExitStatus, removeExitStatus } from "../launch/wrapper.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import type { PendingEntry } from "../ledger/pending.js";
+import { slotOfKey } from "../ledger/slots.js";
 import { adoptRecorded } from "./recorded-launch.js";
 import type { ActiveRun } from "./run-table.js";
 
@@ -67,8 +68,7 @@ export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = 
       ledger.relist(entry); // then recovered like any pending run, below
       continue;
     }
-    const at = key.lastIndexOf("@");
-    const slot = { schedule: key.slice(0, at), slot: key.slice(at + 1) };
+    const slot = slotOfKey(key);
     const reason = "the daemon stopped right after claiming the slot: never started";
     ledger.interrupted(runId, reason, slot);
     actions.push({ kind: "interrupted", entry: { runId, ...slot }, reason });

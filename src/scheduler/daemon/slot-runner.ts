@@ -22,6 +22,7 @@ import type { DueSlot } from "../timing/fire-queue.js";
 import type { ControlResponse } from "./control.js";
 import type { DaemonEvents } from "./events.js";
 import { claimLaunch, startClaimed } from "./recorded-launch.js";
+import type { OwedRetry } from "./retries.js";
 import { type ActiveRun, RunTable } from "./run-table.js";
 
 /** What the runner reads from its daemon, always as things stand now. */
@@ -40,6 +41,8 @@ export interface SlotContext {
   refreshPause(): void;
   killSwitch: boolean;
   stopping(): boolean;
+  /** A run of the schedule ended: true when a retry of its slot is owed (see RetryBook). */
+  runEnded(schedule: string): boolean;
   /** Tells the daemon's listeners (every daemon event has one payload). */
   emit<K extends keyof DaemonEvents>(event: K, payload: DaemonEvents[K][0]): void;
 }
@@ -51,6 +54,8 @@ interface SlotRef {
   trigger: Trigger;
   /** Its (jittered) fire time, epoch ms: lateness is measured from here. */
   dueAt: number;
+  /** A retry of the slot: its attempt and the slot's first run. */
+  retry?: { attempt: number; parentRunId: string };
 }
 
 /** A launch decided, its place reserved, its process not yet spawned. */
@@ -173,7 +178,7 @@ export class SlotRunner {
     const course = slotCourse(d.decision, { schedule: name, slot, trigger }, waiting);
     switch (course.kind) {
       case "launch":
-        return this.launch(schedule, slot, trigger, dueAt, d.runId!);
+        return this.launch({ schedule, slot, trigger, dueAt, runId: d.runId! });
       case "skip":
         return this.skipSlot(course.skip);
       case "queue": {
@@ -215,15 +220,29 @@ export class SlotRunner {
    * Launches after the current batch of decisions: when a thousand slots fall due on one
    * second, every slot is decided on time and the spawns (and their fsyncs) follow.
    */
-  private launch(
-    schedule: Schedule,
-    slot: Date,
-    trigger: Trigger,
-    dueAt: number,
-    runId: string,
-  ): ControlResponse {
-    this.launchSteps.push({ schedule, slot, trigger, dueAt, runId });
-    return { id: "", ok: true, runId, message: `launching ${runId}` };
+  private launch(launch: Launch): ControlResponse {
+    this.launchSteps.push(launch);
+    return { id: "", ok: true, runId: launch.runId, message: `launching ${launch.runId}` };
+  }
+
+  /**
+   * Starts a retry the daemon owes (`retry`), by the slot policy as things stand: launched;
+   * skipped (recorded under the attempt's key, which ends the slot's retries: paused, a spent
+   * budget...); or "wait" while a run of its schedule or max_concurrent_runs holds it back.
+   */
+  retry(schedule: Schedule, owed: OwedRetry): "launched" | "skipped" | "wait" {
+    const { slot, trigger, attempt, parentRunId } = owed;
+    const decision = this.admit(schedule);
+    if (decision.kind === "launch") {
+      const runId = this.reserve(schedule.name, slot);
+      const dueAt = owed.at;
+      this.launch({ schedule, slot, trigger, dueAt, runId, retry: { attempt, parentRunId } });
+      return "launched";
+    }
+    if (decision.kind !== "skip") return "wait";
+    const course = slotCourse(decision, { schedule: schedule.name, slot, trigger }, "possible");
+    if (course.kind === "skip") this.skipSlot({ ...course.skip, attempt });
+    return "skipped";
   }
 
   private launchFailed(err: unknown, l: Launch): void {
@@ -261,12 +280,15 @@ export class SlotRunner {
       slot,
       this.ctx.now(),
     );
+    if (l.retry !== undefined) spec.retry = l.retry;
     const claim = claimLaunch(this.ctx.ledger, spec, trigger);
     if (claim.kind === "duplicate") {
       this.runs.settle(schedule.name, runId, undefined);
       this.ctx.log.info(
         { schedule: schedule.name, slot: slot.toISOString(), runId: claim.runId },
-        "slot already launched (idempotency key); not launching again",
+        l.retry === undefined
+          ? "slot already launched (idempotency key); not launching again"
+          : `attempt ${l.retry.attempt} of the slot already launched (idempotency key); not launching again`,
       );
       return;
     }
@@ -315,7 +337,7 @@ export class SlotRunner {
   }
 
   private running(c: Claimed, handle: RunHandle): void {
-    const { schedule, slot, trigger, dueAt, runId } = c;
+    const { schedule, slot, trigger, dueAt, runId, retry } = c;
     const run = { runId, schedule: schedule.name, stop: handle.stop, done: handle.done };
     this.runs.settle(schedule.name, runId, run);
     this.watch(run);
@@ -329,6 +351,7 @@ export class SlotRunner {
       // Not `pid`: that key is the daemon's own on every line.
       runPid: handle.pid,
       latenessMs,
+      ...(retry && { attempt: retry.attempt, parentRunId: retry.parentRunId }),
     };
     this.ctx.log.info(fields, "fired");
     this.ctx.emit("fire", { schedule: schedule.name, slot, runId, trigger, latenessMs });
@@ -357,7 +380,9 @@ export class SlotRunner {
           "run finished",
         );
         this.ctx.emit("finished", { schedule: run.schedule, runId: run.runId, outcome });
-        if (outcome.status !== "completed") this.pauseOnFailures(run.schedule);
+        // A slot with a retry to come is not over: its schedule pauses once the retries failed.
+        const retrying = this.ctx.runEnded(run.schedule);
+        if (outcome.status !== "completed" && !retrying) this.pauseOnFailures(run.schedule);
         this.drain();
       },
       (err) => {
@@ -402,7 +427,14 @@ export class SlotRunner {
         schedule &&
         this.admit({ ...schedule, overlap: schedule.overlap === "allow" ? "allow" : "queue" });
       if (decision?.kind === "launch") {
-        this.launch(schedule!, w.slot, w.trigger, w.dueAt, this.reserve(w.schedule, w.slot));
+        const { slot, trigger, dueAt } = w;
+        this.launch({
+          schedule: schedule!,
+          slot,
+          trigger,
+          dueAt,
+          runId: this.reserve(w.schedule, slot),
+        });
       } else if (decision?.kind === "queue") {
         return "keep";
       } else {

@@ -3,6 +3,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { fieldNumber, fieldText, type JournalRecord } from "../../journal/codec.js";
 import { readJournal } from "../../journal/reader.js";
+import { retryAfterInstant } from "../../journal/retry-after.js";
 import { chainStatusOf } from "../../journal/stop-reasons.js";
 import type { RunSpend, TerminalRecord } from "./outcome.js";
 
@@ -48,6 +49,8 @@ export class RunEndScan {
         this.terminal = { topic: record.topic, reason: fieldText(record, "reason") };
         const spend = spendOf(record);
         if (spend !== undefined) this.terminal.spend = spend;
+        const retryAt = retryAfterInstant(fieldText(record, "retry_after"), Date.parse(record.ts));
+        if (retryAt !== undefined) this.terminal.retryAfter = new Date(retryAt).toISOString();
       }
       // A chain's end: completed, or stopped by the step that failed (its reason, e.g. step_failed).
       else if (record.topic === "chain.complete") {

@@ -27,6 +27,8 @@ export interface TerminalRecord {
   reason: string;
   /** What the run spent, as its terminal record says (absent from other writers' records). */
   spend?: RunSpend;
+  /** When its agent said to try again (`retry_after`), as an ISO time, when it could be read. */
+  retryAfter?: string;
 }
 
 /** A run's spend: the known cost, its tokens, and how many iterations' cost is unknown. */
@@ -56,6 +58,8 @@ export interface RunOutcome {
   /** A short human explanation when the status alone does not say it. */
   detail?: string;
   spend?: RunSpend;
+  /** When its agent said to try again (a rate-limited stop), as an ISO time. */
+  retryAfter?: string;
 }
 
 export interface OutcomeInput {
@@ -130,6 +134,7 @@ export function determineOutcome(input: OutcomeInput): RunOutcome {
     journalPath: input.journalPath,
   };
   if (input.terminal !== undefined) outcome.stopReason = input.terminal.reason;
+  if (input.terminal?.retryAfter !== undefined) outcome.retryAfter = input.terminal.retryAfter;
   const spend = input.spend ?? input.terminal?.spend;
   if (spend !== undefined) outcome.spend = spend;
   if (input.exitCode !== undefined) outcome.exitCode = input.exitCode;

@@ -16,6 +16,8 @@ interface LaunchCommon {
   /** `<state>/output/<run-id>.log` */
   outputPath: string;
   outputCapBytes?: number;
+  /** A retry of the slot (`retry`): its attempt (2 and up) and the slot's first run. */
+  retry?: { attempt: number; parentRunId: string };
 }
 
 export interface PresetLaunch extends LaunchCommon {
@@ -68,6 +70,7 @@ export function launchArgv(spec: LaunchSpec): string[] {
     "cron",
     "--run-id",
     spec.runId,
+    ...(spec.retry ? ["--parent-run-id", spec.retry.parentRunId] : []),
     ...(spec.envFiles ?? []).flatMap((file) => ["--env-file", file]),
     ...(spec.sets ?? []).flatMap((set) => ["--set", set]),
   ];
@@ -108,6 +111,7 @@ export function launchEnv(
     AUTOLOOP_CRON_RUN_ID: spec.runId,
     AUTOLOOP_CRON_SCHEDULE: spec.schedule,
     AUTOLOOP_CRON_SLOT: spec.slot.toISOString(),
+    AUTOLOOP_CRON_ATTEMPT: String(spec.retry?.attempt ?? 1),
     ...(spec.kind === "chain" && spec.presetsDir && { AUTOLOOP_PRESETS_DIR: spec.presetsDir }),
   };
 }

@@ -34,6 +34,10 @@ export interface ScheduledEvent extends Base {
   /** The ceiling the schedule's budget put on the run (`--budget-usd`, `--budget-tokens`). */
   budgetUsd?: number;
   budgetTokens?: number;
+  /** A retry (`retry`): which attempt of the slot it is (2 and up; absent: the first). */
+  attempt?: number;
+  /** A retry's first attempt, the run every attempt of the slot names as its parent. */
+  parentRunId?: string;
 }
 
 export interface StartedEvent extends Base {
@@ -59,6 +63,8 @@ export interface FinishedEvent extends Base {
   costUsd?: number;
   tokens?: number;
   unpricedIterations?: number;
+  /** When its agent said to try again (`retry_after` of a rate-limited stop), as an ISO time. */
+  retryAfter?: string;
 }
 
 export interface KilledEvent extends Base {
@@ -89,6 +95,7 @@ export interface InterruptedEvent extends Base {
   /** Set when no `scheduled` event was written (the daemon died right after the claim). */
   schedule?: string;
   slot?: string;
+  attempt?: number;
 }
 
 export type LedgerEvent =
@@ -136,6 +143,11 @@ export interface RunSummary {
   /** The ceiling its schedule's budget put on it: what a running run may still spend. */
   budgetUsd?: number;
   budgetTokens?: number;
+  /** A retry's attempt of its slot (2 and up) and the slot's first run. */
+  attempt?: number;
+  parentRunId?: string;
+  /** When its agent said to try again (a rate-limited end). */
+  retryAfter?: string;
 }
 
 const TERMINAL: ReadonlySet<SummaryStatus> = new Set([
@@ -164,6 +176,8 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
         scheduledAt: e.ts,
         ...(e.budgetUsd !== undefined && { budgetUsd: e.budgetUsd }),
         ...(e.budgetTokens !== undefined && { budgetTokens: e.budgetTokens }),
+        ...(e.attempt !== undefined && { attempt: e.attempt }),
+        ...(e.parentRunId !== undefined && { parentRunId: e.parentRunId }),
       };
     case "skipped":
       return {
@@ -187,12 +201,14 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
         ...s,
         ...(e.schedule !== undefined && s.schedule === "" && { schedule: e.schedule }),
         ...(e.slot !== undefined && s.slot === "" && { slot: e.slot }),
+        ...(e.attempt !== undefined && s.attempt === undefined && { attempt: e.attempt }),
         status: "interrupted",
         detail: e.reason,
         finishedAt: e.ts,
       };
     case "finished": {
       const { stopReason, exitCode, signal, detail, costUsd, tokens, unpricedIterations } = e;
+      const { retryAfter } = e;
       return {
         ...s,
         status: e.status,
@@ -206,6 +222,7 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
         ...(costUsd !== undefined && { costUsd }),
         ...(tokens !== undefined && { tokens }),
         ...(unpricedIterations !== undefined && unpricedIterations > 0 && { unpricedIterations }),
+        ...(retryAfter !== undefined && { retryAfter }),
       };
     }
   }

@@ -49,6 +49,8 @@ export interface SlotRun {
   schedule: string;
   slot: Date;
   trigger: Trigger;
+  /** A retry of the slot: its attempt (2 and up) claims a key of its own. */
+  attempt?: number;
 }
 
 export interface PlannedRun extends SlotRun {
@@ -58,6 +60,8 @@ export interface PlannedRun extends SlotRun {
   timeoutMs?: number;
   budgetUsd?: number;
   budgetTokens?: number;
+  /** A retry's first attempt. */
+  parentRunId?: string;
 }
 
 export interface SkippedRun extends SlotRun {

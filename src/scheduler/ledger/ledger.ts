@@ -31,7 +31,7 @@ import {
 } from "./pending.js";
 import { encodeIndexEntry, RunIndex } from "./run-index.js";
 import { isScheduledRunId } from "./scheduled-run-id.js";
-import { encodeSlot, loadSlots, RepeatWindow, slotKey } from "./slots.js";
+import { attemptKey, encodeSlot, loadSlots, RepeatWindow, slotKey } from "./slots.js";
 
 /**
  * How long before pending.json's last write a claim may have been made and still be missing
@@ -109,6 +109,7 @@ export class RunLedger {
     const claim = this.claim(run);
     if (claim.kind === "duplicate") return claim;
     const { runId, schedule, trigger, kind, argv, cwd, timeoutMs, budgetUsd, budgetTokens } = run;
+    const { attempt, parentRunId } = run;
     const slot = run.slot.toISOString();
     const fields = { schedule, slot, key: claim.key, trigger, kind, argv, cwd, timeoutMs };
     this.append(runId, {
@@ -116,6 +117,8 @@ export class RunLedger {
       ...fields,
       ...(budgetUsd !== undefined && { budgetUsd }),
       ...(budgetTokens !== undefined && { budgetTokens }),
+      ...(attempt !== undefined && attempt > 1 && { attempt }),
+      ...(parentRunId !== undefined && { parentRunId }),
     });
     const scheduledAt = this.deps.now().toISOString();
     this.pendingRuns.set(pendingFromScheduled({ runId, ...fields }, scheduledAt));
@@ -163,8 +166,9 @@ export class RunLedger {
     const known = this.replay(runId)?.summary;
     if (known !== undefined && isTerminal(known.status)) return;
     const { status, basis, stopReason, exitCode, signal, durationMs, detail, spend } = outcome;
+    const { retryAfter } = outcome;
     const fields = {
-      ...{ status, basis, stopReason, exitCode, signal, durationMs, detail },
+      ...{ status, basis, stopReason, exitCode, signal, durationMs, detail, retryAfter },
       ...(spend && { costUsd: spend.costUsd, tokens: spend.tokens }),
       ...(spend &&
         spend.unpricedIterations > 0 && { unpricedIterations: spend.unpricedIterations }),
@@ -173,7 +177,11 @@ export class RunLedger {
     this.pendingRuns.drop(runId);
   }
 
-  interrupted(runId: string, reason: string, slot?: { schedule: string; slot: string }): void {
+  interrupted(
+    runId: string,
+    reason: string,
+    slot?: { schedule: string; slot: string; attempt?: number },
+  ): void {
     // A claim the index never heard of (crash between the two lines) is indexed now.
     if (slot !== undefined && this.index.dateOf(runId) === undefined)
       this.addToIndex(runId, slot.schedule, slot.slot);
@@ -301,7 +309,8 @@ export class RunLedger {
 
   private claim(run: SlotRun): ClaimResult {
     const plain = slotKey(run.schedule, run.slot);
-    const key = this.repeat?.keyFor(plain, run, (k) => this.slots.has(k)) ?? plain;
+    const slotClaim = this.repeat?.keyFor(plain, run, (k) => this.slots.has(k)) ?? plain;
+    const key = attemptKey(slotClaim, run.attempt);
     const owner = this.slots.get(key);
     if (owner !== undefined) return { kind: "duplicate", runId: owner };
     // In memory first: even if the disk refuses, this process never launches the slot twice.

@@ -7,6 +7,20 @@ export function slotKey(schedule: string, slot: Date): string {
   return `${schedule}@${slot.toISOString()}`;
 }
 
+/** The idempotency key of an attempt of a slot: the slot's own for the first, `<key>#<n>` after. */
+export function attemptKey(slotKey: string, attempt: number | undefined): string {
+  return attempt === undefined || attempt <= 1 ? slotKey : `${slotKey}#${attempt}`;
+}
+
+/** The schedule and slot an idempotency key names (`<schedule>@<slot ISO>[~<repeat>][#<n>]`). */
+export function slotOfKey(key: string): { schedule: string; slot: string; attempt?: number } {
+  const attempt = /#(\d+)$/.exec(key)?.[1];
+  const plain = key.replace(/#\d+$/, "").replace(/~[^@]*$/, "");
+  const at = plain.lastIndexOf("@");
+  const slot = { schedule: plain.slice(0, at), slot: plain.slice(at + 1) };
+  return attempt === undefined ? slot : { ...slot, attempt: Number(attempt) };
+}
+
 interface SlotLine {
   key: string;
   runId: string;

@@ -13,6 +13,8 @@ import {
   envField,
   monitorThresholds,
   OVERLAP_POLICIES,
+  retryField,
+  retryOf,
   scheduleNameField,
   timezoneField,
 } from "../config/fields.js";
@@ -90,6 +92,8 @@ export const scheduleEntry = z
       .int("a whole number of failed runs in a row, 1 or more")
       .min(1, "a whole number of failed runs in a row, 1 or more")
       .optional(),
+    /** Retries of a failed run of a slot (replaces [defaults]'s retry as a whole). */
+    retry: retryField.optional(),
     monitor: z.strictObject(monitorThresholds).optional(),
     /** What its runs may spend (kind = "preset"); replaces [defaults]'s budget as a whole. */
     budget: budgetField.optional(),
@@ -187,6 +191,7 @@ export function scheduleBuilder(
   const list = (items: string[]) => (items.length === 0 ? NONE : items.map(same));
   return (s: ScheduleEntry, index: number): Schedule => {
     const pauseAfterFailures = s.pause_after_failures ?? defaults.pauseAfterFailures;
+    const retry = s.retry === undefined ? defaults.retry : retryOf(s.retry);
     const common: ScheduleCommon = {
       name: s.name,
       file: fileName,
@@ -210,6 +215,7 @@ export function scheduleBuilder(
       enabled: s.enabled,
       history: s.history ?? DEFAULT_HISTORY,
       ...(pauseAfterFailures !== undefined && { pauseAfterFailures }),
+      ...(retry !== undefined && { retry }),
       monitor:
         s.monitor === undefined
           ? defaults.monitor

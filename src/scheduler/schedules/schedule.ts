@@ -1,7 +1,7 @@
 // A schedule as the scheduler holds it, once its [[schedule]] entry passed (schedule-entry.ts
 // checks and builds it; schedule-file.ts parses a file of them).
 import type { CronConfig } from "../config/config.js";
-import type { OverlapPolicy, ScheduleBudget } from "../config/fields.js";
+import type { OverlapPolicy, RetryPolicy, ScheduleBudget } from "../config/fields.js";
 
 export type { ScheduleBudget } from "../config/fields.js";
 
@@ -36,6 +36,8 @@ export interface ScheduleCommon {
   history: number;
   /** Paused by the scheduler after this many failed runs in a row (`pause_after_failures`). */
   pauseAfterFailures?: number;
+  /** Retries of a slot whose run failed (`retry`, or [defaults]'s); absent: none. */
+  retry?: RetryPolicy;
   monitor: {
     gateRejections: number;
     gateGraceMs: number;

@@ -1,0 +1,88 @@
+// Retries of a slot whose run failed (`retry` of a schedule): what class a run's end is, and
+// whether and when its next attempt starts. Pure: the daemon launches by it, and the monitor
+// holds a page by it, from the same ledger summary, so the two always agree, and a daemon
+// that restarts finds a retry it owes without anything kept beside the ledger.
+import type { RetryClass, RetryPolicy } from "../config/fields.js";
+import type { RunSummary } from "../ledger/events.js";
+
+/**
+ * The class of a run's end, or undefined for an end that is never retried: completed, a slot
+ * skipped, a run an operator, `overlap = "replace"` or a shutdown stopped on purpose.
+ */
+export function retryClassOf(run: RunSummary): RetryClass | undefined {
+  if (run.killedBy !== undefined && run.killedBy !== "timeout") return undefined;
+  switch (run.status) {
+    case "timed_out":
+      return run.basis === "journal" ? "transient" : "timed_out";
+    case "failed":
+      if (run.stopReason === "rate_limited") return "rate_limited";
+      if (run.stopReason === "transient_error" || run.stopReason === "backend_timeout")
+        return "transient";
+      return "failed";
+    case "interrupted":
+      // The harness journaled a SIGTERM or SIGINT (a shutdown, an operator): meant. A run
+      // that crashed, or was lost with the daemon, is worth another try.
+      return run.stopReason === "interrupted" ? undefined : "transient";
+    default:
+      return undefined;
+  }
+}
+
+/** The attempt a run was of its slot (1 for the first run). */
+export const attemptOf = (run: RunSummary): number => run.attempt ?? 1;
+
+export interface RetryPlan {
+  /** The attempt to start (2 for the first retry). */
+  attempt: number;
+  /** The slot's first run, which every attempt names as its parent. */
+  parentRunId: string;
+  /** The failed run this retries. */
+  after: string;
+  /** When to start it (epoch ms). */
+  at: number;
+  /** Why the run before it is retried. */
+  cls: RetryClass;
+}
+
+export type RetryDecision =
+  | { kind: "retry"; plan: RetryPlan }
+  /** No retry: why not, in words for logs and alerts (absent: the end is not one to retry). */
+  | { kind: "none"; why?: string };
+
+/**
+ * Whether the slot of `run` (terminal, the newest of its schedule) gets another attempt, and
+ * when: a `rate_limited` run at the time its agent named, others after `delay` doubled for
+ * each retry before. A retry that would start at or past the schedule's next slot is left to
+ * that slot.
+ */
+export function retryDecision(
+  policy: RetryPolicy | undefined,
+  run: RunSummary,
+  nextSlotAfter: (slot: Date) => Date | undefined,
+): RetryDecision {
+  const cls = retryClassOf(run);
+  if (policy === undefined || cls === undefined || run.finishedAt === undefined)
+    return { kind: "none" };
+  if (!policy.on.includes(cls)) return { kind: "none", why: `retry.on does not name ${cls}` };
+  const attempt = attemptOf(run);
+  if (attempt >= policy.attempts)
+    return { kind: "none", why: `that was the last of ${policy.attempts} attempts` };
+  const ended = Date.parse(run.finishedAt);
+  const said = run.retryAfter === undefined ? Number.NaN : Date.parse(run.retryAfter);
+  const at =
+    cls === "rate_limited" && !Number.isNaN(said)
+      ? Math.max(ended, said)
+      : ended + policy.delayMs * 2 ** (attempt - 1);
+  const next = nextSlotAfter(new Date(run.slot));
+  if (next !== undefined && at >= next.getTime())
+    return {
+      kind: "none",
+      why: `a retry at ${new Date(at).toISOString()} would not start before the next slot (${next.toISOString()}), which is left to run`,
+    };
+  const plan = {
+    attempt: attempt + 1,
+    parentRunId: run.parentRunId ?? run.runId,
+    after: run.runId,
+  };
+  return { kind: "retry", plan: { ...plan, at, cls } };
+}
