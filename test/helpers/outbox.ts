@@ -1,11 +1,13 @@
 // What the monitor enqueued for the channels, read back from a state dir's outbox file.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AlertMessage } from "../../src/monitor/alerts/message.js";
 
-/** Every message enqueued in `<stateDir>/outbox.jsonl`, oldest first. */
+/** Every message enqueued in `<stateDir>/outbox.jsonl`, oldest first (none: no file yet). */
 export function enqueuedMessages(stateDir: string): AlertMessage[] {
-  return readFileSync(join(stateDir, "outbox.jsonl"), "utf8")
+  const path = join(stateDir, "outbox.jsonl");
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l))

@@ -11,7 +11,7 @@ import {
 import { journalPathFor, readRunEnd } from "../launch/outcome-journal.js";
 import { exitStatusPath, readExitStatus, removeExitStatus } from "../launch/wrapper.js";
 import type { RunLedger } from "../ledger/ledger.js";
-import type { PendingEntry } from "../ledger/pending.js";
+import { type PendingEntry, withStart } from "../ledger/pending.js";
 import { slotOfKey } from "../ledger/slots.js";
 import { adoptRecorded } from "./recorded-launch.js";
 import type { ActiveRun } from "./run-table.js";
@@ -56,6 +56,17 @@ function live(
 }
 
 /**
+ * A pending entry written before its run's start was (the daemon died between the run's
+ * `started` event and the next write of pending.json): its pid and output log from the log,
+ * so the run is adopted and its recorded exit status found.
+ */
+function startedFromLog(ledger: RunLedger, entry: PendingEntry): PendingEntry {
+  if (entry.pid !== undefined) return entry;
+  const started = ledger.replay(entry.runId)?.events.findLast((e) => e.event === "started");
+  return started?.event === "started" ? withStart(entry, started, started.ts) : entry;
+}
+
+/**
  * Goes through pending.json once. Runs that are over are closed in the ledger here (the
  * journal is the truth; no terminal record means interrupted); live runs are returned
  * for the caller to adopt, which records `adopted`.
@@ -73,7 +84,9 @@ export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = 
     ledger.interrupted(runId, reason, slot);
     actions.push({ kind: "interrupted", entry: { runId, ...slot }, reason });
   }
-  for (const entry of ledger.pending()) {
+  for (const listed of ledger.pending()) {
+    if (ledger.dropEnded(listed.runId)) continue;
+    const entry = startedFromLog(ledger, listed);
     const alive = live(entry, d);
     if (alive) {
       actions.push({ kind: "adopt", entry: alive });

@@ -189,6 +189,17 @@ export class RunLedger {
     this.pendingRuns.drop(runId);
   }
 
+  /**
+   * Drops a pending run whose log already ended it (the daemon died after writing `finished`
+   * and before pending.json was written again); true when it did.
+   */
+  dropEnded(runId: string): boolean {
+    const known = this.replay(runId)?.summary;
+    if (known === undefined || !isTerminal(known.status)) return false;
+    this.pendingRuns.drop(runId);
+    return true;
+  }
+
   /** Puts a run rebuilt by `strandedClaims` back into pending.json. */
   relist(entry: PendingEntry): void {
     this.pendingRuns.set(entry);

@@ -63,7 +63,10 @@ export function retryDecision(
   const cls = retryClassOf(run);
   if (policy === undefined || cls === undefined || run.finishedAt === undefined)
     return { kind: "none" };
-  if (!policy.on.includes(cls)) return { kind: "none", why: `retry.on does not name ${cls}` };
+  // An attempt claimed and never started (its daemon died in between) was no try at all.
+  const neverStarted = run.status === "interrupted" && run.startedAt === undefined;
+  if (!policy.on.includes(cls) && !neverStarted)
+    return { kind: "none", why: `retry.on does not name ${cls}` };
   const attempt = attemptOf(run);
   if (attempt >= policy.attempts)
     return { kind: "none", why: `that was the last of ${policy.attempts} attempts` };

@@ -1,0 +1,147 @@
+// The retry plan (`retry`), pure: which ends are retried, when the next attempt starts, and
+// when the slot is left to the next one; the CLI words for "try again in 37s" as an instant.
+import { describe, expect, it } from "vitest";
+import { retryAfterInstant } from "../../src/journal/retry-after.js";
+import type { RetryPolicy } from "../../src/scheduler/config/fields.js";
+import type { RunSummary } from "../../src/scheduler/ledger/events.js";
+import { attemptKey, slotOfKey } from "../../src/scheduler/ledger/slots.js";
+import { retryClassOf, retryDecision } from "../../src/scheduler/retry/plan.js";
+
+const policy: RetryPolicy = {
+  attempts: 3,
+  delayMs: 600_000,
+  on: ["rate_limited", "transient", "failed"],
+  page: "last",
+};
+const hourly = (slot: Date) => new Date(slot.getTime() + 3_600_000);
+const run = (over: Partial<RunSummary>): RunSummary => ({
+  runId: "nightly-20261127T0200-aaaaa",
+  schedule: "nightly",
+  slot: "2026-11-27T02:00:00.000Z",
+  status: "failed",
+  finishedAt: "2026-11-27T02:05:00.000Z",
+  ...over,
+});
+
+describe("retryClassOf", () => {
+  it("sorts a run's end into the classes retry.on names", () => {
+    expect(retryClassOf(run({ stopReason: "rate_limited" }))).toBe("rate_limited");
+    expect(retryClassOf(run({ stopReason: "transient_error" }))).toBe("transient");
+    expect(retryClassOf(run({ stopReason: "max_iterations" }))).toBe("failed");
+    expect(retryClassOf(run({ exitCode: 1 }))).toBe("failed");
+    expect(retryClassOf(run({ status: "timed_out", basis: "timeout" }))).toBe("timed_out");
+    expect(retryClassOf(run({ status: "interrupted", signal: "SIGKILL" }))).toBe("transient");
+    expect(retryClassOf(run({ status: "interrupted", basis: "lost" }))).toBe("transient");
+  });
+
+  it("never retries a completed run, a skipped slot or a run stopped on purpose", () => {
+    expect(retryClassOf(run({ status: "completed" }))).toBeUndefined();
+    expect(retryClassOf(run({ status: "skipped" }))).toBeUndefined();
+    expect(retryClassOf(run({ status: "killed", killedBy: "operator" }))).toBeUndefined();
+    expect(retryClassOf(run({ status: "failed", killedBy: "replace" }))).toBeUndefined();
+    expect(retryClassOf(run({ status: "interrupted", stopReason: "interrupted" }))).toBeUndefined();
+  });
+});
+
+describe("retryDecision", () => {
+  it("retries a rate-limited run when its agent said, not after the delay", () => {
+    const d = retryDecision(
+      policy,
+      run({ stopReason: "rate_limited", retryAfter: "2026-11-27T02:07:30.000Z" }),
+      hourly,
+    );
+    expect(d).toEqual({
+      kind: "retry",
+      plan: {
+        attempt: 2,
+        parentRunId: "nightly-20261127T0200-aaaaa",
+        after: "nightly-20261127T0200-aaaaa",
+        at: Date.parse("2026-11-27T02:07:30.000Z"),
+        cls: "rate_limited",
+      },
+    });
+  });
+
+  it("backs off from the delay, doubling it for each retry, and names the first run as parent", () => {
+    const first = retryDecision(policy, run({}), hourly);
+    expect(first.kind === "retry" && first.plan.at).toBe(Date.parse("2026-11-27T02:15:00.000Z"));
+    const second = retryDecision(
+      policy,
+      run({
+        runId: "nightly-20261127T0200-bbbbb",
+        attempt: 2,
+        parentRunId: "nightly-20261127T0200-aaaaa",
+      }),
+      hourly,
+    );
+    expect(second).toMatchObject({
+      kind: "retry",
+      plan: { attempt: 3, parentRunId: "nightly-20261127T0200-aaaaa", cls: "failed" },
+    });
+    expect(second.kind === "retry" && second.plan.at).toBe(Date.parse("2026-11-27T02:25:00.000Z"));
+  });
+
+  it("leaves the slot to the next one rather than retry at or past it", () => {
+    const d = retryDecision(
+      policy,
+      run({ stopReason: "rate_limited", retryAfter: "2026-11-27T03:00:00.000Z" }),
+      hourly,
+    );
+    expect(d.kind).toBe("none");
+    expect(d.kind === "none" && d.why).toContain("next slot (2026-11-27T03:00:00.000Z)");
+  });
+
+  it("stops at the last attempt, and retries only the classes retry.on names", () => {
+    const last = retryDecision(policy, run({ attempt: 3 }), hourly);
+    expect(last).toEqual({ kind: "none", why: "that was the last of 3 attempts" });
+    const onlyLimits = { ...policy, on: ["rate_limited" as const] };
+    expect(retryDecision(onlyLimits, run({ exitCode: 1 }), hourly)).toEqual({
+      kind: "none",
+      why: "retry.on does not name failed",
+    });
+    expect(retryDecision(undefined, run({}), hourly)).toEqual({ kind: "none" });
+    // An attempt its daemon claimed and never started was no try: retried whatever `on` says.
+    const never = run({ status: "interrupted", detail: "the daemon stopped right after claiming" });
+    expect(retryDecision(onlyLimits, never, hourly).kind).toBe("retry");
+    expect(retryDecision(onlyLimits, { ...never, startedAt: never.slot }, hourly).kind).toBe(
+      "none",
+    );
+    expect(retryDecision(policy, run({ status: "completed" }), hourly)).toEqual({ kind: "none" });
+  });
+});
+
+describe("retryAfterInstant", () => {
+  const from = Date.parse("2026-11-27T02:00:00.000Z");
+  it("reads the spans and times CLIs name", () => {
+    expect(retryAfterInstant("37s", from)).toBe(from + 37_000);
+    expect(retryAfterInstant("2 minutes", from)).toBe(from + 120_000);
+    expect(retryAfterInstant("1 hour and 30 minutes.", from)).toBe(from + 5_400_000);
+    expect(retryAfterInstant("1m30s", from)).toBe(from + 90_000);
+    expect(retryAfterInstant("2026-11-27T05:00:00.000Z", from)).toBe(
+      Date.parse("2026-11-27T05:00:00.000Z"),
+    );
+  });
+  it("gives none for words it cannot place", () => {
+    expect(retryAfterInstant("3pm", from)).toBeUndefined();
+    expect(retryAfterInstant("", from)).toBeUndefined();
+    expect(retryAfterInstant("soon", from)).toBeUndefined();
+  });
+});
+
+describe("attempt keys", () => {
+  it("gives each attempt of a slot a key of its own, and reads the slot back from it", () => {
+    const key = "nightly@2026-11-27T02:00:00.000Z";
+    expect(attemptKey(key, undefined)).toBe(key);
+    expect(attemptKey(key, 1)).toBe(key);
+    expect(attemptKey(key, 3)).toBe(`${key}#3`);
+    expect(slotOfKey(`${key}#3`)).toEqual({
+      schedule: "nightly",
+      slot: "2026-11-27T02:00:00.000Z",
+      attempt: 3,
+    });
+    expect(slotOfKey(`${key}~2026-11-27T03:00:00.000Z`)).toEqual({
+      schedule: "nightly",
+      slot: "2026-11-27T02:00:00.000Z",
+    });
+  });
+});
