@@ -2,10 +2,16 @@
 // when the slot is left to the next one; the CLI words for "try again in 37s" as an instant.
 import { describe, expect, it } from "vitest";
 import { retryAfterInstant } from "../../src/journal/retry-after.js";
+import { defaultConfig, parseConfigText } from "../../src/scheduler/config/config.js";
 import type { RetryPolicy } from "../../src/scheduler/config/fields.js";
 import type { RunSummary } from "../../src/scheduler/ledger/events.js";
 import { attemptKey, slotOfKey } from "../../src/scheduler/ledger/slots.js";
 import { retryClassOf, retryDecision } from "../../src/scheduler/retry/plan.js";
+import {
+  parseScheduleFile,
+  scheduleDefaults,
+} from "../../src/scheduler/schedules/schedule-file.js";
+import { formatProblem } from "../../src/util/errors.js";
 
 const policy: RetryPolicy = {
   attempts: 3,
@@ -143,5 +149,61 @@ describe("attempt keys", () => {
       schedule: "nightly",
       slot: "2026-11-27T02:00:00.000Z",
     });
+  });
+});
+
+describe("retry as written", () => {
+  const context = { fileDir: "/srv/cron/schedules", configDir: "/srv/cron" };
+  const entry = (extra: string) =>
+    `[[schedule]]\nname = "nightly"\ncron = "0 2 * * *"\nkind = "command"\ncommand = ["true"]\n${extra}`;
+  const configOf = (text: string) => parseConfigText("autoloop-cron.toml", text, "/srv/cron");
+  const parse = (text: string, configText = "") =>
+    parseScheduleFile(
+      "schedules/s.toml",
+      text,
+      scheduleDefaults(
+        configText === "" ? defaultConfig("/srv/cron") : configOf(configText).config!,
+      ),
+      context,
+    );
+
+  it("reads attempts, delay, on and page, with defaults, and [defaults]'s retry", () => {
+    const own = parse(entry('retry = { attempts = 3, delay = "10m", on = ["failed"] }'));
+    expect(own.problems).toEqual([]);
+    expect(own.schedules[0]!.retry).toEqual({
+      attempts: 3,
+      delayMs: 600_000,
+      on: ["failed"],
+      page: "last",
+    });
+    const inherited = parse(entry(""), '[defaults]\nretry = { attempts = 2, page = "first" }\n');
+    expect(inherited.schedules[0]!.retry).toEqual({
+      attempts: 2,
+      delayMs: 300_000,
+      on: ["rate_limited", "transient"],
+      page: "first",
+    });
+    expect("retry" in parse(entry("")).schedules[0]!).toBe(false);
+  });
+
+  it("refuses a retry that cannot be meant, with the fix", () => {
+    expect(
+      parse(
+        entry(
+          'retry = { attempts = 1, delay = "soon", on = ["flaky"], page = "never", tries = 2 }',
+        ),
+      ).problems.map(formatProblem),
+    ).toEqual([
+      "schedules/s.toml: schedule[0].retry.attempts: found 1; expected a whole number of attempts in all, from 2 (the run and one retry) to 10; leave retry out for none",
+      'schedules/s.toml: schedule[0].retry.delay: found "soon"; expected a duration such as "90s", "20m", "2h", "1d" or "1h30m", greater than zero',
+      'schedules/s.toml: schedule[0].retry.on[0]: found "flaky"; expected one of "rate_limited", "transient", "timed_out", "failed"',
+      'schedules/s.toml: schedule[0].retry.page: found "never"; expected one of "first", "last"',
+      'schedules/s.toml: schedule[0].retry.tries: found unknown key "tries"; expected one of the known keys: attempts, delay, on, page',
+    ]);
+    expect(configOf("[defaults]\nretry = { attempts = 20 }\n").problems.map(formatProblem)).toEqual(
+      [
+        "autoloop-cron.toml: defaults.retry.attempts: found 20; expected a whole number of attempts in all, from 2 (the run and one retry) to 10; leave retry out for none",
+      ],
+    );
   });
 });

@@ -1,14 +1,15 @@
 // Retries across daemon crashes: a slot's failed run is retried as a new run of the same slot
 // (its attempt under a key of its own, its parent the first run), and a kill -9 of the daemon
 // in the delay or while an attempt runs neither loses an attempt nor starts one twice.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
+import { readJournal } from "../../src/journal/reader.js";
 import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
-import { silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
+import { nextEvent, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
 import { waitFor } from "../helpers/wait.js";
 
 const daemons: SchedulerDaemon[] = [];
@@ -128,4 +129,61 @@ describe("retry", () => {
     // After the last attempt nothing more is owed.
     expect(c.retries.of("flaky")).toBeUndefined();
   }, 90_000);
+});
+
+// An agent that is rate-limited once, naming when to try again, and completes the next time.
+const LIMITED_AGENT = `import { existsSync, writeFileSync } from "node:fs";
+if (!existsSync("limited-once")) {
+  writeFileSync("limited-once", "");
+  console.error("Error: 429 Too Many Requests: rate limit exceeded. Try again in 3s.");
+  process.exit(1);
+}
+console.log("LOOP_COMPLETE");
+`;
+
+describe("retry of a rate-limited run", () => {
+  it("starts the next attempt when the agent said, not after the delay, and tells the harness its parent", async () => {
+    const root = tempDir("autoloop-retry-limited-");
+    const agent = join(root, "limited-agent.mjs");
+    writeFileSync(agent, LIMITED_AGENT);
+    const config = writeCronConfig(
+      root,
+      `[[schedule]]
+name = "limited"
+cron = "0 0 1 1 *"
+preset = "demo"
+objective = "Tidy the changelog"
+project_dir = "../work"
+isolation = "shared"
+set = { "backend.args" = [${JSON.stringify(agent)}] }
+retry = { attempts = 2, delay = "10m" }
+`,
+    );
+    const d = await startDaemon(config);
+    daemons.push(d);
+    const fired = await d.control({ action: "fire", schedule: "limited" });
+    if (!fired.ok) throw new Error(fired.error);
+    const first = fired.runId!;
+    await nextEvent(d, "finished", (e) => e.runId === first, 30_000);
+    const done = await nextEvent(d, "finished", (e) => e.runId !== first, 30_000);
+    expect(done.outcome.status).toBe("completed");
+
+    const one = d.ledger.summary(first)!;
+    const two = d.ledger.summary(done.runId)!;
+    expect(one).toMatchObject({ status: "failed", stopReason: "rate_limited" });
+    // "Try again in 3s", counted from the harness's loop.stop.
+    const stop = readJournal(join(root, "work", ".autoloop", "journal.jsonl"), 0).items.find(
+      (r) => r.run === first && r.topic === "loop.stop",
+    )!;
+    expect(one.retryAfter).toBe(new Date(Date.parse(stop.ts) + 3_000).toISOString());
+    expect(two).toMatchObject({ attempt: 2, parentRunId: first, slot: one.slot });
+    const startedAt = Date.parse(two.scheduledAt!);
+    expect(startedAt).toBeGreaterThanOrEqual(Date.parse(one.retryAfter!));
+    expect(startedAt).toBeLessThan(Date.parse(one.finishedAt!) + 600_000);
+    // The harness knows the retry's first attempt (its registry and loop.start).
+    const start = readJournal(join(root, "work", ".autoloop", "journal.jsonl"), 0).items.find(
+      (r) => r.run === done.runId && r.topic === "loop.start",
+    );
+    expect(start?.shape === "system" && start.fields.parent_run_id).toBe(first);
+  }, 60_000);
 });

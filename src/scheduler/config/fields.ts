@@ -162,11 +162,12 @@ const RETRY_ATTEMPTS_HINT =
  * each one after; a `rate_limited` run waits for the time its agent named instead.
  */
 export const retryField = z.strictObject({
-  attempts: z
-    .number({ error: RETRY_ATTEMPTS_HINT })
-    .int(RETRY_ATTEMPTS_HINT)
-    .min(2, RETRY_ATTEMPTS_HINT)
-    .max(10, RETRY_ATTEMPTS_HINT),
+  attempts: z.unknown().transform((value, ctx) => {
+    if (typeof value === "number" && Number.isInteger(value) && value >= 2 && value <= 10)
+      return value;
+    ctx.issues.push({ code: "custom", message: RETRY_ATTEMPTS_HINT, input: value });
+    return z.NEVER;
+  }),
   delay: durationField(1000).default(300_000),
   on: z
     .array(z.enum(RETRY_CLASSES), {
