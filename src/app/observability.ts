@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { evaluateHealth, type HealthReport } from "../http/health.js";
 import type { MetricsProviders } from "../http/metric-providers.js";
 import { Metrics } from "../http/metrics.js";
+import { hookEndpoint } from "../http/hooks.js";
 import { startHttpServer } from "../http/server.js";
 import { failingWriters, type WriteTrouble } from "../journal/held-lines.js";
 import type { MonitorService } from "../monitor/service.js";
@@ -142,6 +143,14 @@ export async function startObservability(
         health,
         metrics,
         ...(page && { page }),
+        hooks: hookEndpoint({
+          schedules: () => daemon.schedules,
+          stateDir: config.stateDir,
+          claimedBy: (key) => daemon.ledger.slotOwner(key),
+          fire: (name, delivery) => daemon.fireHook(name, delivery),
+          now: Date.now,
+          logger,
+        }),
         hosts: config.http.hosts,
         logger,
       })

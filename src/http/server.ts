@@ -18,6 +18,8 @@ export interface HttpServerOptions {
   metrics: Pick<Metrics, "render">;
   /** The status page (`/`, `/runs/...`): it handles its own paths and methods. */
   page?: PageHandler;
+  /** Event triggers (`POST /hooks/<schedule>`), authenticated by their own signatures. */
+  hooks?: PageHandler;
   /**
    * Host names served besides loopback names and IP literals ([http] hosts): on a loopback
    * address, /healthz and /metrics refuse others (DNS rebinding would let a web page read them).
@@ -112,6 +114,7 @@ async function route(
   logger: Pick<Logger, "warn" | "error">,
 ): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
+  if (options.hooks !== undefined && (await options.hooks(req, res, url))) return;
   if (options.page !== undefined && (await options.page(req, res, url))) return;
   if (req.method !== "GET" && req.method !== "HEAD") {
     res.setHeader("Allow", ALLOWED);

@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { webhookKey } from "../../src/monitor/channels/webhook-signature.js";
+import { webhookKey } from "../../src/util/standard-webhooks.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);

@@ -3,13 +3,13 @@
 
 import type { ChannelConfig } from "../../scheduler/config/channels.js";
 import type { Redactor } from "../../util/secrets.js";
+import { MalformedWebhookSecretError } from "../../util/standard-webhooks.js";
 import { type CommandRunner, createCommandChannel } from "./command.js";
 import { type AlertChannel, type AlertLogger, brokenChannel, errorText } from "./delivery.js";
 import { createEmailChannel, type EmailChannelDeps } from "./email.js";
 import { createPagingChannel } from "./paging.js";
 import { createSinkChannel } from "./sink.js";
 import { createWebhookChannel } from "./webhook.js";
-import { MalformedWebhookSecretError } from "./webhook-signature.js";
 
 export interface ChannelDeps {
   stateDir: string;

@@ -4,10 +4,10 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { WebhookChannelConfig } from "../../scheduler/config/channels.js";
 import { httpRequest } from "../../util/http-request.js";
 import { processRedactor, type Redactor, resolveSecret } from "../../util/secrets.js";
+import { webhookHeaders, webhookKey } from "../../util/standard-webhooks.js";
 import { webhookBody } from "../alerts/render-webhook.js";
 import { type AlertChannel, type DeliveryResult, errorText } from "./delivery.js";
 import { parseRetryAfter } from "./retry-after.js";
-import { webhookHeaders, webhookKey } from "./webhook-signature.js";
 
 export interface WebhookChannelDeps {
   env?: NodeJS.ProcessEnv;

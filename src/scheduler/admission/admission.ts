@@ -67,10 +67,13 @@ export interface SkipRecord {
   detail: string;
   /** A retry that will not run: its attempt's key is taken, so it is never tried again. */
   attempt?: number;
+  /** The key it claims instead of the slot's (see SlotRun.key). */
+  key?: string;
 }
 
 /** Records a skipped slot in the ledger (one `skipped` event under its own run id). */
 export function recordSkip(ledger: Pick<RunLedger, "skip">, skip: SkipRecord): void {
-  const { runId, schedule, slot, trigger, cause, detail, attempt } = skip;
-  ledger.skip({ runId, schedule, slot, trigger, cause, detail, ...(attempt && { attempt }) });
+  const { runId, schedule, slot, trigger, cause, detail, attempt, key } = skip;
+  const claim = { ...(attempt && { attempt }), ...(key && { key }) };
+  ledger.skip({ runId, schedule, slot, trigger, cause, detail, ...claim });
 }

@@ -1,5 +1,6 @@
 // Slots waiting for their schedule's run or for max_concurrent_runs, oldest first, with a
 // per-schedule count so the limit check is O(1) when a thousand slots queue at once.
+import type { HookDelivery } from "../hooks/delivery.js";
 import type { Trigger } from "../ledger/events.js";
 
 export interface WaitingSlot {
@@ -8,6 +9,8 @@ export interface WaitingSlot {
   trigger: Trigger;
   /** When the slot was meant to start, for its lateness once it launches. */
   dueAt: number;
+  /** The webhook delivery that fired it (trigger "hook"). */
+  hook?: HookDelivery;
 }
 
 /** Slots one schedule may have waiting; more are skipped. */

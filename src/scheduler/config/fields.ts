@@ -193,3 +193,34 @@ export interface RetryPolicy {
 export function retryOf(r: RetryEntry): RetryPolicy {
   return { attempts: r.attempts, delayMs: r.delay, on: r.on, page: r.page };
 }
+
+/**
+ * An event trigger (`hook`): `POST /hooks/<schedule>` on the daemon's HTTP server fires the
+ * schedule now, signed with the schedule's own secret: Standard Webhooks (`whsec_...`), or
+ * GitHub's `X-Hub-Signature-256` for a repository's webhook.
+ */
+export const hookField = z
+  .strictObject({
+    secret_env: envNameField.optional(),
+    secret_file: z.string().min(1).optional(),
+    format: z.enum(["standard", "github"]).default("standard"),
+    /** The largest body taken, in bytes (a larger one is refused: 413). */
+    max_bytes: z
+      .number({ error: "a whole number of bytes from 1024 to 5242880, such as 262144" })
+      .int("a whole number of bytes from 1024 to 5242880, such as 262144")
+      .min(1024, "a whole number of bytes from 1024 to 5242880, such as 262144")
+      .max(5 * 1024 * 1024, "a whole number of bytes from 1024 to 5242880, such as 262144")
+      .default(256 * 1024),
+    /** Requests taken per minute; more are refused (429) until the minute has passed. */
+    per_minute: z
+      .number({ error: "a whole number of requests per minute from 1 to 600, such as 6" })
+      .int("a whole number of requests per minute from 1 to 600, such as 6")
+      .min(1, "a whole number of requests per minute from 1 to 600, such as 6")
+      .max(600, "a whole number of requests per minute from 1 to 600, such as 6")
+      .default(6),
+  })
+  .refine((h) => (h.secret_env === undefined) !== (h.secret_file === undefined), {
+    message:
+      "exactly one of secret_env or secret_file: the schedule's own webhook secret (never written into the file)",
+  });
+export type HookEntry = z.output<typeof hookField>;

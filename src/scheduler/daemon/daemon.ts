@@ -10,6 +10,7 @@ import { OneAtATime } from "../../util/one-at-a-time.js";
 import { checkStateDir } from "../../util/private-files.js";
 import { eachItem, runSliced } from "../../util/steps.js";
 import { type CronConfig, runEnvironment } from "../config/config.js";
+import type { HookDelivery } from "../hooks/delivery.js";
 import type { ProcessStarter } from "../launch/process-start.js";
 import type { Trigger } from "../ledger/events.js";
 import { GroupCommit } from "../ledger/group-commit.js";
@@ -36,6 +37,17 @@ import { SlotRunner } from "./slot-runner.js";
 
 export type { DaemonEvents } from "./events.js";
 
+/** `env` without the variables that hold the schedules' hook secrets. */
+function withoutHookSecrets(
+  env: NodeJS.ProcessEnv,
+  schedules: ReadonlyMap<string, Schedule>,
+): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const s of schedules.values())
+    if (s.hook?.secret.kind === "env") delete out[s.hook.secret.name];
+  return out;
+}
+
 export interface DaemonDeps {
   logger: Logger;
   env: NodeJS.ProcessEnv;
@@ -52,6 +64,11 @@ export class SchedulerDaemon extends DaemonEmitter {
   private readonly commit: GroupCommit;
   /** The schedules in force (a load may update this map in place: see ScheduleSetUpdate). */
   private inForce: Map<string, Schedule> = new Map();
+  /**
+   * The environment runs are launched with: the daemon's, without the config's secrets nor
+   * the schedules' hook secrets (worked out again with each load).
+   */
+  private runEnv: NodeJS.ProcessEnv;
   /** paused.json, re-read every tick (it changes by hand, rarely). */
   private pause: PauseState = { all: false, schedules: [] };
   private readonly queue: FireQueue;
@@ -82,6 +99,7 @@ export class SchedulerDaemon extends DaemonEmitter {
   ) {
     super();
     this.deps = { env: process.env, clock: realClock, tickMs: 1000, ...deps };
+    this.runEnv = runEnvironment(config, this.deps.env);
     const checked = checkStateDir(config.stateDir);
     if (checked.tightened.length > 0)
       deps.logger.warn(
@@ -105,7 +123,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       config,
       ledger: this.ledger,
       log: deps.logger,
-      runEnv: runEnvironment(config, this.deps.env),
+      runEnv: () => this.runEnv,
       startProcess: deps.startProcess,
       now: () => this.deps.clock.now(),
       schedule: (name) => this.schedules.get(name),
@@ -210,6 +228,7 @@ export class SchedulerDaemon extends DaemonEmitter {
         this.emit("invalid", { problems: update.problems, keptPrevious: update.keptPrevious });
       }
       await this.putInForce(update);
+      this.runEnv = withoutHookSecrets(runEnvironment(this.config, this.deps.env), this.schedules);
       this.log.info(
         {
           schedules: this.schedules.size,
@@ -292,6 +311,18 @@ export class SchedulerDaemon extends DaemonEmitter {
   ): ControlResponse | undefined {
     const schedule = this.schedules.get(name);
     return schedule && this.slots.onSlot(schedule, slot, trigger, dueAt);
+  }
+
+  /**
+   * A webhook delivery for a schedule with a `hook` (checked by the HTTP endpoint): a run now,
+   * under the same policies, claiming the delivery's key.
+   */
+  fireHook(name: string, delivery: HookDelivery): ControlResponse | undefined {
+    this.refreshPause();
+    const schedule = this.schedules.get(name);
+    if (schedule === undefined || this.stopping) return undefined;
+    const now = this.deps.clock.now();
+    return this.slots.onSlot(schedule, new Date(now), "hook", now, delivery);
   }
 
   /** `autoloop-cron fire <schedule>`: a manual run now, under the same policies. */

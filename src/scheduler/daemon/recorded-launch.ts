@@ -22,8 +22,13 @@ function killReason(cause: KillCause, timeoutMs: number | undefined): string {
   return cause.by === "operator" ? cause.reason : `no result after ${timeoutMs ?? 0} ms`;
 }
 
-/** Claims the slot and records `scheduled`; nothing is spawned yet. */
-export function claimLaunch(ledger: RunLedger, spec: LaunchSpec, trigger: Trigger): ClaimResult {
+/** Claims the slot (or `key`) and records `scheduled`; nothing is spawned yet. */
+export function claimLaunch(
+  ledger: RunLedger,
+  spec: LaunchSpec,
+  trigger: Trigger,
+  hook?: { key: string; id: string },
+): ClaimResult {
   const { runId, schedule, slot, kind, cwd, timeoutMs } = spec;
   const argv = launchArgv(spec);
   const budget = spec.kind === "preset" ? spec.budget : undefined;
@@ -32,6 +37,7 @@ export function claimLaunch(ledger: RunLedger, spec: LaunchSpec, trigger: Trigge
     ...(budget?.usd !== undefined && { budgetUsd: budget.usd }),
     ...(budget?.tokens !== undefined && { budgetTokens: budget.tokens }),
     ...(spec.retry !== undefined && spec.retry),
+    ...(hook !== undefined && { key: hook.key, hookId: hook.id }),
   });
 }
 

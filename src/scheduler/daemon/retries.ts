@@ -14,6 +14,8 @@ export interface OwedRetry extends RetryPlan {
   schedule: string;
   slot: Date;
   trigger: Trigger;
+  /** The webhook delivery that fired the slot: its retry gets the same payload. */
+  hookId?: string;
 }
 
 export interface RetryBookContext {
@@ -72,7 +74,14 @@ export class RetryBook {
   }
 
   private owedOf(name: string, run: RunSummary, plan: RetryPlan): OwedRetry {
-    return { ...plan, schedule: name, slot: new Date(run.slot), trigger: run.trigger ?? "cron" };
+    const hook = run.hookId === undefined ? {} : { hookId: run.hookId };
+    return {
+      ...plan,
+      schedule: name,
+      slot: new Date(run.slot),
+      trigger: run.trigger ?? "cron",
+      ...hook,
+    };
   }
 
   /** The retries whose time has come, taken out of the book (each is owed once). */

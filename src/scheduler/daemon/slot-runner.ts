@@ -10,6 +10,7 @@ import type { SlotDecision } from "../admission/policy.js";
 import { SlotQueue } from "../admission/slot-queue.js";
 import { budgetStanding } from "../budget/standing.js";
 import type { CronConfig } from "../config/config.js";
+import { fillObjective, type HookDelivery, keptDelivery, withDelivery } from "../hooks/delivery.js";
 import type { RunHandle } from "../launch/launcher.js";
 import type { ProcessStarter } from "../launch/process-start.js";
 import type { LaunchSpec } from "../launch/spec.js";
@@ -23,6 +24,22 @@ import type { ControlResponse } from "./control.js";
 import type { DaemonEvents } from "./events.js";
 import { claimLaunch, startClaimed } from "./recorded-launch.js";
 import type { OwedRetry } from "./retries.js";
+
+/**
+ * A delivery's slot that is skipped claims a key of its own, not the delivery's: the sender
+ * may deliver it again once the schedule can run (resumed, its run ended).
+ */
+function withSkipKey(skip: SkipRecord, hook: HookDelivery | undefined, now: number): SkipRecord {
+  if (hook === undefined) return skip;
+  return { ...skip, key: `${hook.key}~skipped@${new Date(now).toISOString()}` };
+}
+
+/** A run of a schedule with a `hook` that no delivery fired: its placeholders say nothing. */
+function withoutDelivery(spec: LaunchSpec, schedule: Schedule): LaunchSpec {
+  if (schedule.hook === undefined || spec.kind === "command") return spec;
+  return { ...spec, objective: fillObjective(spec.objective, { id: "", payload: undefined }) };
+}
+
 import { type ActiveRun, RunTable } from "./run-table.js";
 
 /** What the runner reads from its daemon, always as things stand now. */
@@ -31,7 +48,7 @@ export interface SlotContext {
   ledger: RunLedger;
   log: Logger;
   /** The environment runs are launched with (the daemon's minus the config's secrets). */
-  runEnv: NodeJS.ProcessEnv;
+  runEnv(): NodeJS.ProcessEnv;
   /** Spawns a run's process (the daemon's spawn helper); absent: from this process. */
   startProcess?: ProcessStarter | undefined;
   now(): number;
@@ -56,6 +73,8 @@ interface SlotRef {
   dueAt: number;
   /** A retry of the slot: its attempt and the slot's first run. */
   retry?: { attempt: number; parentRunId: string };
+  /** The webhook delivery that fired it (trigger "hook"). */
+  hook?: HookDelivery;
 }
 
 /** A launch decided, its place reserved, its process not yet spawned. */
@@ -127,8 +146,15 @@ export class SlotRunner {
    * Applies the slot policy to one slot (manual, catch-up). `dueAt` is when it was meant to
    * start (its jittered fire time): lateness in logs and metrics is measured from it.
    */
-  onSlot(schedule: Schedule, slot: Date, trigger: Trigger, dueAt: number): ControlResponse {
-    return this.carryOut(this.decide(schedule, slot, trigger, dueAt));
+  onSlot(
+    schedule: Schedule,
+    slot: Date,
+    trigger: Trigger,
+    dueAt: number,
+    hook?: HookDelivery,
+  ): ControlResponse {
+    const decided = this.decide(schedule, slot, trigger, dueAt);
+    return this.carryOut(hook === undefined ? decided : { ...decided, hook });
   }
 
   /**
@@ -172,17 +198,18 @@ export class SlotRunner {
   }
 
   private carryOut(d: Decided): ControlResponse {
-    const { schedule, slot, trigger, dueAt } = d;
+    const { schedule, slot, trigger, dueAt, hook } = d;
     const name = schedule.name;
     const waiting = this.waiting.isFull(name) ? "full" : "possible";
     const course = slotCourse(d.decision, { schedule: name, slot, trigger }, waiting);
+    const delivery = hook === undefined ? {} : { hook };
     switch (course.kind) {
       case "launch":
-        return this.launch({ schedule, slot, trigger, dueAt, runId: d.runId! });
+        return this.launch({ schedule, slot, trigger, dueAt, runId: d.runId!, ...delivery });
       case "skip":
-        return this.skipSlot(course.skip);
+        return this.skipSlot(withSkipKey(course.skip, hook, this.ctx.now()));
       case "queue": {
-        this.waiting.push({ schedule: name, slot, trigger, dueAt });
+        this.waiting.push({ schedule: name, slot, trigger, dueAt, ...delivery });
         const queued = {
           schedule: name,
           slot: slot.toISOString(),
@@ -198,7 +225,7 @@ export class SlotRunner {
           .filter((r) => r !== undefined);
         for (const run of previous)
           run.stop(`replaced by the slot of ${slot.toISOString()} (overlap = "replace")`);
-        this.waiting.unshift({ schedule: name, slot, trigger, dueAt });
+        this.waiting.unshift({ schedule: name, slot, trigger, dueAt, ...delivery });
         void Promise.allSettled(previous.map((r) => r.done)).then(() => this.drain());
         return {
           id: "",
@@ -236,7 +263,20 @@ export class SlotRunner {
     if (decision.kind === "launch") {
       const runId = this.reserve(schedule.name, slot);
       const dueAt = owed.at;
-      this.launch({ schedule, slot, trigger, dueAt, runId, retry: { attempt, parentRunId } });
+      // A delivery's retry gets its payload again (kept in the state dir).
+      const hook =
+        owed.hookId === undefined
+          ? {}
+          : { hook: keptDelivery(this.ctx.config.stateDir, schedule.name, owed.hookId) };
+      this.launch({
+        schedule,
+        slot,
+        trigger,
+        dueAt,
+        runId,
+        retry: { attempt, parentRunId },
+        ...hook,
+      });
       return "launched";
     }
     if (decision.kind !== "skip") return "wait";
@@ -281,7 +321,9 @@ export class SlotRunner {
       this.ctx.now(),
     );
     if (l.retry !== undefined) spec.retry = l.retry;
-    const claim = claimLaunch(this.ctx.ledger, spec, trigger);
+    const launched =
+      l.hook === undefined ? withoutDelivery(spec, schedule) : withDelivery(spec, l.hook);
+    const claim = claimLaunch(this.ctx.ledger, launched, trigger, l.hook);
     if (claim.kind === "duplicate") {
       this.runs.settle(schedule.name, runId, undefined);
       this.ctx.log.info(
@@ -296,7 +338,7 @@ export class SlotRunner {
       () =>
         new Promise<void>((done) =>
           // Ahead of claims still waiting: in a burst, runs start while the rest are claimed.
-          this.launchSteps.pushFirst({ ...l, spec, done }),
+          this.launchSteps.pushFirst({ ...l, spec: launched, done }),
         ),
     );
     this.onTheirWay.add(way);
@@ -319,7 +361,8 @@ export class SlotRunner {
       }
       return;
     }
-    const { log: logger, runEnv: env, startProcess: start } = this.ctx;
+    const { log: logger, startProcess: start } = this.ctx;
+    const env = this.ctx.runEnv();
     void startClaimed(this.ctx.ledger, c.spec, { logger, env, ...(start && { start }) })
       .then(
         (handle) => this.running(c, handle),
@@ -447,7 +490,9 @@ export class SlotRunner {
           cause: "config_error",
           detail: "the schedule was removed while the slot waited",
         } as const;
-        this.skipSlot(course?.kind === "skip" ? course.skip : removed);
+        this.skipSlot(
+          withSkipKey(course?.kind === "skip" ? course.skip : removed, w.hook, this.ctx.now()),
+        );
       }
       return "take";
     });

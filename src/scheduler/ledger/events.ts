@@ -3,7 +3,7 @@ import type { RunKind, RunStatus, TerminalStatus } from "../launch/outcome.js";
 
 export type { RunKind } from "../launch/outcome.js";
 
-export type Trigger = "cron" | "manual" | "catch_up";
+export type Trigger = "cron" | "manual" | "catch_up" | "hook";
 export type SkipCause =
   | "overlap"
   | "paused"
@@ -38,6 +38,8 @@ export interface ScheduledEvent extends Base {
   attempt?: number;
   /** A retry's first attempt, the run every attempt of the slot names as its parent. */
   parentRunId?: string;
+  /** The webhook delivery that fired it (trigger "hook"), its retries too. */
+  hookId?: string;
 }
 
 export interface StartedEvent extends Base {
@@ -146,6 +148,8 @@ export interface RunSummary {
   /** A retry's attempt of its slot (2 and up) and the slot's first run. */
   attempt?: number;
   parentRunId?: string;
+  /** The webhook delivery that fired it. */
+  hookId?: string;
   /** When its agent said to try again (a rate-limited end). */
   retryAfter?: string;
 }
@@ -178,6 +182,7 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
         ...(e.budgetTokens !== undefined && { budgetTokens: e.budgetTokens }),
         ...(e.attempt !== undefined && { attempt: e.attempt }),
         ...(e.parentRunId !== undefined && { parentRunId: e.parentRunId }),
+        ...(e.hookId !== undefined && { hookId: e.hookId }),
       };
     case "skipped":
       return {

@@ -51,6 +51,8 @@ export interface SlotRun {
   trigger: Trigger;
   /** A retry of the slot: its attempt (2 and up) claims a key of its own. */
   attempt?: number;
+  /** The key it claims instead of `<schedule>@<slot>` (a webhook delivery's: see hooks/). */
+  key?: string;
 }
 
 export interface PlannedRun extends SlotRun {
@@ -62,6 +64,7 @@ export interface PlannedRun extends SlotRun {
   budgetTokens?: number;
   /** A retry's first attempt. */
   parentRunId?: string;
+  hookId?: string;
 }
 
 export interface SkippedRun extends SlotRun {

@@ -104,12 +104,17 @@ export class RunLedger {
     return this.slots.has(key);
   }
 
+  /** The run that claimed `key`, if one did. */
+  slotOwner(key: string): string | undefined {
+    return this.slots.get(key);
+  }
+
   /** Claims the slot and records the run as pending, before anything is spawned. */
   schedule(run: PlannedRun): ClaimResult {
     const claim = this.claim(run);
     if (claim.kind === "duplicate") return claim;
     const { runId, schedule, trigger, kind, argv, cwd, timeoutMs, budgetUsd, budgetTokens } = run;
-    const { attempt, parentRunId } = run;
+    const { attempt, parentRunId, hookId } = run;
     const slot = run.slot.toISOString();
     const fields = { schedule, slot, key: claim.key, trigger, kind, argv, cwd, timeoutMs };
     this.append(runId, {
@@ -119,6 +124,7 @@ export class RunLedger {
       ...(budgetTokens !== undefined && { budgetTokens }),
       ...(attempt !== undefined && attempt > 1 && { attempt }),
       ...(parentRunId !== undefined && { parentRunId }),
+      ...(hookId !== undefined && { hookId }),
     });
     const scheduledAt = this.deps.now().toISOString();
     this.pendingRuns.set(pendingFromScheduled({ runId, ...fields }, scheduledAt));
@@ -319,7 +325,7 @@ export class RunLedger {
   }
 
   private claim(run: SlotRun): ClaimResult {
-    const plain = slotKey(run.schedule, run.slot);
+    const plain = run.key ?? slotKey(run.schedule, run.slot);
     const slotClaim = this.repeat?.keyFor(plain, run, (k) => this.slots.has(k)) ?? plain;
     const key = attemptKey(slotClaim, run.attempt);
     const owner = this.slots.get(key);

@@ -46,6 +46,11 @@ export function pruneState(
   const historyDir = join(stateDir, "history");
   for (const name of entries(historyDir))
     if (olderThan(join(historyDir, name), retention.historyMs, now)) pruned.histories++;
+  // Webhook bodies kept for their runs (and retries) go with the output logs.
+  const hooksDir = join(stateDir, "hooks");
+  for (const schedule of entries(hooksDir))
+    for (const name of entries(join(hooksDir, schedule)))
+      if (olderThan(join(hooksDir, schedule, name), retention.outputMs, now)) pruned.outputs++;
   return pruned;
 }
 

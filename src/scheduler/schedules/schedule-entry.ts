@@ -11,6 +11,7 @@ import {
   cronField,
   durationField,
   envField,
+  hookField,
   monitorThresholds,
   OVERLAP_POLICIES,
   retryField,
@@ -94,6 +95,8 @@ export const scheduleEntry = z
       .optional(),
     /** Retries of a failed run of a slot (replaces [defaults]'s retry as a whole). */
     retry: retryField.optional(),
+    /** An event trigger: `POST /hooks/<name>` fires it, signed with its own secret. */
+    hook: hookField.optional(),
     monitor: z.strictObject(monitorThresholds).optional(),
     /** What its runs may spend (kind = "preset"); replaces [defaults]'s budget as a whole. */
     budget: budgetField.optional(),
@@ -216,6 +219,17 @@ export function scheduleBuilder(
       history: s.history ?? DEFAULT_HISTORY,
       ...(pauseAfterFailures !== undefined && { pauseAfterFailures }),
       ...(retry !== undefined && { retry }),
+      ...(s.hook !== undefined && {
+        hook: {
+          secret:
+            s.hook.secret_env !== undefined
+              ? { kind: "env" as const, name: s.hook.secret_env }
+              : { kind: "file" as const, path: here(s.hook.secret_file!) },
+          format: s.hook.format,
+          maxBytes: s.hook.max_bytes,
+          perMinute: s.hook.per_minute,
+        },
+      }),
       monitor:
         s.monitor === undefined
           ? defaults.monitor

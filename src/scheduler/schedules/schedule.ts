@@ -1,5 +1,6 @@
 // A schedule as the scheduler holds it, once its [[schedule]] entry passed (schedule-entry.ts
 // checks and builds it; schedule-file.ts parses a file of them).
+import type { SecretRef } from "../../util/secrets.js";
 import type { CronConfig } from "../config/config.js";
 import type { OverlapPolicy, RetryPolicy, ScheduleBudget } from "../config/fields.js";
 
@@ -38,6 +39,8 @@ export interface ScheduleCommon {
   pauseAfterFailures?: number;
   /** Retries of a slot whose run failed (`retry`, or [defaults]'s); absent: none. */
   retry?: RetryPolicy;
+  /** An event trigger, `POST /hooks/<name>` (`hook`); absent: none. */
+  hook?: HookSpec;
   monitor: {
     gateRejections: number;
     gateGraceMs: number;
@@ -46,6 +49,15 @@ export interface ScheduleCommon {
     costFactor?: number;
     costRuns?: number;
   };
+}
+
+/** A schedule's event trigger: its secret (never in the file) and what a request may be. */
+export interface HookSpec {
+  secret: SecretRef;
+  /** Standard Webhooks signatures, or GitHub's `X-Hub-Signature-256`. */
+  format: "standard" | "github";
+  maxBytes: number;
+  perMinute: number;
 }
 
 export type Schedule = ScheduleCommon &

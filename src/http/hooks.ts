@@ -1,0 +1,207 @@
+// Event triggers: `POST /hooks/<schedule>` fires a schedule that has a `hook`, once per
+// delivery. A request is taken only when it is small enough, within the schedule's rate, and
+// signed with the schedule's own secret (Standard Webhooks, or GitHub's X-Hub-Signature-256);
+// its body is kept for the run and its delivery id is the run's idempotency key.
+import { createHmac } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import { isScheduleName } from "../scheduler/config/fields.js";
+import type { ControlResponse } from "../scheduler/daemon/control.js";
+import {
+  DELIVERY_ID,
+  type HookDelivery,
+  hookKey,
+  hookPayloadPath,
+  parsePayload,
+} from "../scheduler/hooks/delivery.js";
+import type { HookSpec, Schedule } from "../scheduler/schedules/schedule.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import { resolveSecret } from "../util/secrets.js";
+import { sameMac, verifyWebhook, webhookKey } from "../util/standard-webhooks.js";
+
+export interface HookEndpointDeps {
+  schedules(): ReadonlyMap<string, Schedule>;
+  stateDir: string;
+  /** The run that claimed an idempotency key, if one did (the ledger's slots). */
+  claimedBy(key: string): string | undefined;
+  /** Fires the schedule for the delivery; undefined when it is gone or the daemon stops. */
+  fire(name: string, delivery: HookDelivery): ControlResponse | undefined;
+  now(): number;
+  logger: Pick<Logger, "info" | "warn" | "error">;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Deliveries answered lately, by key: a redelivery before its claim is written is a duplicate. */
+const ANSWERED_KEPT = 1000;
+
+type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
+
+/** The handler for `/hooks/...`; returns false for any other path. */
+export function hookEndpoint(
+  deps: HookEndpointDeps,
+): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> {
+  const recent = new Map<string, number[]>();
+  const answered = new Map<string, string>();
+  return async (req, res, url) => {
+    if (!url.pathname.startsWith("/hooks/")) return false;
+    const answer = await handle(req, url.pathname.slice("/hooks/".length));
+    const body = `${JSON.stringify(answer.body)}\n`;
+    res.writeHead(answer.status, {
+      "Content-Type": "application/json; charset=utf-8",
+      "Content-Length": Buffer.byteLength(body),
+      "Cache-Control": "no-store",
+      ...answer.headers,
+    });
+    res.end(body);
+    return true;
+  };
+
+  async function handle(req: IncomingMessage, name: string): Promise<Answer> {
+    if (req.method !== "POST") {
+      req.resume();
+      return { status: 405, body: { error: "POST only" }, headers: { Allow: "POST" } };
+    }
+    const schedule = isScheduleName(name) ? deps.schedules().get(name) : undefined;
+    const spec = schedule?.hook;
+    // One answer for "no such schedule" and "no hook": names are not for guessing.
+    if (schedule === undefined || spec === undefined) {
+      req.resume();
+      return { status: 404, body: { error: "no hook for this path" } };
+    }
+    const wait = rateLimited(name, spec.perMinute);
+    if (wait !== undefined) {
+      req.resume();
+      const seconds = String(Math.ceil(wait / 1000));
+      return {
+        status: 429,
+        body: { error: `more than ${spec.perMinute} requests a minute` },
+        headers: { "Retry-After": seconds },
+      };
+    }
+    const body = await readBody(req, spec.maxBytes);
+    if (body === undefined)
+      return { status: 413, body: { error: `a body of at most ${spec.maxBytes} bytes` } };
+    let key: Buffer | string;
+    try {
+      const secret = resolveSecret(spec.secret, `schedule "${name}": hook secret`, {
+        ...(deps.env && { env: deps.env }),
+      });
+      key =
+        spec.format === "standard" ? webhookKey(secret, `schedule "${name}": hook secret`) : secret;
+    } catch (err) {
+      deps.logger.error(
+        { schedule: name, err },
+        "a hook request came, and its secret cannot be used",
+      );
+      return {
+        status: 503,
+        body: { error: "the hook's secret is not usable; see the daemon's log" },
+      };
+    }
+    const checked = check(req, spec, key, body);
+    if (!checked.ok) {
+      deps.logger.warn({ schedule: name, why: checked.detail }, "hook request refused");
+      return { status: checked.status, body: { error: checked.detail } };
+    }
+    return take(schedule, checked.id, body);
+  }
+
+  /** How long until the schedule may take a request again; undefined: now. */
+  function rateLimited(name: string, perMinute: number): number | undefined {
+    const now = deps.now();
+    const times = (recent.get(name) ?? []).filter((t) => now - t < 60_000);
+    if (times.length >= perMinute) {
+      recent.set(name, times);
+      return 60_000 - (now - times[0]!);
+    }
+    times.push(now);
+    recent.set(name, times);
+    return undefined;
+  }
+
+  function check(
+    req: IncomingMessage,
+    spec: HookSpec,
+    key: Buffer | string,
+    body: Buffer,
+  ): { ok: true; id: string } | { ok: false; status: number; detail: string } {
+    const header = (h: string) => {
+      const v = req.headers[h];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    let id: string;
+    if (spec.format === "github") {
+      const given = header("x-hub-signature-256") ?? "";
+      const mac = `sha256=${createHmac("sha256", key).update(body).digest("hex")}`;
+      if (!sameMac(given, mac))
+        return { ok: false, status: 401, detail: "no valid X-Hub-Signature-256" };
+      id = header("x-github-delivery") ?? "";
+    } else {
+      const verdict = verifyWebhook(
+        key as Buffer,
+        {
+          id: header("webhook-id"),
+          timestamp: header("webhook-timestamp"),
+          signature: header("webhook-signature"),
+        },
+        body,
+        Math.floor(deps.now() / 1000),
+      );
+      if (!verdict.ok) return { ok: false, status: 401, detail: verdict.detail };
+      id = verdict.id;
+    }
+    if (!DELIVERY_ID.test(id))
+      return {
+        ok: false,
+        status: 400,
+        detail: "a delivery id of at most 200 letters, digits, '.', '_', ':' or '-'",
+      };
+    return { ok: true, id };
+  }
+
+  function take(schedule: Schedule, id: string, body: Buffer): Answer {
+    const name = schedule.name;
+    const key = hookKey(name, id);
+    const before = deps.claimedBy(key) ?? answered.get(key);
+    if (before !== undefined) {
+      deps.logger.info(
+        { schedule: name, delivery: id, runId: before },
+        "hook delivered again: nothing started",
+      );
+      return { status: 200, body: { duplicate: true, runId: before } };
+    }
+    const payloadPath = hookPayloadPath(deps.stateDir, name, id);
+    writeFileAtomic(payloadPath, body);
+    const response = deps.fire(name, { id, key, payloadPath, payload: parsePayload(body) });
+    if (response === undefined)
+      return { status: 503, body: { error: "the daemon is stopping or the schedule is gone" } };
+    deps.logger.info({ schedule: name, delivery: id, ok: response.ok }, "hook fired the schedule");
+    if (!response.ok) return { status: 409, body: { error: response.error } };
+    if (response.runId !== undefined) {
+      answered.set(key, response.runId);
+      if (answered.size > ANSWERED_KEPT) answered.delete(answered.keys().next().value!);
+    }
+    return { status: 202, body: { runId: response.runId, message: response.message } };
+  }
+}
+
+/** The request's body, or undefined when it is larger than `max` bytes (then it is drained). */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > max) {
+    req.resume();
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) over = true;
+      else if (!over) chunks.push(chunk);
+    });
+    req.on("end", () => resolve(over ? undefined : Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
