@@ -2,9 +2,9 @@
 // heartbeat ping.
 import type { Logger } from "pino";
 import { evaluateHealth, type HealthReport } from "../http/health.js";
+import { hookEndpoint } from "../http/hooks.js";
 import type { MetricsProviders } from "../http/metric-providers.js";
 import { Metrics } from "../http/metrics.js";
-import { hookEndpoint } from "../http/hooks.js";
 import { startHttpServer } from "../http/server.js";
 import { failingWriters, type WriteTrouble } from "../journal/held-lines.js";
 import type { MonitorService } from "../monitor/service.js";

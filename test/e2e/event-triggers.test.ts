@@ -76,20 +76,12 @@ kind = "command"
 command = ["true"]
 project_dir = "../work"
 `;
-  const config = writeCronConfig(root, schedules);
-  writeFileSync(
-    join(root, "autoloop-cron.toml"),
-    readFileSync(join(root, "autoloop-cron.toml"), "utf8").replace(
-      'listen = ""',
-      'listen = "127.0.0.1:0"',
-    ),
-  );
-  const live = {
-    ...config,
-    http: { ...config.http, enabled: true, host: "127.0.0.1", port: 0 },
-  } as typeof config;
-  const daemon = await startDaemon(live);
-  const http = await startObservability(daemon, live, silentLogger);
+  writeCronConfig(root, schedules);
+  const file = join(root, "autoloop-cron.toml");
+  writeFileSync(file, readFileSync(file, "utf8").replace('listen = ""', 'listen = "127.0.0.1:0"'));
+  const config = loadConfig(file);
+  const daemon = await startDaemon(config);
+  const http = await startObservability(daemon, config, silentLogger);
   running.push({ daemon, http });
   return { root, daemon, url: http.url, stateDir: config.stateDir };
 }
