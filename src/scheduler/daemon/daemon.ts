@@ -10,7 +10,7 @@ import { OneAtATime } from "../../util/one-at-a-time.js";
 import { checkStateDir } from "../../util/private-files.js";
 import { eachItem, runSliced } from "../../util/steps.js";
 import { type CronConfig, runEnvironment } from "../config/config.js";
-import type { HookDelivery } from "../hooks/delivery.js";
+import { type HookDelivery, unusableHookSecrets } from "../hooks/delivery.js";
 import type { ProcessStarter } from "../launch/process-start.js";
 import type { Trigger } from "../ledger/events.js";
 import { GroupCommit } from "../ledger/group-commit.js";
@@ -229,6 +229,14 @@ export class SchedulerDaemon extends DaemonEmitter {
       }
       await this.putInForce(update);
       this.runEnv = withoutHookSecrets(runEnvironment(this.config, this.deps.env), this.schedules);
+      for (const { schedule, problem } of unusableHookSecrets(
+        this.schedules.values(),
+        this.deps.env,
+      ))
+        this.log.error(
+          { schedule },
+          `${problem}; POST /hooks/${schedule} is refused until it is fixed`,
+        );
       this.log.info(
         {
           schedules: this.schedules.size,

@@ -3,7 +3,10 @@
 // environment and the payload's values in the objective's `{{payload.<path>}}` placeholders.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { resolveSecret } from "../../util/secrets.js";
+import { webhookKey } from "../../util/standard-webhooks.js";
 import type { LaunchSpec } from "../launch/spec.js";
+import type { Schedule } from "../schedules/schedule.js";
 
 export interface HookDelivery {
   /** The sender's delivery id (`webhook-id`, `X-GitHub-Delivery`). */
@@ -94,4 +97,26 @@ export function withDelivery(spec: LaunchSpec, delivery: HookDelivery): LaunchSp
   };
   if (spec.kind === "command") return { ...spec, env };
   return { ...spec, env, objective: fillObjective(spec.objective, delivery) };
+}
+
+/**
+ * The schedules whose hook secret cannot be used (not set, unreadable, not a `whsec_` key),
+ * each with why: told when the schedules load, not first when a webhook comes.
+ */
+export function unusableHookSecrets(
+  schedules: Iterable<Schedule>,
+  env: NodeJS.ProcessEnv,
+): Array<{ schedule: string; problem: string }> {
+  const out: Array<{ schedule: string; problem: string }> = [];
+  for (const s of schedules) {
+    if (s.hook === undefined) continue;
+    const label = `schedule "${s.name}": hook secret`;
+    try {
+      const secret = resolveSecret(s.hook.secret, label, { env });
+      if (s.hook.format === "standard") webhookKey(secret, label);
+    } catch (err) {
+      out.push({ schedule: s.name, problem: (err as Error).message });
+    }
+  }
+  return out;
 }
