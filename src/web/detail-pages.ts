@@ -38,7 +38,8 @@ export function runPage(d: RunDetail, ctx: PageContext): string {
 <dl class="fields">
 <dt>Schedule</dt><dd>${s.schedule}</dd>
 <dt>Status</dt><dd>${statusText(s.status, s.stopReason ?? s.skipCause)}${s.detail ? html` — ${s.detail}` : ""}</dd>
-<dt>Trigger</dt><dd>${s.trigger ?? d.launch?.trigger ?? ""}</dd>
+<dt>Trigger</dt><dd>${s.trigger ?? d.launch?.trigger ?? ""}${s.hookId ? html` <span class="muted">(delivery ${s.hookId})</span>` : ""}</dd>
+${s.attempt !== undefined ? html`<dt>Attempt</dt><dd>${s.attempt} of its slot; the first was <a href="/runs/${encodeURIComponent(s.parentRunId ?? "")}"><code>${s.parentRunId ?? ""}</code></a></dd>` : ""}
 <dt>Slot</dt><dd>${when(s.slot, ctx.now)}</dd>
 <dt>Started</dt><dd>${when(s.startedAt, ctx.now)}</dd>
 <dt>Finished</dt><dd>${when(s.finishedAt, ctx.now)}${duration ? html` <span class="muted">after ${duration}</span>` : ""}</dd>
