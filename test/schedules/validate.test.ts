@@ -184,3 +184,75 @@ describe("validateAll", () => {
     expect(json.problems[0]).toMatchObject({ field: "schedule[0].overlap", found: '"never"' });
   });
 });
+
+describe("a preset's topology, as validate sees it", () => {
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "autoloop-cron-topology-"));
+    write("autoloop-cron.toml", "");
+    for (const role of ["writer", "checker", "lost"])
+      write(`presets/report/roles/${role}.md`, `You are the ${role}.\n`);
+    write(
+      "presets/report/autoloops.toml",
+      '[event_loop]\ncompletion_event = "task.complete"\nrequired_events = ["report.written"]\n[backend]\ncommand = "claude"\n',
+    );
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const role = (id: string, emits: string[]) =>
+    `[[role]]\nid = "${id}"\nemits = ${JSON.stringify(emits)}\nprompt_file = "roles/${id}.md"\n`;
+
+  it("refuses a preset whose required event no reachable role emits, naming the file and the fix", () => {
+    write(
+      "presets/report/topology.toml",
+      `${role("writer", ["draft.done"])}${role("checker", ["task.complete"])}${role("lost", ["report.written"])}[handoff]\n"loop.start" = ["writer"]\n"draft.done" = ["checker"]\n`,
+    );
+    write(
+      "schedules/a.toml",
+      schedule("weekly", 'preset = "report"').replace('preset = "autofix"\n', ""),
+    );
+    const { problems, warnings, names } = validate();
+    expect(names).toEqual([]);
+    expect(problems).toEqual([
+      'schedules/a.toml: schedule[0].preset: found "report"; expected a preset that can complete (presets/report/autoloops.toml: event_loop.required_events: found "report.written"; expected an event a role the loop reaches emits (none does, so the completion gate can never pass): add it to a role\'s emits, or drop it from required_events)',
+    ]);
+    expect(warnings).toEqual([
+      'presets/report/topology.toml: role "lost": found a role no handoff leads to from loop.start; expected a role some handoff names (or remove it)',
+      'presets/report/topology.toml: role "lost".emits: found "report.written"; expected an event a handoff routes (after one with none, every role is suggested)',
+    ]);
+  });
+
+  it("warns of a completion event no role emits and of a handoff for an event nobody emits", () => {
+    write(
+      "presets/report/autoloops.toml",
+      '[event_loop]\ncompletion_event = "task.complete"\n[backend]\ncommand = "claude"\n',
+    );
+    write(
+      "presets/report/topology.toml",
+      `${role("writer", ["draft.done"])}${role("checker", ["draft.rejected"])}[handoff]\n"loop.start" = ["writer"]\n"draft.done" = ["checker"]\n"draft.rejected" = ["writer"]\n"review.asked" = ["checker"]\n`,
+    );
+    write(
+      "schedules/a.toml",
+      schedule("weekly", 'preset = "report"').replace('preset = "autofix"\n', ""),
+    );
+    const { problems, warnings, names } = validate();
+    expect(problems).toEqual([]);
+    expect(names).toEqual(["weekly"]);
+    expect(warnings).toEqual([
+      'presets/report/autoloops.toml: event_loop.completion_event: found "task.complete"; expected an event a role the loop reaches emits (none does: a run ends only when the agent prints "LOOP_COMPLETE", or at max_iterations)',
+      'presets/report/topology.toml: handoff."review.asked": found an event no role emits; expected an event in some role\'s emits (or remove the handoff)',
+    ]);
+  });
+
+  it("finds nothing to say about the bundled presets", () => {
+    write(
+      "schedules/a.toml",
+      ["autofix", "review", "demo"]
+        .map((p) => schedule(p, `preset = "${p}"`).replace('preset = "autofix"\n', ""))
+        .join(""),
+    );
+    rmSync(join(dir, "presets"), { recursive: true, force: true });
+    const { problems, warnings } = validate();
+    expect(problems).toEqual([]);
+    expect(warnings.filter((w) => w.includes("topology") || w.includes("event_loop"))).toEqual([]);
+  });
+});

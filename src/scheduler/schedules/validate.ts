@@ -4,8 +4,10 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadPreset } from "../../harness/preset.js";
+import { type TopologyFinding, topologyFindings } from "../../harness/topology-lint.js";
 import { formatDuration } from "../../util/duration.js";
 import type { FieldProblem } from "../../util/errors.js";
+import { fileSignature } from "../../util/file-signature.js";
 import { bundledPresetsDir } from "../../util/package-root.js";
 import { eachItem, runSteps, type Steps } from "../../util/steps.js";
 import { nearestKey } from "../../util/toml-input.js";
@@ -162,6 +164,19 @@ export function* checkScheduleSteps(
     return there;
   };
   const channels = config.channels.map((c) => c.name);
+  // A preset's warnings are said once, however many schedules run it; its files are looked at
+  // once per pass (a hundred thousand schedules may share it).
+  const warnedPresets = new Set<string>();
+  const topologies = new Map<string, ReturnType<typeof presetTopologyFindings>>();
+  const topologyOf = (dir: string, sets: readonly string[]) => {
+    const key = `${dir}\0${sets.join("\0")}`;
+    let found = topologies.get(key);
+    if (found === undefined) {
+      found = presetTopologyFindings(dir, sets);
+      topologies.set(key, found);
+    }
+    return found;
+  };
   const checkChain = chainChecker(config.presetsDir);
   // One schedule's own checks; a function of its own, so that the loop over every schedule
   // below makes no closure (and no scope object) per schedule: 100,000 of them on a reload.
@@ -175,7 +190,30 @@ export function* checkScheduleSteps(
           `the name of a [[channel]] in the config (${hint(c, channels)})`,
         );
     });
-    if (s.kind === "preset") presetDirs.set(s, resolvePreset(s, config, problem));
+    if (s.kind === "preset") {
+      const dir = resolvePreset(s, config, problem);
+      presetDirs.set(s, dir);
+      if (dir !== undefined)
+        for (const f of topologyOf(dir, s.sets)) {
+          const where = `${displayPath(config.dir, f.file)}: ${f.field}: found ${f.found}`;
+          if (f.severity === "error")
+            problem(
+              s,
+              "preset",
+              JSON.stringify(s.preset),
+              `a preset that can complete (${where}; expected ${f.expected})`,
+            );
+          else if (!warnedPresets.has(`${f.file}\0${f.field}\0${f.found}`)) {
+            warnedPresets.add(`${f.file}\0${f.field}\0${f.found}`);
+            warnings.push({
+              file: displayPath(config.dir, f.file),
+              field: f.field,
+              found: f.found,
+              expected: f.expected,
+            });
+          }
+        }
+    }
     if (s.kind === "chain") checkChain(s, problem);
     if (!exists(s.projectDir)) {
       warnings.push({
@@ -304,6 +342,34 @@ function resolvePreset(
     `a preset folder containing autoloops.toml (looked in ${looked}${suggestion})`,
   );
   return undefined;
+}
+
+/** Topology findings of a preset (with a schedule's `set`), by folder, sets and file times. */
+const topologyChecked = new Map<string, Array<TopologyFinding & { file: string }>>();
+
+function presetTopologyFindings(
+  dir: string,
+  sets: readonly string[],
+): Array<TopologyFinding & { file: string }> {
+  const files = [join(dir, "autoloops.toml"), join(dir, "topology.toml")];
+  const stamp = files.map((f) => fileSignature(f) ?? "").join("|");
+  const key = `${dir}\0${sets.join("\0")}\0${stamp}`;
+  let found = topologyChecked.get(key);
+  if (found === undefined) {
+    try {
+      const preset = loadPreset(dir, sets);
+      const topology = existsSync(files[1]!) ? files[1]! : dir;
+      found = topologyFindings(preset).map((f) => ({
+        ...f,
+        file: f.field.startsWith("event_loop.") ? files[0]! : topology,
+      }));
+    } catch {
+      found = []; // a preset that does not load is said by the checks above (or at its run)
+    }
+    if (topologyChecked.size > 1000) topologyChecked.clear();
+    topologyChecked.set(key, found);
+  }
+  return found;
 }
 
 /** What loading the preset with a schedule's `set` says, by folder and sets (many share one). */
