@@ -10,6 +10,7 @@ import { pauseOnFailures } from "../scheduler/admission/pause-on-failure.js";
 import { type CronConfig, runEnvironment } from "../scheduler/config/config.js";
 import { runningDaemon } from "../scheduler/daemon/control.js";
 import { launchRecorded } from "../scheduler/daemon/recorded-launch.js";
+import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
 import { isRunProcess } from "../scheduler/launch/identity.js";
 import { RUN_KILL_GRACE_MS } from "../scheduler/launch/schedule-spec.js";
 import type { RunSummary } from "../scheduler/ledger/events.js";
@@ -115,7 +116,7 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
   const spec = scheduledLaunchSpec(config, ledger, schedule, runId, slot, Date.now());
-  const env = runEnvironment(config, process.env);
+  const env = runEnvironment(config, process.env, hookSecretEnvNames(report.schedules));
   const result = await launchRecorded(ledger, spec, "manual", { logger, env });
   if (result.kind === "duplicate")
     throw new UserError(`slot already launched as ${result.runId}`, 1);

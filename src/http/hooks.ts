@@ -11,13 +11,13 @@ import {
   DELIVERY_ID,
   type HookDelivery,
   hookKey,
+  hookKeyOf,
   hookPayloadPath,
   parsePayload,
 } from "../scheduler/hooks/delivery.js";
 import type { HookSpec, Schedule } from "../scheduler/schedules/schedule.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { resolveSecret } from "../util/secrets.js";
-import { sameMac, verifyWebhook, webhookKey } from "../util/standard-webhooks.js";
+import { sameMac, verifyWebhook } from "../util/standard-webhooks.js";
 
 export interface HookEndpointDeps {
   schedules(): ReadonlyMap<string, Schedule>;
@@ -68,26 +68,16 @@ export function hookEndpoint(
       req.resume();
       return { status: 404, body: { error: "no hook for this path" } };
     }
-    const wait = rateLimited(name, spec.perMinute);
-    if (wait !== undefined) {
-      req.resume();
-      const seconds = String(Math.ceil(wait / 1000));
-      return {
-        status: 429,
-        body: { error: `more than ${spec.perMinute} requests a minute` },
-        headers: { "Retry-After": seconds },
-      };
-    }
     const body = await readBody(req, spec.maxBytes);
     if (body === undefined)
-      return { status: 413, body: { error: `a body of at most ${spec.maxBytes} bytes` } };
+      return {
+        status: 413,
+        body: { error: `a body of at most ${spec.maxBytes} bytes` },
+        headers: { Connection: "close" },
+      };
     let key: Buffer | string;
     try {
-      const secret = resolveSecret(spec.secret, `schedule "${name}": hook secret`, {
-        ...(deps.env && { env: deps.env }),
-      });
-      key =
-        spec.format === "standard" ? webhookKey(secret, `schedule "${name}": hook secret`) : secret;
+      key = hookKeyOf({ ...schedule, hook: spec }, deps.env ?? process.env);
     } catch (err) {
       deps.logger.error(
         { schedule: name, err },
@@ -103,7 +93,18 @@ export function hookEndpoint(
       deps.logger.warn({ schedule: name, why: checked.detail }, "hook request refused");
       return { status: checked.status, body: { error: checked.detail } };
     }
-    return take(schedule, checked.id, body);
+    // Only signed requests count against the rate: unsigned ones cannot crowd a sender out.
+    const wait = rateLimited(name, spec.perMinute);
+    if (wait !== undefined)
+      return {
+        status: 429,
+        body: { error: `more than ${spec.perMinute} requests a minute` },
+        headers: { "Retry-After": String(Math.ceil(wait / 1000)) },
+      };
+    // GitHub's test delivery when a webhook is added: answered, nothing started.
+    if (spec.format === "github" && header(req, "x-github-event") === "ping")
+      return { status: 200, body: { pong: true } };
+    return take(schedule, checked, body);
   }
 
   /** How long until the schedule may take a request again; undefined: now. */
@@ -124,31 +125,32 @@ export function hookEndpoint(
     spec: HookSpec,
     key: Buffer | string,
     body: Buffer,
-  ): { ok: true; id: string } | { ok: false; status: number; detail: string } {
-    const header = (h: string) => {
-      const v = req.headers[h];
-      return Array.isArray(v) ? v[0] : v;
-    };
+  ): Checked | { ok: false; status: number; detail: string } {
     let id: string;
+    let keyId: string;
     if (spec.format === "github") {
-      const given = header("x-hub-signature-256") ?? "";
-      const mac = `sha256=${createHmac("sha256", key).update(body).digest("hex")}`;
-      if (!sameMac(given, mac))
+      const given = header(req, "x-hub-signature-256") ?? "";
+      const mac = createHmac("sha256", key).update(body).digest("hex");
+      if (!sameMac(given, `sha256=${mac}`))
         return { ok: false, status: 401, detail: "no valid X-Hub-Signature-256" };
-      id = header("x-github-delivery") ?? "";
+      id = header(req, "x-github-delivery") ?? "";
+      // GitHub signs no delivery id nor time: the body (which it does sign) keys the run,
+      // so a captured request sent again under new ids starts nothing.
+      keyId = `sha256-${mac.slice(0, 32)}`;
     } else {
       const verdict = verifyWebhook(
         key as Buffer,
         {
-          id: header("webhook-id"),
-          timestamp: header("webhook-timestamp"),
-          signature: header("webhook-signature"),
+          id: header(req, "webhook-id"),
+          timestamp: header(req, "webhook-timestamp"),
+          signature: header(req, "webhook-signature"),
         },
         body,
         Math.floor(deps.now() / 1000),
       );
       if (!verdict.ok) return { ok: false, status: 401, detail: verdict.detail };
       id = verdict.id;
+      keyId = id;
     }
     if (!DELIVERY_ID.test(id))
       return {
@@ -156,12 +158,12 @@ export function hookEndpoint(
         status: 400,
         detail: "a delivery id of at most 200 letters, digits, '.', '_', ':' or '-'",
       };
-    return { ok: true, id };
+    return { ok: true, id, keyId };
   }
 
-  function take(schedule: Schedule, id: string, body: Buffer): Answer {
+  function take(schedule: Schedule, { id, keyId }: Checked, body: Buffer): Answer {
     const name = schedule.name;
-    const key = hookKey(name, id);
+    const key = hookKey(name, keyId);
     const before = deps.claimedBy(key) ?? answered.get(key);
     if (before !== undefined) {
       deps.logger.info(
@@ -177,29 +179,48 @@ export function hookEndpoint(
       return { status: 503, body: { error: "the daemon is stopping or the schedule is gone" } };
     deps.logger.info({ schedule: name, delivery: id, ok: response.ok }, "hook fired the schedule");
     if (!response.ok) return { status: 409, body: { error: response.error } };
-    if (response.runId !== undefined) {
-      answered.set(key, response.runId);
-      if (answered.size > ANSWERED_KEPT) answered.delete(answered.keys().next().value!);
-    }
-    return { status: 202, body: { runId: response.runId, message: response.message } };
+    // A delivery that waits for its schedule's run has no run id yet: it is taken all the same.
+    answered.set(key, response.runId ?? "(waiting)");
+    if (answered.size > ANSWERED_KEPT) answered.delete(answered.keys().next().value!);
+    return {
+      status: 202,
+      body: {
+        ...(response.runId !== undefined && { runId: response.runId }),
+        message: response.message,
+      },
+    };
   }
+}
+
+interface Checked {
+  ok: true;
+  /** The sender's delivery id. */
+  id: string;
+  /** What the run's idempotency key is made of: the delivery id, or (GitHub) the body's hash. */
+  keyId: string;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
 }
 
 /** The request's body, or undefined when it is larger than `max` bytes (then it is drained). */
 function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > max) {
-    req.resume();
-    return Promise.resolve(undefined);
-  }
+  if (Number.isFinite(declared) && declared > max) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > max) over = true;
-      else if (!over) chunks.push(chunk);
+      if (size <= max) chunks.push(chunk);
+      else if (!over) {
+        // Answered at once (and the connection closed): the rest is not waited for.
+        over = true;
+        resolve(undefined);
+      }
     });
     req.on("end", () => resolve(over ? undefined : Buffer.concat(chunks)));
     req.on("error", reject);

@@ -69,14 +69,14 @@ export class IncrementalEvaluation {
     this.touched.clear();
     const facts: DetectFacts = full
       ? this.facts.collect(runs, now)
-      : { runs: this.facts.collectRuns(runs, { reuseLiveness: true }) };
+      : { runs: this.facts.collectRuns(runs, { reuseLiveness: true, now }) };
     for (const run of runs) {
       byRun.set(run.run, detectRun(run, facts, now, thresholds, deps));
       this.noteCompletion(run, facts.runs.get(run.run)?.schedule);
     }
     if (full) {
       this.scheduleConditions = scheduleConditions(facts.schedules ?? {}, thresholds);
-      this.streaks = this.facts.streaks();
+      this.streaks = this.facts.streaks(undefined, now);
     }
     this.conditionsByRun = byRun;
     const perRun: Condition[] = [];

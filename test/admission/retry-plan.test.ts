@@ -140,14 +140,21 @@ describe("attempt keys", () => {
     expect(attemptKey(key, undefined)).toBe(key);
     expect(attemptKey(key, 1)).toBe(key);
     expect(attemptKey(key, 3)).toBe(`${key}#3`);
-    expect(slotOfKey(`${key}#3`)).toEqual({
+    const runId = "nightly-20261127T0200-aaaaa";
+    expect(slotOfKey(`${key}#3`, runId)).toEqual({
       schedule: "nightly",
       slot: "2026-11-27T02:00:00.000Z",
       attempt: 3,
     });
-    expect(slotOfKey(`${key}~2026-11-27T03:00:00.000Z`)).toEqual({
+    expect(slotOfKey(`${key}~2026-11-27T03:00:00.000Z`, runId)).toEqual({
       schedule: "nightly",
       slot: "2026-11-27T02:00:00.000Z",
+    });
+    // A webhook delivery's key has no slot: the run id carries its minute.
+    expect(slotOfKey("nightly@hook/msg_1~skipped@2026-11-27T02:00:09.000Z#2", runId)).toEqual({
+      schedule: "nightly",
+      slot: "2026-11-27T02:00:00.000Z",
+      attempt: 2,
     });
   });
 });
@@ -184,17 +191,21 @@ describe("retry as written", () => {
       page: "first",
     });
     expect("retry" in parse(entry("")).schedules[0]!).toBe(false);
+    // One attempt in all: a schedule's way out of [defaults]'s retries.
+    const out = parse(entry("retry = { attempts = 1 }"), "[defaults]\nretry = { attempts = 3 }\n");
+    expect(out.problems).toEqual([]);
+    expect("retry" in out.schedules[0]!).toBe(false);
   });
 
   it("refuses a retry that cannot be meant, with the fix", () => {
     expect(
       parse(
         entry(
-          'retry = { attempts = 1, delay = "soon", on = ["flaky"], page = "never", tries = 2 }',
+          'retry = { attempts = 0, delay = "soon", on = ["flaky"], page = "never", tries = 2 }',
         ),
       ).problems.map(formatProblem),
     ).toEqual([
-      "schedules/s.toml: schedule[0].retry.attempts: found 1; expected a whole number of attempts in all, from 2 (the run and one retry) to 10; leave retry out for none",
+      "schedules/s.toml: schedule[0].retry.attempts: found 0; expected a whole number of attempts in all, from 1 (no retry: a schedule's way out of [defaults]'s) to 10",
       'schedules/s.toml: schedule[0].retry.delay: found "soon"; expected a duration such as "90s", "20m", "2h", "1d" or "1h30m", greater than zero',
       'schedules/s.toml: schedule[0].retry.on[0]: found "flaky"; expected one of "rate_limited", "transient", "timed_out", "failed"',
       'schedules/s.toml: schedule[0].retry.page: found "never"; expected one of "first", "last"',
@@ -202,7 +213,7 @@ describe("retry as written", () => {
     ]);
     expect(configOf("[defaults]\nretry = { attempts = 20 }\n").problems.map(formatProblem)).toEqual(
       [
-        "autoloop-cron.toml: defaults.retry.attempts: found 20; expected a whole number of attempts in all, from 2 (the run and one retry) to 10; leave retry out for none",
+        "autoloop-cron.toml: defaults.retry.attempts: found 20; expected a whole number of attempts in all, from 1 (no retry: a schedule's way out of [defaults]'s) to 10",
       ],
     );
   });

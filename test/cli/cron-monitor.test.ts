@@ -107,7 +107,7 @@ describe("autoloop-cron monitor, status, incident, alert", () => {
     const acked = await cron(root, "status");
     expect(acked.exitCode).toBe(0);
     expect(acked.stdout).toContain("(acked)");
-  });
+  }, 60_000); // eight CLI processes: on a loaded 2-core machine, more than 30 s
 
   it("alert test goes through its own outbox to the sink; silences are listed", async () => {
     const { root, state } = stuckProject();

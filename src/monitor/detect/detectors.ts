@@ -43,7 +43,8 @@ export const RETRY_SETTLE_MS = 60_000;
  */
 function heldForRetry(retry: RetryFact | undefined, endedAt: string, now: number): boolean {
   if (retry === undefined || retry.page !== "last") return false;
-  return retry.retried || (retry.unsettled && now - ms(endedAt) < RETRY_SETTLE_MS);
+  const since = retry.unsettledSince ?? ms(endedAt);
+  return retry.retried || (retry.unsettled && now - since < RETRY_SETTLE_MS);
 }
 
 /** The end condition with its slot's attempts, on a schedule that retries. */

@@ -76,6 +76,8 @@ export class MonitorFacts {
   private readonly streakRuns = new Map<string, Map<string, RunSummary>>();
   /** Retry facts that can no longer change, by run id. */
   private readonly retries = new Map<string, RetryFact>();
+  /** When each run was first seen ended by its journal and not yet by the ledger (epoch ms). */
+  private readonly unsettledSince = new Map<string, number>();
   /** Output log tails of failed runs in a current streak. */
   private readonly tails = new Map<string, string | undefined>();
   /** Per schedule, the slot expected after its newest run. */
@@ -127,21 +129,25 @@ export class MonitorFacts {
 
   collect(runs: readonly RunState[], now: Date = new Date()): DetectFacts {
     const ledger = this.sources.ledger();
-    return { runs: this.collectRuns(runs, { ledger }), schedules: this.scheduleFacts(ledger, now) };
+    return {
+      runs: this.collectRuns(runs, { ledger, now }),
+      schedules: this.scheduleFacts(ledger, now),
+    };
   }
 
   /** The per-run part of `collect`; `reuseLiveness`: see `PassLiveness.check`. */
   collectRuns(
     runs: readonly RunState[],
-    { ledger = this.sources.ledger(), reuseLiveness = false } = {} as {
+    { ledger = this.sources.ledger(), reuseLiveness = false, now = new Date() } = {} as {
       ledger?: RunLedger | undefined;
       reuseLiveness?: boolean;
+      now?: Date;
     },
   ): Map<string, RunFacts> {
     const facts = new Map<string, RunFacts>();
     const refreshed = new Set<string>();
     const alive = this.liveness.check(runs.length, reuseLiveness);
-    for (const run of runs) facts.set(run.run, this.runFacts(run, ledger, refreshed, alive));
+    for (const run of runs) facts.set(run.run, this.runFacts(run, ledger, refreshed, alive, now));
     return facts;
   }
 
@@ -151,6 +157,7 @@ export class MonitorFacts {
       this.launched.delete(id);
       this.ended.delete(id);
       this.retries.delete(id);
+      this.unsettledSince.delete(id);
       this.ends.forget(id);
     }
   }
@@ -160,6 +167,7 @@ export class MonitorFacts {
     ledger: RunLedger | undefined,
     refreshed: Set<string>,
     alive: (pid: number) => boolean,
+    now: Date,
   ): RunFacts {
     const facts: RunFacts = {};
     const summary = this.summaryOf(run.run, ledger);
@@ -175,7 +183,7 @@ export class MonitorFacts {
     const ended =
       summary !== undefined && (isTerminal(summary.status) || run.terminal !== undefined);
     if (ended && schedule !== undefined && run.terminal?.topic !== "loop.complete") {
-      const retry = this.retryOf(summary, schedule, ledger);
+      const retry = this.retryOf(summary, schedule, ledger, now);
       if (retry !== undefined) facts.retry = retry;
     }
     if (this.ends.confirmed(run)) return facts;
@@ -199,14 +207,18 @@ export class MonitorFacts {
     summary: RunSummary,
     schedule: string,
     ledger: RunLedger | undefined,
+    now: Date,
   ): RetryFact | undefined {
     if (summary.status === "completed" || summary.status === "skipped") return undefined;
     const known = this.retries.get(summary.runId);
     if (known !== undefined) return known;
     if (ledger === undefined) return undefined;
-    const fact = retryFact(ledger, this.sources.schedules().get(schedule), summary);
-    if (fact !== undefined && !fact.unsettled && fact.nextAt === undefined)
-      this.retries.set(summary.runId, fact);
+    const fact = retryFact(ledger, this.sources.schedules().get(schedule), summary, now.getTime());
+    if (fact?.final === true) this.retries.set(summary.runId, fact);
+    if (fact?.unsettled === true && !this.unsettledSince.has(summary.runId))
+      this.unsettledSince.set(summary.runId, now.getTime());
+    if (fact !== undefined && this.unsettledSince.has(summary.runId))
+      fact.unsettledSince = this.unsettledSince.get(summary.runId)!;
     return fact;
   }
 
@@ -238,7 +250,7 @@ export class MonitorFacts {
    * Each loaded schedule's failure streak from the ledger (schedules without runs have
    * none). A schedule no longer in the config has no streak: its alerts end.
    */
-  streaks(ledger = this.sources.ledger()): Map<string, ScheduleStreak> {
+  streaks(ledger = this.sources.ledger(), now = new Date()): Map<string, ScheduleStreak> {
     const out = new Map<string, ScheduleStreak>();
     if (ledger === undefined) return out;
     const loaded = this.sources.schedules();
@@ -252,7 +264,7 @@ export class MonitorFacts {
         const tail = this.outputTail(f.runId);
         if (tail !== undefined) f.outputTail = tail;
         const summary = seen.get(f.runId);
-        const retry = summary && this.retryOf(summary, name, ledger);
+        const retry = summary && this.retryOf(summary, name, ledger, now);
         if (retry !== undefined) f.retry = retry;
       }
       if (streak.failures.length > 0 || streak.lastCompletedAt !== undefined) out.set(name, streak);

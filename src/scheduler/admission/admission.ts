@@ -67,13 +67,14 @@ export interface SkipRecord {
   detail: string;
   /** A retry that will not run: its attempt's key is taken, so it is never tried again. */
   attempt?: number;
+  parentRunId?: string;
   /** The key it claims instead of the slot's (see SlotRun.key). */
   key?: string;
 }
 
 /** Records a skipped slot in the ledger (one `skipped` event under its own run id). */
 export function recordSkip(ledger: Pick<RunLedger, "skip">, skip: SkipRecord): void {
-  const { runId, schedule, slot, trigger, cause, detail, attempt, key } = skip;
-  const claim = { ...(attempt && { attempt }), ...(key && { key }) };
+  const { runId, schedule, slot, trigger, cause, detail, attempt, key, parentRunId } = skip;
+  const claim = { ...(attempt && { attempt, parentRunId }), ...(key && { key }) };
   ledger.skip({ runId, schedule, slot, trigger, cause, detail, ...claim });
 }

@@ -331,11 +331,17 @@ export function secretEnvNames(config: CronConfig): string[] {
 }
 
 /**
- * The environment runs are launched with: the daemon's, without the alert channels' and
- * heartbeat's secrets, which an agent with a shell has no business reading.
+ * The environment runs are launched with: the daemon's, without the alert channels',
+ * heartbeat's and hooks' secrets, which an agent with a shell has no business reading.
  */
-export function runEnvironment(config: CronConfig, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function runEnvironment(
+  config: CronConfig,
+  base: NodeJS.ProcessEnv,
+  /** More variables that hold secrets: the schedules' hook secrets (see hooks/delivery.ts). */
+  alsoSecret: Iterable<string> = [],
+): NodeJS.ProcessEnv {
   const env = { ...base };
   for (const name of secretEnvNames(config)) delete env[name];
+  for (const name of alsoSecret) delete env[name];
   return env;
 }

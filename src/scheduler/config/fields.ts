@@ -154,7 +154,7 @@ export const RETRY_CLASSES = ["rate_limited", "transient", "timed_out", "failed"
 export type RetryClass = (typeof RETRY_CLASSES)[number];
 
 const RETRY_ATTEMPTS_HINT =
-  "a whole number of attempts in all, from 2 (the run and one retry) to 10; leave retry out for none";
+  "a whole number of attempts in all, from 1 (no retry: a schedule's way out of [defaults]'s) to 10";
 
 /**
  * A schedule's retries, as written: `retry = { attempts = 3, delay = "10m", on = [...], page =
@@ -163,7 +163,7 @@ const RETRY_ATTEMPTS_HINT =
  */
 export const retryField = z.strictObject({
   attempts: z.unknown().transform((value, ctx) => {
-    if (typeof value === "number" && Number.isInteger(value) && value >= 2 && value <= 10)
+    if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= 10)
       return value;
     ctx.issues.push({ code: "custom", message: RETRY_ATTEMPTS_HINT, input: value });
     return z.NEVER;
@@ -181,7 +181,7 @@ export type RetryEntry = z.output<typeof retryField>;
 
 /** A schedule's retry policy, as the scheduler and the monitor hold it. */
 export interface RetryPolicy {
-  /** Attempts in all, the first run included (2 to 10). */
+  /** Attempts in all, the first run included (2 to 10; 1 is no policy at all). */
   attempts: number;
   /** The first retry's wait; each later one waits twice the one before. */
   delayMs: number;
@@ -190,7 +190,9 @@ export interface RetryPolicy {
   page: "first" | "last";
 }
 
-export function retryOf(r: RetryEntry): RetryPolicy {
+/** The policy `retry` says; undefined for `attempts = 1` (no retry). */
+export function retryOf(r: RetryEntry): RetryPolicy | undefined {
+  if (r.attempts < 2) return undefined;
   return { attempts: r.attempts, delayMs: r.delay, on: r.on, page: r.page };
 }
 

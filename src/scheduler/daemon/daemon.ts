@@ -10,7 +10,7 @@ import { OneAtATime } from "../../util/one-at-a-time.js";
 import { checkStateDir } from "../../util/private-files.js";
 import { eachItem, runSliced } from "../../util/steps.js";
 import { type CronConfig, runEnvironment } from "../config/config.js";
-import { type HookDelivery, unusableHookSecrets } from "../hooks/delivery.js";
+import { type HookDelivery, hookSecretEnvNames, unusableHookSecrets } from "../hooks/delivery.js";
 import type { ProcessStarter } from "../launch/process-start.js";
 import type { Trigger } from "../ledger/events.js";
 import { GroupCommit } from "../ledger/group-commit.js";
@@ -36,17 +36,6 @@ import type { ActiveRun } from "./run-table.js";
 import { SlotRunner } from "./slot-runner.js";
 
 export type { DaemonEvents } from "./events.js";
-
-/** `env` without the variables that hold the schedules' hook secrets. */
-function withoutHookSecrets(
-  env: NodeJS.ProcessEnv,
-  schedules: ReadonlyMap<string, Schedule>,
-): NodeJS.ProcessEnv {
-  const out = { ...env };
-  for (const s of schedules.values())
-    if (s.hook?.secret.kind === "env") delete out[s.hook.secret.name];
-  return out;
-}
 
 export interface DaemonDeps {
   logger: Logger;
@@ -132,12 +121,13 @@ export class SchedulerDaemon extends DaemonEmitter {
       // AUTOLOOP_CRON_PAUSED, read once: the environment is fixed for the process's life.
       killSwitch: killSwitchOn(this.deps.env),
       stopping: () => this.stopping,
-      runEnded: (name) => this.retries.consider(name) !== undefined,
+      runEnded: (runId) => this.retries.consider(runId) !== undefined,
       emit: (event, payload) => this.emit(event, ...([payload] as DaemonEvents[typeof event])),
     });
     this.retries = new RetryBook({
       ledger: this.ledger,
       schedule: (name) => this.schedules.get(name),
+      now: () => this.deps.clock.now(),
       log: deps.logger,
     });
     this.reloadSoon = debounced(200, () => {
@@ -184,8 +174,7 @@ export class SchedulerDaemon extends DaemonEmitter {
     );
     if (this.stopping) return;
     // A retry owed when the previous daemon stopped (its delay may have passed meanwhile).
-    for (const schedule of this.schedules.values())
-      if (schedule.retry !== undefined) this.retries.consider(schedule.name);
+    this.retries.considerAll(this.schedules.values());
     this.queue.start();
     const control = controlDir(this.config.stateDir);
     this.watchers.push(...watchFolders([{ dir: control, onChange: () => this.tick() }], this.log));
@@ -228,7 +217,8 @@ export class SchedulerDaemon extends DaemonEmitter {
         this.emit("invalid", { problems: update.problems, keptPrevious: update.keptPrevious });
       }
       await this.putInForce(update);
-      this.runEnv = withoutHookSecrets(runEnvironment(this.config, this.deps.env), this.schedules);
+      const hookSecrets = hookSecretEnvNames(this.schedules.values());
+      this.runEnv = runEnvironment(this.config, this.deps.env, hookSecrets);
       for (const { schedule, problem } of unusableHookSecrets(
         this.schedules.values(),
         this.deps.env,
@@ -384,11 +374,13 @@ export class SchedulerDaemon extends DaemonEmitter {
   private startRetries(now: number): void {
     for (const owed of this.retries.due(now)) {
       const schedule = this.schedules.get(owed.schedule);
-      // A newer run of the schedule (a slot, a `fire`) since the plan: the retry is void.
-      const still = this.retries.recheck(owed.schedule);
-      if (schedule === undefined || still === undefined || still.after !== owed.after) continue;
+      // Since the plan: the schedule was removed, or its next slot came (the retry is left to it).
+      const still = schedule && this.retries.recheck(owed);
       try {
-        if (this.slots.retry(schedule, still) === "wait") this.retries.defer(still);
+        const started = still === undefined ? "skipped" : this.slots.retry(schedule!, still);
+        if (started === "wait") this.retries.defer(still!);
+        // The slot's retries are over without another run: its failures count now.
+        else if (started === "skipped") this.slots.afterFailure(owed.schedule);
       } catch (err) {
         this.log.error({ err, schedule: owed.schedule }, "a retry could not be started");
       }

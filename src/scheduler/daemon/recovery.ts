@@ -79,7 +79,11 @@ export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = 
       ledger.relist(entry); // then recovered like any pending run, below
       continue;
     }
-    const slot = slotOfKey(key);
+    const found = slotOfKey(key, runId);
+    // A retry's claim: its slot's first run is the one that claimed the slot's own key.
+    const root =
+      found.attempt === undefined ? undefined : ledger.slotOwner(key.replace(/#\d+$/, ""));
+    const slot = root === undefined ? found : { ...found, parentRunId: root };
     const reason = "the daemon stopped right after claiming the slot: never started";
     ledger.interrupted(runId, reason, slot);
     actions.push({ kind: "interrupted", entry: { runId, ...slot }, reason });

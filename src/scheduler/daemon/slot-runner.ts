@@ -25,15 +25,6 @@ import type { DaemonEvents } from "./events.js";
 import { claimLaunch, startClaimed } from "./recorded-launch.js";
 import type { OwedRetry } from "./retries.js";
 
-/**
- * A delivery's slot that is skipped claims a key of its own, not the delivery's: the sender
- * may deliver it again once the schedule can run (resumed, its run ended).
- */
-function withSkipKey(skip: SkipRecord, hook: HookDelivery | undefined, now: number): SkipRecord {
-  if (hook === undefined) return skip;
-  return { ...skip, key: `${hook.key}~skipped@${new Date(now).toISOString()}` };
-}
-
 /** A run of a schedule with a `hook` that no delivery fired: its placeholders say nothing. */
 function withoutDelivery(spec: LaunchSpec, schedule: Schedule): LaunchSpec {
   if (schedule.hook === undefined || spec.kind === "command") return spec;
@@ -58,8 +49,8 @@ export interface SlotContext {
   refreshPause(): void;
   killSwitch: boolean;
   stopping(): boolean;
-  /** A run of the schedule ended: true when a retry of its slot is owed (see RetryBook). */
-  runEnded(schedule: string): boolean;
+  /** A run ended (or never spawned): true when a retry of its slot is owed (see RetryBook). */
+  runEnded(runId: string): boolean;
   /** Tells the daemon's listeners (every daemon event has one payload). */
   emit<K extends keyof DaemonEvents>(event: K, payload: DaemonEvents[K][0]): void;
 }
@@ -130,8 +121,16 @@ export class SlotRunner {
     });
   }
 
-  /** A slot not launched: in the ledger, the log and the `skipped` event (metrics count it). */
-  private skipSlot(skip: SkipRecord): ControlResponse {
+  /**
+   * A slot not launched: in the ledger, the log and the `skipped` event (metrics count it). A
+   * retry's skip names its attempt and first run (its slot's retries end); a delivery's claims
+   * a key of its own, not the delivery's, so the sender may deliver it again once the
+   * schedule can run.
+   */
+  private skipSlot(skip: SkipRecord, ref: Pick<SlotRef, "retry" | "hook"> = {}): ControlResponse {
+    if (ref.retry !== undefined) skip = { ...skip, ...ref.retry };
+    if (ref.hook !== undefined)
+      skip = { ...skip, key: `${ref.hook.key}~skipped@${new Date(this.ctx.now()).toISOString()}` };
     recordSkip(this.ctx.ledger, skip);
     const { runId, schedule, slot, cause, detail } = skip;
     this.ctx.log.info(
@@ -207,7 +206,7 @@ export class SlotRunner {
       case "launch":
         return this.launch({ schedule, slot, trigger, dueAt, runId: d.runId!, ...delivery });
       case "skip":
-        return this.skipSlot(withSkipKey(course.skip, hook, this.ctx.now()));
+        return this.skipSlot(course.skip, d);
       case "queue": {
         this.waiting.push({ schedule: name, slot, trigger, dueAt, ...delivery });
         const queued = {
@@ -281,7 +280,7 @@ export class SlotRunner {
     }
     if (decision.kind !== "skip") return "wait";
     const course = slotCourse(decision, { schedule: schedule.name, slot, trigger }, "possible");
-    if (course.kind === "skip") this.skipSlot({ ...course.skip, attempt });
+    if (course.kind === "skip") this.skipSlot(course.skip, { retry: { attempt, parentRunId } });
     return "skipped";
   }
 
@@ -302,14 +301,10 @@ export class SlotRunner {
     const standing = budgetStanding(schedule, this.ctx.ledger, this.ctx.now());
     if (standing?.kind === "exhausted") {
       this.runs.settle(schedule.name, runId, undefined);
-      this.skipSlot({
-        runId,
-        schedule: schedule.name,
-        slot,
-        trigger,
-        cause: "budget_exhausted",
-        detail: standing.detail,
-      });
+      const skip = { runId, schedule: schedule.name, slot, trigger, detail: standing.detail };
+      this.skipSlot({ ...skip, cause: "budget_exhausted" }, l);
+      const retrying = l.retry !== undefined && this.ctx.runEnded(runId);
+      if (l.retry !== undefined && !retrying) this.afterFailure(schedule.name);
       return;
     }
     const spec = scheduledLaunchSpec(
@@ -377,6 +372,8 @@ export class SlotRunner {
     if (this.ctx.ledger.replay(c.runId)?.summary.status === "pending")
       this.ctx.ledger.interrupted(c.runId, `the launch failed: ${err}`);
     this.launchFailed(err, c);
+    // Like any failed run: retried, or counted toward pause_after_failures.
+    if (!this.ctx.runEnded(c.runId)) this.afterFailure(c.schedule.name);
   }
 
   private running(c: Claimed, handle: RunHandle): void {
@@ -424,8 +421,8 @@ export class SlotRunner {
         );
         this.ctx.emit("finished", { schedule: run.schedule, runId: run.runId, outcome });
         // A slot with a retry to come is not over: its schedule pauses once the retries failed.
-        const retrying = this.ctx.runEnded(run.schedule);
-        if (outcome.status !== "completed" && !retrying) this.pauseOnFailures(run.schedule);
+        const retrying = this.ctx.runEnded(run.runId);
+        if (outcome.status !== "completed" && !retrying) this.afterFailure(run.schedule);
         this.drain();
       },
       (err) => {
@@ -437,7 +434,7 @@ export class SlotRunner {
   }
 
   /** `pause_after_failures`: a schedule whose last N runs failed pauses until resumed. */
-  private pauseOnFailures(name: string): void {
+  afterFailure(name: string): void {
     const schedule = this.ctx.schedule(name);
     if (schedule?.pauseAfterFailures === undefined) return;
     try {
@@ -490,9 +487,7 @@ export class SlotRunner {
           cause: "config_error",
           detail: "the schedule was removed while the slot waited",
         } as const;
-        this.skipSlot(
-          withSkipKey(course?.kind === "skip" ? course.skip : removed, w.hook, this.ctx.now()),
-        );
+        this.skipSlot(course?.kind === "skip" ? course.skip : removed, w);
       }
       return "take";
     });

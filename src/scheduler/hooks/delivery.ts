@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { resolveSecret } from "../../util/secrets.js";
 import { webhookKey } from "../../util/standard-webhooks.js";
 import type { LaunchSpec } from "../launch/spec.js";
-import type { Schedule } from "../schedules/schedule.js";
+import type { HookSpec, Schedule } from "../schedules/schedule.js";
 
 export interface HookDelivery {
   /** The sender's delivery id (`webhook-id`, `X-GitHub-Delivery`). */
@@ -99,6 +99,27 @@ export function withDelivery(spec: LaunchSpec, delivery: HookDelivery): LaunchSp
   return { ...spec, env, objective: fillObjective(spec.objective, delivery) };
 }
 
+/** The variables that hold the schedules' hook secrets (kept out of every run's environment). */
+export function hookSecretEnvNames(schedules: Iterable<Schedule>): string[] {
+  const names: string[] = [];
+  for (const s of schedules) if (s.hook?.secret.kind === "env") names.push(s.hook.secret.name);
+  return names;
+}
+
+/**
+ * The key a schedule's hook checks signatures with: the Standard Webhooks key its `whsec_`
+ * secret holds, or GitHub's secret as it is. Throws (a SecretError, never quoting the secret)
+ * when the secret is missing, unreadable or malformed.
+ */
+export function hookKeyOf(
+  schedule: Schedule & { hook: HookSpec },
+  env: NodeJS.ProcessEnv,
+): Buffer | string {
+  const label = `schedule "${schedule.name}": hook secret`;
+  const secret = resolveSecret(schedule.hook.secret, label, { env });
+  return schedule.hook.format === "standard" ? webhookKey(secret, label) : secret;
+}
+
 /**
  * The schedules whose hook secret cannot be used (not set, unreadable, not a `whsec_` key),
  * each with why: told when the schedules load, not first when a webhook comes.
@@ -110,10 +131,8 @@ export function unusableHookSecrets(
   const out: Array<{ schedule: string; problem: string }> = [];
   for (const s of schedules) {
     if (s.hook === undefined) continue;
-    const label = `schedule "${s.name}": hook secret`;
     try {
-      const secret = resolveSecret(s.hook.secret, label, { env });
-      if (s.hook.format === "standard") webhookKey(secret, label);
+      hookKeyOf({ ...s, hook: s.hook }, env);
     } catch (err) {
       out.push({ schedule: s.name, problem: (err as Error).message });
     }

@@ -84,6 +84,9 @@ export interface SkippedEvent extends Base {
   trigger: Trigger;
   cause: SkipCause;
   detail?: string;
+  /** A retry that was skipped: its attempt and the slot's first run. */
+  attempt?: number;
+  parentRunId?: string;
 }
 
 export interface AdoptedEvent extends Base {
@@ -98,6 +101,7 @@ export interface InterruptedEvent extends Base {
   schedule?: string;
   slot?: string;
   attempt?: number;
+  parentRunId?: string;
 }
 
 export type LedgerEvent =
@@ -194,6 +198,8 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
         skipCause: e.cause,
         finishedAt: e.ts,
         ...(e.detail ? { detail: e.detail } : {}),
+        ...(e.attempt !== undefined && { attempt: e.attempt }),
+        ...(e.parentRunId !== undefined && { parentRunId: e.parentRunId }),
       };
     case "started":
       return { ...s, status: "running", pid: e.pid, startedAt: e.ts };
@@ -207,6 +213,8 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
         ...(e.schedule !== undefined && s.schedule === "" && { schedule: e.schedule }),
         ...(e.slot !== undefined && s.slot === "" && { slot: e.slot }),
         ...(e.attempt !== undefined && s.attempt === undefined && { attempt: e.attempt }),
+        ...(e.parentRunId !== undefined &&
+          s.parentRunId === undefined && { parentRunId: e.parentRunId }),
         status: "interrupted",
         detail: e.reason,
         finishedAt: e.ts,

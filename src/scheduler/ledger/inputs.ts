@@ -70,6 +70,8 @@ export interface PlannedRun extends SlotRun {
 export interface SkippedRun extends SlotRun {
   cause: SkipCause;
   detail?: string;
+  /** A skipped retry's first attempt. */
+  parentRunId?: string | undefined;
 }
 
 export type ClaimResult = { kind: "claimed"; key: string } | { kind: "duplicate"; runId: string };

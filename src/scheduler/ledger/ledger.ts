@@ -135,7 +135,7 @@ export class RunLedger {
   skip(run: SkippedRun): ClaimResult {
     const claim = this.claim(run);
     if (claim.kind === "duplicate") return claim;
-    const { schedule, trigger, cause, detail } = run;
+    const { schedule, trigger, cause, detail, attempt, parentRunId } = run;
     const slot = run.slot.toISOString();
     this.append(run.runId, {
       event: "skipped",
@@ -145,6 +145,8 @@ export class RunLedger {
       trigger,
       cause,
       detail,
+      ...(attempt !== undefined && attempt > 1 && { attempt }),
+      ...(parentRunId !== undefined && { parentRunId }),
     });
     return claim;
   }
@@ -186,7 +188,7 @@ export class RunLedger {
   interrupted(
     runId: string,
     reason: string,
-    slot?: { schedule: string; slot: string; attempt?: number },
+    slot?: { schedule: string; slot: string; attempt?: number; parentRunId?: string },
   ): void {
     // A claim the index never heard of (crash between the two lines) is indexed now.
     if (slot !== undefined && this.index.dateOf(runId) === undefined)

@@ -41,3 +41,9 @@ export function newScheduledRunId(
 ): string {
   return `${scheduledRunIdPrefix(schedule)}-${slotStamp(slot)}-${random()}`;
 }
+
+/** The slot minute a run id carries (`…-20261127T0200-…` → `2026-11-27T02:00:00.000Z`). */
+export function slotOfRunId(runId: string): string | undefined {
+  const m = /-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})-[0-9a-z]{5}$/.exec(runId);
+  return m === null ? undefined : `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:00.000Z`;
+}

@@ -1,6 +1,7 @@
 // Idempotency of slots: `slots.jsonl` records `<schedule>@<slot ISO>` → run id before any launch.
 import { readFileSync } from "node:fs";
 import { parseLines, splitLines } from "../../journal/reader.js";
+import { slotOfRunId } from "./scheduled-run-id.js";
 
 /** The idempotency key of one firing of one schedule. */
 export function slotKey(schedule: string, slot: Date): string {
@@ -12,12 +13,23 @@ export function attemptKey(slotKey: string, attempt: number | undefined): string
   return attempt === undefined || attempt <= 1 ? slotKey : `${slotKey}#${attempt}`;
 }
 
-/** The schedule and slot an idempotency key names (`<schedule>@<slot ISO>[~<repeat>][#<n>]`). */
-export function slotOfKey(key: string): { schedule: string; slot: string; attempt?: number } {
+/**
+ * The schedule and slot an idempotency key names: `<schedule>@<slot ISO>`, with a repeat's
+ * `~<ISO>` and an attempt's `#<n>`; a webhook delivery's `<schedule>@hook/<id>` has no slot in
+ * it, so its run's id says it (the id carries its slot's minute).
+ */
+export function slotOfKey(
+  key: string,
+  runId: string,
+): { schedule: string; slot: string; attempt?: number } {
   const attempt = /#(\d+)$/.exec(key)?.[1];
-  const plain = key.replace(/#\d+$/, "").replace(/~[^@]*$/, "");
-  const at = plain.lastIndexOf("@");
-  const slot = { schedule: plain.slice(0, at), slot: plain.slice(at + 1) };
+  const plain = key.replace(/#\d+$/, "").replace(/~.*$/, "");
+  const hook = plain.indexOf("@hook/");
+  const at = hook === -1 ? plain.lastIndexOf("@") : hook;
+  const slot = {
+    schedule: plain.slice(0, at),
+    slot: hook === -1 ? plain.slice(at + 1) : (slotOfRunId(runId) ?? ""),
+  };
   return attempt === undefined ? slot : { ...slot, attempt: Number(attempt) };
 }
 

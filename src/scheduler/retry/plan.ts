@@ -4,6 +4,7 @@
 // that restarts finds a retry it owes without anything kept beside the ledger.
 import type { RetryClass, RetryPolicy } from "../config/fields.js";
 import type { RunSummary } from "../ledger/events.js";
+import type { RunLedger } from "../ledger/ledger.js";
 
 /**
  * The class of a run's end, or undefined for an end that is never retried: completed, a slot
@@ -88,4 +89,56 @@ export function retryDecision(
     after: run.runId,
   };
   return { kind: "retry", plan: { ...plan, at, cls } };
+}
+
+/** Runs of the schedule looked at, newest first, for the attempts of one slot. */
+const ATTEMPT_SCAN = 30;
+
+/** The root of a run's slot: the first attempt, which every retry names as its parent. */
+export const slotRoot = (run: RunSummary): string => run.parentRunId ?? run.runId;
+
+/**
+ * Every attempt of `run`'s slot the ledger has (skipped ones too), first attempt first. Retries
+ * are the newest runs of their schedule, so the schedule's newest few runs hold them.
+ */
+export function slotAttempts(
+  ledger: Pick<RunLedger, "runIdsNewestFirst" | "summary">,
+  run: RunSummary,
+): RunSummary[] {
+  const root = slotRoot(run);
+  const found: RunSummary[] = [];
+  let seen = 0;
+  for (const id of ledger.runIdsNewestFirst(run.schedule)) {
+    if (seen++ >= ATTEMPT_SCAN) break;
+    const s = id === run.runId ? run : ledger.summary(id);
+    if (s !== undefined && slotRoot(s) === root) found.push(s);
+    if (id === root) break;
+  }
+  if (!found.some((s) => s.runId === run.runId)) found.push(run);
+  return found.sort((a, b) => attemptOf(a) - attemptOf(b));
+}
+
+/**
+ * The retry owed for `run` at `now`, the one rule the daemon launches by and the monitor
+ * holds a page by: what the policy calls for (`retryDecision`), for the newest attempt of its
+ * slot (`attempts`), while the schedule's next slot has not come.
+ */
+export function owedRetry(
+  policy: RetryPolicy | undefined,
+  run: RunSummary,
+  attempts: readonly RunSummary[],
+  nextSlotAfter: (slot: Date) => Date | undefined,
+  now: number,
+): RetryDecision {
+  if (attempts.some((a) => attemptOf(a) > attemptOf(run)))
+    return { kind: "none", why: "a later attempt of its slot was made" };
+  const decision = retryDecision(policy, run, nextSlotAfter);
+  if (decision.kind === "none") return decision;
+  const next = nextSlotAfter(new Date(run.slot));
+  if (next !== undefined && now >= next.getTime())
+    return {
+      kind: "none",
+      why: `the next slot (${next.toISOString()}) has come: the retry is left to it`,
+    };
+  return decision;
 }
