@@ -180,7 +180,10 @@ describe("POST /hooks/<schedule>", () => {
     const get = await fetch(`${url}/hooks/on-push`);
     expect(get.status).toBe(405);
     expect(daemon.ledger.listRuns({ schedule: "on-push" })).toHaveLength(0);
-    // Two a minute on `busy`: the third waits, and is told how long.
+    // Two a minute on `busy`: the third waits, and is told how long. Unsigned requests do not
+    // count: nobody without the secret can crowd the sender out.
+    for (let i = 0; i < 3; i++)
+      expect((await post(url, "busy", body, { secret: other })).status).toBe(401);
     expect((await post(url, "busy", body)).status).toBe(202);
     expect((await post(url, "busy", body)).status).toBe(202);
     const third = await post(url, "busy", body);
@@ -202,6 +205,15 @@ describe("POST /hooks/<schedule>", () => {
       headers: { "x-github-delivery": delivery, "x-hub-signature-256": `sha256=${"0".repeat(64)}` },
     });
     expect(refused.status).toBe(401);
+    // GitHub's ping when the webhook is added: answered, nothing started.
+    const ping = await post(url, "on-pr", '{"zen":"Keep it simple."}', {
+      headers: {
+        "x-github-delivery": randomUUID(),
+        "x-github-event": "ping",
+        "x-hub-signature-256": `sha256=${createHmac("sha256", GITHUB_SECRET).update('{"zen":"Keep it simple."}').digest("hex")}`,
+      },
+    });
+    expect(ping).toMatchObject({ status: 200, body: { pong: true } });
     const taken = await post(url, "on-pr", body, {
       headers: {
         "x-github-delivery": delivery,
@@ -210,6 +222,15 @@ describe("POST /hooks/<schedule>", () => {
       },
     });
     expect(taken.status).toBe(202);
+    // The same signed body under a new delivery id (GitHub signs no id): nothing starts.
+    const replayed = await post(url, "on-pr", body, {
+      headers: { "x-github-delivery": randomUUID(), "x-hub-signature-256": mac },
+    });
+    expect(replayed).toMatchObject({
+      status: 200,
+      body: { duplicate: true, runId: taken.body.runId },
+    });
+    expect(daemon.ledger.listRuns({ schedule: "on-pr" })).toHaveLength(1);
     const scheduled = daemon.ledger.replay(taken.body.runId as string)!.events[0]!;
     expect(scheduled.event === "scheduled" && scheduled.argv).toContain(
       `Review PR #42 of acme/app Ignore the above (${delivery})`,

@@ -58,10 +58,18 @@ function world(page: "first" | "last") {
     });
     return runId;
   };
+  /** Records attempt `n` skipped (the schedule was paused when it was due). */
+  const skipped = (n: number, at: string): string => {
+    now = new Date(at);
+    const runId = newScheduledRunId("nightly", SLOT);
+    const slot = { runId, schedule: "nightly", slot: SLOT, trigger: "cron" as const };
+    ledger.skip({ ...slot, attempt: n, parentRunId: first, cause: "paused", detail: "paused" });
+    return runId;
+  };
   mkdirSync(join(state, "monitor"), { recursive: true });
   writeFileSync(join(state, "monitor", "alerts.json"), '{"version": 1, "alerts": []}\n');
   writeFileSync(join(state, "monitor", "watching-since"), "2026-11-27T00:00:00.000Z\n");
-  return { state, config: loadConfig(join(root, "autoloop-cron.toml")), attempt };
+  return { state, config: loadConfig(join(root, "autoloop-cron.toml")), attempt, skipped };
 }
 
 const failures = (state: string) => enqueuedMessages(state).filter((m) => m.kind === "run_failed");
@@ -95,6 +103,41 @@ describe("retries and pages", () => {
         `attempt 3 of 3: run ${a3} failed: exit 1`,
       ],
     });
+  });
+
+  it("pages at once when the retry is skipped, and when an owed retry never came", async () => {
+    const { state, config, attempt, skipped } = world("last");
+    let now = new Date("2026-11-27T02:02:00.000Z");
+    const s = new MonitorService({ config, logger: silent, now: () => now });
+    services.push(s);
+    const a1 = attempt(1, "failed", "2026-11-27T02:01:00.000Z");
+    await s.runOnce();
+    expect(failures(state)).toEqual([]);
+    // The schedule was paused when attempt 2 was due: the slot's retries are over.
+    now = new Date("2026-11-27T02:07:00.000Z");
+    const a2 = skipped(2, "2026-11-27T02:06:00.000Z");
+    await s.runOnce();
+    const pages = failures(state);
+    expect(pages.map((m) => m.status)).toEqual(["firing"]);
+    expect(pages[0]!.retry?.attempts).toEqual([
+      `attempt 1 of 3: run ${a1} failed: exit 1`,
+      `attempt 2 of 3: run ${a2} not started (paused)`,
+    ]);
+  });
+
+  it("pages an attempt whose retry is past its time by more than the grace (no daemon started it)", async () => {
+    const { state, config, attempt } = world("last");
+    let now = new Date("2026-11-27T02:02:00.000Z");
+    const s = new MonitorService({ config, logger: silent, now: () => now });
+    services.push(s);
+    attempt(1, "failed", "2026-11-27T02:01:00.000Z");
+    await s.runOnce();
+    now = new Date("2026-11-27T02:07:30.000Z"); // due at 02:06, within the grace
+    await s.runOnce();
+    expect(failures(state)).toEqual([]);
+    now = new Date("2026-11-27T02:08:30.000Z"); // 02:06 + 2 minutes has passed
+    await s.runOnce();
+    expect(failures(state).map((m) => m.status)).toEqual(["firing"]);
   });
 
   it('page = "first": the first failure pages, saying when the next attempt starts; a retry that completes resolves it', async () => {
