@@ -9,11 +9,15 @@ import {
 } from "./model-server/index.js";
 
 /**
- * One action: a shell command, a file written, or an answer; `{tool}`, `{state}`, `{project}`,
+ * One action: a shell command, a file read or written, or an answer; `{tool}`, `{state}`, `{project}`,
  * `{tree}` (the run's worktree, in worktree isolation) and `{iteration}` are filled in from the
  * prompt.
  */
-export type Action = { shell: string } | { write: string; content: string } | { answer: string };
+export type Action =
+  | { shell: string }
+  | { read: string }
+  | { write: string; content: string }
+  | { answer: string };
 
 export type Plan = Readonly<Record<string, readonly Action[]>>;
 
@@ -45,6 +49,13 @@ function writeStep(turn: Turn, path: string, content: string): Step {
   return { kind: "shell", command: `printf '%s' ${quote(content)} > ${quote(path)}` };
 }
 
+/** A file read the CLI's way (Claude writes over a file only once it has read it). */
+function readStep(turn: Turn, path: string): Step {
+  if (turn.api === "anthropic") return { kind: "tool", name: "Read", input: { file_path: path } };
+  if (turn.api === "gemini") return { kind: "tool", name: "read_file", input: { file_path: path } };
+  return { kind: "shell", command: `cat ${quote(path)}` };
+}
+
 /** The script: the first suggested role's actions, one per model call, then its answer. */
 export function presetAgent(plan: Plan): Script {
   return (turn) => {
@@ -52,6 +63,7 @@ export function presetAgent(plan: Plan): Script {
     const actions = plan[role] ?? [{ answer: `no plan for role ${role}` }];
     const action = actions[Math.min(turn.toolOutputs.length, actions.length - 1)]!;
     if ("shell" in action) return { kind: "shell", command: fill(action.shell, turn) };
+    if ("read" in action) return readStep(turn, fill(action.read, turn));
     if ("write" in action)
       return writeStep(turn, fill(action.write, turn), fill(action.content, turn));
     return { kind: "answer", text: fill(action.answer, turn) };
@@ -170,9 +182,11 @@ export const FLAKY_TEST_HUNT_PLAN: Plan = {
 
 export const DOCS_DRIFT_PLAN: Plan = {
   auditor: [
-    // Code, outside the docs: the CLI refuses it.
+    // Code, outside the docs: the CLI refuses it (read first, or Claude refuses it anyway).
+    { read: "{tree}/cli.js" },
     { write: "{tree}/cli.js", content: "console.log('changed');\n" },
     { shell: `{tool} task add "README.md:3: says --verbose, cli.js has --quiet"` },
+    { read: "{tree}/README.md" },
     { write: "{tree}/README.md", content: "a project\n\nRun `node cli.js --quiet`.\n" },
     {
       write: "{tree}/DOCS-DRIFT.md",
