@@ -21,11 +21,16 @@ import { expectGatedCompletion, TIMEOUT } from "./library.js";
 
 afterEach(cleanupTempDirs);
 
-/** The plan, its first role first trying to write into the project itself. */
+/** The plan, its first role first trying to write into the project itself, twice. */
 function hostile(plan: Plan, role: string): Plan {
   return {
     ...plan,
-    [role]: [{ write: "{project}/HACKED.md", content: "pwned\n" }, ...plan[role]!],
+    [role]: [
+      { write: "{project}/HACKED.md", content: "pwned\n" },
+      // Read-only git that writes a file all the same.
+      { shell: "git log --output={project}/HACKED-LOG.md" },
+      ...plan[role]!,
+    ],
   };
 }
 
@@ -73,6 +78,7 @@ async function runReadOnly(cli: Cli, c: ReadOnlyCase): Promise<void> {
   const attempted = run.server.exchanges.some((e) => JSON.stringify(e.step).includes("HACKED.md"));
   expect(attempted).toBe(true);
   expect(existsSync(join(project, "HACKED.md"))).toBe(false);
+  expect(existsSync(join(project, "HACKED-LOG.md"))).toBe(false);
   expect(git(project, "status", "--porcelain").trim()).toBe(`?? ${c.report}`);
 }
 
