@@ -39,7 +39,7 @@ function expectCheckoutUntouched(project: string, files: Record<string, string>)
     expect(readFileSync(join(project, name), "utf8")).toBe(content);
 }
 
-describe("code-changing presets of the library, with claude", () => {
+describe("code-changing presets of the library", () => {
   it(
     "dependency-updates updates on the run's branch with DEPENDENCY-UPDATES.md, tests passed",
     async () => {
@@ -91,16 +91,16 @@ describe("code-changing presets of the library, with claude", () => {
     TIMEOUT,
   );
 
-  it(
-    "docs-drift fixes the README on the run's branch; claude may not edit the code",
-    async () => {
+  it.each(["claude", "gemini"] as const)(
+    "docs-drift fixes the README on the run's branch; %s may not edit the code",
+    async (cli) => {
       const files = {
         "README.md": "a project\n\nRun `node cli.js --verbose`.\n",
         "cli.js": "console.log(process.argv.includes('--quiet') ? '' : 'hello');\n",
       };
       const project = projectWith(files);
       const run = await runLoggedIn(
-        "claude",
+        cli,
         presetAgent(DOCS_DRIFT_PLAN),
         ["docs-drift", "Fix the docs that no longer match the code"],
         { cwd: project },
