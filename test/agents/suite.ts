@@ -284,6 +284,8 @@ export function describeLoggedIn(cli: Cli): void {
             { write: "{project}/HACKED.md", content: "pwned\n" },
             { shell: "rm -f {project}/README.md" },
             { shell: "touch {project}/TOUCHED" },
+            // git writes a file with --output: allowed git, yet a write.
+            { shell: "git log --output={project}/GIT-OUTPUT.txt -1" },
             ...REVIEW_PLAN.reviewer!,
           ],
         };
