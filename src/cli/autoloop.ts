@@ -6,6 +6,8 @@ const HELP = `autoloop: run multi-role, event-driven agent loops from presets
 
 Usage:
   autoloop run <preset-name|preset-dir> [objective...] [options]   run a loop
+  autoloop list [--json]                                            the presets a run can use here
+  autoloop init --preset NAME [dir] [--as NEW]                      copy a preset to dir/presets/ to change it
   autoloop emit <topic> [payload...]                                publish an event (inside a loop)
   autoloop task add|complete|update|remove|list ...                 per-run tasks
   autoloop inspect journal|tasks|runs|usage [--run ID] [--json]     look at a work dir's state
@@ -29,6 +31,10 @@ async function main(): Promise<number> {
   switch (command) {
     case "run":
       return (await import("./autoloop-run.js")).runCommand(rest);
+    case "list":
+      return (await import("./autoloop-presets.js")).listCommand(rest);
+    case "init":
+      return (await import("./autoloop-presets.js")).initCommand(rest);
     case "emit":
       return (await import("./autoloop-emit.js")).emitCommand(rest);
     case "task":

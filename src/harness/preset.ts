@@ -16,7 +16,7 @@ import {
 } from "./preset-schema.js";
 import { buildTopology, type Topology } from "./topology.js";
 
-const PRESET_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+export const PRESET_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 
 export interface Preset {
   name: string;
