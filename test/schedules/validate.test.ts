@@ -246,13 +246,50 @@ describe("a preset's topology, as validate sees it", () => {
   it("finds nothing to say about the bundled presets", () => {
     write(
       "schedules/a.toml",
-      ["autofix", "review", "demo"]
+      [
+        "autofix",
+        "review",
+        "demo",
+        "security-review",
+        "weekly-summary",
+        "dependency-updates",
+        "flaky-test-hunt",
+        "docs-drift",
+        "simplify",
+      ]
         .map((p) => schedule(p, `preset = "${p}"`).replace('preset = "autofix"\n', ""))
         .join(""),
     );
     rmSync(join(dir, "presets"), { recursive: true, force: true });
     const { problems, warnings } = validate();
     expect(problems).toEqual([]);
-    expect(warnings.filter((w) => w.includes("topology") || w.includes("event_loop"))).toEqual([]);
+    expect(warnings.filter((w) => w.includes("presets/"))).toEqual([]);
+  });
+
+  it("warns when a preset that publishes a report lets an agent write in the project", () => {
+    write(
+      "presets/report/autoloops.toml",
+      [
+        '[event_loop]\ncompletion_event = "task.complete"',
+        '[backend]\ncommand = "claude"',
+        '[backend.agent_args]\nclaude = ["--permission-mode", "default", "--allowedTools", "Read,Write"]',
+        'codex = ["--sandbox", "read-only"]',
+        'gemini = ["--approval-mode", "default"]',
+        '[outputs]\npublish = ["REPORT.md"]\n',
+      ].join("\n"),
+    );
+    write(
+      "presets/report/topology.toml",
+      `${role("writer", ["task.complete"])}[handoff]\n"loop.start" = ["writer"]\n`,
+    );
+    write(
+      "schedules/a.toml",
+      schedule("weekly", 'preset = "report"').replace('preset = "autofix"\n', ""),
+    );
+    const { problems, warnings } = validate();
+    expect(problems).toEqual([]);
+    expect(warnings).toEqual([
+      "presets/report/autoloops.toml: backend.agent_args.claude: found an agent that may write in the project (--allowedTools Write (on any path)); expected arguments that hold claude to the run's state dir, as the bundled review preset's do, since the preset publishes REPORT.md and should change nothing else",
+    ]);
   });
 });

@@ -4,7 +4,11 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadPreset } from "../../harness/preset.js";
-import { type TopologyFinding, topologyFindings } from "../../harness/topology-lint.js";
+import {
+  permissionFindings,
+  type TopologyFinding,
+  topologyFindings,
+} from "../../harness/topology-lint.js";
 import { formatDuration } from "../../util/duration.js";
 import type { FieldProblem } from "../../util/errors.js";
 import { fileSignature } from "../../util/file-signature.js";
@@ -359,9 +363,12 @@ function presetTopologyFindings(
     try {
       const preset = loadPreset(dir, sets);
       const topology = existsSync(files[1]!) ? files[1]! : dir;
-      found = topologyFindings(preset).map((f) => ({
+      found = [...topologyFindings(preset), ...permissionFindings(preset)].map((f) => ({
         ...f,
-        file: f.field.startsWith("event_loop.") ? files[0]! : topology,
+        file:
+          f.field.startsWith("event_loop.") || f.field.startsWith("backend.")
+            ? files[0]!
+            : topology,
       }));
     } catch {
       found = []; // a preset that does not load is said by the checks above (or at its run)
