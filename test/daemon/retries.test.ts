@@ -34,7 +34,7 @@ cron = "0 0 1 1 *"
 kind = "command"
 command = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(SCRIPT)}]
 project_dir = "../work"
-retry = { attempts = 3, delay = "2s", on = ["failed"] }
+retry = { attempts = 3, delay = "3s", on = ["failed"] }
 `;
 
 /** `autoloop-cron start` as a child, once it runs (in an object: the child is a thenable). */
