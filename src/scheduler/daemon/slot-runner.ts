@@ -24,14 +24,13 @@ import type { ControlResponse } from "./control.js";
 import type { DaemonEvents } from "./events.js";
 import { claimLaunch, startClaimed } from "./recorded-launch.js";
 import type { OwedRetry } from "./retries.js";
+import { type ActiveRun, RunTable } from "./run-table.js";
 
 /** A run of a schedule with a `hook` that no delivery fired: its placeholders say nothing. */
 function withoutDelivery(spec: LaunchSpec, schedule: Schedule): LaunchSpec {
   if (schedule.hook === undefined || spec.kind === "command") return spec;
   return { ...spec, objective: fillObjective(spec.objective, { id: "", payload: undefined }) };
 }
-
-import { type ActiveRun, RunTable } from "./run-table.js";
 
 /** What the runner reads from its daemon, always as things stand now. */
 export interface SlotContext {
@@ -303,8 +302,8 @@ export class SlotRunner {
       this.runs.settle(schedule.name, runId, undefined);
       const skip = { runId, schedule: schedule.name, slot, trigger, detail: standing.detail };
       this.skipSlot({ ...skip, cause: "budget_exhausted" }, l);
-      const retrying = l.retry !== undefined && this.ctx.runEnded(runId);
-      if (l.retry !== undefined && !retrying) this.afterFailure(schedule.name);
+      // A retry that cannot run ends its slot's retries: its failures count now.
+      if (l.retry !== undefined) this.afterFailure(schedule.name);
       return;
     }
     const spec = scheduledLaunchSpec(
