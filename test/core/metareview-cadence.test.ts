@@ -16,7 +16,7 @@ describe("reviewEvery", () => {
 });
 
 describe("reviewBefore", () => {
-  const before = (every: number, adversarialFirst: boolean, max: number, enabled = true) =>
+  const reviewedBefore = (every: number, adversarialFirst: boolean, max: number, enabled = true) =>
     Array.from({ length: max + 2 }, (_, i) => i).filter((n) =>
       reviewBefore(n, { enabled, every, adversarialFirst }, max),
     );
@@ -31,10 +31,10 @@ describe("reviewBefore", () => {
     [5, true, 1, []],
     [4, false, 4, []],
   ])("every %i, adversarial_first %s, max %i → %j", (every, first, max, expected) => {
-    expect(before(every, first, max)).toEqual(expected);
+    expect(reviewedBefore(every, first, max)).toEqual(expected);
   });
   it("never when disabled, never before iteration 1, never past the last iteration", () => {
-    expect(before(1, true, 10, false)).toEqual([]);
+    expect(reviewedBefore(1, true, 10, false)).toEqual([]);
     expect(reviewBefore(1, { enabled: true, every: 1, adversarialFirst: true }, 10)).toBe(false);
     expect(reviewBefore(0, { enabled: true, every: 1, adversarialFirst: true }, 10)).toBe(false);
     expect(reviewBefore(11, { enabled: true, every: 1, adversarialFirst: true }, 10)).toBe(false);
