@@ -331,11 +331,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         return finish({
           complete: false,
           reason: "review_unknown",
-          fields: {
-            completed_iterations: String(completed),
-            review_iteration: String(iteration),
-            detail: verdict.reasoning,
-          },
+          fields: { iteration: String(iteration), detail: verdict.reasoning },
         });
       }
       if (verdict.verdict === "EXIT") return finish({ complete: true, reason: "verdict_exit" });

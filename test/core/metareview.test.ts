@@ -193,7 +193,7 @@ describe("the metareview", () => {
     expect(fieldNames(journal.at(-2))).toEqual(["on_error", "reason"]);
     expect(field(journal.at(-2), "on_error")).toBe("hold");
     expect(field(journal.at(-1), "reason")).toBe("review_unknown");
-    expect(field(journal.at(-1), "review_iteration")).toBe("2");
+    expect(field(journal.at(-1), "iteration")).toBe("2");
     expect(iterationsOf(journal, "iteration.start")).toEqual(["1"]);
   });
 
