@@ -4,6 +4,7 @@ import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import type { FieldValue } from "../journal/codec.js";
 import { UserError } from "../util/errors.js";
+import { reviewEvery } from "./metareview.js";
 import type { Preset } from "./preset.js";
 import type { RegistryRecord } from "./registry.js";
 import type { RunPaths } from "./run-paths.js";
@@ -95,6 +96,11 @@ export function loopStartFields(m: LaunchMetadata): Record<string, FieldValue> {
     max_iterations: String(m.maxIterations),
     completion_event: config.event_loop.completion_event,
     completion_promise: config.event_loop.completion_promise,
+    ...(config.review?.enabled && {
+      review_every: String(
+        reviewEvery(config.review.every_iterations, m.preset.topology.roles.length),
+      ),
+    }),
   };
 }
 

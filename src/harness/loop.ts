@@ -21,9 +21,22 @@ import {
   loopStartFields,
   registryRecord,
 } from "./launch-metadata.js";
+import {
+  cadenceOf,
+  redirectedObjective,
+  reviewBefore,
+  reviewInstructions,
+  runMetareview,
+} from "./metareview.js";
 import { publishOutputs } from "./outputs.js";
 import type { Preset } from "./preset.js";
-import { type IterationSummary, loopMemory, readScheduleHistory, renderPrompt } from "./prompt.js";
+import {
+  type IterationSummary,
+  loopMemory,
+  readScheduleHistory,
+  renderPrompt,
+  scratchpad,
+} from "./prompt.js";
 import { appendRegistry, registryStatus } from "./registry.js";
 import { ignoreStateDir, runPaths } from "./run-paths.js";
 import { redactFields, secretsRedactor } from "./run-secrets.js";
@@ -95,6 +108,8 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     ? resume.fromIteration - 1 + resume.addIterations
     : (opts.maxIterations ?? ev.max_iterations);
   const paths = runPaths(opts.workDir, runId, preset.config, opts.env);
+  // A review prompt file outside the preset fails the run before it starts, not midway.
+  if (preset.config.review?.enabled) reviewInstructions(preset, preset.config.review);
   const secrets = secretsRedactor(opts.secretEnv);
   const progress = (line: string) => opts.progress?.(secrets.redact(line));
   if (!opts.runIdKnownNew && resume === undefined) assertNewRunId(paths.journalFile, runId);
@@ -182,6 +197,23 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
 
   let completed = resume === undefined ? 0 : resume.fromIteration - 1;
   let spend = NO_SPEND;
+  /** Metareviews run by this process: their agent calls count in the spend like iterations'. */
+  let reviews = 0;
+  const cadence = cadenceOf(preset);
+  /** Adds one agent call's usage to the spend; says so once when its cost is unknown. */
+  const countUsage = (
+    iteration: number,
+    usage: Record<string, FieldValue> | undefined,
+    what: string,
+  ) => {
+    const unpricedBefore = spend.unpriced;
+    spend = addUsage(spend, usage);
+    if (ev.max_cost_usd > 0 && unpricedBefore === 0 && spend.unpriced > 0) {
+      const detail = `${what}'s cost is unknown (${usage === undefined ? "the agent reported no usage" : `no price for model ${usage.model}`}); max_cost_usd counts only the agent calls whose cost is known`;
+      system("budget.cost_unknown", iteration, { max_cost_usd: ev.max_cost_usd, detail });
+      progress(`warning: ${detail}`);
+    }
+  };
   let completionNote = "";
   let stall: StallState = { signature: "", identical: 0 };
   const finish = (t: Terminal): RunResult => {
@@ -197,7 +229,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       progress(worktreeNote(finished, runId));
     }
     // What this process spent: a resumed run's earlier part said it in its own terminal record.
-    const spent = spendFields(spend, completed - (resume ? resume.fromIteration - 1 : 0));
+    const spent = spendFields(spend, completed - (resume ? resume.fromIteration - 1 : 0) + reviews);
     if (t.complete) system("loop.complete", completed || undefined, { reason: t.reason, ...spent });
     else system("loop.stop", completed || undefined, { reason: t.reason, ...spent, ...t.fields });
     appendRegistry(
@@ -224,6 +256,21 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     };
   };
 
+  /** `max_runtime` is wall-clock time since the start: iterations and metareviews alike. */
+  const runtimeStop = (): Terminal | undefined => {
+    const elapsedMs = Math.round(performance.now() - started);
+    if (ev.max_runtime === undefined || elapsedMs < ev.max_runtime) return undefined;
+    return {
+      complete: false,
+      reason: "max_runtime",
+      fields: {
+        completed_iterations: String(completed),
+        elapsed_ms: String(elapsedMs),
+        max_runtime_ms: String(ev.max_runtime),
+      },
+    };
+  };
+
   const refusal = await loginRefusal({
     agent,
     command,
@@ -245,27 +292,67 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         reason: "interrupted",
         fields: { completed_iterations: String(completed) },
       });
-    const elapsedMs = Math.round(performance.now() - started);
-    if (ev.max_runtime !== undefined && elapsedMs >= ev.max_runtime) {
-      return finish({
-        complete: false,
-        reason: "max_runtime",
-        fields: {
-          completed_iterations: String(completed),
-          elapsed_ms: String(elapsedMs),
-          max_runtime_ms: String(ev.max_runtime),
-        },
-      });
-    }
+    const overRuntime = runtimeStop();
+    if (overRuntime !== undefined) return finish(overRuntime);
     inbox.drain();
     view.refresh();
+    let objective = opts.objective;
+    if (reviewBefore(iteration, cadence, maxIterations)) {
+      // The metareview (metareview.ts): its own agent call, before this iteration.
+      const review = preset.config.review!;
+      const reviewed = await runMetareview({
+        preset,
+        paths,
+        runId,
+        iteration,
+        view,
+        tasks: tasks.view(),
+        scratchpad: scratchpad(history),
+        cwd: agentDir,
+        baseEnv: { ...opts.env, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
+        reaper,
+        signal: opts.signal,
+        costLeft: agent.id === "claude" ? costLeft(spend, ev) : undefined,
+        system,
+        progress,
+      });
+      reviews++;
+      countUsage(iteration, reviewed.usage, `the metareview before iteration ${iteration}`);
+      if (reviewed.interrupted || opts.signal.aborted)
+        return finish({
+          complete: false,
+          reason: "interrupted",
+          fields: { completed_iterations: String(completed) },
+        });
+      const { verdict } = reviewed;
+      if (verdict.verdict === "UNKNOWN" && review.on_error !== "continue") {
+        if (review.on_error === "exit")
+          return finish({ complete: true, reason: "verdict_unknown" });
+        return finish({
+          complete: false,
+          reason: "review_unknown",
+          fields: { iteration: String(iteration), detail: verdict.reasoning },
+        });
+      }
+      if (verdict.verdict === "EXIT") return finish({ complete: true, reason: "verdict_exit" });
+      if (verdict.verdict === "TAKEOVER")
+        return finish({ complete: true, reason: "verdict_takeover" });
+      if (verdict.verdict === "REDIRECT") objective = redirectedObjective(paths, opts.objective);
+      // The review's spend and time count like an iteration's.
+      const overBudget = budgetStop(spend, ev, completed);
+      if (overBudget !== undefined) return finish({ complete: false, ...overBudget });
+      const late = runtimeStop();
+      if (late !== undefined) return finish(late);
+      inbox.drain();
+      view.refresh();
+    }
     const roles = suggestedRoles(preset.topology, view.recentEvent);
     const allowed = allowedEvents(preset.topology, roles);
     const prompt = renderPrompt({
       preset,
       paths,
       runId,
-      objective: opts.objective,
+      objective,
       iteration,
       maxIterations,
       view,
@@ -343,13 +430,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     const { result, said, output, failureTail, streamFailed, exitCode } = call;
     const usage = call.usage && usageFields(call.usage, preset.config.prices);
     if (usage !== undefined) system("backend.usage", iteration, usage);
-    const unpricedBefore = spend.unpriced;
-    spend = addUsage(spend, usage);
-    if (ev.max_cost_usd > 0 && unpricedBefore === 0 && spend.unpriced > 0) {
-      const detail = `iteration ${iteration}'s cost is unknown (${usage === undefined ? "the agent reported no usage" : `no price for model ${usage.model}`}); max_cost_usd counts only the iterations whose cost is known`;
-      system("budget.cost_unknown", iteration, { max_cost_usd: ev.max_cost_usd, detail });
-      progress(`warning: ${detail}`);
-    }
+    countUsage(iteration, usage, `iteration ${iteration}`);
     const timedOut = result.kind === "timed_out";
     const journalOutput = tail(output, MAX_JOURNAL_OUTPUT);
     system("backend.finish", iteration, {

@@ -15,6 +15,7 @@ const KNOWN: Record<string, readonly string[]> = {
     "harness",
     "outputs",
     "prices",
+    "review",
     // Topology keys, in a single-file preset.
     "name",
     "completion",
@@ -54,11 +55,26 @@ const KNOWN: Record<string, readonly string[]> = {
   isolation: ["enabled"],
   outputs: ["publish"],
   harness: ["instructions_file"],
+  // The metareview (metareview.ts); provider, agent, model, profile, trust_all_tools and
+  // environment_policy belong to the public autoloop's SDK backends.
+  review: [
+    "enabled",
+    "every_iterations",
+    "adversarial_first",
+    "kind",
+    "command",
+    "args",
+    "prompt_mode",
+    "timeout_ms",
+    "prompt",
+    "prompt_file",
+    "on_error",
+    "min_confidence",
+  ],
 };
 
 /** What some of the reference's keys do there, for the warning. */
 const WHAT: Record<string, string> = {
-  review: "metareview iterations",
   gate: "[[gate]] checks",
   stage: "[[stage]] fan-out branches",
   stage_runtime: "stage runtime controls",
@@ -91,6 +107,16 @@ export function adaptReferenceConfig(raw: Record<string, unknown>): string[] {
       `backend.kind = ${JSON.stringify(kind)} is not implemented here; running ${JSON.stringify(backend.command ?? "(no backend.command)")} as a command backend instead${dropped.length > 0 ? ` (ignoring backend.${dropped.join(", backend.")})` : ""}`,
     );
     for (const key of dropped) delete backend[key];
+  }
+  const review = raw.review;
+  if (isTable(review) && typeof review.kind === "string" && review.kind !== "command") {
+    const kind = review.kind;
+    if (review.command === undefined && !(isTable(backend) && backend.command !== undefined))
+      review.command = FALLBACK_COMMAND[kind];
+    review.kind = "command";
+    warnings.push(
+      `review.kind = ${JSON.stringify(kind)} is not implemented here; the metareview runs ${JSON.stringify(review.command ?? (isTable(backend) ? backend.command : undefined) ?? "(no command)")} as a command backend instead`,
+    );
   }
   for (const [key, value] of Object.entries(raw)) {
     const known = KNOWN[""]!.includes(key);

@@ -33,6 +33,15 @@ const durationMs = z.union([
   ),
 ]);
 
+/** The public autoloop's truthy setting: anything but false, "false", "0", "" and 0. */
+const truthy = z.pipe(
+  z.union([z.boolean(), z.string(), z.number()]),
+  z.transform(
+    (v: boolean | string | number) =>
+      v !== false && v !== "false" && v !== "0" && v !== "" && v !== 0,
+  ),
+);
+
 // Unknown keys are allowed (public autoloop presets carry sections we do not use);
 // the keys we read are type-checked.
 export const presetConfigSchema = z.looseObject({
@@ -93,6 +102,55 @@ export const presetConfigSchema = z.looseObject({
       {},
     ),
   }),
+  /**
+   * The metareview (docs/formats.md, "Metareview"): a hygiene pass of its own agent call
+   * before some iterations. Off unless the preset has a `[review]` table; unset keys fall
+   * back to `backend.*` as in the public autoloop.
+   */
+  review: z.optional(
+    z.looseObject({
+      /** The public rule: on unless false, "false", "0", "" or 0. */
+      enabled: z._default(truthy, true),
+      /** Before every Nth iteration; 0 or less: the topology's role count (1 without roles). */
+      every_iterations: z._default(z.int(), 0),
+      /** Also review before iteration 2. */
+      adversarial_first: z._default(truthy, true),
+      kind: z.optional(z.literal("command")),
+      command: z.optional(z.string().check(z.minLength(1, "the review's agent CLI"))),
+      /** A list, or the public autoloop's comma-separated string. */
+      args: z.optional(
+        z.union([
+          z.array(z.string()),
+          z.pipe(
+            z.string(),
+            z.transform((text: string) =>
+              text
+                .split(",")
+                .map((s) => s.trim())
+                .filter((s) => s !== ""),
+            ),
+          ),
+        ]),
+      ),
+      prompt_mode: z.optional(z.enum(["arg", "stdin", "file"])),
+      timeout_ms: z._default(int(1), 300_000),
+      prompt: z._default(z.string(), ""),
+      prompt_file: z._default(z.string(), "metareview.md"),
+      /** An UNKNOWN verdict: hold (stop the run), exit (complete it) or continue. */
+      on_error: z._default(
+        z.pipe(
+          z.string(),
+          z.transform((text: string) => {
+            const v = text.trim().toLowerCase();
+            return v === "exit" || v === "continue" ? v : "hold";
+          }),
+        ),
+        "hold",
+      ),
+      /** A verdict less sure than this is UNKNOWN; 0 turns the check off. */
+      min_confidence: z._default(z.number(), 0.5),
+    }),
+  ),
   /** USD per million tokens by model id (or id prefix), over the shipped price table. */
   prices: z._default(
     z.record(

@@ -60,9 +60,8 @@ describe("a preset in the public autoloop's style", () => {
       env: { PATH: `${fakeClaude()}:${process.env.PATH}` },
     });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toContain(
-      "[review] (metareview iterations) is not implemented here and is ignored",
-    );
+    // The metareview is implemented now: no warning for [review].
+    expect(r.stderr).not.toContain("review");
     expect(r.stderr).toContain("[gate] ([[gate]] checks) is not implemented here and is ignored");
     const journal = readFileSync(join(dir, ".autoloop", "journal.jsonl"), "utf8");
     // Print mode and the unattended flag reach claude; the prompt file carries the instructions.
