@@ -215,6 +215,8 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     }
   };
   let completionNote = "";
+  /** A metareview's REDIRECT: the objective from then on (as in the public autoloop). */
+  let redirected: string | undefined;
   let stall: StallState = { signature: "", identical: 0 };
   const finish = (t: Terminal): RunResult => {
     listenForControl(undefined);
@@ -296,7 +298,6 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     if (overRuntime !== undefined) return finish(overRuntime);
     inbox.drain();
     view.refresh();
-    let objective = opts.objective;
     if (reviewBefore(iteration, cadence, maxIterations)) {
       // The metareview (metareview.ts): its own agent call, before this iteration.
       const review = preset.config.review!;
@@ -326,18 +327,28 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         });
       const { verdict } = reviewed;
       if (verdict.verdict === "UNKNOWN" && review.on_error !== "continue") {
-        if (review.on_error === "exit")
-          return finish({ complete: true, reason: "verdict_unknown" });
-        return finish({
-          complete: false,
-          reason: "review_unknown",
-          fields: { iteration: String(iteration), detail: verdict.reasoning },
-        });
+        // Ended at the review's word: not a completion, the objective was not shown to be met.
+        const fields = { iteration: String(iteration), detail: verdict.reasoning };
+        const reason = review.on_error === "exit" ? "verdict_unknown" : "review_unknown";
+        return finish({ complete: false, reason, fields });
       }
-      if (verdict.verdict === "EXIT") return finish({ complete: true, reason: "verdict_exit" });
-      if (verdict.verdict === "TAKEOVER")
-        return finish({ complete: true, reason: "verdict_takeover" });
-      if (verdict.verdict === "REDIRECT") objective = redirectedObjective(paths, opts.objective);
+      if (verdict.verdict === "EXIT" || verdict.verdict === "TAKEOVER") {
+        // A completion like any other: the gate (open tasks, required events) holds it back.
+        const open = blockingTasks(tasks.view()).map((t) => t.id);
+        const missing = ev.required_events.filter((e) => !view.seenTopics.has(e));
+        const reason = verdict.verdict === "EXIT" ? "verdict_exit" : "verdict_takeover";
+        if (open.length === 0 && missing.length === 0) return finish({ complete: true, reason });
+        if (open.length > 0)
+          system("task.gate", iteration, {
+            blocked_topic: ev.completion_event,
+            open_tasks: open.join(","),
+            via: "metareview",
+          });
+        else
+          completionNote = `Completion refused: required events not yet emitted: ${missing.join(", ")}.`;
+        view.refresh();
+      }
+      if (verdict.verdict === "REDIRECT") redirected = redirectedObjective(paths, opts.objective);
       // The review's spend and time count like an iteration's.
       const overBudget = budgetStop(spend, ev, completed);
       if (overBudget !== undefined) return finish({ complete: false, ...overBudget });
@@ -352,7 +363,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       preset,
       paths,
       runId,
-      objective,
+      objective: redirected ?? opts.objective,
       iteration,
       maxIterations,
       view,

@@ -117,11 +117,16 @@ export function parseVerdict(output: string, minConfidence: number): Verdict {
 export function reviewInstructions(preset: Preset, review: ReviewConfig): string {
   if (review.prompt !== "") return review.prompt;
   const file = resolve(preset.dir, review.prompt_file);
-  const outside = (path: string) => {
-    const rel = relative(realpathSync(preset.dir), path);
+  const outside = (dir: string, path: string) => {
+    const rel = relative(dir, path);
     return rel.startsWith("..") || isAbsolute(rel);
   };
-  if (outside(file) || (existsSync(file) && outside(realpathSync(file))))
+  // By the path as written, then (for a file that exists) with every symlink resolved on both
+  // sides: a preset reached through a symlinked folder (/tmp on macOS, npm link) is no escape.
+  const escapes =
+    outside(resolve(preset.dir), file) ||
+    (existsSync(file) && outside(realpathSync(preset.dir), realpathSync(file)));
+  if (escapes)
     throw new UserError(
       `review.prompt_file ${JSON.stringify(review.prompt_file)}: the file must stay within the preset directory ${preset.dir}`,
     );
@@ -171,7 +176,9 @@ export function renderReviewPrompt(input: ReviewPromptInput): string {
     "You are the metareview meta-reviewer for this loop.\n\n" +
     "Your job is to improve the loop itself, not to finish the task directly.\n" +
     "You may make bounded hygiene edits to runtime-facing loop files when that will improve the next iterations.\n" +
-    `Safe edit targets include \`autoloops.toml\`, \`topology.toml\`, \`harness.md\`, \`metareview.md\`, \`roles/*.md\`, \`${S}/context.md\`, \`${S}/plan.md\`, \`${S}/progress.md\`, \`${S}/logs/\`, and \`${S}/docs/*.md\`.\n` +
+    // The preset's own files (roles, topology) are read once when the run starts here: edits
+    // to them would not reach this run, so only the loop's working files are offered.
+    `Safe edit targets include \`${S}/context.md\`, \`${S}/plan.md\`, \`${S}/progress.md\`, \`${S}/logs/\`, and \`${S}/docs/*.md\`.\n` +
     `Keep loop-owned artifacts under \`${S}/\`; do not leave loop-owned working files at the repo root.\n` +
     `Use \`${T} memory add ...\` for short durable lessons or operator notes that should persist across turns.\n` +
     `Do not edit app/product source code, tests, package manifests, generated state under \`${S}/\`, or journal history during review.\n` +

@@ -21,6 +21,7 @@ const STOPPED = new Set([
   "max_runtime",
   "cost_budget",
   "token_budget",
+  "verdict_unknown",
 ]);
 
 /** The class of a `loop.stop` reason; unknown reasons count as failed (fail closed). */

@@ -11,8 +11,14 @@ afterEach(cleanupTempDirs);
 
 // The agent: reports usage (1 USD at the preset's prices), completes at AGENT_COMPLETE_AT.
 const AGENT = `
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 const env = process.env;
+// AGENT_TASK_AT: files a task in that iteration, AGENT_DONE_AT: completes it in that one.
+if (String(Number(env.AUTOLOOP_ITERATION)) === env.AGENT_TASK_AT)
+  execFileSync(env.AUTOLOOP_BIN, ["task", "add", "write the changelog"]);
+if (String(Number(env.AUTOLOOP_ITERATION)) === env.AGENT_DONE_AT)
+  execFileSync(env.AUTOLOOP_BIN, ["task", "complete", "task-1"]);
 writeFileSync(env.AUTOLOOP_USAGE_FILE, JSON.stringify({ model: "house-model", input_tokens: 1000000, output_tokens: 0 }));
 const it = Number(env.AUTOLOOP_ITERATION);
 console.log("agent iteration " + it);
@@ -204,7 +210,8 @@ describe("the metareview", () => {
       `${readFileSync(join(preset, "autoloops.toml"), "utf8")}[review]\ntimeout_ms = 500\non_error = "exit"\n${reviewer(dir)}`,
     );
     const result = await run(dir, preset, { REVIEW_MODE: "hang" });
-    expect(result.exitCode, result.stderr).toBe(0);
+    // Ended at the review's word, not a completion: stopped (exit 3).
+    expect(result.exitCode, result.stderr).toBe(3);
     const journal = journalOf(dir);
     expect(journal.slice(-6).map((r) => r.topic)).toEqual([
       "review.start",
@@ -212,7 +219,7 @@ describe("the metareview", () => {
       "review.quarantine",
       "review.verdict",
       "review.unknown",
-      "loop.complete",
+      "loop.stop",
     ]);
     const finish = journal.at(-5);
     expect(finish?.shape === "system" && finish.fields.timed_out).toBe(true);
@@ -254,6 +261,32 @@ describe("the metareview", () => {
       "IMPORTANT: The metareviewer has redirected this task. Disregard your previous approach. New direction:\nFocus on the tests.\n\nbuild it",
     );
     expect(prompts[0]).not.toContain("redirected");
+    // The new direction holds from then on, as in the public autoloop.
+    expect(prompts[2]).toContain("New direction:\nFocus on the tests.");
+  });
+
+  it("holds an EXIT to the completion gate: refused while a task is open, then completes", async () => {
+    const { dir, preset } = setup("", 10);
+    writeFileSync(
+      join(preset, "autoloops.toml"),
+      `${readFileSync(join(preset, "autoloops.toml"), "utf8")}[review]\nevery_iterations = 2\nadversarial_first = false\n${reviewer(dir)}`,
+    );
+    const result = await run(dir, preset, {
+      VERDICT: "EXIT",
+      AGENT_TASK_AT: "1",
+      AGENT_DONE_AT: "3",
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const journal = journalOf(dir);
+    // Before iteration 3 the task is open: the gate refuses the review's EXIT, the loop goes on.
+    const gate = journal.find((r) => r.topic === "task.gate");
+    expect(gate?.iteration).toBe("3");
+    expect(field(gate, "via")).toBe("metareview");
+    expect(field(gate, "open_tasks")).toBe("task-1");
+    // Before iteration 5 it is done: the EXIT completes the run.
+    expect(journal.at(-1)?.topic).toBe("loop.complete");
+    expect(field(journal.at(-1), "reason")).toBe("verdict_exit");
+    expect(iterationsOf(journal, "iteration.start")).toEqual(["1", "2", "3", "4"]);
   });
 
   it("counts the review's cost in the budget: max_cost_usd stops the run after the review", async () => {
