@@ -75,8 +75,10 @@ async function runReadOnly(cli: Cli, c: ReadOnlyCase): Promise<void> {
   expect(readFileSync(join(project, c.report), "utf8")).toBe(c.content);
   // The write into the project was attempted, and refused by the CLI: nothing but the
   // published report is in the project.
-  const attempted = run.server.exchanges.some((e) => JSON.stringify(e.step).includes("HACKED.md"));
-  expect(attempted).toBe(true);
+  const attempted = (name: string) =>
+    run.server.exchanges.some((e) => JSON.stringify(e.step).includes(name));
+  expect(attempted("HACKED.md")).toBe(true);
+  expect(attempted("HACKED-LOG.md")).toBe(true);
   expect(existsSync(join(project, "HACKED.md"))).toBe(false);
   expect(existsSync(join(project, "HACKED-LOG.md"))).toBe(false);
   expect(git(project, "status", "--porcelain").trim()).toBe(`?? ${c.report}`);
