@@ -40,13 +40,14 @@ function expectCheckoutUntouched(project: string, files: Record<string, string>)
 }
 
 describe("code-changing presets of the library", () => {
-  it(
-    "dependency-updates updates on the run's branch with DEPENDENCY-UPDATES.md, tests passed",
-    async () => {
+  // Codex too: in its sandbox the agent's own commit must reach the repository's .git.
+  it.each(["claude", "codex"] as const)(
+    "dependency-updates (%s) updates on the run's branch with DEPENDENCY-UPDATES.md, tests passed",
+    async (cli) => {
       const files = { "package.json": PACKAGE, "test.js": "console.log('1 passed');\n" };
       const project = projectWith(files);
       const run = await runLoggedIn(
-        "claude",
+        cli,
         presetAgent(DEPENDENCY_UPDATES_PLAN),
         ["dependency-updates", "Update the dependencies"],
         { cwd: project },
@@ -59,8 +60,10 @@ describe("code-changing presets of the library", () => {
       expect(git(project, "show", `${branch}:DEPENDENCY-UPDATES.md`)).toContain(
         "| left-pad | 1.0.0 | 1.3.0 | minor |",
       );
+      // Claude commits itself; Codex's sandbox keeps .git read-only, so the harness commits
+      // what the run left when it ends.
       expect(git(project, "log", "--format=%s", "main..", branch)).toContain(
-        "deps: left-pad 1.0.0 -> 1.3.0",
+        cli === "claude" ? "deps: left-pad 1.0.0 -> 1.3.0" : "autoloop: changes left by run",
       );
       expectCheckoutUntouched(project, files);
       expect(existsSync(join(project, "DEPENDENCY-UPDATES.md"))).toBe(false);
