@@ -34,7 +34,8 @@ if (env.AUTOLOOP_REVIEW_MODE !== "metareview") { console.log("not a review"); pr
 if (mode === "fail") { process.exit(1); }
 if (mode === "hang") setInterval(() => {}, 1000);
 else {
-  writeFileSync(env.AUTOLOOP_USAGE_FILE, JSON.stringify({ model: "house-model", input_tokens: 2000000, output_tokens: 0 }));
+  if (env.REVIEW_USAGE !== "none")
+    writeFileSync(env.AUTOLOOP_USAGE_FILE, JSON.stringify({ model: "house-model", input_tokens: 2000000, output_tokens: 0 }));
   const verdict = { verdict: env.VERDICT ?? "CONTINUE", confidence: 0.9, reasoning: "tidied at " + env.AUTOLOOP_ITERATION, redirect_prompt: "Focus on the tests." };
   console.log("review of iteration " + env.AUTOLOOP_ITERATION + "\\n\`\`\`json\\n" + JSON.stringify(verdict) + "\\n\`\`\`");
 }
@@ -144,6 +145,28 @@ describe("the metareview", () => {
     expect(stop?.topic).toBe("loop.stop");
     expect(field(stop, "reason")).toBe("max_iterations");
     expect(Number(field(stop, "cost_usd"))).toBe(18);
+    // `inspect usage` agrees: every agent call priced, none counted unknown.
+    const usage = await autoloop(["inspect", "usage", "--json"], { cwd: dir });
+    expect(usage.exitCode, usage.stderr).toBe(0);
+    expect(JSON.parse(usage.stdout)).toMatchObject([
+      { iterations: 10, cost_usd: 18, unpriced_iterations: 0 },
+    ]);
+  });
+
+  it("counts a review that reports no usage as an agent call of unknown cost", async () => {
+    const { dir, preset } = setup("", 4);
+    writeFileSync(
+      join(preset, "autoloops.toml"),
+      `${readFileSync(join(preset, "autoloops.toml"), "utf8")}[review]\n${reviewer(dir)}`,
+    );
+    await run(dir, preset, { REVIEW_USAGE: "none" });
+    const journal = journalOf(dir);
+    expect(iterationsOf(journal, "review.start")).toEqual(["2", "4"]);
+    expect(Number(field(journal.at(-1), "unpriced_iterations"))).toBe(2);
+    const usage = await autoloop(["inspect", "usage", "--json"], { cwd: dir });
+    expect(JSON.parse(usage.stdout)).toMatchObject([
+      { iterations: 4, cost_usd: 4, unpriced_iterations: 2 },
+    ]);
   });
 
   it("follows every_iterations and adversarial_first = false, and none after completion", async () => {

@@ -28,7 +28,8 @@ const TOKEN_FIELDS = [
 
 /** Each run's usage, in the order the runs first appear. */
 export function runUsage(records: readonly JournalRecord[]): RunUsage[] {
-  const runs = new Map<string, RunUsage & { priced: number }>();
+  // `calls`: agent calls (iterations and metareviews), each with at most one usage record.
+  const runs = new Map<string, RunUsage & { priced: number; calls: number }>();
   const of = (run: string) => {
     let u = runs.get(run);
     if (u === undefined) {
@@ -44,6 +45,7 @@ export function runUsage(records: readonly JournalRecord[]): RunUsage[] {
         unpriced_iterations: 0,
         models: [],
         priced: 0,
+        calls: 0,
       };
       runs.set(run, u);
     }
@@ -52,6 +54,7 @@ export function runUsage(records: readonly JournalRecord[]): RunUsage[] {
   for (const r of records) {
     if (r.shape !== "system" || r.run === "") continue;
     if (r.topic === "iteration.finish") of(r.run).iterations++;
+    if (r.topic === "iteration.finish" || r.topic === "review.finish") of(r.run).calls++;
     if (r.topic !== "backend.usage") continue;
     const u = of(r.run);
     for (const key of TOKEN_FIELDS) u[key] += fieldNumber(r, key) ?? 0;
@@ -66,9 +69,9 @@ export function runUsage(records: readonly JournalRecord[]): RunUsage[] {
   }
   return [...runs.values()]
     .filter((u) => u.iterations > 0 || u.total_tokens > 0 || u.priced > 0)
-    .map(({ priced, ...u }) => ({
+    .map(({ priced, calls, ...u }) => ({
       ...u,
       cost_usd: Math.round(u.cost_usd * 1e6) / 1e6,
-      unpriced_iterations: Math.max(0, u.iterations - priced),
+      unpriced_iterations: Math.max(0, calls - priced),
     }));
 }
