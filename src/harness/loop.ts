@@ -301,6 +301,8 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     if (reviewBefore(iteration, cadence, maxIterations)) {
       // The metareview (metareview.ts): its own agent call, before this iteration.
       const review = preset.config.review!;
+      // `control interrupt` (or guidance that interrupts) stops the review as it stops a turn.
+      turn = new AbortController();
       const reviewed = await runMetareview({
         preset,
         paths,
@@ -312,21 +314,35 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         cwd: agentDir,
         baseEnv: { ...opts.env, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
         reaper,
-        signal: opts.signal,
+        signal: AbortSignal.any([opts.signal, turn.signal]),
         costLeft: agent.id === "claude" ? costLeft(spend, ev) : undefined,
         system,
         progress,
       });
+      turn = undefined;
+      const stoppedBy = opts.signal.aborted ? undefined : interruptedBy;
+      interruptedBy = undefined;
       reviews++;
       countUsage(iteration, reviewed.usage, `the metareview before iteration ${iteration}`);
-      if (reviewed.interrupted || opts.signal.aborted)
+      if (opts.signal.aborted)
         return finish({
           complete: false,
           reason: "interrupted",
           fields: { completed_iterations: String(completed) },
         });
+      if (stoppedBy !== undefined)
+        // The operator stopped the review: no verdict, and iteration N goes on.
+        system("operator.interrupt", iteration, {
+          request_id: stoppedBy.id,
+          reason: stoppedBy.reason,
+          ...(stoppedBy.by !== undefined && { by: stoppedBy.by }),
+        });
       const { verdict } = reviewed;
-      if (verdict.verdict === "UNKNOWN" && review.on_error !== "continue") {
+      if (
+        stoppedBy === undefined &&
+        verdict.verdict === "UNKNOWN" &&
+        review.on_error !== "continue"
+      ) {
         // Ended at the review's word: not a completion, the objective was not shown to be met.
         const fields = { iteration: String(iteration), detail: verdict.reasoning };
         const reason = review.on_error === "exit" ? "verdict_unknown" : "review_unknown";

@@ -1,11 +1,12 @@
 // The metareview end to end: `autoloop run` with a `[review]` preset whose agent and reviewer
 // are small node scripts (real processes), against the public autoloop's cadence and records.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { JournalRecord } from "../../src/journal/codec.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { field, journalOf } from "../helpers/journal.js";
+import { waitFor } from "../helpers/wait.js";
 
 afterEach(cleanupTempDirs);
 
@@ -151,6 +152,38 @@ describe("the metareview", () => {
     expect(JSON.parse(usage.stdout)).toMatchObject([
       { iterations: 10, cost_usd: 18, unpriced_iterations: 0 },
     ]);
+  });
+
+  it("stops a review for an operator's interrupt, and the iteration goes on", async () => {
+    const { dir, preset } = setup("", 2);
+    writeFileSync(
+      join(preset, "autoloops.toml"),
+      `${readFileSync(join(preset, "autoloops.toml"), "utf8")}[review]\ntimeout_ms = 60000\n${reviewer(dir)}`,
+    );
+    const running = autoloop(["run", preset, "build it", "--quiet", "--run-id", "r1"], {
+      cwd: dir,
+      env: { REVIEW_MODE: "hang", AGENT_COMPLETE_AT: "2" },
+    });
+    await waitFor(
+      () =>
+        existsSync(join(dir, ".autoloop", "journal.jsonl")) &&
+        journalOf(dir).some((r) => r.topic === "review.start"),
+      "the review to start",
+    );
+    const stopped = await autoloop(["control", "interrupt", "r1"], { cwd: dir });
+    expect(stopped.exitCode, stopped.stderr).toBe(0);
+    const result = await running;
+    expect(result.exitCode, result.stderr).toBe(0);
+    const journal = journalOf(dir);
+    const after = journal.slice(journal.findIndex((r) => r.topic === "review.start"));
+    expect(after.map((r) => r.topic).slice(0, 3)).toEqual([
+      "review.start",
+      "review.finish",
+      "operator.interrupt",
+    ]);
+    expect(after.some((r) => r.topic === "review.verdict")).toBe(false);
+    expect(iterationsOf(journal, "iteration.start")).toEqual(["1", "2"]);
+    expect(journal.at(-1)?.topic).toBe("loop.complete");
   });
 
   it("counts a review that reports no usage as an agent call of unknown cost", async () => {
