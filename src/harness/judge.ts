@@ -13,6 +13,33 @@ export interface StallState {
   identical: number;
 }
 
+/** The next prompt's note when required events are still missing; undefined when none is. */
+export function missingRequiredNote(
+  required: readonly string[],
+  seen: ReadonlySet<string>,
+): string | undefined {
+  const missing = required.filter((e) => !seen.has(e));
+  return missing.length === 0
+    ? undefined
+    : `Completion refused: required events not yet emitted: ${missing.join(", ")}.`;
+}
+
+/**
+ * The completion gate for a completion claimed outside an emit (the completion promise, a
+ * metareview's EXIT): open tasks refuse it (a `task.gate` to journal), else missing required
+ * events (a note for the next prompt); undefined when it passes.
+ */
+export function completionGate(
+  openTasks: () => string[],
+  required: readonly string[],
+  seen: ReadonlySet<string>,
+): { openTasks: string[] } | { note: string } | undefined {
+  const open = openTasks();
+  if (open.length > 0) return { openTasks: open };
+  const note = missingRequiredNote(required, seen);
+  return note === undefined ? undefined : { note };
+}
+
 export interface IterationFacts {
   iteration: number;
   /** How the agent ended: `exited` with its code, or timed out, interrupted, not spawned. */
@@ -76,20 +103,20 @@ export function judgeIteration(f: IterationFacts): Judgement {
   if (f.result.kind !== "exited" || f.result.exitCode !== 0)
     return { ...base, next: "agent_failed" };
 
-  const missing = ev.required_events.filter((e) => !f.seenTopics.has(e));
-  const refusedNote = `Completion refused: required events not yet emitted: ${missing.join(", ")}.`;
   let completionNote = "";
   let gate: Judgement["gate"];
   if (f.emitted.some((r) => r.topic === ev.completion_event)) {
-    if (missing.length === 0)
+    // Its open tasks were refused when it was emitted (emit.ts): only required events remain.
+    const refused = missingRequiredNote(ev.required_events, f.seenTopics);
+    if (refused === undefined)
       return { ...base, next: { complete: true, reason: "completion_event" } };
-    completionNote = refusedNote;
+    completionNote = refused;
   } else if (f.output.includes(ev.completion_promise)) {
-    const open = f.openTasks();
-    if (open.length > 0) gate = { openTasks: open };
-    else if (missing.length === 0)
+    const held = completionGate(f.openTasks, ev.required_events, f.seenTopics);
+    if (held === undefined)
       return { ...base, next: { complete: true, reason: "completion_promise" } };
-    else completionNote = refusedNote;
+    if ("openTasks" in held) gate = held;
+    else completionNote = held.note;
   }
 
   // Kept as text: loading node:crypto would slow a harness start, and the output is bounded.

@@ -13,7 +13,7 @@ import { addUsage, budgetStop, costLeft, NO_SPEND, spendFields } from "./budget.
 import { ControlInbox } from "./control/inbox.js";
 import { type ControlRequest, controlPaths, publishCapabilities } from "./control/requests.js";
 import { removeEventTool, writeEventTool } from "./event-tool.js";
-import { judgeIteration, type StallState, type Terminal, tail } from "./judge.js";
+import { completionGate, judgeIteration, type StallState, type Terminal, tail } from "./judge.js";
 import {
   assertNewRunId,
   fileSize,
@@ -162,6 +162,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       source,
     });
   const tasks = new TaskStore(paths.tasksFile);
+  const openTaskIds = () => blockingTasks(tasks.view()).map((t) => t.id);
   const { agent, command, args, promptMode } = agentCommand(preset, paths, runId);
   const reaper = new AgentReaper();
   const started = performance.now();
@@ -350,18 +351,16 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       }
       if (verdict.verdict === "EXIT" || verdict.verdict === "TAKEOVER") {
         // A completion like any other: the gate (open tasks, required events) holds it back.
-        const open = blockingTasks(tasks.view()).map((t) => t.id);
-        const missing = ev.required_events.filter((e) => !view.seenTopics.has(e));
+        const held = completionGate(openTaskIds, ev.required_events, view.seenTopics);
         const reason = verdict.verdict === "EXIT" ? "verdict_exit" : "verdict_takeover";
-        if (open.length === 0 && missing.length === 0) return finish({ complete: true, reason });
-        if (open.length > 0)
+        if (held === undefined) return finish({ complete: true, reason });
+        if ("openTasks" in held)
           system("task.gate", iteration, {
             blocked_topic: ev.completion_event,
-            open_tasks: open.join(","),
+            open_tasks: held.openTasks.join(","),
             via: "metareview",
           });
-        else
-          completionNote = `Completion refused: required events not yet emitted: ${missing.join(", ")}.`;
+        else completionNote = held.note;
         view.refresh();
       }
       if (verdict.verdict === "REDIRECT") redirected = redirectedObjective(paths, opts.objective);
@@ -557,7 +556,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         payload: r.shape === "agent" ? r.payload : "",
       })),
       seenTopics: view.seenTopics,
-      openTasks: () => blockingTasks(tasks.view()).map((t) => t.id),
+      openTasks: openTaskIds,
       eventLoop: ev,
       stall,
     });

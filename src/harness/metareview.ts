@@ -237,14 +237,8 @@ export interface ReviewRun {
   elapsedMs: number;
 }
 
-export interface MetareviewInput {
-  preset: Preset;
-  paths: RunPaths;
-  runId: string;
-  iteration: number;
-  view: RunView;
-  tasks: TaskView;
-  scratchpad: string;
+/** What a review needs: what its prompt is made of, and how its agent call runs. */
+export interface MetareviewInput extends Omit<ReviewPromptInput, "review"> {
   cwd: string;
   baseEnv: NodeJS.ProcessEnv;
   reaper: AgentReaper;
@@ -265,16 +259,7 @@ export async function runMetareview(input: MetareviewInput): Promise<ReviewRun> 
     agent.id === "claude" && input.costLeft !== undefined
       ? [...args, "--max-budget-usd", input.costLeft.toFixed(4)]
       : args;
-  const prompt = renderReviewPrompt({
-    preset,
-    review,
-    paths,
-    runId,
-    iteration,
-    view: input.view,
-    tasks: input.tasks,
-    scratchpad: input.scratchpad,
-  });
+  const prompt = renderReviewPrompt({ ...input, review });
   writeFileSync(paths.promptPath, prompt);
   system("review.start", iteration, {
     kind: "metareview",
