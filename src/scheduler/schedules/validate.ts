@@ -171,13 +171,13 @@ export function* checkScheduleSteps(
   // A preset's warnings are said once, however many schedules run it; its files are looked at
   // once per pass (a hundred thousand schedules may share it).
   const warnedPresets = new Set<string>();
-  const topologies = new Map<string, ReturnType<typeof presetTopologyFindings>>();
-  const topologyOf = (dir: string, sets: readonly string[]) => {
+  const presets = new Map<string, PresetCheck>();
+  const presetOf = (dir: string, sets: readonly string[]) => {
     const key = `${dir}\0${sets.join("\0")}`;
-    let found = topologies.get(key);
+    let found = presets.get(key);
     if (found === undefined) {
-      found = presetTopologyFindings(dir, sets);
-      topologies.set(key, found);
+      found = checkPreset(dir, sets);
+      presets.set(key, found);
     }
     return found;
   };
@@ -197,26 +197,35 @@ export function* checkScheduleSteps(
     if (s.kind === "preset") {
       const dir = resolvePreset(s, config, problem);
       presetDirs.set(s, dir);
-      if (dir !== undefined)
-        for (const f of topologyOf(dir, s.sets)) {
-          const where = `${displayPath(config.dir, f.file)}: ${f.field}: found ${f.found}`;
-          if (f.severity === "error")
-            problem(
-              s,
-              "preset",
-              JSON.stringify(s.preset),
-              `a preset that can complete (${where}; expected ${f.expected})`,
-            );
-          else if (!warnedPresets.has(`${f.file}\0${f.field}\0${f.found}`)) {
-            warnedPresets.add(`${f.file}\0${f.field}\0${f.found}`);
-            warnings.push({
-              file: displayPath(config.dir, f.file),
-              field: f.field,
-              found: f.found,
-              expected: f.expected,
-            });
-          }
+      const checked = dir === undefined ? undefined : presetOf(dir, s.sets);
+      // A preset that does not load is said here when the schedule's `set` may be why (else
+      // at its run, which names the file).
+      if (checked?.loadError !== undefined && s.sets.length > 0)
+        problem(
+          s,
+          "set",
+          JSON.stringify(s.sets),
+          `settings the preset takes (${checked.loadError})`,
+        );
+      for (const f of checked?.findings ?? []) {
+        const where = `${displayPath(config.dir, f.file)}: ${f.field}: found ${f.found}`;
+        if (f.severity === "error")
+          problem(
+            s,
+            "preset",
+            JSON.stringify(s.preset),
+            `a preset that can complete (${where}; expected ${f.expected})`,
+          );
+        else if (!warnedPresets.has(`${f.file}\0${f.field}\0${f.found}`)) {
+          warnedPresets.add(`${f.file}\0${f.field}\0${f.found}`);
+          warnings.push({
+            file: displayPath(config.dir, f.file),
+            field: f.field,
+            found: f.found,
+            expected: f.expected,
+          });
         }
+      }
     }
     if (s.kind === "chain") checkChain(s, problem);
     if (!exists(s.projectDir)) {
@@ -328,11 +337,7 @@ function resolvePreset(
     ? [s.preset]
     : [join(config.presetsDir, s.preset), join(BUNDLED_PRESETS_DIR, s.preset)];
   const found = candidates.find(hasPreset);
-  if (found !== undefined) {
-    const refused = s.sets.length === 0 ? undefined : setsProblem(found, s.sets);
-    if (refused !== undefined) problem(s, "set", JSON.stringify(s.sets), refused);
-    return found;
-  }
+  if (found !== undefined) return found;
   const looked = candidates.map((c) => displayPath(config.dir, c)).join(" and ");
   const known = isPresetPath(s.preset)
     ? []
@@ -348,53 +353,39 @@ function resolvePreset(
   return undefined;
 }
 
-/** Topology findings of a preset (with a schedule's `set`), by folder, sets and file times. */
-const topologyChecked = new Map<string, Array<TopologyFinding & { file: string }>>();
+/** A preset loaded with a schedule's `set`: why it does not load, or what its topology says. */
+interface PresetCheck {
+  loadError?: string;
+  findings: Array<TopologyFinding & { file: string }>;
+}
 
-function presetTopologyFindings(
-  dir: string,
-  sets: readonly string[],
-): Array<TopologyFinding & { file: string }> {
+/** Presets checked, by folder, sets and their files' signatures (a change is checked again). */
+const presetsChecked = new Map<string, PresetCheck>();
+
+function checkPreset(dir: string, sets: readonly string[]): PresetCheck {
   const files = [join(dir, "autoloops.toml"), join(dir, "topology.toml")];
   const stamp = files.map((f) => fileSignature(f) ?? "").join("|");
   const key = `${dir}\0${sets.join("\0")}\0${stamp}`;
-  let found = topologyChecked.get(key);
+  let found = presetsChecked.get(key);
   if (found === undefined) {
     try {
       const preset = loadPreset(dir, sets);
       const topology = existsSync(files[1]!) ? files[1]! : dir;
-      found = [...topologyFindings(preset), ...permissionFindings(preset)].map((f) => ({
+      const findings = [...topologyFindings(preset), ...permissionFindings(preset)].map((f) => ({
         ...f,
         file:
           f.field.startsWith("event_loop.") || f.field.startsWith("backend.")
             ? files[0]!
             : topology,
       }));
-    } catch {
-      found = []; // a preset that does not load is said by the checks above (or at its run)
+      found = { findings };
+    } catch (err) {
+      found = { loadError: (err as Error).message.split("\n")[0]!, findings: [] };
     }
-    if (topologyChecked.size > 1000) topologyChecked.clear();
-    topologyChecked.set(key, found);
+    if (presetsChecked.size > 1000) presetsChecked.clear();
+    presetsChecked.set(key, found);
   }
   return found;
-}
-
-/** What loading the preset with a schedule's `set` says, by folder and sets (many share one). */
-const setsChecked = new Map<string, string | undefined>();
-
-function setsProblem(dir: string, sets: readonly string[]): string | undefined {
-  const key = `${dir}\0${sets.join("\0")}`;
-  if (!setsChecked.has(key)) {
-    let message: string | undefined;
-    try {
-      loadPreset(dir, sets);
-    } catch (err) {
-      message = `settings the preset takes (${(err as Error).message.split("\n")[0]})`;
-    }
-    if (setsChecked.size > 1000) setsChecked.clear();
-    setsChecked.set(key, message);
-  }
-  return setsChecked.get(key);
 }
 
 function presetNames(dir: string): string[] {
