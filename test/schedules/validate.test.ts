@@ -243,6 +243,25 @@ describe("a preset's topology, as validate sees it", () => {
     ]);
   });
 
+  it("refuses a schedule whose set the preset does not take", () => {
+    write(
+      "presets/report/topology.toml",
+      `${role("writer", ["task.complete"])}[handoff]\n"loop.start" = ["writer"]\n`,
+    );
+    write(
+      "schedules/a.toml",
+      schedule(
+        "weekly",
+        'preset = "report"\nset = { "event_loop.max_iterations" = "many" }',
+      ).replace('preset = "autofix"\n', ""),
+    );
+    const { problems } = validate();
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(
+      /^schedules\/a\.toml: schedule\[0\]\.set: found \["event_loop\.max_iterations=\\"many\\""\]; expected settings the preset takes \(.*max_iterations/,
+    );
+  });
+
   it("finds nothing to say about the bundled presets", () => {
     write(
       "schedules/a.toml",
