@@ -6,7 +6,8 @@ import {
   launchRun,
   type RunHandle,
 } from "../launch/launcher.js";
-import type { KillCause } from "../launch/outcome.js";
+import type { KillCause, RunOutcome } from "../launch/outcome.js";
+import { journalPathFor } from "../launch/outcome-journal.js";
 import { launchArgv } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
 import type { ClaimResult } from "../ledger/inputs.js";
@@ -20,6 +21,21 @@ export type RecordedLaunch =
 
 function killReason(cause: KillCause, timeoutMs: number | undefined): string {
   return cause.by === "operator" ? cause.reason : `no result after ${timeoutMs ?? 0} ms`;
+}
+
+/**
+ * The end recorded for a run whose watcher failed (something it could not read threw): lost,
+ * saying why. Without it the run would stay `running` in the ledger and pending.json.
+ */
+function endOfFailedWatcher(
+  err: unknown,
+  journalPath: string,
+  log: Pick<LauncherDeps, "logger">["logger"],
+  runId: string,
+): RunOutcome {
+  const detail = `its watcher failed: ${(err as Error)?.message ?? String(err)}`;
+  log?.warn({ runId, err }, `run recorded as lost: ${detail}`);
+  return { status: "interrupted", basis: "lost", durationMs: 0, journalPath, detail };
 }
 
 /** Claims the slot (or `key`) and records `scheduled`; nothing is spawned yet. */
@@ -62,10 +78,12 @@ export async function startClaimed(
     const { pid, startTime, outputPath, journalPath, journalOffset } = handle;
     ledger.started(runId, { pid, startTime, outputPath, journalPath, journalOffset });
   }
-  const done = handle.done.then((outcome) => {
-    ledger.finished(runId, outcome);
-    return outcome;
-  });
+  const done = handle.done
+    .catch((err: unknown) => endOfFailedWatcher(err, handle.journalPath, deps.logger, runId))
+    .then((outcome) => {
+      ledger.finished(runId, outcome);
+      return outcome;
+    });
   return { ...handle, done };
 }
 
@@ -110,9 +128,12 @@ export function adoptRecorded(
       },
     },
   );
-  const done = handle.done.then((outcome) => {
-    ledger.finished(entry.runId, outcome);
-    return outcome;
-  });
+  const journalPath = journalPathFor(entry.cwd);
+  const done = handle.done
+    .catch((err: unknown) => endOfFailedWatcher(err, journalPath, deps.logger, entry.runId))
+    .then((outcome) => {
+      ledger.finished(entry.runId, outcome);
+      return outcome;
+    });
   return { ...handle, done };
 }

@@ -8,7 +8,7 @@ import {
   type RunOutcome,
   recordedExit,
 } from "../launch/outcome.js";
-import { journalPathFor, readRunEnd } from "../launch/outcome-journal.js";
+import { journalPathFor, readRunEndOr, UNREADABLE_JOURNAL } from "../launch/outcome-journal.js";
 import { exitStatusPath, readExitStatus, removeExitStatus } from "../launch/wrapper.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import { type PendingEntry, withStart } from "../ledger/pending.js";
@@ -25,7 +25,9 @@ export type Recovery =
       kind: "interrupted";
       entry: Pick<PendingEntry, "runId" | "schedule" | "slot">;
       reason: string;
-    };
+    }
+  /** Its entry could not be recovered (it threw): ended as lost when the ledger took it. */
+  | { kind: "unrecoverable"; runId: string; problem: string };
 
 export interface RecoveryDeps {
   now: () => number;
@@ -33,12 +35,15 @@ export interface RecoveryDeps {
   isAlive: (pid: number, runId: string, startTime?: string) => boolean;
   /** Finds a run's harness by its environment when no pid was recorded (crash right after spawn). */
   findByRunId: (runId: string) => { pid: number; startTime: string | undefined } | undefined;
+  /** Told of a run's journal that could not be read (its end then comes from its exit). */
+  report: (runId: string, problem: string) => void;
 }
 
 const defaultDeps: RecoveryDeps = {
   now: Date.now,
   isAlive: isRunProcess,
   findByRunId: findProcessByRunId,
+  report: () => {},
 };
 
 function live(
@@ -69,66 +74,95 @@ function startedFromLog(ledger: RunLedger, entry: PendingEntry): PendingEntry {
 /**
  * Goes through pending.json once. Runs that are over are closed in the ledger here (the
  * journal is the truth; no terminal record means interrupted); live runs are returned
- * for the caller to adopt, which records `adopted`.
+ * for the caller to adopt, which records `adopted`. An entry that throws (a field of the
+ * wrong type, a time or offset out of range) is one run lost, never the daemon's start.
  */
 export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = {}): Recovery[] {
   const d = { ...defaultDeps, ...deps };
-  const actions: Recovery[] = [];
-  for (const { runId, key, entry } of ledger.strandedClaims()) {
-    if (entry !== undefined) {
-      ledger.relist(entry); // then recovered like any pending run, below
-      continue;
-    }
-    const found = slotOfKey(key, runId);
-    // A retry's claim: its slot's first run is the one that claimed the slot's own key.
-    const root =
-      found.attempt === undefined ? undefined : ledger.slotOwner(key.replace(/#\d+$/, ""));
-    const slot = root === undefined ? found : { ...found, parentRunId: root };
-    const reason = "the daemon stopped right after claiming the slot: never started";
-    ledger.interrupted(runId, reason, slot);
-    actions.push({ kind: "interrupted", entry: { runId, ...slot }, reason });
-  }
+  const actions: Array<Recovery | undefined> = [];
+  for (const stranded of ledger.strandedClaims())
+    actions.push(guarded(ledger, stranded.runId, () => recoverClaim(ledger, stranded)));
   for (const listed of ledger.pending()) {
     if (ledger.dropEnded(listed.runId)) continue;
-    const entry = startedFromLog(ledger, listed);
-    const alive = live(entry, d);
-    if (alive) {
-      actions.push({ kind: "adopt", entry: alive });
-      continue;
-    }
-    const journalPath = journalPathFor(entry.cwd);
-    const end = journalsItsEnd(entry.kind)
-      ? readRunEnd(journalPath, entry.runId, entry.journalOffset ?? 0)
-      : undefined;
-    const terminal = end?.terminal;
-    // The run's wrapper recorded how the program ended, daemon or not.
-    const statusPath =
-      entry.outputPath === undefined ? undefined : exitStatusPath(entry.outputPath, entry.runId);
-    const exitCode = statusPath === undefined ? undefined : readExitStatus(statusPath);
-    if (terminal || exitCode !== undefined) {
-      const startedAt = Date.parse(entry.startedAt ?? entry.scheduledAt);
-      const durationMs = Number.isNaN(startedAt) ? 0 : Math.max(0, d.now() - startedAt);
-      const outcome = determineOutcome({
-        kind: entry.kind,
-        ...(terminal && { terminal }),
-        spend: end?.spend(),
-        ...(exitCode !== undefined && recordedExit(entry.kind, exitCode)),
-        durationMs,
-        journalPath,
-      });
-      ledger.finished(entry.runId, outcome);
-      if (statusPath !== undefined) removeExitStatus(statusPath);
-      actions.push({ kind: "finished", entry, outcome });
-      continue;
-    }
-    const reason =
-      entry.pid === undefined
-        ? "no pid was recorded and no process carries the run id: never started, or lost"
-        : "the process ended while the daemon was down, without a terminal record";
-    ledger.interrupted(entry.runId, reason);
-    actions.push({ kind: "interrupted", entry, reason });
+    actions.push(guarded(ledger, listed.runId, () => recoverEntry(ledger, listed, d)));
   }
-  return actions;
+  return actions.filter((a): a is Recovery => a !== undefined);
+}
+
+/** `recover()`, or when it throws, the run ended as interrupted with the problem as reason. */
+function guarded(
+  ledger: RunLedger,
+  runId: string,
+  recover: () => Recovery | undefined,
+): Recovery | undefined {
+  try {
+    return recover();
+  } catch (err) {
+    const problem = `its entry could not be recovered: ${(err as Error)?.message ?? String(err)}`;
+    try {
+      ledger.interrupted(runId, problem);
+    } catch {
+      // Reported below all the same; the next start meets it again.
+    }
+    return { kind: "unrecoverable", runId, problem };
+  }
+}
+
+/** A claim pending.json never listed: relisted (then recovered below) or never started. */
+function recoverClaim(
+  ledger: RunLedger,
+  { runId, key, entry }: { runId: string; key: string; entry?: PendingEntry },
+): Recovery | undefined {
+  if (entry !== undefined) {
+    ledger.relist(entry); // then recovered like any pending run
+    return undefined;
+  }
+  const found = slotOfKey(key, runId);
+  // A retry's claim: its slot's first run is the one that claimed the slot's own key.
+  const root = found.attempt === undefined ? undefined : ledger.slotOwner(key.replace(/#\d+$/, ""));
+  const slot = root === undefined ? found : { ...found, parentRunId: root };
+  const reason = "the daemon stopped right after claiming the slot: never started";
+  ledger.interrupted(runId, reason, slot);
+  return { kind: "interrupted", entry: { runId, ...slot }, reason };
+}
+
+/** One pending run: adopted when alive, else closed from its journal and exit status. */
+function recoverEntry(ledger: RunLedger, listed: PendingEntry, d: RecoveryDeps): Recovery {
+  const entry = startedFromLog(ledger, listed);
+  const alive = live(entry, d);
+  if (alive) return { kind: "adopt", entry: alive };
+  const journalPath = journalPathFor(entry.cwd);
+  const end = journalsItsEnd(entry.kind)
+    ? readRunEndOr(journalPath, entry.runId, entry.journalOffset ?? 0, (problem) =>
+        d.report(entry.runId, problem),
+      )
+    : undefined;
+  const terminal = end?.terminal;
+  // The run's wrapper recorded how the program ended, daemon or not.
+  const statusPath =
+    entry.outputPath === undefined ? undefined : exitStatusPath(entry.outputPath, entry.runId);
+  const exitCode = statusPath === undefined ? undefined : readExitStatus(statusPath);
+  if (terminal || exitCode !== undefined) {
+    const startedAt = Date.parse(entry.startedAt ?? entry.scheduledAt);
+    const durationMs = Number.isNaN(startedAt) ? 0 : Math.max(0, d.now() - startedAt);
+    const outcome = determineOutcome({
+      kind: entry.kind,
+      ...(terminal && { terminal }),
+      spend: end?.spend(),
+      ...(exitCode !== undefined && recordedExit(entry.kind, exitCode)),
+      durationMs,
+      journalPath,
+    });
+    ledger.finished(entry.runId, outcome);
+    if (statusPath !== undefined) removeExitStatus(statusPath);
+    return { kind: "finished", entry, outcome };
+  }
+  const reason =
+    entry.pid === undefined
+      ? "no pid was recorded and no process carries the run id: never started, or lost"
+      : "the process ended while the daemon was down, without a terminal record";
+  ledger.interrupted(entry.runId, reason);
+  return { kind: "interrupted", entry, reason };
 }
 
 /** After a restart: adopts each run still alive (through `adopt`) and logs how the others ended. */
@@ -137,22 +171,40 @@ export function resumePending(
   log: Logger,
   adopt: (run: ActiveRun) => void,
 ): void {
-  for (const action of recoverPending(ledger)) {
+  const report = (runId: string, problem: string) =>
+    log.warn({ runId, problem }, UNREADABLE_JOURNAL);
+  for (const action of recoverPending(ledger, { report })) {
     if (action.kind === "adopt") {
-      const handle = adoptRecorded(ledger, action.entry);
       const { runId, schedule, pid } = action.entry;
-      log.info({ runId, runPid: pid, schedule }, "adopted a run that outlived the previous daemon");
-      adopt({ runId, schedule, stop: handle.stop, done: handle.done });
+      const problem = guarded(ledger, runId, () => {
+        const handle = adoptRecorded(ledger, action.entry, { logger: log });
+        adopt({ runId, schedule, stop: handle.stop, done: handle.done });
+        return undefined;
+      });
+      if (problem === undefined)
+        log.info(
+          { runId, runPid: pid, schedule },
+          "adopted a run that outlived the previous daemon",
+        );
+      else logUnrecoverable(log, problem);
     } else if (action.kind === "finished") {
       log.info(
         { runId: action.entry.runId, status: action.outcome.status },
         "run finished while the daemon was down",
       );
-    } else {
+    } else if (action.kind === "interrupted") {
       log.warn(
         { runId: action.entry.runId, reason: action.reason },
         "run marked interrupted: its process is gone",
       );
-    }
+    } else logUnrecoverable(log, action);
   }
+}
+
+function logUnrecoverable(log: Logger, action: Recovery): void {
+  if (action.kind !== "unrecoverable") return;
+  log.error(
+    { runId: action.runId, problem: action.problem },
+    `run ${action.runId} not recovered (${action.problem}); recorded as interrupted, the daemon goes on`,
+  );
 }

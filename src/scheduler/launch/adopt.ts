@@ -1,5 +1,6 @@
 // Watches a run that outlived a daemon restart: we are not its parent, so poll its pid and its journal.
 
+import type { Logger } from "pino";
 import { decodeRecord } from "../../journal/codec.js";
 import { LineCursor, parseLines } from "../../journal/reader.js";
 import { isSameProcessAlive } from "./identity.js";
@@ -11,7 +12,7 @@ import {
   type RunOutcome,
   recordedExit,
 } from "./outcome.js";
-import { journalPathFor, RunEndScan } from "./outcome-journal.js";
+import { journalPathFor, RunEndScan, UNREADABLE_JOURNAL } from "./outcome-journal.js";
 import { DEFAULT_KILL_GRACE_MS, groupTerminator } from "./termination.js";
 import { exitStatusPath, readExitStatus, removeExitStatus } from "./wrapper.js";
 
@@ -45,6 +46,8 @@ export interface AdoptDeps {
   isAlive: (pid: number, startTime?: string) => boolean;
   /** Told once, when the watcher starts killing the run (timeout or operator stop). */
   onKill: ((cause: KillCause) => void) | undefined;
+  /** Told once when the run's journal cannot be read (the run wrote something else there). */
+  logger: Pick<Logger, "warn"> | undefined;
 }
 
 const defaultDeps: AdoptDeps = {
@@ -52,6 +55,7 @@ const defaultDeps: AdoptDeps = {
   pollMs: 1000,
   isAlive: isSameProcessAlive,
   onKill: undefined,
+  logger: undefined,
 };
 
 export function watchAdoptedRun(run: AdoptedRun, deps: Partial<AdoptDeps> = {}): AdoptedRunHandle {
@@ -68,39 +72,58 @@ export function watchAdoptedRun(run: AdoptedRun, deps: Partial<AdoptDeps> = {}):
     d.onKill?.(cause);
   };
 
+  // The journal is the run's: what it put there (a FIFO, a link) is reported once, read
+  // again at each poll, and the run's end then comes from its exit if it stays unreadable;
+  // no error of its files leaves this watcher's timer.
+  let reported = false;
   const readJournal = (final: boolean): void => {
-    const lines = cursor.readNew();
-    if (final && cursor.pendingTail() !== "") lines.push(cursor.pendingTail());
-    end.add(parseLines(lines, decodeRecord).items);
+    try {
+      const lines = cursor.readNew();
+      if (final && cursor.pendingTail() !== "") lines.push(cursor.pendingTail());
+      end.add(parseLines(lines, decodeRecord).items);
+    } catch (err) {
+      if (reported) return;
+      reported = true;
+      d.logger?.warn({ runId: run.runId, problem: (err as Error).message }, UNREADABLE_JOURNAL);
+    }
   };
 
-  const done = new Promise<RunOutcome>((resolve) => {
+  const finish = (): RunOutcome => {
+    terminator.reap();
+    terminator.dispose();
+    readJournal(true);
+    // Not our child, so no exit status from the kernel: the wrapper wrote it down.
+    const statusPath =
+      run.outputPath === undefined ? undefined : exitStatusPath(run.outputPath, run.runId);
+    const exitCode = statusPath === undefined ? undefined : readExitStatus(statusPath);
+    if (statusPath !== undefined) removeExitStatus(statusPath);
+    return determineOutcome({
+      kind: run.kind,
+      ...(journalsItsEnd(run.kind) && { terminal: end.terminal, spend: end.spend() }),
+      ...(exitCode !== undefined && recordedExit(run.kind, exitCode)),
+      killedBy: terminator.cause,
+      durationMs: d.now() - startedAt,
+      journalPath,
+    });
+  };
+
+  const done = new Promise<RunOutcome>((resolve, reject) => {
     const check = (): void => {
-      if (run.deadline !== undefined && d.now() >= run.deadline) kill({ by: "timeout" });
-      if (d.isAlive(run.pid, run.startTime)) {
-        readJournal(false);
-        return;
+      try {
+        if (run.deadline !== undefined && d.now() >= run.deadline) kill({ by: "timeout" });
+        if (d.isAlive(run.pid, run.startTime)) {
+          readJournal(false);
+          return;
+        }
+        gone = true;
+        clearInterval(timer);
+        resolve(finish());
+      } catch (err) {
+        // Whoever awaits `done` records the run as lost; the timer must not throw.
+        gone = true;
+        clearInterval(timer);
+        reject(err);
       }
-      gone = true;
-      clearInterval(timer);
-      terminator.reap();
-      terminator.dispose();
-      readJournal(true);
-      // Not our child, so no exit status from the kernel: the wrapper wrote it down.
-      const statusPath =
-        run.outputPath === undefined ? undefined : exitStatusPath(run.outputPath, run.runId);
-      const exitCode = statusPath === undefined ? undefined : readExitStatus(statusPath);
-      if (statusPath !== undefined) removeExitStatus(statusPath);
-      resolve(
-        determineOutcome({
-          kind: run.kind,
-          ...(journalsItsEnd(run.kind) && { terminal: end.terminal, spend: end.spend() }),
-          ...(exitCode !== undefined && recordedExit(run.kind, exitCode)),
-          killedBy: terminator.cause,
-          durationMs: d.now() - startedAt,
-          journalPath,
-        }),
-      );
     };
     const timer = setInterval(check, d.pollMs);
     check();

@@ -1,7 +1,12 @@
 // Launches one run as its own process group, captures its output, enforces its timeout, reports its outcome.
 import type { Logger } from "pino";
 import { determineOutcome, type KillCause, type RunOutcome, recordedExit } from "./outcome.js";
-import { journalPathFor, journalSize, readRunEnd } from "./outcome-journal.js";
+import {
+  journalPathFor,
+  journalSize,
+  readRunEndOr,
+  UNREADABLE_JOURNAL,
+} from "./outcome-journal.js";
 import { OUTPUT_CHECK_MS, OutputCap } from "./output-log.js";
 import { type ProcessStarter, startDirectly } from "./process-start.js";
 import { type LaunchSpec, launchArgv, launchEnv } from "./spec.js";
@@ -94,8 +99,12 @@ export async function launchRun(
     // The program's own status, as the wrapper recorded it; none when the group was killed.
     const recorded = readExitStatus(statusPath);
     removeExitStatus(statusPath);
+    const unreadable = (problem: string) =>
+      d.logger?.warn({ runId: spec.runId, problem }, UNREADABLE_JOURNAL);
     const end =
-      spec.kind !== "command" ? readRunEnd(journalPath, spec.runId, journalOffset) : undefined;
+      spec.kind !== "command"
+        ? readRunEndOr(journalPath, spec.runId, journalOffset, unreadable)
+        : undefined;
     return determineOutcome({
       kind: spec.kind,
       terminal: end?.terminal,

@@ -96,3 +96,25 @@ export class RunEndScan {
 export function readRunEnd(path: string, runId: string, offset = 0): RunEndScan {
   return new RunEndScan(runId).add(readJournal(path, offset).items);
 }
+
+/**
+ * `readRunEnd`, or undefined when the journal cannot be read (a FIFO or a link in its place, a
+ * file past its limits: the run wrote it), told to `report`; the end then comes from the exit.
+ */
+export function readRunEndOr(
+  path: string,
+  runId: string,
+  offset: number,
+  report: (problem: string) => void,
+): RunEndScan | undefined {
+  try {
+    return readRunEnd(path, runId, offset);
+  } catch (err) {
+    report((err as Error).message);
+    return undefined;
+  }
+}
+
+/** The log line for a run's journal that could not be read. */
+export const UNREADABLE_JOURNAL =
+  "the run's journal was not read; its end is decided from its exit";

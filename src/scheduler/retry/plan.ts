@@ -2,9 +2,17 @@
 // whether and when its next attempt starts. Pure: the daemon launches by it, and the monitor
 // holds a page by it, from the same ledger summary, so the two always agree, and a daemon
 // that restarts finds a retry it owes without anything kept beside the ledger.
+import { boundedInstant, parseInstant } from "../../util/instant.js";
 import type { RetryClass, RetryPolicy } from "../config/fields.js";
 import type { RunSummary } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
+
+/**
+ * The longest wait an agent's `retry_after` gets on its own say: an hour, or the schedule's
+ * own delay for that attempt when longer. A run is untrusted: "try again in 30 days" must not
+ * hold its slot's failure page for a month.
+ */
+export const AGENT_RETRY_WAIT_CAP_MS = 3_600_000;
 
 /**
  * The class of a run's end, or undefined for an end that is never retried: completed, a slot
@@ -52,9 +60,10 @@ export type RetryDecision =
 
 /**
  * Whether the slot of `run` (terminal, the newest of its schedule) gets another attempt, and
- * when: a `rate_limited` run at the time its agent named, others after `delay` doubled for
- * each retry before. A retry that would start at or past the schedule's next slot is left to
- * that slot.
+ * when: a `rate_limited` run at the time its agent named (at most `AGENT_RETRY_WAIT_CAP_MS`
+ * or the delay after its end), others after `delay` doubled for each retry before. A retry
+ * that would start at or past the schedule's next slot is left to that slot, and a run whose
+ * times cannot be read (outside 2000..2200) gets none: its end pages.
  */
 export function retryDecision(
   policy: RetryPolicy | undefined,
@@ -71,13 +80,16 @@ export function retryDecision(
   const attempt = attemptOf(run);
   if (attempt >= policy.attempts)
     return { kind: "none", why: `that was the last of ${policy.attempts} attempts` };
-  const ended = Date.parse(run.finishedAt);
-  const said = run.retryAfter === undefined ? Number.NaN : Date.parse(run.retryAfter);
-  const at =
-    cls === "rate_limited" && !Number.isNaN(said)
-      ? Math.max(ended, said)
-      : ended + policy.delayMs * 2 ** (attempt - 1);
-  const next = nextSlotAfter(new Date(run.slot));
+  const ended = parseInstant(run.finishedAt);
+  const slot = parseInstant(run.slot);
+  if (ended === undefined || slot === undefined)
+    return {
+      kind: "none",
+      why: `its end or slot time cannot be read (${run.finishedAt}, ${run.slot})`,
+    };
+  const at = boundedInstant(ended + waitAfter(policy, run, cls, ended));
+  if (at === undefined) return { kind: "none", why: "its retry would start past the year 2200" };
+  const next = nextSlotAfter(new Date(slot));
   if (next !== undefined && at >= next.getTime())
     return {
       kind: "none",
@@ -89,6 +101,14 @@ export function retryDecision(
     after: run.runId,
   };
   return { kind: "retry", plan: { ...plan, at, cls } };
+}
+
+/** How long after its end `run` is retried: its agent's word (capped) or the backoff. */
+function waitAfter(policy: RetryPolicy, run: RunSummary, cls: RetryClass, ended: number): number {
+  const backoff = policy.delayMs * 2 ** (attemptOf(run) - 1);
+  const said = parseInstant(run.retryAfter);
+  if (cls !== "rate_limited" || said === undefined) return backoff;
+  return Math.min(Math.max(0, said - ended), Math.max(backoff, AGENT_RETRY_WAIT_CAP_MS));
 }
 
 /** Runs of the schedule looked at, newest first, for the attempts of one slot. */
@@ -134,7 +154,7 @@ export function owedRetry(
     return { kind: "none", why: "a later attempt of its slot was made" };
   const decision = retryDecision(policy, run, nextSlotAfter);
   if (decision.kind === "none") return decision;
-  const next = nextSlotAfter(new Date(run.slot));
+  const next = nextSlotAfter(new Date(run.slot)); // readable: retryDecision checked it
   if (next !== undefined && now >= next.getTime())
     return {
       kind: "none",

@@ -1,0 +1,151 @@
+// What a run writes about its own end (its agent's words, its journal) must not stop the
+// daemon from recording that end, nor the next daemon from starting: a retry-after of 10^20
+// seconds, a FIFO in the journal's place. Real daemons in their own processes, a real harness.
+import { existsSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterEach, describe, expect, it } from "vitest";
+import { isTerminal } from "../../src/scheduler/ledger/events.js";
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { silentLogger } from "../helpers/daemon.js";
+import { waitFor } from "../helpers/wait.js";
+import { startDaemonProcess } from "./daemon-process.js";
+
+afterEach(cleanupTempDirs);
+
+/** A schedule of the demo preset whose agent is `agent` (a node script), retrying rate limits. */
+function agentSchedule(name: string, agent: string): string {
+  return `[[schedule]]\nname = "${name}"\ncron = "0 3 1 1 *"\npreset = "demo"\nobjective = "x"\nproject_dir = "../work"\nisolation = "shared"\nset = { "backend.args" = [${JSON.stringify(agent)}] }\nretry = { attempts = 2, delay = "10m" }\n`;
+}
+
+const cron = (root: string, args: string[]) =>
+  execa(process.execPath, [AUTOLOOP_CRON, ...args, "--config", join(root, "autoloop-cron.toml")], {
+    env: cleanEnv(),
+    extendEnv: false,
+    reject: false,
+  });
+
+const ledger = (root: string) => RunLedger.open(join(root, "state"), { logger: silentLogger });
+const summary = (root: string, runId: string) => ledger(root).summary(runId);
+
+/** Agent code that swaps its run's journal for a FIFO (run in the project dir). */
+const SWAP_FOR_FIFO = `import { execFileSync } from "node:child_process";\nimport { rmSync } from "node:fs";\nrmSync(".autoloop/journal.jsonl", { force: true });\nexecFileSync("mkfifo", [".autoloop/journal.jsonl"]);\n`;
+
+/** Fires `schedule` through the running daemon; resolves with the run's summary once it ended. */
+async function fireAndEnd(root: string, schedule: string) {
+  const fired = await cron(root, ["fire", schedule]);
+  expect(fired.exitCode, fired.stderr).toBe(0);
+  const runId = fired.stdout.trim();
+  return waitFor(
+    () => {
+      const s = summary(root, runId);
+      return s !== undefined && isTerminal(s.status) && s;
+    },
+    `the ledger to record the end of ${runId}`,
+    30_000,
+    100,
+  );
+}
+
+describe("a run's own words about its end", () => {
+  it("a retry-after of 10^20 seconds: the end is recorded, the wait capped, the next start and a fire without a daemon work", async () => {
+    const root = tempDir("autoloop-hostile-");
+    const agent = join(root, "limited.mjs");
+    writeFileSync(
+      agent,
+      'console.error("Error: 429 Too Many Requests. Please try again in 99999999999999999999 seconds.");\nprocess.exit(1);\n',
+    );
+    const schedule = agentSchedule("limited", agent);
+    const daemon = await startDaemonProcess(root, schedule);
+    let ended: Awaited<ReturnType<typeof fireAndEnd>>;
+    try {
+      ended = await fireAndEnd(root, "limited");
+    } finally {
+      await daemon.stop();
+    }
+    expect(ended).toMatchObject({ status: "failed", stopReason: "rate_limited" });
+    // A time the agent names is bounded where it is read: never past the year 2200.
+    expect(ended.retryAfter === undefined || Date.parse(ended.retryAfter) < Date.UTC(2200, 0)).toBe(
+      true,
+    );
+
+    const again = await startDaemonProcess(root, schedule);
+    expect((await again.get("/healthz")).status).toBe(200);
+    await again.stop();
+    expect(again.log()).not.toMatch(/RangeError/);
+
+    const direct = await cron(root, ["fire", "limited"]);
+    expect(direct.stderr).not.toMatch(/RangeError/);
+    expect(direct.stderr).toMatch(/failed \(rate_limited\)/);
+    expect(direct.exitCode, direct.stderr).toBe(3); // rate_limited: a stop, not a crash
+  }, 120_000);
+
+  it("a FIFO in its journal's place: the run's end is recorded, the next start comes up", async () => {
+    const root = tempDir("autoloop-hostile-");
+    const agent = join(root, "fifo.mjs");
+    writeFileSync(agent, `${SWAP_FOR_FIFO}process.exit(1);\n`);
+    const schedule = agentSchedule("fifo", agent);
+    const daemon = await startDaemonProcess(root, schedule);
+    try {
+      const ended = await fireAndEnd(root, "fifo");
+      expect(ended.status).toBe("failed");
+      expect(
+        ledger(root)
+          .pending()
+          .filter((e) => e.schedule === "fifo"),
+      ).toEqual([]);
+      await waitFor(
+        () => /journal\.jsonl is not a regular file/.test(daemon.log()),
+        "the refusal logged",
+      );
+    } finally {
+      await daemon.stop();
+    }
+    const again = await startDaemonProcess(root, schedule);
+    expect((await again.get("/healthz")).status).toBe(200);
+    await again.stop();
+  }, 120_000);
+
+  it("a FIFO in the journal of a run a restarted daemon adopts: the watcher's timer reports it, the daemon lives", async () => {
+    const root = tempDir("autoloop-hostile-");
+    const agent = join(root, "fifo-wait.mjs");
+    // The agent swaps its journal for a FIFO, then waits for the test's word and fails.
+    writeFileSync(
+      agent,
+      `${SWAP_FOR_FIFO}import { existsSync } from "node:fs";\nsetInterval(() => existsSync(${JSON.stringify(join(root, "go"))}) && process.exit(1), 50);\n`,
+    );
+    const schedule = agentSchedule("fifo", agent);
+    const first = await startDaemonProcess(root, schedule);
+    const fired = await cron(root, ["fire", "fifo"]);
+    const runId = fired.stdout.trim();
+    const fifo = join(root, "work", ".autoloop", "journal.jsonl");
+    await waitFor(
+      () => existsSync(fifo) && !statSync(fifo).isFile(),
+      "the FIFO in the journal's place",
+    );
+    first.child.kill("SIGKILL");
+    await first.child;
+
+    const second = await startDaemonProcess(root, schedule);
+    try {
+      await waitFor(() => /adopted a run/.test(second.log()), "the run adopted");
+      writeFileSync(join(root, "go"), "");
+      await waitFor(
+        () => isTerminal(ledger(root).summary(runId)?.status ?? "running"),
+        "the adopted run's end in the ledger",
+        30_000,
+        100,
+      );
+      expect((await second.get("/healthz")).status).toBe(200);
+      expect(
+        ledger(root)
+          .pending()
+          .filter((e) => e.schedule === "fifo"),
+      ).toEqual([]);
+      expect(second.log()).toMatch(/journal\.jsonl is not a regular file/);
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
+});
