@@ -1,12 +1,13 @@
 // What a run writes about its own end (its agent's words, its journal) must not stop the
 // daemon from recording that end, nor the next daemon from starting: a retry-after of 10^20
 // seconds, a FIFO in the journal's place. Real daemons in their own processes, a real harness.
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { isTerminal } from "../../src/scheduler/ledger/events.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import { newScheduledRunId } from "../../src/scheduler/ledger/scheduled-run-id.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger } from "../helpers/daemon.js";
 import { waitFor } from "../helpers/wait.js";
@@ -148,4 +149,54 @@ describe("a run's own words about its end", () => {
       await second.stop();
     }
   }, 120_000);
+
+  it("a corrupted pending entry and a corrupted ledger line: each reported by run id and ended, the daemon starts", async () => {
+    const root = tempDir("autoloop-hostile-");
+    const work = join(root, "work");
+    mkdirSync(join(work, ".autoloop"), { recursive: true });
+    writeFileSync(join(work, ".autoloop", "journal.jsonl"), "{}\n");
+    const state = join(root, "state");
+    const before = RunLedger.open(state, { logger: silentLogger });
+    let hoursAgo = 0;
+    const planned = () => {
+      const slot = new Date(Date.now() - ++hoursAgo * 3_600_000);
+      const runId = newScheduledRunId("nightly", slot);
+      const run = { runId, schedule: "nightly", slot, trigger: "cron" as const };
+      before.schedule({ ...run, kind: "preset", argv: ["autoloop"], cwd: work });
+      return runId;
+    };
+    const badCwd = planned();
+    const badOffset = planned();
+    const start = { pid: 2 ** 22 + 1, outputPath: join(state, "o.log"), journalPath: "j" };
+    before.started(badOffset, { ...start, journalOffset: -5 });
+    const good = planned();
+    // pending.json as a run that reached the state dir would leave it: a cwd that is no path.
+    const pendingPath = join(state, "pending.json");
+    const entries = JSON.parse(readFileSync(pendingPath, "utf8")) as Array<{ runId: string }>;
+    const corrupted = entries.map((e) => (e.runId === badCwd ? { ...e, cwd: 42 } : e));
+    writeFileSync(pendingPath, JSON.stringify(corrupted));
+
+    const daemon = await startDaemonProcess(root, "");
+    try {
+      expect((await daemon.get("/healthz")).status).toBe(200);
+      const ended = (runId: string) => ledger(root).summary(runId)?.status === "interrupted";
+      await waitFor(
+        () => [badCwd, badOffset, good].every(ended),
+        "the three runs ended",
+        20_000,
+        100,
+      );
+      expect(
+        ledger(root)
+          .pending()
+          .filter((e) => e.schedule === "nightly"),
+      ).toEqual([]);
+      await waitFor(() => daemon.log().includes(badOffset), "the reports in the log");
+      const lines = daemon.log().split("\n");
+      expect(lines.find((l) => l.includes(badCwd))).toMatch(/not recovered.*path/);
+      expect(lines.find((l) => l.includes(badOffset))).toMatch(/journal was not read/);
+    } finally {
+      await daemon.stop();
+    }
+  }, 60_000);
 });
