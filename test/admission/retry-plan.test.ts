@@ -97,6 +97,33 @@ describe("retryDecision", () => {
     expect(d.kind === "none" && d.why).toContain("next slot (2026-11-27T03:00:00.000Z)");
   });
 
+  it("caps the wait an agent names at an hour, or the schedule's delay when longer", () => {
+    const yearly = (slot: Date) => new Date(slot.getTime() + 365 * 86_400_000);
+    const limited = run({ stopReason: "rate_limited", retryAfter: "2026-12-27T02:05:00.000Z" });
+    const at = (p: RetryPolicy) => {
+      const d = retryDecision(p, limited, yearly);
+      return d.kind === "retry" ? new Date(d.plan.at).toISOString() : d.why;
+    };
+    expect(at(policy)).toBe("2026-11-27T03:05:00.000Z");
+    expect(at({ ...policy, delayMs: 6 * 3_600_000 })).toBe("2026-11-27T08:05:00.000Z");
+  });
+
+  it("gives no retry, and never throws, for times it cannot read", () => {
+    const huge = retryAfterInstant(
+      "99999999999999999999 seconds",
+      Date.parse("2026-11-27T02:05:00Z"),
+    );
+    expect(huge).toBeUndefined();
+    expect(retryAfterInstant("37s", 1e23)).toBeUndefined();
+    expect(
+      retryAfterInstant("9999-01-01T00:00:00Z", Date.parse("2026-11-27T02:05:00Z")),
+    ).toBeUndefined();
+    const bad = retryDecision(policy, run({ finishedAt: "+999999-01-01T00:00:00Z" }), hourly);
+    expect(bad.kind).toBe("none");
+    const noSlot = retryDecision(policy, run({ slot: "garbage" }), hourly);
+    expect(noSlot.kind).toBe("none");
+  });
+
   it("stops at the last attempt, and retries only the classes retry.on names", () => {
     const last = retryDecision(policy, run({ attempt: 3 }), hourly);
     expect(last).toEqual({ kind: "none", why: "that was the last of 3 attempts" });
