@@ -29,6 +29,11 @@ const cron = (root: string, args: string[]) =>
 
 const ledger = (root: string) => RunLedger.open(join(root, "state"), { logger: silentLogger });
 const summary = (root: string, runId: string) => ledger(root).summary(runId);
+/** No run of `schedule` in pending.json (rewritten after the daemon's turn that ended it). */
+const unlisted = (root: string, schedule: string) =>
+  ledger(root)
+    .pending()
+    .every((e) => e.schedule !== schedule);
 
 /** Agent code that swaps its run's journal for a FIFO (run in the project dir). */
 const SWAP_FOR_FIFO = `import { execFileSync } from "node:child_process";\nimport { rmSync } from "node:fs";\nrmSync(".autoloop/journal.jsonl", { force: true });\nexecFileSync("mkfifo", [".autoloop/journal.jsonl"]);\n`;
@@ -91,11 +96,7 @@ describe("a run's own words about its end", () => {
     try {
       const ended = await fireAndEnd(root, "fifo");
       expect(ended.status).toBe("failed");
-      expect(
-        ledger(root)
-          .pending()
-          .filter((e) => e.schedule === "fifo"),
-      ).toEqual([]);
+      await waitFor(() => unlisted(root, "fifo"), "pending.json without the run");
       await waitFor(
         () => /journal\.jsonl is not a regular file/.test(daemon.log()),
         "the refusal logged",
@@ -139,11 +140,7 @@ describe("a run's own words about its end", () => {
         100,
       );
       expect((await second.get("/healthz")).status).toBe(200);
-      expect(
-        ledger(root)
-          .pending()
-          .filter((e) => e.schedule === "fifo"),
-      ).toEqual([]);
+      await waitFor(() => unlisted(root, "fifo"), "pending.json without the run");
       expect(second.log()).toMatch(/journal\.jsonl is not a regular file/);
     } finally {
       await second.stop();
@@ -186,11 +183,12 @@ describe("a run's own words about its end", () => {
         20_000,
         100,
       );
-      expect(
+      // pending.json is rewritten after the turn that ended them.
+      const listed = () =>
         ledger(root)
           .pending()
-          .filter((e) => e.schedule === "nightly"),
-      ).toEqual([]);
+          .filter((e) => e.schedule === "nightly");
+      await waitFor(() => listed().length === 0, "pending.json without them");
       await waitFor(() => daemon.log().includes(badOffset), "the reports in the log");
       const lines = daemon.log().split("\n");
       expect(lines.find((l) => l.includes(badCwd))).toMatch(/not recovered.*path/);
