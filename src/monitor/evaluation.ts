@@ -29,6 +29,11 @@ export class IncrementalEvaluation {
   private streaks = new Map<string, ScheduleStreak>();
   /** Per schedule, its latest completed run as the journals showed it. */
   private readonly completions = new Map<string, Recovery>();
+  /**
+   * Runs whose terminal record is not (yet) their end: their harness still runs (a stuck
+   * agent can append any line to its journal). As of the last pass that looked at each run.
+   */
+  private pendingEnds = new Set<string>();
 
   constructor(
     private readonly tracker: RunTracker,
@@ -64,6 +69,7 @@ export class IncrementalEvaluation {
       this.facts.forget(this.tracker.prune(now));
       runs = this.tracker.list();
       byRun = new Map();
+      this.pendingEnds = new Set();
     }
     this.conditionsByRun = undefined; // until this pass succeeds
     this.touched.clear();
@@ -72,7 +78,10 @@ export class IncrementalEvaluation {
       : { runs: this.facts.collectRuns(runs, { reuseLiveness: true, now }) };
     for (const run of runs) {
       byRun.set(run.run, detectRun(run, facts, now, thresholds, deps));
-      this.noteCompletion(run, facts.runs.get(run.run)?.schedule);
+      const f = facts.runs.get(run.run);
+      if (f?.unconfirmedEnd === true) this.pendingEnds.add(run.run);
+      else this.pendingEnds.delete(run.run);
+      this.noteCompletion(run, f?.schedule);
     }
     if (full) {
       this.scheduleConditions = scheduleConditions(facts.schedules ?? {}, thresholds);
@@ -94,12 +103,22 @@ export class IncrementalEvaluation {
     return { conditions, full };
   }
 
+  /**
+   * The run's end for the alert lifecycle: its terminal record, once the record is the
+   * harness's (its harness is gone, or the scheduler's ledger says it ended). A terminal
+   * record while the harness runs ends nothing: no resolution, so no re-firing either.
+   */
+  private endOf(run: RunState | undefined): RunState["terminal"] {
+    return run === undefined || this.pendingEnds.has(run.run) ? undefined : run.terminal;
+  }
+
   /** A run's completion, remembered per schedule: it ends that schedule's failing groups. */
   private noteCompletion(run: RunState, schedule: string | undefined): void {
-    if (schedule === undefined || run.terminal?.topic !== "loop.complete") return;
+    const end = this.endOf(run);
+    if (schedule === undefined || end?.topic !== "loop.complete") return;
     const known = this.completions.get(schedule);
-    if (known === undefined || Date.parse(run.terminal.at) > Date.parse(known.at))
-      this.completions.set(schedule, { at: run.terminal.at, run: run.run });
+    if (known === undefined || Date.parse(end.at) > Date.parse(known.at))
+      this.completions.set(schedule, { at: end.at, run: run.run });
   }
 
   /** How a firing alert that stopped holding ends: recovery and run ends are facts, not flaps. */
@@ -119,7 +138,10 @@ export class IncrementalEvaluation {
       if (recovery !== undefined) return { kind: "resolve", note: `run ${recovery.run} completed` };
       return undefined;
     }
-    if (c.kind === "question_pending") return questionEnding(c, this.tracker.get(c.run));
+    if (c.kind === "question_pending") {
+      const run = this.tracker.get(c.run);
+      return questionEnding(c, run, this.endOf(run) !== undefined);
+    }
     // Spend conditions hold by the schedules in force: none are known before their first load.
     if ((c.kind === "budget_exhausted" || c.kind === "run_costly") && !this.view.loaded())
       return undefined;
@@ -149,8 +171,9 @@ export class IncrementalEvaluation {
           kind: "expire",
           note: `run ${c.run} is no longer tracked (it ended over a day ago)`,
         };
-      if (run.terminal !== undefined) {
-        const how = run.terminal.topic === "loop.complete" ? "completed" : run.terminal.reason;
+      const end = this.endOf(run);
+      if (end !== undefined) {
+        const how = end.topic === "loop.complete" ? "completed" : end.reason;
         return { kind: "resolve", note: `run ${c.run} ended (${how})` };
       }
     }
@@ -165,6 +188,7 @@ export class IncrementalEvaluation {
 function questionEnding(
   c: Extract<Condition, { kind: "question_pending" }>,
   run: RunState | undefined,
+  ended: boolean,
 ): Ending | undefined {
   const a = run?.answer;
   if (a?.id === c.questionId && a.how === "answered")
@@ -177,7 +201,6 @@ function questionEnding(
       kind: "resolve",
       note: `no answer by ${c.timeoutAt ?? a.at}; the run went on without one`,
     };
-  if (run?.terminal !== undefined)
-    return { kind: "resolve", note: `run ${c.run} ended without an answer` };
+  if (ended) return { kind: "resolve", note: `run ${c.run} ended without an answer` };
   return undefined;
 }

@@ -187,6 +187,11 @@ export class MonitorFacts {
       if (retry !== undefined) facts.retry = retry;
     }
     if (this.ends.confirmed(run)) return facts;
+    // The scheduler's own record says the run ended: its harness is gone, whatever a pid says.
+    if (summary !== undefined && isTerminal(summary.status)) {
+      facts.alive = false;
+      return this.ends.judge(run, facts, undefined);
+    }
     const entry = this.registryEntry(run, refreshed);
     // A pid written on another host (another pod) says nothing here: leave liveness unknown,
     // so the stall threshold decides instead of a false crash.
@@ -194,7 +199,6 @@ export class MonitorFacts {
       return this.ends.judge(run, facts, undefined);
     const pid = entry?.pid ?? summary?.pid;
     if (entry?.pid !== undefined) facts.alive = alive(entry.pid);
-    else if (summary !== undefined && isTerminal(summary.status)) facts.alive = false;
     else if (summary?.pid !== undefined) facts.alive = alive(summary.pid);
     return this.ends.judge(run, facts, pid);
   }

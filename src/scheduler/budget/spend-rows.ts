@@ -92,7 +92,7 @@ export function spendLine(row: SpendRow): string {
   const unknown = row.thisMonth.unknownCost;
   const note =
     row.holds === "cannot"
-      ? `; ${unknown} run(s) of unknown cost this month: the dollar budget cannot hold on them (add tokens_per_day or a [prices] entry)`
+      ? `; ${unknown} run(s) of unknown cost this month: the dollar budget counts each as its ceiling (add tokens_per_day or a [prices] entry to count what they spent)`
       : row.holds === "tokens"
         ? `; ${unknown} run(s) of unknown cost this month: the token limits hold`
         : unknown > 0

@@ -1,7 +1,9 @@
 // What a schedule's runs spent today and this month (days and months of its time zone),
 // derived from the run ledger every time it is asked: nothing to drift, nothing lost in a
 // crash. A run counts in the period it was launched in; a running run counts the ceiling it
-// was launched with (what it may still spend), so two runs at once cannot both spend the rest.
+// was launched with (what it may still spend), so two runs at once cannot both spend the rest,
+// and so does an ended run whose spend is unknown (never 0).
+import { plausibleTokens, plausibleUsd } from "../launch/outcome.js";
 import type { RunSummary } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import { instantsOfWall, wallClockOf } from "../timing/zone-clock.js";
@@ -35,10 +37,21 @@ export interface PeriodSpend {
   reservedTokens: number;
 }
 
+/**
+ * What ended runs of unknown spend count for beyond their known figures: their ceilings
+ * (`budgetUsd`, `budgetTokens`), or Infinity for a run launched without one (the budget is
+ * spent). Budgets add it to what was spent; views show the known figures.
+ */
+export interface UnknownSpend {
+  usd: number;
+  tokens: number;
+}
+
 export interface ScheduleSpend {
   periods: SpendPeriods;
   day: PeriodSpend;
   month: PeriodSpend;
+  unknown: { day: UnknownSpend; month: UnknownSpend };
 }
 
 export type SpendLedger = Pick<RunLedger, "runIdsNewestFirst" | "summary">;
@@ -79,7 +92,7 @@ function launchedAt(run: RunSummary): number {
   return Date.parse(run.scheduledAt ?? run.finishedAt ?? run.slot);
 }
 
-function add(spend: PeriodSpend, run: RunSummary): void {
+function add(spend: PeriodSpend, unknown: UnknownSpend, run: RunSummary): void {
   if (run.status === "running" || run.status === "pending") {
     spend.running += 1;
     spend.reservedUsd += run.budgetUsd ?? 0;
@@ -87,9 +100,16 @@ function add(spend: PeriodSpend, run: RunSummary): void {
     return;
   }
   spend.runs += 1;
-  spend.costUsd += run.costUsd ?? 0;
-  spend.tokens += run.tokens ?? 0;
-  if (run.costUsd === undefined || (run.unpricedIterations ?? 0) > 0) spend.unknownCost += 1;
+  const usd = plausibleUsd(run.costUsd);
+  const tokens = plausibleTokens(run.tokens);
+  spend.costUsd += usd ?? 0;
+  spend.tokens += tokens ?? 0;
+  // Unknown is never free: it counts as the run's ceiling (what it was allowed to spend).
+  if (usd === undefined || (run.unpricedIterations ?? 0) > 0) {
+    spend.unknownCost += 1;
+    unknown.usd += Math.max(0, (run.budgetUsd ?? Number.POSITIVE_INFINITY) - (usd ?? 0));
+  }
+  if (tokens === undefined) unknown.tokens += run.budgetTokens ?? Number.POSITIVE_INFINITY;
 }
 
 /**
@@ -106,16 +126,17 @@ export function scheduleSpend(
   const periods = spendPeriods(now, timeZone);
   const day = none();
   const month = none();
+  const unknown = { day: { usd: 0, tokens: 0 }, month: { usd: 0, tokens: 0 } };
   for (const runId of ledger.runIdsNewestFirst(schedule)) {
     const run = ledger.summary(runId);
     if (run === undefined) continue;
     const at = launchedAt(run);
     if (at < periods.monthStart - 2 * DAY_MS) break;
     if (run.status === "skipped" || !(at >= periods.monthStart)) continue;
-    add(month, run);
-    if (at >= periods.dayStart) add(day, run);
+    add(month, unknown.month, run);
+    if (at >= periods.dayStart) add(day, unknown.day, run);
   }
-  return { periods, day, month };
+  return { periods, day, month, unknown };
 }
 
 /** "$0.0123", "$0.0123 + 2 unknown" (iterations of unknown cost), "" when the run did not say. */

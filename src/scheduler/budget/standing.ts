@@ -1,6 +1,6 @@
 // Where a schedule stands against its budget before a slot launches: exhausted (the slot is
 // skipped, `budget_exhausted`), or the ceiling its run gets: the least of the per-run limit
-// and what is left today and this month.
+// and what is left today and this month. A run whose spend is unknown counts as its ceiling.
 import type { ScheduleBudget } from "../config/fields.js";
 import type { RunCeiling } from "../launch/spec.js";
 import type { Schedule } from "../schedules/schedule-file.js";
@@ -37,17 +37,20 @@ export function budgetStanding(
   const budget = budgetOfSchedule(schedule);
   if (budget === undefined) return undefined;
   const spend = scheduleSpend(ledger, schedule.name, schedule.timezone, now);
-  const { day, month, periods } = spend;
+  const { day, month, periods, unknown } = spend;
   const left = (limit: number | undefined, used: number) =>
     limit === undefined ? undefined : limit - used;
   const r = reserved ? 1 : 0;
   const usdLeft = {
-    day: left(budget.perDayUsd, day.costUsd + r * day.reservedUsd),
-    month: left(budget.perMonthUsd, month.costUsd + r * month.reservedUsd),
+    day: left(budget.perDayUsd, day.costUsd + unknown.day.usd + r * day.reservedUsd),
+    month: left(budget.perMonthUsd, month.costUsd + unknown.month.usd + r * month.reservedUsd),
   };
   const tokensLeft = {
-    day: left(budget.perDayTokens, day.tokens + r * day.reservedTokens),
-    month: left(budget.perMonthTokens, month.tokens + r * month.reservedTokens),
+    day: left(budget.perDayTokens, day.tokens + unknown.day.tokens + r * day.reservedTokens),
+    month: left(
+      budget.perMonthTokens,
+      month.tokens + unknown.month.tokens + r * month.reservedTokens,
+    ),
   };
   for (const period of ["month", "day"] as const) {
     const spent = period === "day" ? day : month;
@@ -55,6 +58,7 @@ export function budgetStanding(
     const until = period === "day" ? periods.nextDay : periods.nextMonth;
     const dollars = usdLeft[period];
     const tokens = tokensLeft[period];
+    const held = period === "day" ? unknown.day : unknown.month;
     const running = spent.running > 0 ? ` (${spent.running} running run(s) hold the rest)` : "";
     const per = period === "day" ? "per_day" : "per_month";
     if (dollars !== undefined && dollars <= 0)
@@ -64,7 +68,7 @@ export function budgetStanding(
         periodKey: key,
         until,
         spend,
-        detail: `budget exhausted: ${schedule.name} spent ${usd(spent.costUsd)} of its ${per} ${usd(dollarsLimit(budget, period))} for ${key} (${schedule.timezone})${running}; the next slot runs on ${new Date(until).toISOString()} or once the budget is raised`,
+        detail: `budget exhausted: ${schedule.name} spent ${usd(spent.costUsd)}${unknownNote(held.usd, spent.unknownCost, usd)} of its ${per} ${usd(dollarsLimit(budget, period))} for ${key} (${schedule.timezone})${running}; the next slot runs on ${new Date(until).toISOString()} or once the budget is raised`,
       };
     if (tokens !== undefined && tokens <= 0)
       return {
@@ -73,7 +77,7 @@ export function budgetStanding(
         periodKey: key,
         until,
         spend,
-        detail: `budget exhausted: ${schedule.name} used ${spent.tokens.toLocaleString("en-US")} of its tokens_${per} ${tokensLimit(budget, period)?.toLocaleString("en-US")} tokens for ${key} (${schedule.timezone})${running}; the next slot runs on ${new Date(until).toISOString()} or once the budget is raised`,
+        detail: `budget exhausted: ${schedule.name} used ${spent.tokens.toLocaleString("en-US")}${unknownNote(held.tokens, undefined, (n) => `${n.toLocaleString("en-US")} tokens`)} of its tokens_${per} ${tokensLimit(budget, period)?.toLocaleString("en-US")} tokens for ${key} (${schedule.timezone})${running}; the next slot runs on ${new Date(until).toISOString()} or once the budget is raised`,
       };
   }
   return {
@@ -88,6 +92,15 @@ export function budgetStanding(
       })),
     },
   };
+}
+
+/** " + $1.00 for 1 run(s) of unknown spend (their ceilings)", or the budget as a whole. */
+function unknownNote(held: number, runs: number | undefined, as: (n: number) => string): string {
+  if (held <= 0) return "";
+  const who = runs === undefined ? "run(s) of unknown spend" : `${runs} run(s) of unknown spend`;
+  return Number.isFinite(held)
+    ? ` + ${as(held)} for ${who} (counted at their ceilings)`
+    : ` + ${who} launched without a ceiling (counted as the whole budget)`;
 }
 
 function dollarsLimit(b: ScheduleBudget, period: "day" | "month"): number {

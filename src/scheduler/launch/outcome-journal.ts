@@ -5,7 +5,7 @@ import { fieldNumber, fieldText, type JournalRecord } from "../../journal/codec.
 import { readJournal } from "../../journal/reader.js";
 import { retryAfterInstant } from "../../journal/retry-after.js";
 import { chainStatusOf } from "../../journal/stop-reasons.js";
-import type { RunSpend, TerminalRecord } from "./outcome.js";
+import { plausibleTokens, plausibleUsd, type RunSpend, type TerminalRecord } from "./outcome.js";
 
 /** Where the harness journals when started in `cwd` (docs/formats.md, run-scoped isolation). */
 export function journalPathFor(cwd: string): string {
@@ -21,10 +21,13 @@ export function journalSize(path: string): number {
   }
 }
 
-/** The spend a terminal record states (`cost_usd`, `total_tokens`, `unpriced_iterations`). */
+/**
+ * The spend a terminal record states (`cost_usd`, `total_tokens`, `unpriced_iterations`);
+ * undefined when it states none, or a figure out of range (unknown, never 0).
+ */
 export function spendOf(record: JournalRecord): RunSpend | undefined {
-  const costUsd = fieldNumber(record, "cost_usd");
-  const tokens = fieldNumber(record, "total_tokens");
+  const costUsd = plausibleUsd(fieldNumber(record, "cost_usd"));
+  const tokens = plausibleTokens(fieldNumber(record, "total_tokens"));
   if (costUsd === undefined || tokens === undefined) return undefined;
   return { costUsd, tokens, unpricedIterations: fieldNumber(record, "unpriced_iterations") ?? 0 };
 }
@@ -37,6 +40,8 @@ export function spendOf(record: JournalRecord): RunSpend | undefined {
 export class RunEndScan {
   terminal: TerminalRecord | undefined;
   private usage: RunSpend | undefined;
+  /** A usage record without a believable token count: the run's spend is unknown. */
+  private usageUnknown = false;
   private readonly byModel: NonNullable<RunSpend["byModel"]> = {};
 
   constructor(private readonly runId: string) {}
@@ -67,22 +72,27 @@ export class RunEndScan {
     return this;
   }
 
-  /** What the run spent; undefined when its journal says nothing of it. */
+  /** What the run spent; undefined when its journal says nothing of it, or nothing believable. */
   spend(): RunSpend | undefined {
-    const spend = this.terminal?.spend ?? this.usage;
+    const usage = this.usageUnknown ? undefined : this.usage;
+    const spend = this.terminal?.spend ?? usage;
     if (spend === undefined || Object.keys(this.byModel).length === 0) return spend;
     return { ...spend, byModel: this.byModel };
   }
 
   private addUsage(record: JournalRecord): void {
-    const cost = fieldNumber(record, "cost_usd");
-    const tokens = fieldNumber(record, "total_tokens") ?? 0;
+    const cost = plausibleUsd(fieldNumber(record, "cost_usd"));
+    const reported = plausibleTokens(fieldNumber(record, "total_tokens"));
+    if (reported === undefined) this.usageUnknown = true;
+    const tokens = reported ?? 0;
     const u = this.usage ?? { costUsd: 0, tokens: 0, unpricedIterations: 0 };
     this.usage = {
       costUsd: u.costUsd + (cost ?? 0),
       tokens: u.tokens + tokens,
       unpricedIterations: u.unpricedIterations + (cost === undefined ? 1 : 0),
     };
+    if (plausibleUsd(this.usage.costUsd) === undefined) this.usageUnknown = true;
+    if (plausibleTokens(this.usage.tokens) === undefined) this.usageUnknown = true;
     const model = fieldText(record, "model") || "unknown";
     const m = this.byModel[model] ?? { costUsd: 0, tokens: 0 };
     this.byModel[model] = { costUsd: m.costUsd + (cost ?? 0), tokens: m.tokens + tokens };

@@ -40,6 +40,21 @@ export interface RunSpend {
   byModel?: Record<string, { costUsd: number; tokens: number }>;
 }
 
+/**
+ * The most one run is believed to spend. A figure past these (or not finite, or negative) is
+ * no figure: the run's spend is unknown, which budgets count as its ceiling, never as 0.
+ */
+export const MAX_RUN_USD = 1_000_000;
+export const MAX_RUN_TOKENS = 1e12;
+
+const within = (n: number | undefined, max: number) =>
+  n !== undefined && Number.isFinite(n) && n >= 0 && n <= max ? n : undefined;
+
+/** A run's dollar figure when believable; undefined (unknown) otherwise. */
+export const plausibleUsd = (n: number | undefined) => within(n, MAX_RUN_USD);
+/** A run's token count when believable; undefined (unknown) otherwise. */
+export const plausibleTokens = (n: number | undefined) => within(n, MAX_RUN_TOKENS);
+
 /** Why the launcher itself ended the run, if it did. */
 export type KillCause = { by: "timeout" } | { by: "operator"; reason: string };
 

@@ -1,0 +1,113 @@
+// Budgets against runs that hide what they spent, through a real daemon and harness: an agent
+// that swaps its journal after spending past a `per_day` budget, and one that reports usage
+// too large to write. Either way the next slot is skipped: a run whose spend the daemon
+// cannot establish counts as the ceiling it was given, never as $0.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterEach, describe, expect, it } from "vitest";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
+
+afterEach(cleanupTempDirs);
+
+interface Row {
+  runId: string;
+  status: string;
+  skipCause?: string;
+  costUsd?: number;
+  tokens?: number;
+}
+
+/** A daemon whose `spender` schedule runs a one-iteration preset whose agent is `script`. */
+async function withSpender(
+  budget: string,
+  script: string,
+  test: (fire: () => Promise<Row>, root: string) => Promise<void>,
+): Promise<void> {
+  const root = tempDir("autoloop-budget-spend-");
+  mkdirSync(join(root, "schedules"));
+  mkdirSync(join(root, "work", ".autoloop"), { recursive: true });
+  mkdirSync(join(root, "presets", "spender"), { recursive: true });
+  writeFileSync(
+    join(root, "presets", "spender", "autoloops.toml"),
+    `[event_loop]\nmax_iterations = 1\n[backend]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(script)}]\n`,
+  );
+  const config = join(root, "autoloop-cron.toml");
+  writeFileSync(
+    config,
+    'state_dir = "state"\n[http]\nlisten = ""\n[defaults]\ncatch_up = "none"\n',
+  );
+  writeFileSync(
+    join(root, "schedules", "s.toml"),
+    `[[schedule]]\nname = "spender"\ncron = "0 0 1 1 *"\npreset = "spender"\nobjective = "x"\nproject_dir = "../work"\nbudget = ${budget}\n`,
+  );
+  const cron = (...args: string[]) =>
+    execa(process.execPath, [AUTOLOOP_CRON, ...args, "--config", config], {
+      env: cleanEnv(),
+      extendEnv: false,
+      reject: false,
+    });
+  const rows = async (): Promise<Row[]> =>
+    JSON.parse((await cron("runs", "--schedule", "spender", "--json")).stdout);
+  const fire = async (): Promise<Row> => {
+    const before = (await rows()).length;
+    await cron("fire", "spender");
+    return waitFor(
+      async () => {
+        const all = await rows();
+        const row = all.length > before ? all[0] : undefined;
+        return row !== undefined && !["running", "pending"].includes(row.status) && row;
+      },
+      "the slot's outcome",
+      60_000,
+      100,
+    );
+  };
+  const daemon = execa(process.execPath, [AUTOLOOP_CRON, "start", "--config", config], {
+    env: cleanEnv(),
+    extendEnv: false,
+    reject: false,
+  });
+  try {
+    await waitFor(() => existsSync(join(root, "state", "daemon.json")), "the daemon", 30_000);
+    await test(fire, root);
+  } finally {
+    daemon.kill("SIGTERM");
+    await daemon;
+  }
+}
+
+/** The agent's usage for its call, as a `command` backend reports it (AUTOLOOP_USAGE_FILE). */
+const reportUsage = (usage: object) =>
+  `printf '%s' '${JSON.stringify(usage)}' > "$AUTOLOOP_USAGE_FILE"`;
+
+describe("a run that hides its spend from the budget", () => {
+  it("swaps its journal after spending $5 of a $1 per_day budget: the next slot is skipped", async () => {
+    const swap =
+      ": > .autoloop/j.new && mv .autoloop/j.new .autoloop/journal.jsonl; echo spent and swapped";
+    const script = `${reportUsage({ model: "m", input_tokens: 1000, output_tokens: 1000, cost_usd: 5 })}; ${swap}`;
+    await withSpender("{ per_day = 1.0 }", script, async (fire, root) => {
+      // Earlier runs' lines: the next run's records start past what the swapped file holds.
+      const journal = join(root, "work", ".autoloop", "journal.jsonl");
+      const old = `{"run": "old-run", "topic": "loop.start", "ts": "2026-01-01T00:00:00.000Z", "v": 1, "fields": {"objective": "${"x".repeat(200)}"}}\n`;
+      writeFileSync(journal, old.repeat(100));
+      const first = await fire();
+      expect(first.status).not.toBe("skipped");
+      expect(readFileSync(journal, "utf8").length).toBeLessThan(old.length * 100);
+      const second = await fire();
+      expect(second).toMatchObject({ status: "skipped", skipCause: "budget_exhausted" });
+    });
+  }, 120_000);
+
+  it("reports 1e308 tokens against a token budget: counted as its ceiling, the next slot is skipped", async () => {
+    const script = `${reportUsage({ model: "m", input_tokens: 1e308, output_tokens: 1e308 })}; echo spent`;
+    await withSpender("{ tokens_per_day = 1000000 }", script, async (fire) => {
+      const first = await fire();
+      expect(first.status).not.toBe("skipped");
+      expect(first.tokens).toBeUndefined(); // unknown, not 0
+      const second = await fire();
+      expect(second).toMatchObject({ status: "skipped", skipCause: "budget_exhausted" });
+    });
+  }, 120_000);
+});
