@@ -57,15 +57,15 @@ async function pageToken(daemon: DaemonProcess): Promise<string> {
   return /name="token" value="([^"]+)"/.exec(text)![1]!;
 }
 
-/** A run started by hand, as files only: its journal says it runs, its registry names `pid`. */
-function handRun(project: string, runId: string, pid: number): void {
+/** A run started by hand at `at`, as files only: its journal says it runs, its registry names `pid`. */
+function handRun(project: string, runId: string, pid: number, at = new Date()): void {
   const dir = join(project, ".autoloop");
   mkdirSync(join(dir, "runs", runId), { recursive: true });
   const start = {
     shape: "system",
     run: runId,
     topic: "loop.start",
-    ts: new Date().toISOString(),
+    ts: at.toISOString(),
     v: 1,
     fields: { objective: "x", preset: "demo", work_dir: project },
   } as JournalRecord;
@@ -231,6 +231,49 @@ describe("SIGUSR1 sent straight to the daemon and its spawn helper", () => {
       expect(alive(daemonPid) && alive(helperPid)).toBe(true);
     } finally {
       await daemon.stop();
+    }
+  }, 60_000);
+});
+
+describe("a run started by hand whose registry names another run's harness", () => {
+  it("is not woken through a harness that started after the run did (a reused pid)", async () => {
+    const other = tempDir("autoloop-other-");
+    const harness = execa(
+      process.execPath,
+      [AUTOLOOP, "run", "demo", "Ship it (stuck)", "--work-dir", other, "--quiet"],
+      {
+        cwd: other,
+        env: cleanEnv({ AUTOLOOP_DEMO_DELAY_MS: "5000" }),
+        extendEnv: false,
+        reject: false,
+      },
+    );
+    const project = tempDir("autoloop-hand-");
+    try {
+      await waitFor(
+        () => existsSync(join(other, ".autoloop", "registry.jsonl")),
+        "the other run's registry",
+      );
+      const pid = harness.pid!;
+      const control = (...args: string[]) =>
+        execa(process.execPath, [AUTOLOOP, "control", ...args, "--work-dir", project], {
+          env: cleanEnv(),
+          extendEnv: false,
+          reject: false,
+        });
+      // The run began an hour before that process did: the pid is not its harness.
+      handRun(project, "old-run", pid, new Date(Date.now() - 3_600_000));
+      const old = await control("guide", "old-run", "steer");
+      expect(old.exitCode, old.stderr).toBe(0);
+      expect(old.stdout).toContain(`not interrupted: pid ${pid} started after the run did`);
+      // A run that began after it: the harness may be its own, and it is woken.
+      handRun(project, "new-run", pid);
+      const woken = await control("guide", "new-run", "steer");
+      expect(woken.stdout).toContain("the agent's current turn is stopped");
+      expect(alive(pid)).toBe(true);
+    } finally {
+      harness.kill("SIGTERM");
+      await harness;
     }
   }, 60_000);
 });
