@@ -9,6 +9,7 @@ import {
   guide,
   interrupt,
   questionState,
+  registryTarget,
   respond,
 } from "../harness/control/operator-requests.js";
 import { type Capabilities, controlPaths, readControl } from "../harness/control/requests.js";
@@ -75,23 +76,23 @@ export async function controlCommand(argv: string[]): Promise<number> {
         throw usage(`autoloop control guide <run-id> "<message>" [--no-interrupt]`);
       const ref = findRun(journal, runArg);
       const wanted = !flag(p, "no-interrupt");
-      const { interrupted } = guide(ref, message, by, { interrupt: wanted });
+      const woken = guide(ref, message, by, { interrupt: wanted, target: registryTarget(ref) });
       const note = !wanted
         ? "(interrupt skipped by --no-interrupt)"
-        : interrupted
+        : woken.woken
           ? "(interrupt requested — the agent's current turn is stopped)"
-          : "(the run reads it at its next iteration)";
+          : `(the run reads it at its next iteration); not interrupted: ${woken.why}`;
       process.stdout.write(`Guidance queued for ${ref.runId} ${note}.\n`);
       return 0;
     }
     case "interrupt": {
       if (runArg === undefined) throw usage("autoloop control interrupt <run-id> [-m <reason>]");
       const ref = findRun(journal, runArg);
-      const { delivered } = interrupt(ref, str(p, "reason") ?? "", by);
+      const woken = interrupt(ref, str(p, "reason") ?? "", by, registryTarget(ref));
       process.stdout.write(
-        delivered
+        woken.woken
           ? `Interrupt requested for ${ref.runId} (backend: ${capabilities(ref.stateDir)?.backend ?? "unknown"}).\n`
-          : `Interrupt request queued for ${ref.runId}; the run reads it at its next iteration.\n`,
+          : `Interrupt request queued for ${ref.runId}; the run reads it at its next iteration (not signalled: ${woken.why}).\n`,
       );
       return 0;
     }

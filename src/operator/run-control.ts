@@ -20,6 +20,7 @@ import { journalPathFor } from "../scheduler/launch/outcome-journal.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
 import { UserError } from "../util/errors.js";
 import { openLedgerAt } from "./run-actions.js";
+import { wakeTarget } from "./wake-target.js";
 
 /** A run id as the operator typed it: no path, no control characters. */
 function checkId(runId: string): string {
@@ -110,11 +111,14 @@ export function guideRun(
   by: string,
   options: { interrupt: boolean },
 ): string {
-  const ref = runRef(config, runId);
-  const { interrupted } = guide(ref, message, by, options);
-  return interrupted
-    ? `guidance sent to ${runId}; its agent's current turn is stopped and the next one starts with it`
-    : `guidance sent to ${runId}; its next iteration starts with it`;
+  const sources = runSources(config);
+  const ref = runRef(config, runId, sources);
+  const target = wakeTarget(sources.ledger, ref);
+  const woken = guide(ref, message, by, { interrupt: options.interrupt, target });
+  if (woken.woken)
+    return `guidance sent to ${runId}; its agent's current turn is stopped and the next one starts with it`;
+  const why = options.interrupt ? ` (not interrupted: ${woken.why})` : "";
+  return `guidance sent to ${runId}; its next iteration starts with it${why}`;
 }
 
 /** Completes or removes a live run's task (`autoloop-cron task`). */
@@ -135,11 +139,12 @@ export function interruptRun(
   reason: string,
   by: string,
 ): string {
-  const ref = runRef(config, runId);
-  const { delivered } = interrupt(ref, reason, by);
-  return delivered
+  const sources = runSources(config);
+  const ref = runRef(config, runId, sources);
+  const woken = interrupt(ref, reason, by, wakeTarget(sources.ledger, ref));
+  return woken.woken
     ? `interrupted the current turn of ${runId}; the run goes on with its next iteration`
-    : `interrupt queued for ${runId}; the run reads it at its next iteration`;
+    : `interrupt queued for ${runId}; the run reads it at its next iteration (not signalled: ${woken.why})`;
 }
 
 export interface WaitingQuestion {

@@ -3,7 +3,6 @@
 // waits on, guidance for its next prompt, or an interrupt of the agent's current turn. Each is
 // checked against the run's journal first; a request that cannot land writes nothing.
 
-import { readFileSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { JournalWriter } from "../../journal/append.js";
@@ -14,6 +13,7 @@ import { UserError } from "../../util/errors.js";
 import { isProcessAlive } from "../../util/process.js";
 import { TaskStore } from "../tasks/store.js";
 import { appendRequest, buildRequest, controlPaths } from "./requests.js";
+import { noWake, registryPidTarget, type WakeTarget, wake } from "./wake.js";
 
 /** A run id that names no other folder (the registry is read from the run's own files). */
 const safeRunId = (id: string) =>
@@ -174,30 +174,33 @@ export function respond(
   return pending;
 }
 
-/**
- * Whether `pid` is an autoloop harness (ours or the public one) by its command line: the
- * registry's pid may be stale and reused, and SIGUSR1 kills most other programs.
- */
-function isHarness(pid: number): boolean {
-  if (pid <= 1 || pid === process.pid) return false;
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("autoloop");
-  } catch {
-    return false;
-  }
+/** The latest `loop.start` or `loop.resume` of the run: when its current harness began it. */
+function runStartedAt(ref: RunRef): string | undefined {
+  const starts = readJournal(ref.journalFile).items.filter(
+    (r) => r.run === ref.runId && (r.topic === "loop.start" || r.topic === "loop.resume"),
+  );
+  return starts.at(-1)?.ts;
 }
 
-/** Wakes the harness to read its requests now (a harness of ours, or the public one). */
-function poke(ref: RunRef): boolean {
-  if (ref.status !== "running" || ref.pid === undefined || !harnessAlive(ref)) return false;
-  if (ref.host !== undefined && ref.host !== hostname()) return false;
-  if (!isHarness(ref.pid)) return false;
-  try {
-    process.kill(ref.pid, "SIGUSR1");
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * What a guide or interrupt may wake for a run known only by its registry (a run started by
+ * hand, or `autoloop control` in the project): the registry's pid, if /proc shows it is the
+ * run's harness (wake.ts). Runs the daemon launched are woken by its own records instead.
+ */
+export function registryTarget(ref: RunRef): WakeTarget {
+  if (ref.status !== "running" || ref.pid === undefined)
+    return noWake("the run's registry names no running harness");
+  if (ref.host !== undefined && ref.host !== hostname())
+    return noWake("the run's harness is on another host");
+  return registryPidTarget(ref.pid, runStartedAt(ref));
+}
+
+/** Whether the request woke the harness now; when not, why (it reads it at its next iteration). */
+export type Woken = { woken: true } | { woken: false; why: string };
+
+function wakeFor(target: WakeTarget): Woken {
+  if (wake(target)) return { woken: true };
+  return { woken: false, why: target.kind === "none" ? target.why : "the harness is gone" };
 }
 
 function liveRun(ref: RunRef, what: string): void {
@@ -258,19 +261,19 @@ export function guide(
   ref: RunRef,
   message: string,
   by: string,
-  options: { interrupt: boolean },
-): { interrupted: boolean } {
+  options: { interrupt: boolean; target: WakeTarget },
+): Woken {
   if (message.trim() === "") throw new UserError("empty guidance guides nothing; say something", 1);
   liveRun(ref, "guide");
   journalGuidance(ref, message);
   const payload = { message, interrupt: options.interrupt };
   appendRequest(requestPaths(ref), buildRequest(ref.runId, "guide", "guide", payload, by));
-  return { interrupted: options.interrupt && poke(ref) };
+  return options.interrupt ? wakeFor(options.target) : { woken: false, why: "no interrupt asked" };
 }
 
 /** Stops the agent's current turn; the run goes on with its next iteration. */
-export function interrupt(ref: RunRef, reason: string, by: string): { delivered: boolean } {
+export function interrupt(ref: RunRef, reason: string, by: string, target: WakeTarget): Woken {
   liveRun(ref, "interrupt");
   appendRequest(requestPaths(ref), buildRequest(ref.runId, "interrupt", reason, {}, by));
-  return { delivered: poke(ref) };
+  return wakeFor(target);
 }

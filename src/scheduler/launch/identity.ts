@@ -1,29 +1,7 @@
 // Tells a launched run's process apart from a later process that reused its pid, via /proc (Linux).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readProcStat } from "../../util/proc-stat.js";
 import { isProcessAlive } from "../../util/process.js";
-
-interface ProcStat {
-  state: string;
-  pgrp: number;
-  startTime: string;
-}
-
-/** Fields of /proc/<pid>/stat; the command name may hold spaces and `)`, so split after the last `)`. */
-function readProcStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
-  // After ")": field 3 (state) is index 0, so field N is index N - 3.
-  const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  const state = rest[0];
-  const pgrp = Number(rest[2]);
-  const startTime = rest[19];
-  if (state === undefined || startTime === undefined) return undefined;
-  return { state, pgrp, startTime };
-}
 
 /** Field 22 (starttime, clock ticks since boot) of the process, or undefined without /proc. */
 export function readProcessStartTime(pid: number): string | undefined {
