@@ -11,6 +11,8 @@ import { askHuman, askTimeoutMs } from "./ask-step.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
 import { addUsage, budgetStop, costLeft, NO_SPEND, spendFields } from "./budget.js";
 import { ControlInbox } from "./control/inbox.js";
+import { presetDigest, writeLaunchRecord } from "./control/launch-record.js";
+import { privateRunPaths } from "./control/private-run.js";
 import { type ControlRequest, controlPaths, publishCapabilities } from "./control/requests.js";
 import { removeEventTool, writeEventTool } from "./event-tool.js";
 import { completionGate, judgeIteration, type StallState, type Terminal, tail } from "./judge.js";
@@ -182,18 +184,34 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       ...(worktree && { worktree_branch: worktree.branch, worktree_path: worktree.worktree_path }),
     });
   writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
-  // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration).
-  const control = controlPaths(paths.stateDir);
-  publishCapabilities(control, runId, agent.id);
+  // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration),
+  // through its private folder: the run's own `control/` is the agent's to write.
+  const privateRun = privateRunPaths(runId, paths.journalFile, opts.env);
+  publishCapabilities(controlPaths(paths.stateDir), runId, agent.id);
+  publishCapabilities(privateRun.control, runId, agent.id);
   let turn: AbortController | undefined;
   let interruptedBy: ControlRequest | undefined;
-  const inbox = new ControlInbox(control, runId, (request) => {
+  const inbox = new ControlInbox(privateRun.control, runId, (request) => {
     if (turn === undefined || turn.signal.aborted) return;
     interruptedBy = request;
     turn.abort();
   });
   listenForControl(inbox);
   appendRegistry(paths.registryFile, registryRecord(meta, {}));
+  writeLaunchRecord(privateRun, {
+    runId,
+    preset: preset.name,
+    presetDir: preset.dir,
+    presetDigest: presetDigest(preset),
+    workDir: paths.workDir,
+    journalFile: paths.journalFile,
+    objective: opts.objective,
+    trigger: opts.trigger,
+    parentRunId: opts.parentRunId,
+    maxIterations,
+    createdAt: meta.createdAt,
+    envNames: Object.keys(opts.env).filter((name) => opts.env[name] !== undefined),
+  });
   progress(`run ${runId} started: preset ${preset.name}, up to ${maxIterations} iterations`);
 
   let completed = resume === undefined ? 0 : resume.fromIteration - 1;
@@ -529,7 +547,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         iteration,
         question: asked.payload,
         preset,
-        control,
+        privateRun,
         signal: opts.signal,
         system,
         guide: (i, text) => operator("operator.guidance", i, text, "operator"),
