@@ -11,9 +11,7 @@ import { askHuman, askTimeoutMs } from "./ask-step.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
 import { addUsage, budgetStop, costLeft, NO_SPEND, spendFields } from "./budget.js";
 import { ControlInbox } from "./control/inbox.js";
-import { presetDigest, writeLaunchRecord } from "./control/launch-record.js";
-import { privateRunPaths } from "./control/private-run.js";
-import { type ControlRequest, controlPaths, publishCapabilities } from "./control/requests.js";
+import type { ControlRequest } from "./control/requests.js";
 import { removeEventTool, writeEventTool } from "./event-tool.js";
 import { completionGate, judgeIteration, type StallState, type Terminal, tail } from "./judge.js";
 import {
@@ -21,6 +19,7 @@ import {
   fileSize,
   type LaunchMetadata,
   loopStartFields,
+  recordLaunch,
   registryRecord,
 } from "./launch-metadata.js";
 import {
@@ -186,9 +185,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
   // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration),
   // through its private folder: the run's own `control/` is the agent's to write.
-  const privateRun = privateRunPaths(runId, paths.journalFile, opts.env);
-  publishCapabilities(controlPaths(paths.stateDir), runId, agent.id);
-  publishCapabilities(privateRun.control, runId, agent.id);
+  const privateRun = recordLaunch(meta, agent.id, opts.env);
   let turn: AbortController | undefined;
   let interruptedBy: ControlRequest | undefined;
   const inbox = new ControlInbox(privateRun.control, runId, (request) => {
@@ -198,20 +195,6 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   });
   listenForControl(inbox);
   appendRegistry(paths.registryFile, registryRecord(meta, {}));
-  writeLaunchRecord(privateRun, {
-    runId,
-    preset: preset.name,
-    presetDir: preset.dir,
-    presetDigest: presetDigest(preset),
-    workDir: paths.workDir,
-    journalFile: paths.journalFile,
-    objective: opts.objective,
-    trigger: opts.trigger,
-    parentRunId: opts.parentRunId,
-    maxIterations,
-    createdAt: meta.createdAt,
-    envNames: Object.keys(opts.env).filter((name) => opts.env[name] !== undefined),
-  });
   progress(`run ${runId} started: preset ${preset.name}, up to ${maxIterations} iterations`);
 
   let completed = resume === undefined ? 0 : resume.fromIteration - 1;

@@ -8,7 +8,6 @@ import { hostname } from "node:os";
 import { z } from "zod";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { hexDigest } from "../../util/digest.js";
-import type { Preset } from "../preset.js";
 import { journalIdentity, type PrivateRunPaths, privateRunPaths } from "./private-run.js";
 
 const launchRecordSchema = z.object({
@@ -32,7 +31,7 @@ const launchRecordSchema = z.object({
 export type LaunchRecord = z.infer<typeof launchRecordSchema>;
 
 /** The preset's settings (its command, arguments, environment, roles) as one digest. */
-export function presetDigest(preset: Pick<Preset, "config" | "harnessInstructions">): string {
+export function presetDigest(preset: { config: unknown; harnessInstructions: string }): string {
   return hexDigest(
     "sha256",
     JSON.stringify({ config: preset.config, harness: preset.harnessInstructions }),
