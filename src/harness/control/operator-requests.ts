@@ -3,7 +3,7 @@
 // waits on, guidance for its next prompt, or an interrupt of the agent's current turn. Each is
 // checked against the run's journal first; a request that cannot land writes nothing.
 
-import { lstatSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { JournalWriter } from "../../journal/append.js";
@@ -13,6 +13,7 @@ import { type RegistryEntry, readRegistry } from "../../journal/registry-view.js
 import { UserError } from "../../util/errors.js";
 import { withFileLock } from "../../util/file-lock.js";
 import { isProcessAlive } from "../../util/process.js";
+import { linkUnder } from "../../util/untrusted-file.js";
 import { TaskStore } from "../tasks/store.js";
 import { answerIn } from "./ask.js";
 import { type LaunchRecord, readLaunchRecord } from "./launch-record.js";
@@ -209,27 +210,13 @@ export function requestPaths(ref: RunRef): ControlPaths {
       1,
     );
   const paths = controlPaths(ref.stateDir);
-  refuseLinks(dirname(ref.journalFile), paths.requests);
+  const link = linkUnder(dirname(ref.journalFile), paths.requests);
+  if (link !== undefined)
+    throw new UserError(
+      `${link} is a symbolic link: the run's control folder may not lead elsewhere; nothing was sent`,
+      1,
+    );
   return paths;
-}
-
-/** Refuses a path under `home` any of whose parts is a symbolic link (a run may plant one). */
-function refuseLinks(home: string, path: string): void {
-  let at = path;
-  while (at.startsWith(`${home}${sep}`)) {
-    let link = false;
-    try {
-      link = lstatSync(at).isSymbolicLink();
-    } catch {
-      // Not there yet: it is made as a folder or file, not followed.
-    }
-    if (link)
-      throw new UserError(
-        `${at} is a symbolic link: the run's control folder may not lead elsewhere; nothing was sent`,
-        1,
-      );
-    at = dirname(at);
-  }
 }
 
 /**
