@@ -8,12 +8,12 @@ import {
   findRun,
   guide,
   interrupt,
-  questionState,
+  openQuestion,
   registryTarget,
+  requestPaths,
   respond,
 } from "../harness/control/operator-requests.js";
 import { type Capabilities, controlPaths, readControl } from "../harness/control/requests.js";
-import { readJournal } from "../journal/reader.js";
 import { UserError } from "../util/errors.js";
 import { flag, parse, str } from "./common.js";
 
@@ -108,8 +108,8 @@ export async function controlCommand(argv: string[]): Promise<number> {
         );
         return 0;
       }
-      const { pending } = questionState(readJournal(ref.journalFile).items, ref.runId);
-      const { requests, statuses } = readControl(controlPaths(ref.stateDir));
+      const pending = openQuestion(ref);
+      const { requests, statuses } = readControl(requestPaths(ref));
       if (flag(p, "json")) {
         process.stdout.write(
           `${JSON.stringify({ run: ref, capabilities: caps ?? null, question: pending ?? null, requests, statuses })}\n`,

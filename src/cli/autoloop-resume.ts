@@ -2,29 +2,48 @@
 // iterations ran out, its agent failed, it was interrupted), as the public autoloop does:
 // same run id, journal and tasks, `loop.resume` instead of `loop.start`.
 import { existsSync } from "node:fs";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { findRun } from "../harness/control/operator-requests.js";
+import { type LaunchRecord, presetDigest } from "../harness/control/launch-record.js";
+import { findRun, type RunRef } from "../harness/control/operator-requests.js";
+import { OPERATOR_DIR_ENV, privateRunPaths } from "../harness/control/private-run.js";
+import type { Preset } from "../harness/preset.js";
 import { readJournal } from "../journal/reader.js";
 import { readRegistry } from "../journal/registry-view.js";
 import { UserError } from "../util/errors.js";
 import { isProcessAlive } from "../util/process.js";
-import { intOption, parse, str } from "./common.js";
+import { flag, intOption, list, parse, str } from "./common.js";
 
 const HELP = `Usage: autoloop resume <run-id> [--add-iterations N] [--work-dir DIR]
+                       [--env-file FILE]... [--accept-preset-changes]
 
 Goes on with a run that stopped without completing: from the iteration it stopped at
 (the same one again when its agent failed or timed out, else the next), with N more
 iterations (default: the run's own max_iterations). The run keeps its id, journal,
 tasks and memory; its journal gets loop.resume. The run id may be a unique prefix.
 
+What runs again comes from the run's launch record, which its harness kept in the
+run's private folder (outside the project): the same preset folder, work dir and
+objective, never a path from the registry beside the journal (the run's agent can
+write that). The resumed run gets the variables the run had at launch (by name, with
+their values from here), not all of yours; --env-file files are read again as for
+\`autoloop run\`. A preset whose settings changed since the run started (its
+command, arguments, environment, roles) is refused unless --accept-preset-changes.
+
 Exit codes: 0 once the resumed run ends (whatever its outcome, as the public autoloop),
-1 usage, 2 the run cannot be resumed (unknown, completed, still running, no journal).
+1 usage, 2 the run cannot be resumed (unknown, completed, still running, no journal,
+no launch record, its preset changed).
 `;
 
 export async function resumeCommand(argv: string[]): Promise<number> {
   const p = parse(
     argv,
-    { "add-iterations": { type: "string" }, "work-dir": { type: "string" } },
+    {
+      "add-iterations": { type: "string" },
+      "work-dir": { type: "string" },
+      "env-file": { type: "string", multiple: true },
+      "accept-preset-changes": { type: "boolean" },
+    },
     "autoloop resume",
   );
   if (p.values.help === true) {
@@ -42,12 +61,13 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   } catch (err) {
     throw new UserError(`error: ${(err as Error).message}`, 2);
   }
+  const launch = launchOf(ref);
   const record = readRegistry(ref.journalFile).get(ref.runId)!;
   const status = String(record.status);
   if (status === "completed")
     throw new UserError(`error: run ${ref.runId} already completed; cannot resume`, 2);
-  if (status === "running" && ref.pid !== undefined && isProcessAlive(ref.pid))
-    throw new UserError(`error: run ${ref.runId} is still running (PID ${ref.pid})`, 2);
+  if (isProcessAlive(launch.pid) && launch.host === hostname())
+    throw new UserError(`error: run ${ref.runId} is still running (PID ${launch.pid})`, 2);
   if (!existsSync(ref.journalFile))
     throw new UserError(`error: journal not found for run ${ref.runId}`, 2);
   if (record.isolation_mode === "worktree")
@@ -62,10 +82,10 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   );
   const again = stopReason === "backend_failed" || stopReason === "backend_timeout" || !finished;
   const from = Math.max(1, stopReason === "max_iterations" || !again ? last + 1 : last);
-  const addIterations = add ?? (Number(record.max_iterations) || 3);
-  const presetDir = String(record.project_dir ?? "");
-  const { loadPreset } = await import("../harness/preset.js");
-  const preset = loadPreset(presetDir);
+  const addIterations = add ?? (launch.maxIterations || 3);
+  const preset = await samePreset(launch, flag(p, "accept-preset-changes"));
+  const { readEnvFiles } = await import("../util/env-file.js");
+  const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
   const { runLoop } = await import("../harness/loop.js");
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -74,17 +94,18 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   const result = await runLoop({
     preset,
     runId: ref.runId,
-    workDir: String(record.work_dir ?? workDir),
+    workDir: launch.workDir,
     trigger: "cli",
-    objective: String(record.objective ?? ""),
-    parentRunId: String(record.parent_run_id ?? ""),
+    objective: launch.objective,
+    parentRunId: launch.parentRunId,
     resume: {
       fromIteration: from,
       previousStopReason: stopReason,
       addIterations,
-      createdAt: String(record.created_at ?? ""),
+      createdAt: launch.createdAt,
     },
-    env: process.env,
+    env: { ...launchEnv(launch, process.env), ...fileEnv },
+    secretEnv: fileEnv,
     signal: controller.signal,
     progress: (line) => process.stderr.write(`[autoloop] ${line}\n`),
   });
@@ -92,4 +113,37 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     `resumed ${ref.runId} from iteration ${from} (was: ${stopReason || "unknown"}); stop_reason=${result.reason} iterations=${result.iterations} new_max_iterations=${from - 1 + addIterations}\n`,
   );
   return 0;
+}
+
+/** The run's launch record: what its harness said it ran, kept where the run cannot write. */
+function launchOf(ref: RunRef): LaunchRecord {
+  if (ref.launch === undefined)
+    throw new UserError(
+      `error: run ${ref.runId} has no launch record in ${privateRunPaths(ref.runId, ref.journalFile).dir} (it was started by another harness, account or host, or by an older autoloop); resume takes what to run from there, never from the registry: start a new run instead`,
+      2,
+    );
+  return ref.launch;
+}
+
+/** The run's preset as it is now, refused when its settings changed since the run started. */
+async function samePreset(launch: LaunchRecord, acceptChanges: boolean): Promise<Preset> {
+  const { loadPreset } = await import("../harness/preset.js");
+  const preset = loadPreset(launch.presetDir);
+  if (presetDigest(preset) !== launch.presetDigest && !acceptChanges)
+    throw new UserError(
+      `error: preset ${launch.preset} (${launch.presetDir}) changed since run ${launch.runId} started: its settings now run ${JSON.stringify([preset.config.backend.command, ...preset.config.backend.args].join(" "))}; check the change (the run's agent may have made it), then resume with --accept-preset-changes`,
+      2,
+    );
+  return preset;
+}
+
+/**
+ * The variables the run had at launch, by name, with their values from `env`; and those that
+ * say where private folders are, so the resumed run keeps the one its record was found in.
+ */
+export function launchEnv(launch: LaunchRecord, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept: NodeJS.ProcessEnv = {};
+  for (const name of [...launch.envNames, "HOME", "XDG_STATE_HOME", OPERATOR_DIR_ENV])
+    if (env[name] !== undefined) kept[name] = env[name];
+  return kept;
 }

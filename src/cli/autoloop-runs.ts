@@ -2,6 +2,7 @@
 // scheduler's ledger, so tonight's run can read where last night's stopped.
 
 import { ledgerIdOf, runStory, runStoryText } from "../operator/run-story.js";
+import { readRunsSnapshot, snapshotLedger } from "../scheduler/history/runs-snapshot.js";
 import type { RunSummary } from "../scheduler/ledger/events.js";
 import { RunLedger } from "../scheduler/ledger/ledger.js";
 import { UserError } from "../util/errors.js";
@@ -11,7 +12,8 @@ const HELP = `Usage: autoloop runs list [--limit N] [--json]
        autoloop runs replay <run-id> [--json]
 
 Inside a scheduled run (the event tool: $AUTOLOOP_BIN runs ...): the runs of its own
-schedule, from the scheduler's ledger. list: newest first, with outcome and stop reason.
+schedule, from the copy of the scheduler's ledger handed to the run at launch
+(AUTOLOOP_CRON_RUNS_FILE: its schedule's newest 50 runs). list: newest first, with outcome and stop reason.
 replay: one run's story from its journal, iteration by iteration (roles, events, refused
 completions, exits, output), with how it ended.
 
@@ -39,16 +41,10 @@ export async function runsCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return sub === undefined && !flag(p, "help") ? 2 : 0;
   }
-  const stateDir = str(p, "state-dir") ?? process.env.AUTOLOOP_CRON_STATE_DIR;
-  const schedule = str(p, "schedule") ?? process.env.AUTOLOOP_CRON_SCHEDULE;
-  if (stateDir === undefined || schedule === undefined)
-    throw new UserError(
-      "autoloop runs: only inside a scheduled run (AUTOLOOP_CRON_STATE_DIR and AUTOLOOP_CRON_SCHEDULE), or with --state-dir and --schedule",
-    );
-  const ledger = RunLedger.open(stateDir);
+  const { ledger, schedule } = ledgerOf(p);
   const json = flag(p, "json");
   if (sub === "list") {
-    const runs = ledger.listRuns({ schedule, limit: intOption(p, "limit", "autoloop runs") ?? 10 });
+    const runs = ledger.listRuns({ limit: intOption(p, "limit", "autoloop runs") ?? 10 });
     if (json) process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
     else
       process.stdout.write(
@@ -73,4 +69,33 @@ export async function runsCommand(argv: string[]): Promise<number> {
   }
   process.stdout.write(runStoryText(story));
   return 0;
+}
+
+type Parsed = ReturnType<typeof parse>;
+
+/** The scheduler's ledger (--state-dir), else the copy a scheduled run was handed. */
+function ledgerOf(p: Parsed): {
+  ledger: ReturnType<typeof snapshotLedger>;
+  schedule: string;
+} {
+  const stateDir = str(p, "state-dir");
+  const schedule = str(p, "schedule") ?? process.env.AUTOLOOP_CRON_SCHEDULE;
+  const snapshot = process.env.AUTOLOOP_CRON_RUNS_FILE;
+  if (stateDir !== undefined && schedule !== undefined) {
+    const ledger = RunLedger.open(stateDir);
+    return {
+      ledger: {
+        listRuns: ({ limit }) => ledger.listRuns({ schedule, limit }),
+        replay: (id) => ledger.replay(id),
+      },
+      schedule,
+    };
+  }
+  if (snapshot !== undefined && stateDir === undefined) {
+    const copy = readRunsSnapshot(snapshot);
+    return { ledger: snapshotLedger(copy), schedule: copy.schedule };
+  }
+  throw new UserError(
+    "autoloop runs: only inside a scheduled run (AUTOLOOP_CRON_RUNS_FILE), or with --state-dir and --schedule",
+  );
 }

@@ -1,4 +1,5 @@
 // The environment handed to the agent process (docs/formats.md, "Agent environment").
+import { OPERATOR_DIR_ENV } from "./control/private-run.js";
 import type { Preset } from "./preset.js";
 import type { RunPaths } from "./run-paths.js";
 
@@ -51,6 +52,8 @@ export function iterationEnv(input: IterationEnvInput): NodeJS.ProcessEnv {
     AUTOLOOP_ALLOWED_EVENTS: input.allowedEvents.join(","),
     AUTOLOOP_PROMPT_PATH: input.paths.promptPath,
   };
+  // Where the operator's requests and the run's launch record live is not the agent's business.
+  delete env[OPERATOR_DIR_ENV];
   // No environment string can hold a NUL: a prompt with one (from memory, a task, an
   // objective) stays in AUTOLOOP_PROMPT_PATH only, like one too large.
   if (Buffer.byteLength(input.prompt) <= MAX_PROMPT_ENV_BYTES && !input.prompt.includes("\0"))

@@ -2,7 +2,8 @@
 // `ask.answered` and the answer as operator guidance for the next prompt, or `ask.timeout`.
 // A run stopped while it waits (Ctrl-C, `autoloop-cron stop`) writes no ask record.
 import { type AskOutcome, awaitAnswer, questionIdFor } from "./control/ask.js";
-import type { ControlPaths } from "./control/requests.js";
+import type { PrivateRunPaths } from "./control/private-run.js";
+import { type QuestionRecord, writeQuestionRecord } from "./control/question-record.js";
 import type { Preset } from "./preset.js";
 
 /** The public autoloop's wait, and a scheduled run's: on-call needs time to see the page. */
@@ -24,7 +25,8 @@ export interface AskStep {
   iteration: number;
   question: string;
   preset: Preset;
-  control: ControlPaths;
+  /** The run's private folder: the question is recorded there, answers are read from there. */
+  privateRun: PrivateRunPaths;
   signal: AbortSignal;
   system: (topic: string, iteration: number, fields: Record<string, string>) => void;
   /** Journals text as the operator's guidance (a payload record, source "operator"). */
@@ -36,6 +38,15 @@ export async function askHuman(s: AskStep): Promise<AskOutcome["kind"]> {
   const ev = s.preset.config.event_loop;
   const questionId = questionIdFor(s.runId, s.iteration);
   const timeoutAt = new Date(Date.now() + s.timeoutMs).toISOString();
+  const asked: QuestionRecord = {
+    questionId,
+    question: s.question,
+    iteration: String(s.iteration),
+    askedAt: new Date().toISOString(),
+    timeoutAt,
+    state: "waiting",
+  };
+  writeQuestionRecord(s.privateRun, asked);
   s.system("ask.pending", s.iteration, {
     question_id: questionId,
     question: s.question,
@@ -46,12 +57,21 @@ export async function askHuman(s: AskStep): Promise<AskOutcome["kind"]> {
     `[ask] waiting for a human response until ${timeoutAt} (id=${questionId}): ${s.question}\n      respond with: autoloop control respond ${s.runId} ${questionId} "<answer>"`,
   );
   const outcome = await awaitAnswer({
-    paths: s.control,
+    paths: s.privateRun.control,
     runId: s.runId,
     questionId,
     timeoutMs: s.timeoutMs,
     pollMs: ev.ask_poll_ms,
     signal: s.signal,
+  });
+  writeQuestionRecord(s.privateRun, {
+    ...asked,
+    state: outcome.kind,
+    endedAt: new Date().toISOString(),
+    ...(outcome.kind === "answered" && {
+      requestId: outcome.requestId,
+      ...(outcome.by !== undefined && { answeredBy: outcome.by }),
+    }),
   });
   if (outcome.kind === "answered") {
     s.system("ask.answered", s.iteration, {

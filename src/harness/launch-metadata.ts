@@ -4,6 +4,9 @@ import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import type { FieldValue } from "../journal/codec.js";
 import { UserError } from "../util/errors.js";
+import { type LaunchRecord, presetDigest, writeLaunchRecord } from "./control/launch-record.js";
+import { privateRunPaths } from "./control/private-run.js";
+import { controlPaths, publishCapabilities } from "./control/requests.js";
 import { reviewEvery } from "./metareview.js";
 import type { Preset } from "./preset.js";
 import type { RegistryRecord } from "./registry.js";
@@ -132,5 +135,38 @@ export function registryRecord(m: LaunchMetadata, update: Partial<RegistryRecord
     // Our extension: a pid means something only on the host (pid namespace) that wrote it.
     host: hostname(),
     ...update,
+  };
+}
+
+/**
+ * Opens the run's private folder: its capabilities (there and, in the public layout, in the
+ * run's own `control/`) and its launch record. Returns the folder's paths.
+ */
+export function recordLaunch(m: LaunchMetadata, agent: string, env: NodeJS.ProcessEnv) {
+  const privateRun = privateRunPaths(m.runId, m.paths.journalFile, env);
+  publishCapabilities(controlPaths(m.paths.stateDir), m.runId, agent);
+  publishCapabilities(privateRun.control, m.runId, agent);
+  writeLaunchRecord(privateRun, launchRecord(m, env));
+  return privateRun;
+}
+
+/** What the run's launch record keeps (control/launch-record.ts): what `resume` runs again. */
+function launchRecord(
+  m: LaunchMetadata,
+  env: NodeJS.ProcessEnv,
+): Omit<LaunchRecord, "v" | "pid" | "host"> {
+  return {
+    runId: m.runId,
+    preset: m.preset.name,
+    presetDir: m.preset.dir,
+    presetDigest: presetDigest(m.preset),
+    workDir: m.paths.workDir,
+    journalFile: m.paths.journalFile,
+    objective: m.objective,
+    trigger: m.trigger,
+    parentRunId: m.parentRunId,
+    maxIterations: m.maxIterations,
+    createdAt: m.createdAt,
+    envNames: Object.keys(env).filter((name) => env[name] !== undefined),
   };
 }

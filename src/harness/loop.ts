@@ -11,7 +11,7 @@ import { askHuman, askTimeoutMs } from "./ask-step.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
 import { addUsage, budgetStop, costLeft, NO_SPEND, spendFields } from "./budget.js";
 import { ControlInbox } from "./control/inbox.js";
-import { type ControlRequest, controlPaths, publishCapabilities } from "./control/requests.js";
+import type { ControlRequest } from "./control/requests.js";
 import { removeEventTool, writeEventTool } from "./event-tool.js";
 import { completionGate, judgeIteration, type StallState, type Terminal, tail } from "./judge.js";
 import {
@@ -19,6 +19,7 @@ import {
   fileSize,
   type LaunchMetadata,
   loopStartFields,
+  recordLaunch,
   registryRecord,
 } from "./launch-metadata.js";
 import {
@@ -182,12 +183,12 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       ...(worktree && { worktree_branch: worktree.branch, worktree_path: worktree.worktree_path }),
     });
   writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
-  // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration).
-  const control = controlPaths(paths.stateDir);
-  publishCapabilities(control, runId, agent.id);
+  // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration),
+  // through its private folder: the run's own `control/` is the agent's to write.
+  const privateRun = recordLaunch(meta, agent.id, opts.env);
   let turn: AbortController | undefined;
   let interruptedBy: ControlRequest | undefined;
-  const inbox = new ControlInbox(control, runId, (request) => {
+  const inbox = new ControlInbox(privateRun.control, runId, (request) => {
     if (turn === undefined || turn.signal.aborted) return;
     interruptedBy = request;
     turn.abort();
@@ -529,7 +530,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         iteration,
         question: asked.payload,
         preset,
-        control,
+        privateRun,
         signal: opts.signal,
         system,
         guide: (i, text) => operator("operator.guidance", i, text, "operator"),

@@ -7,13 +7,12 @@ import {
   findRun,
   guide,
   interrupt,
+  openQuestion,
   operatorTask,
   type PendingQuestion,
-  questionState,
   type RunRef,
   respond,
 } from "../harness/control/operator-requests.js";
-import { readJournal } from "../journal/reader.js";
 import { monitorPaths } from "../monitor/paths.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import { journalPathFor } from "../scheduler/launch/outcome-journal.js";
@@ -89,7 +88,7 @@ export function runRef(
 
 /** The question a run waits on, if any (for the page and MCP's `list_questions`). */
 export function questionOf(ref: RunRef): PendingQuestion | undefined {
-  return questionState(readJournal(ref.journalFile).items, ref.runId).pending;
+  return openQuestion(ref);
 }
 
 export function answerRun(

@@ -2,7 +2,8 @@
 // project's `.autoloop/`): for reading only, never blocking (a FIFO opened without O_NONBLOCK
 // waits for a writer, on the daemon's one thread), never through a link in the last
 // component, and only when it is a regular file.
-import { closeSync, constants, fstatSync, openSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from "node:fs";
+import { dirname, sep } from "node:path";
 import { UserError } from "./errors.js";
 
 /** A state file refused: what it is and what to do (exit 1: the run or command failed). */
@@ -78,4 +79,19 @@ export function openRegularFile(path: string): { fd: number; stat: Stats } | und
  */
 export function openForAppend(path: string, mode: number): number {
   return openUntrusted(path, APPEND, { mode, devices: true }).fd;
+}
+
+/**
+ * The first part of `path` below `home` that is a symbolic link, if any: a folder a run could
+ * write may hold a link it planted, and writing through it would land wherever it points.
+ */
+export function linkUnder(home: string, path: string): string | undefined {
+  for (let at = path; at.startsWith(`${home}${sep}`); at = dirname(at)) {
+    try {
+      if (lstatSync(at).isSymbolicLink()) return at;
+    } catch {
+      // Not there yet: it is made as a folder or file, never followed.
+    }
+  }
+  return undefined;
 }

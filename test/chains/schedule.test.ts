@@ -119,26 +119,19 @@ describe('kind = "chain"', () => {
       records.filter((x) => x.topic === "loop.start").map((x) => x.fields.parent_run_id),
     ).toEqual([chainStart.run, chainStart.run]);
     // The event tool replays a chain run step by step.
-    const replay = await execa(process.execPath, [AUTOLOOP, "runs", "replay", chainStart.run], {
-      env: cleanEnv({
-        AUTOLOOP_CRON_STATE_DIR: join(good.dir, "state"),
-        AUTOLOOP_CRON_SCHEDULE: "nightly-chain",
-      }),
-      extendEnv: false,
-    });
+    const stateArgs = ["--state-dir", join(good.dir, "state"), "--schedule", "nightly-chain"];
+    const replay = await execa(
+      process.execPath,
+      [AUTOLOOP, "runs", "replay", chainStart.run, ...stateArgs],
+      { env: cleanEnv(), extendEnv: false },
+    );
     expect(replay.stdout).toContain(`Run ${chainStart.run} of nightly-chain: completed`);
     expect(replay.stdout).toContain(`# Scratchpad of ${chainStart.run}-step-1`);
     expect(replay.stdout).toContain(`# Scratchpad of ${chainStart.run}-step-2`);
     const oneStep = await execa(
       process.execPath,
-      [AUTOLOOP, "runs", "replay", `${chainStart.run}-step-2`],
-      {
-        env: cleanEnv({
-          AUTOLOOP_CRON_STATE_DIR: join(good.dir, "state"),
-          AUTOLOOP_CRON_SCHEDULE: "nightly-chain",
-        }),
-        extendEnv: false,
-      },
+      [AUTOLOOP, "runs", "replay", `${chainStart.run}-step-2`, ...stateArgs],
+      { env: cleanEnv(), extendEnv: false },
     );
     expect(oneStep.stdout).toContain(`# Scratchpad of ${chainStart.run}-step-2`);
     expect(oneStep.stdout).not.toContain(`# Scratchpad of ${chainStart.run}-step-1`);

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { questionState } from "../../src/harness/control/operator-requests.js";
 import { RunView } from "../../src/harness/run-view.js";
 import type { JournalRecord } from "../../src/journal/codec.js";
-import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { autoloop, cleanupTempDirs, privateRunDir, tempDir } from "../helpers/cli.js";
 import { field, journalOf, topics } from "../helpers/journal.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -151,10 +151,8 @@ describe("a run that asks a human", () => {
     expect(readFileSync(join(dir, ".autoloop", "runs", "g1", "guidance.txt"), "utf8")).toBe(
       "Stop sleeping; finish up\n",
     );
-    const status = readFileSync(
-      join(dir, ".autoloop", "runs", "g1", "control", "status.jsonl"),
-      "utf8",
-    );
+    // Requests and their acks go through the run's private folder, not its own `control/`.
+    const status = readFileSync(join(privateRunDir(dir, "g1"), "control", "status.jsonl"), "utf8");
     expect(status).toContain('"verb":"guide","state":"applied"');
     // Not running any more: nothing to interrupt.
     const late = await autoloop(["control", "interrupt", "g1"], { cwd: dir });
@@ -163,29 +161,34 @@ describe("a run that asks a human", () => {
 });
 
 describe("control files in the public autoloop's format", () => {
-  it("writes a respond request as the public autoloop does, and takes one written by it", async () => {
+  it("writes a respond request as the public autoloop does, and reads its private folder only", async () => {
     const dir = tempDir();
     const run = autoloop(["run", askingPreset(dir), "Ship it", "--run-id", "p1"], { cwd: dir });
     await waitFor(pendingIn(dir), "the question");
-    // The public autoloop's `control respond` line, byte for byte (no `by`).
-    const requests = join(dir, ".autoloop", "runs", "p1", "control", "requests.jsonl");
+    // The public autoloop's `control respond` line, byte for byte (no `by`), in the run's own
+    // `control/`: a file its agent can write, so our harness does not take it from there.
+    const publicLine = `${JSON.stringify({
+      id: "ctl_mflx2k3a_q8w1e2",
+      runId: "p1",
+      requestedAt: new Date().toISOString(),
+      verb: "respond",
+      reason: "respond",
+      payload: { questionId: "ask_p1_1", answer: "Ship it" },
+    })}\n`;
     mkdirSync(join(dir, ".autoloop", "runs", "p1", "control"), { recursive: true });
+    writeFileSync(join(dir, ".autoloop", "runs", "p1", "control", "requests.jsonl"), publicLine);
+    const privateControl = join(privateRunDir(dir, "p1"), "control");
+    // A line of that format in the private folder (where `autoloop control respond` writes) is
+    // taken: the answer journaled is that one, though the other was written first.
     writeFileSync(
-      requests,
-      `${JSON.stringify({
-        id: "ctl_mflx2k3a_q8w1e2",
-        runId: "p1",
-        requestedAt: new Date().toISOString(),
-        verb: "respond",
-        reason: "respond",
-        payload: { questionId: "ask_p1_1", answer: "Ship it" },
-      })}\n`,
+      join(privateControl, "requests.jsonl"),
+      publicLine.replace("Ship it", "Ship 1.2"),
     );
     expect((await run).exitCode).toBe(0);
+    const taken = journalOf(dir).find((r) => r.topic === "ask.answered");
+    expect(field(taken, "answer")).toBe("Ship 1.2");
     const status = JSON.parse(
-      readFileSync(join(dir, ".autoloop", "runs", "p1", "control", "status.jsonl"), "utf8")
-        .trim()
-        .split("\n")[0]!,
+      readFileSync(join(privateControl, "status.jsonl"), "utf8").trim().split("\n")[0]!,
     );
     expect(status).toMatchObject({
       id: "ctl_mflx2k3a_q8w1e2",

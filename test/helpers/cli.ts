@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { execa, type ResultPromise } from "execa";
+import { privateRunPaths } from "../../src/harness/control/private-run.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const AUTOLOOP = join(ROOT, "dist/bin/autoloop.cjs");
@@ -50,4 +51,9 @@ export function autoloop(
     env: cleanEnv(options.env),
     extendEnv: false,
   });
+}
+
+/** The private folder (launch record, question, control requests) of run `runId` in `projectDir`. */
+export function privateRunDir(projectDir: string, runId: string): string {
+  return privateRunPaths(runId, join(projectDir, ".autoloop", "journal.jsonl")).dir;
 }

@@ -40,7 +40,7 @@ function world(history = "") {
 
 describe("runs that remember", () => {
   it("tells the next run how the last one ended and what it left open", async () => {
-    const { fire, starts, stateDir } = world();
+    const { dir, fire, starts, stateDir } = world();
     await fire();
     const [first] = starts();
     expect(first.fields.prompt).not.toContain("Recent runs of schedule");
@@ -54,15 +54,19 @@ describe("runs that remember", () => {
       ),
     );
     expect(prompt).toContain("runs replay <run-id>");
-    expect(readdirSync(join(stateDir, "history"))).toEqual([`${second.run}.md`]);
+    // Handed over in the run's own area, never in (or naming) the daemon's state dir.
+    const handover = join(dir, "work", ".autoloop", "cron", second.run);
+    expect(readdirSync(handover).sort()).toEqual(["history.md", "runs.json"]);
+    expect(readFileSync(join(handover, "runs.json"), "utf8")).not.toContain(stateDir);
 
-    // The event tool, as the second run would call it.
-    const env = cleanEnv({ AUTOLOOP_CRON_STATE_DIR: stateDir, AUTOLOOP_CRON_SCHEDULE: "nightly" });
+    // The event tool, as the second run would call it (with what it was handed).
+    const env = cleanEnv({ AUTOLOOP_CRON_RUNS_FILE: join(handover, "runs.json") });
     const list = await execa(process.execPath, [AUTOLOOP, "runs", "list"], {
       env,
       extendEnv: false,
     });
-    expect(list.stdout.split("\n")).toHaveLength(2);
+    // The copy was taken at launch: the runs before this one.
+    expect(list.stdout.split("\n")).toHaveLength(1);
     expect(list.stdout).toContain(`${first.run}  failed (max_iterations)`);
     const replay = await execa(process.execPath, [AUTOLOOP, "runs", "replay", first.run], {
       env,

@@ -16,7 +16,14 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeRecord, type JournalRecord } from "../../src/journal/codec.js";
-import { AUTOLOOP, AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import {
+  AUTOLOOP,
+  AUTOLOOP_CRON,
+  cleanEnv,
+  cleanupTempDirs,
+  privateRunDir,
+  tempDir,
+} from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
 import { type DaemonProcess, projectSchedule, startDaemonProcess } from "./daemon-process.js";
 
@@ -192,7 +199,8 @@ describe("an operator's guide or interrupt, when the registry names another proc
       const guided = await cron("guide", runId, "steer");
       expect(guided.exitCode, guided.stderr).toBe(0);
       expect(guided.stdout).toContain("its agent's current turn is stopped");
-      const status = join(dir, "work", ".autoloop", "runs", runId, "control", "status.jsonl");
+      // The harness acks in its private folder (the run's own `control/` is the agent's).
+      const status = join(privateRunDir(join(dir, "work"), runId), "control", "status.jsonl");
       await waitFor(
         () => existsSync(status) && readFileSync(status, "utf8").includes('"guide"'),
         "the harness's ack of the guidance",

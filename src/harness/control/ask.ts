@@ -1,7 +1,8 @@
 // Waiting for a human (the public autoloop's human-in-the-loop contract): after an agent
 // emitted the ask event, the run looks for a `respond` request naming its question in the
-// control requests file, every `ask_poll_ms`, until `ask_timeout`. Only bytes appended since
-// the last look are read, and nothing runs in between: a waiting run costs no CPU.
+// requests file of its private folder (never the run's own `control/`), every `ask_poll_ms`,
+// until `ask_timeout`. Only bytes appended since the last look are read, and nothing runs in
+// between: a waiting run costs no CPU.
 import { appendStatus, type ControlPaths, type ControlRequest, RequestReader } from "./requests.js";
 
 /** `ask_<run>_<iteration>`, as the public autoloop names a question. */
@@ -10,7 +11,7 @@ export function questionIdFor(runId: string, iteration: number): string {
 }
 
 export type AskOutcome =
-  | { kind: "answered"; answer: string; by?: string }
+  | { kind: "answered"; answer: string; requestId: string; by?: string }
   | { kind: "timeout" }
   | { kind: "aborted" };
 
@@ -62,7 +63,12 @@ export async function awaitAnswer(o: AwaitAnswer): Promise<AskOutcome> {
         at: new Date().toISOString(),
         detail: "delivered to human-ask",
       });
-      return { kind: "answered", answer, ...(r.by !== undefined && { by: r.by }) };
+      return {
+        kind: "answered",
+        answer,
+        requestId: r.id,
+        ...(r.by !== undefined && { by: r.by }),
+      };
     }
     const left = deadline - Date.now();
     if (left <= 0) return { kind: "timeout" };

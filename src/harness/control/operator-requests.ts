@@ -10,14 +10,22 @@ import { fieldText, type JournalRecord, journalTimestamp } from "../../journal/c
 import { readJournal } from "../../journal/reader.js";
 import { type RegistryEntry, readRegistry } from "../../journal/registry-view.js";
 import { UserError } from "../../util/errors.js";
+import { withFileLock } from "../../util/file-lock.js";
 import { isProcessAlive } from "../../util/process.js";
+import { linkUnder } from "../../util/untrusted-file.js";
 import { TaskStore } from "../tasks/store.js";
-import { appendRequest, buildRequest, controlPaths } from "./requests.js";
+import { answerIn } from "./ask.js";
+import { type LaunchRecord, readLaunchRecord } from "./launch-record.js";
+import { privateRunPaths, safeRunId } from "./private-run.js";
+import { readQuestionRecord } from "./question-record.js";
+import {
+  appendRequest,
+  buildRequest,
+  type ControlPaths,
+  controlPaths,
+  readControl,
+} from "./requests.js";
 import { noWake, registryPidTarget, type WakeTarget, wake } from "./wake.js";
-
-/** A run id that names no other folder (the registry is read from the run's own files). */
-const safeRunId = (id: string) =>
-  id !== "" && !id.includes("/") && !id.includes("\\") && !id.includes("..") && !id.includes("\0");
 
 /** A run as the registry beside its journal knows it. */
 export interface RunRef {
@@ -27,6 +35,11 @@ export interface RunRef {
   status: string;
   pid?: number;
   host?: string;
+  /**
+   * What our harness recorded when it launched the run (its private folder): present, requests
+   * and the question go through that folder; absent (another harness), through the run's own.
+   */
+  launch?: LaunchRecord;
 }
 
 /** "cli:alice@build-host": who typed a command, for the journal and the incident. */
@@ -71,13 +84,18 @@ export function findRun(journalFile: string, partial: string): RunRef {
   const home = dirname(resolve(journalFile));
   const stateDir = typeof entry.state_dir === "string" ? resolve(home, entry.state_dir) : "";
   const inside = stateDir === home || stateDir.startsWith(`${home}${sep}`);
+  // Our harness's own record of the run, when it is this journal's run.
+  const launch = readLaunchRecord(entry.run_id, journalFile);
+  const pid = launch?.pid ?? entry.pid;
+  const host = launch?.host ?? (typeof entry.host === "string" ? entry.host : undefined);
   return {
     runId: entry.run_id,
     journalFile,
     stateDir: inside ? stateDir : "",
     status: entry.status,
-    ...(entry.pid !== undefined && { pid: entry.pid }),
-    ...(typeof entry.host === "string" && { host: entry.host }),
+    ...(pid !== undefined && { pid }),
+    ...(host !== undefined && { host }),
+    ...(launch !== undefined && { launch }),
   };
 }
 
@@ -119,10 +137,14 @@ export function questionState(
   return ended ? { ended } : { ...(pending && { pending }), ended };
 }
 
-/** The question the run waits on now; an error saying why when it waits on none. */
+/**
+ * The question the run waits on now, as its harness recorded it (the journal's, for another
+ * harness); an error saying why when it waits on none.
+ */
 export function waitingQuestion(ref: RunRef): PendingQuestion {
-  const { pending, ended } = questionState(readJournal(ref.journalFile).items, ref.runId);
+  const { pending: claimed, ended } = questionState(readJournal(ref.journalFile).items, ref.runId);
   if (ended) throw new UserError(`run ${ref.runId} has ended; it waits for no answer`, 1);
+  const pending = ref.launch === undefined ? claimed : askedQuestion(ref, claimed);
   if (pending === undefined)
     throw new UserError(
       `run ${ref.runId} is not waiting for an answer (no open question in its journal); \`autoloop-cron guide\` or \`autoloop control guide\` sends guidance for its next iteration instead`,
@@ -136,19 +158,65 @@ export function waitingQuestion(ref: RunRef): PendingQuestion {
   return pending;
 }
 
+/** The question the run waits on, if any (its harness's record; for views, never an error). */
+export function openQuestion(ref: RunRef): PendingQuestion | undefined {
+  try {
+    return waitingQuestion(ref);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The question our harness recorded in the run's private folder, if it still waits on it. */
+function askedQuestion(
+  ref: RunRef,
+  claimed: PendingQuestion | undefined,
+): PendingQuestion | undefined {
+  const asked = readQuestionRecord(privateRunPaths(ref.runId, ref.journalFile));
+  if (asked?.state === "waiting")
+    return {
+      questionId: asked.questionId,
+      question: asked.question,
+      iteration: asked.iteration,
+      askedAt: asked.askedAt,
+      timeoutAt: asked.timeoutAt,
+    };
+  const same = claimed === undefined || asked?.questionId === claimed.questionId;
+  if (asked?.state === "answered" && same)
+    throw new UserError(
+      `run ${ref.runId}'s question ${asked.questionId} was answered already${asked.answeredBy ? ` by ${asked.answeredBy}` : ""} at ${asked.endedAt}, and it waits on no other; nothing was sent`,
+      1,
+    );
+  if (claimed !== undefined)
+    throw new UserError(
+      `run ${ref.runId}'s journal shows question ${claimed.questionId}, but its harness asked no such question (no record in ${privateRunPaths(ref.runId, ref.journalFile).dir}): that journal line is not the harness's; nothing was sent`,
+      1,
+    );
+  return undefined;
+}
+
 /** The harness still runs here, or its liveness cannot be judged from here (another host). */
 function harnessAlive(ref: RunRef): boolean {
   if (ref.pid === undefined || (ref.host !== undefined && ref.host !== hostname())) return true;
   return isProcessAlive(ref.pid);
 }
 
-function requestPaths(ref: RunRef) {
+/** Where the run reads requests: its private folder, or (another harness) its own `control/`. */
+export function requestPaths(ref: RunRef): ControlPaths {
+  if (ref.launch !== undefined) return privateRunPaths(ref.runId, ref.journalFile).control;
   if (ref.stateDir === "")
     throw new UserError(
       `run ${ref.runId} has no state_dir inside ${dirname(ref.journalFile)} in its registry record`,
       1,
     );
-  return controlPaths(ref.stateDir);
+  const paths = controlPaths(ref.stateDir);
+  const link = linkUnder(dirname(ref.journalFile), paths.requests);
+  if (link !== undefined)
+    throw new UserError(
+      `${link} is a symbolic link: the run's control folder may not lead elsewhere; nothing was sent`,
+      1,
+    );
+  return paths;
 }
 
 /**
@@ -163,15 +231,28 @@ export function respond(
 ): PendingQuestion {
   if (answer.trim() === "")
     throw new UserError("an empty answer answers nothing; say something", 1);
-  const pending = waitingQuestion(ref);
-  if (questionId !== undefined && questionId !== pending.questionId)
-    throw new UserError(
-      `run ${ref.runId} waits on question ${pending.questionId}, not ${questionId}`,
-      1,
+  const paths = requestPaths(ref);
+  // One answer per question: the check and the write hold the inbox's lock, so a second
+  // answer sent a moment after the first is refused, not written and then ignored.
+  return withFileLock(paths.requests, () => {
+    const pending = waitingQuestion(ref);
+    if (questionId !== undefined && questionId !== pending.questionId)
+      throw new UserError(
+        `run ${ref.runId} waits on question ${pending.questionId}, not ${questionId}`,
+        1,
+      );
+    const earlier = readControl(paths).requests.find(
+      (r) => answerIn(r, ref.runId, pending.questionId) !== undefined,
     );
-  const payload = { questionId: pending.questionId, answer };
-  appendRequest(requestPaths(ref), buildRequest(ref.runId, "respond", "respond", payload, by));
-  return pending;
+    if (earlier !== undefined)
+      throw new UserError(
+        `run ${ref.runId}'s question ${pending.questionId} was answered already${earlier.by ? ` by ${earlier.by}` : ""} at ${earlier.requestedAt} (the run takes the first answer); nothing was sent`,
+        1,
+      );
+    const payload = { questionId: pending.questionId, answer };
+    appendRequest(paths, buildRequest(ref.runId, "respond", "respond", payload, by));
+    return pending;
+  });
 }
 
 /** The latest `loop.start` or `loop.resume` of the run: when its current harness began it. */

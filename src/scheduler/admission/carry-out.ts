@@ -77,6 +77,5 @@ export function scheduledLaunchSpec(
     schedule,
     incidentsDir: join(stateDir, "incidents"),
     runs: schedule.history,
-    stateDir,
   });
 }

@@ -1,14 +1,15 @@
 // What a scheduled run is told about its schedule's recent runs: outcome, stop reason, tasks
 // left open, and the open incident's latest changelog entry, within a budget. Composed by the
 // scheduler at launch from the ledger, the runs' task files and the incidents folder, and
-// handed to the harness as a file (AUTOLOOP_HISTORY_FILE).
+// handed to the harness as a file in the run's hand-over folder (AUTOLOOP_HISTORY_FILE).
 import { join } from "node:path";
 import { TaskStore } from "../../harness/tasks/store.js";
 import { isActive } from "../../incidents/record.js";
 import { IncidentStore } from "../../incidents/store.js";
-import { writeFileAtomic } from "../../util/atomic-write.js";
 import type { RunSummary } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
+import { handOver } from "./handover.js";
+import { runsSnapshot } from "./runs-snapshot.js";
 
 /** Most characters the section takes in a prompt. */
 export const HISTORY_BUDGET_CHARS = 2000;
@@ -88,25 +89,32 @@ export function scheduleHistory(input: HistoryInput): string {
 }
 
 /**
- * Gives a preset or chain run its schedule's history: the section written to
- * `<state>/history/<run-id>.md` (AUTOLOOP_HISTORY_FILE), and the state dir and schedule for
- * the event tool's `runs list|replay` (AUTOLOOP_CRON_STATE_DIR). Never fails a launch.
+ * Gives a preset or chain run its schedule's history and its schedule's recent runs, as copies
+ * in the run's hand-over folder (AUTOLOOP_HISTORY_FILE, AUTOLOOP_CRON_RUNS_FILE; handover.ts).
+ * The run is not told the state dir. Never fails a launch.
  */
 export function attachHistory<
-  S extends { kind: string; runId: string; env?: Record<string, string> },
->(spec: S, input: Omit<HistoryInput, "runs"> & { runs: number; stateDir: string }): S {
+  S extends { kind: string; runId: string; cwd: string; env?: Record<string, string> },
+>(
+  spec: S,
+  input: Omit<HistoryInput, "runs" | "ledger"> & {
+    ledger: Pick<RunLedger, "listRuns" | "replay">;
+    runs: number;
+  },
+): S {
   if (spec.kind === "command") return spec;
-  const env: Record<string, string> = { ...spec.env, AUTOLOOP_CRON_STATE_DIR: input.stateDir };
+  const files: Record<string, string> = {};
   try {
     const text = scheduleHistory(input);
-    if (text !== "") {
-      const dir = join(input.stateDir, "history");
-      const file = join(dir, `${spec.runId}.md`);
-      writeFileAtomic(file, `${text}\n`);
-      env.AUTOLOOP_HISTORY_FILE = file;
-    }
+    if (text !== "") files["history.md"] = `${text}\n`;
+    files["runs.json"] = `${JSON.stringify(runsSnapshot(input.ledger, input.schedule.name))}\n`;
   } catch {
     // A run without its history is still a run.
   }
+  const paths = handOver(spec.cwd, spec.runId, files);
+  if (paths === undefined) return spec;
+  const env: Record<string, string> = { ...spec.env };
+  if (paths["history.md"] !== undefined) env.AUTOLOOP_HISTORY_FILE = paths["history.md"];
+  if (paths["runs.json"] !== undefined) env.AUTOLOOP_CRON_RUNS_FILE = paths["runs.json"];
   return { ...spec, env };
 }

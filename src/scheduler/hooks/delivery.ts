@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveSecret } from "../../util/secrets.js";
 import { webhookKey } from "../../util/standard-webhooks.js";
+import { handOver } from "../history/handover.js";
 import type { LaunchSpec } from "../launch/spec.js";
 import type { HookSpec, Schedule } from "../schedules/schedule.js";
 
@@ -88,15 +89,24 @@ export function fillObjective(
   });
 }
 
-/** The run's spec with what the delivery hands it. */
+/**
+ * The run's spec with what the delivery hands it: its id, and a copy of its body in the run's
+ * hand-over folder (the daemon's own copy stays in its state dir, for a retry).
+ */
 export function withDelivery(spec: LaunchSpec, delivery: HookDelivery): LaunchSpec {
-  const env = {
-    ...spec.env,
-    AUTOLOOP_CRON_HOOK_ID: delivery.id,
-    AUTOLOOP_CRON_HOOK_PAYLOAD: delivery.payloadPath,
-  };
+  const copy = handOver(spec.cwd, spec.runId, { payload: payloadBytes(delivery.payloadPath) });
+  const env: Record<string, string> = { ...spec.env, AUTOLOOP_CRON_HOOK_ID: delivery.id };
+  if (copy?.payload !== undefined) env.AUTOLOOP_CRON_HOOK_PAYLOAD = copy.payload;
   if (spec.kind === "command") return { ...spec, env };
   return { ...spec, env, objective: fillObjective(spec.objective, delivery) };
+}
+
+function payloadBytes(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch {
+    return Buffer.alloc(0);
+  }
 }
 
 /** The variables that hold the schedules' hook secrets (kept out of every run's environment). */

@@ -1,0 +1,70 @@
+// What the harness says it launched, in the run's private folder (`launch.json`): the preset
+// folder and a digest of its settings, the work dir and journal, the objective, the names of
+// the variables it was given, its pid. `resume` and the operator's tools take a run's preset,
+// directories and pid from here, never from the registry beside the journal (the run's agent
+// can write that one).
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { z } from "zod";
+import { writeFileAtomic } from "../../util/atomic-write.js";
+import { hexDigest } from "../../util/digest.js";
+import { journalIdentity, type PrivateRunPaths, privateRunPaths } from "./private-run.js";
+
+const launchRecordSchema = z.object({
+  v: z.literal(1),
+  runId: z.string(),
+  preset: z.string(),
+  presetDir: z.string(),
+  presetDigest: z.string(),
+  workDir: z.string(),
+  journalFile: z.string(),
+  objective: z.string(),
+  trigger: z.string(),
+  parentRunId: z.string(),
+  maxIterations: z.number().int().nonnegative(),
+  createdAt: z.string(),
+  envNames: z.array(z.string()),
+  pid: z.number().int().positive(),
+  host: z.string(),
+});
+
+export type LaunchRecord = z.infer<typeof launchRecordSchema>;
+
+/** The preset's settings (its command, arguments, environment, roles) as one digest. */
+export function presetDigest(preset: { config: unknown; harnessInstructions: string }): string {
+  return hexDigest(
+    "sha256",
+    JSON.stringify({ config: preset.config, harness: preset.harnessInstructions }),
+  );
+}
+
+export function writeLaunchRecord(
+  paths: PrivateRunPaths,
+  record: Omit<LaunchRecord, "v" | "pid" | "host">,
+): void {
+  const full: LaunchRecord = { v: 1, ...record, pid: process.pid, host: hostname() };
+  writeFileAtomic(paths.launch, `${JSON.stringify(full, null, 2)}\n`);
+}
+
+/** The launch record of `runId`; undefined when this harness never launched it here. */
+export function readLaunchRecord(
+  runId: string,
+  journalFile: string,
+  env: NodeJS.ProcessEnv = process.env,
+): LaunchRecord | undefined {
+  let text: string;
+  try {
+    text = readFileSync(privateRunPaths(runId, journalFile, env).launch, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    const parsed = launchRecordSchema.safeParse(JSON.parse(text));
+    const ours = parsed.success && parsed.data.runId === runId;
+    return ours && journalIdentity(parsed.data.journalFile) === journalIdentity(journalFile)
+      ? parsed.data
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,70 @@
+// A run's private files: what the harness says it launched (`launch.json`), the question it
+// asked (`question.json`) and the operator's requests to it (`control/`). They live under the
+// operator's state home, never in the project, whose files the run's agent writes: what an
+// operator sends a run, and what `resume` runs again, never comes from a file the run was
+// pointed at (docs/formats.md, "Who writes what").
+
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+import { hexDigest } from "../../util/digest.js";
+import type { ControlPaths } from "./requests.js";
+
+/** The variable that moves the operator's state home (tests, a shared on-call account). */
+export const OPERATOR_DIR_ENV = "AUTOLOOP_OPERATOR_DIR";
+
+/** A run id that names no other folder. */
+export const safeRunId = (id: string) =>
+  /^[A-Za-z0-9._-]+$/.test(id) && !id.includes("..") && id.length <= 200;
+
+/** `$AUTOLOOP_OPERATOR_DIR`, else `$XDG_STATE_HOME/autoloop`, else `~/.local/state/autoloop`. */
+export function operatorStateHome(env: NodeJS.ProcessEnv = process.env): string {
+  const own = env[OPERATOR_DIR_ENV];
+  if (own !== undefined && own !== "") return own;
+  const xdg = env.XDG_STATE_HOME;
+  if (xdg?.startsWith("/")) return join(xdg, "autoloop");
+  return join(env.HOME || homedir(), ".local", "state", "autoloop");
+}
+
+export interface PrivateRunPaths {
+  dir: string;
+  launch: string;
+  question: string;
+  control: ControlPaths;
+}
+
+/** A journal's path with its folder's links resolved: the same file by any path names one run. */
+export function journalIdentity(journalFile: string): string {
+  const path = resolve(journalFile);
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * The private folder of run `runId` of the journal `journalFile`: `runs/<run-id>.<digest of the
+ * journal's path>` (two projects may each have a run of the same given id).
+ */
+export function privateRunPaths(
+  runId: string,
+  journalFile: string,
+  env: NodeJS.ProcessEnv = process.env,
+) {
+  if (!safeRunId(runId)) throw new Error(`unsafe run id ${JSON.stringify(runId)}`);
+  const where = hexDigest("sha256", journalIdentity(journalFile)).slice(0, 12);
+  const dir = join(operatorStateHome(env), "runs", `${runId}.${where}`);
+  const control = join(dir, "control");
+  return {
+    dir,
+    launch: join(dir, "launch.json"),
+    question: join(dir, "question.json"),
+    control: {
+      dir: control,
+      requests: join(control, "requests.jsonl"),
+      status: join(control, "status.jsonl"),
+      capabilities: join(control, "capabilities.json"),
+    },
+  } satisfies PrivateRunPaths;
+}

@@ -1,0 +1,35 @@
+// The question a run's harness asked, in the run's private folder (`question.json`): written by
+// the harness when it asks and when the wait ends. The operator's tools answer only a question
+// recorded here: an `ask.pending` line in the journal may be the agent's own.
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { writeFileAtomic } from "../../util/atomic-write.js";
+import type { PrivateRunPaths } from "./private-run.js";
+
+const questionRecordSchema = z.object({
+  questionId: z.string(),
+  question: z.string(),
+  iteration: z.string(),
+  askedAt: z.string(),
+  timeoutAt: z.string(),
+  state: z.enum(["waiting", "answered", "timeout", "aborted"]),
+  /** Who answered (the request's `by`) and through which request, once answered. */
+  answeredBy: z.string().optional(),
+  requestId: z.string().optional(),
+  endedAt: z.string().optional(),
+});
+
+export type QuestionRecord = z.infer<typeof questionRecordSchema>;
+
+export function writeQuestionRecord(paths: PrivateRunPaths, record: QuestionRecord): void {
+  writeFileAtomic(paths.question, `${JSON.stringify(record)}\n`);
+}
+
+export function readQuestionRecord(paths: PrivateRunPaths): QuestionRecord | undefined {
+  try {
+    const parsed = questionRecordSchema.safeParse(JSON.parse(readFileSync(paths.question, "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
