@@ -1,6 +1,7 @@
 // The status page's run page against a run's own files: a run that asks a question and then
-// puts a FIFO or a sparse 65 MiB file in its tasks file's place (or a FIFO in its journal's)
-// must still get a page with its answer, stop and guide boxes, saying what could not be read.
+// puts a FIFO or a sparse 65 MiB file in its tasks file's place (or a FIFO in its journal's or
+// its output log's) must still get a page with its stop and guide boxes (and its answer box
+// when the journal can be read), saying what could not be read, and never freeze the daemon.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -39,6 +40,7 @@ const what = process.argv[2];
 if (what === "fifo-tasks") cp.execFileSync("mkfifo", [dir + "/tasks.jsonl"]);
 if (what === "big-tasks") { fs.writeFileSync(dir + "/tasks.jsonl", ""); fs.truncateSync(dir + "/tasks.jsonl", 65 << 20); }
 if (what === "fifo-journal") { fs.rmSync(".autoloop/journal.jsonl"); cp.execFileSync("mkfifo", [".autoloop/journal.jsonl"]); }
+if (what === "fifo-output") { const log = __dirname + "/state/output/" + run + ".log"; fs.rmSync(log); cp.execFileSync("mkfifo", [log]); }
 fs.writeFileSync("ready", run);
 setTimeout(() => {}, 60_000);
 `;
@@ -62,7 +64,7 @@ describe("/runs/<id> when the run's files cannot be read", () => {
   it("answers 200 with the answer, stop and guide boxes and says what could not be read", async () => {
     const root = tempDir("autoloop-hostile-page-");
     writeFileSync(join(root, "agent.cjs"), AGENT);
-    const names = ["fifo-tasks", "big-tasks", "fifo-journal"] as const;
+    const names = ["fifo-tasks", "big-tasks", "fifo-journal", "fifo-output"] as const;
     const daemon = await startDaemonProcess(
       root,
       names.map((n) => hostileSchedule(root, n)).join(""),
@@ -93,6 +95,9 @@ describe("/runs/<id> when the run's files cannot be read", () => {
         expect(page.body).toContain("Guide this run");
         if (name === "fifo-journal") {
           expect(page.body).toMatch(/journal: could not be read \(not a regular file\)/);
+        } else if (name === "fifo-output") {
+          expect(page.body).toContain("Send the answer");
+          expect(page.body).toMatch(/output: could not be read \(not a regular file\)/);
         } else {
           expect(page.body).toContain("Ship the release?");
           expect(page.body).toContain("Send the answer");
