@@ -38,8 +38,11 @@ export interface RunningHttpServer {
 }
 
 const ALLOWED = "GET, HEAD";
-/** Probes, scrapers, up to 64 live pages and webhook senders fit well within it. */
-export const MAX_CONNECTIONS = 256;
+/**
+ * Probes, scrapers, up to 64 live pages and webhook senders fit well within it, and it stays
+ * under the usual 1024 open files, so connections never take the descriptors the daemon needs.
+ */
+const MAX_CONNECTIONS = 512;
 const LOOPBACK_LISTEN = /^(127(\.\d{1,3}){3}|::1|localhost)$/i;
 
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
@@ -58,7 +61,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   server.requestTimeout = 10_000;
   server.headersTimeout = 10_000;
   // Each connection costs a read buffer before its request is even seen, and a file
-  // descriptor the daemon needs for its own files: past this, new connections are dropped.
+  // descriptor: past this, new connections are dropped at once.
   server.maxConnections = MAX_CONNECTIONS;
   await listen(server, host, options.port);
   server.on("error", (err) => logger.error({ err }, "http server error"));
