@@ -4,10 +4,12 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 import { assertStaysResponsive, startDaemonProcess } from "./daemon-process.js";
 
 afterEach(cleanupTempDirs);
@@ -141,5 +143,62 @@ describe("bodies without a valid signature", () => {
     // The body must be read to know the signature is forged; what was read is garbage until
     // the next collection, so this bound is looser (before: +76 MiB).
     expect(grown, `peak RSS grew ${Math.round(grown / MiB)} MiB`).toBeLessThan(50 * MiB);
+  }, 60_000);
+});
+
+describe("slow and abandoned bodies", () => {
+  /** 20 requests with forged signature headers declaring max_bytes, 1000 bytes of it sent. */
+  async function stalled(port: number) {
+    const sockets = Array.from({ length: 20 }, (_, i) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.on("error", () => {});
+      const ts = Math.floor(Date.now() / 1000);
+      const head = `POST /hooks/std HTTP/1.1\r\nHost: x\r\nContent-Length: 262144\r\nwebhook-id: msg_slow_${i}\r\nwebhook-timestamp: ${ts}\r\nwebhook-signature: v1,AAAA\r\n\r\n`;
+      return new Promise<typeof socket>((sent) =>
+        socket.write(`${head}${"a".repeat(1000)}`, () => sent(socket)),
+      );
+    });
+    return Promise.all(sockets);
+  }
+
+  it("hold the hooks' read budget only briefly: the sender gets through after", async () => {
+    const root = tempDir("autoloop-hostile-hooks-");
+    const daemon = await startDaemonProcess(root, hookedSchedules(root));
+    const port = Number(new URL(daemon.url).port);
+    const opened: Array<{ destroy(): void }> = [];
+    const body = (n: number) => JSON.stringify({ ref: "refs/heads/main", n });
+    const deliver = (n: number) =>
+      waitFor(
+        async () => {
+          const r = await post(daemon.url, "std", body(n), standardDelivery(body(n)));
+          return r.status === 503 ? undefined : r;
+        },
+        `delivery ${n} taken`,
+        15_000,
+        250,
+      );
+    try {
+      // 16 of them fill the 4 MiB the hooks read at once, until their 5 s are up.
+      opened.push(...(await stalled(port)));
+      // A small forged request is refused for its signature (401) while there is room, 503 once
+      // the stalled bodies are all being read.
+      const forged = { ...standardDelivery(body(1)), "webhook-signature": "v1,AAAA" };
+      await waitFor(
+        async () => (await post(daemon.url, "std", body(1), forged)).status === 503,
+        "the stalled bodies holding the budget",
+        5_000,
+        50,
+      );
+      expect((await deliver(2)).status).toBe(202);
+      // Senders that go away mid-body give their share back at once.
+      const gone = await stalled(port);
+      const since = Date.now();
+      for (const s of gone) s.destroy();
+      expect((await deliver(3)).status).toBe(202);
+      expect(Date.now() - since).toBeLessThan(4_000); // not the 5 s deadline
+    } finally {
+      for (const s of opened) s.destroy();
+      await daemon.stop();
+    }
   }, 60_000);
 });
