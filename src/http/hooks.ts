@@ -1,7 +1,8 @@
 // Event triggers: `POST /hooks/<schedule>` fires a schedule that has a `hook`, once per
-// delivery. A request is taken only when it is small enough, within the schedule's rate, and
-// signed with the schedule's own secret (Standard Webhooks, or GitHub's X-Hub-Signature-256);
-// its body is kept for the run and its delivery id is the run's idempotency key.
+// delivery. A request is taken only when it is small enough, signed with the schedule's own
+// secret (Standard Webhooks, or GitHub's X-Hub-Signature-256) and, when it starts something
+// new, within the schedule's rate; its body is kept for the run and its delivery id is the
+// run's idempotency key.
 import { createHmac } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
@@ -18,6 +19,7 @@ import {
 import type { HookSpec, Schedule } from "../scheduler/schedules/schedule.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { sameMac, verifyWebhook } from "../util/standard-webhooks.js";
+import { hookBodyReader } from "./hook-body.js";
 
 export interface HookEndpointDeps {
   schedules(): ReadonlyMap<string, Schedule>;
@@ -42,6 +44,7 @@ export function hookEndpoint(
 ): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> {
   const recent = new Map<string, number[]>();
   const answered = new Map<string, string>();
+  const readBody = hookBodyReader();
   return async (req, res, url) => {
     if (!url.pathname.startsWith("/hooks/")) return false;
     const answer = await handle(req, url.pathname.slice("/hooks/".length));
@@ -52,7 +55,9 @@ export function hookEndpoint(
       "Cache-Control": "no-store",
       ...answer.headers,
     });
-    res.end(body);
+    // A body left unread is not drained: the socket goes once the answer is out.
+    if (!req.complete) res.end(body, () => req.socket.destroy());
+    else res.end(body);
     return true;
   };
 
@@ -68,13 +73,10 @@ export function hookEndpoint(
       req.resume();
       return { status: 404, body: { error: "no hook for this path" } };
     }
-    const body = await readBody(req, spec.maxBytes);
-    if (body === undefined)
-      return {
-        status: 413,
-        body: { error: `a body of at most ${spec.maxBytes} bytes` },
-        headers: { Connection: "close" },
-      };
+    const read = await readBody(req, spec);
+    if (read.kind === "refused")
+      return { status: read.status, body: { error: read.error }, headers: read.headers };
+    const body = read.body;
     let key: Buffer | string;
     try {
       key = hookKeyOf({ ...schedule, hook: spec }, deps.env ?? process.env);
@@ -93,7 +95,34 @@ export function hookEndpoint(
       deps.logger.warn({ schedule: name, why: checked.detail }, "hook request refused");
       return { status: checked.status, body: { error: checked.detail } };
     }
-    // Only signed requests count against the rate: unsigned ones cannot crowd a sender out.
+    return admit(req, schedule, spec, checked, body);
+  }
+
+  /**
+   * A signed delivery: a ping or one taken before is answered as such; only one that would
+   * start something new counts against the rate, so neither an unsigned request nor a
+   * captured delivery sent again can crowd the sender out.
+   */
+  function admit(
+    req: IncomingMessage,
+    schedule: Schedule,
+    spec: HookSpec,
+    checked: Checked,
+    body: Buffer,
+  ): Answer {
+    const name = schedule.name;
+    // GitHub's test delivery when a webhook is added: answered, nothing started.
+    if (spec.format === "github" && header(req, "x-github-event") === "ping")
+      return { status: 200, body: { pong: true } };
+    const key = hookKey(name, checked.keyId);
+    const before = deps.claimedBy(key) ?? answered.get(key);
+    if (before !== undefined) {
+      deps.logger.info(
+        { schedule: name, delivery: checked.id, runId: before },
+        "hook delivered again: nothing started",
+      );
+      return { status: 200, body: { duplicate: true, runId: before } };
+    }
     const wait = rateLimited(name, spec.perMinute);
     if (wait !== undefined)
       return {
@@ -101,10 +130,7 @@ export function hookEndpoint(
         body: { error: `more than ${spec.perMinute} requests a minute` },
         headers: { "Retry-After": String(Math.ceil(wait / 1000)) },
       };
-    // GitHub's test delivery when a webhook is added: answered, nothing started.
-    if (spec.format === "github" && header(req, "x-github-event") === "ping")
-      return { status: 200, body: { pong: true } };
-    return take(schedule, checked, body);
+    return take(schedule, checked, key, body);
   }
 
   /** How long until the schedule may take a request again; undefined: now. */
@@ -161,17 +187,8 @@ export function hookEndpoint(
     return { ok: true, id, keyId };
   }
 
-  function take(schedule: Schedule, { id, keyId }: Checked, body: Buffer): Answer {
+  function take(schedule: Schedule, { id }: Checked, key: string, body: Buffer): Answer {
     const name = schedule.name;
-    const key = hookKey(name, keyId);
-    const before = deps.claimedBy(key) ?? answered.get(key);
-    if (before !== undefined) {
-      deps.logger.info(
-        { schedule: name, delivery: id, runId: before },
-        "hook delivered again: nothing started",
-      );
-      return { status: 200, body: { duplicate: true, runId: before } };
-    }
     const payloadPath = hookPayloadPath(deps.stateDir, name, id);
     writeFileAtomic(payloadPath, body);
     const response = deps.fire(name, { id, key, payloadPath, payload: parsePayload(body) });
@@ -203,26 +220,4 @@ interface Checked {
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-/** The request's body, or undefined when it is larger than `max` bytes (then it is drained). */
-function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > max) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= max) chunks.push(chunk);
-      else if (!over) {
-        // Answered at once (and the connection closed): the rest is not waited for.
-        over = true;
-        resolve(undefined);
-      }
-    });
-    req.on("end", () => resolve(over ? undefined : Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
 }

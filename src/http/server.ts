@@ -38,12 +38,19 @@ export interface RunningHttpServer {
 }
 
 const ALLOWED = "GET, HEAD";
+/**
+ * Probes, scrapers, up to 64 live pages and webhook senders fit well within it, and it stays
+ * under the usual 1024 open files, so connections never take the descriptors the daemon needs.
+ */
+const MAX_CONNECTIONS = 512;
 const LOOPBACK_LISTEN = /^(127(\.\d{1,3}){3}|::1|localhost)$/i;
 
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const host = options.host ?? DEFAULT_HOST;
   const logger = options.logger ?? pino({ name: "http" });
-  const server = createServer((req, res) => {
+  // Timeouts are checked every second (Node's default is 30 s, which would let an idle
+  // connection hold one of MAX_CONNECTIONS for 40 s).
+  const server = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     route(req, res, options, logger).catch((err: unknown) => {
       logger.error({ err, path: req.url }, "http request failed");
       if (!res.headersSent) send(req, res, 500, "application/json", json({ error: "internal" }));
@@ -53,6 +60,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   // Probes and scrapers are quick; a slow client must not hold a socket for minutes.
   server.requestTimeout = 10_000;
   server.headersTimeout = 10_000;
+  // Each connection costs a read buffer before its request is even seen, and a file
+  // descriptor: past this, new connections are dropped at once.
+  server.maxConnections = MAX_CONNECTIONS;
   await listen(server, host, options.port);
   server.on("error", (err) => logger.error({ err }, "http server error"));
   const address = server.address();

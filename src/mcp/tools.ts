@@ -1,7 +1,6 @@
 // The MCP server's tools: what a chat agent (Claude Code or any MCP client) may ask of
 // autoloop-cron. Each reads the same files as the CLI, and each that changes something goes
 // through the CLI's own code path (src/operator/).
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
 import { readStatus } from "../monitor/status.js";
@@ -173,9 +172,9 @@ export const TOOLS: ToolDefinition[] = [
     run: (args, config) => {
       const id = checkRunId(args.run_id as string, "run_output { run_id }");
       const file = join(config.stateDir, "output", `${id}.log`);
-      if (!existsSync(file))
-        throw new UserError(`no output for run ${id}; list_runs lists recent runs`);
       const tail = fileTail(file, args.max_bytes as number);
+      if (tail === undefined)
+        throw new UserError(`no output for run ${id}; list_runs lists recent runs`);
       return tail.omittedBytes > 0
         ? `(${tail.omittedBytes} earlier bytes not shown)\n${tail.text}`
         : tail.text;

@@ -1,12 +1,13 @@
 // One run as the status page and the MCP server show it: launch metadata, outcome, tasks,
 // the tail of its journal and of its output log.
 
-import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { type PendingQuestion, questionState } from "../harness/control/operator-requests.js";
 import type { TaskView } from "../harness/tasks/materialize.js";
 import { TaskStore } from "../harness/tasks/store.js";
 import { decodeRecord, fieldText, type JournalRecord } from "../journal/codec.js";
+import { FileTooLargeError } from "../journal/reader.js";
 import type {
   LedgerEvent,
   RunSummary,
@@ -14,6 +15,7 @@ import type {
   StartedEvent,
 } from "../scheduler/ledger/events.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
+import { openRegularFile, UntrustedFileError } from "../util/untrusted-file.js";
 
 export interface JournalLine {
   ts: string;
@@ -35,6 +37,22 @@ export interface RunDetail {
   output?: { path: string; text: string; omittedBytes: number };
   /** The question the run waits on, while it runs. */
   question?: PendingQuestion;
+  /** The run's files that could not be read (the run writes them: it may leave anything). */
+  unreadable: UnreadableFile[];
+}
+
+export interface UnreadableFile {
+  file: "tasks" | "journal" | "output";
+  /** Why, in a few words: "not a regular file", "over 64 MiB". */
+  why: string;
+}
+
+/** Why a run's file could not be read, in the words the page shows. */
+function whyUnreadable(err: unknown): string {
+  if (err instanceof UntrustedFileError)
+    return err.why === "link" ? "a symbolic link" : "not a regular file";
+  if (err instanceof FileTooLargeError) return `over ${Math.round(err.max / (1 << 20))} MiB`;
+  return (err as NodeJS.ErrnoException).code ?? String(err);
 }
 
 /** A record in one line: an agent's payload, or a system record's fields. */
@@ -52,7 +70,8 @@ const RUN_END = new Set(["loop.complete", "loop.stop", "chain.complete"]);
 /**
  * Records of the run itself and, for a chain, of its steps (`<run>-step-N`), read from the
  * run's start offset until the run's own end record, or `maxBytes` (`truncated` then): a
- * busy project journal is not read to its end for an old run.
+ * busy project journal is not read to its end for an old run. None when there is no journal;
+ * an `UntrustedFileError` for a FIFO or a link in its place.
  */
 export function runRecords(
   journalPath: string,
@@ -64,14 +83,11 @@ export function runRecords(
   const ours = (run: string) =>
     run === runId || (run.startsWith(steps) && /^\d+$/.test(run.slice(steps.length)));
   const records: JournalRecord[] = [];
-  let fd: number;
+  const opened = openRegularFile(journalPath);
+  if (opened === undefined) return { records, truncated: false };
+  const fd = opened.fd;
   try {
-    fd = openSync(journalPath, "r");
-  } catch {
-    return { records, truncated: false };
-  }
-  try {
-    const end = Math.min(fstatSync(fd).size, offset + maxBytes);
+    const end = Math.min(opened.stat.size, offset + maxBytes);
     let position = offset;
     let rest = "";
     const buf = Buffer.allocUnsafe(SCAN_CHUNK);
@@ -95,16 +111,23 @@ export function runRecords(
   }
 }
 
-/** The last `maxBytes` of a file, decoded as UTF-8 from a line start where one is near. */
-export function fileTail(path: string, maxBytes: number): { text: string; omittedBytes: number } {
-  const size = statSync(path).size;
+/**
+ * The last `maxBytes` of a file, decoded as UTF-8 from a line start where one is near;
+ * undefined when there is no file, an `UntrustedFileError` for a FIFO or a link.
+ */
+export function fileTail(
+  path: string,
+  maxBytes: number,
+): { text: string; omittedBytes: number } | undefined {
+  const opened = openRegularFile(path);
+  if (opened === undefined) return undefined;
+  const size = opened.stat.size;
   const start = Math.max(0, size - maxBytes);
   const buf = Buffer.alloc(size - start);
-  const fd = openSync(path, "r");
   try {
-    readSync(fd, buf, 0, buf.length, start);
+    readSync(opened.fd, buf, 0, buf.length, start);
   } finally {
-    closeSync(fd);
+    closeSync(opened.fd);
   }
   let text = buf.toString("utf8");
   if (start > 0) {
@@ -125,14 +148,21 @@ export function runDetail(
     summary: found.summary,
     events: found.events,
     journal: { lines: [], omitted: 0 },
+    unreadable: [],
   };
+  const unreadable = (file: UnreadableFile["file"], err: unknown) =>
+    detail.unreadable.push({ file, why: whyUnreadable(err) });
   const scheduled = found.events.find((e): e is ScheduledEvent => e.event === "scheduled");
   const started = found.events.find((e): e is StartedEvent => e.event === "started");
   if (scheduled !== undefined) {
     const { argv, cwd, trigger, kind, timeoutMs } = scheduled;
     detail.launch = { argv, cwd, trigger, kind, ...(timeoutMs !== undefined && { timeoutMs }) };
-    const tasks = new TaskStore(join(cwd, ".autoloop", "runs", runId, "tasks.jsonl")).view();
-    if (tasks.open.length + tasks.done.length > 0) detail.tasks = tasks;
+    try {
+      const tasks = new TaskStore(join(cwd, ".autoloop", "runs", runId, "tasks.jsonl")).view();
+      if (tasks.open.length + tasks.done.length > 0) detail.tasks = tasks;
+    } catch (err) {
+      unreadable("tasks", err);
+    }
   }
   if (started !== undefined) {
     const { pid, outputPath, journalPath } = started;
@@ -154,13 +184,14 @@ export function runDetail(
           text: recordText(r),
         })),
       };
-    } catch {
-      // No journal (a command schedule, or a run that never got going): nothing to tail.
+    } catch (err) {
+      unreadable("journal", err);
     }
     try {
-      detail.output = { path: outputPath, ...fileTail(outputPath, options.outputBytes ?? 16_384) };
-    } catch {
-      // No output yet.
+      const tail = fileTail(outputPath, options.outputBytes ?? 16_384);
+      if (tail !== undefined) detail.output = { path: outputPath, ...tail };
+    } catch (err) {
+      unreadable("output", err);
     }
   }
   return detail;

@@ -3,7 +3,7 @@
 
 import type { TaskEntry } from "../harness/tasks/entry.js";
 import type { Incident } from "../incidents/record.js";
-import type { RunDetail } from "../operator/run-detail.js";
+import type { RunDetail, UnreadableFile } from "../operator/run-detail.js";
 import { costText, usd } from "../scheduler/budget/spend.js";
 import type { RunSummary } from "../scheduler/ledger/events.js";
 import { html, when } from "./html.js";
@@ -14,6 +14,12 @@ const RUNNING = new Set(["pending", "running"]);
 
 function taskList(tasks: TaskEntry[]) {
   return html`<ul>${tasks.map((t) => html`<li><code>${t.id}</code> ${t.text}${t.priority !== "normal" ? html` <span class="muted">(${t.priority})</span>` : ""}</li>`)}</ul>`;
+}
+
+/** Said where a file's section is, when the run left something there the page cannot read. */
+function unreadableNote(d: RunDetail, file: UnreadableFile["file"]) {
+  const u = d.unreadable.find((x) => x.file === file);
+  return u && html`<p class="muted">${file}: could not be read (${u.why})</p>`;
 }
 
 /** What the run spent, and the ceiling its schedule's budget gave it. */
@@ -52,11 +58,11 @@ ${d.question ? html`<section aria-labelledby="question"><h2 id="question">The ru
 ${running ? html`<details><summary>Guide this run</summary>${textForm(`/runs/${encodeURIComponent(s.runId)}/guide`, "Send guidance", { id: "guidance", label: "Guidance for its next iteration (its current turn is stopped)" }, ctx)}</details>` : ""}
 ${running ? html`<p>${actionForm(`/runs/${encodeURIComponent(s.runId)}/stop`, "Stop this run", ctx, { danger: true })}</p>` : ""}
 <h2>Tasks</h2>
-${d.tasks === undefined ? html`<p class="muted">No tasks recorded.</p>` : html`<p>${d.tasks.open.length} open, ${d.tasks.done.length} done.</p>${d.tasks.open.length > 0 ? html`<h3>Open</h3>${taskList(d.tasks.open)}` : ""}${d.tasks.done.length > 0 ? html`<h3>Done</h3>${taskList(d.tasks.done)}` : ""}`}
+${unreadableNote(d, "tasks") ?? (d.tasks === undefined ? html`<p class="muted">No tasks recorded.</p>` : html`<p>${d.tasks.open.length} open, ${d.tasks.done.length} done.</p>${d.tasks.open.length > 0 ? html`<h3>Open</h3>${taskList(d.tasks.open)}` : ""}${d.tasks.done.length > 0 ? html`<h3>Done</h3>${taskList(d.tasks.done)}` : ""}`)}
 <h2>Journal</h2>
-${d.journal.lines.length === 0 ? html`<p class="muted">No journal records.</p>` : html`${d.journal.omitted > 0 ? html`<p class="muted">The last ${d.journal.lines.length} records (${d.journal.omitted} earlier ones not shown).</p>` : ""}${d.journal.truncated ? html`<p class="muted">The journal goes on past what the page reads; <code>autoloop inspect journal --run ${s.runId}</code> shows all of it.</p>` : ""}<table><thead><tr><th scope="col">Time</th><th scope="col">Iteration</th><th scope="col">Topic</th><th scope="col">Text</th></tr></thead><tbody>${d.journal.lines.map((l) => html`<tr><td><time datetime="${l.ts}">${l.ts.slice(11, 19)}</time></td><td>${l.iteration ?? ""}${l.run !== s.runId ? html` <span class="muted">${l.run.slice(s.runId.length + 1)}</span>` : ""}</td><td><code>${l.topic}</code></td><td>${l.text.length > 600 ? `${l.text.slice(0, 600)}…` : l.text}</td></tr>`)}</tbody></table>`}
+${unreadableNote(d, "journal") ?? (d.journal.lines.length === 0 ? html`<p class="muted">No journal records.</p>` : html`${d.journal.omitted > 0 ? html`<p class="muted">The last ${d.journal.lines.length} records (${d.journal.omitted} earlier ones not shown).</p>` : ""}${d.journal.truncated ? html`<p class="muted">The journal goes on past what the page reads; <code>autoloop inspect journal --run ${s.runId}</code> shows all of it.</p>` : ""}<table><thead><tr><th scope="col">Time</th><th scope="col">Iteration</th><th scope="col">Topic</th><th scope="col">Text</th></tr></thead><tbody>${d.journal.lines.map((l) => html`<tr><td><time datetime="${l.ts}">${l.ts.slice(11, 19)}</time></td><td>${l.iteration ?? ""}${l.run !== s.runId ? html` <span class="muted">${l.run.slice(s.runId.length + 1)}</span>` : ""}</td><td><code>${l.topic}</code></td><td>${l.text.length > 600 ? `${l.text.slice(0, 600)}…` : l.text}</td></tr>`)}</tbody></table>`)}
 <h2>Output</h2>
-${d.output === undefined ? html`<p class="muted">No output.</p>` : html`${d.output.omittedBytes > 0 ? html`<p class="muted">The last part of <code>${d.output.path}</code> (${d.output.omittedBytes} bytes before it not shown).</p>` : ""}<pre tabindex="0" aria-label="Output of the run">${d.output.text}</pre>`}
+${unreadableNote(d, "output") ?? (d.output === undefined ? html`<p class="muted">No output.</p>` : html`${d.output.omittedBytes > 0 ? html`<p class="muted">The last part of <code>${d.output.path}</code> (${d.output.omittedBytes} bytes before it not shown).</p>` : ""}<pre tabindex="0" aria-label="Output of the run">${d.output.text}</pre>`)}
 <h2>Ledger</h2>
 <table><thead><tr><th scope="col">Time</th><th scope="col">Event</th></tr></thead><tbody>${d.events.map((e) => html`<tr><td><time datetime="${e.ts}">${e.ts}</time></td><td>${e.event}</td></tr>`)}</tbody></table>`;
   return layout(`Run ${s.runId}`, body, ctx);
