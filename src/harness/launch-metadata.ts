@@ -142,11 +142,23 @@ export function registryRecord(m: LaunchMetadata, update: Partial<RegistryRecord
  * Opens the run's private folder: its capabilities (there and, in the public layout, in the
  * run's own `control/`) and its launch record. Returns the folder's paths.
  */
-export function recordLaunch(m: LaunchMetadata, agent: string, env: NodeJS.ProcessEnv) {
+export function recordLaunch(
+  m: LaunchMetadata,
+  agent: string,
+  env: NodeJS.ProcessEnv,
+  warn: (line: string) => void,
+) {
   const privateRun = privateRunPaths(m.runId, m.paths.journalFile, env);
   publishCapabilities(controlPaths(m.paths.stateDir), m.runId, agent);
-  publishCapabilities(privateRun.control, m.runId, agent);
-  writeLaunchRecord(privateRun, launchRecord(m, env));
+  try {
+    publishCapabilities(privateRun.control, m.runId, agent);
+    writeLaunchRecord(privateRun, launchRecord(m, env));
+  } catch (err) {
+    // The run still runs; nobody can answer, guide or resume it, and it says so.
+    warn(
+      `warning: the run's private folder ${privateRun.dir} cannot be written (${(err as Error).message}): answers, guidance and resume cannot reach this run; give it a writable HOME or AUTOLOOP_OPERATOR_DIR`,
+    );
+  }
   return privateRun;
 }
 

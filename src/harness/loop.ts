@@ -185,7 +185,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
   // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration),
   // through its private folder: the run's own `control/` is the agent's to write.
-  const privateRun = recordLaunch(meta, agent.id, opts.env);
+  const privateRun = recordLaunch(meta, agent.id, opts.env, progress);
   let turn: AbortController | undefined;
   let interruptedBy: ControlRequest | undefined;
   const inbox = new ControlInbox(privateRun.control, runId, (request) => {

@@ -174,3 +174,19 @@ exec sleep 30`;
     expect(existsSync(join(outside, "requests.jsonl"))).toBe(false);
   });
 });
+
+describe("a private folder that cannot be written", () => {
+  it("leaves the run running, and says nobody can reach it", async () => {
+    const dir = tempDir();
+    const preset = agentPreset(dir, 'exec "$AUTOLOOP_BIN" emit task.complete "done"');
+    const blocked = join(dir, "not-a-folder");
+    writeFileSync(blocked, "");
+    const run = await autoloop(["run", preset, "x", "--run-id", "nohome1"], {
+      cwd: dir,
+      env: { AUTOLOOP_OPERATOR_DIR: blocked },
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain("private folder");
+    expect(run.stderr).toContain("cannot be written");
+  }, 30_000);
+});

@@ -3,11 +3,19 @@
 // environment. No variable names the state dir or anything in it; what a run needs of the
 // daemon's (its schedule's history and runs, a hook's payload) is handed over as copies in the
 // run's own area.
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
+import { handOver, handoverDir } from "../../src/scheduler/history/handover.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
 import { type DaemonProcess, startDaemonProcess } from "./daemon-process.js";
@@ -114,4 +122,24 @@ describe("what a run is told of the daemon's state dir", () => {
     expect(env.AUTOLOOP_HISTORY_FILE).toContain(join(dir, "work", ".autoloop", "cron"));
     expect(readFileSync(env.AUTOLOOP_CRON_RUNS_FILE!, "utf8")).not.toContain(state);
   }, 60_000);
+});
+
+describe("a hand-over folder the run prepared", () => {
+  it("is not written through a link, nor over a file planted in it", () => {
+    const project = tempDir("autoloop-reach-");
+    const outside = tempDir("autoloop-elsewhere-");
+    mkdirSync(join(project, ".autoloop"));
+    symlinkSync(outside, join(project, ".autoloop", "cron"));
+    expect(handOver(project, "nightly-20261129T0300-abcde", { "history.md": "x" })).toBeUndefined();
+    expect(readdirSync(outside)).toEqual([]);
+
+    const other = tempDir("autoloop-reach-");
+    const dir = handoverDir(other, "nightly-20261129T0300-fghij");
+    mkdirSync(dir, { recursive: true });
+    const precious = join(outside, "precious");
+    writeFileSync(precious, "keep\n");
+    symlinkSync(precious, join(dir, "payload"));
+    expect(handOver(other, "nightly-20261129T0300-fghij", { payload: "body" })).toBeUndefined();
+    expect(readFileSync(precious, "utf8")).toBe("keep\n");
+  });
 });

@@ -21,8 +21,14 @@ const questionRecordSchema = z.object({
 
 export type QuestionRecord = z.infer<typeof questionRecordSchema>;
 
-export function writeQuestionRecord(paths: PrivateRunPaths, record: QuestionRecord): void {
-  writeFileAtomic(paths.question, `${JSON.stringify(record)}\n`);
+/** Records the question; false when the private folder cannot be written (nobody can answer). */
+export function writeQuestionRecord(paths: PrivateRunPaths, record: QuestionRecord): boolean {
+  try {
+    writeFileAtomic(paths.question, `${JSON.stringify(record)}\n`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function readQuestionRecord(paths: PrivateRunPaths): QuestionRecord | undefined {
