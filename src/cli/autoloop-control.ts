@@ -14,6 +14,7 @@ import {
 import { type Capabilities, controlPaths, readControl } from "../harness/control/requests.js";
 import { readJournal } from "../journal/reader.js";
 import { UserError } from "../util/errors.js";
+import { printable } from "../util/terminal-text.js";
 import { flag, parse, str } from "./common.js";
 
 const HELP = `Usage:
@@ -103,7 +104,9 @@ export async function controlCommand(argv: string[]): Promise<number> {
       const caps = capabilities(ref.stateDir);
       if (sub !== "show") {
         process.stdout.write(
-          flag(p, "json") ? `${JSON.stringify(caps ?? null)}\n` : renderCaps(caps),
+          flag(p, "json")
+            ? `${JSON.stringify(caps ?? null)}\n`
+            : printable(renderCaps(caps), { multiline: true, maxChars: Infinity }),
         );
         return 0;
       }
@@ -122,7 +125,7 @@ export async function controlCommand(argv: string[]): Promise<number> {
         ...(ref.pid !== undefined ? [`PID:         ${ref.pid}`] : []),
         ...(pending
           ? [
-              `Question:    ${pending.questionId}: ${pending.question}`,
+              `Question:    ${pending.questionId}: ${printable(pending.question, { multiline: true })}`,
               `Answer with: autoloop control respond ${ref.runId} ${pending.questionId} "<answer>"`,
             ]
           : []),
@@ -141,7 +144,10 @@ export async function controlCommand(argv: string[]): Promise<number> {
           ),
       ];
       if (requests.length === 0 && statuses.length === 0) lines.push("  (none)");
-      process.stdout.write(`${lines.join("\n")}\n`);
+      // Every word here is the run's (its registry, journal, control files): no terminal escapes.
+      process.stdout.write(
+        `${printable(lines.join("\n"), { multiline: true, maxChars: Infinity })}\n`,
+      );
       return 0;
     }
     default:

@@ -1,5 +1,6 @@
 // `autoloop task add|complete|update|remove|list`: per-run tasks from the command line.
 import { existsSync } from "node:fs";
+import { runRedactorFromEnv } from "../harness/run-secrets.js";
 import type { TaskEntry, TaskPriority } from "../harness/tasks/entry.js";
 import { TASK_PRIORITIES } from "../harness/tasks/entry.js";
 import type { TaskView } from "../harness/tasks/materialize.js";
@@ -74,7 +75,10 @@ export async function taskCommand(argv: string[]): Promise<number> {
     },
     "autoloop task",
   );
-  const [sub, ...args] = p.positionals;
+  // Inside a run, the run's keys never reach the tasks file (its page and alerts show it).
+  const redactor = runRedactorFromEnv(process.env);
+  const [sub, ...words] = p.positionals;
+  const args = words.map((w) => redactor.redact(w));
   if (flag(p, "help") || sub === undefined) {
     process.stdout.write(HELP);
     return sub === undefined && !flag(p, "help") ? 2 : 0;

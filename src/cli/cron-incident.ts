@@ -1,12 +1,12 @@
 // `autoloop-cron incident list|show|log|ack|resolve`: the monitor's incidents for operators.
 import { readFileSync } from "node:fs";
-import { printable } from "../monitor/status.js";
 import {
   acknowledgeIncident,
   incidentStore,
   resolveIncident,
 } from "../operator/incident-actions.js";
 import { UserError } from "../util/errors.js";
+import { printable } from "../util/terminal-text.js";
 import { flag, table } from "./common.js";
 import { configOf, parseCron, printJson } from "./cron-common.js";
 
