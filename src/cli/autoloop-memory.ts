@@ -11,6 +11,7 @@ import { runRedactorFromEnv } from "../harness/run-secrets.js";
 import { resolveProjectDir } from "../harness/tasks/paths.js";
 import { parseDuration } from "../util/duration.js";
 import { UserError } from "../util/errors.js";
+import { printable } from "../util/terminal-text.js";
 import { flag, list, parse, str } from "./common.js";
 
 const HELP = `Usage: autoloop memory <subcommand>
@@ -80,7 +81,9 @@ export async function memoryCommand(argv: string[]): Promise<number> {
     return action === undefined && !flag(p, "help") ? 2 : 0;
   }
   const { project, run } = stores();
-  const say = (line: string) => process.stdout.write(`${line}\n`);
+  // Memory is written by runs: its text is shown, never acted on by the terminal.
+  const say = (line: string) =>
+    process.stdout.write(`${printable(line, { multiline: true, maxChars: Infinity })}\n`);
   switch (action) {
     case "list": {
       const views = { project: project.view(), run: run?.view() ?? EMPTY };

@@ -12,6 +12,7 @@ import {
 import { taskLine } from "../harness/tasks/render.js";
 import { TaskStore } from "../harness/tasks/store.js";
 import { UserError } from "../util/errors.js";
+import { printable } from "../util/terminal-text.js";
 import { flag, parse, str } from "./common.js";
 
 const HELP = `Usage: autoloop task <subcommand>
@@ -131,7 +132,10 @@ export async function taskCommand(argv: string[]): Promise<number> {
           `${JSON.stringify({ file: store.path, open: view.open.map(entryJson), done: view.done.map(entryJson) }, null, 2)}\n`,
         );
       } else {
-        process.stdout.write(renderTaskList(view));
+        // Task texts are the run's: shown, never acted on by the terminal.
+        process.stdout.write(
+          printable(renderTaskList(view), { multiline: true, maxChars: Infinity }),
+        );
       }
       return 0;
     }

@@ -67,7 +67,11 @@ export async function incidentCommand(argv: string[]): Promise<number> {
     case "show": {
       const incident = store.find(need(name, "show <name>"));
       if (flag(p, "json")) printJson(incident);
-      else process.stdout.write(readFileSync(incident.file, "utf8"));
+      // The file quotes runs (questions, summaries): shown, never acted on by the terminal.
+      else
+        process.stdout.write(
+          printable(readFileSync(incident.file, "utf8"), { multiline: true, maxChars: Infinity }),
+        );
       return 0;
     }
     case "log": {
