@@ -15,6 +15,7 @@ import {
 } from "../harness/control/operator-requests.js";
 import { type Capabilities, controlPaths, readControl } from "../harness/control/requests.js";
 import { UserError } from "../util/errors.js";
+import { printable } from "../util/terminal-text.js";
 import { flag, parse, str } from "./common.js";
 
 const HELP = `Usage:
@@ -104,7 +105,9 @@ export async function controlCommand(argv: string[]): Promise<number> {
       const caps = capabilities(ref.stateDir);
       if (sub !== "show") {
         process.stdout.write(
-          flag(p, "json") ? `${JSON.stringify(caps ?? null)}\n` : renderCaps(caps),
+          flag(p, "json")
+            ? `${JSON.stringify(caps ?? null)}\n`
+            : printable(renderCaps(caps), { multiline: true, maxChars: Infinity }),
         );
         return 0;
       }
@@ -123,7 +126,7 @@ export async function controlCommand(argv: string[]): Promise<number> {
         ...(ref.pid !== undefined ? [`PID:         ${ref.pid}`] : []),
         ...(pending
           ? [
-              `Question:    ${pending.questionId}: ${pending.question}`,
+              `Question:    ${pending.questionId}: ${printable(pending.question, { multiline: true })}`,
               `Answer with: autoloop control respond ${ref.runId} ${pending.questionId} "<answer>"`,
             ]
           : []),
@@ -142,7 +145,10 @@ export async function controlCommand(argv: string[]): Promise<number> {
           ),
       ];
       if (requests.length === 0 && statuses.length === 0) lines.push("  (none)");
-      process.stdout.write(`${lines.join("\n")}\n`);
+      // Every word here is the run's (its registry, journal, control files): no terminal escapes.
+      process.stdout.write(
+        `${printable(lines.join("\n"), { multiline: true, maxChars: Infinity })}\n`,
+      );
       return 0;
     }
     default:

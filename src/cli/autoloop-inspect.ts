@@ -9,6 +9,7 @@ import { readJournal } from "../journal/reader.js";
 import { readRegistry } from "../journal/registry-view.js";
 import { recordSummary } from "../journal/summary.js";
 import { UserError } from "../util/errors.js";
+import { printable } from "../util/terminal-text.js";
 import { ARTIFACT_VIEWS, inspectArtifact } from "./autoloop-inspect-artifacts.js";
 import { renderTaskList } from "./autoloop-task.js";
 import { flag, intOption, parse, str, table } from "./common.js";
@@ -92,7 +93,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
         process.stdout.write(
           records.length === 0
             ? "No journal records.\n"
-            : `${table(records.map((r) => [r.ts, r.run, r.iteration ?? "", r.topic, recordSummary(r)]))}\n`,
+            : `${table(records.map((r) => [r.ts, r.run, r.iteration ?? "", r.topic, recordSummary(r)].map((c) => printable(c))))}\n`,
         );
       }
       if (skipped > 0) process.stderr.write(`(${skipped} unreadable journal lines skipped)\n`);

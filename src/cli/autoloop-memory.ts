@@ -7,9 +7,11 @@ import { entryCount, type MemoryView } from "../harness/memory/materialize.js";
 import { DEFAULT_MEMORY_FILE, projectMemoryFile, runMemoryFile } from "../harness/memory/paths.js";
 import { renderMemory } from "../harness/memory/render.js";
 import { MemoryStore } from "../harness/memory/store.js";
+import { runRedactorFromEnv } from "../harness/run-secrets.js";
 import { resolveProjectDir } from "../harness/tasks/paths.js";
 import { parseDuration } from "../util/duration.js";
 import { UserError } from "../util/errors.js";
+import { printable } from "../util/terminal-text.js";
 import { flag, list, parse, str } from "./common.js";
 
 const HELP = `Usage: autoloop memory <subcommand>
@@ -70,13 +72,18 @@ export async function memoryCommand(argv: string[]): Promise<number> {
     },
     "autoloop memory",
   );
-  const [action, ...rest] = p.positionals;
+  // Inside a run, the run's keys never reach memory (later prompts and runs read it).
+  const redactor = runRedactorFromEnv(process.env);
+  const [action, ...words] = p.positionals;
+  const rest = words.map((w) => redactor.redact(w));
   if (flag(p, "help") || action === undefined) {
     process.stdout.write(HELP);
     return action === undefined && !flag(p, "help") ? 2 : 0;
   }
   const { project, run } = stores();
-  const say = (line: string) => process.stdout.write(`${line}\n`);
+  // Memory is written by runs: its text is shown, never acted on by the terminal.
+  const say = (line: string) =>
+    process.stdout.write(`${printable(line, { multiline: true, maxChars: Infinity })}\n`);
   switch (action) {
     case "list": {
       const views = { project: project.view(), run: run?.view() ?? EMPTY };

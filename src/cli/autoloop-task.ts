@@ -1,5 +1,6 @@
 // `autoloop task add|complete|update|remove|list`: per-run tasks from the command line.
 import { existsSync } from "node:fs";
+import { runRedactorFromEnv } from "../harness/run-secrets.js";
 import type { TaskEntry, TaskPriority } from "../harness/tasks/entry.js";
 import { TASK_PRIORITIES } from "../harness/tasks/entry.js";
 import type { TaskView } from "../harness/tasks/materialize.js";
@@ -11,6 +12,7 @@ import {
 import { taskLine } from "../harness/tasks/render.js";
 import { TaskStore } from "../harness/tasks/store.js";
 import { UserError } from "../util/errors.js";
+import { printable } from "../util/terminal-text.js";
 import { flag, parse, str } from "./common.js";
 
 const HELP = `Usage: autoloop task <subcommand>
@@ -74,7 +76,10 @@ export async function taskCommand(argv: string[]): Promise<number> {
     },
     "autoloop task",
   );
-  const [sub, ...args] = p.positionals;
+  // Inside a run, the run's keys never reach the tasks file (its page and alerts show it).
+  const redactor = runRedactorFromEnv(process.env);
+  const [sub, ...words] = p.positionals;
+  const args = words.map((w) => redactor.redact(w));
   if (flag(p, "help") || sub === undefined) {
     process.stdout.write(HELP);
     return sub === undefined && !flag(p, "help") ? 2 : 0;
@@ -127,7 +132,10 @@ export async function taskCommand(argv: string[]): Promise<number> {
           `${JSON.stringify({ file: store.path, open: view.open.map(entryJson), done: view.done.map(entryJson) }, null, 2)}\n`,
         );
       } else {
-        process.stdout.write(renderTaskList(view));
+        // Task texts are the run's: shown, never acted on by the terminal.
+        process.stdout.write(
+          printable(renderTaskList(view), { multiline: true, maxChars: Infinity }),
+        );
       }
       return 0;
     }

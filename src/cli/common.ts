@@ -1,6 +1,7 @@
 // Shared CLI plumbing: argument parsing with node:util, help text, and error exits.
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UserError } from "../util/errors.js";
+import { printable } from "../util/terminal-text.js";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -90,7 +91,9 @@ export async function runMain(main: () => Promise<number>, name: string): Promis
     if (err instanceof UserError) {
       // A message that already names its command ("autoloop-cron list: ...") gets no second prefix.
       const named = err.message.startsWith(`${name} `) || err.message.startsWith(`${name}:`);
-      process.stderr.write(named ? `${err.message}\n` : `${name}: ${err.message}\n`);
+      // Messages can quote a run's words (a question id, a task): no terminal escapes.
+      const text = printable(err.message, { multiline: true });
+      process.stderr.write(named ? `${text}\n` : `${name}: ${text}\n`);
       process.exitCode = err.exitCode;
     } else {
       process.stderr.write(`${name}: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);

@@ -3,6 +3,7 @@
 import { cliOperator } from "../harness/control/operator-requests.js";
 import { answerRun, guideRun, interruptRun, taskOfRun } from "../operator/run-control.js";
 import { UserError } from "../util/errors.js";
+import { printable } from "../util/terminal-text.js";
 import { flag, str } from "./common.js";
 import { configOf, parseCron } from "./cron-common.js";
 
@@ -32,6 +33,11 @@ Stops the agent's current turn; the run goes on with its next iteration (to stop
 whole run: autoloop-cron stop).
 `;
 
+/** A result line: it quotes the run's words (its question, a task), so no terminal escapes. */
+function say(line: string): void {
+  process.stdout.write(`${printable(line)}\n`);
+}
+
 function runArg(p: { positionals: string[] }, usage: string): string {
   const id = p.positionals[0];
   if (id === undefined) throw new UserError(`missing <run-id>; usage: ${usage}`);
@@ -50,7 +56,7 @@ export async function answerCommand(argv: string[]): Promise<number> {
   const text = p.positionals.slice(1).join(" ");
   if (text.trim() === "") throw new UserError(`missing the answer; usage: ${usage}`);
   const line = answerRun(configOf(p), runId, text, cliOperator(), str(p, "question"));
-  process.stdout.write(`${line}\n`);
+  say(line);
   return 0;
 }
 
@@ -66,7 +72,7 @@ export async function guideCommand(argv: string[]): Promise<number> {
   const text = p.positionals.slice(1).join(" ");
   if (text.trim() === "") throw new UserError(`missing the guidance; usage: ${usage}`);
   const options = { interrupt: !flag(p, "no-interrupt") };
-  process.stdout.write(`${guideRun(configOf(p), runId, text, cliOperator(), options)}\n`);
+  say(guideRun(configOf(p), runId, text, cliOperator(), options));
   return 0;
 }
 
@@ -75,7 +81,7 @@ export async function interruptCommand(argv: string[]): Promise<number> {
   if (p === undefined) return 0;
   const runId = runArg(p, "autoloop-cron interrupt <run-id> [reason...]");
   const reason = p.positionals.slice(1).join(" ") || "operator interrupt";
-  process.stdout.write(`${interruptRun(configOf(p), runId, reason, cliOperator())}\n`);
+  say(interruptRun(configOf(p), runId, reason, cliOperator()));
   return 0;
 }
 
@@ -96,7 +102,6 @@ export async function taskCommand(argv: string[]): Promise<number> {
   const [runId, action, taskId, ...reason] = p.positionals;
   if (runId === undefined || (action !== "complete" && action !== "remove") || taskId === undefined)
     throw new UserError(`usage: autoloop-cron task <run-id> complete|remove <task-id> [reason...]`);
-  const line = taskOfRun(configOf(p), runId, action, taskId, cliOperator(), reason.join(" "));
-  process.stdout.write(`${line}\n`);
+  say(taskOfRun(configOf(p), runId, action, taskId, cliOperator(), reason.join(" ")));
   return 0;
 }

@@ -1,12 +1,12 @@
 // `autoloop-cron incident list|show|log|ack|resolve`: the monitor's incidents for operators.
 import { readFileSync } from "node:fs";
-import { printable } from "../monitor/status.js";
 import {
   acknowledgeIncident,
   incidentStore,
   resolveIncident,
 } from "../operator/incident-actions.js";
 import { UserError } from "../util/errors.js";
+import { printable } from "../util/terminal-text.js";
 import { flag, table } from "./common.js";
 import { configOf, parseCron, printJson } from "./cron-common.js";
 
@@ -67,7 +67,11 @@ export async function incidentCommand(argv: string[]): Promise<number> {
     case "show": {
       const incident = store.find(need(name, "show <name>"));
       if (flag(p, "json")) printJson(incident);
-      else process.stdout.write(readFileSync(incident.file, "utf8"));
+      // The file quotes runs (questions, summaries): shown, never acted on by the terminal.
+      else
+        process.stdout.write(
+          printable(readFileSync(incident.file, "utf8"), { multiline: true, maxChars: Infinity }),
+        );
       return 0;
     }
     case "log": {

@@ -1,5 +1,6 @@
 // `autoloop-cron status`: what needs a human right now, from the files under state_dir.
 import { readStatus, renderStatus } from "../monitor/status.js";
+import { registerScheduleSecrets } from "../scheduler/schedules/env-file-secrets.js";
 import { UserError } from "../util/errors.js";
 import { flag } from "./common.js";
 import { configOf, parseCron, printJson } from "./cron-common.js";
@@ -36,7 +37,10 @@ export async function statusCommand(argv: string[]): Promise<number> {
   if (p === undefined) return 0;
   if (p.positionals.length > 0)
     throw new UserError(`autoloop-cron status: unexpected ${JSON.stringify(p.positionals[0])}`);
-  const report = readStatus(configOf(p));
+  const config = configOf(p);
+  // The report quotes runs (alert titles, questions): the agents' keys are hidden again.
+  registerScheduleSecrets(config);
+  const report = readStatus(config);
   if (flag(p, "json")) printJson(report);
   else process.stdout.write(renderStatus(report));
   return report.needsHuman ? 1 : 0;

@@ -6,6 +6,7 @@ import { type FieldValue, journalTimestamp } from "../journal/codec.js";
 import { UserError } from "../util/errors.js";
 import { Redactor } from "../util/secrets.js";
 import { isValidRunId } from "./run-id.js";
+import { runSecretValues } from "./run-secrets.js";
 import { isSystemTopic } from "./run-view.js";
 import type { TaskEntry } from "./tasks/entry.js";
 import { blockingTasks } from "./tasks/materialize.js";
@@ -61,9 +62,7 @@ export function emitContextFromEnv(env: NodeJS.ProcessEnv): EmitContext {
     recentEvent: env.AUTOLOOP_RECENT_EVENT || "loop.start",
     allowedEvents: csv(env.AUTOLOOP_ALLOWED_EVENTS),
     allowedRoles: csv(env.AUTOLOOP_ALLOWED_ROLES),
-    secrets: csv(env.AUTOLOOP_SECRET_ENV)
-      .map((name) => env[name] ?? "")
-      .filter((v) => v !== ""),
+    secrets: runSecretValues(env),
   };
 }
 

@@ -3,9 +3,13 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CronConfig } from "../scheduler/config/config.js";
+import { registerScheduleSecrets } from "../scheduler/schedules/env-file-secrets.js";
+import { processRedactor } from "../util/secrets.js";
 import { TOOLS } from "./tools.js";
 
 export function createMcpServer(config: CronConfig, version: string): McpServer {
+  // Tools quote runs (their journals, tasks, questions): the agents' keys are hidden again.
+  registerScheduleSecrets(config);
   const server = new McpServer(
     { name: "autoloop-cron", version },
     {
@@ -29,11 +33,11 @@ export function createMcpServer(config: CronConfig, version: string): McpServer 
       },
       async (args: Record<string, unknown>) => {
         try {
-          const text = await tool.run(args, config);
+          const text = processRedactor.redact(await tool.run(args, config));
           return { content: [{ type: "text" as const, text }] };
         } catch (err) {
           // A tool error the model can read and act on, not a protocol error.
-          const message = err instanceof Error ? err.message : String(err);
+          const message = processRedactor.redact(err instanceof Error ? err.message : String(err));
           return { isError: true, content: [{ type: "text" as const, text: message }] };
         }
       },

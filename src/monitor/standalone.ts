@@ -5,6 +5,7 @@ import { statSync } from "node:fs";
 import type { Logger } from "pino";
 import type { CronConfig } from "../scheduler/config/config.js";
 import { RunLedger } from "../scheduler/ledger/ledger.js";
+import { registerEnvFileSecrets } from "../scheduler/schedules/env-file-secrets.js";
 import { ScheduleFileCache } from "../scheduler/schedules/file-cache.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
 import { loadScheduleSet } from "../scheduler/schedules/schedule-set.js";
@@ -46,6 +47,7 @@ export class StandaloneScheduler {
     try {
       const update = loadScheduleSet(this.config, this.current, this.files);
       this.current = update.schedules;
+      registerEnvFileSecrets(update.schedules.values());
       this.invalid = update.problems;
       this.loaded = true;
     } catch (err) {

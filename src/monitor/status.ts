@@ -9,6 +9,8 @@ import { RunLedger } from "../scheduler/ledger/ledger.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
 import { loadScheduleSet } from "../scheduler/schedules/schedule-set.js";
 import { type FieldProblem, formatProblem } from "../util/errors.js";
+import { processRedactor, redactStrings } from "../util/secrets.js";
+import { printable } from "../util/terminal-text.js";
 import { probeWritableSync } from "../util/writable-probe.js";
 import type { AlertRecord } from "./alert-state.js";
 import { runGroupWords } from "./detect/condition-kinds.js";
@@ -70,19 +72,26 @@ function readAlerts(path: string, problems: string[]): AlertRecord[] {
   }
 }
 
+interface DaemonHeld {
+  invalid: readonly FieldProblem[];
+  schedules: ReadonlyMap<string, Schedule>;
+  ledger: RunLedger;
+}
+
 /**
  * `daemon`: what a running daemon already holds (its schedule problems, schedules and ledger),
  * so the schedule files are not parsed again; without it they are, and the ledger is opened.
+ * Its text is redacted: alert titles quote runs, and a run can write its agent's keys.
  */
 export function readStatus(
   config: CronConfig,
   now: Date = new Date(),
-  daemon?: {
-    invalid: readonly FieldProblem[];
-    schedules: ReadonlyMap<string, Schedule>;
-    ledger: RunLedger;
-  },
+  daemon?: DaemonHeld,
 ): StatusReport {
+  return redactStrings(collectStatus(config, now, daemon), processRedactor);
+}
+
+function collectStatus(config: CronConfig, now: Date, daemon?: DaemonHeld): StatusReport {
   const paths = monitorPaths(config.stateDir);
   const problems: string[] = [];
   const stored = new SilenceStore(paths.silences, (m) => problems.push(m)).read();
@@ -162,13 +171,8 @@ function spendOf(
 export const ALL_CLEAR =
   "All clear: no stuck, failed or stalled runs, no open incidents, every alert delivered.";
 
-/** Text from journals and files, with control characters shown escaped (no terminal tricks). */
-export function printable(text: string): string {
-  return text.replace(
-    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
+// Text from journals and files, with control characters shown escaped (no terminal tricks).
+export { printable };
 
 /** The report as plain text; one line when nothing is wrong. */
 export function renderStatus(r: StatusReport): string {

@@ -15,6 +15,7 @@ import type {
   StartedEvent,
 } from "../scheduler/ledger/events.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
+import { processRedactor, type Redactor, redactStrings } from "../util/secrets.js";
 import { openRegularFile, UntrustedFileError } from "../util/untrusted-file.js";
 
 export interface JournalLine {
@@ -137,10 +138,23 @@ export function fileTail(
   return { text, omittedBytes: size - Buffer.byteLength(text) };
 }
 
+/**
+ * The run as its page and MCP show it, its text redacted: the run wrote its tasks, journal
+ * and output, and could have written its keys there past the event tool's redaction.
+ */
 export function runDetail(
   ledger: Pick<RunLedger, "replay">,
   runId: string,
-  options: { journalLines?: number; outputBytes?: number } = {},
+  options: { journalLines?: number; outputBytes?: number; redactor?: Redactor } = {},
+): RunDetail | undefined {
+  const detail = rawRunDetail(ledger, runId, options);
+  return detail && redactStrings(detail, options.redactor ?? processRedactor);
+}
+
+function rawRunDetail(
+  ledger: Pick<RunLedger, "replay">,
+  runId: string,
+  options: { journalLines?: number; outputBytes?: number },
 ): RunDetail | undefined {
   const found = ledger.replay(runId);
   if (found === undefined) return undefined;

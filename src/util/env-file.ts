@@ -1,6 +1,6 @@
 // Environment files (`KEY=value` lines, as systemd's EnvironmentFile= and Docker's --env-file
 // read them) that carry an agent's credentials to the runs that need them, and no others.
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { type FieldProblem, UserError, ValidationError } from "./errors.js";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -67,4 +67,26 @@ export function readEnvFiles(files: readonly string[]): Record<string, string> {
     Object.assign(env, parseEnvFile(file, text));
   }
   return env;
+}
+
+/** An env file this large is not one: its values are not read for redaction. */
+const SECRET_FILE_MAX_BYTES = 1 << 20;
+
+/**
+ * The values of an env file, for the daemon's and the operator's tools to redact run text
+ * with: never blocks (a FIFO in a project), never throws; a file it cannot read or parse
+ * gives none (the run that needs it fails on it, and says so).
+ */
+export function envFileValues(file: string): string[] {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > SECRET_FILE_MAX_BYTES) return [];
+    return Object.values(parseEnvFile(file, readFileSync(fd, "utf8")));
+  } catch {
+    return [];
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

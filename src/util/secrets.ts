@@ -66,6 +66,18 @@ export class Redactor {
   }
 }
 
+/** A deep copy of `value` (JSON-like data) with every string passed through `redactor`. */
+export function redactStrings<T>(value: T, redactor: Redactor): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return redactor.redact(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object")
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}
+
 /** The process-wide redactor: secrets resolved anywhere are hidden everywhere. */
 export const processRedactor = new Redactor();
 

@@ -1,6 +1,7 @@
 // Payloads for the chat and push services a team already reads, each to its documented shape
 // and size limits: Microsoft Teams (a Workflows webhook with an Adaptive Card), Google Chat
 // (an incoming webhook's text), ntfy (a JSON publish) and Telegram (the Bot API's sendMessage).
+import { angleEscape, markdownEscape } from "./chat-escape.js";
 import type { AlertMessage } from "./message.js";
 import {
   alertCommands,
@@ -34,24 +35,30 @@ const TEAMS_COLOR = {
 export function teamsPayload(m: AlertMessage, ctx: RenderContext) {
   const facts = alertFacts(m, ctx.now)
     .slice(0, 20)
-    .map((f) => ({ title: shorten(f.label, 100), value: shorten(f.value, 500) }));
+    .map((f) => ({
+      title: shorten(markdownEscape(f.label), 100),
+      value: shorten(markdownEscape(f.value), 500),
+    }));
   const body: object[] = [
     {
       type: "TextBlock",
-      text: shorten(renderSubject(m), 300),
+      text: shorten(markdownEscape(renderSubject(m)), 300),
       weight: "Bolder",
       size: "Medium",
       color: TEAMS_COLOR[m.status],
       wrap: true,
     },
-    { type: "TextBlock", text: shorten(m.summary, 2000), wrap: true },
+    { type: "TextBlock", text: shorten(markdownEscape(m.summary), 2000), wrap: true },
     { type: "FactSet", facts },
   ];
   const commands = alertCommands(m);
   if (commands.length > 0)
     body.push({
       type: "TextBlock",
-      text: shorten(commands.map((c) => `${c.label}: ${c.value}`).join("\n\n"), 4000),
+      text: shorten(
+        markdownEscape(commands.map((c) => `${c.label}: ${c.value}`).join("\n\n")),
+        4000,
+      ),
       wrap: true,
     });
   const card = (blocks: object[]) => ({
@@ -72,7 +79,7 @@ export function teamsPayload(m: AlertMessage, ctx: RenderContext) {
   // The newest journal lines, as many as the 28 KB a Workflows webhook takes leave room for.
   const tail = m.journalTail.slice(-JOURNAL_TAIL_LINES);
   for (let keep = tail.length; keep > 0; keep--) {
-    const text = tail.slice(-keep).join("\n");
+    const text = markdownEscape(tail.slice(-keep).join("\n"));
     const withTail = card([
       ...body.slice(0, 3),
       {
@@ -92,9 +99,9 @@ export function teamsPayload(m: AlertMessage, ctx: RenderContext) {
 /** What a Teams Workflows webhook takes, with room for the request's own overhead. */
 const TEAMS_MAX_BYTES = 27 * 1024;
 
-/** Google Chat: an incoming webhook's message text (4,096 characters at most). */
+/** Google Chat: an incoming webhook's message text (4,096 characters at most), `<>&` escaped. */
 export function googleChatPayload(m: AlertMessage, ctx: RenderContext) {
-  return { text: shorten(plainText(m, ctx, true), 4096) };
+  return { text: shorten(angleEscape(plainText(m, ctx, true)), 4096) };
 }
 
 // ntfy: priority 1 (min) to 5 (urgent); tags that are emoji short codes show as emoji.

@@ -1,6 +1,7 @@
 // Webhook and command payloads: Standard Webhooks JSON, Slack blocks, Discord embeds, each
 // cut to the platform's size limits so a long journal never gets the request rejected.
 import type { WebhookFormat } from "../../scheduler/config/channels.js";
+import { angleEscape, discordEscape } from "./chat-escape.js";
 import type { AlertMessage } from "./message.js";
 import {
   alertCommands,
@@ -26,9 +27,7 @@ export function standardPayload(message: AlertMessage, messageId: string, _ctx: 
 }
 
 // Slack: a section's text is at most 3000 characters, a header 150, a message 50 blocks.
-function slackEscape(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
+const slackEscape = angleEscape;
 
 function slackSection(text: string) {
   return { type: "section", text: { type: "mrkdwn", text: shorten(text, 3000) } };
@@ -55,7 +54,8 @@ export function slackPayload(m: AlertMessage, ctx: RenderContext) {
   }
   const commands = alertCommands(m).map((c) => `${c.label}: \`${slackEscape(c.value)}\``);
   if (commands.length > 0) blocks.push(slackSection(commands.join("\n")));
-  return { text: shorten(`${subject}: ${m.summary}`, 3000), blocks };
+  // The top-level text is mrkdwn too (notifications and clients without blocks show it).
+  return { text: shorten(slackEscape(`${subject}: ${m.summary}`), 3000), blocks };
 }
 
 // Discord: content 2000, embed title 256, description 4096, 25 fields of 256/1024, and
@@ -68,10 +68,10 @@ const DISCORD_COLOR = {
 } as const;
 
 export function discordPayload(m: AlertMessage, ctx: RenderContext) {
-  const subject = renderSubject(m);
+  const subject = discordEscape(renderSubject(m));
   const fields = [...alertFacts(m, ctx.now), ...alertCommands(m)].slice(0, 25).map((f) => ({
-    name: shorten(f.label, 256),
-    value: shorten(f.value, 1000),
+    name: shorten(discordEscape(f.label), 256),
+    value: shorten(discordEscape(f.value), 1000),
     inline: f.value.length < 40,
   }));
   const title = shorten(subject, 256);
@@ -79,9 +79,10 @@ export function discordPayload(m: AlertMessage, ctx: RenderContext) {
   const used =
     title.length + footer.length + fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
   const budget = Math.max(0, Math.min(4096, 6000 - used - 50));
-  let head = `**${m.title}**\n${m.summary}`;
+  let head = `**${discordEscape(m.title)}**\n${discordEscape(m.summary)}`;
   if (m.gate && m.gate.openTasks.length > 0) {
-    head += `\n\nOpen tasks:\n${m.gate.openTasks.map((t) => `- ${t.id} ${t.text}`).join("\n")}`;
+    const tasks = m.gate.openTasks.map((t) => `- ${discordEscape(`${t.id} ${t.text}`)}`);
+    head += `\n\nOpen tasks:\n${tasks.join("\n")}`;
   }
   let description = shorten(head, budget);
   const tail = m.journalTail.slice(-JOURNAL_TAIL_LINES);
@@ -93,7 +94,7 @@ export function discordPayload(m: AlertMessage, ctx: RenderContext) {
   }
   return {
     content: shorten(subject, 2000),
-    // Journal text must never ping @everyone or a role.
+    // Run text must never ping @everyone, a role or a user.
     allowed_mentions: { parse: [] as string[] },
     embeds: [
       {

@@ -1,6 +1,7 @@
 // Turns an AlertMessage into the words people read: subject line, the list of facts, and
 // the plain-text body. Messages arrive redacted (the outbox redacts them as it records them).
-import { processRedactor } from "../../util/secrets.js";
+import { processRedactor, redactStrings } from "../../util/secrets.js";
+import { printable } from "../../util/terminal-text.js";
 import type { AlertKind, AlertMessage } from "./message.js";
 import { formatAlertTime } from "./time-text.js";
 
@@ -31,6 +32,8 @@ export function kindLabel(kind: AlertKind): string {
 }
 
 export const OBJECTIVE_MAX = 200;
+/** A plain-text body past this is cut, marked: a 200 KB question is no mail to read. */
+const TEXT_MAX_CHARS = 64 * 1024;
 export const JOURNAL_TAIL_LINES = 15;
 
 /** Shortens to `max` characters, marking the cut with an ellipsis. */
@@ -40,15 +43,7 @@ export function shorten(text: string, max: number): string {
 
 /** A deep copy of `message` with every string passed through the redactor. */
 export function redactMessage(message: AlertMessage, redactor = processRedactor): AlertMessage {
-  const walk = (value: unknown): unknown => {
-    if (typeof value === "string") return redactor.redact(value);
-    if (Array.isArray(value)) return value.map(walk);
-    if (value !== null && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
-    }
-    return value;
-  };
-  return walk(message) as AlertMessage;
+  return redactStrings(message, redactor);
 }
 
 /** `[FIRING]`, `[RESOLVED]`, `[REMINDER 2]`, or `[TEST]`. */
@@ -64,9 +59,11 @@ export function renderSubject(message: AlertMessage): string {
   const run = message.group?.by === "schedule" ? undefined : message.runId;
   const where = [message.schedule, run].filter((s) => s !== undefined && s !== "");
   const tail = where.length > 0 ? where.join(" ") : message.title;
-  return shorten(`${statusTag(message)} ${kindLabel(message.kind)}: ${tail}`, 200).replace(
-    /[\r\n\t]+/g,
-    " ",
+  return printable(
+    shorten(`${statusTag(message)} ${kindLabel(message.kind)}: ${tail}`, 200).replace(
+      /[\r\n\t]+/g,
+      " ",
+    ),
   );
 }
 
@@ -162,5 +159,7 @@ export function renderText(message: AlertMessage, ctx: RenderContext): string {
     for (const c of commands) lines.push(`  ${c.label}:`, `    ${c.value}`);
   }
   lines.push("", `-- autoloop-cron, alert ${message.fingerprint}`);
-  return `${lines.join("\n")}\n`;
+  // Plain text that ends up in terminals (the sink's .txt, a mail read with `mail`): the run's
+  // words keep their lines, never an escape sequence; the message's own caps bound the size.
+  return `${printable(lines.join("\n"), { multiline: true, maxChars: TEXT_MAX_CHARS })}\n`;
 }

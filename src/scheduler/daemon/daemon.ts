@@ -16,6 +16,7 @@ import type { Trigger } from "../ledger/events.js";
 import { GroupCommit } from "../ledger/group-commit.js";
 import { RunLedger } from "../ledger/ledger.js";
 import { everySixHours } from "../ledger/retention.js";
+import { registerEnvFileSecrets } from "../schedules/env-file-secrets.js";
 import { ScheduleFileCache } from "../schedules/file-cache.js";
 import { writeInForce } from "../schedules/in-force.js";
 import { listRows } from "../schedules/list-row.js";
@@ -217,6 +218,7 @@ export class SchedulerDaemon extends DaemonEmitter {
         this.emit("invalid", { problems: update.problems, keptPrevious: update.keptPrevious });
       }
       await this.putInForce(update);
+      registerEnvFileSecrets(this.schedules.values());
       const hookSecrets = hookSecretEnvNames(this.schedules.values());
       this.runEnv = runEnvironment(this.config, this.deps.env, hookSecrets);
       for (const { schedule, problem } of unusableHookSecrets(
