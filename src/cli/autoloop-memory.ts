@@ -61,6 +61,146 @@ function entryText(e: MemoryEntry): string {
   return `[${e.id}] ${e.key}: ${e.value}`;
 }
 
+/** What every subcommand is handed: the parsed line, its words (redacted), the stores, output. */
+interface MemoryContext {
+  p: ReturnType<typeof parse>;
+  rest: string[];
+  project: MemoryStore;
+  run: MemoryStore | undefined;
+  say: (line: string) => void;
+}
+
+function listMemory({ p, project, run, say }: MemoryContext): number {
+  const views = { project: project.view(), run: run?.view() ?? EMPTY };
+  if (flag(p, "json")) {
+    say(JSON.stringify({ project: all(views.project), run: all(views.run) }, null, 2));
+    return 0;
+  }
+  const text = renderMemory(views.project, views.run, 0).text;
+  say(text === "" ? "No memory yet." : text);
+  return 0;
+}
+
+function memoryStatus({ project, run, say }: MemoryContext): number {
+  const views = { project: project.view(), run: run?.view() ?? EMPTY };
+  const budget = 8000;
+  const r = renderMemory(views.project, views.run, budget);
+  const pct = Math.round((r.fullChars / budget) * 100);
+  say(`${r.fullChars}/${budget} chars (${pct}% of the prompt budget), ${r.entries} entries`);
+  for (const [tier, v] of Object.entries(views) as [string, MemoryView][])
+    if (entryCount(v) > 0)
+      say(
+        `${tier}: ${v.preferences.length} preferences, ${v.learnings.length} learnings, ${v.meta.length} meta`,
+      );
+  return 0;
+}
+
+function findMemory({ rest, project, run, say }: MemoryContext): number {
+  const needle = rest.join(" ").toLowerCase();
+  if (needle === "")
+    throw new UserError("autoloop memory find: what to look for? e.g. memory find flaky");
+  const hits = [...all(project.view()), ...all(run?.view() ?? EMPTY)].filter((e) =>
+    JSON.stringify(e).toLowerCase().includes(needle),
+  );
+  for (const e of hits) say(entryText(e));
+  return hits.length > 0 ? 0 : 1;
+}
+
+function addMemory({ p, rest, project, run, say }: MemoryContext): number {
+  const [kind, ...words] = rest;
+  if (kind === "learning") {
+    const target = flag(p, "project") || run === undefined ? project : run;
+    say(target.add({ type: "learning", text: words.join(" ") }).id);
+    return 0;
+  }
+  if (kind === "preference") {
+    const [category, ...text] = words;
+    if (category === undefined || text.length === 0)
+      throw new UserError("autoloop memory add preference <category> <text...>");
+    say(project.add({ type: "preference", category, text: text.join(" ") }).id);
+    return 0;
+  }
+  if (kind === "meta") {
+    const [key, ...value] = words;
+    if (key === undefined || value.length === 0)
+      throw new UserError("autoloop memory add meta <key> <value...>");
+    say((run ?? project).add({ type: "meta", key, value: value.join(" ") }).id);
+    return 0;
+  }
+  throw new UserError(
+    `autoloop memory add: expected learning, preference or meta, found ${JSON.stringify(kind ?? "")}`,
+  );
+}
+
+function removeMemory({ rest, project, run, say }: MemoryContext): number {
+  const [id, ...reason] = rest;
+  if (id === undefined) throw new UserError("autoloop memory remove <id> [reason...]");
+  const removed = run?.remove(id, reason.join(" ")) ?? project.remove(id, reason.join(" "));
+  if (removed === undefined) {
+    process.stderr.write(
+      `autoloop memory: no active entry ${JSON.stringify(id)}; nothing removed\n`,
+    );
+    return 1;
+  }
+  say(`removed ${id}`);
+  return 0;
+}
+
+function compactMemory({ project, run, say }: MemoryContext): number {
+  for (const store of [project, ...(run ? [run] : [])]) {
+    const r = store.compact();
+    say(`${store.path}: ${r.kept} live entries kept, ${r.dropped} lines dropped`);
+  }
+  return 0;
+}
+
+function pruneMemory({ p, project, say }: MemoryContext): number {
+  const age = str(p, "older-than");
+  const ms = age === undefined ? undefined : parseDuration(age);
+  if (ms === undefined)
+    throw new UserError(
+      `autoloop memory prune: --older-than needs a duration such as 30d or 12h, found ${JSON.stringify(age ?? "")}`,
+    );
+  const kinds = list(p, "type");
+  const allowed = ["learning", "preference", "meta"] as const;
+  for (const k of kinds)
+    if (!(allowed as readonly string[]).includes(k))
+      throw new UserError(
+        `autoloop memory prune: --type ${JSON.stringify(k)}: expected ${allowed.join(", ")}`,
+      );
+  const types = new Set(kinds.length > 0 ? kinds : allowed) as Set<MemoryEntry["type"]>;
+  const pruned = project.prune(new Date(Date.now() - ms), types, `pruned: older than ${age}`);
+  for (const e of pruned) say(`pruned ${entryText(e)}`);
+  say(`${pruned.length} entries pruned; \`autoloop memory compact\` drops them from the file`);
+  return 0;
+}
+
+function promoteMemory({ rest, project, run, say }: MemoryContext): number {
+  const [id] = rest;
+  if (id === undefined || run === undefined)
+    throw new UserError(
+      "autoloop memory promote <id>: only inside a run (AUTOLOOP_STATE_DIR), for a run learning",
+    );
+  const entry = run.find(id);
+  if (entry?.type !== "learning")
+    throw new UserError(`autoloop memory promote: ${id} is not a learning in this run's memory`);
+  const promoted = project.add({ type: "learning", text: entry.text, source: "promoted" });
+  run.remove(id, `promoted to ${promoted.id}`);
+  say(promoted.id);
+  return 0;
+}
+
+const SUBCOMMANDS: Record<string, (c: MemoryContext) => number> = {
+  list: listMemory,
+  status: memoryStatus,
+  find: findMemory,
+  add: addMemory,
+  remove: removeMemory,
+  compact: compactMemory,
+  prune: pruneMemory,
+  promote: promoteMemory,
+};
+
 export async function memoryCommand(argv: string[]): Promise<number> {
   const p = parse(
     argv,
@@ -75,133 +215,16 @@ export async function memoryCommand(argv: string[]): Promise<number> {
   // Inside a run, the run's keys never reach memory (later prompts and runs read it).
   const redactor = runRedactorFromEnv(process.env);
   const [action, ...words] = p.positionals;
-  const rest = words.map((w) => redactor.redact(w));
   if (flag(p, "help") || action === undefined) {
     process.stdout.write(HELP);
     return action === undefined && !flag(p, "help") ? 2 : 0;
   }
-  const { project, run } = stores();
+  const subcommand = Object.hasOwn(SUBCOMMANDS, action) ? SUBCOMMANDS[action] : undefined;
+  if (subcommand === undefined)
+    throw new UserError(`autoloop memory: unknown subcommand ${JSON.stringify(action)}\n\n${HELP}`);
   // Memory is written by runs: its text is shown, never acted on by the terminal.
   const say = (line: string) =>
     process.stdout.write(`${printable(line, { multiline: true, maxChars: Infinity })}\n`);
-  switch (action) {
-    case "list": {
-      const views = { project: project.view(), run: run?.view() ?? EMPTY };
-      if (flag(p, "json")) {
-        say(JSON.stringify({ project: all(views.project), run: all(views.run) }, null, 2));
-        return 0;
-      }
-      const text = renderMemory(views.project, views.run, 0).text;
-      say(text === "" ? "No memory yet." : text);
-      return 0;
-    }
-    case "status": {
-      const views = { project: project.view(), run: run?.view() ?? EMPTY };
-      const budget = 8000;
-      const r = renderMemory(views.project, views.run, budget);
-      const pct = Math.round((r.fullChars / budget) * 100);
-      say(`${r.fullChars}/${budget} chars (${pct}% of the prompt budget), ${r.entries} entries`);
-      for (const [tier, v] of Object.entries(views) as [string, MemoryView][])
-        if (entryCount(v) > 0)
-          say(
-            `${tier}: ${v.preferences.length} preferences, ${v.learnings.length} learnings, ${v.meta.length} meta`,
-          );
-      return 0;
-    }
-    case "find": {
-      const needle = rest.join(" ").toLowerCase();
-      if (needle === "")
-        throw new UserError("autoloop memory find: what to look for? e.g. memory find flaky");
-      const hits = [...all(project.view()), ...all(run?.view() ?? EMPTY)].filter((e) =>
-        JSON.stringify(e).toLowerCase().includes(needle),
-      );
-      for (const e of hits) say(entryText(e));
-      return hits.length > 0 ? 0 : 1;
-    }
-    case "add": {
-      const [kind, ...words] = rest;
-      if (kind === "learning") {
-        const target = flag(p, "project") || run === undefined ? project : run;
-        say(target.add({ type: "learning", text: words.join(" ") }).id);
-        return 0;
-      }
-      if (kind === "preference") {
-        const [category, ...text] = words;
-        if (category === undefined || text.length === 0)
-          throw new UserError("autoloop memory add preference <category> <text...>");
-        say(project.add({ type: "preference", category, text: text.join(" ") }).id);
-        return 0;
-      }
-      if (kind === "meta") {
-        const [key, ...value] = words;
-        if (key === undefined || value.length === 0)
-          throw new UserError("autoloop memory add meta <key> <value...>");
-        say((run ?? project).add({ type: "meta", key, value: value.join(" ") }).id);
-        return 0;
-      }
-      throw new UserError(
-        `autoloop memory add: expected learning, preference or meta, found ${JSON.stringify(kind ?? "")}`,
-      );
-    }
-    case "remove": {
-      const [id, ...reason] = rest;
-      if (id === undefined) throw new UserError("autoloop memory remove <id> [reason...]");
-      const removed = run?.remove(id, reason.join(" ")) ?? project.remove(id, reason.join(" "));
-      if (removed === undefined) {
-        process.stderr.write(
-          `autoloop memory: no active entry ${JSON.stringify(id)}; nothing removed\n`,
-        );
-        return 1;
-      }
-      say(`removed ${id}`);
-      return 0;
-    }
-    case "compact": {
-      for (const store of [project, ...(run ? [run] : [])]) {
-        const r = store.compact();
-        say(`${store.path}: ${r.kept} live entries kept, ${r.dropped} lines dropped`);
-      }
-      return 0;
-    }
-    case "prune": {
-      const age = str(p, "older-than");
-      const ms = age === undefined ? undefined : parseDuration(age);
-      if (ms === undefined)
-        throw new UserError(
-          `autoloop memory prune: --older-than needs a duration such as 30d or 12h, found ${JSON.stringify(age ?? "")}`,
-        );
-      const kinds = list(p, "type");
-      const allowed = ["learning", "preference", "meta"] as const;
-      for (const k of kinds)
-        if (!(allowed as readonly string[]).includes(k))
-          throw new UserError(
-            `autoloop memory prune: --type ${JSON.stringify(k)}: expected ${allowed.join(", ")}`,
-          );
-      const types = new Set(kinds.length > 0 ? kinds : allowed) as Set<MemoryEntry["type"]>;
-      const pruned = project.prune(new Date(Date.now() - ms), types, `pruned: older than ${age}`);
-      for (const e of pruned) say(`pruned ${entryText(e)}`);
-      say(`${pruned.length} entries pruned; \`autoloop memory compact\` drops them from the file`);
-      return 0;
-    }
-    case "promote": {
-      const [id] = rest;
-      if (id === undefined || run === undefined)
-        throw new UserError(
-          "autoloop memory promote <id>: only inside a run (AUTOLOOP_STATE_DIR), for a run learning",
-        );
-      const entry = run.find(id);
-      if (entry?.type !== "learning")
-        throw new UserError(
-          `autoloop memory promote: ${id} is not a learning in this run's memory`,
-        );
-      const promoted = project.add({ type: "learning", text: entry.text, source: "promoted" });
-      run.remove(id, `promoted to ${promoted.id}`);
-      say(promoted.id);
-      return 0;
-    }
-    default:
-      throw new UserError(
-        `autoloop memory: unknown subcommand ${JSON.stringify(action)}\n\n${HELP}`,
-      );
-  }
+  const rest = words.map((w) => redactor.redact(w));
+  return subcommand({ p, rest, ...stores(), say });
 }
