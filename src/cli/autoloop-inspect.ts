@@ -33,6 +33,115 @@ A run's artifacts, projections of the journal (the newest run without --run):
 --format md|json   markdown (default for artifacts) or JSON; --json is --format json
 `;
 
+/** What every view is handed: the parsed line, the `.autoloop/` folder, the run, the format. */
+interface InspectContext {
+  p: ReturnType<typeof parse>;
+  what: string;
+  dir: string;
+  run: string | undefined;
+  format: "md" | "json";
+}
+
+const journalOf = (c: InspectContext) => join(c.dir, "journal.jsonl");
+
+function inspectJournal(c: InspectContext): number {
+  const { items, skipped } = readJournal(journalOf(c));
+  const records = c.run === undefined ? items : items.filter((r) => r.run === c.run);
+  // Asked for one run and it is not there: a lookup that found nothing, not an empty answer.
+  if (c.run !== undefined && records.length === 0)
+    throw new UserError(
+      `autoloop inspect journal: no run ${c.run} in ${journalOf(c)}; \`autoloop inspect runs\` lists the runs there`,
+      1,
+    );
+  if (c.format === "json") process.stdout.write(`${JSON.stringify(records, null, 2)}\n`);
+  else {
+    process.stdout.write(
+      records.length === 0
+        ? "No journal records.\n"
+        : `${table(records.map((r) => [r.ts, r.run, r.iteration ?? "", r.topic, recordSummary(r)].map((x) => printable(x))))}\n`,
+    );
+  }
+  if (skipped > 0) process.stderr.write(`(${skipped} unreadable journal lines skipped)\n`);
+  return 0;
+}
+
+function inspectRuns(c: InspectContext): number {
+  // Newest first, as `autoloop-cron runs` lists them.
+  const runs = [...readRegistry(journalOf(c)).values()]
+    .filter((r) => c.run === undefined || r.run_id === c.run)
+    .reverse();
+  if (c.format === "json") process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+  else if (runs.length === 0) process.stdout.write("No runs.\n");
+  else {
+    const rows = [["RUN", "STATUS", "PRESET", "TRIGGER", "ITER", "UPDATED", "STOP REASON"]];
+    // Registries from other writers may lack fields: show what is there.
+    const text = (v: unknown) => (v === undefined || v === null ? "" : String(v));
+    for (const r of runs) {
+      const iter = `${text(r.iteration)}/${text(r.max_iterations)}`;
+      rows.push([
+        r.run_id,
+        r.status,
+        text(r.preset),
+        text(r.trigger),
+        iter,
+        text(r.updated_at),
+        text(r.stop_reason),
+      ]);
+    }
+    process.stdout.write(`${table(rows)}\n`);
+  }
+  return 0;
+}
+
+function inspectUsage(c: InspectContext): number {
+  const { items } = readJournal(journalOf(c));
+  const usage = runUsage(c.run === undefined ? items : items.filter((r) => r.run === c.run));
+  if (c.run !== undefined && usage.length === 0)
+    throw new UserError(
+      `autoloop inspect usage: no iterations of run ${c.run} in ${journalOf(c)}; \`autoloop inspect runs\` lists the runs there`,
+      1,
+    );
+  if (c.format === "json") process.stdout.write(`${JSON.stringify(usage, null, 2)}\n`);
+  else if (usage.length === 0) process.stdout.write("No runs.\n");
+  else process.stdout.write(`${usageTable(usage)}\n`);
+  return 0;
+}
+
+function inspectTasks(c: InspectContext): number {
+  const runId = c.run ?? [...readRegistry(journalOf(c)).keys()].at(-1);
+  if (runId === undefined)
+    throw new UserError(`autoloop inspect tasks: no runs in ${c.dir}; pass --run ID`);
+  const store = new TaskStore(join(c.dir, "runs", runId, "tasks.jsonl"));
+  const view = store.view();
+  if (c.format === "json")
+    process.stdout.write(`${JSON.stringify({ run: runId, file: store.path, ...view }, null, 2)}\n`);
+  else process.stdout.write(`Run ${runId}\n${renderTaskList(view)}`);
+  return 0;
+}
+
+/** A run's artifact: `inspect prompt 3`, as the public autoloop takes it, or --iteration 3. */
+function inspectArtifactView(c: InspectContext): number {
+  const positional = c.p.positionals[1];
+  if (positional !== undefined && !/^[1-9]\d*$/.test(positional))
+    throw new UserError(
+      `autoloop inspect ${c.what}: ${JSON.stringify(positional)} is not an iteration number`,
+    );
+  const iteration =
+    intOption(c.p, "iteration", "autoloop inspect") ??
+    (positional === undefined ? undefined : Number(positional));
+  const options = { autoloopDir: c.dir, run: c.run, iteration, format: c.format };
+  process.stdout.write(inspectArtifact(c.what, options));
+  return 0;
+}
+
+const VIEWS: Record<string, (c: InspectContext) => number> = {
+  journal: inspectJournal,
+  runs: inspectRuns,
+  usage: inspectUsage,
+  tasks: inspectTasks,
+  ...Object.fromEntries(ARTIFACT_VIEWS.map((view) => [view, inspectArtifactView])),
+};
+
 export async function inspectCommand(argv: string[]): Promise<number> {
   const p = parse(
     argv,
@@ -55,7 +164,6 @@ export async function inspectCommand(argv: string[]): Promise<number> {
     throw new UserError(
       `autoloop inspect: --work-dir ${workDir} does not exist; pass the project folder the runs ran in`,
     );
-  const dir = join(workDir, ".autoloop");
   const run = str(p, "run");
   if (run !== undefined && !isValidRunId(run))
     throw new UserError(`autoloop inspect: --run ${JSON.stringify(run)} is not a valid run id`);
@@ -64,99 +172,12 @@ export async function inspectCommand(argv: string[]): Promise<number> {
     throw new UserError(
       `autoloop inspect: --format must be md or json, found ${JSON.stringify(format)}`,
     );
-  const json = format === "json";
-  if (ARTIFACT_VIEWS.includes(what)) {
-    // `inspect prompt 3`, as the public autoloop takes it, or --iteration 3.
-    const positional = p.positionals[1];
-    if (positional !== undefined && !/^[1-9]\d*$/.test(positional))
-      throw new UserError(
-        `autoloop inspect ${what}: ${JSON.stringify(positional)} is not an iteration number`,
-      );
-    const iteration =
-      intOption(p, "iteration", "autoloop inspect") ??
-      (positional === undefined ? undefined : Number(positional));
-    process.stdout.write(inspectArtifact(what, { autoloopDir: dir, run, iteration, format }));
-    return 0;
-  }
-  switch (what) {
-    case "journal": {
-      const { items, skipped } = readJournal(join(dir, "journal.jsonl"));
-      const records = run === undefined ? items : items.filter((r) => r.run === run);
-      // Asked for one run and it is not there: a lookup that found nothing, not an empty answer.
-      if (run !== undefined && records.length === 0)
-        throw new UserError(
-          `autoloop inspect journal: no run ${run} in ${join(dir, "journal.jsonl")}; \`autoloop inspect runs\` lists the runs there`,
-          1,
-        );
-      if (json) process.stdout.write(`${JSON.stringify(records, null, 2)}\n`);
-      else {
-        process.stdout.write(
-          records.length === 0
-            ? "No journal records.\n"
-            : `${table(records.map((r) => [r.ts, r.run, r.iteration ?? "", r.topic, recordSummary(r)].map((c) => printable(c))))}\n`,
-        );
-      }
-      if (skipped > 0) process.stderr.write(`(${skipped} unreadable journal lines skipped)\n`);
-      return 0;
-    }
-    case "runs": {
-      // Newest first, as `autoloop-cron runs` lists them.
-      const runs = [...readRegistry(join(dir, "journal.jsonl")).values()]
-        .filter((r) => run === undefined || r.run_id === run)
-        .reverse();
-      if (json) process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
-      else if (runs.length === 0) process.stdout.write("No runs.\n");
-      else {
-        const rows = [["RUN", "STATUS", "PRESET", "TRIGGER", "ITER", "UPDATED", "STOP REASON"]];
-        // Registries from other writers may lack fields: show what is there.
-        const text = (v: unknown) => (v === undefined || v === null ? "" : String(v));
-        for (const r of runs) {
-          const iter = `${text(r.iteration)}/${text(r.max_iterations)}`;
-          rows.push([
-            r.run_id,
-            r.status,
-            text(r.preset),
-            text(r.trigger),
-            iter,
-            text(r.updated_at),
-            text(r.stop_reason),
-          ]);
-        }
-        process.stdout.write(`${table(rows)}\n`);
-      }
-      return 0;
-    }
-    case "usage": {
-      const { items } = readJournal(join(dir, "journal.jsonl"));
-      const usage = runUsage(run === undefined ? items : items.filter((r) => r.run === run));
-      if (run !== undefined && usage.length === 0)
-        throw new UserError(
-          `autoloop inspect usage: no iterations of run ${run} in ${join(dir, "journal.jsonl")}; \`autoloop inspect runs\` lists the runs there`,
-          1,
-        );
-      if (json) process.stdout.write(`${JSON.stringify(usage, null, 2)}\n`);
-      else if (usage.length === 0) process.stdout.write("No runs.\n");
-      else process.stdout.write(`${usageTable(usage)}\n`);
-      return 0;
-    }
-    case "tasks": {
-      const runId = run ?? [...readRegistry(join(dir, "journal.jsonl")).keys()].at(-1);
-      if (runId === undefined)
-        throw new UserError(`autoloop inspect tasks: no runs in ${dir}; pass --run ID`);
-      const store = new TaskStore(join(dir, "runs", runId, "tasks.jsonl"));
-      const view = store.view();
-      if (json)
-        process.stdout.write(
-          `${JSON.stringify({ run: runId, file: store.path, ...view }, null, 2)}\n`,
-        );
-      else process.stdout.write(`Run ${runId}\n${renderTaskList(view)}`);
-      return 0;
-    }
-    default:
-      throw new UserError(
-        `autoloop inspect: unknown view ${JSON.stringify(what)}; expected journal, tasks, runs, usage, ${ARTIFACT_VIEWS.join(", ")}`,
-      );
-  }
+  const view = Object.hasOwn(VIEWS, what) ? VIEWS[what] : undefined;
+  if (view === undefined)
+    throw new UserError(
+      `autoloop inspect: unknown view ${JSON.stringify(what)}; expected journal, tasks, runs, usage, ${ARTIFACT_VIEWS.join(", ")}`,
+    );
+  return view({ p, what, dir: join(workDir, ".autoloop"), run, format });
 }
 
 /** Runs' usage as a table; a cost with unpriced iterations says so ("0.0123 + 2 unknown"). */
