@@ -73,56 +73,91 @@ export async function runCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const inline = str(p, "chain");
-  if (inline !== undefined) {
-    const alone = [
-      "max-iterations",
-      "budget-usd",
-      "budget-tokens",
-      "worktree",
-      "no-worktree",
-      "automerge",
-      "merge-strategy",
-      "keep-worktree",
-    ];
-    const clash = alone.find((o) => p.values[o] !== undefined);
-    if (clash !== undefined)
-      throw new UserError(
-        `autoloop run: --${clash} does not apply to --chain; set it per step in chains.toml`,
-      );
-    const steps = inline
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .map((preset) => ({ preset }));
-    if (steps.length === 0) throw new UserError("autoloop run: --chain needs a,b,... preset names");
-    const { runChainCommand } = await import("./autoloop-chain.js");
-    return runChainCommand(p, {
-      name: "inline",
-      steps,
-      objective: p.positionals.join(" "),
-      projectDir: resolve(str(p, "work-dir") ?? process.cwd()),
-    });
-  }
+  if (inline !== undefined) return inlineChain(p, inline);
   const [presetArg, ...objectiveWords] = p.positionals;
   if (presetArg === undefined)
     throw new UserError(`autoloop run: missing <preset-name|preset-dir>\n\n${HELP}`);
-  const trigger = str(p, "trigger") ?? "cli";
-  if (!(TRIGGERS as readonly string[]).includes(trigger)) {
-    throw new UserError(
-      `autoloop run: --trigger must be one of ${TRIGGERS.join(", ")}, found ${JSON.stringify(trigger)}`,
-    );
-  }
-  const { isValidRunId, newRunId } = await import("../harness/run-id.js");
-  const given = str(p, "run-id");
-  const runId = given ?? newRunId();
-  if (!isValidRunId(runId)) {
-    throw new UserError(
-      `autoloop run: --run-id ${JSON.stringify(runId)} is not a valid run id; use letters, digits, . _ - (no "..", at most 128 characters)`,
-    );
-  }
+  const trigger = triggerOf(p);
+  const { runId, given } = await runIdOf(p);
   const workDir = resolve(str(p, "work-dir") ?? process.cwd());
   const { readEnvFiles } = await import("../util/env-file.js");
   const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
+  const preset = await presetFor(p, presetArg);
+  const { runLoop } = await import("../harness/loop.js");
+  const quiet = flag(p, "quiet");
+  const result = await runLoop({
+    preset,
+    runId,
+    workDir,
+    trigger,
+    objective: objectiveWords.join(" "),
+    parentRunId: str(p, "parent-run-id") ?? "",
+    runIdKnownNew: given === undefined,
+    maxIterations: intOption(p, "max-iterations", "autoloop run"),
+    env: { ...process.env, ...fileEnv },
+    secretEnv: fileEnv,
+    signal: stopOnSignals(),
+    progress: quiet ? undefined : (line) => process.stderr.write(`[autoloop] ${line}\n`),
+  });
+  if (flag(p, "json")) process.stdout.write(`${JSON.stringify(result)}\n`);
+  return exitCodeForClass(result.outcome);
+}
+
+/** `autoloop run --chain a,b "objective"`: an inline chain, its steps' options in chains.toml. */
+async function inlineChain(p: Parsed, inline: string): Promise<number> {
+  const alone = [
+    "max-iterations",
+    "budget-usd",
+    "budget-tokens",
+    "worktree",
+    "no-worktree",
+    "automerge",
+    "merge-strategy",
+    "keep-worktree",
+  ];
+  const clash = alone.find((o) => p.values[o] !== undefined);
+  if (clash !== undefined)
+    throw new UserError(
+      `autoloop run: --${clash} does not apply to --chain; set it per step in chains.toml`,
+    );
+  const steps = inline
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((preset) => ({ preset }));
+  if (steps.length === 0) throw new UserError("autoloop run: --chain needs a,b,... preset names");
+  const { runChainCommand } = await import("./autoloop-chain.js");
+  return runChainCommand(p, {
+    name: "inline",
+    steps,
+    objective: p.positionals.join(" "),
+    projectDir: resolve(str(p, "work-dir") ?? process.cwd()),
+  });
+}
+
+function triggerOf(p: Parsed): (typeof TRIGGERS)[number] {
+  const trigger = str(p, "trigger") ?? "cli";
+  if (!(TRIGGERS as readonly string[]).includes(trigger))
+    throw new UserError(
+      `autoloop run: --trigger must be one of ${TRIGGERS.join(", ")}, found ${JSON.stringify(trigger)}`,
+    );
+  return trigger as (typeof TRIGGERS)[number];
+}
+
+/** The run's id: `--run-id` (checked), else a new one. */
+async function runIdOf(p: Parsed): Promise<{ runId: string; given: string | undefined }> {
+  const { isValidRunId, newRunId } = await import("../harness/run-id.js");
+  const given = str(p, "run-id");
+  const runId = given ?? newRunId();
+  if (!isValidRunId(runId))
+    throw new UserError(
+      `autoloop run: --run-id ${JSON.stringify(runId)} is not a valid run id; use letters, digits, . _ - (no "..", at most 128 characters)`,
+    );
+  return { runId, given };
+}
+
+/** The preset with the command line's `--set`s, worktree options and budget caps applied. */
+async function presetFor(p: Parsed, presetArg: string) {
   const { loadPreset, resolvePresetDir } = await import("../harness/preset.js");
   const preset = loadPreset(resolvePresetDir(presetArg, process.cwd()), [
     ...list(p, "set"),
@@ -139,8 +174,11 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (flag(p, "no-worktree") && preset.config.core.isolation_mode === "worktree")
     preset.config.core.isolation_mode = "run-scoped";
   for (const w of preset.warnings) process.stderr.write(`autoloop: preset ${preset.name}: ${w}\n`);
-  const { runLoop } = await import("../harness/loop.js");
+  return preset;
+}
 
+/** Aborted on SIGTERM, SIGINT or SIGHUP: the agent is stopped and `loop.stop` journaled. */
+function stopOnSignals(): AbortSignal {
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
     if (!controller.signal.aborted)
@@ -150,24 +188,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
   process.on("SIGHUP", onSignal);
-
-  const quiet = flag(p, "quiet");
-  const result = await runLoop({
-    preset,
-    runId,
-    workDir,
-    trigger: trigger as (typeof TRIGGERS)[number],
-    objective: objectiveWords.join(" "),
-    parentRunId: str(p, "parent-run-id") ?? "",
-    runIdKnownNew: given === undefined,
-    maxIterations: intOption(p, "max-iterations", "autoloop run"),
-    env: { ...process.env, ...fileEnv },
-    secretEnv: fileEnv,
-    signal: controller.signal,
-    progress: quiet ? undefined : (line) => process.stderr.write(`[autoloop] ${line}\n`),
-  });
-  if (flag(p, "json")) process.stdout.write(`${JSON.stringify(result)}\n`);
-  return exitCodeForClass(result.outcome);
+  return controller.signal;
 }
 
 /** `--budget-usd`: a number of US dollars greater than zero. */
