@@ -50,25 +50,68 @@ export async function startCommand(argv: string[]): Promise<number> {
     );
   }
   // Signals first: one that arrives while starting up stops the daemon once it is up.
+  const stopped = stopRequested(logger, config.stateDir);
+  const services = await startServices(config, logger);
+  writeDaemonInfo(config.stateDir, {
+    pid: process.pid,
+    startTime: readProcessStartTime(process.pid),
+    startedAt: new Date().toISOString(),
+    config: config.file ?? "(defaults)",
+    http: services.observability.url,
+  });
+  logger.info(
+    { config: config.file, stateDir: config.stateDir, schedules: services.daemon.schedules.size },
+    "autoloop-cron started",
+  );
+  process.on("SIGHUP", () => {
+    logger.info("SIGHUP: reloading schedule files");
+    void services.daemon.reload();
+  });
+
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  const signal = await stopped;
+  logger.info({ signal, mode: config.onShutdown }, "shutting down");
+  await services.daemon.shutdown();
+  await services.monitor.stop();
+  await services.observability.close();
+  services.spawner.close();
+  clearInterval(keepAlive);
+  clearDaemonInfo(config.stateDir);
+  logger.info("autoloop-cron stopped");
+  await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  // Detached runs still hold pipes to us; they must not keep this process alive.
+  if (config.onShutdown === "detach") process.exit(0);
+  return 0;
+}
+
+type Logger = ReturnType<typeof createLogger>;
+
+/**
+ * The first SIGTERM or SIGINT (resolved); a second one later exits at once. Ctrl-C under
+ * `npm start` arrives twice at once (from the terminal, and forwarded by npm): one request.
+ */
+function stopRequested(logger: Logger, stateDir: string): Promise<NodeJS.Signals> {
   let signals = 0;
   let firstSignalAt = 0;
-  let requestStop: (sig: NodeJS.Signals) => void = () => {};
-  const onSignal = (sig: NodeJS.Signals) => {
-    // Ctrl-C under `npm start` arrives twice at once (from the terminal, and forwarded by
-    // npm): that is one request to stop. Only a second one later means "now".
-    if (signals > 0 && Date.now() - firstSignalAt < DUPLICATE_SIGNAL_MS) return;
-    signals++;
-    if (signals === 1) firstSignalAt = Date.now();
-    if (signals > 1) {
-      logger.warn({ signal: sig }, "second signal: exiting now");
-      clearDaemonInfo(config.stateDir);
-      process.exit(130);
-    }
-    requestStop(sig);
-  };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  return new Promise((resolve) => {
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (signals > 0 && Date.now() - firstSignalAt < DUPLICATE_SIGNAL_MS) return;
+      signals++;
+      if (signals === 1) firstSignalAt = Date.now();
+      if (signals > 1) {
+        logger.warn({ signal: sig }, "second signal: exiting now");
+        clearDaemonInfo(stateDir);
+        process.exit(130);
+      }
+      resolve(sig);
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+  });
+}
 
+/** The spawn helper, the daemon, its monitor and its HTTP side, started; or none of them. */
+async function startServices(config: ReturnType<typeof configOf>, logger: Logger) {
   // Started before anything is loaded: the helper's own fork is cheapest from a small process.
   const spawner = new SpawnHelper(
     [process.execPath, process.argv[1]!, "spawn-helper"],
@@ -99,38 +142,5 @@ export async function startCommand(argv: string[]): Promise<number> {
     spawner.close();
     throw err;
   }
-  writeDaemonInfo(config.stateDir, {
-    pid: process.pid,
-    startTime: readProcessStartTime(process.pid),
-    startedAt: new Date().toISOString(),
-    config: config.file ?? "(defaults)",
-    http: observability.url,
-  });
-  logger.info(
-    { config: config.file, stateDir: config.stateDir, schedules: daemon.schedules.size },
-    "autoloop-cron started",
-  );
-  process.on("SIGHUP", () => {
-    logger.info("SIGHUP: reloading schedule files");
-    void daemon.reload();
-  });
-
-  const keepAlive = setInterval(() => {}, 1 << 30);
-  const stopped = new Promise<NodeJS.Signals>((resolve) => {
-    requestStop = resolve;
-  });
-  if (signals > 0) requestStop("SIGTERM");
-  const signal = await stopped;
-  logger.info({ signal, mode: config.onShutdown }, "shutting down");
-  await daemon.shutdown();
-  await monitor.stop();
-  await observability.close();
-  spawner.close();
-  clearInterval(keepAlive);
-  clearDaemonInfo(config.stateDir);
-  logger.info("autoloop-cron stopped");
-  await new Promise<void>((resolve) => logger.flush(() => resolve()));
-  // Detached runs still hold pipes to us; they must not keep this process alive.
-  if (config.onShutdown === "detach") process.exit(0);
-  return 0;
+  return { spawner, daemon, monitor, observability };
 }
