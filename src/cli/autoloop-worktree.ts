@@ -16,7 +16,7 @@ import {
   worktreeDiff,
 } from "../harness/worktree/worktree.js";
 import { UserError } from "../util/errors.js";
-import { flag, parse, str } from "./common.js";
+import { flag, type Parsed, parse, str } from "./common.js";
 
 const HELP = `Usage: autoloop worktree <subcommand> [--work-dir DIR] [--json]
 
@@ -105,45 +105,65 @@ export async function worktreeCommand(argv: string[]): Promise<number> {
     case "diff":
       process.stdout.write(worktreeDiff(autoloopDir, need(), flag(p, "stat")));
       return 0;
-    case "merge": {
-      const strategy = str(p, "strategy");
-      if (strategy !== undefined && !(MERGE_STRATEGIES as readonly string[]).includes(strategy))
-        throw new UserError(
-          `autoloop worktree merge: --strategy must be one of ${MERGE_STRATEGIES.join(", ")}, found ${JSON.stringify(strategy)}`,
-        );
-      const meta = mergeWorktree(projectDir, autoloopDir, need(), strategy as MergeStrategy);
-      const settled = (meta.recovered ?? []).map((note) => `settled first: ${note}\n`).join("");
-      out(
-        meta,
-        `${settled}merged ${meta.branch} into ${meta.base_branch} (${strategy ?? meta.merge_strategy})\n`,
-      );
-      return 0;
-    }
-    case "clean": {
-      const opts = { all: flag(p, "all"), force: flag(p, "force") };
-      const keep = str(p, "keep");
-      if (keep !== undefined && !/^\d+$/.test(keep))
-        throw new UserError(
-          `autoloop worktree clean: --keep takes a number of ended runs to keep, found ${JSON.stringify(keep)}`,
-        );
-      const removed =
-        keep !== undefined
-          ? pruneWorktrees(projectDir, autoloopDir, Number(keep))
-          : cleanWorktrees(projectDir, autoloopDir, runId ? { ...opts, runId } : opts);
-      const left = listWorktrees(autoloopDir).filter((m) => statusOf(m) === "completed");
-      const kept =
-        left.length === 0 || runId !== undefined
-          ? ""
-          : `kept ${left.length} completed run(s) whose changes may be on their branch only (${left.map((m) => m.run_id).join(", ")}): \`autoloop worktree merge <run-id>\` brings one in, clean --all drops them\n`;
-      out(
-        removed,
-        `${removed.length === 0 ? "nothing to clean\n" : removed.map(removedLine).join("")}${kept}`,
-      );
-      return 0;
-    }
+    case "merge":
+      return mergeCommand(p, projectDir, autoloopDir, need(), out);
+    case "clean":
+      return cleanCommand(p, projectDir, autoloopDir, runId, out);
     default:
       throw new UserError(
         `autoloop worktree: unknown subcommand ${JSON.stringify(sub)}\n\n${HELP}`,
       );
   }
+}
+
+type Out = (value: unknown, text: string) => void;
+
+function mergeCommand(
+  p: Parsed,
+  projectDir: string,
+  autoloopDir: string,
+  runId: string,
+  out: Out,
+): number {
+  const strategy = str(p, "strategy");
+  if (strategy !== undefined && !(MERGE_STRATEGIES as readonly string[]).includes(strategy))
+    throw new UserError(
+      `autoloop worktree merge: --strategy must be one of ${MERGE_STRATEGIES.join(", ")}, found ${JSON.stringify(strategy)}`,
+    );
+  const meta = mergeWorktree(projectDir, autoloopDir, runId, strategy as MergeStrategy);
+  const settled = (meta.recovered ?? []).map((note) => `settled first: ${note}\n`).join("");
+  out(
+    meta,
+    `${settled}merged ${meta.branch} into ${meta.base_branch} (${strategy ?? meta.merge_strategy})\n`,
+  );
+  return 0;
+}
+
+function cleanCommand(
+  p: Parsed,
+  projectDir: string,
+  autoloopDir: string,
+  runId: string | undefined,
+  out: Out,
+): number {
+  const opts = { all: flag(p, "all"), force: flag(p, "force") };
+  const keep = str(p, "keep");
+  if (keep !== undefined && !/^\d+$/.test(keep))
+    throw new UserError(
+      `autoloop worktree clean: --keep takes a number of ended runs to keep, found ${JSON.stringify(keep)}`,
+    );
+  const removed =
+    keep !== undefined
+      ? pruneWorktrees(projectDir, autoloopDir, Number(keep))
+      : cleanWorktrees(projectDir, autoloopDir, runId ? { ...opts, runId } : opts);
+  const left = listWorktrees(autoloopDir).filter((m) => statusOf(m) === "completed");
+  const kept =
+    left.length === 0 || runId !== undefined
+      ? ""
+      : `kept ${left.length} completed run(s) whose changes may be on their branch only (${left.map((m) => m.run_id).join(", ")}): \`autoloop worktree merge <run-id>\` brings one in, clean --all drops them\n`;
+  out(
+    removed,
+    `${removed.length === 0 ? "nothing to clean\n" : removed.map(removedLine).join("")}${kept}`,
+  );
+  return 0;
 }
