@@ -42,12 +42,21 @@ type Answer = { status: number; body: Record<string, unknown>; headers?: Record<
 export function hookEndpoint(
   deps: HookEndpointDeps,
 ): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> {
-  const recent = new Map<string, number[]>();
-  const answered = new Map<string, string>();
-  const readBody = hookBodyReader();
-  return async (req, res, url) => {
+  const endpoint = new HookEndpoint(deps);
+  return (req, res, url) => endpoint.serve(req, res, url);
+}
+
+/** The endpoint's memory: each schedule's recent deliveries (its rate) and those answered. */
+class HookEndpoint {
+  private readonly recent = new Map<string, number[]>();
+  private readonly answered = new Map<string, string>();
+  private readonly readBody = hookBodyReader();
+
+  constructor(private readonly deps: HookEndpointDeps) {}
+
+  async serve(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
     if (!url.pathname.startsWith("/hooks/")) return false;
-    const answer = await handle(req, url.pathname.slice("/hooks/".length));
+    const answer = await this.handle(req, url.pathname.slice("/hooks/".length));
     const body = `${JSON.stringify(answer.body)}\n`;
     res.writeHead(answer.status, {
       "Content-Type": "application/json; charset=utf-8",
@@ -59,9 +68,10 @@ export function hookEndpoint(
     if (!req.complete) res.end(body, () => req.socket.destroy());
     else res.end(body);
     return true;
-  };
+  }
 
-  async function handle(req: IncomingMessage, name: string): Promise<Answer> {
+  private async handle(req: IncomingMessage, name: string): Promise<Answer> {
+    const deps = this.deps;
     if (req.method !== "POST") {
       req.resume();
       return { status: 405, body: { error: "POST only" }, headers: { Allow: "POST" } };
@@ -73,7 +83,7 @@ export function hookEndpoint(
       req.resume();
       return { status: 404, body: { error: "no hook for this path" } };
     }
-    const read = await readBody(req, spec);
+    const read = await this.readBody(req, spec);
     if (read.kind === "refused")
       return { status: read.status, body: { error: read.error }, headers: read.headers };
     const body = read.body;
@@ -90,12 +100,12 @@ export function hookEndpoint(
         body: { error: "the hook's secret is not usable; see the daemon's log" },
       };
     }
-    const checked = check(req, spec, key, body);
+    const checked = checkSignature(req, spec, key, body, deps.now());
     if (!checked.ok) {
       deps.logger.warn({ schedule: name, why: checked.detail }, "hook request refused");
       return { status: checked.status, body: { error: checked.detail } };
     }
-    return admit(req, schedule, spec, checked, body);
+    return this.admit(req, schedule, spec, checked, body);
   }
 
   /**
@@ -103,7 +113,7 @@ export function hookEndpoint(
    * start something new counts against the rate, so neither an unsigned request nor a
    * captured delivery sent again can crowd the sender out.
    */
-  function admit(
+  private admit(
     req: IncomingMessage,
     schedule: Schedule,
     spec: HookSpec,
@@ -115,79 +125,39 @@ export function hookEndpoint(
     if (spec.format === "github" && header(req, "x-github-event") === "ping")
       return { status: 200, body: { pong: true } };
     const key = hookKey(name, checked.keyId);
-    const before = deps.claimedBy(key) ?? answered.get(key);
+    const before = this.deps.claimedBy(key) ?? this.answered.get(key);
     if (before !== undefined) {
-      deps.logger.info(
+      this.deps.logger.info(
         { schedule: name, delivery: checked.id, runId: before },
         "hook delivered again: nothing started",
       );
       return { status: 200, body: { duplicate: true, runId: before } };
     }
-    const wait = rateLimited(name, spec.perMinute);
+    const wait = this.rateLimited(name, spec.perMinute);
     if (wait !== undefined)
       return {
         status: 429,
         body: { error: `more than ${spec.perMinute} requests a minute` },
         headers: { "Retry-After": String(Math.ceil(wait / 1000)) },
       };
-    return take(schedule, checked, key, body);
+    return this.take(schedule, checked, key, body);
   }
 
   /** How long until the schedule may take a request again; undefined: now. */
-  function rateLimited(name: string, perMinute: number): number | undefined {
-    const now = deps.now();
-    const times = (recent.get(name) ?? []).filter((t) => now - t < 60_000);
+  private rateLimited(name: string, perMinute: number): number | undefined {
+    const now = this.deps.now();
+    const times = (this.recent.get(name) ?? []).filter((t) => now - t < 60_000);
     if (times.length >= perMinute) {
-      recent.set(name, times);
+      this.recent.set(name, times);
       return 60_000 - (now - times[0]!);
     }
     times.push(now);
-    recent.set(name, times);
+    this.recent.set(name, times);
     return undefined;
   }
 
-  function check(
-    req: IncomingMessage,
-    spec: HookSpec,
-    key: Buffer | string,
-    body: Buffer,
-  ): Checked | { ok: false; status: number; detail: string } {
-    let id: string;
-    let keyId: string;
-    if (spec.format === "github") {
-      const given = header(req, "x-hub-signature-256") ?? "";
-      const mac = createHmac("sha256", key).update(body).digest("hex");
-      if (!sameMac(given, `sha256=${mac}`))
-        return { ok: false, status: 401, detail: "no valid X-Hub-Signature-256" };
-      id = header(req, "x-github-delivery") ?? "";
-      // GitHub signs no delivery id nor time: the body (which it does sign) keys the run,
-      // so a captured request sent again under new ids starts nothing.
-      keyId = `sha256-${mac.slice(0, 32)}`;
-    } else {
-      const verdict = verifyWebhook(
-        key as Buffer,
-        {
-          id: header(req, "webhook-id"),
-          timestamp: header(req, "webhook-timestamp"),
-          signature: header(req, "webhook-signature"),
-        },
-        body,
-        Math.floor(deps.now() / 1000),
-      );
-      if (!verdict.ok) return { ok: false, status: 401, detail: verdict.detail };
-      id = verdict.id;
-      keyId = id;
-    }
-    if (!DELIVERY_ID.test(id))
-      return {
-        ok: false,
-        status: 400,
-        detail: "a delivery id of at most 200 letters, digits, '.', '_', ':' or '-'",
-      };
-    return { ok: true, id, keyId };
-  }
-
-  function take(schedule: Schedule, { id }: Checked, key: string, body: Buffer): Answer {
+  private take(schedule: Schedule, { id }: Checked, key: string, body: Buffer): Answer {
+    const deps = this.deps;
     const name = schedule.name;
     const payloadPath = hookPayloadPath(deps.stateDir, name, id);
     writeFileAtomic(payloadPath, body);
@@ -197,8 +167,9 @@ export function hookEndpoint(
     deps.logger.info({ schedule: name, delivery: id, ok: response.ok }, "hook fired the schedule");
     if (!response.ok) return { status: 409, body: { error: response.error } };
     // A delivery that waits for its schedule's run has no run id yet: it is taken all the same.
-    answered.set(key, response.runId ?? "(waiting)");
-    if (answered.size > ANSWERED_KEPT) answered.delete(answered.keys().next().value!);
+    this.answered.set(key, response.runId ?? "(waiting)");
+    if (this.answered.size > ANSWERED_KEPT)
+      this.answered.delete(this.answered.keys().next().value!);
     return {
       status: 202,
       body: {
@@ -207,6 +178,49 @@ export function hookEndpoint(
       },
     };
   }
+}
+
+/** Whether the request is signed with the schedule's key, and the delivery id it is taken by. */
+function checkSignature(
+  req: IncomingMessage,
+  spec: HookSpec,
+  key: Buffer | string,
+  body: Buffer,
+  now: number,
+): Checked | { ok: false; status: number; detail: string } {
+  let id: string;
+  let keyId: string;
+  if (spec.format === "github") {
+    const given = header(req, "x-hub-signature-256") ?? "";
+    const mac = createHmac("sha256", key).update(body).digest("hex");
+    if (!sameMac(given, `sha256=${mac}`))
+      return { ok: false, status: 401, detail: "no valid X-Hub-Signature-256" };
+    id = header(req, "x-github-delivery") ?? "";
+    // GitHub signs no delivery id nor time: the body (which it does sign) keys the run,
+    // so a captured request sent again under new ids starts nothing.
+    keyId = `sha256-${mac.slice(0, 32)}`;
+  } else {
+    const verdict = verifyWebhook(
+      key as Buffer,
+      {
+        id: header(req, "webhook-id"),
+        timestamp: header(req, "webhook-timestamp"),
+        signature: header(req, "webhook-signature"),
+      },
+      body,
+      Math.floor(now / 1000),
+    );
+    if (!verdict.ok) return { ok: false, status: 401, detail: verdict.detail };
+    id = verdict.id;
+    keyId = id;
+  }
+  if (!DELIVERY_ID.test(id))
+    return {
+      ok: false,
+      status: 400,
+      detail: "a delivery id of at most 200 letters, digits, '.', '_', ':' or '-'",
+    };
+  return { ok: true, id, keyId };
 }
 
 interface Checked {
