@@ -99,23 +99,56 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 }
 
 export function createStatusPage(o: StatusPageOptions): PageHandler {
-  const flashes = new Flashes();
-  const env = o.env ?? process.env;
-  const context = (url: URL): PageContext => {
-    const flash = flashes.take(url.searchParams.get("flash"));
+  const page = new StatusPage(o);
+  return (req, res, url) => page.serve(req, res, url);
+}
+
+/** The page's handler: its flash messages between a POST and the page it redirects to. */
+class StatusPage {
+  private readonly flashes = new Flashes();
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(private readonly o: StatusPageOptions) {
+    this.env = o.env ?? process.env;
+  }
+
+  async serve(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    const isPage =
+      ["/", "/index.html", "/events", "/favicon.ico"].includes(url.pathname) ||
+      /^\/(assets|runs|incidents|schedules)\//.test(url.pathname);
+    if (!isPage) return false;
+    const badHost = refuseHost(req, this.o.hosts);
+    if (badHost !== undefined) {
+      send(req, res, 421, "text/plain", `${badHost}\n`);
+      return true;
+    }
+    if (req.method === "POST") {
+      await this.post(req, res, url);
+      return true;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.setHeader("Allow", "GET, HEAD, POST");
+      send(req, res, 405, "text/plain", "method not allowed\n");
+      return true;
+    }
+    return this.get(req, res, url);
+  }
+
+  private context(url: URL): PageContext {
+    const flash = this.flashes.take(url.searchParams.get("flash"));
     url.searchParams.delete("flash");
     return {
       now: Date.now(),
-      token: o.token,
-      actions: o.actions,
+      token: this.o.token,
+      actions: this.o.actions,
       path: `${url.pathname}${url.search}`,
       ...(flash?.ok === true && { notice: flash.message }),
       ...(flash?.ok === false && { error: flash.message }),
     };
-  };
+  }
 
-  const dashboard = (url: URL, ctx: PageContext): string => {
-    const { daemon, config } = o;
+  private dashboard(url: URL, ctx: PageContext): string {
+    const { daemon, config } = this.o;
     const status = readStatus(config, new Date(ctx.now), {
       invalid: daemon.invalidProblems,
       schedules: daemon.schedules,
@@ -123,13 +156,14 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
     });
     const pause = readPauseState(config.stateDir);
     const filter = url.searchParams.get("q") ?? "";
+    const killSwitch = killSwitchOn(this.env);
     const data: DashboardData = {
       overview: scheduleOverview(
         {
           schedules: daemon.schedules,
           ledger: daemon.ledger,
           pause,
-          killSwitch: killSwitchOn(env),
+          killSwitch,
           nextFire: (s) => daemon.nextFire(s.name),
         },
         { filter },
@@ -144,14 +178,14 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
       outbox: { backlog: status.outbox.backlog, deadLetters: status.outbox.deadLetters.length },
       invalidFiles: status.invalidFiles,
       allPaused: pause.all,
-      killSwitch: killSwitchOn(env),
+      killSwitch,
       spend: status.spend,
       windows: status.windows,
     };
     return dashboardPage(data, ctx);
-  };
+  }
 
-  const get = (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
+  private get(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
     const path = url.pathname;
     if (path === "/favicon.ico") {
       res.writeHead(204, SECURITY_HEADERS).end();
@@ -161,34 +195,40 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
     else if (path === "/assets/live.js") send(req, res, 200, "text/javascript", LIVE_SCRIPT);
     else if (path === "/events") {
       if (req.method === "HEAD") send(req, res, 200, "text/event-stream", "");
-      else o.live.subscribe(res);
+      else this.o.live.subscribe(res);
     } else if (path === "/" || path === "/index.html")
-      send(req, res, 200, "text/html", dashboard(url, context(url)));
-    else if (path.startsWith("/runs/")) {
-      const runId = decoded(path.slice("/runs/".length));
-      const ctx = context(url);
-      const detail = isScheduledRunId(runId) ? runDetail(o.daemon.ledger, runId) : undefined;
-      if (detail === undefined)
-        send(req, res, 404, "text/html", notFoundPage(`No run ${runId} in the ledger.`, ctx));
-      else send(req, res, 200, "text/html", runPage(detail, ctx));
-    } else if (path.startsWith("/incidents/")) {
-      const slug = decoded(path.slice("/incidents/".length));
-      const ctx = context(url);
-      let page: string | undefined;
-      try {
-        if (/^[\w.-]+$/.test(slug))
-          page = incidentPage(incidentStore(o.config.stateDir).find(slug), ctx);
-      } catch {
-        page = undefined;
-      }
-      if (page === undefined)
-        send(req, res, 404, "text/html", notFoundPage(`No incident ${slug}.`, ctx));
-      else send(req, res, 200, "text/html", page);
-    } else return false;
+      send(req, res, 200, "text/html", this.dashboard(url, this.context(url)));
+    else if (path.startsWith("/runs/")) this.run(req, res, url);
+    else if (path.startsWith("/incidents/")) this.incident(req, res, url);
+    else return false;
     return true;
-  };
+  }
 
-  const post = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+  private run(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const runId = decoded(url.pathname.slice("/runs/".length));
+    const ctx = this.context(url);
+    const detail = isScheduledRunId(runId) ? runDetail(this.o.daemon.ledger, runId) : undefined;
+    if (detail === undefined)
+      send(req, res, 404, "text/html", notFoundPage(`No run ${runId} in the ledger.`, ctx));
+    else send(req, res, 200, "text/html", runPage(detail, ctx));
+  }
+
+  private incident(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const slug = decoded(url.pathname.slice("/incidents/".length));
+    const ctx = this.context(url);
+    let page: string | undefined;
+    try {
+      if (/^[\w.-]+$/.test(slug))
+        page = incidentPage(incidentStore(this.o.config.stateDir).find(slug), ctx);
+    } catch {
+      page = undefined;
+    }
+    if (page === undefined)
+      send(req, res, 404, "text/html", notFoundPage(`No incident ${slug}.`, ctx));
+    else send(req, res, 200, "text/html", page);
+  }
+
+  private async post(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const wantsJson = (req.headers.accept ?? "").includes("application/json");
     const refuse = (status: number, message: string) =>
       wantsJson
@@ -200,7 +240,7 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
             `${JSON.stringify({ ok: false, error: message })}\n`,
           )
         : send(req, res, status, "text/plain", `${message}\n`);
-    if (!o.actions)
+    if (!this.o.actions)
       return refuse(
         403,
         "the status page's actions are off ([http] actions = false in the config)",
@@ -214,46 +254,24 @@ export function createStatusPage(o: StatusPageOptions): PageHandler {
       return refuse(413, `the form is larger than ${MAX_BODY} bytes`);
     }
     const given = form.get("token") ?? (req.headers["x-autoloop-token"] as string | undefined);
-    if (!tokenMatches(given ?? undefined, o.token))
+    if (!tokenMatches(given ?? undefined, this.o.token))
       return refuse(
         403,
         "the form's token is missing or out of date: reload the page and try again",
       );
-    const result = await runAction(url.pathname, form.get("note") ?? "", o);
+    const result = await runAction(url.pathname, form.get("note") ?? "", this.o);
     if (result === undefined) return refuse(404, `no action at ${url.pathname}`);
-    o.live.publish("operator", { action: url.pathname });
+    this.o.live.publish("operator", { action: url.pathname });
     if (wantsJson) {
       send(req, res, result.ok ? 200 : 409, "application/json", `${JSON.stringify(result)}\n`);
       return;
     }
-    const back = safeBack(form.get("back") ?? undefined, flashes.put(result));
+    const back = safeBack(form.get("back") ?? undefined, this.flashes.put(result));
     res.writeHead(303, {
       ...SECURITY_HEADERS,
       Location: back,
       "Content-Length": 0,
     });
     res.end();
-  };
-
-  return async (req, res, url) => {
-    const isPage =
-      ["/", "/index.html", "/events", "/favicon.ico"].includes(url.pathname) ||
-      /^\/(assets|runs|incidents|schedules)\//.test(url.pathname);
-    if (!isPage) return false;
-    const badHost = refuseHost(req, o.hosts);
-    if (badHost !== undefined) {
-      send(req, res, 421, "text/plain", `${badHost}\n`);
-      return true;
-    }
-    if (req.method === "POST") {
-      await post(req, res, url);
-      return true;
-    }
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      res.setHeader("Allow", "GET, HEAD, POST");
-      send(req, res, 405, "text/plain", "method not allowed\n");
-      return true;
-    }
-    return get(req, res, url);
-  };
+  }
 }
