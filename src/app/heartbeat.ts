@@ -84,6 +84,25 @@ export function pingTarget(url: string, suffix = ""): Target {
   return { href: u.href, headers };
 }
 
+/** Logs a ping's outcome (the target's origin only) and tells the observer, if any. */
+function reportPing(
+  outcome: PingOutcome,
+  origin: string,
+  log: HeartbeatDeps["logger"],
+  onPing: HeartbeatOptions["onPing"],
+): void {
+  const fields = { target: origin, outcome };
+  if (outcome.kind === "ok") log.debug(fields, "heartbeat sent");
+  else if (outcome.kind === "skipped") {
+    if (outcome.why === "unhealthy") log.info(fields, "heartbeat skipped: daemon unhealthy");
+  } else log.warn(fields, `heartbeat to ${origin} failed (${outcome.kind})`);
+  try {
+    onPing?.(outcome);
+  } catch {
+    // An observer's bug must not stop the heartbeat.
+  }
+}
+
 /** Throws UserError for a URL that is not http(s); the message never quotes the secret URL. */
 export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
   const deps = { ...defaultHeartbeatDeps(), ...options.deps };
@@ -141,21 +160,8 @@ export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
         inFlight = false;
       }
     }
-    report(outcome);
+    reportPing(outcome, origin, log, options.onPing);
     return outcome;
-  }
-
-  function report(outcome: PingOutcome): void {
-    const fields = { target: origin, outcome };
-    if (outcome.kind === "ok") log.debug(fields, "heartbeat sent");
-    else if (outcome.kind === "skipped") {
-      if (outcome.why === "unhealthy") log.info(fields, "heartbeat skipped: daemon unhealthy");
-    } else log.warn(fields, `heartbeat to ${origin} failed (${outcome.kind})`);
-    try {
-      options.onPing?.(outcome);
-    } catch {
-      // An observer's bug must not stop the heartbeat.
-    }
   }
 
   const handle = deps.setInterval(() => void ping(), options.intervalMs);

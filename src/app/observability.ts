@@ -93,12 +93,12 @@ function publishChanges(daemon: SchedulerDaemon, live: LiveUpdates, monitor?: Mo
   monitor?.notified.push(() => live.publish("alert"));
 }
 
-export async function startObservability(
+/** The daemon's and its monitor's metrics, counted from their events. */
+function daemonMetrics(
   daemon: SchedulerDaemon,
   config: CronConfig,
-  logger: Logger,
-  monitor?: MonitorService,
-): Promise<Observability> {
+  monitor: MonitorService | undefined,
+): Metrics {
   // Without [http] nothing can read /metrics: no process metrics, whose event-loop sampler
   // woke an idle daemon ten times a second, a large share of its idle CPU.
   const metrics = new Metrics({ defaultMetrics: config.http.enabled });
@@ -117,6 +117,16 @@ export async function startObservability(
     invalidScheduleFiles: () => new Set(daemon.invalidProblems.map((p) => p.file)).size,
     lastTickAt: () => daemon.lastTickAt.getTime() || undefined,
   });
+  return metrics;
+}
+
+export async function startObservability(
+  daemon: SchedulerDaemon,
+  config: CronConfig,
+  logger: Logger,
+  monitor?: MonitorService,
+): Promise<Observability> {
+  const metrics = daemonMetrics(daemon, config, monitor);
   const health = healthCheck(
     config.stateDir,
     () => daemon.lastTickAt.getTime() || undefined,
