@@ -28,7 +28,11 @@ for (const file of files) {
       const name =
         node.name?.getText() ??
         (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText() : "(anonymous)");
-      functions.push({ where: `${relative(root, file)}:${start + 1}`, name, lines: end - start + 1 });
+      functions.push({
+        where: `${relative(root, file)}:${start + 1}`,
+        name,
+        lines: end - start + 1,
+      });
     }
     ts.forEachChild(node, visit);
   };
@@ -39,4 +43,5 @@ const over = (n) => functions.filter((f) => f.lines > n).length;
 console.log(`${files.length} files, ${lines} lines in ${root}/`);
 console.log(`functions over 80 lines: ${over(80)}; over 100: ${over(100)}`);
 const shown = Number(process.argv[3] ?? 10);
-for (const f of functions.slice(0, shown)) console.log(`  ${String(f.lines).padStart(4)}  ${f.name}  ${f.where}`);
+for (const f of functions.slice(0, shown))
+  console.log(`  ${String(f.lines).padStart(4)}  ${f.name}  ${f.where}`);

@@ -7,6 +7,7 @@ import { fireThroughDaemon } from "../operator/schedule-actions.js";
 import { admitSlot, recordSkip } from "../scheduler/admission/admission.js";
 import { scheduledLaunchSpec, slotCourse } from "../scheduler/admission/carry-out.js";
 import { pauseOnFailures } from "../scheduler/admission/pause-on-failure.js";
+import { budgetStanding } from "../scheduler/budget/standing.js";
 import { type CronConfig, runEnvironment } from "../scheduler/config/config.js";
 import { runningDaemon } from "../scheduler/daemon/control.js";
 import { launchRecorded } from "../scheduler/daemon/recorded-launch.js";
@@ -115,7 +116,8 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
     }
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
-  const spec = scheduledLaunchSpec(config, ledger, schedule, runId, slot, Date.now());
+  const standing = budgetStanding(schedule, ledger, Date.now());
+  const spec = scheduledLaunchSpec(config, ledger, schedule, runId, slot, standing);
   const env = runEnvironment(config, process.env, hookSecretEnvNames(report.schedules));
   const result = await launchRecorded(ledger, spec, "manual", { logger, env });
   if (result.kind === "duplicate")

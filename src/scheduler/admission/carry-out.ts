@@ -2,7 +2,7 @@
 // with or without a daemon, the status page, MCP): a skip with the record the ledger keeps, a
 // wait, a replacement, or a launch with the spec its run starts from (history attached).
 import { join } from "node:path";
-import { budgetStanding } from "../budget/standing.js";
+import type { BudgetStanding } from "../budget/standing.js";
 import type { CronConfig } from "../config/config.js";
 import { attachHistory } from "../history/schedule-history.js";
 import { launchSpecFor } from "../launch/schedule-spec.js";
@@ -58,7 +58,8 @@ export function slotCourse(decision: SlotDecision, ask: SlotAsk, waiting: Waitin
 
 /**
  * The spec a run of `schedule` for `slot` starts from, with the schedule's history attached
- * and the ceiling its budget leaves the run (taken now, counting runs launched meanwhile).
+ * and the ceiling its budget leaves the run (`standing`, taken by the caller at the claim,
+ * counting runs launched meanwhile).
  */
 export function scheduledLaunchSpec(
   config: CronConfig,
@@ -66,11 +67,10 @@ export function scheduledLaunchSpec(
   schedule: Schedule,
   runId: string,
   slot: Date,
-  now: number,
+  standing: BudgetStanding | undefined,
 ): LaunchSpec {
   const { stateDir } = config;
   const spec = launchSpecFor(config, schedule, runId, slot);
-  const standing = budgetStanding(schedule, ledger, now);
   if (spec.kind === "preset" && standing?.kind === "open") spec.budget = standing.ceiling;
   return attachHistory(spec, {
     ledger,

@@ -312,7 +312,7 @@ export class SlotRunner {
       schedule,
       runId,
       slot,
-      this.ctx.now(),
+      standing,
     );
     if (l.retry !== undefined) spec.retry = l.retry;
     const launched =
