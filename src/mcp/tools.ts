@@ -14,23 +14,12 @@ import { fireThroughDaemon, pauseSchedule } from "../operator/schedule-actions.j
 import { spendRows } from "../scheduler/budget/spend-rows.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import { runningDaemon } from "../scheduler/daemon/control.js";
-import type { SummaryStatus } from "../scheduler/ledger/events.js";
+import { SUMMARY_STATUSES } from "../scheduler/ledger/events.js";
 import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
 import { validateAll } from "../scheduler/schedules/validate.js";
 import { nextFireTime } from "../scheduler/timing/planner.js";
 import { parseDuration } from "../util/duration.js";
 import { UserError } from "../util/errors.js";
-
-const STATUSES = [
-  "pending",
-  "running",
-  "completed",
-  "failed",
-  "killed",
-  "timed_out",
-  "interrupted",
-  "skipped",
-] as const satisfies readonly SummaryStatus[];
 
 export interface ToolDefinition {
   name: string;
@@ -119,7 +108,7 @@ export const TOOLS: ToolDefinition[] = [
       "Recent runs from the run ledger, newest first: status, trigger, slot, start and end, stop reason. Filter by schedule, status and how recent.",
     inputSchema: {
       schedule: z.string().max(200).optional(),
-      status: z.enum(STATUSES).optional(),
+      status: z.enum(SUMMARY_STATUSES).optional(),
       since: z
         .string()
         .max(40)

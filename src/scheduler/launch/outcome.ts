@@ -10,14 +10,17 @@ export type RunKind = "preset" | "chain" | "command";
 /** True for runs of the harness, whose journal says how they ended. */
 export const journalsItsEnd = (kind: RunKind): boolean => kind !== "command";
 
-export type RunStatus =
-  | "pending"
-  | "running"
-  | "completed"
-  | "failed"
-  | "killed"
-  | "timed_out"
-  | "interrupted";
+export const RUN_STATUSES = [
+  "pending",
+  "running",
+  "completed",
+  "failed",
+  "killed",
+  "timed_out",
+  "interrupted",
+] as const;
+
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export type TerminalStatus = Exclude<RunStatus, "pending" | "running">;
 

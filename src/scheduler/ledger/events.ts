@@ -1,5 +1,5 @@
 // Run-ledger events (one JSONL line per state change, docs/formats.md) and the pure replay into a run summary.
-import type { RunKind, RunStatus, TerminalStatus } from "../launch/outcome.js";
+import { RUN_STATUSES, type RunKind, type TerminalStatus } from "../launch/outcome.js";
 
 export type { RunKind } from "../launch/outcome.js";
 
@@ -120,7 +120,10 @@ export type LedgerEventInput = LedgerEvent extends infer E
     : never
   : never;
 
-export type SummaryStatus = RunStatus | "skipped";
+/** Every status `runs` can show: a run's, or a skipped slot's. */
+export const SUMMARY_STATUSES = [...RUN_STATUSES, "skipped"] as const;
+
+export type SummaryStatus = (typeof SUMMARY_STATUSES)[number];
 
 /** What `runs` lists: the state of one run after replaying its events. */
 export interface RunSummary {
