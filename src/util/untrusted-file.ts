@@ -2,7 +2,15 @@
 // project's `.autoloop/`): for reading only, never blocking (a FIFO opened without O_NONBLOCK
 // waits for a writer, on the daemon's one thread), never through a link in the last
 // component, and only when it is a regular file.
-import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  type Stats,
+} from "node:fs";
 import { dirname, sep } from "node:path";
 import { UserError } from "./errors.js";
 
@@ -79,6 +87,26 @@ export function openRegularFile(path: string): { fd: number; stat: Stats } | und
  */
 export function openForAppend(path: string, mode: number): number {
   return openUntrusted(path, APPEND, { mode, devices: true }).fd;
+}
+
+/**
+ * A small file's text, read as described above (never through a link, never waiting on a
+ * FIFO); undefined when it is missing, not a regular file, or over `maxBytes`.
+ */
+export function readSmallRegularFile(path: string, maxBytes = 1 << 20): string | undefined {
+  let opened: { fd: number; stat: Stats } | undefined;
+  try {
+    opened = openRegularFile(path);
+  } catch {
+    return undefined;
+  }
+  if (opened === undefined) return undefined;
+  try {
+    if (opened.stat.size > maxBytes) return undefined;
+    return readFileSync(opened.fd, "utf8");
+  } finally {
+    closeSync(opened.fd);
+  }
 }
 
 /**

@@ -212,11 +212,21 @@ describe("control files in the public autoloop's format", () => {
       '{"run": "swift-otter", "iteration": "2", "topic": "human.ask", "ts": "2026-11-27T08:00:00.000Z", "v": 1, "payload": "Postgres or SQLite?", "source": "agent"}\n' +
         '{"run": "swift-otter", "iteration": "2", "topic": "ask.pending", "ts": "2026-11-27T08:00:00.010Z", "v": 1, "fields": {"question_id": "ask_swift-otter_2", "question": "Postgres or SQLite?"}}\n',
     );
+    // An answer goes only to a run of ours (its launch record says where it reads): one
+    // written into another harness's folder, which its agent writes too, could be lost.
     const answered = await autoloop(
       ["control", "respond", "swift", "ask_swift-otter_2", "SQLite"],
       { cwd: pub },
     );
-    expect(answered.exitCode, answered.stderr).toBe(0);
+    expect(answered.exitCode).toBe(1);
+    expect(answered.stderr).toContain("has no launch record");
+    expect(existsSync(join(state, "control", "requests.jsonl"))).toBe(false);
+    // Guidance to it is written in the public autoloop's request format.
+    const guided = await autoloop(
+      ["control", "guide", "swift", "Use", "SQLite", "--no-interrupt"],
+      { cwd: pub },
+    );
+    expect(guided.exitCode, guided.stderr).toBe(0);
     const line = readFileSync(join(state, "control", "requests.jsonl"), "utf8").trim();
     const request = JSON.parse(line);
     expect(Object.keys(request)).toEqual([
@@ -230,9 +240,9 @@ describe("control files in the public autoloop's format", () => {
     ]);
     expect(request).toMatchObject({
       runId: "swift-otter",
-      verb: "respond",
-      reason: "respond",
-      payload: { questionId: "ask_swift-otter_2", answer: "SQLite" },
+      verb: "guide",
+      reason: "guide",
+      payload: { message: "Use SQLite", interrupt: false },
     });
     expect(request.id).toMatch(/^ctl_[0-9a-z]+_[0-9a-z]{6}$/);
   }, 30_000);

@@ -3,11 +3,13 @@
 // answered, a question the agent forged in its journal cannot be answered, a second answer is
 // refused (exit 1) rather than written and ignored, and a `control/` the agent replaced by a
 // link is never written through.
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
   mkdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -188,5 +190,53 @@ describe("a private folder that cannot be written", () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toContain("private folder");
     expect(run.stderr).toContain("cannot be written");
+  }, 30_000);
+});
+
+describe("a private folder a same-user agent reached", () => {
+  it("a FIFO in place of its launch record or question holds no operator's tool", async () => {
+    const dir = tempDir();
+    const run = autoloop(["run", agentPreset(dir, "exec sleep 30"), "x", "--run-id", "fifo1"], {
+      cwd: dir,
+    });
+    try {
+      const own = privateRunDir(dir, "fifo1");
+      await waitFor(() => existsSync(join(own, "launch.json")), "the launch record");
+      for (const file of ["launch.json", "question.json"]) {
+        rmSync(join(own, file), { force: true });
+        execFileSync("mkfifo", [join(own, file)]);
+      }
+      const guide = await autoloop(["control", "guide", "fifo1", "hello", "--no-interrupt"], {
+        cwd: dir,
+      });
+      expect(guide.exitCode, guide.stderr).toBe(0);
+      const answer = await autoloop(["control", "respond", "fifo1", "q", "yes"], { cwd: dir });
+      expect(answer.exitCode).toBe(1);
+      expect(answer.stderr).toContain("has no launch record");
+    } finally {
+      run.kill("SIGTERM");
+      await run;
+    }
+  }, 30_000);
+
+  it("with its launch record removed: a forged question is not answered into the project", async () => {
+    const dir = tempDir();
+    const forge = `printf '{"run": "%s", "iteration": "1", "topic": "ask.pending", "ts": "2026-11-29T00:00:00.000Z", "v": 1, "fields": {"question_id": "ask_%s_1", "question": "Paste the deploy key here"}}\\n' "$AUTOLOOP_RUN_ID" "$AUTOLOOP_RUN_ID" >> "$AUTOLOOP_JOURNAL_FILE"
+exec sleep 30`;
+    const run = autoloop(["run", agentPreset(dir, forge), "x", "--run-id", "nol1"], { cwd: dir });
+    try {
+      await waitFor(asked(dir), "the forged question");
+      rmSync(join(privateRunDir(dir, "nol1"), "launch.json"));
+      const answer = await autoloop(["control", "respond", "nol1", "ask_nol1_1", "sk-live-123"], {
+        cwd: dir,
+      });
+      expect(answer.exitCode).toBe(1);
+      expect(answer.stderr).toContain("nothing was sent");
+      const own = join(dir, ".autoloop", "runs", "nol1", "control", "requests.jsonl");
+      expect(existsSync(own) ? readFileSync(own, "utf8") : "").not.toContain("sk-live-123");
+    } finally {
+      run.kill("SIGTERM");
+      await run;
+    }
   }, 30_000);
 });

@@ -17,6 +17,9 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
+import { writeLaunchRecord } from "../../src/harness/control/launch-record.js";
+import { privateRunPaths } from "../../src/harness/control/private-run.js";
+import { writeQuestionRecord } from "../../src/harness/control/question-record.js";
 import { encodeRecord, type JournalRecord } from "../../src/journal/codec.js";
 import { AUTOLOOP, AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
@@ -282,6 +285,24 @@ function askingRun(root: string, harnessPid: number): string {
   ];
   const journal = join(project, ".autoloop/journal.jsonl");
   appendFileSync(journal, records.map((r) => `${encodeRecord(r)}\n`).join(""));
+  // What our harness records in the run's private folder when it launches and asks.
+  const own = privateRunPaths(RUN, journal);
+  writeLaunchRecord(own, {
+    runId: RUN,
+    preset: "demo",
+    presetDir: project,
+    presetDigest: "",
+    workDir: project,
+    journalFile: journal,
+    objective: "x",
+    trigger: "cli",
+    parentRunId: "",
+    maxIterations: 1,
+    createdAt: ts(0),
+    envNames: [],
+  });
+  const asked = { questionId: "q1", question: QUESTION, iteration: "1", askedAt: ts(1) };
+  writeQuestionRecord(own, { ...asked, timeoutAt: ts(600), state: "waiting" });
   return journal;
 }
 

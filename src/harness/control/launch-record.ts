@@ -3,11 +3,11 @@
 // the variables it was given, its pid. `resume` and the operator's tools take a run's preset,
 // directories and pid from here, never from the registry beside the journal (the run's agent
 // can write that one).
-import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { z } from "zod";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { hexDigest } from "../../util/digest.js";
+import { readSmallRegularFile } from "../../util/untrusted-file.js";
 import { journalIdentity, type PrivateRunPaths, privateRunPaths } from "./private-run.js";
 
 const launchRecordSchema = z.object({
@@ -52,12 +52,9 @@ export function readLaunchRecord(
   journalFile: string,
   env: NodeJS.ProcessEnv = process.env,
 ): LaunchRecord | undefined {
-  let text: string;
-  try {
-    text = readFileSync(privateRunPaths(runId, journalFile, env).launch, "utf8");
-  } catch {
-    return undefined;
-  }
+  // The folder is the operator's, but a same-user agent can still plant a FIFO or a link in it.
+  const text = readSmallRegularFile(privateRunPaths(runId, journalFile, env).launch);
+  if (text === undefined) return undefined;
   try {
     const parsed = launchRecordSchema.safeParse(JSON.parse(text));
     const ours = parsed.success && parsed.data.runId === runId;

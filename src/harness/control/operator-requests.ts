@@ -10,18 +10,18 @@ import { fieldText, type JournalRecord, journalTimestamp } from "../../journal/c
 import { readJournal } from "../../journal/reader.js";
 import { type RegistryEntry, readRegistry } from "../../journal/registry-view.js";
 import { UserError } from "../../util/errors.js";
-import { withFileLock } from "../../util/file-lock.js";
 import { isProcessAlive } from "../../util/process.js";
 import { linkUnder } from "../../util/untrusted-file.js";
 import { TaskStore } from "../tasks/store.js";
 import { answerIn } from "./ask.js";
 import { type LaunchRecord, readLaunchRecord } from "./launch-record.js";
-import { privateRunPaths, safeRunId } from "./private-run.js";
+import { operatorStateHome, privateRunPaths, safeRunId } from "./private-run.js";
 import { readQuestionRecord } from "./question-record.js";
 import {
   appendRequest,
   buildRequest,
   type ControlPaths,
+  type ControlRequest,
   controlPaths,
   readControl,
 } from "./requests.js";
@@ -203,14 +203,19 @@ function harnessAlive(ref: RunRef): boolean {
 
 /** Where the run reads requests: its private folder, or (another harness) its own `control/`. */
 export function requestPaths(ref: RunRef): ControlPaths {
-  if (ref.launch !== undefined) return privateRunPaths(ref.runId, ref.journalFile).control;
+  if (ref.launch !== undefined)
+    return noLinks(operatorStateHome(), privateRunPaths(ref.runId, ref.journalFile).control);
   if (ref.stateDir === "")
     throw new UserError(
       `run ${ref.runId} has no state_dir inside ${dirname(ref.journalFile)} in its registry record`,
       1,
     );
-  const paths = controlPaths(ref.stateDir);
-  const link = linkUnder(dirname(ref.journalFile), paths.requests);
+  return noLinks(dirname(ref.journalFile), controlPaths(ref.stateDir));
+}
+
+/** `paths`, unless a folder on the way below `home` is a link (a run may plant one). */
+function noLinks(home: string, paths: ControlPaths): ControlPaths {
+  const link = linkUnder(home, paths.requests);
   if (link !== undefined)
     throw new UserError(
       `${link} is a symbolic link: the run's control folder may not lead elsewhere; nothing was sent`,
@@ -231,28 +236,41 @@ export function respond(
 ): PendingQuestion {
   if (answer.trim() === "")
     throw new UserError("an empty answer answers nothing; say something", 1);
-  const paths = requestPaths(ref);
-  // One answer per question: the check and the write hold the inbox's lock, so a second
-  // answer sent a moment after the first is refused, not written and then ignored.
-  return withFileLock(paths.requests, () => {
-    const pending = waitingQuestion(ref);
-    if (questionId !== undefined && questionId !== pending.questionId)
-      throw new UserError(
-        `run ${ref.runId} waits on question ${pending.questionId}, not ${questionId}`,
-        1,
-      );
-    const earlier = readControl(paths).requests.find(
-      (r) => answerIn(r, ref.runId, pending.questionId) !== undefined,
+  if (ref.launch === undefined)
+    throw new UserError(
+      `run ${ref.runId} has no launch record in ${privateRunPaths(ref.runId, ref.journalFile).dir}: it is not a run of this harness under this account and state home (check HOME, XDG_STATE_HOME, AUTOLOOP_OPERATOR_DIR), or its record was removed; an answer written where it could not be read would be lost, so nothing was sent`,
+      1,
     );
-    if (earlier !== undefined)
-      throw new UserError(
-        `run ${ref.runId}'s question ${pending.questionId} was answered already${earlier.by ? ` by ${earlier.by}` : ""} at ${earlier.requestedAt} (the run takes the first answer); nothing was sent`,
-        1,
-      );
-    const payload = { questionId: pending.questionId, answer };
-    appendRequest(paths, buildRequest(ref.runId, "respond", "respond", payload, by));
-    return pending;
-  });
+  const paths = requestPaths(ref);
+  const pending = waitingQuestion(ref);
+  if (questionId !== undefined && questionId !== pending.questionId)
+    throw new UserError(
+      `run ${ref.runId} waits on question ${pending.questionId}, not ${questionId}`,
+      1,
+    );
+  const answered = (why: string, r: ControlRequest) =>
+    new UserError(
+      `run ${ref.runId}'s question ${pending.questionId} was answered already${r.by ? ` by ${r.by}` : ""} at ${r.requestedAt} (the run takes the first answer); ${why}`,
+      1,
+    );
+  const first = () =>
+    readControl(paths).requests.find((r) => answerIn(r, ref.runId, pending.questionId));
+  const earlier = first();
+  if (earlier !== undefined) throw answered("nothing was sent", earlier);
+  // No lock (a lock file in a folder a run may reach could hold the daemon's thread): the
+  // answer is appended, and when another landed first, this one is said to be ignored.
+  const request = buildRequest(
+    ref.runId,
+    "respond",
+    "respond",
+    { questionId: pending.questionId, answer },
+    by,
+  );
+  appendRequest(paths, request);
+  const taken = first();
+  if (taken !== undefined && taken.id !== request.id)
+    throw answered(`yours (${request.id}) was written after it and the run ignores it`, taken);
+  return pending;
 }
 
 /** The latest `loop.start` or `loop.resume` of the run: when its current harness began it. */

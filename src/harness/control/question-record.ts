@@ -1,9 +1,9 @@
 // The question a run's harness asked, in the run's private folder (`question.json`): written by
 // the harness when it asks and when the wait ends. The operator's tools answer only a question
 // recorded here: an `ask.pending` line in the journal may be the agent's own.
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { writeFileAtomic } from "../../util/atomic-write.js";
+import { readSmallRegularFile } from "../../util/untrusted-file.js";
 import type { PrivateRunPaths } from "./private-run.js";
 
 const questionRecordSchema = z.object({
@@ -32,8 +32,10 @@ export function writeQuestionRecord(paths: PrivateRunPaths, record: QuestionReco
 }
 
 export function readQuestionRecord(paths: PrivateRunPaths): QuestionRecord | undefined {
+  const text = readSmallRegularFile(paths.question);
+  if (text === undefined) return undefined;
   try {
-    const parsed = questionRecordSchema.safeParse(JSON.parse(readFileSync(paths.question, "utf8")));
+    const parsed = questionRecordSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
