@@ -1,5 +1,5 @@
 // Run-ledger events (one JSONL line per state change, docs/formats.md) and the pure replay into a run summary.
-import type { RunKind, RunStatus, TerminalStatus } from "../launch/outcome.js";
+import type { RunKind, RunStatus, SpendBasis, TerminalStatus } from "../launch/outcome.js";
 
 export type { RunKind } from "../launch/outcome.js";
 
@@ -61,10 +61,12 @@ export interface FinishedEvent extends Base {
   signal?: string;
   durationMs: number;
   detail?: string;
-  /** What the run spent, from its terminal record: known cost, tokens, iterations of unknown cost. */
+  /** What the run spent: known cost, tokens, iterations of unknown cost. */
   costUsd?: number;
   tokens?: number;
   unpricedIterations?: number;
+  /** Where the spend came from: `harness` (its `end.json`) or `journal` (the run's own file). */
+  spendBasis?: SpendBasis;
   /** When its agent said to try again (`retry_after` of a rate-limited stop), as an ISO time. */
   retryAfter?: string;
 }
@@ -146,6 +148,8 @@ export interface RunSummary {
   costUsd?: number;
   tokens?: number;
   unpricedIterations?: number;
+  /** Where the spend came from; a `journal` figure is a claim of the run's (budgets: spend.ts). */
+  spendBasis?: SpendBasis;
   /** The ceiling its schedule's budget put on it: what a running run may still spend. */
   budgetUsd?: number;
   budgetTokens?: number;
@@ -221,7 +225,7 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
       };
     case "finished": {
       const { stopReason, exitCode, signal, detail, costUsd, tokens, unpricedIterations } = e;
-      const { retryAfter } = e;
+      const { retryAfter, spendBasis } = e;
       return {
         ...s,
         status: e.status,
@@ -235,6 +239,7 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
         ...(costUsd !== undefined && { costUsd }),
         ...(tokens !== undefined && { tokens }),
         ...(unpricedIterations !== undefined && unpricedIterations > 0 && { unpricedIterations }),
+        ...(spendBasis !== undefined && { spendBasis }),
         ...(retryAfter !== undefined && { retryAfter }),
       };
     }
