@@ -166,3 +166,26 @@ describe("a run whose journal understates its spend", () => {
     );
   }, 120_000);
 });
+
+// The run's private folder, as its agent can work it out under one user (docs/formats.md).
+const PRIVATE_DIR = `d="$XDG_STATE_HOME/autoloop/runs/$AUTOLOOP_RUN_ID.$(printf '%s' "$(realpath "$(dirname "$AUTOLOOP_JOURNAL_FILE")")/journal.jsonl" | sha256sum | cut -c1-12)"`;
+const PLANT = `printf '%s' '{"v":1,"runId":"'"$AUTOLOOP_RUN_ID"'","reason":"max_iterations","complete":false,"costUsd":0.01,"totalTokens":10,"iterations":1,"endedAt":"2026-01-01T00:00:00.000Z","pid":1}' > "$d/end.json"`;
+
+describe("a run that plants its own end.json", () => {
+  const spend5 = reportUsage({ model: "m", input_tokens: 10, output_tokens: 10, cost_usd: 5 });
+
+  it("then SIGKILLs its harness: a killed harness wrote no end, counted as its $10 ceiling", async () => {
+    const script = `${PRIVATE_DIR}; ${spend5}; ${PLANT}; if [ "$AUTOLOOP_ITERATION" = 2 ]; then kill -9 $PPID; sleep 1; fi; echo spent`;
+    await withSpender(
+      "{ per_day = 10.0 }",
+      script,
+      async (fire) => {
+        const first = await fire();
+        expect(first).toMatchObject({ status: "interrupted", costUsd: 5, spendBasis: "journal" });
+        const second = await fire();
+        expect(second).toMatchObject({ status: "skipped", skipCause: "budget_exhausted" });
+      },
+      2,
+    );
+  }, 120_000);
+});

@@ -150,7 +150,7 @@ function recoverEntry(ledger: RunLedger, listed: PendingEntry, d: RecoveryDeps):
     const outcome = determineOutcome({
       kind: entry.kind,
       ...(terminal && { terminal }),
-      ...bookedSpend(entry.kind, entry.runId, journalPath, end, inheritedEnv()),
+      ...bookedSpend(entry.kind, entry.runId, journalPath, end, inheritedEnv(), exitCode),
       ...(exitCode !== undefined && recordedExit(entry.kind, exitCode)),
       durationMs,
       journalPath,

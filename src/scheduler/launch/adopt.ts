@@ -102,7 +102,7 @@ export function watchAdoptedRun(run: AdoptedRun, deps: Partial<AdoptDeps> = {}):
     return determineOutcome({
       kind: run.kind,
       ...(journalsItsEnd(run.kind) && { terminal: end.terminal }),
-      ...bookedSpend(run.kind, run.runId, journalPath, end, inheritedEnv()),
+      ...bookedSpend(run.kind, run.runId, journalPath, end, inheritedEnv(), exitCode),
       ...(exitCode !== undefined && recordedExit(run.kind, exitCode)),
       killedBy: terminator.cause,
       durationMs: d.now() - startedAt,

@@ -110,7 +110,7 @@ export async function launchRun(
     return determineOutcome({
       kind: spec.kind,
       terminal: end?.terminal,
-      ...bookedSpend(spec.kind, spec.runId, journalPath, end, env),
+      ...bookedSpend(spec.kind, spec.runId, journalPath, end, env, recorded),
       ...(recorded === undefined
         ? { exitCode: result.exitCode, signal: result.signal }
         : recordedExit(spec.kind, recorded)),

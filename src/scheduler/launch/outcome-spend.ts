@@ -8,6 +8,7 @@ import {
   plausibleUsd,
   type RunKind,
   type RunSpend,
+  recordedExit,
   type SpendBasis,
 } from "./outcome.js";
 import type { RunEndScan } from "./outcome-journal.js";
@@ -30,6 +31,19 @@ function reported(end: EndRecord): { spend?: RunSpend } | undefined {
 }
 
 /**
+ * The harness's figures, raised where the journal states more: a run lowers what is booked
+ * only by forging both files (the journal alone it can rewrite, `end.json` alone it can plant).
+ */
+function atLeast(harness: RunSpend, journal: RunSpend | undefined): RunSpend {
+  if (journal === undefined) return harness;
+  return {
+    costUsd: Math.max(harness.costUsd, journal.costUsd),
+    tokens: Math.max(harness.tokens, journal.tokens),
+    unpricedIterations: Math.max(harness.unpricedIterations, journal.unpricedIterations),
+  };
+}
+
+/**
  * The journal's per-model split (for `/metrics`) when it adds up to what the harness reported;
  * otherwise the journal was rewritten and the split is not shown.
  */
@@ -47,6 +61,10 @@ function withModels(spend: RunSpend, journal: RunSpend | undefined): RunSpend {
  * What a run of `kind` spent and where that came from: the harness's end record of `runId`
  * (found from the journal's path and `env`, the environment the run was given), else the
  * run's journal as `scan` read it. A command journals nothing: its spend is unknown.
+ *
+ * The end record is read only when the run's wrapper recorded that the harness exited
+ * (`recorded`, its exit code): a harness killed by a signal wrote none, so an `end.json`
+ * then is one its agent planted before killing it.
  */
 export function bookedSpend(
   kind: RunKind,
@@ -54,14 +72,15 @@ export function bookedSpend(
   journalPath: string,
   scan: RunEndScan | undefined,
   env: NodeJS.ProcessEnv,
+  recorded: number | undefined,
 ): BookedSpend {
   if (!journalsItsEnd(kind)) return {};
-  const end = readEndRecord(runId, journalPath, env);
+  const exited = recorded !== undefined && !("signal" in recordedExit(kind, recorded));
+  const end = exited ? readEndRecord(runId, journalPath, env) : undefined;
   const harness = end === undefined ? undefined : reported(end);
   const journal = scan?.spend();
-  if (harness !== undefined)
-    return harness.spend === undefined
-      ? { spendBasis: "harness" }
-      : { spend: withModels(harness.spend, journal), spendBasis: "harness" };
+  if (harness?.spend !== undefined)
+    return { spend: withModels(atLeast(harness.spend, journal), journal), spendBasis: "harness" };
+  if (harness !== undefined) return { spendBasis: "harness" };
   return journal === undefined ? {} : { spend: journal, spendBasis: "journal" };
 }
