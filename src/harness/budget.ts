@@ -65,18 +65,39 @@ export function costLeft(spend: RunSpend, limits: BudgetLimits): number | undefi
   return limits.max_cost_usd > 0 ? Math.max(0, limits.max_cost_usd - spend.costUsd) : undefined;
 }
 
+/** What a run's process spent, as numbers: its terminal record and `end.json` state these. */
+export interface SpentFigures {
+  /** Of the agent calls whose cost is known, to six decimals. */
+  costUsd: number;
+  totalTokens: number;
+  /** Agent calls whose cost is unknown. */
+  unpricedIterations: number;
+}
+
+/**
+ * What `calls` agent calls spent; undefined when nothing is known: no call, or an agent that
+ * reported no usage at all (not a run that cost 0).
+ */
+export function spentFigures(spend: RunSpend, calls: number): SpentFigures | undefined {
+  if (calls === 0 || (spend.unpriced >= calls && spend.tokens === 0)) return undefined;
+  const costUsd = Number(spend.costUsd.toFixed(6));
+  return { costUsd, totalTokens: spend.tokens, unpricedIterations: spend.unpriced };
+}
+
 /**
  * What a run spent, as its terminal record (`loop.complete`/`loop.stop`) says it: `cost_usd`
- * (of the iterations whose cost is known, six decimals), `total_tokens`, and
- * `unpriced_iterations` when some iterations' cost is unknown. Nothing when nothing is known:
- * no iteration, or an agent that reported no usage at all (not a run that cost 0).
+ * (six decimals), `total_tokens`, and `unpriced_iterations` when some iterations' cost is
+ * unknown. Nothing when nothing is known (`spentFigures`).
  */
-export function spendFields(spend: RunSpend, iterations: number): Record<string, string> {
-  if (iterations === 0 || (spend.unpriced >= iterations && spend.tokens === 0)) return {};
+export function spendFields(spend: RunSpend, calls: number): Record<string, string> {
+  const figures = spentFigures(spend, calls);
+  if (figures === undefined) return {};
   return {
-    cost_usd: spend.costUsd.toFixed(6),
-    total_tokens: String(spend.tokens),
-    ...(spend.unpriced > 0 && { unpriced_iterations: String(spend.unpriced) }),
+    cost_usd: figures.costUsd.toFixed(6),
+    total_tokens: String(figures.totalTokens),
+    ...(figures.unpricedIterations > 0 && {
+      unpriced_iterations: String(figures.unpricedIterations),
+    }),
   };
 }
 

@@ -9,7 +9,8 @@ import { iterationEnv, runBoundEnv } from "./agent-env.js";
 import { AgentReaper } from "./agent-reaper.js";
 import { askHuman, askTimeoutMs } from "./ask-step.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
-import { addUsage, budgetStop, costLeft, NO_SPEND, spendFields } from "./budget.js";
+import { addUsage, budgetStop, costLeft, NO_SPEND, spendFields, spentFigures } from "./budget.js";
+import { writeEndRecord } from "./control/end-record.js";
 import { ControlInbox } from "./control/inbox.js";
 import type { ControlRequest } from "./control/requests.js";
 import { removeEventTool, writeEventTool } from "./event-tool.js";
@@ -233,9 +234,13 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       progress(worktreeNote(finished, runId));
     }
     // What this process spent: a resumed run's earlier part said it in its own terminal record.
-    const spent = spendFields(spend, completed - (resume ? resume.fromIteration - 1 : 0) + reviews);
+    const calls = completed - (resume ? resume.fromIteration - 1 : 0) + reviews;
+    const spent = spendFields(spend, calls);
     if (t.complete) system("loop.complete", completed || undefined, { reason: t.reason, ...spent });
     else system("loop.stop", completed || undefined, { reason: t.reason, ...spent, ...t.fields });
+    // The same, where a schedule's budget reads it: the journal is the run's to rewrite.
+    const end = { runId, ...t, iterations: completed };
+    writeEndRecord(privateRun, end, spentFigures(spend, calls), progress);
     appendRegistry(
       paths.registryFile,
       registryRecord(meta, {
@@ -259,6 +264,13 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       journalFile: paths.journalFile,
     };
   };
+
+  /** The end of a run told to stop (SIGTERM, SIGINT, an abandoned question). */
+  const aborted = (): Terminal => ({
+    complete: false,
+    reason: "interrupted",
+    fields: { completed_iterations: String(completed) },
+  });
 
   /** `max_runtime` is wall-clock time since the start: iterations and metareviews alike. */
   const runtimeStop = (): Terminal | undefined => {
@@ -290,12 +302,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
   }
 
   for (let iteration = resume?.fromIteration ?? 1; iteration <= maxIterations; iteration++) {
-    if (opts.signal.aborted)
-      return finish({
-        complete: false,
-        reason: "interrupted",
-        fields: { completed_iterations: String(completed) },
-      });
+    if (opts.signal.aborted) return finish(aborted());
     const overRuntime = runtimeStop();
     if (overRuntime !== undefined) return finish(overRuntime);
     inbox.drain();
@@ -326,12 +333,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       interruptedBy = undefined;
       reviews++;
       countUsage(iteration, reviewed.usage, `the metareview before iteration ${iteration}`);
-      if (opts.signal.aborted)
-        return finish({
-          complete: false,
-          reason: "interrupted",
-          fields: { completed_iterations: String(completed) },
-        });
+      if (opts.signal.aborted) return finish(aborted());
       if (stoppedBy !== undefined)
         // The operator stopped the review: no verdict, and iteration N goes on.
         system("operator.interrupt", iteration, {
@@ -536,12 +538,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         guide: (i, text) => operator("operator.guidance", i, text, "operator"),
         progress,
       });
-      if (answered === "aborted")
-        return finish({
-          complete: false,
-          reason: "interrupted",
-          fields: { completed_iterations: String(completed) },
-        });
+      if (answered === "aborted") return finish(aborted());
       continue;
     }
 

@@ -6,6 +6,7 @@ import { admitSlot } from "../../src/scheduler/admission/admission.js";
 import { scheduleSpend, spendPeriods } from "../../src/scheduler/budget/spend.js";
 import { budgetStanding } from "../../src/scheduler/budget/standing.js";
 import { defaultConfig, parseConfigText } from "../../src/scheduler/config/config.js";
+import type { SpendBasis } from "../../src/scheduler/launch/outcome.js";
 import { launchArgv } from "../../src/scheduler/launch/spec.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { newScheduledRunId } from "../../src/scheduler/ledger/scheduled-run-id.js";
@@ -118,6 +119,9 @@ function ledgerWith(
     unpriced?: number;
     running?: { budgetUsd: number };
     skipped?: boolean;
+    /** An ended run's ceiling, and where its spend came from. */
+    ceiling?: number;
+    basis?: SpendBasis;
   }>,
 ): RunLedger {
   const dir = tempDir();
@@ -137,6 +141,7 @@ function ledgerWith(
       argv: ["autoloop"],
       cwd: dir,
       ...(r.running && { budgetUsd: r.running.budgetUsd }),
+      ...(r.ceiling !== undefined && { budgetUsd: r.ceiling }),
     });
     ledger.started(runId, { pid: 1, outputPath: "", journalPath: "", journalOffset: 0 });
     if (r.running) continue;
@@ -148,6 +153,7 @@ function ledgerWith(
       ...(r.cost !== undefined && {
         spend: { costUsd: r.cost, tokens: r.tokens ?? 0, unpricedIterations: r.unpriced ?? 0 },
       }),
+      ...(r.basis !== undefined && { spendBasis: r.basis }),
     });
   }
   // Read back from disk, as a restarted daemon (or `status`) would.
@@ -218,6 +224,21 @@ describe("what a schedule spent", () => {
     // A token budget holds where cost is unknown.
     const tokens = scheduleOf(entry("budget = { tokens_per_run = 500 }"));
     expect(budgetStanding(tokens, ledger, NOW)).toMatchObject({ ceiling: { tokens: 500 } });
+  });
+
+  it("counts a spend only the run's journal states as at least the run's ceiling", () => {
+    const ledger = ledgerWith([
+      { at: "2026-11-27T08:00:00Z", cost: 0.01, ceiling: 1, basis: "journal" }, // counts $1
+      { at: "2026-11-27T09:00:00Z", cost: 2, ceiling: 1, basis: "journal" }, // its $2
+      { at: "2026-11-27T10:00:00Z", cost: 0.01, ceiling: 1, basis: "harness" }, // as stated
+      { at: "2026-11-27T11:00:00Z", cost: 0.5, basis: "journal" }, // no ceiling: as stated
+    ]);
+    const { day, unknown } = scheduleSpend(ledger, "nightly", "Europe/Berlin", NOW);
+    expect(day.costUsd).toBeCloseTo(2.52);
+    expect(unknown.day.usd).toBeCloseTo(0.99);
+    expect(unknown.day.tokens).toBe(0);
+    const standing = budgetStanding(scheduleOf(entry("budget = { per_day = 3.5 }")), ledger, NOW);
+    expect(standing).toMatchObject({ kind: "exhausted", period: "day" });
   });
 
   it("hands the run its ceiling on the command line", () => {

@@ -204,6 +204,8 @@ describe("a schedule's budget, with claude logged in", () => {
       );
       const spent = journalCost(journal, runId);
       expect(summary.costUsd).toBeCloseTo(spent, 6);
+      // The next daemon booked what the harness reported, not the journal's word.
+      expect(summary.spendBasis).toBe("harness");
       const report = await execa(
         process.execPath,
         [AUTOLOOP_CRON, "status", "--json", "--config", configFile],

@@ -1,12 +1,20 @@
 // Budgets against runs that hide what they spent, through a real daemon and harness: an agent
-// that swaps its journal after spending past a `per_day` budget, and one that reports usage
-// too large to write. Either way the next slot is skipped: a run whose spend the daemon
-// cannot establish counts as the ceiling it was given, never as $0.
+// that swaps its journal after spending past a `per_day` budget, one that reports usage too
+// large to write, one that plants a cheap terminal record in a swapped journal, and one that
+// kills its harness before its end. Each time the next slot is skipped: the daemon books what
+// the harness reported (`end.json`, out of the run's reach), and a spend it cannot establish,
+// or knows only from the run's journal, counts as at least the ceiling the run was given.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import {
+  AUTOLOOP_CRON,
+  cleanEnv,
+  cleanupTempDirs,
+  privateRunDir,
+  tempDir,
+} from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
 
 afterEach(cleanupTempDirs);
@@ -17,6 +25,7 @@ interface Row {
   skipCause?: string;
   costUsd?: number;
   tokens?: number;
+  spendBasis?: string;
 }
 
 /** A daemon whose `spender` schedule runs a one-iteration preset whose agent is `script`. */
@@ -24,6 +33,7 @@ async function withSpender(
   budget: string,
   script: string,
   test: (fire: () => Promise<Row>, root: string) => Promise<void>,
+  maxIterations = 1,
 ): Promise<void> {
   const root = tempDir("autoloop-budget-spend-");
   mkdirSync(join(root, "schedules"));
@@ -31,7 +41,7 @@ async function withSpender(
   mkdirSync(join(root, "presets", "spender"), { recursive: true });
   writeFileSync(
     join(root, "presets", "spender", "autoloops.toml"),
-    `[event_loop]\nmax_iterations = 1\n[backend]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(script)}]\n`,
+    `[event_loop]\nmax_iterations = ${maxIterations}\n[backend]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(script)}]\n`,
   );
   const config = join(root, "autoloop-cron.toml");
   writeFileSync(
@@ -109,5 +119,73 @@ describe("a run that hides its spend from the budget", () => {
       const second = await fire();
       expect(second).toMatchObject({ status: "skipped", skipCause: "budget_exhausted" });
     });
+  }, 120_000);
+});
+
+describe("a run whose journal understates its spend", () => {
+  it("plants a $0.01 loop.stop in a swapped journal after spending $5: the ledger books end.json's $5", async () => {
+    // The harness goes on writing to the old file; the daemon reads the new one, whose last
+    // terminal record for this run is the agent's.
+    const forged = `{"run": "'"$AUTOLOOP_RUN_ID"'", "iteration": "1", "topic": "loop.stop", "ts": "'"$(date -u +%Y-%m-%dT%H:%M:%S.000Z)"'", "v": 1, "fields": {"reason": "max_iterations", "cost_usd": "0.010000", "total_tokens": "10"}}`;
+    const swap = `cp .autoloop/journal.jsonl .autoloop/j.new && printf '%s\\n' '${forged}' >> .autoloop/j.new && mv .autoloop/j.new .autoloop/journal.jsonl; echo spent`;
+    const script = `${reportUsage({ model: "m", input_tokens: 1000, output_tokens: 1000, cost_usd: 5 })}; ${swap}`;
+    await withSpender("{ per_day = 1.0 }", script, async (fire, root) => {
+      const journal = join(root, "work", ".autoloop", "journal.jsonl");
+      const first = await fire();
+      expect(readFileSync(journal, "utf8")).toContain('"cost_usd": "0.010000"'); // the plant took
+      const end = JSON.parse(
+        readFileSync(join(privateRunDir(join(root, "work"), first.runId), "end.json"), "utf8"),
+      );
+      expect(end).toMatchObject({ runId: first.runId, complete: false, costUsd: 5 });
+      expect(first).toMatchObject({ costUsd: 5, spendBasis: "harness" });
+      const second = await fire();
+      expect(second).toMatchObject({ status: "skipped", skipCause: "budget_exhausted" });
+    });
+  }, 120_000);
+
+  it("is SIGKILLed by its agent after a $0.01 iteration: no end.json, counted as its $1 ceiling", async () => {
+    // Iteration 1 spends $0.01; iteration 2 kills the harness before it can write its end.
+    const script = `if [ "$AUTOLOOP_ITERATION" = 2 ]; then kill -9 $PPID; sleep 1; exit 0; fi; ${reportUsage({ model: "m", input_tokens: 10, output_tokens: 10, cost_usd: 0.01 })}; echo spent`;
+    await withSpender(
+      "{ per_day = 1.0 }",
+      script,
+      async (fire, root) => {
+        const first = await fire();
+        expect(first.status).toBe("interrupted");
+        expect(
+          existsSync(join(privateRunDir(join(root, "work"), first.runId), "launch.json")),
+        ).toBe(true);
+        expect(existsSync(join(privateRunDir(join(root, "work"), first.runId), "end.json"))).toBe(
+          false,
+        );
+        expect(first).toMatchObject({ costUsd: 0.01, spendBasis: "journal" });
+        const second = await fire();
+        expect(second).toMatchObject({ status: "skipped", skipCause: "budget_exhausted" });
+      },
+      2,
+    );
+  }, 120_000);
+});
+
+// The run's private folder, as its agent can work it out under one user (docs/formats.md).
+const PRIVATE_DIR = `d="$XDG_STATE_HOME/autoloop/runs/$AUTOLOOP_RUN_ID.$(printf '%s' "$(realpath "$(dirname "$AUTOLOOP_JOURNAL_FILE")")/journal.jsonl" | sha256sum | cut -c1-12)"`;
+const PLANT = `printf '%s' '{"v":1,"runId":"'"$AUTOLOOP_RUN_ID"'","reason":"max_iterations","complete":false,"costUsd":0.01,"totalTokens":10,"iterations":1,"endedAt":"2026-01-01T00:00:00.000Z","pid":1}' > "$d/end.json"`;
+
+describe("a run that plants its own end.json", () => {
+  const spend5 = reportUsage({ model: "m", input_tokens: 10, output_tokens: 10, cost_usd: 5 });
+
+  it("then SIGKILLs its harness: a killed harness wrote no end, counted as its $10 ceiling", async () => {
+    const script = `${PRIVATE_DIR}; ${spend5}; ${PLANT}; if [ "$AUTOLOOP_ITERATION" = 2 ]; then kill -9 $PPID; sleep 1; fi; echo spent`;
+    await withSpender(
+      "{ per_day = 10.0 }",
+      script,
+      async (fire) => {
+        const first = await fire();
+        expect(first).toMatchObject({ status: "interrupted", costUsd: 5, spendBasis: "journal" });
+        const second = await fire();
+        expect(second).toMatchObject({ status: "skipped", skipCause: "budget_exhausted" });
+      },
+      2,
+    );
   }, 120_000);
 });

@@ -170,3 +170,23 @@ describe("a run's spend in the journal", () => {
     expect(new RunEndScan("r2").add([usage("r1", "m", 1)]).spend()).toBeUndefined();
   });
 });
+
+describe("where a run's spend comes from", () => {
+  const cheap = { costUsd: 0.01, tokens: 10, unpricedIterations: 0 };
+  const planted = { ...stop("max_iterations"), spend: cheap };
+
+  it("takes the journal's figures as the journal's, and the harness's report alone", () => {
+    expect(determineOutcome({ ...base, terminal: planted })).toMatchObject({
+      spend: cheap,
+      spendBasis: "journal",
+    });
+    const spend = { costUsd: 5, tokens: 2000, unpricedIterations: 0 };
+    expect(
+      determineOutcome({ ...base, terminal: planted, spend, spendBasis: "harness" }),
+    ).toMatchObject({ spend, spendBasis: "harness" });
+    // The harness knew no figure: the terminal record does not fill it in (unknown, not $0.01).
+    const unknown = determineOutcome({ ...base, terminal: planted, spendBasis: "harness" });
+    expect(unknown.spend).toBeUndefined();
+    expect(unknown.spendBasis).toBe("harness");
+  });
+});

@@ -1,9 +1,9 @@
 // A run's private files: what the harness says it launched (`launch.json`), the question it
-// asked (`question.json`) and the operator's requests to it (`control/`). They live under the
-// operator's state home, never in the project, whose files the run's agent writes: what an
-// operator sends a run, and what `resume` runs again, never comes from a file the run was
-// pointed at (docs/formats.md, "Who writes what").
-
+// asked (`question.json`), how it ended and what it spent (`end.json`) and the operator's
+// requests to it (`control/`). They live under the operator's state home, never in the
+// project, whose files the run's agent writes: what an operator sends a run, what `resume`
+// runs again and what a budget books never comes from a file the run was pointed at
+// (docs/formats.md, "Who writes what").
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -30,6 +30,7 @@ export interface PrivateRunPaths {
   dir: string;
   launch: string;
   question: string;
+  end: string;
   control: ControlPaths;
 }
 
@@ -60,6 +61,7 @@ export function privateRunPaths(
     dir,
     launch: join(dir, "launch.json"),
     question: join(dir, "question.json"),
+    end: join(dir, "end.json"),
     control: {
       dir: control,
       requests: join(control, "requests.jsonl"),

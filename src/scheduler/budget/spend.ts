@@ -2,7 +2,8 @@
 // derived from the run ledger every time it is asked: nothing to drift, nothing lost in a
 // crash. A run counts in the period it was launched in; a running run counts the ceiling it
 // was launched with (what it may still spend), so two runs at once cannot both spend the rest,
-// and so does an ended run whose spend is unknown (never 0).
+// and so does an ended run whose spend is unknown (never 0) or stated only by its journal
+// (at least its ceiling: the run can rewrite that file).
 import { plausibleTokens, plausibleUsd } from "../launch/outcome.js";
 import type { RunSummary } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
@@ -104,12 +105,19 @@ function add(spend: PeriodSpend, unknown: UnknownSpend, run: RunSummary): void {
   const tokens = plausibleTokens(run.tokens);
   spend.costUsd += usd ?? 0;
   spend.tokens += tokens ?? 0;
+  // Only the run's journal says it (the run can rewrite that): at least its ceiling, if it had one.
+  const claimed = run.spendBasis === "journal";
   // Unknown is never free: it counts as the run's ceiling (what it was allowed to spend).
-  if (usd === undefined || (run.unpricedIterations ?? 0) > 0) {
+  if (
+    usd === undefined ||
+    (run.unpricedIterations ?? 0) > 0 ||
+    (claimed && run.budgetUsd !== undefined)
+  ) {
     spend.unknownCost += 1;
     unknown.usd += Math.max(0, (run.budgetUsd ?? Number.POSITIVE_INFINITY) - (usd ?? 0));
   }
-  if (tokens === undefined) unknown.tokens += run.budgetTokens ?? Number.POSITIVE_INFINITY;
+  if (tokens === undefined || (claimed && run.budgetTokens !== undefined))
+    unknown.tokens += Math.max(0, (run.budgetTokens ?? Number.POSITIVE_INFINITY) - (tokens ?? 0));
 }
 
 /**

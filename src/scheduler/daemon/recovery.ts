@@ -9,6 +9,8 @@ import {
   recordedExit,
 } from "../launch/outcome.js";
 import { journalPathFor, readRunEndOr, UNREADABLE_JOURNAL } from "../launch/outcome-journal.js";
+import { bookedSpend } from "../launch/outcome-spend.js";
+import { inheritedEnv } from "../launch/spec.js";
 import { exitStatusPath, readExitStatus, removeExitStatus } from "../launch/wrapper.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import { type PendingEntry, withStart } from "../ledger/pending.js";
@@ -148,7 +150,7 @@ function recoverEntry(ledger: RunLedger, listed: PendingEntry, d: RecoveryDeps):
     const outcome = determineOutcome({
       kind: entry.kind,
       ...(terminal && { terminal }),
-      spend: end?.spend(),
+      ...bookedSpend(entry.kind, entry.runId, journalPath, end, inheritedEnv(), exitCode),
       ...(exitCode !== undefined && recordedExit(entry.kind, exitCode)),
       durationMs,
       journalPath,

@@ -13,6 +13,8 @@ import {
   recordedExit,
 } from "./outcome.js";
 import { journalPathFor, RunEndScan, UNREADABLE_JOURNAL } from "./outcome-journal.js";
+import { bookedSpend } from "./outcome-spend.js";
+import { inheritedEnv } from "./spec.js";
 import { DEFAULT_KILL_GRACE_MS, groupTerminator } from "./termination.js";
 import { exitStatusPath, readExitStatus, removeExitStatus } from "./wrapper.js";
 
@@ -99,7 +101,8 @@ export function watchAdoptedRun(run: AdoptedRun, deps: Partial<AdoptDeps> = {}):
     if (statusPath !== undefined) removeExitStatus(statusPath);
     return determineOutcome({
       kind: run.kind,
-      ...(journalsItsEnd(run.kind) && { terminal: end.terminal, spend: end.spend() }),
+      ...(journalsItsEnd(run.kind) && { terminal: end.terminal }),
+      ...bookedSpend(run.kind, run.runId, journalPath, end, inheritedEnv(), exitCode),
       ...(exitCode !== undefined && recordedExit(run.kind, exitCode)),
       killedBy: terminator.cause,
       durationMs: d.now() - startedAt,

@@ -7,6 +7,7 @@ import {
   readRunEndOr,
   UNREADABLE_JOURNAL,
 } from "./outcome-journal.js";
+import { bookedSpend } from "./outcome-spend.js";
 import { OUTPUT_CHECK_MS, OutputCap } from "./output-log.js";
 import { type ProcessStarter, startDirectly } from "./process-start.js";
 import { type LaunchSpec, launchArgv, launchEnv } from "./spec.js";
@@ -63,12 +64,13 @@ export async function launchRun(
   const graceMs = spec.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const statusPath = exitStatusPath(spec.outputPath, spec.runId);
   const [file, ...args] = wrappedArgv(statusPath, launchArgv(spec));
+  const env = launchEnv(spec, d.env);
   const child = await d.start({
     runId: spec.runId,
     file: file!,
     args,
     cwd: spec.cwd,
-    env: launchEnv(spec, d.env),
+    env,
     outputPath: spec.outputPath,
   });
   const cap = new OutputCap(spec.outputPath, spec.outputCapBytes);
@@ -108,7 +110,7 @@ export async function launchRun(
     return determineOutcome({
       kind: spec.kind,
       terminal: end?.terminal,
-      spend: end?.spend(),
+      ...bookedSpend(spec.kind, spec.runId, journalPath, end, env, recorded),
       ...(recorded === undefined
         ? { exitCode: result.exitCode, signal: result.signal }
         : recordedExit(spec.kind, recorded)),

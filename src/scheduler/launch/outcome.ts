@@ -44,6 +44,13 @@ export interface RunSpend {
 }
 
 /**
+ * Where a run's booked spend came from: `harness`, what our harness reported in the run's
+ * private folder (`end.json`); `journal`, the run's own journal (another harness, a harness
+ * killed before its end), which the run can rewrite.
+ */
+export type SpendBasis = "harness" | "journal";
+
+/**
  * The most one run is believed to spend. A figure past these (or not finite, or negative) is
  * no figure: the run's spend is unknown, which budgets count as its ceiling, never as 0.
  */
@@ -76,6 +83,8 @@ export interface RunOutcome {
   /** A short human explanation when the status alone does not say it. */
   detail?: string;
   spend?: RunSpend;
+  /** Where `spend` came from (absent: no spend was reported). */
+  spendBasis?: SpendBasis;
   /** When its agent said to try again (a rate-limited stop), as an ISO time. */
   retryAfter?: string;
 }
@@ -83,8 +92,9 @@ export interface RunOutcome {
 export interface OutcomeInput {
   kind: RunKind;
   terminal?: TerminalRecord;
-  /** What the run spent, as its journal says (the terminal record's, else its usage records). */
+  /** What the run spent: its harness's report, else its journal (`spendBasis` says which). */
   spend?: RunSpend;
+  spendBasis?: SpendBasis;
   /** Undefined when unknown (an adopted run is not our child, so we never see its exit). */
   exitCode?: number;
   signal?: string;
@@ -153,8 +163,12 @@ export function determineOutcome(input: OutcomeInput): RunOutcome {
   };
   if (input.terminal !== undefined) outcome.stopReason = input.terminal.reason;
   if (input.terminal?.retryAfter !== undefined) outcome.retryAfter = input.terminal.retryAfter;
-  const spend = input.spend ?? input.terminal?.spend;
+  // The harness's report stands alone: a run's terminal record never fills in what it left out.
+  const harness = input.spendBasis === "harness";
+  const spend = harness ? input.spend : (input.spend ?? input.terminal?.spend);
   if (spend !== undefined) outcome.spend = spend;
+  const spendBasis = harness ? "harness" : spend && "journal";
+  if (spendBasis !== undefined) outcome.spendBasis = spendBasis;
   if (input.exitCode !== undefined) outcome.exitCode = input.exitCode;
   if (input.signal !== undefined) outcome.signal = input.signal;
   if (decision.detail !== undefined) outcome.detail = decision.detail;

@@ -93,20 +93,25 @@ export function launchArgv(spec: LaunchSpec): string[] {
 }
 
 /**
- * The run's environment: the daemon's, minus `AUTOLOOP_*` variables inherited from an
- * enclosing run (a daemon started from inside a loop must not point its runs at that
- * loop's journal or tasks), plus the schedule's env and the correlation variables.
+ * What a run inherits of the daemon's environment: all of it but `AUTOLOOP_*` variables
+ * (inherited from an enclosing run: a daemon started from inside a loop must not point its
+ * runs at that loop's journal or tasks; and the operator's own `AUTOLOOP_OPERATOR_DIR`).
  */
-export function launchEnv(
-  spec: LaunchSpec,
-  base: NodeJS.ProcessEnv = process.env,
-): Record<string, string> {
+export function inheritedEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {
     if (value !== undefined && !key.startsWith("AUTOLOOP_")) env[key] = value;
   }
+  return env;
+}
+
+/** The run's environment: what it inherits, the schedule's env and the correlation variables. */
+export function launchEnv(
+  spec: LaunchSpec,
+  base: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   return {
-    ...env,
+    ...inheritedEnv(base),
     ...spec.env,
     AUTOLOOP_CRON_RUN_ID: spec.runId,
     AUTOLOOP_CRON_SCHEDULE: spec.schedule,

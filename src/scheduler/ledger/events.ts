@@ -1,5 +1,10 @@
 // Run-ledger events (one JSONL line per state change, docs/formats.md) and the pure replay into a run summary.
-import { RUN_STATUSES, type RunKind, type TerminalStatus } from "../launch/outcome.js";
+import {
+  RUN_STATUSES,
+  type RunKind,
+  type SpendBasis,
+  type TerminalStatus,
+} from "../launch/outcome.js";
 
 export type { RunKind } from "../launch/outcome.js";
 
@@ -61,10 +66,12 @@ export interface FinishedEvent extends Base {
   signal?: string;
   durationMs: number;
   detail?: string;
-  /** What the run spent, from its terminal record: known cost, tokens, iterations of unknown cost. */
+  /** What the run spent: known cost, tokens, iterations of unknown cost. */
   costUsd?: number;
   tokens?: number;
   unpricedIterations?: number;
+  /** Where the spend came from: `harness` (its `end.json`) or `journal` (the run's own file). */
+  spendBasis?: SpendBasis;
   /** When its agent said to try again (`retry_after` of a rate-limited stop), as an ISO time. */
   retryAfter?: string;
 }
@@ -149,6 +156,8 @@ export interface RunSummary {
   costUsd?: number;
   tokens?: number;
   unpricedIterations?: number;
+  /** Where the spend came from; a `journal` figure is a claim of the run's (budgets: spend.ts). */
+  spendBasis?: SpendBasis;
   /** The ceiling its schedule's budget put on it: what a running run may still spend. */
   budgetUsd?: number;
   budgetTokens?: number;
@@ -224,7 +233,7 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
       };
     case "finished": {
       const { stopReason, exitCode, signal, detail, costUsd, tokens, unpricedIterations } = e;
-      const { retryAfter } = e;
+      const { retryAfter, spendBasis } = e;
       return {
         ...s,
         status: e.status,
@@ -238,6 +247,7 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
         ...(costUsd !== undefined && { costUsd }),
         ...(tokens !== undefined && { tokens }),
         ...(unpricedIterations !== undefined && unpricedIterations > 0 && { unpricedIterations }),
+        ...(spendBasis !== undefined && { spendBasis }),
         ...(retryAfter !== undefined && { retryAfter }),
       };
     }

@@ -174,12 +174,13 @@ export class RunLedger {
     const known = this.replay(runId)?.summary;
     if (known !== undefined && isTerminal(known.status)) return;
     const { status, basis, stopReason, exitCode, signal, durationMs, detail, spend } = outcome;
-    const { retryAfter } = outcome;
+    const { retryAfter, spendBasis } = outcome;
     const fields = {
       ...{ status, basis, stopReason, exitCode, signal, durationMs, detail, retryAfter },
       ...(spend && { costUsd: spend.costUsd, tokens: spend.tokens }),
       ...(spend &&
         spend.unpricedIterations > 0 && { unpricedIterations: spend.unpricedIterations }),
+      ...(spendBasis !== undefined && { spendBasis }),
     };
     this.append(runId, { event: "finished", ...fields });
     this.pendingRuns.drop(runId);

@@ -1,0 +1,88 @@
+// How a run of our harness ended and what this process spent, in the run's private folder
+// (`end.json`), written beside its `loop.complete`/`loop.stop`. The daemon books a run's spend
+// from here: the journal's terminal record is in the project, where the run's agent can
+// rewrite it (docs/formats.md, "Who writes what").
+import { closeSync, readSync } from "node:fs";
+import { z } from "zod";
+import { writeFileAtomic } from "../../util/atomic-write.js";
+import { openRegularFile } from "../../util/untrusted-file.js";
+import type { SpentFigures } from "../budget.js";
+import { type PrivateRunPaths, privateRunPaths } from "./private-run.js";
+
+const endRecordSchema = z.object({
+  v: z.literal(1),
+  runId: z.string(),
+  reason: z.string(),
+  complete: z.boolean(),
+  costUsd: z.number().optional(),
+  totalTokens: z.number().optional(),
+  unpricedIterations: z.number().int().nonnegative().optional(),
+  /** Iterations this process ran (a resumed run's earlier part wrote its own record). */
+  iterations: z.number().int().nonnegative(),
+  endedAt: z.string(),
+  pid: z.number().int().positive(),
+});
+
+export type EndRecord = z.infer<typeof endRecordSchema>;
+
+/** A record is a few hundred bytes; a bigger file is not the harness's. */
+const MAX_BYTES = 64 * 1024;
+
+/**
+ * Writes `end.json`. A run that cannot write it still ends as it would (its spend then counts
+ * as at least its ceiling: docs/formats.md), and says so through `warn`.
+ */
+export function writeEndRecord(
+  paths: PrivateRunPaths,
+  end: { runId: string; reason: string; complete: boolean; iterations: number },
+  spent: SpentFigures | undefined,
+  warn: (line: string) => void,
+): void {
+  const { runId, reason, complete, iterations } = end;
+  const record: EndRecord = {
+    ...{ v: 1, runId, reason, complete },
+    ...(spent !== undefined && spent),
+    iterations,
+    endedAt: new Date().toISOString(),
+    pid: process.pid,
+  };
+  try {
+    writeFileAtomic(paths.end, `${JSON.stringify(record, null, 2)}\n`);
+  } catch (err) {
+    warn(
+      `warning: the run's end record ${paths.end} cannot be written (${(err as Error).message}): a schedule's budget counts this run as at least its ceiling`,
+    );
+  }
+}
+
+/** The file's text: never through a link, never waiting on a FIFO, never over `MAX_BYTES`. */
+function readSmall(path: string): string | undefined {
+  const opened = openRegularFile(path);
+  if (opened === undefined || opened.stat.size > MAX_BYTES) {
+    if (opened !== undefined) closeSync(opened.fd);
+    return undefined;
+  }
+  try {
+    const buf = Buffer.alloc(opened.stat.size);
+    const read = readSync(opened.fd, buf, 0, buf.length, 0);
+    return buf.subarray(0, read).toString("utf8");
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/** The end record of run `runId` of `journalFile`; undefined when there is none that parses. */
+export function readEndRecord(
+  runId: string,
+  journalFile: string,
+  env: NodeJS.ProcessEnv = process.env,
+): EndRecord | undefined {
+  try {
+    const text = readSmall(privateRunPaths(runId, journalFile, env).end);
+    if (text === undefined) return undefined;
+    const parsed = endRecordSchema.safeParse(JSON.parse(text));
+    return parsed.success && parsed.data.runId === runId ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
