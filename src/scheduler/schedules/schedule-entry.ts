@@ -23,9 +23,9 @@ import {
 export const MAX_OBJECTIVE_BYTES = 100 * 1024;
 
 /**
- * One [[schedule]] as written: its settings' keys (timezone, overlap, ..., schedule-keys.ts says
- * each one's default and whether [defaults] sets it) and its own. Defaults: kind "preset",
- * project_dir the config file's folder, [schedule.monitor] thresholds from [monitor].
+ * One [[schedule]] as written: its settings' keys (schedule-keys.ts says each one's default
+ * and whether [defaults] sets it) and its own. Defaults: kind "preset", project_dir the config
+ * file's folder, [schedule.monitor] thresholds from [monitor].
  */
 export const scheduleEntry = z
   .strictObject({

@@ -13,7 +13,7 @@ export type { ScheduleBudget } from "../config/fields.js";
 export const ISOLATION_MODES = ["worktree", "shared"] as const;
 export type IsolationMode = (typeof ISOLATION_MODES)[number];
 
-/** A schedule's settings (schedule-keys.ts: timezone, overlap, timeout, ...) and the rest. */
+/** A schedule: its settings (declared in schedule-keys.ts) and the rest. */
 export interface ScheduleCommon extends CommonSettings {
   name: string;
   /** The file it came from (as shown in messages) and its index there. */
