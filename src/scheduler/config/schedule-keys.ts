@@ -70,7 +70,11 @@ function key<
   };
 }
 
-/** A setting written with several keys: a schedule writing one keeps the others' values. */
+/**
+ * A setting written with several keys: a schedule writing one keeps the others' values.
+ * (`only: undefined` is spelled out: a traits type with no key in common with `{ only?: ... }`
+ * would not match it, and the setting would drop out of the derived types.)
+ */
 const keys = <R extends z.ZodRawShape, H>(
   setting: ScheduleKey<R, H, { always: true; inheritable: true; only: undefined }>,
 ) => setting;
