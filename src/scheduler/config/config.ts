@@ -6,7 +6,6 @@ import { type FieldProblem, UserError, ValidationError } from "../../util/errors
 import { autoloopEntry } from "../../util/package-root.js";
 import type { SecretRef } from "../../util/secrets.js";
 import { decodeUtf8, nearestKey, parseTomlText, schemaProblems } from "../../util/toml-input.js";
-import type { CatchUpPolicy } from "../timing/planner.js";
 import {
   type ChannelConfig,
   channelSecrets,
@@ -14,13 +13,7 @@ import {
   secretRef,
   takeLiteralSecrets,
 } from "./channels.js";
-import {
-  budgetOf,
-  type OverlapPolicy,
-  type RetryPolicy,
-  retryOf,
-  type ScheduleBudget,
-} from "./fields.js";
+import { type InheritedSettings, inheritedSettings } from "./schedule-keys.js";
 import { configSchema, type LogLevel, type RawConfig } from "./schema.js";
 
 export const CONFIG_FILE_NAME = "autoloop-cron.toml";
@@ -52,20 +45,8 @@ export interface CronConfig {
         /** Names the page answers to besides loopback names and IP literals (`[http] hosts`). */
         hosts: string[];
       };
-  defaults: {
-    timezone: string;
-    overlap: OverlapPolicy;
-    timeoutMs: number;
-    catchUp: CatchUpPolicy;
-    /** [] means: the monitor's channels. */
-    alert: string[];
-    /** Preset schedules' budget unless they have their own; undefined: none. */
-    budget: ScheduleBudget | undefined;
-    /** Schedules pause after this many failed runs in a row; undefined: never. */
-    pauseAfterFailures: number | undefined;
-    /** Schedules' retries unless they have their own; undefined: none. */
-    retry: RetryPolicy | undefined;
-  };
+  /** [defaults]: what every schedule holds unless it writes its own (schedule-keys.ts). */
+  defaults: InheritedSettings;
   monitor: {
     /** Absolute glob patterns of extra journals to watch. */
     journals: string[];
@@ -165,7 +146,8 @@ function resolveConfig(
         expected: `the name of a [[channel]] (${hint})`,
       });
     });
-  checkAlert("defaults.alert", raw.defaults.alert);
+  const defaults = inheritedSettings(raw.defaults);
+  checkAlert("defaults.alert", defaults.alert);
   checkAlert("monitor.alert", raw.monitor.alert ?? []);
   const heartbeatUrl = secretRef(raw, "heartbeat_url", dir, true);
   if (heartbeatUrl !== undefined && "problem" in heartbeatUrl) {
@@ -212,16 +194,7 @@ function resolveConfig(
             hosts: raw.http.hosts,
           }
         : { enabled: false },
-    defaults: {
-      timezone: raw.defaults.timezone,
-      overlap: raw.defaults.overlap,
-      timeoutMs: raw.defaults.timeout,
-      catchUp: { mode: raw.defaults.catch_up, windowMs: raw.defaults.catch_up_window },
-      alert: raw.defaults.alert,
-      budget: raw.defaults.budget === undefined ? undefined : budgetOf(raw.defaults.budget),
-      pauseAfterFailures: raw.defaults.pause_after_failures,
-      retry: raw.defaults.retry === undefined ? undefined : retryOf(raw.defaults.retry),
-    },
+    defaults,
     monitor: {
       journals: m.journals.map(abs),
       gateRejections: m.gate_rejections ?? 3,
@@ -242,7 +215,7 @@ function resolveConfig(
       name: w.name,
       cron: w.cron,
       durationMs: w.duration,
-      timezone: w.timezone ?? raw.defaults.timezone,
+      timezone: w.timezone ?? defaults.timezone,
       schedules: w.schedules,
       kinds: w.kinds,
       ...(w.comment !== undefined && { comment: w.comment }),

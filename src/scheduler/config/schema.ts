@@ -4,18 +4,15 @@ import { channelSchema } from "./channels.js";
 import {
   alertField,
   argvField,
-  budgetField,
-  CATCH_UP_MODES,
   channelNameField,
   cronField,
   durationField,
   envNameField,
   monitorThresholds,
-  OVERLAP_POLICIES,
-  retryField,
   scheduleNameField,
   timezoneField,
 } from "./fields.js";
+import { defaultsSchema } from "./schedule-keys.js";
 
 const DAY = 86_400_000;
 
@@ -33,8 +30,7 @@ export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "
  * config file's folder), harness: the bundled `autoloop` CLI, max_concurrent_runs 4,
  * on_shutdown "terminate", shutdown_grace "30s", log_level "info", no heartbeat,
  * heartbeat_interval "5m", [http] listen "127.0.0.1:9464" ("" disables),
- * [defaults] timezone "UTC", overlap "skip", timeout "2h", catch_up "latest",
- * catch_up_window "6h", alert [] (the monitor's channels), no budget, [monitor] journals [],
+ * [defaults]: see SCHEDULE_KEYS (schedule-keys.ts), [monitor] journals [],
  * gate_rejections 3, gate_grace "30m", stall_after "20m", alert: every channel, no channels,
  * [retention] runs "90d", output "30d", history "7d".
  */
@@ -61,26 +57,8 @@ export const configSchema = z.strictObject({
         .default([]),
     })
     .prefault({}),
-  defaults: z
-    .strictObject({
-      timezone: timezoneField.default("UTC"),
-      overlap: z.enum(OVERLAP_POLICIES).default("skip"),
-      timeout: durationField(1000).default(7_200_000),
-      catch_up: z.enum(CATCH_UP_MODES).default("latest"),
-      catch_up_window: durationField().default(21_600_000),
-      alert: alertField.default([]),
-      /** Pause a schedule after this many failed runs in a row (off by default). */
-      pause_after_failures: z
-        .number({ error: "a whole number of failed runs in a row, 1 or more" })
-        .int("a whole number of failed runs in a row, 1 or more")
-        .min(1, "a whole number of failed runs in a row, 1 or more")
-        .optional(),
-      /** Every preset schedule's budget, unless it has its own (none by default). */
-      budget: budgetField.optional(),
-      /** Every schedule's retries, unless it has its own (none by default). */
-      retry: retryField.optional(),
-    })
-    .prefault({}),
+  /** Every schedule's settings unless it has its own (schedule-keys.ts: keys and defaults). */
+  defaults: defaultsSchema.prefault({}),
   monitor: z
     .strictObject({
       journals: z.array(z.string().min(1)).default([]),

@@ -3,23 +3,15 @@
 import { isAbsolute, resolve } from "node:path";
 import * as z from "zod";
 import {
-  alertField,
   argvField,
-  budgetField,
-  budgetOf,
-  CATCH_UP_MODES,
   cronField,
-  durationField,
-  envField,
   hookField,
   monitorThresholds,
-  OVERLAP_POLICIES,
-  retryField,
-  retryOf,
   scheduleNameField,
-  timezoneField,
 } from "../config/fields.js";
+import { scheduleKeyRules, settingsMerge } from "../config/schedule-keys.js";
 import {
+  type HookSpec,
   ISOLATION_MODES,
   type Schedule,
   type ScheduleCommon,
@@ -31,16 +23,15 @@ import {
 export const MAX_OBJECTIVE_BYTES = 100 * 1024;
 
 /**
- * One [[schedule]] as written. Defaults: kind "preset", timezone/overlap/timeout/catch_up/
- * catch_up_window/alert from [defaults] (built-in: "UTC", "skip", "2h", "latest", "6h", []
- * meaning the monitor's channels), jitter none, after [], env {}, enabled true,
- * project_dir the config file's folder, [schedule.monitor] thresholds from [monitor].
+ * One [[schedule]] as written: its settings' keys (schedule-keys.ts says each one's default
+ * and whether [defaults] sets it) and its own. Defaults: kind "preset", project_dir the config
+ * file's folder, [schedule.monitor] thresholds from [monitor].
  */
 export const scheduleEntry = z
   .strictObject({
     name: scheduleNameField,
     cron: cronField,
-    timezone: timezoneField.optional(),
+    ...scheduleKeyRules,
     kind: z.enum(["preset", "command", "chain"]).default("preset"),
     preset: z.string().min(1).optional(),
     /** kind = "chain": a [[chain]] name in project_dir's chains.toml. */
@@ -54,12 +45,6 @@ export const scheduleEntry = z
       .optional(),
     command: argvField.optional(),
     project_dir: z.string().min(1).optional(),
-    overlap: z.enum(OVERLAP_POLICIES).optional(),
-    timeout: durationField(1000).optional(),
-    catch_up: z.enum(CATCH_UP_MODES).optional(),
-    catch_up_window: durationField().optional(),
-    jitter: durationField().default(0),
-    after: z.array(scheduleNameField).default([]),
     max_iterations: z.number().int().min(1).optional(),
     /**
      * The preset's settings for this schedule's runs, as `autoloop run --set` takes them:
@@ -80,26 +65,11 @@ export const scheduleEntry = z
       .optional(),
     /** "worktree": each run in its own git worktree (what makes overlap = "allow" safe). */
     isolation: z.enum(ISOLATION_MODES).optional(),
-    env: envField.default({}),
     /** Env files (NAME=value) the harness hands to this schedule's agent only: its credentials. */
     env_file: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
-    alert: alertField.optional(),
-    enabled: z.boolean().default(true),
-    /** How many of its recent runs a run is told about (0: none). */
-    history: z.number().int().min(0).max(20).optional(),
-    /** Pause the schedule after this many failed runs in a row (until resumed). */
-    pause_after_failures: z
-      .number({ error: "a whole number of failed runs in a row, 1 or more" })
-      .int("a whole number of failed runs in a row, 1 or more")
-      .min(1, "a whole number of failed runs in a row, 1 or more")
-      .optional(),
-    /** Retries of a failed run of a slot (replaces [defaults]'s retry as a whole). */
-    retry: retryField.optional(),
     /** An event trigger: `POST /hooks/<name>` fires it, signed with its own secret. */
     hook: hookField.optional(),
     monitor: z.strictObject(monitorThresholds).optional(),
-    /** What its runs may spend (kind = "preset"); replaces [defaults]'s budget as a whole. */
-    budget: budgetField.optional(),
   })
   .superRefine((s, ctx) => {
     const need = (key: "preset" | "objective" | "command" | "chain", what: string) => {
@@ -158,12 +128,8 @@ export const scheduleFileSchema = z.strictObject({ schedule: z.array(z.unknown()
 
 export type ScheduleEntry = z.output<typeof scheduleEntry>;
 
-/** Runs of its schedule a run is told about, unless the schedule says `history`. */
-export const DEFAULT_HISTORY = 3;
-
-// Shared by every schedule without `after` or `env` (never mutated).
+// Shared by every schedule without a `set` (never mutated).
 const NONE: string[] = Object.freeze([]) as unknown as string[];
-const NO_ENV: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /** Builds the schedules of one file from its checked entries (`index`: the entry's place). */
 export function scheduleBuilder(
@@ -192,44 +158,20 @@ export function scheduleBuilder(
     return v;
   };
   const list = (items: string[]) => (items.length === 0 ? NONE : items.map(same));
+  const settings = settingsMerge(defaults, (value) =>
+    typeof value === "string"
+      ? same(value)
+      : Array.isArray(value) && value.every((v) => typeof v === "string")
+        ? list(value)
+        : value,
+  );
   return (s: ScheduleEntry, index: number): Schedule => {
-    const pauseAfterFailures = s.pause_after_failures ?? defaults.pauseAfterFailures;
-    const retry = s.retry === undefined ? defaults.retry : retryOf(s.retry);
-    const common: ScheduleCommon = {
+    const common = {
       name: s.name,
       file: fileName,
       index,
       cron: s.cron,
-      timezone: s.timezone === undefined ? defaults.timezone : same(s.timezone),
-      jitterMs: s.jitter,
       projectDir: s.project_dir === undefined ? context.configDir : here(s.project_dir),
-      overlap: s.overlap ?? defaults.overlap,
-      timeoutMs: s.timeout ?? defaults.timeoutMs,
-      catchUp:
-        s.catch_up === undefined && s.catch_up_window === undefined
-          ? defaults.catchUp
-          : {
-              mode: s.catch_up ?? defaults.catchUp.mode,
-              windowMs: s.catch_up_window ?? defaults.catchUp.windowMs,
-            },
-      after: list(s.after),
-      env: Object.keys(s.env).length === 0 ? NO_ENV : s.env,
-      alert: s.alert === undefined ? defaults.alert : list(s.alert),
-      enabled: s.enabled,
-      history: s.history ?? DEFAULT_HISTORY,
-      ...(pauseAfterFailures !== undefined && { pauseAfterFailures }),
-      ...(retry !== undefined && { retry }),
-      ...(s.hook !== undefined && {
-        hook: {
-          secret:
-            s.hook.secret_env !== undefined
-              ? { kind: "env" as const, name: s.hook.secret_env }
-              : { kind: "file" as const, path: here(s.hook.secret_file!) },
-          format: s.hook.format,
-          maxBytes: s.hook.max_bytes,
-          perMinute: s.hook.per_minute,
-        },
-      }),
       monitor:
         s.monitor === undefined
           ? defaults.monitor
@@ -241,7 +183,9 @@ export function scheduleBuilder(
               costFactor: s.monitor.cost_factor ?? defaults.monitor.costFactor,
               costRuns: s.monitor.cost_runs ?? defaults.monitor.costRuns,
             },
-    };
+    } as ScheduleCommon;
+    settings(common, s, s.kind);
+    if (s.hook !== undefined) common.hook = hookOf(s.hook, here);
     // Object.assign, not a spread: V8 gives every spread copy its own hidden class (memory
     // for each schedule); added properties share one.
     if (s.kind === "command")
@@ -267,7 +211,6 @@ export function scheduleBuilder(
       envFiles,
       isolation: s.isolation,
       sets,
-      budget: s.budget === undefined ? defaults.budget : budgetOf(s.budget),
     });
   };
 }
@@ -282,4 +225,17 @@ function presetSets(
 /** A preset written as a path (rather than a name) contains a slash or starts with a dot. */
 export function isPresetPath(preset: string): boolean {
   return preset.includes("/") || preset.startsWith(".");
+}
+
+/** A schedule's `hook` as it holds it: the secret's reference (a file relative to `here`). */
+function hookOf(hook: NonNullable<ScheduleEntry["hook"]>, here: (p: string) => string): HookSpec {
+  return {
+    secret:
+      hook.secret_env !== undefined
+        ? { kind: "env", name: hook.secret_env }
+        : { kind: "file", path: here(hook.secret_file!) },
+    format: hook.format,
+    maxBytes: hook.max_bytes,
+    perMinute: hook.per_minute,
+  };
 }

@@ -17,11 +17,7 @@ export {
   type ScheduleDefaults,
   type ScheduleFileContext,
 } from "./schedule.js";
-export {
-  DEFAULT_HISTORY,
-  isPresetPath,
-  MAX_OBJECTIVE_BYTES,
-} from "./schedule-entry.js";
+export { isPresetPath, MAX_OBJECTIVE_BYTES } from "./schedule-entry.js";
 
 /** The defaults a schedule file is parsed with, taken from the config. */
 export function scheduleDefaults(config: CronConfig): ScheduleDefaults {

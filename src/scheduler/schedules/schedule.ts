@@ -2,11 +2,9 @@
 // checks and builds it; schedule-file.ts parses a file of them).
 import type { SecretRef } from "../../util/secrets.js";
 import type { CronConfig } from "../config/config.js";
-import type { OverlapPolicy, RetryPolicy, ScheduleBudget } from "../config/fields.js";
+import type { CommonSettings, PresetSettings } from "../config/schedule-keys.js";
 
 export type { ScheduleBudget } from "../config/fields.js";
-
-import type { CatchUpPolicy } from "../timing/planner.js";
 
 /**
  * Where a preset run's agent works: "worktree" (`--worktree`: its own git worktree) or
@@ -15,30 +13,15 @@ import type { CatchUpPolicy } from "../timing/planner.js";
 export const ISOLATION_MODES = ["worktree", "shared"] as const;
 export type IsolationMode = (typeof ISOLATION_MODES)[number];
 
-export interface ScheduleCommon {
+/** A schedule: its settings (declared in schedule-keys.ts) and the rest. */
+export interface ScheduleCommon extends CommonSettings {
   name: string;
   /** The file it came from (as shown in messages) and its index there. */
   file: string;
   index: number;
   cron: string;
-  timezone: string;
-  jitterMs: number;
   /** The run's work dir, absolute. */
   projectDir: string;
-  overlap: OverlapPolicy;
-  timeoutMs: number;
-  catchUp: CatchUpPolicy;
-  after: string[];
-  env: Record<string, string>;
-  /** Channel names; [] means the monitor's channels. */
-  alert: string[];
-  enabled: boolean;
-  /** How many of its recent runs a run's prompt tells about (default 3; 0: none). */
-  history: number;
-  /** Paused by the scheduler after this many failed runs in a row (`pause_after_failures`). */
-  pauseAfterFailures?: number;
-  /** Retries of a slot whose run failed (`retry`, or [defaults]'s); absent: none. */
-  retry?: RetryPolicy;
   /** An event trigger, `POST /hooks/<name>` (`hook`); absent: none. */
   hook?: HookSpec;
   monitor: {
@@ -62,7 +45,7 @@ export interface HookSpec {
 
 export type Schedule = ScheduleCommon &
   (
-    | {
+    | ({
         kind: "preset";
         /** A preset name, or an absolute path when written as a path. */
         preset: string;
@@ -76,9 +59,7 @@ export type Schedule = ScheduleCommon &
         isolation: IsolationMode | undefined;
         /** `--set key=value` overrides of the preset, from the schedule's `set`. */
         sets: string[];
-        /** Its own `budget`, else [defaults]'s; undefined: no budget. */
-        budget?: ScheduleBudget;
-      }
+      } & PresetSettings)
     | {
         kind: "chain";
         /** A [[chain]] of chains.toml in the project dir. */
