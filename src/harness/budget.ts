@@ -3,6 +3,7 @@
 // whose price nobody knows), summed from the `backend.usage` records the loop writes. 0 means
 // no budget. An iteration whose cost is unknown is counted as such, never as free.
 import type { FieldValue } from "../journal/codec.js";
+import type { SpentFigures } from "./control/end-record.js";
 
 export interface RunSpend {
   costUsd: number;
@@ -66,18 +67,12 @@ export function costLeft(spend: RunSpend, limits: BudgetLimits): number | undefi
 }
 
 /** What a run's process spent, as numbers: its terminal record and `end.json` state these. */
-export interface SpentFigures {
-  /** Of the agent calls whose cost is known, to six decimals. */
-  costUsd: number;
-  totalTokens: number;
-  /** Agent calls whose cost is unknown. */
-  unpricedIterations: number;
-}
-
 /**
  * What `calls` agent calls spent; undefined when nothing is known: no call, or an agent that
  * reported no usage at all (not a run that cost 0).
  */
+export type { SpentFigures };
+
 export function spentFigures(spend: RunSpend, calls: number): SpentFigures | undefined {
   if (calls === 0 || (spend.unpriced >= calls && spend.tokens === 0)) return undefined;
   const costUsd = Number(spend.costUsd.toFixed(6));

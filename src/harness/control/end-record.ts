@@ -2,12 +2,19 @@
 // (`end.json`), written beside its `loop.complete`/`loop.stop`. The daemon books a run's spend
 // from here: the journal's terminal record is in the project, where the run's agent can
 // rewrite it (docs/formats.md, "Who writes what").
-import { closeSync, readSync } from "node:fs";
 import { z } from "zod";
 import { writeFileAtomic } from "../../util/atomic-write.js";
-import { openRegularFile } from "../../util/untrusted-file.js";
-import type { SpentFigures } from "../budget.js";
+import { readSmallRegularFile } from "../../util/untrusted-file.js";
 import { type PrivateRunPaths, privateRunPaths } from "./private-run.js";
+
+/** What a run's agent calls spent, as its harness counted it (the terminal record's figures). */
+export interface SpentFigures {
+  /** Of the agent calls whose cost is known, to six decimals. */
+  costUsd: number;
+  totalTokens: number;
+  /** Agent calls whose cost is unknown. */
+  unpricedIterations: number;
+}
 
 const endRecordSchema = z.object({
   v: z.literal(1),
@@ -55,22 +62,6 @@ export function writeEndRecord(
   }
 }
 
-/** The file's text: never through a link, never waiting on a FIFO, never over `MAX_BYTES`. */
-function readSmall(path: string): string | undefined {
-  const opened = openRegularFile(path);
-  if (opened === undefined || opened.stat.size > MAX_BYTES) {
-    if (opened !== undefined) closeSync(opened.fd);
-    return undefined;
-  }
-  try {
-    const buf = Buffer.alloc(opened.stat.size);
-    const read = readSync(opened.fd, buf, 0, buf.length, 0);
-    return buf.subarray(0, read).toString("utf8");
-  } finally {
-    closeSync(opened.fd);
-  }
-}
-
 /** The end record of run `runId` of `journalFile`; undefined when there is none that parses. */
 export function readEndRecord(
   runId: string,
@@ -78,7 +69,7 @@ export function readEndRecord(
   env: NodeJS.ProcessEnv = process.env,
 ): EndRecord | undefined {
   try {
-    const text = readSmall(privateRunPaths(runId, journalFile, env).end);
+    const text = readSmallRegularFile(privateRunPaths(runId, journalFile, env).end, MAX_BYTES);
     if (text === undefined) return undefined;
     const parsed = endRecordSchema.safeParse(JSON.parse(text));
     return parsed.success && parsed.data.runId === runId ? parsed.data : undefined;
