@@ -1,12 +1,14 @@
 // Runs that remember: a scheduled run's prompt tells about its schedule's recent runs, and its
 // event tool lists and replays them. Real `autoloop-cron fire` and the demo agent.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { IncidentStore } from "../../src/incidents/store.js";
+import { runsSnapshot } from "../../src/scheduler/history/runs-snapshot.js";
 import { scheduleHistory } from "../../src/scheduler/history/schedule-history.js";
 import type { RunSummary } from "../../src/scheduler/ledger/events.js";
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { AUTOLOOP, AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { writeCronConfig } from "../helpers/daemon.js";
 
@@ -54,13 +56,18 @@ describe("runs that remember", () => {
       ),
     );
     expect(prompt).toContain("runs replay <run-id>");
-    // Handed over in the run's own area, never in (or naming) the daemon's state dir.
-    const handover = join(dir, "work", ".autoloop", "cron", second.run);
-    expect(readdirSync(handover).sort()).toEqual(["history.md", "runs.json"]);
-    expect(readFileSync(join(handover, "runs.json"), "utf8")).not.toContain(stateDir);
+    // Handed over in the run's own area (removed once the run ended), never in the state dir.
+    expect(existsSync(join(dir, "work", ".autoloop", "cron", second.run))).toBe(false);
+    expect(readdirSync(join(dir, "work", ".autoloop", "cron"))).toEqual([]);
 
-    // The event tool, as the second run would call it (with what it was handed).
-    const env = cleanEnv({ AUTOLOOP_CRON_RUNS_FILE: join(handover, "runs.json") });
+    // The event tool, as the second run would call it, with the copy it was handed at launch.
+    const copy = join(dir, "runs.json");
+    const ledger = RunLedger.open(stateDir);
+    const before = runsSnapshot(ledger, "nightly");
+    before.runs = before.runs.filter((r) => r.summary.runId !== second.run);
+    writeFileSync(copy, JSON.stringify(before));
+    expect(readFileSync(copy, "utf8")).not.toContain(join(stateDir, "output"));
+    const env = cleanEnv({ AUTOLOOP_CRON_RUNS_FILE: copy });
     const list = await execa(process.execPath, [AUTOLOOP, "runs", "list"], {
       env,
       extendEnv: false,

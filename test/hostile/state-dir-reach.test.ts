@@ -52,7 +52,7 @@ describe("what a run is told of the daemon's state dir", () => {
     mkdirSync(preset);
     writeFileSync(
       join(preset, "agent.sh"),
-      `#!/bin/sh\nenv > ${JSON.stringify(join(dir, "preset-env.txt"))}\nexec "$AUTOLOOP_BIN" emit task.complete done\n`,
+      `#!/bin/sh\nenv > ${JSON.stringify(join(dir, "preset-env.txt"))}\n"$AUTOLOOP_BIN" runs list > ${JSON.stringify(join(dir, "runs-list.txt"))} 2>&1\ncp "$AUTOLOOP_CRON_RUNS_FILE" ${JSON.stringify(join(dir, "runs.json"))}\nexec "$AUTOLOOP_BIN" emit task.complete done\n`,
     );
     chmodSync(join(preset, "agent.sh"), 0o755);
     writeFileSync(
@@ -120,7 +120,14 @@ describe("what a run is told of the daemon's state dir", () => {
     ) as Record<string, string>;
     expect(stateIn(env, state)).toEqual([]);
     expect(env.AUTOLOOP_HISTORY_FILE).toContain(join(dir, "work", ".autoloop", "cron"));
-    expect(readFileSync(env.AUTOLOOP_CRON_RUNS_FILE!, "utf8")).not.toContain(state);
+    // The second run read its schedule's first run through its copy, which names no state path.
+    expect(readFileSync(join(dir, "runs-list.txt"), "utf8")).toMatch(/^nightly-\S+ {2}completed/);
+    expect(readFileSync(join(dir, "runs.json"), "utf8")).not.toContain(state);
+    // Each hand-over is gone once its run ended.
+    await waitFor(
+      () => readdirSync(join(dir, "work", ".autoloop", "cron")).length === 0,
+      "cleanup",
+    );
   }, 60_000);
 });
 

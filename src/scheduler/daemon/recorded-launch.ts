@@ -1,4 +1,6 @@
 // Launching and adopting runs with every step written to the run ledger (the daemon's one call per run).
+
+import { removeHandover } from "../history/handover.js";
 import { type AdoptDeps, type AdoptedRunHandle, watchAdoptedRun } from "../launch/adopt.js";
 import {
   type LauncherDeps,
@@ -82,6 +84,7 @@ export async function startClaimed(
     .catch((err: unknown) => endOfFailedWatcher(err, handle.journalPath, deps.logger, runId))
     .then((outcome) => {
       ledger.finished(runId, outcome);
+      removeHandover(spec.cwd, runId);
       return outcome;
     });
   return { ...handle, done };
@@ -133,6 +136,7 @@ export function adoptRecorded(
     .catch((err: unknown) => endOfFailedWatcher(err, journalPath, deps.logger, entry.runId))
     .then((outcome) => {
       ledger.finished(entry.runId, outcome);
+      removeHandover(entry.cwd, entry.runId);
       return outcome;
     });
   return { ...handle, done };

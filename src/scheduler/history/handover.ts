@@ -2,12 +2,9 @@
 // (`<project>/.autoloop/cron/<run-id>/`): its schedule's history, its schedule's recent runs
 // (for `autoloop runs`), a hook's payload. A run is never told where the daemon's state dir
 // is; these copies are the run's to read (and to spoil: the daemon never reads them back).
-import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { linkUnder } from "../../util/untrusted-file.js";
-
-/** Hand-overs of runs this old are removed when a new one is written beside them. */
-const KEEP_MS = 7 * 24 * 3_600_000;
 
 export function handoverDir(projectDir: string, runId: string): string {
   return join(resolve(projectDir), ".autoloop", "cron", runId);
@@ -22,13 +19,11 @@ export function handOver(
   projectDir: string,
   runId: string,
   files: Record<string, string | Buffer>,
-  now = Date.now(),
 ): Record<string, string> | undefined {
   const dir = handoverDir(projectDir, runId);
   if (linkUnder(resolve(projectDir), dir) !== undefined) return undefined;
   try {
     mkdirSync(join(dir, ".."), { recursive: true, mode: 0o700 });
-    pruneOld(join(dir, ".."), now);
     // Made here, or by an earlier hand-over of this launch (a hook's payload after the history);
     // files are created new (O_EXCL), so nothing planted there is written through.
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -44,13 +39,17 @@ export function handOver(
   }
 }
 
-function pruneOld(parent: string, now: number): void {
-  for (const name of readdirSync(parent)) {
-    const dir = join(parent, name);
-    try {
-      if (now - lstatSync(dir).mtimeMs > KEEP_MS) rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // Gone meanwhile, or not ours to remove: the next hand-over tries again.
-    }
+/**
+ * Removes the run's hand-over folder once the run ended. Only the folder named by its own run
+ * id: a folder listing in a project the run wrote could be turned, by a link planted between
+ * the check and the removal, into a listing of another folder.
+ */
+export function removeHandover(projectDir: string, runId: string): void {
+  const dir = handoverDir(projectDir, runId);
+  if (linkUnder(resolve(projectDir), dir) !== undefined) return;
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // Left for the operator: a few small copies.
   }
 }
