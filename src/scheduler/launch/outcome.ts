@@ -148,8 +148,21 @@ function decide(input: OutcomeInput): Decision {
   if (input.killedBy?.by === "timeout") return { status: "timed_out", basis: "timeout" };
   if (input.killedBy?.by === "operator")
     return { status: "killed", basis: "operator", detail: input.killedBy.reason };
-  if (input.terminal !== undefined) return fromTerminal(input.terminal);
+  if (input.terminal !== undefined && !contradicted(input)) return fromTerminal(input.terminal);
   return fromExit(input);
+}
+
+/**
+ * A `loop.complete` our harness did not exit 0 after is not its own: the harness exits 0 only
+ * once it completed, and the journal is the run's to write. The exit decides then.
+ */
+function contradicted(input: OutcomeInput): boolean {
+  return (
+    input.terminal?.topic === "loop.complete" &&
+    journalsItsEnd(input.kind) &&
+    input.exitCode !== undefined &&
+    input.exitCode !== 0
+  );
 }
 
 /** The outcome of a finished run. Pure: every fact arrives in `input`. */
@@ -161,7 +174,8 @@ export function determineOutcome(input: OutcomeInput): RunOutcome {
     durationMs: input.durationMs,
     journalPath: input.journalPath,
   };
-  if (input.terminal !== undefined) outcome.stopReason = input.terminal.reason;
+  if (input.terminal !== undefined && !contradicted(input))
+    outcome.stopReason = input.terminal.reason;
   if (input.terminal?.retryAfter !== undefined) outcome.retryAfter = input.terminal.retryAfter;
   // The harness's report stands alone: a run's terminal record never fills in what it left out.
   const harness = input.spendBasis === "harness";
