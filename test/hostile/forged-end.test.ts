@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeRecord, type JournalRecord } from "../../src/journal/codec.js";
@@ -35,8 +35,12 @@ describe("a run's end written by someone other than its harness", () => {
     const project = join(root, "project");
     mkdirSync(join(project, ".autoloop"), { recursive: true });
     const journal = join(project, ".autoloop/journal.jsonl");
-    // The run's harness: a live process whose pid the registry names, as the harness's own.
-    const harness = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"]);
+    // The run's harness: a live process whose pid the registry names, as the harness's own, and
+    // whose command line is a harness running a loop (`node …/dist/bin/autoloop.cjs run`).
+    const bin = join(root, "dist", "bin", "autoloop.cjs");
+    mkdirSync(dirname(bin), { recursive: true });
+    writeFileSync(bin, "setTimeout(() => {}, 120000);\n");
+    const harness = spawn(process.execPath, [bin, "run"]);
     try {
       writeFileSync(
         join(project, ".autoloop/registry.jsonl"),
