@@ -62,6 +62,19 @@ export function childrenOf(pid: number): number[] {
   return out;
 }
 
+/**
+ * Whether the process has a handler for signal number `signal` (`SigCgt` of
+ * /proc/<pid>/status): one without would die of a signal meant to wake it.
+ */
+export function catchesSignal(pid: number, signal: number): boolean {
+  try {
+    const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return mask !== undefined && ((BigInt(`0x${mask}`) >> BigInt(signal - 1)) & 1n) === 1n;
+  } catch {
+    return false;
+  }
+}
+
 /** Clock ticks a second in /proc's times: USER_HZ, 100 on every Linux architecture Node runs on. */
 const USER_HZ = 100;
 

@@ -16,7 +16,10 @@ function setup() {
   const asked: number[] = [];
   const dead = new Set<number>();
   const ledger = {
-    replay: (id: string) => ({ summary: { status: "running", pid: Number(id.slice(1)) } }),
+    replay: (id: string) => ({
+      summary: { runId: id, status: "running", pid: Number(id.slice(1)) },
+      events: [],
+    }),
   };
   const facts = new MonitorFacts({
     ledger: () => ledger,
@@ -27,6 +30,8 @@ function setup() {
       asked.push(pid);
       return !dead.has(pid);
     },
+    // The pids are made up: each is taken for its run's launched process.
+    processChecks: { isRunProcess: () => true, isHarnessLoop: () => true },
   } as never);
   const run = (pid: number) =>
     newRunState(`r${pid}`, join(dir, `p${pid}`, "journal.jsonl"), "2026-04-07T12:00:00.000Z");

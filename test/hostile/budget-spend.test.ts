@@ -120,6 +120,26 @@ describe("a run that hides its spend from the budget", () => {
       expect(second).toMatchObject({ status: "skipped", skipCause: "budget_exhausted" });
     });
   }, 120_000);
+
+  it("reports tokens but no price: the dollar budget counts its whole per-run ceiling, and status says so", async () => {
+    const script = `${reportUsage({ model: "unpriced-model", input_tokens: 100, output_tokens: 100 })}; echo spent`;
+    await withSpender("{ per_day = 8.0, per_run = 4.0 }", script, async (fire, root) => {
+      const first = await fire();
+      expect(first.status).not.toBe("skipped");
+      expect(first.costUsd ?? 0).toBe(0); // no price: nothing known in dollars
+      const status = await execa(
+        process.execPath,
+        [AUTOLOOP_CRON, "status", "--config", join(root, "autoloop-cron.toml")],
+        { env: cleanEnv(), extendEnv: false, reject: false },
+      );
+      const line = status.stdout.split("\n").find((l) => l.includes("spender: today")) ?? "";
+      expect(line).toContain("counts each at its whole per-run ceiling");
+      expect(line).not.toContain("add tokens_per_day"); // a token limit counts no dollars
+      // A second such run takes the day's other $4: a third is skipped, however few tokens they used.
+      expect((await fire()).status).not.toBe("skipped");
+      expect(await fire()).toMatchObject({ status: "skipped", skipCause: "budget_exhausted" });
+    });
+  }, 120_000);
 });
 
 describe("a run whose journal understates its spend", () => {

@@ -40,14 +40,19 @@ export interface DaemonProcess {
   stop(): Promise<void>;
 }
 
-export async function startDaemonProcess(dir: string, schedules: string): Promise<DaemonProcess> {
+/** `settings`: top-level config lines (e.g. `harness = [...]`), before the `[http]` table. */
+export async function startDaemonProcess(
+  dir: string,
+  schedules: string,
+  settings = "",
+): Promise<DaemonProcess> {
   mkdirSync(join(dir, "schedules"), { recursive: true });
   mkdirSync(join(dir, "work"), { recursive: true });
   const port = await freePort();
   const config = join(dir, "autoloop-cron.toml");
   writeFileSync(
     config,
-    `state_dir = "state"\n[http]\nlisten = "127.0.0.1:${port}"\n[defaults]\ncatch_up = "none"\n`,
+    `${settings}state_dir = "state"\n[http]\nlisten = "127.0.0.1:${port}"\n[defaults]\ncatch_up = "none"\n`,
   );
   writeFileSync(join(dir, "schedules", "test.toml"), CANARY + schedules);
   const logFile = join(dir, "daemon.log");

@@ -1,6 +1,7 @@
 // A stuck agent forges its run's end in a live daemon: a `loop.complete` line appended to its
-// own journal while its harness still runs. The gate alert neither resolves nor fires again
-// (no flap, however often it forges), and resolves once the run really ends.
+// own journal while its harness still runs, and registry lines naming a dead pid on another
+// host (so the run's liveness would be "unknown"). The gate alert neither resolves nor fires
+// again (no flap, however often it forges), and resolves once the run really ends.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -69,11 +70,15 @@ describe("a forged end in a live daemon", () => {
       // The next run's agent forges its end at once, and again later, while its harness runs.
       const second = await fire();
       await waitFor(() => records(second, "loop.start") > 0, "the second run's start", 30_000);
-      const forge = () =>
+      const registry = join(root, "work", ".autoloop", "registry.jsonl");
+      const forge = () => {
         appendFileSync(
           journal,
           `${encodeRecord({ shape: "system", run: second, topic: "loop.complete", ts: new Date().toISOString(), v: 1, fields: { reason: "completion_event" } } as JournalRecord)}\n`,
         );
+        const elsewhere = { run_id: second, status: "running", pid: 999_999, host: "elsewhere" };
+        appendFileSync(registry, `${JSON.stringify(elsewhere)}\n`);
+      };
       forge();
       await waitFor(() => records(second, "task.gate") >= 2, "the harness going on", 60_000);
       forge();

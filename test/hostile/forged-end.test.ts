@@ -1,7 +1,6 @@
 // A stuck agent that appends its own run's `loop.complete`: the gate alert must not resolve
 // while the run's harness still runs (the record is not the harness's), the monitor says so,
 // and once the harness is gone the end counts. Then a record after an end reopens the run.
-import { spawn } from "node:child_process";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -10,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { encodeRecord, type JournalRecord } from "../../src/journal/codec.js";
 import { applyRecord, newRunState } from "../../src/monitor/detect/run-state.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { spawnFakeHarness } from "../helpers/fake-harness.js";
 
 afterEach(cleanupTempDirs);
 
@@ -35,8 +35,9 @@ describe("a run's end written by someone other than its harness", () => {
     const project = join(root, "project");
     mkdirSync(join(project, ".autoloop"), { recursive: true });
     const journal = join(project, ".autoloop/journal.jsonl");
-    // The run's harness: a live process whose pid the registry names, as the harness's own.
-    const harness = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"]);
+    // The run's harness: a live process whose pid the registry names, as the harness's own, and
+    // whose command line is a harness running a loop.
+    const harness = spawnFakeHarness(root);
     try {
       writeFileSync(
         join(project, ".autoloop/registry.jsonl"),

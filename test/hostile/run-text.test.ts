@@ -2,7 +2,6 @@
 // shown as plain text: an env_file key it writes is redacted when our tools write it and again
 // wherever it is shown (the run's page, every alert format), its terminal escapes never reach
 // the operator's terminal, and its chat markup never mentions anyone or links anywhere.
-import { spawn } from "node:child_process";
 import {
   appendFileSync,
   existsSync,
@@ -22,6 +21,7 @@ import { privateRunPaths } from "../../src/harness/control/private-run.js";
 import { writeQuestionRecord } from "../../src/harness/control/question-record.js";
 import { encodeRecord, type JournalRecord } from "../../src/journal/codec.js";
 import { AUTOLOOP, AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { spawnFakeHarness } from "../helpers/fake-harness.js";
 import { waitFor } from "../helpers/wait.js";
 import { freePort } from "./daemon-process.js";
 
@@ -66,14 +66,15 @@ function strings(value: unknown): string[] {
 }
 
 // The agent, each iteration: once, a task and a learning with its key through the event
-// tool, a task with its key written straight into the tasks file (past the tool), and an event
-// with chat markup; then a knock on the completion gate (refused: tasks are open).
+// tool, a task with its key written straight into the tasks file (past the tool), one whose id
+// is chat markup, and an event with chat markup; then a knock on the completion gate (refused: tasks are open).
 const AGENT = `
 T="$AUTOLOOP_BIN"
 if [ ! -f "$AUTOLOOP_STATE_DIR/once" ]; then
   "$T" task add "deploy with $AGENT_KEY ${MARKUP}"
   "$T" memory add learning "the key is $AGENT_KEY"
   printf '{"id": "task-9", "type": "task", "text": "raw %s ${MARKUP}", "status": "open", "source": "manual", "created": "2026-01-01T00:00:00Z"}\\n' "$AGENT_KEY" >> "$AUTOLOOP_TASKS_FILE"
+  printf '{"id": "<!channel>", "type": "task", "text": "an id of markup", "status": "open", "source": "manual", "created": "2026-01-01T00:00:00Z"}\\n' >> "$AUTOLOOP_TASKS_FILE"
   "$T" emit note.markup "journal ${MARKUP}"
   touch "$AUTOLOOP_STATE_DIR/once"
 fi
@@ -231,7 +232,14 @@ describe("chat markup a run writes (mentions, masked and Markdown links)", () =>
     for (const f of ["slack", "google_chat"] as const) {
       const text = strings(run.gate(f)).join("\n");
       expect(text, f).toContain("&lt;!here&gt;");
-      for (const raw of ["<!here>", "<@U123>", "<http://evil.example|", "<users/all>"])
+      expect(text, f).toContain("&lt;!channel&gt;"); // a task id the agent chose
+      for (const raw of [
+        "<!here>",
+        "<!channel>",
+        "<@U123>",
+        "<http://evil.example|",
+        "<users/all>",
+      ])
         expect(text, `${f}: ${raw}`).not.toContain(raw);
     }
     const discord = run.gate("discord") as { allowed_mentions: unknown };
@@ -255,7 +263,7 @@ const ESCAPES =
   "\u001b]52;c;ZWNobyBwd25lZA==\u0007\u001b]0;pwned\u0007\u001b[8mhidden\u001b[0m\u0000";
 const QUESTION = `Ship it? ${ESCAPES}${"A".repeat(200_000)}`;
 
-/** A project whose live run (its harness: a sleeping process) asks `QUESTION`. */
+/** A project whose live run (its harness: a sleeping stand-in) asks `QUESTION`. */
 function askingRun(root: string, harnessPid: number): string {
   const project = join(root, "project");
   mkdirSync(join(project, ".autoloop", "runs", RUN), { recursive: true });
@@ -313,7 +321,7 @@ describe("a question full of terminal escapes", () => {
   it("reaches no terminal: control show, answer and the sink's .txt show it escaped and cut", async () => {
     const root = tempDir("autoloop-escapes-");
     writeFileSync(join(root, "autoloop-cron.toml"), 'state_dir = "state"\n');
-    const harness = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"]);
+    const harness = spawnFakeHarness(root);
     try {
       const journal = askingRun(root, harness.pid!);
       const run = (bin: string, args: string[]) =>

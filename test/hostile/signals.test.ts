@@ -215,6 +215,47 @@ describe("an operator's guide or interrupt, when the registry names another proc
   }, 120_000);
 });
 
+describe("a guide for a run of a daemon whose config runs its own harness command", () => {
+  it("wakes the harness under a wrapper script that gives Node an option", async () => {
+    const dir = tempDir("autoloop-signals-");
+    // A wrapper shell (no exec: the harness is its child) running Node with an option of its own.
+    const script = `${JSON.stringify(process.execPath)} --max-old-space-size=512 ${JSON.stringify(AUTOLOOP)} "$@"; exit $?`;
+    const harness = `harness = ${JSON.stringify(["/bin/sh", "-c", script, "harness-wrapper"])}\n`;
+    const daemon = await startDaemonProcess(dir, STUCK, harness);
+    const cron = (...args: string[]) =>
+      execa(process.execPath, [AUTOLOOP_CRON, ...args, "--config", daemon.config], {
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+      });
+    let runId = "";
+    try {
+      const fired = await cron("fire", "stuck");
+      runId = /stuck-\S+/.exec(`${fired.stdout}\n${fired.stderr}`)![0];
+      const journal = join(dir, "work", ".autoloop", "journal.jsonl");
+      await waitFor(
+        () => existsSync(journal) && readFileSync(journal, "utf8").includes("iteration.start"),
+        "the agent's first turn",
+        30_000,
+      );
+      const guided = await cron("guide", runId, "steer");
+      expect(guided.exitCode, guided.stderr).toBe(0);
+      expect(guided.stdout).toContain("its agent's current turn is stopped");
+      const status = join(privateRunDir(join(dir, "work"), runId), "control", "status.jsonl");
+      await waitFor(
+        () => existsSync(status) && readFileSync(status, "utf8").includes('"guide"'),
+        "the harness's ack of the guidance",
+      );
+      const runs = await cron("runs", "--schedule", "stuck", "--json");
+      const [run] = JSON.parse(runs.stdout) as { status: string }[];
+      expect(run?.status).toBe("running"); // the wake killed nothing
+    } finally {
+      if (runId !== "") await cron("stop", runId, "test over");
+      await daemon.stop();
+    }
+  }, 120_000);
+});
+
 describe("SIGUSR1 sent straight to the daemon and its spawn helper", () => {
   it("opens no inspector: each logs that it ignored it and goes on", async () => {
     const dir = tempDir("autoloop-signals-");

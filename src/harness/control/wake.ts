@@ -1,13 +1,19 @@
 // Which process a guide or interrupt may wake with SIGUSR1, and the waking. A run's files
-// (its registry) can name any pid: only a process /proc shows to be a harness running a loop is
-// ever signalled, so no signal reaches the daemon, its spawn helper, us or an unrelated program
-// (docs/formats.md, "Control files").
+// (its registry) can name any pid: of a run started by hand, only a process /proc shows to be a
+// harness running a loop is ever signalled, so no signal reaches the daemon, its spawn helper,
+// us or an unrelated program (docs/formats.md, "Control files").
 import { realpathSync } from "node:fs";
 import { basename, resolve, sep } from "node:path";
 import { processStartedAt, readCmdline, readCwd, readProcStat } from "../../util/proc-stat.js";
 
 /** The process to wake, or why none is (the request is written either way). */
-export type WakeTarget = { kind: "pid"; pid: number } | { kind: "none"; why: string };
+export type WakeTarget =
+  | {
+      kind: "pid";
+      pid: number /** /proc's start ticks, to tell a reused pid at the last moment. */;
+      startTime: string;
+    }
+  | { kind: "none"; why: string };
 
 export const noWake = (why: string): WakeTarget => ({ kind: "none", why });
 
@@ -26,12 +32,17 @@ function realpathOr(path: string): string {
 }
 
 /**
- * Whether a command line is a harness running a loop: Node, then an autoloop harness's bin
- * (relative paths taken from `cwd`, links followed), then `run`, `resume` or `chain`. Not
- * `autoloop-cron` (the daemon, its spawn helper, the monitor), not anything else.
+ * Whether a command line is a harness running a loop: Node (and its own `--options`), then an
+ * autoloop harness's bin (relative paths taken from `cwd`, links followed), then `run`,
+ * `resume` or `chain`. Not `autoloop-cron` (the daemon, its spawn helper, the monitor), not
+ * anything else. An option with a separate value (`-r x`) leaves `x` where the bin should be:
+ * not a harness, which only ever means nothing is signalled.
  */
 export function isHarnessLoopArgv(argv: readonly string[], cwd: string): boolean {
-  const [node, bin, command] = argv;
+  const node = argv[0];
+  const rest = argv.slice(1);
+  const first = rest.findIndex((arg) => !arg.startsWith("-"));
+  const [bin, command] = first === -1 ? [] : rest.slice(first);
   if (node === undefined || bin === undefined || command === undefined) return false;
   if (!/^node(js)?[\d.]*$/.test(basename(node)) || !LOOP_COMMANDS.has(command)) return false;
   const path = realpathOr(resolve(cwd, bin));
@@ -65,13 +76,23 @@ export function registryPidTarget(pid: number, runStart: string | undefined): Wa
     return noWake(`the start of pid ${pid} or of the run is unknown`);
   if (started > run + START_SLACK_MS)
     return noWake(`pid ${pid} started after the run did (a reused pid)`);
-  return { kind: "pid", pid };
+  return pidTarget(pid);
+}
+
+/** `pid` as a target, with its start time; none when it is gone or /proc cannot tell. */
+export function pidTarget(pid: number): WakeTarget {
+  const startTime = readProcStat(pid)?.startTime;
+  if (startTime === undefined) return noWake(`pid ${pid} is gone`);
+  return { kind: "pid", pid, startTime };
 }
 
 /** Wakes the target's harness to read its requests now; false when nothing was signalled. */
 export function wake(target: WakeTarget): boolean {
   // Checked again at the last moment: the process may have ended and its pid been reused.
-  if (target.kind !== "pid" || !isHarnessLoop(target.pid)) return false;
+  if (target.kind !== "pid" || target.pid === process.pid) return false;
+  const stat = readProcStat(target.pid);
+  if (stat === undefined || stat.state === "Z" || stat.state === "X") return false;
+  if (stat.startTime !== target.startTime) return false;
   try {
     process.kill(target.pid, "SIGUSR1");
     return true;

@@ -44,7 +44,8 @@ export function slackPayload(m: AlertMessage, ctx: RenderContext) {
     slackSection(facts),
   ];
   if (m.gate && m.gate.openTasks.length > 0) {
-    const tasks = m.gate.openTasks.map((t) => `• \`${t.id}\` ${slackEscape(t.text)}`);
+    // Ids too are the run's (its tasks file): inside backticks Slack still parses `<!here>`.
+    const tasks = m.gate.openTasks.map((t) => `• \`${slackEscape(t.id)}\` ${slackEscape(t.text)}`);
     blocks.push(slackSection(`*Open tasks*\n${tasks.join("\n")}`));
   }
   const tail = m.journalTail.slice(-JOURNAL_TAIL_LINES);

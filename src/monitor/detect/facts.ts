@@ -3,7 +3,6 @@
 // and invalid files. Gathered from the ledger, registries beside journals and daemon events.
 
 import { statSync } from "node:fs";
-import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { RegistryView } from "../../journal/registry-view.js";
 import { isTerminal, type RunSummary } from "../../scheduler/ledger/events.js";
@@ -19,6 +18,12 @@ import type {
   SchedulerVerdict,
   SlotOutcome,
 } from "./detectors.js";
+import {
+  HarnessLiveness,
+  type LaunchedProcess,
+  launchedProcess,
+  type ProcessChecks,
+} from "./harness-liveness.js";
 import { PassLiveness } from "./liveness.js";
 import { type ExpectedSlot, expectedSlot, isOverdue } from "./overdue-slots.js";
 import { type RetryFact, retryFact } from "./retry-facts.js";
@@ -42,6 +47,8 @@ export interface FactSources {
   /** The scheduler's output logs, `<dir>/<run-id>.log`: failures quote their last lines. */
   outputDir?: string;
   isAlive?: (pid: number) => boolean;
+  /** Whose process a live pid is (default: /proc, as `stop` and `guide` tell). */
+  processChecks?: ProcessChecks;
   /**
    * A run's journal says it ended while its harness (pid) still runs: the record is not the
    * harness's (a stuck agent can append any line). Called once per run.
@@ -83,6 +90,7 @@ export class MonitorFacts {
   /** Per schedule, the slot expected after its newest run. */
   private readonly expected = new Map<string, ExpectedSlot>();
   private readonly liveness: PassLiveness;
+  private readonly harnesses: HarnessLiveness;
   /** When this monitor began: a schedule that never ran is expected from then on. */
   private readonly watchStart: number;
 
@@ -92,6 +100,7 @@ export class MonitorFacts {
   ) {
     this.watchStart = now.getTime();
     this.liveness = new PassLiveness(sources.isAlive);
+    this.harnesses = new HarnessLiveness(sources.processChecks);
     this.ends = new RunEnds(sources.onUnconfirmedEnd);
   }
 
@@ -113,11 +122,21 @@ export class MonitorFacts {
 
   /** The ledger's summary of a run the scheduler launched; undefined for other runs. */
   summaryOf(runId: string, ledger = this.sources.ledger()): RunSummary | undefined {
+    return this.ledgerRun(runId, ledger)?.summary;
+  }
+
+  /** The ledger's summary of a run and, while it runs, the process it was launched in. */
+  private ledgerRun(
+    runId: string,
+    ledger: RunLedger | undefined,
+  ): { summary: RunSummary; process?: LaunchedProcess | undefined } | undefined {
     const done = this.ended.get(runId);
-    if (done !== undefined) return done;
-    const summary = ledger?.replay(runId)?.summary;
-    if (summary !== undefined && isTerminal(summary.status)) this.ended.set(runId, summary);
-    return summary;
+    if (done !== undefined) return { summary: done };
+    const replay = ledger?.replay(runId);
+    if (replay === undefined) return undefined;
+    const { summary, events } = replay;
+    if (isTerminal(summary.status)) this.ended.set(runId, summary);
+    return { summary, process: launchedProcess(summary, events) };
   }
 
   scheduleOf(runId: string, ledger = this.sources.ledger()): string | undefined {
@@ -159,6 +178,7 @@ export class MonitorFacts {
       this.retries.delete(id);
       this.unsettledSince.delete(id);
       this.ends.forget(id);
+      this.harnesses.forget(id);
     }
   }
 
@@ -170,7 +190,8 @@ export class MonitorFacts {
     now: Date,
   ): RunFacts {
     const facts: RunFacts = {};
-    const summary = this.summaryOf(run.run, ledger);
+    const launched = this.ledgerRun(run.run, ledger);
+    const summary = launched?.summary;
     // A chain's step is not in the ledger: it belongs to its chain's schedule.
     const schedule =
       this.scheduleOf(run.run, ledger) ??
@@ -187,19 +208,24 @@ export class MonitorFacts {
       if (retry !== undefined) facts.retry = retry;
     }
     if (this.ends.confirmed(run)) return facts;
+    // A run the daemon launched (a chain's step: its chain) is judged by the ledger alone; one
+    // started by hand by its registry (harness-liveness.ts). Unknown liveness (another host):
+    // the stall threshold decides instead of a false crash.
+    const byLedger =
+      launched ??
+      (run.chainStep === true && run.parentRun !== undefined
+        ? this.ledgerRun(run.parentRun, ledger)
+        : undefined);
     // The scheduler's own record says the run ended: its harness is gone, whatever a pid says.
-    if (summary !== undefined && isTerminal(summary.status)) {
+    if (byLedger !== undefined && isTerminal(byLedger.summary.status)) {
       facts.alive = false;
       return this.ends.judge(run, facts, undefined);
     }
-    const entry = this.registryEntry(run, refreshed);
-    // A pid written on another host (another pod) says nothing here: leave liveness unknown,
-    // so the stall threshold decides instead of a false crash.
-    if (typeof entry?.host === "string" && entry.host !== hostname())
-      return this.ends.judge(run, facts, undefined);
-    const pid = entry?.pid ?? summary?.pid;
-    if (entry?.pid !== undefined) facts.alive = alive(entry.pid);
-    else if (summary?.pid !== undefined) facts.alive = alive(summary.pid);
+    const { alive: live, pid } =
+      byLedger !== undefined
+        ? this.harnesses.launched(run.run, byLedger.process, alive)
+        : this.harnesses.handStarted(run.run, this.registryEntry(run, refreshed), alive);
+    if (live !== undefined) facts.alive = live;
     return this.ends.judge(run, facts, pid);
   }
 

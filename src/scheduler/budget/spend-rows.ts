@@ -92,7 +92,7 @@ export function spendLine(row: SpendRow): string {
   const unknown = row.thisMonth.unknownCost;
   const note =
     row.holds === "cannot"
-      ? `; ${unknown} run(s) of unknown cost this month: the dollar budget counts each as its ceiling (add tokens_per_day or a [prices] entry to count what they spent)`
+      ? `; ${unknown} run(s) of unknown cost this month: the dollar budget counts each at its whole per-run ceiling, whatever tokens it reported (a [prices] entry for its model counts what it spent)`
       : row.holds === "tokens"
         ? `; ${unknown} run(s) of unknown cost this month: the token limits hold`
         : unknown > 0

@@ -52,6 +52,8 @@ export interface StartedEvent extends Base {
   pid: number;
   pgid: number;
   startTime?: string;
+  /** The launcher's host name: another host's process says nothing on this one (pods). */
+  host?: string;
   outputPath: string;
   journalPath: string;
   journalOffset: number;

@@ -1,4 +1,5 @@
 // The scheduler's run ledger (docs/formats.md): per-run event logs by date, an index, pending runs and claimed slots.
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { HeldLines, type WriteTrouble } from "../../journal/held-lines.js";
 import { LineCursor, parseLines } from "../../journal/reader.js";
@@ -153,7 +154,7 @@ export class RunLedger {
 
   /** Call right after spawning: the pid in pending.json is what lets a restart adopt the run. */
   started(runId: string, info: StartInfo): void {
-    this.append(runId, { event: "started", ...info, pgid: info.pid });
+    this.append(runId, { event: "started", ...info, pgid: info.pid, host: hostname() });
     const entry = this.pendingRuns.get(runId);
     if (entry) this.pendingRuns.set(withStart(entry, info, this.deps.now().toISOString()));
   }
