@@ -1,11 +1,13 @@
 // The harness loop: prompt → agent → events → route, until completion or a stop reason.
 // Every step is journaled; the run's exit code follows its outcome class.
 import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { JournalWriter } from "../journal/append.js";
 import { type FieldValue, fieldText, journalTimestamp } from "../journal/codec.js";
 import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
 import { agentCommand, callAgent } from "./agent-call.js";
 import { iterationEnv, runBoundEnv } from "./agent-env.js";
+import { assertShareable, shareWithAgent } from "./agent-files.js";
 import { AgentReaper } from "./agent-reaper.js";
 import { askHuman, askTimeoutMs } from "./ask-step.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
@@ -39,6 +41,7 @@ import {
   scratchpad,
 } from "./prompt.js";
 import { appendRegistry, registryStatus } from "./registry.js";
+import { agentUser, agentUserEnv } from "./run-as.js";
 import { ignoreStateDir, runPaths } from "./run-paths.js";
 import { redactFields, secretsRedactor } from "./run-secrets.js";
 import { isSystemTopic, RunView } from "./run-view.js";
@@ -109,6 +112,11 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     ? resume.fromIteration - 1 + resume.addIterations
     : (opts.maxIterations ?? ev.max_iterations);
   const paths = runPaths(opts.workDir, runId, preset.config, opts.env);
+  // `backend.run_as`: checked before anything is written, so a wrong user starts nothing.
+  const user = agentUser(backend.run_as, join(preset.dir, "autoloops.toml"));
+  if (user !== undefined) assertShareable(paths, preset.config, user);
+  /** The environment every agent call starts from: the agent's own HOME when it is another user. */
+  const agentBase = user === undefined ? opts.env : { ...opts.env, ...agentUserEnv(user) };
   // A review prompt file outside the preset fails the run before it starts, not midway.
   if (preset.config.review?.enabled) reviewInstructions(preset, preset.config.review);
   const secrets = secretsRedactor(opts.secretEnv);
@@ -183,6 +191,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       ...(worktree && { worktree_branch: worktree.branch, worktree_path: worktree.worktree_path }),
     });
   writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
+  if (user !== undefined) shareWithAgent(paths, user);
   // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration),
   // through its private folder: the run's own `control/` is the agent's to write.
   const privateRun = recordLaunch(meta, agent.id, opts.env, progress);
@@ -280,9 +289,10 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     command,
     args,
     cwd: agentDir,
-    env: { ...opts.env, ...backend.env },
+    env: { ...agentBase, ...backend.env },
     signal: opts.signal,
     reaper,
+    user,
   });
   if (refusal !== undefined) {
     system("backend.login_check", undefined, refusal.fields);
@@ -314,7 +324,8 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         tasks: tasks.view(),
         scratchpad: scratchpad(history),
         cwd: agentDir,
-        baseEnv: { ...opts.env, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
+        baseEnv: { ...agentBase, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
+        user,
         reaper,
         signal: AbortSignal.any([opts.signal, turn.signal]),
         costLeft: agent.id === "claude" ? costLeft(spend, ev) : undefined,
@@ -421,7 +432,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       agent: agent.id,
     });
     const env = iterationEnv({
-      base: { ...opts.env, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
+      base: { ...agentBase, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
       preset,
       paths,
       runId,
@@ -447,6 +458,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         killGraceMs: backend.kill_grace_ms,
         signal: AbortSignal.any([opts.signal, turn.signal]),
         env,
+        user,
       },
       paths,
       progress,
