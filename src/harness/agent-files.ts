@@ -1,7 +1,7 @@
 // With `backend.run_as`, the run's files its agent writes (through the event tool: the journal,
 // tasks and memory; and its own run folder) are shared with the agent's group: folders under
-// `.autoloop/` get group rwx and setgid (what the agent makes there stays in the group), those
-// files group rw. Only what the harness's user owns is changed; the run's private folder and
+// `.autoloop/` get group rwx, those files group rw (no setgid bit: systemd's RestrictSUIDSGID
+// refuses it, and the files the harness writes are made before the agent runs). Only what the harness's user owns is changed; the run's private folder and
 // the daemon's state dir are never shared (docs/formats.md, "Who writes what").
 import { closeSync, constants, fchmodSync, fchownSync, fstatSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -43,7 +43,7 @@ const OPEN = {
     constants.O_NOFOLLOW |
     constants.O_NONBLOCK,
 };
-const GROUP_BITS = { dir: 0o2070, file: 0o060 };
+const GROUP_BITS = { dir: 0o070, file: 0o060 };
 
 function share(path: string, kind: "dir" | "file", user: AgentUser): void {
   let fd: number;

@@ -6,7 +6,7 @@ import type { AgentReaper } from "./agent-reaper.js";
 import type { StreamError } from "./agent-stream.js";
 import type { AgentAdapter, AgentFailureReason, FailurePattern } from "./agents.js";
 import { type AgentResult, runAgent } from "./backend.js";
-import type { AgentUser } from "./run-as.js";
+import type { AgentLaunch } from "./run-as.js";
 
 // Phrases every CLI shares (HTTP statuses, provider error types), tried after its own.
 const COMMON_FAILURES: readonly FailurePattern[] = [
@@ -156,7 +156,7 @@ export async function loginRefusal(input: {
   signal: AbortSignal;
   reaper: AgentReaper;
   /** `backend.run_as`: the check runs as the agent's user, where its credentials are. */
-  user: AgentUser | undefined;
+  launch: AgentLaunch;
 }): Promise<LoginRefusal | undefined> {
   const { agent, env } = input;
   const check = agent.loginCheck;
@@ -175,7 +175,7 @@ export async function loginRefusal(input: {
     killGraceMs: 1_000,
     signal: input.signal,
     reaper: input.reaper,
-    user: input.user,
+    launch: input.launch,
   });
   const output = result.kind === "spawn_failed" ? `${result.output}${result.error}` : result.output;
   const exitCode = result.kind === "exited" ? result.exitCode : undefined;

@@ -41,7 +41,7 @@ import {
   scratchpad,
 } from "./prompt.js";
 import { appendRegistry, registryStatus } from "./registry.js";
-import { agentUser, agentUserEnv } from "./run-as.js";
+import { agentLaunch, agentUserEnv } from "./run-as.js";
 import { ignoreStateDir, runPaths } from "./run-paths.js";
 import { redactFields, secretsRedactor } from "./run-secrets.js";
 import { isSystemTopic, RunView } from "./run-view.js";
@@ -113,7 +113,8 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     : (opts.maxIterations ?? ev.max_iterations);
   const paths = runPaths(opts.workDir, runId, preset.config, opts.env);
   // `backend.run_as`: checked before anything is written, so a wrong user starts nothing.
-  const user = agentUser(backend.run_as, join(preset.dir, "autoloops.toml"));
+  const launch = agentLaunch(backend.run_as, join(preset.dir, "autoloops.toml"));
+  const user = launch.user;
   if (user !== undefined) assertShareable(paths, preset.config, user);
   /** The environment every agent call starts from: the agent's own HOME when it is another user. */
   const agentBase = user === undefined ? opts.env : { ...opts.env, ...agentUserEnv(user) };
@@ -292,7 +293,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     env: { ...agentBase, ...backend.env },
     signal: opts.signal,
     reaper,
-    user,
+    launch,
   });
   if (refusal !== undefined) {
     system("backend.login_check", undefined, refusal.fields);
@@ -325,7 +326,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         scratchpad: scratchpad(history),
         cwd: agentDir,
         baseEnv: { ...agentBase, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
-        user,
+        launch,
         reaper,
         signal: AbortSignal.any([opts.signal, turn.signal]),
         costLeft: agent.id === "claude" ? costLeft(spend, ev) : undefined,
@@ -458,7 +459,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         killGraceMs: backend.kill_grace_ms,
         signal: AbortSignal.any([opts.signal, turn.signal]),
         env,
-        user,
+        launch,
       },
       paths,
       progress,

@@ -13,10 +13,16 @@ export interface AgentUser {
   uid: number;
   gid: number;
   home: string;
+}
+
+/** How the harness starts its agents: as whom, and whether through `setpriv`. */
+export interface AgentLaunch {
+  /** `backend.run_as`; unset, the harness's own user. */
+  user: AgentUser | undefined;
   /**
-   * When the harness is not root, the capabilities it switches users with are ambient and
-   * would pass on to the agent: it is started through this `setpriv --inh-caps=-all`, which
-   * drops them.
+   * A harness that is not root holds its capabilities (CAP_SETUID ...) as ambient ones, which
+   * every program it starts would keep, whatever user it runs as: the agent is started through
+   * this `setpriv --inh-caps=-all`, which drops them.
    */
   setpriv: string | undefined;
 }
@@ -45,7 +51,7 @@ export function resolveRunAs(
   spec: string,
   passwd: Account[],
   groups: Account[],
-): Omit<AgentUser, "setpriv"> | { problem: string } {
+): AgentUser | { problem: string } {
   const [userKey = "", groupKey, ...rest] = spec.split(":");
   if (userKey === "" || groupKey === "" || rest.length > 0)
     return { problem: 'a user name or uid, with an optional ":group" (e.g. "autoloop-agent")' };
@@ -65,22 +71,19 @@ export function resolveRunAs(
 
 const readOr = (file: string) => (existsSync(file) ? readFileSync(file, "utf8") : "");
 
-/** The capability sets of this process (`/proc/self/status`), as bit masks. */
-function capabilities(): { effective: bigint } {
+/** The effective and ambient capability sets of this process (`/proc/self/status`). */
+function capabilities(): { effective: bigint; ambient: bigint } {
   const status = readOr("/proc/self/status");
-  const hex = /^CapEff:\s*([0-9a-f]+)$/m.exec(status)?.[1];
-  return { effective: hex === undefined ? 0n : BigInt(`0x${hex}`) };
+  const set = (name: string) =>
+    BigInt(`0x${new RegExp(`^${name}:\\s*([0-9a-f]+)$`, "m").exec(status)?.[1] ?? "0"}`);
+  return { effective: set("CapEff"), ambient: set("CapAmb") };
 }
 
 /** CAP_KILL (5), CAP_SETGID (6), CAP_SETUID (7). */
 const NEEDED_CAPS = 0b1110_0000n;
 
-/**
- * The agent's user for a preset whose `backend.run_as` is `spec`, or undefined when unset.
- * `configFile` names the preset in errors.
- */
-export function agentUser(spec: string | undefined, configFile: string): AgentUser | undefined {
-  if (spec === undefined || spec === "") return undefined;
+/** The agent's user for `backend.run_as = spec`; `configFile` names the preset in errors. */
+export function agentUser(spec: string, configFile: string): AgentUser {
   const found = resolveRunAs(
     spec,
     parseAccounts(readOr("/etc/passwd")),
@@ -95,19 +98,26 @@ export function agentUser(spec: string | undefined, configFile: string): AgentUs
         expected: found.problem,
       },
     ]);
-  const self = process.getuid?.();
-  if (self === undefined) throw new UserError("backend.run_as: this system has no user ids");
-  if (self === 0) return { ...found, setpriv: undefined };
-  if ((capabilities().effective & NEEDED_CAPS) !== NEEDED_CAPS)
+  return found;
+}
+
+/** How this harness starts the agents of a preset whose `backend.run_as` is `spec` (or unset). */
+export function agentLaunch(spec: string | undefined, configFile: string): AgentLaunch {
+  const user = spec === undefined || spec === "" ? undefined : agentUser(spec, configFile);
+  const self = process.getuid?.() ?? 0;
+  if (self === 0) return { user, setpriv: undefined }; // leaving root drops every capability
+  const caps = capabilities();
+  if (user !== undefined && (caps.effective & NEEDED_CAPS) !== NEEDED_CAPS)
     throw new UserError(
-      `backend.run_as = ${JSON.stringify(spec)} (${configFile}): the harness runs as uid ${self} without CAP_SETUID, CAP_SETGID and CAP_KILL, so it cannot start the agent as ${found.name}; run it as root, or give it those capabilities (systemd: AmbientCapabilities=CAP_SETUID CAP_SETGID CAP_KILL), or remove backend.run_as`,
+      `backend.run_as = ${JSON.stringify(spec)} (${configFile}): the harness runs as uid ${self} without CAP_SETUID, CAP_SETGID and CAP_KILL, so it cannot start the agent as ${user.name}; run it as root, or give it those capabilities (systemd: AmbientCapabilities=CAP_SETUID CAP_SETGID CAP_KILL), or remove backend.run_as`,
     );
+  if (caps.ambient === 0n) return { user, setpriv: undefined };
   const setpriv = onPath("setpriv");
   if (setpriv === undefined)
     throw new UserError(
-      `backend.run_as = ${JSON.stringify(spec)}: setpriv (util-linux) is not on PATH; the harness needs it to drop the capabilities the agent would otherwise inherit (install util-linux, or run the harness as root)`,
+      `the harness holds ambient capabilities (CapAmb ${caps.ambient.toString(16)}) that its agents would inherit, and setpriv (util-linux) is not on PATH to drop them: install util-linux, or start the harness without capabilities`,
     );
-  return { ...found, setpriv };
+  return { user, setpriv };
 }
 
 function onPath(command: string): string | undefined {
@@ -122,14 +132,14 @@ export function agentUserEnv(user: AgentUser): Record<string, string> {
   return { HOME: user.home, USER: user.name, LOGNAME: user.name };
 }
 
-/** The spawn of the agent as `user`: Node switches uid and gid; setpriv drops inherited caps. */
-export function asAgentUser(
-  user: AgentUser | undefined,
+/** The spawn of an agent: Node switches uid and gid; setpriv drops inherited capabilities. */
+export function launchedAs(
+  launch: AgentLaunch | undefined,
   command: string,
   argv: string[],
 ): { command: string; argv: string[]; ids: { uid: number; gid: number } | undefined } {
-  if (user === undefined) return { command, argv, ids: undefined };
-  const ids = { uid: user.uid, gid: user.gid };
-  if (user.setpriv === undefined) return { command, argv, ids };
-  return { command: user.setpriv, argv: ["--inh-caps=-all", "--", command, ...argv], ids };
+  const user = launch?.user;
+  const ids = user === undefined ? undefined : { uid: user.uid, gid: user.gid };
+  if (launch?.setpriv === undefined) return { command, argv, ids };
+  return { command: launch.setpriv, argv: ["--inh-caps=-all", "--", command, ...argv], ids };
 }

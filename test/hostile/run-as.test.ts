@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { privateRunPaths } from "../../src/harness/control/private-run.js";
-import { agentUser } from "../../src/harness/run-as.js";
+import { agentLaunch, agentUser } from "../../src/harness/run-as.js";
 import { AUTOLOOP, autoloop, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { journalOf, topics } from "../helpers/journal.js";
 
@@ -51,7 +51,7 @@ interface Setup {
 }
 
 /** A project shared with nobody's group, a root-only state dir, and an open operator home. */
-function setup(runId: string, runAs: string, projectOwner = 0): Setup {
+function setup(runId: string, runAs: string | undefined, projectOwner = 0): Setup {
   const base = tempDir();
   chmodSync(base, 0o755);
   const project = join(base, "project");
@@ -75,7 +75,7 @@ function setup(runId: string, runAs: string, projectOwner = 0): Setup {
   }).control.requests;
   writeFileSync(
     join(preset, "autoloops.toml"),
-    `[event_loop]\nmax_iterations = 2\n\n[backend]\ncommand = ${JSON.stringify(join(preset, "agent.sh"))}\nprompt_mode = "file"\nrun_as = ${JSON.stringify(runAs)}\n\n[backend.env]\nPRIVATE_REQUESTS = ${JSON.stringify(requests)}\nDAEMON_STATE = ${JSON.stringify(daemonState)}\n`,
+    `[event_loop]\nmax_iterations = 2\n\n[backend]\ncommand = ${JSON.stringify(join(preset, "agent.sh"))}\nprompt_mode = "file"\n${runAs === undefined ? "" : `run_as = ${JSON.stringify(runAs)}\n`}\n[backend.env]\nPRIVATE_REQUESTS = ${JSON.stringify(requests)}\nDAEMON_STATE = ${JSON.stringify(daemonState)}\n`,
   );
   return { base, project, operator, daemonState, preset, requests };
 }
@@ -111,10 +111,39 @@ function expectFenced(s: Setup, uid: number): void {
   const privateDir = statSync(join(s.requests, "..", ".."));
   expect({ uid: privateDir.uid, mode: privateDir.mode & 0o777 }).toEqual({ uid, mode: 0o700 });
   const shared = statSync(join(s.project, ".autoloop"));
-  expect({ gid: shared.gid, groupWrite: (shared.mode & 0o2070) === 0o2070 }).toEqual({
+  expect({ gid: shared.gid, groupWrite: (shared.mode & 0o070) === 0o070 }).toEqual({
     gid: NOBODY,
     groupWrite: true,
   });
+}
+
+const HARNESS = 4242;
+
+/**
+ * The systemd way: the harness is its own user, with CAP_SETUID, CAP_SETGID and CAP_KILL
+ * ambient, and a member of the agent's group; its agents must inherit none of them.
+ */
+function runAsCapableUser(s: Setup, runId: string) {
+  return execa(
+    "setpriv",
+    [
+      `--reuid=${HARNESS}`,
+      `--regid=${HARNESS}`,
+      `--groups=${NOBODY}`,
+      "--inh-caps=+setuid,+setgid,+kill",
+      "--ambient-caps=+setuid,+setgid,+kill",
+      "--",
+      process.execPath,
+      AUTOLOOP,
+      ...["run", s.preset, "Check the report", "--run-id", runId],
+    ],
+    {
+      reject: false,
+      cwd: s.project,
+      env: cleanEnv({ AUTOLOOP_OPERATOR_DIR: s.operator, HOME: s.operator }),
+      extendEnv: false,
+    },
+  );
 }
 
 describe.skipIf(!isRoot)("an agent run as another user (backend.run_as)", () => {
@@ -129,32 +158,22 @@ describe.skipIf(!isRoot)("an agent run as another user (backend.run_as)", () => 
   }, 30_000);
 
   it("drops the capabilities a non-root harness switches users with", async () => {
-    // The systemd way: the harness is its own user, with CAP_SETUID, CAP_SETGID and CAP_KILL
-    // ambient, and a member of the agent's group; the agent must inherit none of them.
-    const harness = 4242;
-    const s = setup("ascaps", `${NOBODY}:${NOBODY}`, harness);
-    const run = await execa(
-      "setpriv",
-      [
-        `--reuid=${harness}`,
-        `--regid=${harness}`,
-        `--groups=${NOBODY}`,
-        "--inh-caps=+setuid,+setgid,+kill",
-        "--ambient-caps=+setuid,+setgid,+kill",
-        "--",
-        process.execPath,
-        AUTOLOOP,
-        ...["run", s.preset, "Check the report", "--run-id", "ascaps"],
-      ],
-      {
-        reject: false,
-        cwd: s.project,
-        env: cleanEnv({ AUTOLOOP_OPERATOR_DIR: s.operator, HOME: s.operator }),
-        extendEnv: false,
-      },
-    );
+    const s = setup("ascaps", `${NOBODY}:${NOBODY}`, HARNESS);
+    const run = await runAsCapableUser(s, "ascaps");
     expect(run.exitCode, run.stderr).toBe(0);
-    expectFenced(s, harness);
+    expectFenced(s, HARNESS);
+  }, 30_000);
+
+  it("drops them for an agent without run_as too (it would otherwise become anyone)", async () => {
+    const s = setup("capsonly", undefined, HARNESS);
+    const run = await runAsCapableUser(s, "capsonly");
+    expect(run.exitCode, run.stderr).toBe(0);
+    const got = results(s.project);
+    expect({ uid: got.uid, CapEff: got.CapEff, CapAmb: got.CapAmb }).toEqual({
+      uid: String(HARNESS),
+      CapEff: "0000000000000000",
+      CapAmb: "0000000000000000",
+    });
   }, 30_000);
 
   it("refuses to start when the harness cannot switch users, naming the fix", async () => {
@@ -207,6 +226,6 @@ describe("backend.run_as's value", () => {
       home: "/nonexistent",
     });
     expect(agentUser(`${NOBODY}:${NOBODY}`, "f")).toMatchObject({ uid: NOBODY, gid: NOBODY });
-    expect(agentUser("nobody", "f")?.setpriv).toBeUndefined();
+    expect(agentLaunch("nobody", "f").setpriv).toBeUndefined(); // leaving root drops every capability
   });
 });
