@@ -29,7 +29,15 @@ export function shareWithAgent(paths: RunPaths, user: AgentUser): void {
   const autoloopDir = dirname(paths.journalFile);
   for (const dir of [autoloopDir, join(autoloopDir, "runs"), paths.runDir, paths.stateDir])
     share(dir, "dir", user);
-  const files = [paths.journalFile, paths.tasksFile, paths.projectMemoryFile, paths.runMemoryFile];
+  // The prompt file too: rewritten in place every iteration, it keeps the group it gets here
+  // (under a 0027 or 0077 umask the agent could not read it otherwise).
+  const files = [
+    paths.journalFile,
+    paths.tasksFile,
+    paths.projectMemoryFile,
+    paths.runMemoryFile,
+    paths.promptPath,
+  ];
   for (const file of new Set(files)) share(file, "file", user);
 }
 

@@ -32,6 +32,7 @@ echo "uid=$(id -u)" >> "$out"
 echo "home=$HOME" >> "$out"
 grep '^Cap\\(Eff\\|Amb\\)' /proc/self/status | tr -d '\\t' | tr : = >> "$out"
 try respond "printf '{\\"id\\":\\"ctl_forged_aaaaaa\\",\\"runId\\":\\"%s\\",\\"requestedAt\\":\\"2026-11-29T00:00:00.000Z\\",\\"verb\\":\\"respond\\",\\"reason\\":\\"respond\\",\\"payload\\":{\\"questionId\\":\\"ask_x_1\\",\\"answer\\":\\"yes\\"}}\\n' \\"$AUTOLOOP_RUN_ID\\" >> \\"$PRIVATE_REQUESTS\\""
+try prompt "cat \\"$AUTOLOOP_PROMPT_PATH\\" > /dev/null"
 try state "echo '{}' > \\"$DAEMON_STATE/paused.json\\""
 try signal "kill -USR1 $PPID"
 "$AUTOLOOP_BIN" emit agent.note "ran as $(id -u)"
@@ -101,6 +102,7 @@ function expectFenced(s: Setup, uid: number): void {
     signal: "refused",
   });
   expect(got.task).toBe("task-1");
+  expect(got.prompt).toBe("done");
   const journal = journalOf(s.project);
   expect(topics(journal)).toContain("agent.note");
   expect(topics(journal).at(-1)).toBe("loop.complete");
@@ -124,9 +126,14 @@ const HARNESS = 4242;
  * ambient, and a member of the agent's group; its agents must inherit none of them.
  */
 function runAsCapableUser(s: Setup, runId: string) {
+  // Under the container's umask: what the agent must read or write is shared all the same.
   return execa(
-    "setpriv",
+    "sh",
     [
+      "-c",
+      'umask 077; exec "$@"',
+      "sh",
+      "setpriv",
       `--reuid=${HARNESS}`,
       `--regid=${HARNESS}`,
       `--groups=${NOBODY}`,
