@@ -6,6 +6,7 @@ import type { AgentReaper } from "./agent-reaper.js";
 import type { StreamError } from "./agent-stream.js";
 import type { AgentAdapter, AgentFailureReason, FailurePattern } from "./agents.js";
 import { type AgentResult, runAgent } from "./backend.js";
+import type { AgentLaunch } from "./run-as.js";
 
 // Phrases every CLI shares (HTTP statuses, provider error types), tried after its own.
 const COMMON_FAILURES: readonly FailurePattern[] = [
@@ -154,6 +155,8 @@ export async function loginRefusal(input: {
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   reaper: AgentReaper;
+  /** `backend.run_as`: the check runs as the agent's user, where its credentials are. */
+  launch: AgentLaunch;
 }): Promise<LoginRefusal | undefined> {
   const { agent, env } = input;
   const check = agent.loginCheck;
@@ -172,6 +175,7 @@ export async function loginRefusal(input: {
     killGraceMs: 1_000,
     signal: input.signal,
     reaper: input.reaper,
+    launch: input.launch,
   });
   const output = result.kind === "spawn_failed" ? `${result.output}${result.error}` : result.output;
   const exitCode = result.kind === "exited" ? result.exitCode : undefined;

@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { isGroupAlive, signalGroup } from "../util/process.js";
 import type { AgentReaper } from "./agent-reaper.js";
+import { type AgentLaunch, launchedAs } from "./run-as.js";
 
 export interface AgentInvocation {
   command: string;
@@ -28,6 +29,8 @@ export interface AgentInvocation {
   onStdoutLine?: (line: string) => void;
   /** Each whole line the agent writes on stderr, as it comes. */
   onStderrLine?: (line: string) => void;
+  /** As whom, and through what, the agent is started (`backend.run_as`); unset: as the harness. */
+  launch?: AgentLaunch | undefined;
 }
 
 /** What every result carries: stdout and stderr together as they came, and stderr alone (tails). */
@@ -136,9 +139,11 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
   // time without loading it, and it needs nothing beyond a process group and two pipes.
   let child: ChildProcess;
   try {
-    child = spawn(inv.command, agentArgv(inv), {
+    const as = launchedAs(inv.launch, inv.command, agentArgv(inv));
+    child = spawn(as.command, as.argv, {
       cwd: inv.cwd,
       env: inv.env,
+      ...as.ids,
       detached: true,
       stdio: [inv.promptMode === "stdin" ? "pipe" : "ignore", "pipe", "pipe"],
     });

@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import type { FieldValue } from "../journal/codec.js";
 import { UserError } from "../util/errors.js";
 import { type LaunchRecord, presetDigest, writeLaunchRecord } from "./control/launch-record.js";
-import { privateRunPaths } from "./control/private-run.js";
+import { makePrivateRunDir, privateRunPaths } from "./control/private-run.js";
 import { controlPaths, publishCapabilities } from "./control/requests.js";
 import { reviewEvery } from "./metareview.js";
 import type { Preset } from "./preset.js";
@@ -151,6 +151,7 @@ export function recordLaunch(
   const privateRun = privateRunPaths(m.runId, m.paths.journalFile, env);
   publishCapabilities(controlPaths(m.paths.stateDir), m.runId, agent);
   try {
+    makePrivateRunDir(privateRun);
     publishCapabilities(privateRun.control, m.runId, agent);
     writeLaunchRecord(privateRun, launchRecord(m, env));
   } catch (err) {

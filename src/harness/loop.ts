@@ -6,6 +6,7 @@ import { type FieldValue, fieldText, journalTimestamp } from "../journal/codec.j
 import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
 import { agentCommand, callAgent } from "./agent-call.js";
 import { iterationEnv, runBoundEnv } from "./agent-env.js";
+import { agentSetup, shareWithAgent } from "./agent-files.js";
 import { AgentReaper } from "./agent-reaper.js";
 import { askHuman, askTimeoutMs } from "./ask-step.js";
 import { agentFailureStop, loginRefusal } from "./backend-failure.js";
@@ -90,10 +91,7 @@ const MAX_JOURNAL_OUTPUT = 64 * 1024;
 let controlInbox: ControlInbox | undefined;
 let usr1Handled = false;
 
-/**
- * Points SIGUSR1 at `inbox`. The handler is installed once and stays: Node's own SIGUSR1
- * action would open a debugger port in a harness between runs.
- */
+/** Points SIGUSR1 at `inbox` (installed once; it stays, so Node's inspector never opens). */
 function listenForControl(inbox: ControlInbox | undefined): void {
   controlInbox = inbox;
   if (usr1Handled) return;
@@ -110,6 +108,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     ? resume.fromIteration - 1 + resume.addIterations
     : (opts.maxIterations ?? ev.max_iterations);
   const paths = runPaths(opts.workDir, runId, preset.config, opts.env);
+  const { launch, user, agentBase } = agentSetup(preset, paths, opts.env);
   // A review prompt file outside the preset fails the run before it starts, not midway.
   if (preset.config.review?.enabled) reviewInstructions(preset, preset.config.review);
   const secrets = secretsRedactor(opts.secretEnv);
@@ -184,6 +183,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       ...(worktree && { worktree_branch: worktree.branch, worktree_path: worktree.worktree_path }),
     });
   writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
+  if (user !== undefined) shareWithAgent(paths, user);
   // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration),
   // through its private folder: the run's own `control/` is the agent's to write.
   const privateRun = recordLaunch(meta, agent.id, opts.env, progress);
@@ -292,9 +292,10 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
     command,
     args,
     cwd: agentDir,
-    env: { ...opts.env, ...backend.env },
+    env: { ...agentBase, ...backend.env },
     signal: opts.signal,
     reaper,
+    launch,
   });
   if (refusal !== undefined) {
     system("backend.login_check", undefined, refusal.fields);
@@ -321,7 +322,8 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         tasks: tasks.view(),
         scratchpad: scratchpad(history),
         cwd: agentDir,
-        baseEnv: { ...opts.env, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
+        baseEnv: { ...agentBase, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
+        launch,
         reaper,
         signal: AbortSignal.any([opts.signal, turn.signal]),
         costLeft: agent.id === "claude" ? costLeft(spend, ev) : undefined,
@@ -423,7 +425,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       agent: agent.id,
     });
     const env = iterationEnv({
-      base: { ...opts.env, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
+      base: { ...agentBase, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
       preset,
       paths,
       runId,
@@ -449,6 +451,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         killGraceMs: backend.kill_grace_ms,
         signal: AbortSignal.any([opts.signal, turn.signal]),
         env,
+        launch,
       },
       paths,
       progress,

@@ -13,6 +13,7 @@ import { tail } from "./judge.js";
 import type { Preset } from "./preset.js";
 import type { PresetConfig } from "./preset-schema.js";
 import { backpressureNote, listText, loopMemory, substitute } from "./prompt.js";
+import type { AgentLaunch } from "./run-as.js";
 import type { RunPaths } from "./run-paths.js";
 import type { RunView } from "./run-view.js";
 import type { TaskView } from "./tasks/materialize.js";
@@ -241,6 +242,8 @@ export interface ReviewRun {
 export interface MetareviewInput extends Omit<ReviewPromptInput, "review"> {
   cwd: string;
   baseEnv: NodeJS.ProcessEnv;
+  /** `backend.run_as`: the review's agent runs as the iterations' does. */
+  launch: AgentLaunch;
   reaper: AgentReaper;
   signal: AbortSignal;
   /** Claude's own spend cap, when the run has a cost budget. */
@@ -298,6 +301,7 @@ export async function runMetareview(input: MetareviewInput): Promise<ReviewRun> 
       killGraceMs: preset.config.backend.kill_grace_ms,
       signal: input.signal,
       env,
+      launch: input.launch,
     },
     paths,
     progress: input.progress,

@@ -101,6 +101,13 @@ export const presetConfigSchema = z.looseObject({
       ),
       {},
     ),
+    /** The user (`name` or uid, optional `:group`) the agent runs as (run-as.ts); unset: the harness's. */
+    run_as: z.optional(
+      z.pipe(
+        z.union([z.string(), z.int().check(z.gte(1))]),
+        z.transform((v: string | number) => String(v)),
+      ),
+    ),
   }),
   /**
    * The metareview (docs/formats.md, "Metareview"): a hygiene pass of its own agent call

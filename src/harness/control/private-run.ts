@@ -4,10 +4,11 @@
 // project, whose files the run's agent writes: what an operator sends a run, what `resume`
 // runs again and what a budget books never comes from a file the run was pointed at
 // (docs/formats.md, "Who writes what").
-import { realpathSync } from "node:fs";
+import { chmodSync, mkdirSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { hexDigest } from "../../util/digest.js";
+import { PRIVATE_DIR } from "../../util/private-files.js";
 import type { ControlPaths } from "./requests.js";
 
 /** The variable that moves the operator's state home (tests, a shared on-call account). */
@@ -69,4 +70,13 @@ export function privateRunPaths(
       capabilities: join(control, "capabilities.json"),
     },
   } satisfies PrivateRunPaths;
+}
+
+/**
+ * Makes the run's private folder, 0700 (and the folders above it that it makes): an agent
+ * that runs as another user (`backend.run_as`) can neither read nor write it.
+ */
+export function makePrivateRunDir(paths: PrivateRunPaths): void {
+  mkdirSync(paths.dir, { recursive: true, mode: PRIVATE_DIR });
+  chmodSync(paths.dir, PRIVATE_DIR);
 }
