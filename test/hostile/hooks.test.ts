@@ -141,8 +141,9 @@ describe("bodies without a valid signature", () => {
       "webhook-signature": `v1,${Buffer.alloc(32).toString("base64")}`,
     }));
     // The body must be read to know the signature is forged; what was read is garbage until
-    // the next collection, so this bound is looser (before: +76 MiB).
-    expect(grown, `peak RSS grew ${Math.round(grown / MiB)} MiB`).toBeLessThan(50 * MiB);
+    // the next collection (how much depends on when it runs: 34-50 MiB seen on a busy 2-core
+    // machine), so this bound is looser (before: +76 to +86 MiB).
+    expect(grown, `peak RSS grew ${Math.round(grown / MiB)} MiB`).toBeLessThan(60 * MiB);
   }, 60_000);
 });
 
