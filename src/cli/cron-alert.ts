@@ -34,7 +34,7 @@ terms with "," to require all. Silenced alerts send nothing, resolved ones inclu
 
 Examples:
   autoloop-cron alert test --channel ops-mail
-  autoloop-cron alert ack gate_stuck:run-20261121-0200-ab12 --for 4h
+  autoloop-cron alert ack run_failed:run-20261121-0200-ab12 --for 4h
   autoloop-cron alert silence schedule=nightly-fix --for 2h --comment "migrating the repo"
   autoloop-cron alert silence kind=run_stalled,schedule=docs --for 1d
 `;

@@ -139,7 +139,7 @@ export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): 
     if (c.kind === "question_pending")
       commands.answer = `autoloop-cron answer ${shellQuote(runId)} "<your answer>"${config}`;
     commands.guide = `autoloop-cron guide ${shellQuote(runId)} "<what to do next>"${config}`;
-    const open = c.kind === "gate_stuck" ? c.gate.openTasks[0]?.id : undefined;
+    const open = kindOf(c).gate?.(c).openTasks[0]?.id;
     if (open !== undefined)
       commands.task = `autoloop-cron task ${shellQuote(runId)} complete ${shellQuote(open)}${config}`;
     commands.stop = `autoloop-cron stop ${shellQuote(runId)}${config}`;
@@ -170,8 +170,9 @@ export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): 
       iterations: spend.iterations,
       unknownIterations: Math.max(0, spend.iterations - spend.priced),
     };
-  if (c.kind === "gate_stuck") {
-    const { topic, openTasks, refusals, since } = c.gate;
+  const gate = kindOf(c).gate?.(c);
+  if (gate !== undefined) {
+    const { topic, openTasks, refusals, since } = gate;
     message.gate = { topic, openTasks, refusals, since };
   }
   const text = kindOf(c).detail(c);
