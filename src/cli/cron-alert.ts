@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import pino from "pino";
 import { IncidentStore } from "../incidents/store.js";
 import type { AlertRecord } from "../monitor/alert-state.js";
-import { openOutbox } from "../monitor/durable-parts.js";
+import { openOutbox } from "../monitor/outbox/open.js";
 import { sendTestAlert } from "../monitor/outbox/test-alert.js";
 import { monitorPaths } from "../monitor/paths.js";
 import { SilenceStore } from "../monitor/silences.js";
