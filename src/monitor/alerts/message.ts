@@ -44,7 +44,7 @@ export const alertMessageSchema = z.object({
     inspect: z.string().optional(),
     ack: z.string().optional(),
     stop: z.string().optional(),
-    /** How to answer the question a run waits on (`question_pending`), or guide it. */
+    /** How to answer the question a run waits on, or guide it. */
     answer: z.string().optional(),
     guide: z.string().optional(),
     /** Closes the open task a live run is stuck on at its gate. */

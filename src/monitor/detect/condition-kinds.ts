@@ -62,6 +62,8 @@ export interface ConditionKindDefinition<K extends ConditionKind> {
   ending(c: Of<K>, facts: EndingFacts): Ending | undefined;
   /** The completion gate the run is stuck at (the alert's gate facts and task command). */
   gate?(c: Of<K>): GateDetails;
+  /** The id of the question the run waits on (the alert says how to answer it). */
+  question?(c: Of<K>): string;
 }
 
 /** The first line of a text, at most 120 characters. */
@@ -194,6 +196,7 @@ export const CONDITION_KINDS = {
       `Question ${c.questionId}, asked ${c.askedAt}:\n${c.question}\n\n${c.timeoutAt ? `The run waits for the answer until ${c.timeoutAt}, then goes on without one.` : "The run waits for the answer."}`,
     subject: runSubject,
     ending: questionEnding,
+    question: (c) => c.questionId,
   },
   schedule_trouble: {
     label: "schedule trouble",
