@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import pino from "pino";
 import { IncidentStore } from "../incidents/store.js";
 import type { AlertRecord } from "../monitor/alert-state.js";
-import { openOutbox } from "../monitor/durable-parts.js";
+import { openOutbox } from "../monitor/outbox/open.js";
 import { sendTestAlert } from "../monitor/outbox/test-alert.js";
 import { monitorPaths } from "../monitor/paths.js";
 import { SilenceStore } from "../monitor/silences.js";
@@ -34,7 +34,7 @@ terms with "," to require all. Silenced alerts send nothing, resolved ones inclu
 
 Examples:
   autoloop-cron alert test --channel ops-mail
-  autoloop-cron alert ack gate_stuck:run-20261121-0200-ab12 --for 4h
+  autoloop-cron alert ack run_failed:run-20261121-0200-ab12 --for 4h
   autoloop-cron alert silence schedule=nightly-fix --for 2h --comment "migrating the repo"
   autoloop-cron alert silence kind=run_stalled,schedule=docs --for 1d
 `;

@@ -2,7 +2,6 @@
 // each journal exactly where it stopped: neither missing nor repeating a line.
 import { readFileSync } from "node:fs";
 import * as z from "zod";
-import { writeFileAtomic } from "../util/atomic-write.js";
 import { hexDigest } from "../util/digest.js";
 
 /** Where a journal was consumed up to. */
@@ -134,9 +133,4 @@ function sortedPaths(positions: ReadonlyMap<string, JournalPosition>) {
   const sorted = { paths, keys, known: new Set(paths) };
   sortedKeys.set(positions, sorted);
   return sorted;
-}
-
-/** Saves positions atomically (temp file + rename). */
-export function savePositions(file: string, positions: ReadonlyMap<string, JournalPosition>): void {
-  writeFileAtomic(file, positionsText(positions));
 }

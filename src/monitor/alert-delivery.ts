@@ -6,10 +6,10 @@ import { isActive } from "../incidents/record.js";
 import type { IncidentStore } from "../incidents/store.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
+import { channelsFor, pagingChannels } from "./alert-routing.js";
 import { AFTER_SEND_MS, type Notification } from "./alert-state.js";
 import { composeMessage, goesToChannels } from "./compose-alert.js";
 import type { RunState } from "./detect/run-state.js";
-import { channelsFor } from "./durable-parts.js";
 import { type IncidentRef, type PlannedIncident, planOpen, syncIncident } from "./incident-sync.js";
 import { deliveryFailedMessage } from "./outbox/delivery-failed.js";
 import type { Outbox } from "./outbox/outbox.js";
@@ -110,11 +110,7 @@ export class AlertDelivery {
     });
     const all = channelsFor(this.deps.config, outbox.channelNames(), schedule);
     // An ack only keeps the paging services' alert in step; mail and chat learned it already.
-    const paging = new Set(
-      this.deps.config.channels
-        .filter((ch) => ch.type === "pagerduty" || ch.type === "opsgenie")
-        .map((ch) => ch.name),
-    );
+    const paging = new Set(pagingChannels(this.deps.config));
     const channels = n.kind === "acknowledged" ? all.filter((name) => paging.has(name)) : all;
     if (n.kind === "acknowledged" && channels.length === 0) return;
     if (planned !== undefined) {

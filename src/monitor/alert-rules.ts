@@ -1,6 +1,7 @@
 // The per-fingerprint alert lifecycle (pending → firing → resolved) as a pure step: the
 // alerts so far, the conditions that hold and the operator's decisions at `now` in,
 // the notifications to send out.
+import type { Ending } from "./detect/condition-kinds.js";
 import type { Condition, GroupMember } from "./detect/conditions.js";
 import { activeAck, activeSilence, type OperatorState } from "./silences.js";
 
@@ -64,12 +65,8 @@ export interface AlertPolicy {
   keepResolvedMs: number;
 }
 
-/**
- * How an alert that stopped holding ends: `resolve` at once (the schedule recovered, the run
- * ended: a fact, not a flap), or `expire` (nothing got better, the monitor just stopped
- * tracking it: no all-clear, a note on the incident). Undefined: the settle period decides.
- */
-export type Ending = { kind: "resolve"; note: string } | { kind: "expire"; note: string };
+/** How an alert that stopped holding ends (defined beside the kinds whose facts decide it). */
+export type { Ending };
 
 const HOUR = 3_600_000;
 

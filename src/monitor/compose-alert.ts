@@ -120,6 +120,7 @@ export function goesToChannels(n: Notification): n is ChannelNotification {
 /** The message for one notification; `now`-free, so a resend carries the same facts. */
 export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): AlertMessage {
   const c = n.condition;
+  const kind = kindOf(c);
   const runId = c.run;
   const resolved = n.kind === "resolved";
   const journalPath = c.journalPath ?? ctx.run?.journalPath;
@@ -134,12 +135,12 @@ export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): 
   else commands.inspect = `autoloop-cron status${config}`;
   if (ctx.incident !== undefined && !resolved)
     commands.ack = `autoloop-cron incident ack ${shellQuote(ctx.incident.slug)}${config}`;
-  if (runId !== undefined && kindOf(c).live && !resolved) {
+  if (runId !== undefined && kind.live && !resolved) {
     // A live run can be answered or guided, and goes on: the page is the way back to it.
-    if (c.kind === "question_pending")
+    if (kind.question?.(c) !== undefined)
       commands.answer = `autoloop-cron answer ${shellQuote(runId)} "<your answer>"${config}`;
     commands.guide = `autoloop-cron guide ${shellQuote(runId)} "<what to do next>"${config}`;
-    const open = c.kind === "gate_stuck" ? c.gate.openTasks[0]?.id : undefined;
+    const open = kind.gate?.(c).openTasks[0]?.id;
     if (open !== undefined)
       commands.task = `autoloop-cron task ${shellQuote(runId)} complete ${shellQuote(open)}${config}`;
     commands.stop = `autoloop-cron stop ${shellQuote(runId)}${config}`;
@@ -170,11 +171,12 @@ export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): 
       iterations: spend.iterations,
       unknownIterations: Math.max(0, spend.iterations - spend.priced),
     };
-  if (c.kind === "gate_stuck") {
-    const { topic, openTasks, refusals, since } = c.gate;
+  const gate = kind.gate?.(c);
+  if (gate !== undefined) {
+    const { topic, openTasks, refusals, since } = gate;
     message.gate = { topic, openTasks, refusals, since };
   }
-  const text = kindOf(c).detail(c);
+  const text = kind.detail(c);
   if (text !== undefined && text !== "") message.detail = text;
   if (c.group !== undefined) {
     message.group = {

@@ -2,7 +2,8 @@
 // full pass (on the timer) re-reads every run, the schedules' facts and the ledger's streaks.
 // Also decides how a firing alert that stopped holding ends (recovery, removal, run end).
 
-import type { AlertRecord, Ending } from "./alert-state.js";
+import type { AlertRecord } from "./alert-state.js";
+import { type Ending, type EndingFacts, kindOf } from "./detect/condition-kinds.js";
 import type { Condition } from "./detect/conditions.js";
 import { type DetectFacts, detectRun, readRunTasks } from "./detect/detectors.js";
 import type { MonitorFacts } from "./detect/facts.js";
@@ -121,7 +122,20 @@ export class IncrementalEvaluation {
       this.completions.set(schedule, { at: end.at, run: run.run });
   }
 
-  /** How a firing alert that stopped holding ends: recovery and run ends are facts, not flaps. */
+  /** What a kind's own ending is decided from (condition-kinds.ts). */
+  private readonly endingFacts: EndingFacts = {
+    schedulesLoaded: () => this.view.loaded(),
+    run: (id) => {
+      const state = this.tracker.get(id);
+      return { state, ended: this.endOf(state) !== undefined };
+    },
+    latestRun: (schedule) => this.view.ledger()?.latestRun(schedule),
+  };
+
+  /**
+   * How a firing alert that stopped holding ends: recovery and run ends are facts, not flaps.
+   * A schedule's group ends by a completed run, a kind by its own facts, a run's group by its end.
+   */
   endingOf(rec: AlertRecord): Ending | undefined {
     const c = rec.condition;
     const newest = c.group?.members[0]?.at ?? c.occurredAt;
@@ -138,32 +152,8 @@ export class IncrementalEvaluation {
       if (recovery !== undefined) return { kind: "resolve", note: `run ${recovery.run} completed` };
       return undefined;
     }
-    if (c.kind === "question_pending") {
-      const run = this.tracker.get(c.run);
-      return questionEnding(c, run, this.endOf(run) !== undefined);
-    }
-    // Spend conditions hold by the schedules in force: none are known before their first load.
-    if ((c.kind === "budget_exhausted" || c.kind === "run_costly") && !this.view.loaded())
-      return undefined;
-    if (c.kind === "schedule_paused" && this.view.loaded())
-      return { kind: "resolve", note: `schedule ${c.schedule} was resumed` };
-    if (c.kind === "budget_exhausted")
-      return {
-        kind: "resolve",
-        note: `the ${c.period} turned or the budget was raised: ${c.schedule} runs again`,
-      };
-    if (c.kind === "run_costly")
-      return { kind: "resolve", note: `a later run of ${c.schedule} cost as usual` };
-    if (c.kind === "state_unwritable")
-      return {
-        kind: "resolve",
-        note: `the ${c.what}'s writes go through again; its held lines are written`,
-      };
-    if (c.kind === "schedule_trouble" && c.cause === "missed" && c.slots?.[0] !== undefined) {
-      const latest = this.view.ledger()?.latestRun(c.schedule);
-      if (latest !== undefined && Date.parse(latest.slot) >= Date.parse(c.slots[0]))
-        return { kind: "resolve", note: `run ${latest.runId} came for the slot` };
-    }
+    const own = kindOf(c).ending(c, this.endingFacts);
+    if (own !== undefined) return own;
     if (c.group?.by === "run" && c.run !== undefined) {
       const run = this.tracker.get(c.run);
       if (run === undefined)
@@ -179,28 +169,4 @@ export class IncrementalEvaluation {
     }
     return undefined;
   }
-}
-
-/**
- * How a question's page ends: answered (by whom, what), timed out, or the run ended. Nothing
- * proven (a monitor that has not read the run yet, after a restart): it settles as any other.
- */
-function questionEnding(
-  c: Extract<Condition, { kind: "question_pending" }>,
-  run: RunState | undefined,
-  ended: boolean,
-): Ending | undefined {
-  const a = run?.answer;
-  if (a?.id === c.questionId && a.how === "answered")
-    return {
-      kind: "resolve",
-      note: `answered${a.by ? ` by ${a.by}` : ""}: ${JSON.stringify(a.text ?? "")}`,
-    };
-  if (a?.id === c.questionId)
-    return {
-      kind: "resolve",
-      note: `no answer by ${c.timeoutAt ?? a.at}; the run went on without one`,
-    };
-  if (ended) return { kind: "resolve", note: `run ${c.run} ended without an answer` };
-  return undefined;
 }

@@ -9,23 +9,19 @@ import { failingWriters, type WriteTrouble } from "../journal/held-lines.js";
 import { readPauseState } from "../scheduler/schedules/pause-state.js";
 import { after, type Pending } from "../util/timers.js";
 import { AlertDelivery } from "./alert-delivery.js";
+import { pagingChannels } from "./alert-routing.js";
 import { AlertState, type Notification } from "./alert-state.js";
 import { MonitorFacts } from "./detect/facts.js";
 import { RunTracker } from "./detect/run-tracker.js";
-import {
-  drainOutbox,
-  loadTracker,
-  openOutbox,
-  saveTracker,
-  saveTrackerInBackground,
-} from "./durable-parts.js";
 import { IncrementalEvaluation } from "./evaluation.js";
 import { journalPaths } from "./journal-set.js";
+import { drainOutbox, openOutbox } from "./outbox/open.js";
 import type { Outbox } from "./outbox/outbox.js";
 import { type MonitorPaths, monitorPaths, watchingSince } from "./paths.js";
 import { SchedulerView } from "./scheduler-view.js";
 import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
 import { SilenceStore } from "./silences.js";
+import { loadTracker, saveTracker, saveTrackerInBackground } from "./tracker-file.js";
 import { withWindows } from "./windows.js";
 
 /** Changed runs from which the tracker is saved before its 5 s are up (see `flushEarly`). */
@@ -71,9 +67,7 @@ export class MonitorService {
 
   /** Whether a PagerDuty or Opsgenie channel is configured (they are told of acks). */
   private get pagingChannels(): boolean {
-    return this.options.config.channels.some(
-      (c) => c.type === "pagerduty" || c.type === "opsgenie",
-    );
+    return pagingChannels(this.options.config).length > 0;
   }
 
   constructor(private readonly options: MonitorServiceOptions) {

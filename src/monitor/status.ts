@@ -102,8 +102,8 @@ function collectStatus(config: CronConfig, now: Date, daemon?: DaemonHeld): Stat
       const c = a.condition;
       const f: FiringAlert = {
         fingerprint: a.fingerprint,
-        // A group is of its own kind; its latest member's may differ (a gate_stuck group whose
-        // newest run failed outright is still the gate_stuck alert).
+        // A group is of its own kind; its latest member's may differ (a stuck-gate group whose
+        // newest run failed outright is still the stuck-gate alert).
         kind: c.group?.kind ?? c.kind,
         severity: c.severity,
         summary: c.summary,

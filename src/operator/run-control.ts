@@ -2,7 +2,6 @@
 // page, MCP): one path. The run is found by its id through the ledger (runs the scheduler
 // launched) or the monitor's tracker (any run in a watched journal); the request itself goes
 // through the harness's control files, checked first (harness/control/operator-requests.ts).
-import { readFileSync } from "node:fs";
 import {
   findRun,
   guide,
@@ -14,6 +13,7 @@ import {
   respond,
 } from "../harness/control/operator-requests.js";
 import { monitorPaths } from "../monitor/paths.js";
+import { readTrackerSnapshot } from "../monitor/tracker-file.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import { journalPathFor } from "../scheduler/launch/outcome-journal.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
@@ -31,7 +31,7 @@ function checkId(runId: string): string {
   return runId;
 }
 
-/** A run as the monitor's tracker saved it (only the fields read here). */
+/** A run as the monitor's tracker saved it (only the fields read here, each checked). */
 interface TrackedRun {
   run?: unknown;
   journalPath?: unknown;
@@ -46,15 +46,9 @@ interface RunSources {
 }
 
 function runSources(config: CronConfig): RunSources {
-  let tracked: TrackedRun[] = [];
-  try {
-    const saved = JSON.parse(readFileSync(monitorPaths(config.stateDir).tracker, "utf8")) as {
-      runs?: TrackedRun[];
-    };
-    if (Array.isArray(saved.runs)) tracked = saved.runs;
-  } catch {
-    // No monitor state yet: the scheduler's runs are all there is.
-  }
+  const read = readTrackerSnapshot(monitorPaths(config.stateDir).tracker);
+  // No monitor state yet (or none readable): the scheduler's runs are all there is.
+  const tracked: TrackedRun[] = read.kind === "read" ? read.snapshot.runs : [];
   return { ledger: openLedgerAt(config.stateDir), tracked };
 }
 

@@ -1,24 +1,13 @@
 // Server-rendered HTML without a template engine: `html` escapes every interpolated value
 // unless it is itself Html, so text from journals, schedule files and incidents cannot
 // become markup.
+import { escapeHtml } from "../util/html-escape.js";
 
 export class Html {
   constructor(readonly text: string) {}
   toString(): string {
     return this.text;
   }
-}
-
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
 type Value = Html | string | number | boolean | null | undefined | readonly Value[];

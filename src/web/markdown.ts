@@ -1,7 +1,8 @@
 // The little Markdown an incident file holds (headings, bullet lists, fenced code, paragraphs,
 // `code` and **bold**), rendered for the page. Every character of the text is escaped first:
 // only the markup made here is markup. HTML comments (the changelog's LIFO note) are dropped.
-import { escapeHtml, Html } from "./html.js";
+import { escapeHtml } from "../util/html-escape.js";
+import { Html } from "./html.js";
 
 /** Inline marks on already escaped text. */
 function inline(escaped: string): string {

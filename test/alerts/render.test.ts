@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { messageIdHeader, threadRootHeader } from "../../src/monitor/alerts/message.js";
 import { redactMessage, renderSubject, renderText } from "../../src/monitor/alerts/render.js";
-import { escapeHtml, renderHtml } from "../../src/monitor/alerts/render-html.js";
+import { renderHtml } from "../../src/monitor/alerts/render-html.js";
 import {
   discordPayload,
   slackPayload,
   standardPayload,
 } from "../../src/monitor/alerts/render-webhook.js";
 import { formatAlertTime, relativeTime } from "../../src/monitor/alerts/time-text.js";
+import { escapeHtml } from "../../src/util/html-escape.js";
 import { Redactor } from "../../src/util/secrets.js";
 import { sampleMessage } from "../channels/helpers.js";
 

@@ -3,24 +3,7 @@
 import { nanoid } from "nanoid";
 import * as z from "zod";
 import { hexDigest } from "../../util/digest.js";
-
-export const ALERT_KINDS = [
-  "gate_stuck",
-  "run_failed",
-  "run_timed_out",
-  "run_crashed",
-  "run_stalled",
-  "question_pending",
-  "schedule_trouble",
-  "budget_exhausted",
-  "run_costly",
-  "schedule_paused",
-  "config_invalid",
-  "state_unwritable",
-  "delivery_failed",
-  "test",
-] as const;
-export type AlertKind = (typeof ALERT_KINDS)[number];
+import { ALERT_KINDS } from "./alert-kinds.js";
 
 /** `acknowledged` goes only to the paging services (PagerDuty, Opsgenie), to keep them in step. */
 export const ALERT_STATUSES = ["firing", "resolved", "reminder", "acknowledged"] as const;
@@ -36,7 +19,7 @@ const gateSchema = z.object({
 });
 
 export const alertMessageSchema = z.object({
-  /** Stable per incident (e.g. `gate_stuck:nightly-fix:run-…`); threads mails together. */
+  /** Stable per incident (e.g. `run_failed:nightly-fix:run-…`); threads mails together. */
   fingerprint: z.string().min(1),
   kind: z.enum(ALERT_KINDS),
   status: z.enum(ALERT_STATUSES),
@@ -61,7 +44,7 @@ export const alertMessageSchema = z.object({
     inspect: z.string().optional(),
     ack: z.string().optional(),
     stop: z.string().optional(),
-    /** How to answer the question a run waits on (`question_pending`), or guide it. */
+    /** How to answer the question a run waits on, or guide it. */
     answer: z.string().optional(),
     guide: z.string().optional(),
     /** Closes the open task a live run is stuck on at its gate. */
@@ -83,7 +66,7 @@ export const alertMessageSchema = z.object({
   group: z
     .object({
       by: z.enum(["schedule", "run"]),
-      /** The group's kind of trouble (a run that ended stuck at its gate: gate_stuck). */
+      /** The group's kind of trouble (a run that stopped at its gate joins its gate alert's group). */
       kind: z.string(),
       /** Failed runs in a row since the schedule's last completed run. */
       consecutiveFailures: z.number().int().nonnegative(),

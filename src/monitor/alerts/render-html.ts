@@ -1,4 +1,5 @@
 // The HTML part of alert mails: the same facts as the text part, every value escaped.
+import { escapeHtml } from "../../util/html-escape.js";
 import type { AlertMessage } from "./message.js";
 import {
   alertCommands,
@@ -7,18 +8,6 @@ import {
   type RenderContext,
   renderSubject,
 } from "./render.js";
-
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
 
 const STATUS_COLOR = {
   firing: "#b91c1c",

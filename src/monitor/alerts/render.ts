@@ -2,33 +2,13 @@
 // the plain-text body. Messages arrive redacted (the outbox redacts them as it records them).
 import { processRedactor, redactStrings } from "../../util/secrets.js";
 import { printable } from "../../util/terminal-text.js";
-import type { AlertKind, AlertMessage } from "./message.js";
+import { kindLabel } from "./alert-kinds.js";
+import type { AlertMessage } from "./message.js";
 import { formatAlertTime } from "./time-text.js";
 
 export interface RenderContext {
   /** Epoch ms the "n min ago" texts are relative to. */
   now: number;
-}
-
-const KIND_LABEL: Record<AlertKind, string> = {
-  gate_stuck: "gate stuck",
-  run_failed: "run failed",
-  run_timed_out: "run timed out",
-  run_crashed: "run crashed",
-  run_stalled: "run stalled",
-  question_pending: "run asks a human",
-  schedule_trouble: "schedule trouble",
-  budget_exhausted: "budget spent",
-  run_costly: "run cost more than usual",
-  schedule_paused: "schedule paused",
-  config_invalid: "config invalid",
-  state_unwritable: "state not writable",
-  delivery_failed: "alert delivery failed",
-  test: "test alert",
-};
-
-export function kindLabel(kind: AlertKind): string {
-  return KIND_LABEL[kind];
 }
 
 export const OBJECTIVE_MAX = 200;

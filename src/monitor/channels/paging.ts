@@ -3,6 +3,7 @@
 // acknowledge, close by `alias`). A reminder triggers again (a no-op on an open alert there).
 import type { PagingChannelConfig } from "../../scheduler/config/channels.js";
 import { processRedactor, type Redactor, resolveSecret } from "../../util/secrets.js";
+import { pagingSeverity } from "../alerts/alert-kinds.js";
 import type { AlertMessage } from "../alerts/message.js";
 import { alertFacts, renderSubject, shorten } from "../alerts/render.js";
 import type { AlertChannel, DeliveryResult } from "./delivery.js";
@@ -13,16 +14,6 @@ export interface PagingChannelDeps {
   now?: () => number;
   redactor?: Redactor;
   timeoutMs?: number;
-}
-
-/** PagerDuty's severities: critical, error, warning, info. */
-function pagerDutySeverity(m: AlertMessage): "critical" | "warning" {
-  return m.kind === "run_stalled" ||
-    m.kind === "run_costly" ||
-    m.kind === "schedule_trouble" ||
-    m.kind === "budget_exhausted"
-    ? "warning"
-    : "critical";
 }
 
 function details(m: AlertMessage, now: number): Record<string, string> {
@@ -45,7 +36,8 @@ export function pagerDutyEvent(m: AlertMessage, routingKey: string, now: number)
     payload: {
       summary: shorten(m.title, 1024),
       source: shorten(m.schedule ?? "autoloop-cron", 255),
-      severity: pagerDutySeverity(m),
+      // PagerDuty's severities: critical, error, warning, info; each kind says which.
+      severity: pagingSeverity(m.kind),
       timestamp: m.occurredAt,
       component: shorten(m.runId ?? m.schedule ?? "autoloop-cron", 255),
       group: shorten(m.schedule ?? "autoloop-cron", 255),
@@ -58,7 +50,7 @@ export function pagerDutyEvent(m: AlertMessage, routingKey: string, now: number)
 
 /** Opsgenie's priorities, P1 (critical) to P5. */
 function opsgeniePriority(m: AlertMessage): "P1" | "P3" {
-  return pagerDutySeverity(m) === "critical" ? "P1" : "P3";
+  return pagingSeverity(m.kind) === "critical" ? "P1" : "P3";
 }
 
 /** The Opsgenie Alert API request for `m`: path (under the base url) and body. */

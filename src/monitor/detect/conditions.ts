@@ -1,6 +1,5 @@
 // What the detectors report: one condition per problem that holds right now, with a stable
 // fingerprint (kind + subject, never times or error text) that the alert state keys on.
-import type { AlertKind } from "../alerts/message.js";
 
 export type Severity = "critical" | "warning";
 
@@ -21,7 +20,7 @@ export interface GroupMember {
  * alert and one incident (`by: "schedule"`); a run started by hand is its own (`by: "run"`).
  */
 export interface GroupInfo {
-  /** The kind of trouble the group is about (a run that ended stuck at its gate: gate_stuck). */
+  /** The kind of trouble the group is about (a run that stopped at its gate joins its gate alert's group). */
   kind: ConditionKind;
   by: "schedule" | "run";
   /** Newest first, at most GROUP_MEMBERS_KEPT. */
@@ -144,10 +143,6 @@ export type Condition = Base &
   );
 
 export type ConditionKind = Condition["kind"];
-
-// Every condition kind must be an alert kind the outbox accepts.
-const _kindsAreAlertKinds: ConditionKind extends AlertKind ? true : never = true;
-void _kindsAreAlertKinds;
 
 /** `kind:subject[:extra]`; subjects are run ids, schedule names or file paths. */
 export function fingerprintOf(kind: ConditionKind, subject: string, extra?: string): string {

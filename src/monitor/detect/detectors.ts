@@ -5,6 +5,7 @@ import { blockingTasks } from "../../harness/tasks/materialize.js";
 import { TaskStore } from "../../harness/tasks/store.js";
 import { fileSignature } from "../../util/file-signature.js";
 import { LruMap } from "../../util/lru-map.js";
+import { raise } from "./condition-kinds.js";
 import { type Condition, fingerprintOf } from "./conditions.js";
 import type { RetryFact } from "./retry-facts.js";
 import type { RunState } from "./run-state.js";
@@ -114,21 +115,17 @@ function terminalCondition(run: RunState, base: Base): Condition | undefined {
   const t = run.terminal!;
   if (t.topic === "loop.complete" || t.class === "interrupted" || t.class === "completed") return;
   const refusals = run.gate?.episodeRefusals ?? 0;
-  const severity = t.class === "failed" || refusals > 0 ? "critical" : "warning";
   const outcome = t.class === "failed" ? "failed" : "stopped";
-  const c: Condition = {
+  return raise("run_failed", {
     ...base,
-    kind: "run_failed",
     fingerprint: fingerprintOf("run_failed", run.run),
-    severity,
     summary: `run ${run.run} ${outcome}: ${t.reason}`,
     occurredAt: t.at,
     reason: t.reason,
     outcome,
-  };
-  if (t.detail !== undefined) c.detail = t.detail;
-  if (refusals > 0) c.gateRefusals = refusals;
-  return c;
+    ...(t.detail !== undefined && { detail: t.detail }),
+    ...(refusals > 0 && { gateRefusals: refusals }),
+  });
 }
 
 /**
@@ -153,11 +150,9 @@ function gateCondition(
   const text = (id: string) => open?.find((t) => t.id === id)?.text ?? "";
   const since = byCount ? gate.streakSince! : gate.episodeSince;
   const refusals = byCount ? gate.refusals : gate.episodeRefusals;
-  const c: Condition = {
+  const c = raise("gate_stuck", {
     ...base,
-    kind: "gate_stuck",
     fingerprint: fingerprintOf("gate_stuck", run.run, gate.blockedTopic),
-    severity: "critical",
     summary: `run ${run.run}: completion gate refused ${gate.blockedTopic} ${refusals} times`,
     occurredAt: since,
     gate: {
@@ -167,7 +162,7 @@ function gateCondition(
       since,
       trigger: byCount ? "count" : "grace",
     },
-  };
+  });
   if (gate.via !== undefined) c.gate.via = gate.via;
   return c;
 }
@@ -189,8 +184,9 @@ function runConditions(
     const summary = `run ${run.run} timed out and was killed by the scheduler`;
     const fingerprint = fingerprintOf("run_timed_out", run.run);
     const occurredAt = run.lastRecordAt;
-    const c = { ...base, kind: "run_timed_out" as const, fingerprint, summary, occurredAt };
-    return [withRetry({ ...c, severity: "critical" }, retry)];
+    return [
+      withRetry(raise("run_timed_out", { ...base, fingerprint, summary, occurredAt }), retry),
+    ];
   }
   // A terminal record while the harness still runs is not the harness's: the run goes on.
   if (run.terminal !== undefined && facts.unconfirmedEnd !== true) {
@@ -206,8 +202,8 @@ function runConditions(
     const fp = fingerprintOf("run_crashed", run.run);
     const lastRecordAt = run.lastRecordAt;
     const at = { occurredAt: lastRecordAt, lastRecordAt };
-    const c = { ...base, ...at, kind: "run_crashed" as const, fingerprint: fp, summary };
-    return [withRetry({ ...c, severity: "critical" }, retry)];
+    const c = raise("run_crashed", { ...base, ...at, fingerprint: fp, summary });
+    return [withRetry(c, retry)];
   }
   const out: Condition[] = [];
   const gate = gateCondition(run, base, now, th, deps);
@@ -215,30 +211,30 @@ function runConditions(
   if (run.question !== undefined) {
     // A run waiting for a human writes nothing while it waits: that is no stall.
     const q = run.question;
-    out.push({
-      ...base,
-      kind: "question_pending",
-      fingerprint: fingerprintOf("question_pending", run.run, q.id),
-      severity: "critical",
-      summary: `run ${run.run} waits for a human's answer: ${q.text.split("\n", 1)[0]}`,
-      occurredAt: q.askedAt,
-      questionId: q.id,
-      question: q.text,
-      askedAt: q.askedAt,
-      ...(q.timeoutAt !== undefined && { timeoutAt: q.timeoutAt }),
-    });
+    out.push(
+      raise("question_pending", {
+        ...base,
+        fingerprint: fingerprintOf("question_pending", run.run, q.id),
+        summary: `run ${run.run} waits for a human's answer: ${q.text.split("\n", 1)[0]}`,
+        occurredAt: q.askedAt,
+        questionId: q.id,
+        question: q.text,
+        askedAt: q.askedAt,
+        ...(q.timeoutAt !== undefined && { timeoutAt: q.timeoutAt }),
+      }),
+    );
     return out;
   }
   if (facts.alive === true && idleMs >= th.stallAfterMs) {
-    out.push({
-      ...base,
-      kind: "run_stalled",
-      fingerprint: fingerprintOf("run_stalled", run.run),
-      severity: "warning",
-      summary: `run ${run.run}: no journal record since ${run.lastRecordAt}, harness alive`,
-      occurredAt: run.lastRecordAt,
-      lastRecordAt: run.lastRecordAt,
-    });
+    out.push(
+      raise("run_stalled", {
+        ...base,
+        fingerprint: fingerprintOf("run_stalled", run.run),
+        summary: `run ${run.run}: no journal record since ${run.lastRecordAt}, harness alive`,
+        occurredAt: run.lastRecordAt,
+        lastRecordAt: run.lastRecordAt,
+      }),
+    );
   }
   return out;
 }

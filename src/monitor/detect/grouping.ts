@@ -1,17 +1,22 @@
 // On-call grouping (pure): per-run conditions and the ledger's failure streaks in, one
-// condition per group out. A group is a schedule and a kind of trouble (`gate_stuck`,
-// `run_failed`, `run_timed_out`, `run_crashed`, `run_stalled`), or one run started by hand.
+// condition per group out. A group is a schedule and a kind of trouble (a kind about one run,
+// condition-kinds.ts `runGroup`), or one run started by hand.
 // Its fingerprint is the grouping key: `<kind>:schedule/<name>` or `<kind>:<run-id>`.
 import { stopReasonClass } from "../../journal/stop-reasons.js";
-import { kindOf, RUN_KINDS, runGroupWords } from "./condition-kinds.js";
+import {
+  endGroupKind,
+  kindOf,
+  RUN_KINDS,
+  type RunKind,
+  raise,
+  runGroupWords,
+} from "./condition-kinds.js";
 import type { Condition, ConditionKind, GroupMember, Severity } from "./conditions.js";
 import { withRetry } from "./detectors.js";
 import type { LedgerFailure, ScheduleStreak } from "./schedule-streak.js";
 
 /** Members kept in a group's condition (the count of failures is kept apart). */
 export const GROUP_MEMBERS_KEPT = 20;
-
-type RunKind = "gate_stuck" | "run_failed" | "run_timed_out" | "run_crashed" | "run_stalled";
 
 /** A schedule's latest completed run, from the ledger or (sooner) from its journal. */
 export interface Recovery {
@@ -32,15 +37,11 @@ export interface GroupingInput {
   isScheduled: (schedule: string) => boolean;
 }
 
-/**
- * The group kind of a run condition. A run that gave up (max_iterations, stalled, max_runtime)
- * with its gate still refusing was stuck there: one problem with its earlier gate alert. A
- * failure of its own (the agent crashed, its login expired) is a problem of its own.
- */
+/** The group kind of a run condition: a run that stopped with its gate refusing was stuck. */
 export function groupKind(c: Condition): RunKind {
-  if (c.kind === "run_failed" && c.outcome === "stopped" && (c.gateRefusals ?? 0) > 0)
-    return "gate_stuck";
-  return c.kind as RunKind;
+  const stoppedAtGate =
+    c.kind === "run_failed" && c.outcome === "stopped" && (c.gateRefusals ?? 0) > 0;
+  return endGroupKind(c.kind as RunKind, stoppedAtGate);
 }
 
 export function groupFingerprint(
@@ -54,22 +55,11 @@ const isLive = (c: Condition) => kindOf(c).live;
 
 /** The changelog line for one run. */
 function memberNote(c: Condition): string {
-  switch (c.kind) {
-    case "gate_stuck": {
-      const open = c.gate.openTasks.map((t) => t.id).join(", ") || "tasks";
-      return `run ${c.run} is stuck at the gate: ${open} open (${c.gate.refusals} refusals)`;
-    }
-    case "run_failed": {
-      const attempt = c.retry === undefined ? "" : ` (attempt ${c.retry.attempt} of ${c.retry.of})`;
-      return (c.gateRefusals ?? 0) > 0
-        ? `run ${c.run} stopped at the gate (${c.reason}, ${c.gateRefusals} refusals)${attempt}`
-        : `run ${c.run} ${c.outcome}: ${c.reason}${attempt}`;
-    }
-    default:
-      return c.retry === undefined
-        ? c.summary
-        : `${c.summary} (attempt ${c.retry.attempt} of ${c.retry.of})`;
-  }
+  const note = kindOf(c).runGroup?.note;
+  if (note !== undefined) return note(c);
+  return c.retry === undefined
+    ? c.summary
+    : `${c.summary} (attempt ${c.retry.attempt} of ${c.retry.of})`;
 }
 
 /** A condition for a failed run only the ledger knows of (no journal, or one not followed). */
@@ -80,30 +70,20 @@ function ledgerCondition(schedule: string, f: LedgerFailure, kind: RunKind): Con
       ? `exit code ${f.exitCode}`
       : (f.detail?.split("\n")[0] ?? f.status);
   const reason = f.stopReason ?? how;
-  const base = { run: f.runId, schedule, occurredAt: f.at, severity: "critical" as Severity };
+  const base = { run: f.runId, schedule, occurredAt: f.at, fingerprint: "" };
   if (kind === "run_timed_out")
-    return {
+    return raise(kind, {
       ...base,
-      kind,
-      fingerprint: "",
       summary: `run ${f.runId} timed out and was killed by the scheduler`,
-    };
+    });
   if (kind === "run_crashed")
-    return {
-      ...base,
-      kind,
-      fingerprint: "",
-      summary: `run ${f.runId} crashed (${how})`,
-      lastRecordAt: f.at,
-    };
-  const c: Condition = {
+    return raise(kind, { ...base, summary: `run ${f.runId} crashed (${how})`, lastRecordAt: f.at });
+  const c = raise("run_failed", {
     ...base,
-    kind: "run_failed",
-    fingerprint: "",
     summary: `run ${f.runId} failed: ${reason}`,
     reason,
     outcome: "failed",
-  };
+  });
   const said = [how, f.detail ?? ""].filter((s, i, all) => s !== "" && all.indexOf(s) === i);
   const output = f.outputTail === undefined ? [] : ["", "Last lines of its output:", f.outputTail];
   const detail = [...said, ...output].join("\n");
@@ -214,7 +194,7 @@ export function groupConditions(input: GroupingInput, memo?: GroupingMemo): Cond
       // `retry` with page = "last": an attempt followed by another pages nobody.
       if (f.retry?.page === "last" && f.retry.retried) continue;
       const stopped = f.stopReason !== undefined && stopReasonClass(f.stopReason) === "stopped";
-      const kind: RunKind = stopped && input.gateRefusals(f.runId) > 0 ? "gate_stuck" : f.kind;
+      const kind = endGroupKind(f.kind, stopped && input.gateRefusals(f.runId) > 0);
       const c = withRetry(ledgerCondition(schedule, f, kind), f.retry);
       add(c, placement(c, kind));
     }

@@ -3,6 +3,7 @@
 import type { WriteTrouble } from "../../journal/held-lines.js";
 import { usd } from "../../scheduler/budget/spend.js";
 import type { PauseReason } from "../../scheduler/schedules/pause-state.js";
+import { raise } from "./condition-kinds.js";
 import { type Condition, fingerprintOf } from "./conditions.js";
 import type { BudgetFact, CostlyFact } from "./spend-facts.js";
 import type { ThresholdsFor } from "./thresholds.js";
@@ -46,17 +47,17 @@ export function scheduleConditions(facts: ScheduleFacts, thresholds: ThresholdsF
     const slots = recent.slice(first).map((s) => s.slot);
     const fingerprint = fingerprintOf("schedule_trouble", schedule, "skipped");
     const summary = `schedule ${schedule}: last ${count} slots skipped or blocked`;
-    out.push({
-      kind: "schedule_trouble",
-      cause: "skipped",
-      fingerprint,
-      severity: "warning",
-      summary,
-      occurredAt: slots[0]!,
-      schedule,
-      count,
-      slots,
-    });
+    out.push(
+      raise("schedule_trouble", {
+        cause: "skipped",
+        fingerprint,
+        summary,
+        occurredAt: slots[0]!,
+        schedule,
+        count,
+        slots,
+      }),
+    );
   }
   for (const { schedule, slots, noRun } of facts.missed ?? []) {
     if (slots.length === 0) continue;
@@ -64,81 +65,81 @@ export function scheduleConditions(facts: ScheduleFacts, thresholds: ThresholdsF
     const summary = noRun
       ? `schedule ${schedule}: no run started for its slot at ${slots[0]} (missed)`
       : `schedule ${schedule}: ${slots.length} slots missed while the daemon was down`;
-    out.push({
-      kind: "schedule_trouble",
-      cause: "missed",
-      fingerprint,
-      severity: "warning",
-      summary,
-      occurredAt: slots[0]!,
-      schedule,
-      count: slots.length,
-      slots: [...slots],
-    });
+    out.push(
+      raise("schedule_trouble", {
+        cause: "missed",
+        fingerprint,
+        summary,
+        occurredAt: slots[0]!,
+        schedule,
+        count: slots.length,
+        slots: [...slots],
+      }),
+    );
   }
   for (const { file, problems, since } of facts.invalidFiles ?? []) {
     const fingerprint = fingerprintOf("config_invalid", file);
     // As the daemon does: the file's last valid version stays in force until it is fixed.
     const summary = `schedule file ${file} is invalid; until it is fixed, the schedules of its last valid version run (none, if it was never valid since the daemon started)`;
-    out.push({
-      kind: "config_invalid",
-      file,
-      problems: [...problems],
-      fingerprint,
-      severity: "critical",
-      summary,
-      occurredAt: since,
-    });
+    out.push(
+      raise("config_invalid", {
+        file,
+        problems: [...problems],
+        fingerprint,
+        summary,
+        occurredAt: since,
+      }),
+    );
   }
   for (const b of facts.budgets ?? [])
-    out.push({
-      kind: "budget_exhausted",
-      schedule: b.schedule,
-      period: b.period,
-      periodKey: b.periodKey,
-      until: b.until,
-      detail: b.detail,
-      fingerprint: fingerprintOf("budget_exhausted", b.schedule),
-      severity: "warning",
-      summary: `schedule ${b.schedule}: its ${b.period === "day" ? "daily" : "monthly"} budget for ${b.periodKey} is spent; its slots are skipped until ${b.until}`,
-      occurredAt: b.since,
-    });
+    out.push(
+      raise("budget_exhausted", {
+        schedule: b.schedule,
+        period: b.period,
+        periodKey: b.periodKey,
+        until: b.until,
+        detail: b.detail,
+        fingerprint: fingerprintOf("budget_exhausted", b.schedule),
+        summary: `schedule ${b.schedule}: its ${b.period === "day" ? "daily" : "monthly"} budget for ${b.periodKey} is spent; its slots are skipped until ${b.until}`,
+        occurredAt: b.since,
+      }),
+    );
   for (const c of facts.costly ?? [])
-    out.push({
-      kind: "run_costly",
-      schedule: c.schedule,
-      run: c.run,
-      costUsd: c.costUsd,
-      medianUsd: c.medianUsd,
-      factor: c.factor,
-      runs: c.runs,
-      fingerprint: fingerprintOf("run_costly", c.schedule),
-      severity: "warning",
-      summary: `schedule ${c.schedule}: run ${c.run} cost ${usd(c.costUsd)}, ${(c.costUsd / c.medianUsd).toFixed(1)}x the median ${usd(c.medianUsd)} of its last ${c.runs} runs (cost_factor ${c.factor})`,
-      occurredAt: c.at,
-    });
+    out.push(
+      raise("run_costly", {
+        schedule: c.schedule,
+        run: c.run,
+        costUsd: c.costUsd,
+        medianUsd: c.medianUsd,
+        factor: c.factor,
+        runs: c.runs,
+        fingerprint: fingerprintOf("run_costly", c.schedule),
+        summary: `schedule ${c.schedule}: run ${c.run} cost ${usd(c.costUsd)}, ${(c.costUsd / c.medianUsd).toFixed(1)}x the median ${usd(c.medianUsd)} of its last ${c.runs} runs (cost_factor ${c.factor})`,
+        occurredAt: c.at,
+      }),
+    );
   for (const { schedule, reason } of facts.paused ?? [])
-    out.push({
-      kind: "schedule_paused",
-      schedule,
-      failures: reason.failures,
-      runs: [...reason.runs],
-      fingerprint: fingerprintOf("schedule_paused", schedule),
-      severity: "critical",
-      summary: `schedule ${schedule} is paused after ${reason.failures} failed runs in a row (pause_after_failures); it stays paused until resumed`,
-      occurredAt: reason.at,
-    });
+    out.push(
+      raise("schedule_paused", {
+        schedule,
+        failures: reason.failures,
+        runs: [...reason.runs],
+        fingerprint: fingerprintOf("schedule_paused", schedule),
+        summary: `schedule ${schedule} is paused after ${reason.failures} failed runs in a row (pause_after_failures); it stays paused until resumed`,
+        occurredAt: reason.at,
+      }),
+    );
   for (const t of facts.writeTrouble ?? [])
-    out.push({
-      kind: "state_unwritable",
-      what: t.what,
-      path: t.path,
-      error: t.error,
-      waiting: t.waiting,
-      fingerprint: fingerprintOf("state_unwritable", t.what),
-      severity: "critical",
-      summary: `the ${t.what} cannot be written (${t.error}); ${t.waiting} line(s) held in memory`,
-      occurredAt: t.since,
-    });
+    out.push(
+      raise("state_unwritable", {
+        what: t.what,
+        path: t.path,
+        error: t.error,
+        waiting: t.waiting,
+        fingerprint: fingerprintOf("state_unwritable", t.what),
+        summary: `the ${t.what} cannot be written (${t.error}); ${t.waiting} line(s) held in memory`,
+        occurredAt: t.since,
+      }),
+    );
   return out;
 }

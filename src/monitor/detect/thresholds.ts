@@ -2,7 +2,7 @@
 
 /** Durations in milliseconds. */
 export interface Thresholds {
-  /** Consecutive gate refusals without progress before `gate_stuck`. */
+  /** Consecutive gate refusals without progress before the gate is reported stuck. */
   gateRejections: number;
   /** A refused gate with no task completed for this long is stuck too. */
   gateGraceMs: number;

@@ -1,5 +1,5 @@
 // The outbox at a glance, for `autoloop-cron status`, /metrics and the health check.
-import type { AlertKind } from "../alerts/message.js";
+import type { AlertKind } from "../alerts/alert-kinds.js";
 import type { OutboxState } from "./record.js";
 
 export interface DeadLetterSummary {

@@ -84,7 +84,7 @@ export const configSchema = z.strictObject({
         timezone: timezoneField.optional(),
         /** Only these schedules' alerts; [] for every schedule's (and the others'). */
         schedules: z.array(scheduleNameField).default([]),
-        /** Only these kinds (run_failed, gate_stuck, schedule_trouble, ...); [] for every kind. */
+        /** Only these kinds (run_failed, run_stalled, schedule_trouble, ...); [] for every kind. */
         kinds: z
           .array(z.string().regex(/^[a-z_]+$/, "an alert kind such as run_failed"))
           .default([]),

@@ -117,17 +117,10 @@ function* claimOrder(
   return { ordered: [...first, ...all.filter((s) => winners.get(s.name) !== s)], winners };
 }
 
-/** Checks parsed schedules together; drops those with problems. */
-export function checkSchedules(
-  all: Schedule[],
-  config: CronConfig,
-  inForce: InForce = new Map(),
-  /** Schedules whose own checks passed before and cannot have changed (cross-file checks still run). */
-  checkedBefore: (s: Schedule) => boolean = () => false,
-): ValidationReport {
-  return runSteps(checkScheduleSteps(all, config, inForce, checkedBefore));
-}
-
+/**
+ * Checks parsed schedules together; drops those with problems. `checkedBefore`: schedules
+ * whose own checks passed before and cannot have changed (cross-file checks still run).
+ */
 export function* checkScheduleSteps(
   all: Schedule[],
   config: CronConfig,

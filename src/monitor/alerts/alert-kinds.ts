@@ -1,0 +1,35 @@
+// Every kind of alert the outbox carries: the monitor's condition kinds (their words and levels
+// come from detect/condition-kinds.ts) and the outbox's own two, each with its label and the
+// severity a paging service gets.
+import { CONDITION_KINDS, kindDefinition } from "../detect/condition-kinds.js";
+import type { ConditionKind, Severity } from "../detect/conditions.js";
+
+/** The outbox's own alerts: about its channels, not about runs or schedules. */
+const OUTBOX_KINDS = {
+  delivery_failed: { label: "alert delivery failed", paging: "critical" },
+  test: { label: "test alert", paging: "critical" },
+} as const satisfies Record<string, { label: string; paging: Severity }>;
+
+type OutboxKind = keyof typeof OUTBOX_KINDS;
+export type AlertKind = ConditionKind | OutboxKind;
+
+export const ALERT_KINDS = [...Object.keys(CONDITION_KINDS), ...Object.keys(OUTBOX_KINDS)] as [
+  AlertKind,
+  ...AlertKind[],
+];
+
+const isOutboxKind = (kind: AlertKind): kind is OutboxKind => Object.hasOwn(OUTBOX_KINDS, kind);
+
+function wordsOf(kind: AlertKind): { label: string; paging: Severity } {
+  return isOutboxKind(kind) ? OUTBOX_KINDS[kind] : kindDefinition(kind);
+}
+
+/** The kind in alert subjects and facts ("gate stuck"). */
+export function kindLabel(kind: AlertKind): string {
+  return wordsOf(kind).label;
+}
+
+/** The severity a paging service (PagerDuty, Opsgenie) gets for an alert of `kind`. */
+export function pagingSeverity(kind: AlertKind): Severity {
+  return wordsOf(kind).paging;
+}
