@@ -2,14 +2,14 @@
 // (each step a readable line for the live log), the answer the judge reads, the usage, and
 // the words that say why it failed.
 import { dirname } from "node:path";
-import type { AgentStream, StreamReport } from "./agent-stream.js";
-import { type AgentAdapter, agentArgs, promptModeFor, resolveAgent } from "./agents.js";
-import { type AgentInvocation, type AgentResult, runAgent } from "./backend.js";
+import { type AgentInvocation, type AgentResult, runAgent } from "../agents/backend.js";
+import { type AgentAdapter, agentArgs, promptModeFor, resolveAgent } from "../agents/index.js";
+import type { AgentStream, StreamReport } from "../agents/stream.js";
+import type { AgentUsage } from "../agents/usage.js";
+import type { Preset } from "../preset/preset.js";
+import type { RunPaths } from "../run-paths.js";
 import { tail } from "./judge.js";
-import type { Preset } from "./preset.js";
 import { substitute } from "./prompt.js";
-import type { RunPaths } from "./run-paths.js";
-import type { AgentUsage } from "./usage.js";
 import { clearedUsageFile, readUsageFile } from "./usage-file.js";
 
 export interface AgentCall {

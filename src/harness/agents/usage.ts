@@ -1,6 +1,6 @@
 // What one agent call used and cost: tokens as the API counted them, normalised to the public
 // autoloop's `backend.usage` fields, and the cost the agent reported or the price table gives.
-import type { FieldValue } from "../journal/codec.js";
+import type { FieldValue } from "../../journal/codec.js";
 
 /** Tokens one agent call used. Input excludes cached input; cache reads and writes are apart. */
 export interface AgentUsage {

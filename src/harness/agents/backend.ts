@@ -3,8 +3,8 @@
 // group (grandchildren too): SIGTERM first, SIGKILL after a grace period.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { isGroupAlive, signalGroup } from "../util/process.js";
-import type { AgentReaper } from "./agent-reaper.js";
+import { isGroupAlive, signalGroup } from "../../util/process.js";
+import type { AgentReaper } from "./reaper.js";
 
 export interface AgentInvocation {
   command: string;

@@ -1,10 +1,10 @@
 // One question to a human, between iterations: `ask.pending` (with when the wait ends), then
 // `ask.answered` and the answer as operator guidance for the next prompt, or `ask.timeout`.
 // A run stopped while it waits (Ctrl-C, `autoloop-cron stop`) writes no ask record.
-import { type AskOutcome, awaitAnswer, questionIdFor } from "./control/ask.js";
-import type { PrivateRunPaths } from "./control/private-run.js";
-import { type QuestionRecord, writeQuestionRecord } from "./control/question-record.js";
-import type { Preset } from "./preset.js";
+import { type AskOutcome, awaitAnswer, questionIdFor } from "../control/ask.js";
+import type { PrivateRunPaths } from "../control/private-run.js";
+import { type QuestionRecord, writeQuestionRecord } from "../control/question-record.js";
+import type { Preset } from "../preset/preset.js";
 
 /** The public autoloop's wait, and a scheduled run's: on-call needs time to see the page. */
 const ASK_TIMEOUT_MS = 300_000;

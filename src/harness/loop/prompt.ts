@@ -2,14 +2,14 @@
 // backpressure, tasks, context pressure and a compact scratchpad of recent iterations.
 
 import { existsSync, readFileSync } from "node:fs";
-import { materializeMemory } from "./memory/materialize.js";
-import { type RenderedMemory, renderMemory } from "./memory/render.js";
-import { MemoryStore } from "./memory/store.js";
-import type { Preset } from "./preset.js";
-import type { RunPaths } from "./run-paths.js";
-import type { RunView } from "./run-view.js";
-import type { TaskView } from "./tasks/materialize.js";
-import { renderTasksBlock, tasksPressureLine } from "./tasks/render.js";
+import { materializeMemory } from "../memory/materialize.js";
+import { type RenderedMemory, renderMemory } from "../memory/render.js";
+import { MemoryStore } from "../memory/store.js";
+import type { Preset } from "../preset/preset.js";
+import type { RunPaths } from "../run-paths.js";
+import type { RunView } from "../run-view.js";
+import type { TaskView } from "../tasks/materialize.js";
+import { renderTasksBlock, tasksPressureLine } from "../tasks/render.js";
 
 export interface IterationSummary {
   iteration: number;

@@ -1,7 +1,7 @@
 // The run registry (`registry.jsonl`): compact JSON, one run record per line, the last
 // line per run_id wins. A derived view that can be rebuilt from the journal.
-import { appendLineOnce } from "../journal/append.js";
-import { stopReasonClass } from "../journal/stop-reasons.js";
+import { appendLineOnce } from "../../journal/append.js";
+import { stopReasonClass } from "../../journal/stop-reasons.js";
 import type { Terminal } from "./judge.js";
 
 export type RegistryStatus = "running" | "completed" | "failed" | "timed_out" | "stopped";

@@ -4,16 +4,16 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { parse } from "smol-toml";
 import type * as z from "zod/mini";
-import { type FieldProblem, UserError, ValidationError } from "../util/errors.js";
-import { bundledPresetsDir } from "../util/package-root.js";
-import { parseTomlBytes, schemaProblems } from "../util/toml-input.js";
-import { adaptReferenceConfig } from "./preset-compat.js";
+import { type FieldProblem, UserError, ValidationError } from "../../util/errors.js";
+import { bundledPresetsDir } from "../../util/package-root.js";
+import { parseTomlBytes, schemaProblems } from "../../util/toml-input.js";
+import { adaptReferenceConfig } from "./compat.js";
 import {
   type PresetConfig,
   presetConfigSchema,
   type TopologyFile,
   topologySchema,
-} from "./preset-schema.js";
+} from "./schema.js";
 import { buildTopology, type Topology } from "./topology.js";
 
 export const PRESET_NAME = /^[a-z0-9][a-z0-9._-]*$/;

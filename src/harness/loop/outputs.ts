@@ -2,7 +2,7 @@
 // when the run completes. The agent itself never needs to write in the project.
 import { copyFileSync, lstatSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { FieldValue } from "../journal/codec.js";
+import type { FieldValue } from "../../journal/codec.js";
 
 /** Copies each file; returns the `outputs.published` record's fields. */
 export function publishOutputs(

@@ -2,7 +2,7 @@
 // reason `cost_budget`) and `event_loop.max_tokens` (stop reason `token_budget`, for agents
 // whose price nobody knows), summed from the `backend.usage` records the loop writes. 0 means
 // no budget. An iteration whose cost is unknown is counted as such, never as free.
-import type { FieldValue } from "../journal/codec.js";
+import type { FieldValue } from "../../journal/codec.js";
 
 export interface RunSpend {
   costUsd: number;

@@ -2,15 +2,15 @@
 // that `loop.start` and the registry carry (docs/formats.md).
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { hostname } from "node:os";
-import type { FieldValue } from "../journal/codec.js";
-import { UserError } from "../util/errors.js";
-import { type LaunchRecord, presetDigest, writeLaunchRecord } from "./control/launch-record.js";
-import { privateRunPaths } from "./control/private-run.js";
-import { controlPaths, publishCapabilities } from "./control/requests.js";
+import type { FieldValue } from "../../journal/codec.js";
+import { UserError } from "../../util/errors.js";
+import { type LaunchRecord, presetDigest, writeLaunchRecord } from "../control/launch-record.js";
+import { privateRunPaths } from "../control/private-run.js";
+import { controlPaths, publishCapabilities } from "../control/requests.js";
+import type { Preset } from "../preset/preset.js";
+import type { RunPaths } from "../run-paths.js";
 import { reviewEvery } from "./metareview.js";
-import type { Preset } from "./preset.js";
 import type { RegistryRecord } from "./registry.js";
-import type { RunPaths } from "./run-paths.js";
 
 export type Trigger = "cli" | "cron" | "chain" | "branch";
 

@@ -11,7 +11,7 @@ import {
   type StreamError,
   type StreamReport,
   str,
-} from "./agent-stream.js";
+} from "./stream.js";
 import { type AgentUsage, addUsage } from "./usage.js";
 
 export class GeminiStream implements AgentStream {

@@ -1,7 +1,7 @@
 // The environment handed to the agent process (docs/formats.md, "Agent environment").
-import { OPERATOR_DIR_ENV } from "./control/private-run.js";
-import type { Preset } from "./preset.js";
-import type { RunPaths } from "./run-paths.js";
+import { OPERATOR_DIR_ENV } from "../control/private-run.js";
+import type { Preset } from "../preset/preset.js";
+import type { RunPaths } from "../run-paths.js";
 
 /** Larger prompts stay in AUTOLOOP_PROMPT_PATH only: one env string is capped at 128 KiB on Linux. */
 const MAX_PROMPT_ENV_BYTES = 96 * 1024;

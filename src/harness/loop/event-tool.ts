@@ -2,8 +2,8 @@
 // this harness's CLI bound to the run's files, even when the agent's shell drops the env.
 import { chmodSync, lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { autoloopEntry } from "../util/package-root.js";
-import { shellQuote } from "../util/shell-quote.js";
+import { autoloopEntry } from "../../util/package-root.js";
+import { shellQuote } from "../../util/shell-quote.js";
 
 /** Writes `<runDir>/autoloops`; `bound` env values apply only where the caller has none. */
 export function writeEventTool(toolPath: string, bound: Record<string, string>): void {

@@ -12,7 +12,7 @@ import {
   type StreamError,
   type StreamReport,
   str,
-} from "./agent-stream.js";
+} from "./stream.js";
 import { type AgentUsage, addUsage } from "./usage.js";
 
 export class ClaudeStream implements AgentStream {

@@ -3,12 +3,12 @@
 // completed, the tree removed per `worktree.cleanup`, and older runs' worktrees beyond
 // `worktree.keep` removed.
 import { dirname, join } from "node:path";
-import type { FieldValue } from "../journal/codec.js";
-import type { PresetConfig } from "./preset-schema.js";
-import type { RunPaths } from "./run-paths.js";
-import { git } from "./worktree/git.js";
-import { cleanWorktrees, mergeWorktree, pruneWorktrees } from "./worktree/merge.js";
-import { createWorktree, finishWorktree, type WorktreeMeta } from "./worktree/worktree.js";
+import type { FieldValue } from "../../journal/codec.js";
+import type { PresetConfig } from "../preset/schema.js";
+import type { RunPaths } from "../run-paths.js";
+import { git } from "./git.js";
+import { cleanWorktrees, mergeWorktree, pruneWorktrees } from "./merge.js";
+import { createWorktree, finishWorktree, type WorktreeMeta } from "./worktree.js";
 
 /** The run's worktree and where in it the agent works (the work dir's place in the repo). */
 export function startRunWorktree(

@@ -2,16 +2,16 @@
 // it is logged in, and how its refusals read. One table, used by the loop, `autoloop agents`
 // and the README's agent table (a test checks the README against it).
 import { basename } from "node:path";
-import type { AgentFailureReason, AgentStream } from "./agent-stream.js";
 import { optionValue } from "./argv.js";
+import { ClaudeStream } from "./claude.js";
+import { CodexStream } from "./codex.js";
 import { codexModel, codexUsesOwnProvider } from "./codex-config.js";
-import { ClaudeStream } from "./stream-claude.js";
-import { CodexStream } from "./stream-codex.js";
-import { GeminiStream } from "./stream-gemini.js";
+import { GeminiStream } from "./gemini.js";
+import type { AgentFailureReason, AgentStream } from "./stream.js";
 
 export type AgentId = "claude" | "codex" | "gemini" | "command";
 
-export type { AgentFailureReason } from "./agent-stream.js";
+export type { AgentFailureReason } from "./stream.js";
 
 /** An option the adapter adds unless the preset's args already set it (or a rival flag). */
 export interface DefaultOption {

@@ -1,6 +1,6 @@
 // Multi-role topology: which roles should act after an event, and which events they may emit.
-import { type FieldProblem, ValidationError } from "../util/errors.js";
-import type { TopologyFile } from "./preset-schema.js";
+import { type FieldProblem, ValidationError } from "../../util/errors.js";
+import type { TopologyFile } from "./schema.js";
 
 export interface Role {
   id: string;

@@ -1,6 +1,6 @@
 // What one finished iteration means for the run, decided without side effects: stop (and
 // why), a gate refusal to journal, a note for the next prompt, and the stall counter.
-import type { FieldValue } from "../journal/codec.js";
+import type { FieldValue } from "../../journal/codec.js";
 
 export type Terminal =
   | { complete: true; reason: string }

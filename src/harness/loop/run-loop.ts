@@ -1,17 +1,26 @@
 // The harness loop: prompt → agent → events → route, until completion or a stop reason.
 // Every step is journaled; the run's exit code follows its outcome class.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { JournalWriter } from "../journal/append.js";
-import { type FieldValue, fieldText, journalTimestamp } from "../journal/codec.js";
-import { type OutcomeClass, stopReasonClass } from "../journal/stop-reasons.js";
+import { JournalWriter } from "../../journal/append.js";
+import { type FieldValue, fieldText, journalTimestamp } from "../../journal/codec.js";
+import { type OutcomeClass, stopReasonClass } from "../../journal/stop-reasons.js";
+import { agentFailureStop, loginRefusal } from "../agents/failure.js";
+import { AgentReaper } from "../agents/reaper.js";
+import { usageFields } from "../agents/usage.js";
+import { ControlInbox } from "../control/inbox.js";
+import type { ControlRequest } from "../control/requests.js";
+import type { Preset } from "../preset/preset.js";
+import { allowedEvents, suggestedRoles } from "../preset/topology.js";
+import { ignoreStateDir, runPaths } from "../run-paths.js";
+import { redactFields, secretsRedactor } from "../run-secrets.js";
+import { isSystemTopic, RunView } from "../run-view.js";
+import { blockingTasks } from "../tasks/materialize.js";
+import { TaskStore } from "../tasks/store.js";
+import { endRunWorktree, startRunWorktree, worktreeNote } from "../worktree/run.js";
 import { agentCommand, callAgent } from "./agent-call.js";
 import { iterationEnv, runBoundEnv } from "./agent-env.js";
-import { AgentReaper } from "./agent-reaper.js";
 import { askHuman, askTimeoutMs } from "./ask-step.js";
-import { agentFailureStop, loginRefusal } from "./backend-failure.js";
 import { addUsage, budgetStop, costLeft, NO_SPEND, spendFields } from "./budget.js";
-import { ControlInbox } from "./control/inbox.js";
-import type { ControlRequest } from "./control/requests.js";
 import { removeEventTool, writeEventTool } from "./event-tool.js";
 import { completionGate, judgeIteration, type StallState, type Terminal, tail } from "./judge.js";
 import {
@@ -30,7 +39,6 @@ import {
   runMetareview,
 } from "./metareview.js";
 import { publishOutputs } from "./outputs.js";
-import type { Preset } from "./preset.js";
 import {
   type IterationSummary,
   loopMemory,
@@ -39,14 +47,6 @@ import {
   scratchpad,
 } from "./prompt.js";
 import { appendRegistry, registryStatus } from "./registry.js";
-import { ignoreStateDir, runPaths } from "./run-paths.js";
-import { redactFields, secretsRedactor } from "./run-secrets.js";
-import { isSystemTopic, RunView } from "./run-view.js";
-import { blockingTasks } from "./tasks/materialize.js";
-import { TaskStore } from "./tasks/store.js";
-import { allowedEvents, suggestedRoles } from "./topology.js";
-import { usageFields } from "./usage.js";
-import { endRunWorktree, startRunWorktree, worktreeNote } from "./worktree-run.js";
 
 export interface RunOptions {
   preset: Preset;

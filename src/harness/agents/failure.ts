@@ -1,11 +1,11 @@
 // Turns an agent that failed (or would fail) into the `loop.stop` it deserves: the reason
 // from its event stream or the CLI's own words, and a `detail` saying what on-call should do
 // (docs/formats.md reasons).
-import type { FieldValue } from "../journal/codec.js";
-import type { AgentReaper } from "./agent-reaper.js";
-import type { StreamError } from "./agent-stream.js";
-import type { AgentAdapter, AgentFailureReason, FailurePattern } from "./agents.js";
+import type { FieldValue } from "../../journal/codec.js";
 import { type AgentResult, runAgent } from "./backend.js";
+import type { AgentAdapter, AgentFailureReason, FailurePattern } from "./index.js";
+import type { AgentReaper } from "./reaper.js";
+import type { StreamError } from "./stream.js";
 
 // Phrases every CLI shares (HTTP statuses, provider error types), tried after its own.
 const COMMON_FAILURES: readonly FailurePattern[] = [

@@ -1,6 +1,6 @@
 // The agent table of `autoloop agents` and the README: how each CLI is invoked, from the
 // adapters' own facts, so documentation and behaviour cannot drift apart.
-import { AGENT_IDS, AGENTS, type AgentAdapter, agentArgs } from "./agents.js";
+import { AGENT_IDS, AGENTS, type AgentAdapter, agentArgs } from "./index.js";
 
 export interface AgentRow {
   agent: string;

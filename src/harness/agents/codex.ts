@@ -10,7 +10,7 @@ import {
   type StreamError,
   type StreamReport,
   str,
-} from "./agent-stream.js";
+} from "./stream.js";
 import { type AgentUsage, addUsage } from "./usage.js";
 
 export class CodexStream implements AgentStream {

@@ -3,21 +3,21 @@
 // and verdict rules follow the public harness (docs/formats.md, "Metareview").
 import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import type { FieldValue } from "../journal/codec.js";
-import { UserError } from "../util/errors.js";
+import type { FieldValue } from "../../journal/codec.js";
+import { UserError } from "../../util/errors.js";
+import { classifyAgentFailure } from "../agents/failure.js";
+import type { AgentReaper } from "../agents/reaper.js";
+import { type AgentUsage, usageFields } from "../agents/usage.js";
+import type { Preset } from "../preset/preset.js";
+import type { PresetConfig } from "../preset/schema.js";
+import type { RunPaths } from "../run-paths.js";
+import type { RunView } from "../run-view.js";
+import type { TaskView } from "../tasks/materialize.js";
+import { renderTasksBlock, tasksPressureLine } from "../tasks/render.js";
 import { agentCommand, callAgent } from "./agent-call.js";
 import { iterationEnv } from "./agent-env.js";
-import type { AgentReaper } from "./agent-reaper.js";
-import { classifyAgentFailure } from "./backend-failure.js";
 import { tail } from "./judge.js";
-import type { Preset } from "./preset.js";
-import type { PresetConfig } from "./preset-schema.js";
 import { backpressureNote, listText, loopMemory, substitute } from "./prompt.js";
-import type { RunPaths } from "./run-paths.js";
-import type { RunView } from "./run-view.js";
-import type { TaskView } from "./tasks/materialize.js";
-import { renderTasksBlock, tasksPressureLine } from "./tasks/render.js";
-import { type AgentUsage, usageFields } from "./usage.js";
 
 type ReviewConfig = NonNullable<PresetConfig["review"]>;
 

@@ -3,8 +3,8 @@
 // classic zod's to build and load (the error wording is the same, from the English locale).
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
-import { DURATION_HINT, parseDuration } from "../util/duration.js";
-import { AGENT_IDS, type AgentId } from "./agents.js";
+import { DURATION_HINT, parseDuration } from "../../util/duration.js";
+import { AGENT_IDS, type AgentId } from "../agents/index.js";
 
 z.config(en());
 

@@ -2,8 +2,8 @@
 // object with the `backend.usage` field names (the public autoloop's convention).
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { RunPaths } from "./run-paths.js";
-import { type AgentUsage, usageFromFile } from "./usage.js";
+import { type AgentUsage, usageFromFile } from "../agents/usage.js";
+import type { RunPaths } from "../run-paths.js";
 
 /** Longest usage file read (it holds a handful of numbers). */
 const MAX_USAGE_FILE_BYTES = 64 * 1024;
