@@ -16,3 +16,12 @@ export function optionValues(args: readonly string[], names: readonly string[]):
 export function optionValue(args: readonly string[], names: readonly string[]): string | undefined {
   return optionValues(args, names).at(-1);
 }
+
+/** The value after the first `flag` in `args` (`--flag value` or `--flag=value`). */
+export function flagValue(args: readonly string[], flag: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === flag) return args[i + 1];
+    if (args[i]!.startsWith(`${flag}=`)) return args[i]!.slice(flag.length + 1);
+  }
+  return undefined;
+}

@@ -1,5 +1,8 @@
-// Claude Code's `--output-format stream-json --verbose` (or `json`: the result event alone):
+// Claude Code: its adapter (argv, login, refusals, prices, spend cap, what lets it write) and the
+// reader of its `--output-format stream-json --verbose` (or `json`: the result event alone):
 // the answer, usage and cost from the result event, one live line per text or tool call.
+import { type AgentAdapter, INSTALL_HINT } from "./adapter.js";
+import { flagValue, optionValue } from "./argv.js";
 import {
   type AgentStream,
   arr,
@@ -122,4 +125,82 @@ export class ClaudeStream implements AgentStream {
       usage.cost_usd = r.total_cost_usd;
     return usage;
   }
+}
+
+export const claude: AgentAdapter<"claude"> = {
+  id: "claude",
+  name: "Claude Code",
+  npmPackage: "@anthropic-ai/claude-code",
+  mode: ["-p"],
+  modeAliases: ["-p", "--print"],
+  defaults: [
+    {
+      args: ["--output-format", "stream-json", "--verbose"],
+      unless: ["--output-format"],
+      why: "events the harness reads: the answer, usage and cost, errors",
+    },
+    {
+      args: ["--permission-mode", "acceptEdits"],
+      unless: [
+        "--permission-mode",
+        "--dangerously-skip-permissions",
+        "--allow-dangerously-skip-permissions",
+      ],
+      why: "edits without asking (bypassPermissions is refused as root)",
+    },
+    {
+      args: ["--allowedTools", "Bash({{TOOL_PATH}} *)"],
+      unless: [],
+      why: "the event tool may always run (added to any --allowedTools of the preset)",
+    },
+  ],
+  promptMode: "stdin",
+  promptArg: (prompt) => ["--", prompt],
+  stream: {
+    selected: (args) => /^(stream-)?json$/.test(optionValue(args, ["--output-format"]) ?? ""),
+    open: () => new ClaudeStream(),
+  },
+  credentialEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"],
+  failures: [
+    { reason: "auth_failed", pattern: /not logged in|please run \/login|invalid api key/i },
+    { reason: "quota_exhausted", pattern: /credit balance is too low/i },
+    {
+      reason: "rate_limited",
+      pattern: /usage limit reached|you've hit your limit|\b5-hour limit|weekly limit/i,
+    },
+  ],
+  hints: {
+    auth_failed:
+      "Claude Code is not logged in for the user that runs the harness: run `claude /login` as that user (the service user under systemd), or set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`) in its environment, e.g. the unit's EnvironmentFile.",
+    quota_exhausted:
+      "The Anthropic account has no credit left: add credit in the Console or switch the key; the next scheduled run will try again.",
+    rate_limited:
+      "Claude's usage limit is reached; the run stopped and the next scheduled run will try again (move the schedule past the reset time if this repeats).",
+    backend_failed: INSTALL_HINT("@anthropic-ai/claude-code", "claude"),
+  },
+  credentials:
+    "`claude /login` as the service user, or `ANTHROPIC_API_KEY` / `CLAUDE_CODE_OAUTH_TOKEN`",
+  spendCap: (usd) => ["--max-budget-usd", usd.toFixed(4)],
+  prices: {
+    "claude-opus-4-5": { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 },
+    "claude-opus-4": { input: 15, output: 75, cache_read: 1.5, cache_write: 18.75 },
+    "claude-sonnet-4": { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 },
+    "claude-3-7-sonnet": { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 },
+    "claude-haiku-4-5": { input: 1, output: 5, cache_read: 0.1, cache_write: 1.25 },
+    "claude-3-5-haiku": { input: 0.8, output: 4, cache_read: 0.08, cache_write: 1 },
+  },
+  writesInProject,
+};
+
+/** Tools Claude may use on any path when named bare (`Bash`, not `Bash(git log *)`). */
+const CLAUDE_WRITING_TOOLS = new Set(["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"]);
+
+function writesInProject(args: readonly string[]): string | undefined {
+  if (args.includes("--dangerously-skip-permissions")) return "--dangerously-skip-permissions";
+  const mode = flagValue(args, "--permission-mode");
+  if (mode === undefined) return "the harness's default --permission-mode acceptEdits";
+  if (mode !== "default" && mode !== "plan") return `--permission-mode ${mode}`;
+  const tools = (flagValue(args, "--allowedTools") ?? "").split(/[,\s]+/);
+  const bare = tools.find((t) => CLAUDE_WRITING_TOOLS.has(t));
+  return bare === undefined ? undefined : `--allowedTools ${bare} (on any path)`;
 }

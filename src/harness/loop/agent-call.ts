@@ -60,7 +60,7 @@ export async function callAgent(input: {
   const stream: AgentStream | undefined = agent.stream?.selected(invocation.args)
     ? agent.stream.open(invocation.args, env)
     : undefined;
-  if (agent.id === "command") env.AUTOLOOP_USAGE_FILE = clearedUsageFile(paths);
+  if (agent.usageByFile) env.AUTOLOOP_USAGE_FILE = clearedUsageFile(paths);
   const result = await runAgent({
     ...invocation,
     env,
@@ -76,7 +76,7 @@ export async function callAgent(input: {
     }),
   });
   const said = stream?.report();
-  const usage = said?.usage ?? (agent.id === "command" ? readUsageFile(paths) : undefined);
+  const usage = said?.usage ?? (agent.usageByFile ? readUsageFile(paths) : undefined);
   const raw = result.kind === "spawn_failed" ? `${result.output}${result.error}` : result.output;
   // With an event stream: its final answer, else the error it reported, else its stderr.
   const output =

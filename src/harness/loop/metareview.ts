@@ -6,8 +6,9 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import type { FieldValue } from "../../journal/codec.js";
 import { UserError } from "../../util/errors.js";
 import { classifyAgentFailure } from "../agents/failure.js";
+import { usageFields } from "../agents/prices.js";
 import type { AgentReaper } from "../agents/reaper.js";
-import { type AgentUsage, usageFields } from "../agents/usage.js";
+import type { AgentUsage } from "../agents/usage.js";
 import type { Preset } from "../preset/preset.js";
 import type { PresetConfig } from "../preset/schema.js";
 import type { RunPaths } from "../run-paths.js";
@@ -256,8 +257,8 @@ export async function runMetareview(input: MetareviewInput): Promise<ReviewRun> 
   const reviewPreset = reviewBackend(preset);
   const { agent, command, args, promptMode } = agentCommand(reviewPreset, paths, runId);
   const callArgs =
-    agent.id === "claude" && input.costLeft !== undefined
-      ? [...args, "--max-budget-usd", input.costLeft.toFixed(4)]
+    agent.spendCap !== undefined && input.costLeft !== undefined
+      ? [...args, ...agent.spendCap(input.costLeft)]
       : args;
   const prompt = renderReviewPrompt({ ...input, review });
   writeFileSync(paths.promptPath, prompt);

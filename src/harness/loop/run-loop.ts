@@ -5,8 +5,8 @@ import { JournalWriter } from "../../journal/append.js";
 import { type FieldValue, fieldText, journalTimestamp } from "../../journal/codec.js";
 import { type OutcomeClass, stopReasonClass } from "../../journal/stop-reasons.js";
 import { agentFailureStop, loginRefusal } from "../agents/failure.js";
+import { usageFields } from "../agents/prices.js";
 import { AgentReaper } from "../agents/reaper.js";
-import { usageFields } from "../agents/usage.js";
 import { ControlInbox } from "../control/inbox.js";
 import type { ControlRequest } from "../control/requests.js";
 import type { Preset } from "../preset/preset.js";
@@ -317,7 +317,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
         baseEnv: { ...opts.env, AUTOLOOP_SECRET_ENV: Object.keys(opts.secretEnv ?? {}).join(",") },
         reaper,
         signal: AbortSignal.any([opts.signal, turn.signal]),
-        costLeft: agent.id === "claude" ? costLeft(spend, ev) : undefined,
+        costLeft: agent.spendCap ? costLeft(spend, ev) : undefined,
         system,
         progress,
       });
@@ -409,9 +409,8 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       prompt,
     });
     // Claude can cap its own spend: one long iteration cannot overshoot what is left by much.
-    const left = agent.id === "claude" ? costLeft(spend, ev) : undefined;
-    const iterationArgs =
-      left === undefined ? args : [...args, "--max-budget-usd", left.toFixed(4)];
+    const left = agent.spendCap ? costLeft(spend, ev) : undefined;
+    const iterationArgs = left === undefined ? args : [...args, ...agent.spendCap!(left)];
     system("backend.start", iteration, {
       backend_kind: backend.kind,
       command,

@@ -81,12 +81,11 @@ export const presetConfigSchema = z.looseObject({
     args: strings(),
     /** Args for one agent only, so switching `backend.command` never passes another CLI's flags. */
     agent_args: z.prefault(
-      z.strictObject({
-        claude: z.optional(z.array(z.string())),
-        codex: z.optional(z.array(z.string())),
-        gemini: z.optional(z.array(z.string())),
-        command: z.optional(z.array(z.string())),
-      }),
+      z.strictObject(
+        Object.fromEntries(AGENT_IDS.map((id) => [id, z.optional(z.array(z.string()))])) as {
+          [id in AgentId]: z.ZodMiniOptional<z.ZodMiniArray<z.ZodMiniString>>;
+        },
+      ),
       {},
     ),
     /** Unset: the agent's own default (stdin for claude, codex and gemini; arg for a plain command). */

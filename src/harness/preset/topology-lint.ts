@@ -3,6 +3,7 @@
 // event with none), then required events no reachable role emits (the gate can never pass),
 // a completion event no reachable role emits, roles never suggested, and handoffs or events
 // that lead nowhere.
+import { AGENTS } from "../agents/index.js";
 import type { Preset } from "./preset.js";
 
 export interface TopologyFinding {
@@ -96,53 +97,6 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
   return out;
 }
 
-/** The value after `flag` in `args` (`--flag value` or `--flag=value`). */
-function flagValue(args: readonly string[], flag: string): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === flag) return args[i + 1];
-    if (args[i]!.startsWith(`${flag}=`)) return args[i]!.slice(flag.length + 1);
-  }
-  return undefined;
-}
-
-/** Tools Claude may use on any path when named bare (`Bash`, not `Bash(git log *)`). */
-const CLAUDE_WRITING_TOOLS = new Set(["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"]);
-
-/** Why `agent`, given `args`, may write in the project; undefined when it is held to its state dir. */
-function writesInProject(
-  agent: "claude" | "codex" | "gemini",
-  args: readonly string[],
-): string | undefined {
-  switch (agent) {
-    case "claude": {
-      if (args.includes("--dangerously-skip-permissions")) return "--dangerously-skip-permissions";
-      const mode = flagValue(args, "--permission-mode");
-      if (mode === undefined) return "the harness's default --permission-mode acceptEdits";
-      if (mode !== "default" && mode !== "plan") return `--permission-mode ${mode}`;
-      const tools = (flagValue(args, "--allowedTools") ?? "").split(/[,\s]+/);
-      const bare = tools.find((t) => CLAUDE_WRITING_TOOLS.has(t));
-      return bare === undefined ? undefined : `--allowedTools ${bare} (on any path)`;
-    }
-    case "codex": {
-      if (args.includes("--dangerously-bypass-approvals-and-sandbox"))
-        return "--dangerously-bypass-approvals-and-sandbox";
-      const sandbox = flagValue(args, "--sandbox") ?? flagValue(args, "-s");
-      if (sandbox === "read-only") return undefined;
-      if (sandbox === "danger-full-access") return "--sandbox danger-full-access";
-      const cd = flagValue(args, "--cd") ?? flagValue(args, "-C");
-      return cd?.includes("{{STATE_DIR}}")
-        ? undefined
-        : "its workspace-write sandbox in the project";
-    }
-    case "gemini": {
-      if (args.includes("--yolo") || args.includes("-y")) return "--yolo";
-      const mode = flagValue(args, "--approval-mode");
-      if (mode === undefined) return "the harness's default --approval-mode yolo";
-      return mode === "default" || mode === "plan" ? undefined : `--approval-mode ${mode}`;
-    }
-  }
-}
-
 /**
  * A preset that publishes a report (`[outputs] publish`) outside a worktree is meant to change
  * nothing else: each agent it may run under (`backend.command` can be switched by a schedule's
@@ -154,8 +108,8 @@ export function permissionFindings(preset: Preset): TopologyFinding[] {
   const publish = outputs?.publish ?? [];
   if (publish.length === 0 || core.isolation_mode === "worktree") return [];
   const out: TopologyFinding[] = [];
-  for (const agent of ["claude", "codex", "gemini"] as const) {
-    const why = writesInProject(agent, [...backend.args, ...(backend.agent_args?.[agent] ?? [])]);
+  for (const { id: agent, writesInProject } of Object.values(AGENTS)) {
+    const why = writesInProject?.([...backend.args, ...(backend.agent_args?.[agent] ?? [])]);
     if (why !== undefined)
       out.push({
         severity: "warning",
