@@ -128,10 +128,6 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
     stderr: stderr.text(),
     elapsedMs: elapsed(),
   });
-  const lines =
-    inv.onStdoutLine === undefined ? undefined : new LineSplitter(MAX_LINE_BYTES, inv.onStdoutLine);
-  const errLines =
-    inv.onStderrLine === undefined ? undefined : new LineSplitter(64 * 1024, inv.onStderrLine);
   // node:child_process rather than execa here: the harness starts in a fraction of the
   // time without loading it, and it needs nothing beyond a process group and two pipes.
   let child: ChildProcess;
@@ -151,21 +147,7 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
     child.once("error", (error: NodeJS.ErrnoException) => resolve({ error }));
     child.once("close", (code, signal) => resolve({ code, signal }));
   });
-  child.stdout?.on("data", (c: Buffer) => {
-    output.push(c);
-    lines?.push(c);
-  });
-  child.stdout?.once("close", () => lines?.end());
-  child.stderr?.on("data", (c: Buffer) => {
-    output.push(c);
-    stderr.push(c);
-    errLines?.push(c);
-  });
-  child.stderr?.once("close", () => errLines?.end());
-  if (inv.promptMode === "stdin") {
-    child.stdin?.on("error", () => {}); // The agent may exit without reading its prompt.
-    child.stdin?.end(inv.prompt);
-  }
+  wirePipes(child, inv, output, stderr);
   const pid = child.pid;
   if (pid !== undefined) inv.reaper?.watch(pid);
 
@@ -182,26 +164,7 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
   if (inv.signal.aborted) onAbort();
   else inv.signal.addEventListener("abort", onAbort, { once: true });
 
-  // Once the agent exits, stray background children must not hold the iteration open: the
-  // group is ended after a linger, and then the pipes are let go even if a child that left
-  // the group (setsid) still holds them.
-  child.once("exit", () => {
-    if (pid === undefined || reason !== undefined) return;
-    clearTimeout(timeout); // the agent itself is done; what follows is not its time
-    const release = () => {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-    };
-    const linger = setTimeout(() => {
-      if (isGroupAlive(pid)) {
-        signalGroup(pid, "SIGTERM");
-        setTimeout(() => signalGroup(pid, "SIGKILL"), inv.killGraceMs).unref();
-      }
-      setTimeout(release, inv.killGraceMs + 100).unref();
-    }, PIPE_LINGER_MS);
-    linger.unref();
-    child.once("close", () => clearTimeout(linger));
-  });
+  lingerAfterExit(child, pid, inv.killGraceMs, timeout, () => reason !== undefined);
 
   try {
     const result = await finished;
@@ -225,6 +188,65 @@ export async function runAgent(inv: AgentInvocation): Promise<AgentResult> {
     inv.reaper?.release();
     inv.signal.removeEventListener("abort", onAbort);
   }
+}
+
+/** The agent's output into the buffers (and, line by line, to the callers); its prompt by stdin. */
+function wirePipes(
+  child: ChildProcess,
+  inv: AgentInvocation,
+  output: TailBuffer,
+  stderr: TailBuffer,
+): void {
+  const lines =
+    inv.onStdoutLine === undefined ? undefined : new LineSplitter(MAX_LINE_BYTES, inv.onStdoutLine);
+  const errLines =
+    inv.onStderrLine === undefined ? undefined : new LineSplitter(64 * 1024, inv.onStderrLine);
+  child.stdout?.on("data", (c: Buffer) => {
+    output.push(c);
+    lines?.push(c);
+  });
+  child.stdout?.once("close", () => lines?.end());
+  child.stderr?.on("data", (c: Buffer) => {
+    output.push(c);
+    stderr.push(c);
+    errLines?.push(c);
+  });
+  child.stderr?.once("close", () => errLines?.end());
+  if (inv.promptMode === "stdin") {
+    child.stdin?.on("error", () => {}); // The agent may exit without reading its prompt.
+    child.stdin?.end(inv.prompt);
+  }
+}
+
+/**
+ * Once the agent exits, stray background children must not hold the iteration open: the
+ * group is ended after a linger, and then the pipes are let go even if a child that left
+ * the group (setsid) still holds them.
+ */
+function lingerAfterExit(
+  child: ChildProcess,
+  pid: number | undefined,
+  killGraceMs: number,
+  timeout: NodeJS.Timeout,
+  terminating: () => boolean,
+): void {
+  child.once("exit", () => {
+    if (pid === undefined || terminating()) return;
+    clearTimeout(timeout); // the agent itself is done; what follows is not its time
+    const release = () => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    };
+    const linger = setTimeout(() => {
+      if (isGroupAlive(pid)) {
+        signalGroup(pid, "SIGTERM");
+        setTimeout(() => signalGroup(pid, "SIGKILL"), killGraceMs).unref();
+      }
+      setTimeout(release, killGraceMs + 100).unref();
+    }, PIPE_LINGER_MS);
+    linger.unref();
+    child.once("close", () => clearTimeout(linger));
+  });
 }
 
 function spawnFailed(
