@@ -2,7 +2,7 @@
 // is installed on this PATH.
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
-import { agentRows, agentTableMarkdown, commandLine } from "../harness/agent-table.js";
+import { agentRows, agentTableMarkdown, commandLine } from "../harness/agents/table.js";
 import { flag, parse } from "./common.js";
 
 const HELP = `Usage: autoloop agents [--json | --markdown]

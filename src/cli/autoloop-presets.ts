@@ -2,7 +2,7 @@
 // `autoloop init --preset NAME [dir]`: a copy of one in `<dir>/presets/`, to change it.
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { loadPreset, PRESET_NAME, resolvePresetDir } from "../harness/preset.js";
+import { loadPreset, PRESET_NAME, resolvePresetDir } from "../harness/preset/preset.js";
 import { UserError } from "../util/errors.js";
 import { bundledPresetsDir } from "../util/package-root.js";
 import { flag, parse, str, table } from "./common.js";

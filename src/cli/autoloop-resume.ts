@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { type LaunchRecord, presetDigest } from "../harness/control/launch-record.js";
 import { findRun, type RunRef } from "../harness/control/operator-requests.js";
 import { OPERATOR_DIR_ENV, privateRunPaths } from "../harness/control/private-run.js";
-import type { Preset } from "../harness/preset.js";
+import type { Preset } from "../harness/preset/preset.js";
 import { readJournal } from "../journal/reader.js";
 import { readRegistry } from "../journal/registry-view.js";
 import { UserError } from "../util/errors.js";
@@ -86,7 +86,7 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   const preset = await samePreset(launch, flag(p, "accept-preset-changes"));
   const { readEnvFiles } = await import("../util/env-file.js");
   const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
-  const { runLoop } = await import("../harness/loop.js");
+  const { runLoop } = await import("../harness/loop/run-loop.js");
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.on("SIGTERM", stop);
@@ -127,7 +127,7 @@ function launchOf(ref: RunRef): LaunchRecord {
 
 /** The run's preset as it is now, refused when its settings changed since the run started. */
 async function samePreset(launch: LaunchRecord, acceptChanges: boolean): Promise<Preset> {
-  const { loadPreset } = await import("../harness/preset.js");
+  const { loadPreset } = await import("../harness/preset/preset.js");
   const preset = loadPreset(launch.presetDir);
   if (presetDigest(preset) !== launch.presetDigest && !acceptChanges)
     throw new UserError(

@@ -83,7 +83,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const { readEnvFiles } = await import("../util/env-file.js");
   const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
   const preset = await presetFor(p, presetArg);
-  const { runLoop } = await import("../harness/loop.js");
+  const { runLoop } = await import("../harness/loop/run-loop.js");
   const quiet = flag(p, "quiet");
   const result = await runLoop({
     preset,
@@ -158,12 +158,12 @@ async function runIdOf(p: Parsed): Promise<{ runId: string; given: string | unde
 
 /** The preset with the command line's `--set`s, worktree options and budget caps applied. */
 async function presetFor(p: Parsed, presetArg: string) {
-  const { loadPreset, resolvePresetDir } = await import("../harness/preset.js");
+  const { loadPreset, resolvePresetDir } = await import("../harness/preset/preset.js");
   const preset = loadPreset(resolvePresetDir(presetArg, process.cwd()), [
     ...list(p, "set"),
     ...worktreeSets(p),
   ]);
-  const { capLimits } = await import("../harness/budget.js");
+  const { capLimits } = await import("../harness/loop/budget.js");
   const ev = preset.config.event_loop;
   const capped = capLimits(ev, {
     usd: usdOption(p, "budget-usd"),

@@ -2,7 +2,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { projectMemoryFile } from "./memory/paths.js";
-import type { PresetConfig } from "./preset-schema.js";
+import type { PresetConfig } from "./preset/schema.js";
 import { resolveTasksFile } from "./tasks/paths.js";
 
 export interface RunPaths {

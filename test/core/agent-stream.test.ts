@@ -4,10 +4,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentStream } from "../../src/harness/agent-stream.js";
-import { ClaudeStream } from "../../src/harness/stream-claude.js";
-import { CodexStream } from "../../src/harness/stream-codex.js";
-import { GeminiStream } from "../../src/harness/stream-gemini.js";
+import { ClaudeStream } from "../../src/harness/agents/claude.js";
+import { CodexStream } from "../../src/harness/agents/codex.js";
+import { GeminiStream } from "../../src/harness/agents/gemini.js";
+import type { AgentStream } from "../../src/harness/agents/stream.js";
 import { ROOT } from "../helpers/cli.js";
 
 function feed(stream: AgentStream, fixture: string): string[] {

@@ -3,10 +3,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { agentTableMarkdown } from "../../src/harness/agent-table.js";
-import { AGENTS, agentArgs, resolveAgent } from "../../src/harness/agents.js";
-import { agentArgv } from "../../src/harness/backend.js";
-import { classifyAgentFailure } from "../../src/harness/backend-failure.js";
+import { agentArgv } from "../../src/harness/agents/backend.js";
+import { classifyAgentFailure } from "../../src/harness/agents/failure.js";
+import { AGENTS, agentArgs, resolveAgent } from "../../src/harness/agents/index.js";
+import { agentTableMarkdown } from "../../src/harness/agents/table.js";
 import { ROOT } from "../helpers/cli.js";
 
 describe("resolveAgent", () => {

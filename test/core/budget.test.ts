@@ -9,7 +9,7 @@ import {
   costLeft,
   NO_SPEND,
   spendFields,
-} from "../../src/harness/budget.js";
+} from "../../src/harness/loop/budget.js";
 import type { JournalRecord } from "../../src/journal/codec.js";
 
 const usage = (cost_usd: number | undefined, total_tokens: number) => ({

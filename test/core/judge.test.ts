@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type IterationFacts, judgeIteration } from "../../src/harness/judge.js";
+import { type IterationFacts, judgeIteration } from "../../src/harness/loop/judge.js";
 
 const facts = (over: Partial<IterationFacts> = {}): IterationFacts => ({
   iteration: 3,

@@ -1,6 +1,6 @@
 // The metareview's cadence (the public autoloop's rule) and verdict parsing, as pure functions.
 import { describe, expect, it } from "vitest";
-import { parseVerdict, reviewBefore, reviewEvery } from "../../src/harness/metareview.js";
+import { parseVerdict, reviewBefore, reviewEvery } from "../../src/harness/loop/metareview.js";
 
 describe("reviewEvery", () => {
   it.each([

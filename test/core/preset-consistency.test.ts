@@ -3,12 +3,12 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AGENT_IDS, AGENTS, agentArgs } from "../../src/harness/agents.js";
-import { loadPreset } from "../../src/harness/preset.js";
-import { renderPrompt } from "../../src/harness/prompt.js";
+import { AGENT_IDS, AGENTS, agentArgs } from "../../src/harness/agents/index.js";
+import { renderPrompt } from "../../src/harness/loop/prompt.js";
+import { loadPreset } from "../../src/harness/preset/preset.js";
+import { allowedEvents } from "../../src/harness/preset/topology.js";
 import { runPaths } from "../../src/harness/run-paths.js";
 import { RunView } from "../../src/harness/run-view.js";
-import { allowedEvents } from "../../src/harness/topology.js";
 import { ROOT } from "../helpers/cli.js";
 
 const PRESETS = readdirSync(join(ROOT, "presets"));

@@ -1,6 +1,6 @@
 // `--set key=value`: TOML values where they belong, text where the key holds text.
 import { describe, expect, it } from "vitest";
-import { applyOverrides } from "../../src/harness/preset.js";
+import { applyOverrides } from "../../src/harness/preset/preset.js";
 
 describe("applyOverrides", () => {
   it("keeps a text key text (`backend.command=true` is the program true)", () => {

@@ -4,7 +4,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadPreset } from "../../src/harness/preset.js";
+import { loadPreset } from "../../src/harness/preset/preset.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);

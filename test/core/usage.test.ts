@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PRICE_TABLE_DATE, priceOf, usageFields } from "../../src/harness/usage.js";
+import { PRICE_TABLE_DATE, priceOf, usageFields } from "../../src/harness/agents/prices.js";
 import { fieldText } from "../../src/journal/codec.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { field, journalOf } from "../helpers/journal.js";

@@ -14,8 +14,8 @@ import {
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
+import { agentLaunch, agentUser } from "../../src/harness/agents/run-as.js";
 import { privateRunPaths } from "../../src/harness/control/private-run.js";
-import { agentLaunch, agentUser } from "../../src/harness/run-as.js";
 import { AUTOLOOP, autoloop, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { journalOf, topics } from "../helpers/journal.js";
 

@@ -6,9 +6,9 @@ import { JournalWriter } from "../../journal/append.js";
 import { type FieldValue, journalTimestamp } from "../../journal/codec.js";
 import type { OutcomeClass } from "../../journal/stop-reasons.js";
 import { UserError } from "../../util/errors.js";
-import { assertNewRunId, fileSize } from "../launch-metadata.js";
-import { runLoop } from "../loop.js";
-import { loadPreset, resolvePresetDir } from "../preset.js";
+import { assertNewRunId, fileSize } from "../loop/launch-metadata.js";
+import { runLoop } from "../loop/run-loop.js";
+import { loadPreset, type Preset, resolvePresetDir } from "../preset/preset.js";
 import { isValidRunId } from "../run-id.js";
 import { type ChainBudget, type ChainStep, stepOverrides } from "./chains-file.js";
 import { lastOutputOf } from "./step-output.js";
@@ -55,42 +55,18 @@ export interface ChainResult {
 /** A step passes on to the next when it completed, or used up its iterations (as the reference). */
 const passes = (r: ChainStepResult) => r.outcome === "completed" || r.reason === "max_iterations";
 
+/** What every step of a running chain shares. */
+interface ChainRun {
+  opts: ChainOptions;
+  presets: Preset[];
+  journalFile: string;
+  chainDir: string;
+  record: (topic: string, fields: Record<string, FieldValue>) => void;
+}
+
 export async function runChain(opts: ChainOptions): Promise<ChainResult> {
-  const { projectDir, chainRunId, steps, budget } = opts;
-  if (steps.length > budget.max_steps)
-    throw new UserError(
-      `chain ${opts.name} has ${steps.length} steps; the budget allows ${budget.max_steps} ([budget] max_steps in chains.toml)`,
-    );
-  const lastStepId = `${chainRunId}-step-${steps.length}`;
-  if (!isValidRunId(lastStepId))
-    throw new UserError(
-      `chain run id ${JSON.stringify(chainRunId)} is too long: its steps' run ids (${lastStepId}) must stay within 128 characters`,
-    );
-  // Every preset is found and valid before the first step runs.
-  const presets = steps.map((s) => {
-    // The scheduler's presets_dir first (AUTOLOOP_PRESETS_DIR), as its validation looked.
-    const dirs = opts.env.AUTOLOOP_PRESETS_DIR ? [opts.env.AUTOLOOP_PRESETS_DIR] : [];
-    const preset = loadPreset(resolvePresetDir(s.preset, projectDir, dirs), [
-      ...(opts.sets ?? []),
-      ...stepOverrides(s),
-    ]);
-    // A step's `model` adds to the preset's args, as `--model` (the CLIs' flag).
-    if (s.backend?.model !== undefined)
-      preset.config.backend.args = [...preset.config.backend.args, "--model", s.backend.model];
-    return preset;
-  });
-  for (const p of presets) for (const w of p.warnings) opts.progress?.(`preset ${p.name}: ${w}`);
-  const journalFile = resolve(projectDir, presets[0]!.config.core.journal_file);
-  const other = presets.find(
-    (p) => resolve(projectDir, p.config.core.journal_file) !== journalFile,
-  );
-  if (other !== undefined)
-    throw new UserError(
-      `chain ${opts.name}: preset ${other.name} journals to ${other.config.core.journal_file}, the first step to ${presets[0]!.config.core.journal_file}; a chain's steps share one journal`,
-    );
-  for (const id of [chainRunId, ...steps.map((_, i) => `${chainRunId}-step-${i + 1}`)])
-    assertNewRunId(journalFile, id);
-  const chainDir = join(dirname(journalFile), "chains", chainRunId);
+  const { chainRunId, steps, budget } = opts;
+  const { presets, journalFile } = checkedChain(opts);
   const journal = new JournalWriter(journalFile);
   const record = (topic: string, fields: Record<string, FieldValue>) =>
     journal.append({
@@ -101,6 +77,13 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
       v: 1,
       fields: { chain_run: chainRunId, ...fields },
     });
+  const chain: ChainRun = {
+    opts,
+    presets,
+    journalFile,
+    chainDir: join(dirname(journalFile), "chains", chainRunId),
+    record,
+  };
   const started = Date.now();
   // Field names include the public autoloop's (step_count, preset_dir, stop_reason,
   // steps_completed, outcome), so its readers understand these records too.
@@ -136,61 +119,16 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
         const own = presets[i]!.config.event_loop;
         own.max_runtime = Math.min(own.max_runtime ?? left, left);
       }
-      const stepDir = join(chainDir, `step-${n}`);
-      mkdirSync(stepDir, { recursive: true });
-      const objective = stepObjective(opts, n, step, handoff);
-      writeFileSync(join(stepDir, "handoff.md"), `${objective}\n`);
-      const runId = `${chainRunId}-step-${n}`;
-      record("chain.step.start", {
-        step: String(n),
-        preset: step.preset,
-        preset_dir: presets[i]!.dir,
-        work_dir: projectDir,
-        run_id: runId,
-      });
-      opts.progress?.(`chain ${opts.name}: step ${n}/${steps.length} (${step.preset}) as ${runId}`);
-      const offset = fileSize(journalFile);
-      const r = await runLoop({
-        preset: presets[i]!,
-        runId,
-        workDir: projectDir,
-        trigger: "chain",
-        parentRunId: chainRunId,
-        runIdKnownNew: true, // every step's id was searched for before the first step
-        objective,
-        ...(step.maxIterations !== undefined && { maxIterations: step.maxIterations }),
-        env: opts.env,
-        ...(opts.secretEnv && { secretEnv: opts.secretEnv }),
-        signal: opts.signal,
-        ...(opts.progress && { progress: opts.progress }),
-      });
-      const result: ChainStepResult = {
-        step: n,
-        preset: step.preset,
-        runId,
-        outcome: r.outcome,
-        reason: r.reason,
-        iterations: r.iterations,
-      };
-      results.push(result);
-      handoff = resultText(result, lastOutputOf(journalFile, runId, offset));
-      writeFileSync(join(stepDir, "result.md"), handoff);
-      record("chain.step.finish", {
-        step: String(n),
-        preset: step.preset,
-        run_id: runId,
-        outcome: r.outcome,
-        reason: r.reason,
-        stop_reason: r.reason,
-        iterations: String(r.iterations),
-      });
+      const ran = await runStep(chain, n, step, handoff, results);
+      const result = ran.result;
+      handoff = ran.handoff;
       if (!passes(result)) {
-        end = { outcome: r.outcome, reason: `step_${r.outcome}` };
+        end = { outcome: result.outcome, reason: `step_${result.outcome}` };
         break;
       }
       // The last step has no next one to pass to: used up without completing, the chain did
       // not complete either.
-      if (n === steps.length && r.outcome !== "completed") {
+      if (n === steps.length && result.outcome !== "completed") {
         end = { outcome: "stopped", reason: "step_stopped" };
         gaveUp = result;
       }
@@ -217,6 +155,110 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
     journal.close();
   }
   return { chainRunId, name: opts.name, ...end, steps: results, journalFile };
+}
+
+/** The chain's presets, every one found and valid before the first step runs, and its journal. */
+function checkedChain(opts: ChainOptions): { presets: Preset[]; journalFile: string } {
+  const { projectDir, chainRunId, steps, budget } = opts;
+  if (steps.length > budget.max_steps)
+    throw new UserError(
+      `chain ${opts.name} has ${steps.length} steps; the budget allows ${budget.max_steps} ([budget] max_steps in chains.toml)`,
+    );
+  const lastStepId = `${chainRunId}-step-${steps.length}`;
+  if (!isValidRunId(lastStepId))
+    throw new UserError(
+      `chain run id ${JSON.stringify(chainRunId)} is too long: its steps' run ids (${lastStepId}) must stay within 128 characters`,
+    );
+  const presets = steps.map((s) => stepPreset(opts, s));
+  for (const p of presets) for (const w of p.warnings) opts.progress?.(`preset ${p.name}: ${w}`);
+  const journalFile = resolve(projectDir, presets[0]!.config.core.journal_file);
+  const other = presets.find(
+    (p) => resolve(projectDir, p.config.core.journal_file) !== journalFile,
+  );
+  if (other !== undefined)
+    throw new UserError(
+      `chain ${opts.name}: preset ${other.name} journals to ${other.config.core.journal_file}, the first step to ${presets[0]!.config.core.journal_file}; a chain's steps share one journal`,
+    );
+  for (const id of [chainRunId, ...steps.map((_, i) => `${chainRunId}-step-${i + 1}`)])
+    assertNewRunId(journalFile, id);
+  return { presets, journalFile };
+}
+
+function stepPreset(opts: ChainOptions, s: ChainStep): Preset {
+  // The scheduler's presets_dir first (AUTOLOOP_PRESETS_DIR), as its validation looked.
+  const dirs = opts.env.AUTOLOOP_PRESETS_DIR ? [opts.env.AUTOLOOP_PRESETS_DIR] : [];
+  const preset = loadPreset(resolvePresetDir(s.preset, opts.projectDir, dirs), [
+    ...(opts.sets ?? []),
+    ...stepOverrides(s),
+  ]);
+  // A step's `model` adds to the preset's args, as `--model` (the CLIs' flag).
+  if (s.backend?.model !== undefined)
+    preset.config.backend.args = [...preset.config.backend.args, "--model", s.backend.model];
+  return preset;
+}
+
+/** Step `n` run as a run of its own; its result (added to `results`), and its handoff to the next. */
+async function runStep(
+  chain: ChainRun,
+  n: number,
+  step: ChainStep,
+  handoff: string,
+  results: ChainStepResult[],
+): Promise<{ result: ChainStepResult; handoff: string }> {
+  const { opts, journalFile, record } = chain;
+  const { chainRunId, projectDir } = opts;
+  const preset = chain.presets[n - 1]!;
+  const stepDir = join(chain.chainDir, `step-${n}`);
+  mkdirSync(stepDir, { recursive: true });
+  const objective = stepObjective(opts, n, step, handoff);
+  writeFileSync(join(stepDir, "handoff.md"), `${objective}\n`);
+  const runId = `${chainRunId}-step-${n}`;
+  record("chain.step.start", {
+    step: String(n),
+    preset: step.preset,
+    preset_dir: preset.dir,
+    work_dir: projectDir,
+    run_id: runId,
+  });
+  opts.progress?.(
+    `chain ${opts.name}: step ${n}/${opts.steps.length} (${step.preset}) as ${runId}`,
+  );
+  const offset = fileSize(journalFile);
+  const r = await runLoop({
+    preset,
+    runId,
+    workDir: projectDir,
+    trigger: "chain",
+    parentRunId: chainRunId,
+    runIdKnownNew: true, // every step's id was searched for before the first step
+    objective,
+    ...(step.maxIterations !== undefined && { maxIterations: step.maxIterations }),
+    env: opts.env,
+    ...(opts.secretEnv && { secretEnv: opts.secretEnv }),
+    signal: opts.signal,
+    ...(opts.progress && { progress: opts.progress }),
+  });
+  const result: ChainStepResult = {
+    step: n,
+    preset: step.preset,
+    runId,
+    outcome: r.outcome,
+    reason: r.reason,
+    iterations: r.iterations,
+  };
+  results.push(result);
+  const next = resultText(result, lastOutputOf(journalFile, runId, offset));
+  writeFileSync(join(stepDir, "result.md"), next);
+  record("chain.step.finish", {
+    step: String(n),
+    preset: step.preset,
+    run_id: runId,
+    outcome: r.outcome,
+    reason: r.reason,
+    stop_reason: r.reason,
+    iterations: String(r.iterations),
+  });
+  return { result, handoff: next };
 }
 
 function stepObjective(opts: ChainOptions, n: number, step: ChainStep, handoff: string): string {

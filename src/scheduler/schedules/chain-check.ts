@@ -1,6 +1,6 @@
 // A chain schedule's chain must be in its project's chains.toml (read once per project).
 import { type ChainsFile, readChainsFile } from "../../harness/chains/chains-file.js";
-import { resolvePresetDir } from "../../harness/preset.js";
+import { resolvePresetDir } from "../../harness/preset/preset.js";
 import { ValidationError } from "../../util/errors.js";
 import { nearestKey } from "../../util/toml-input.js";
 import type { Schedule } from "./schedule-file.js";

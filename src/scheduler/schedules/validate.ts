@@ -3,12 +3,12 @@
 
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadPreset } from "../../harness/preset.js";
+import { loadPreset } from "../../harness/preset/preset.js";
 import {
   permissionFindings,
   type TopologyFinding,
   topologyFindings,
-} from "../../harness/topology-lint.js";
+} from "../../harness/preset/topology-lint.js";
 import { formatDuration } from "../../util/duration.js";
 import type { FieldProblem } from "../../util/errors.js";
 import { fileSignature } from "../../util/file-signature.js";

@@ -1,0 +1,122 @@
+// What a preset's topology can never do, found before a run finds out: the roles and events
+// the loop reaches from `loop.start` (following each event's handoff, or every role for an
+// event with none), then required events no reachable role emits (the gate can never pass),
+// a completion event no reachable role emits, roles never suggested, and handoffs or events
+// that lead nowhere.
+import { AGENTS } from "../agents/index.js";
+import type { Preset } from "./preset.js";
+
+export interface TopologyFinding {
+  severity: "error" | "warning";
+  /** The key the finding is about (`required_events`, `handoff."x"`, `role "r"`...). */
+  field: string;
+  found: string;
+  expected: string;
+}
+
+const START = "loop.start";
+
+/** Roles suggested after `event`: its handoff's, or every role (the harness's rule). */
+function next(preset: Preset, event: string): string[] {
+  const { handoff, roles } = preset.topology;
+  return handoff.get(event) ?? roles.map((r) => r.id);
+}
+
+export function topologyFindings(preset: Preset): TopologyFinding[] {
+  const { roles, handoff } = preset.topology;
+  if (roles.length === 0) return []; // one agent, every event allowed
+  const {
+    completion_event: completion,
+    completion_promise: promise,
+    required_events: required,
+  } = preset.config.event_loop;
+  const byId = new Map(roles.map((r) => [r.id, r]));
+  const reached = new Set<string>();
+  const events = new Set<string>([START]);
+  const queue = [START];
+  let open = false; // a reached role with no `emits` may emit anything
+  while (queue.length > 0) {
+    for (const id of next(preset, queue.shift()!)) {
+      if (reached.has(id)) continue;
+      reached.add(id);
+      const role = byId.get(id);
+      if (role === undefined) continue;
+      if (role.emits.length === 0) open = true;
+      for (const e of role.emits)
+        if (!events.has(e)) {
+          events.add(e);
+          // The completion event ends the loop (once its gate passes): nothing follows it.
+          if (e !== completion) queue.push(e);
+        }
+    }
+  }
+  const out: TopologyFinding[] = [];
+  if (!open) {
+    for (const e of required)
+      if (!events.has(e))
+        out.push({
+          severity: "error",
+          field: "event_loop.required_events",
+          found: JSON.stringify(e),
+          expected: `an event a role the loop reaches emits (none does, so the completion gate can never pass): add it to a role's emits, or drop it from required_events`,
+        });
+    if (!events.has(completion))
+      out.push({
+        severity: "warning",
+        field: "event_loop.completion_event",
+        found: JSON.stringify(completion),
+        expected: `an event a role the loop reaches emits (none does: a run ends only when the agent prints ${JSON.stringify(promise)}, or at max_iterations)`,
+      });
+  }
+  for (const role of roles)
+    if (!reached.has(role.id))
+      out.push({
+        severity: "warning",
+        field: `role ${JSON.stringify(role.id)}`,
+        found: "a role no handoff leads to from loop.start",
+        expected: "a role some handoff names (or remove it)",
+      });
+  const emitted = new Set(roles.flatMap((r) => r.emits));
+  for (const event of handoff.keys())
+    if (event !== START && !emitted.has(event) && !open)
+      out.push({
+        severity: "warning",
+        field: `handoff.${JSON.stringify(event)}`,
+        found: "an event no role emits",
+        expected: "an event in some role's emits (or remove the handoff)",
+      });
+  for (const role of roles)
+    for (const event of role.emits)
+      if (event !== completion && !handoff.has(event))
+        out.push({
+          severity: "warning",
+          field: `role ${JSON.stringify(role.id)}.emits`,
+          found: JSON.stringify(event),
+          expected: "an event a handoff routes (after one with none, every role is suggested)",
+        });
+  return out;
+}
+
+/**
+ * A preset that publishes a report (`[outputs] publish`) outside a worktree is meant to change
+ * nothing else: each agent it may run under (`backend.command` can be switched by a schedule's
+ * `set`) must be held to the run's state dir. Warnings for the agents whose arguments let them
+ * write in the project.
+ */
+export function permissionFindings(preset: Preset): TopologyFinding[] {
+  const { outputs, core, backend } = preset.config;
+  const publish = outputs?.publish ?? [];
+  if (publish.length === 0 || core.isolation_mode === "worktree") return [];
+  const out: TopologyFinding[] = [];
+  for (const { id: agent, writesInProject } of Object.values(AGENTS)) {
+    const why = writesInProject?.([...backend.args, ...(backend.agent_args?.[agent] ?? [])]);
+    if (why !== undefined)
+      out.push({
+        severity: "warning",
+        field: `backend.agent_args.${agent}`,
+        found: `an agent that may write in the project (${why})`,
+        expected: `arguments that hold ${agent} to the run's state dir, as the bundled review preset's do, since the preset publishes ${publish.join(", ")} and should change nothing else`,
+      });
+  }
+  return out;
+}
