@@ -61,7 +61,46 @@ function cycles(graph: Map<string, Set<string>>): string[] {
   return found;
 }
 
+/** Each top-level folder's imports outside itself, as folders ("scheduler/ledger", "util"). */
+function importsOutside(): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const file of sourceFiles()) {
+    const top = programOf(file);
+    for (const m of readFileSync(file, "utf8").matchAll(/from\s+"(\.{1,2}\/[^"]+)"/g)) {
+      const target = normalize(join(dirname(file), m[1]!.replace(/\.js$/, ".ts")));
+      if (programOf(target) === top) continue;
+      if (!out.has(top)) out.set(top, new Set());
+      out.get(top)!.add(folderOf(target));
+    }
+  }
+  return out;
+}
+
+/** The list between `<!-- imports -->` markers in docs/architecture.md, folder by folder. */
+function documentedImports(): Map<string, Set<string>> {
+  const doc = readFileSync(join(SRC, "..", "docs", "architecture.md"), "utf8");
+  const block = /<!-- imports -->([\s\S]*?)<!-- \/imports -->/.exec(doc)?.[1] ?? "";
+  const listed = new Map<string, Set<string>>();
+  for (const item of block.split(/\n\s*- /).slice(1)) {
+    const [head, ...rest] = item.split(":");
+    const folder = /`([\w-]+)\/`/.exec(head!)?.[1];
+    if (folder === undefined) continue;
+    listed.set(folder, new Set([...rest.join(":").matchAll(/`([\w/-]+)`/g)].map((x) => x[1]!)));
+  }
+  return listed;
+}
+
 describe("source layout", () => {
+  it("imports across programs exactly what docs/architecture.md lists", () => {
+    const actual = importsOutside();
+    const listed = documentedImports();
+    expect(listed.size).toBeGreaterThan(5);
+    for (const [folder, imports] of listed)
+      expect([...(actual.get(folder) ?? [])].sort(), `${folder}/ imports`).toEqual(
+        [...imports].sort(),
+      );
+  });
+
   it("has no import cycle between src/ folders", () => {
     const graph = folderGraph();
     expect(graph.size).toBeGreaterThan(10);
