@@ -5,7 +5,16 @@ import { mkdir, open, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { PRIVATE_DIR, PRIVATE_FILE } from "./private-files.js";
 
-export function writeFileAtomic(path: string, content: string | Buffer): void {
+/**
+ * `durable: false` skips the fsyncs, for files whose loss in a machine crash costs nothing
+ * (readers see the old content or the new, never half: the rename is still atomic).
+ */
+export function writeFileAtomic(
+  path: string,
+  content: string | Buffer,
+  options: { durable?: boolean } = {},
+): void {
+  const durable = options.durable ?? true;
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
   const tmp = join(
@@ -18,7 +27,7 @@ export function writeFileAtomic(path: string, content: string | Buffer): void {
     try {
       let off = 0;
       while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-      fsyncSync(fd);
+      if (durable) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
@@ -27,7 +36,7 @@ export function writeFileAtomic(path: string, content: string | Buffer): void {
     rmSync(tmp, { force: true });
     throw err;
   }
-  syncDirectory(dir);
+  if (durable) syncDirectory(dir);
 }
 
 /** fsyncs a directory so a rename or a new file in it survives a crash (best effort). */

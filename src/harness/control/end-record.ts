@@ -54,7 +54,8 @@ export function writeEndRecord(
     pid: process.pid,
   };
   try {
-    writeFileAtomic(paths.end, `${JSON.stringify(record, null, 2)}\n`);
+    // Not fsynced: one lost in a machine crash counts the run at its ceiling, never below.
+    writeFileAtomic(paths.end, `${JSON.stringify(record, null, 2)}\n`, { durable: false });
   } catch (err) {
     warn(
       `warning: the run's end record ${paths.end} cannot be written (${(err as Error).message}): a schedule's budget counts this run as at least its ceiling`,

@@ -43,7 +43,8 @@ export function writeLaunchRecord(
   record: Omit<LaunchRecord, "v" | "pid" | "host">,
 ): void {
   const full: LaunchRecord = { v: 1, ...record, pid: process.pid, host: hostname() };
-  writeFileAtomic(paths.launch, `${JSON.stringify(full, null, 2)}\n`);
+  // Not fsynced: a machine crash that loses it ended the run too (resume then refuses it).
+  writeFileAtomic(paths.launch, `${JSON.stringify(full, null, 2)}\n`, { durable: false });
 }
 
 /** The launch record of `runId`; undefined when this harness never launched it here. */

@@ -172,5 +172,6 @@ export function publishCapabilities(paths: ControlPaths, runId: string, backend:
     },
   };
   mkdirSync(paths.dir, { recursive: true });
-  writeFileAtomic(paths.capabilities, `${JSON.stringify(caps, null, 2)}\n`);
+  // Published again at every start: a crash that loses it loses nothing.
+  writeFileAtomic(paths.capabilities, `${JSON.stringify(caps, null, 2)}\n`, { durable: false });
 }
