@@ -120,6 +120,7 @@ export function parseConfigText(
   return problems.length > 0 ? { config: undefined, problems } : { config, problems: [] };
 }
 
+/** Resolves a config the schema accepted: paths made absolute, defaults filled, names checked. */
 function resolveConfig(
   raw: RawConfig,
   fileName: string,
@@ -131,44 +132,10 @@ function resolveConfig(
   const { channels, problems: channelProblems } = resolveChannels(raw.channel, fileName, dir);
   problems.push(...channelProblems);
   const names = channels.map((c) => c.name);
-  const checkAlert = (field: string, list: string[]) =>
-    list.forEach((name, i) => {
-      if (names.includes(name)) return;
-      const near = nearestKey(name, names);
-      const hint =
-        near === undefined
-          ? `one of: ${names.join(", ") || "(no channels defined)"}`
-          : `did you mean ${JSON.stringify(near)}?`;
-      problems.push({
-        file: fileName,
-        field: `${field}[${i}]`,
-        found: JSON.stringify(name),
-        expected: `the name of a [[channel]] (${hint})`,
-      });
-    });
   const defaults = inheritedSettings(raw.defaults);
-  checkAlert("defaults.alert", defaults.alert);
-  checkAlert("monitor.alert", raw.monitor.alert ?? []);
-  const heartbeatUrl = secretRef(raw, "heartbeat_url", dir, true);
-  if (heartbeatUrl !== undefined && "problem" in heartbeatUrl) {
-    problems.push({
-      file: fileName,
-      field: "heartbeat_url",
-      found: "several references",
-      expected: heartbeatUrl.problem,
-    });
-  }
-  const http = parseListen(raw.http.listen);
-  if (http === undefined) {
-    problems.push({
-      file: fileName,
-      field: "http.listen",
-      found: JSON.stringify(raw.http.listen),
-      expected: 'host:port such as "127.0.0.1:9464" or "[::1]:9464", or "" to disable',
-    });
-  }
+  checkAlertNames(fileName, names, "defaults.alert", defaults.alert, problems);
+  checkAlertNames(fileName, names, "monitor.alert", raw.monitor.alert ?? [], problems);
   const [program, ...args] = raw.harness ?? BUNDLED_HARNESS;
-  const m = raw.monitor;
   return {
     file,
     dir,
@@ -181,30 +148,10 @@ function resolveConfig(
     onShutdown: raw.on_shutdown,
     shutdownGraceMs: raw.shutdown_grace,
     logLevel: raw.log_level,
-    heartbeat:
-      heartbeatUrl === undefined || "problem" in heartbeatUrl
-        ? undefined
-        : { url: heartbeatUrl, intervalMs: raw.heartbeat_interval },
-    http:
-      http?.enabled === true
-        ? {
-            ...http,
-            statusPage: raw.http.status_page ?? isLoopbackHost(http.host),
-            actions: raw.http.actions ?? isLoopbackHost(http.host),
-            hosts: raw.http.hosts,
-          }
-        : { enabled: false },
+    heartbeat: resolveHeartbeat(raw, fileName, dir, problems),
+    http: resolveHttp(raw.http, fileName, problems),
     defaults,
-    monitor: {
-      journals: m.journals.map(abs),
-      gateRejections: m.gate_rejections ?? 3,
-      gateGraceMs: m.gate_grace ?? 1_800_000,
-      stallAfterMs: m.stall_after ?? 1_200_000,
-      missedGraceMs: m.missed_grace ?? 300_000,
-      costFactor: m.cost_factor ?? 0,
-      costRuns: m.cost_runs ?? 10,
-      alert: m.alert ?? names,
-    },
+    monitor: resolveMonitor(raw.monitor, abs, names),
     retention: {
       runsMs: raw.retention.runs,
       outputMs: raw.retention.output,
@@ -220,6 +167,94 @@ function resolveConfig(
       kinds: w.kinds,
       ...(w.comment !== undefined && { comment: w.comment }),
     })),
+  };
+}
+
+/** Each name of an alert list (`field`) is a [[channel]]'s. */
+function checkAlertNames(
+  fileName: string,
+  names: string[],
+  field: string,
+  list: string[],
+  problems: FieldProblem[],
+): void {
+  list.forEach((name, i) => {
+    if (names.includes(name)) return;
+    const near = nearestKey(name, names);
+    const hint =
+      near === undefined
+        ? `one of: ${names.join(", ") || "(no channels defined)"}`
+        : `did you mean ${JSON.stringify(near)}?`;
+    problems.push({
+      file: fileName,
+      field: `${field}[${i}]`,
+      found: JSON.stringify(name),
+      expected: `the name of a [[channel]] (${hint})`,
+    });
+  });
+}
+
+/** `heartbeat_url` (a secret reference) with its interval; undefined when unset or invalid. */
+function resolveHeartbeat(
+  raw: RawConfig,
+  fileName: string,
+  dir: string,
+  problems: FieldProblem[],
+): CronConfig["heartbeat"] {
+  const url = secretRef(raw, "heartbeat_url", dir, true);
+  if (url === undefined) return undefined;
+  if ("problem" in url) {
+    problems.push({
+      file: fileName,
+      field: "heartbeat_url",
+      found: "several references",
+      expected: url.problem,
+    });
+    return undefined;
+  }
+  return { url, intervalMs: raw.heartbeat_interval };
+}
+
+/** `[http]`: the listen address, and the page and its buttons on by default only on loopback. */
+function resolveHttp(
+  h: RawConfig["http"],
+  fileName: string,
+  problems: FieldProblem[],
+): CronConfig["http"] {
+  const http = parseListen(h.listen);
+  if (http === undefined) {
+    problems.push({
+      file: fileName,
+      field: "http.listen",
+      found: JSON.stringify(h.listen),
+      expected: 'host:port such as "127.0.0.1:9464" or "[::1]:9464", or "" to disable',
+    });
+  }
+  return http?.enabled === true
+    ? {
+        ...http,
+        statusPage: h.status_page ?? isLoopbackHost(http.host),
+        actions: h.actions ?? isLoopbackHost(http.host),
+        hosts: h.hosts,
+      }
+    : { enabled: false };
+}
+
+/** `[monitor]` with its defaults; alerts not tied to a schedule go to every channel by default. */
+function resolveMonitor(
+  m: RawConfig["monitor"],
+  abs: (p: string) => string,
+  names: string[],
+): CronConfig["monitor"] {
+  return {
+    journals: m.journals.map(abs),
+    gateRejections: m.gate_rejections ?? 3,
+    gateGraceMs: m.gate_grace ?? 1_800_000,
+    stallAfterMs: m.stall_after ?? 1_200_000,
+    missedGraceMs: m.missed_grace ?? 300_000,
+    costFactor: m.cost_factor ?? 0,
+    costRuns: m.cost_runs ?? 10,
+    alert: m.alert ?? names,
   };
 }
 
