@@ -6,6 +6,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import type { FieldValue } from "../../journal/codec.js";
 import { UserError } from "../../util/errors.js";
 import { classifyAgentFailure } from "../agents/failure.js";
+import type { AgentAdapter } from "../agents/index.js";
 import { usageFields } from "../agents/prices.js";
 import type { AgentReaper } from "../agents/reaper.js";
 import type { AgentLaunch } from "../agents/run-as.js";
@@ -16,7 +17,7 @@ import type { RunPaths } from "../run-paths.js";
 import type { RunView } from "../run-view.js";
 import type { TaskView } from "../tasks/materialize.js";
 import { renderTasksBlock, tasksPressureLine } from "../tasks/render.js";
-import { agentCommand, callAgent } from "./agent-call.js";
+import { type AgentCall, agentCommand, callAgent } from "./agent-call.js";
 import { iterationEnv } from "./agent-env.js";
 import { tail } from "./judge.js";
 import { backpressureNote, listText, loopMemory, substitute } from "./prompt.js";
@@ -255,17 +256,42 @@ export interface MetareviewInput extends Omit<ReviewPromptInput, "review"> {
 
 /** Runs one metareview before `iteration` and journals it; the loop routes the verdict. */
 export async function runMetareview(input: MetareviewInput): Promise<ReviewRun> {
-  const { preset, paths, runId, iteration, system } = input;
+  const { preset, iteration, system } = input;
   const review = preset.config.review!;
-  const reviewPreset = reviewBackend(preset);
-  const { agent, command, args, promptMode } = agentCommand(reviewPreset, paths, runId);
+  const { agent, call } = await callReviewAgent(input, review);
+  const usage = call.usage && usageFields(call.usage as AgentUsage, preset.config.prices);
+  if (usage !== undefined) system("backend.usage", iteration, usage);
+  system("review.finish", iteration, {
+    kind: "metareview",
+    exit_code: call.exitCode,
+    timed_out: call.result.kind === "timed_out",
+    output: tail(call.output, 64 * 1024),
+  });
+  const elapsedMs = call.result.elapsedMs;
+  if (call.result.kind === "interrupted")
+    return { verdict: unknown("Review interrupted"), usage, interrupted: true, elapsedMs };
+  const verdict = reviewVerdict(call, agent, review, input);
+  recordVerdict(verdict, review, input);
+  input.progress(
+    `metareview before iteration ${iteration}: ${verdict.verdict} (confidence ${verdict.confidence})`,
+  );
+  return { verdict, usage, interrupted: false, elapsedMs };
+}
+
+/** Writes the review's prompt, journals its start and runs its agent to the end. */
+async function callReviewAgent(
+  input: MetareviewInput,
+  review: ReviewConfig,
+): Promise<{ agent: AgentAdapter; call: AgentCall }> {
+  const { preset, paths, runId, iteration } = input;
+  const { agent, command, args, promptMode } = agentCommand(reviewBackend(preset), paths, runId);
   const callArgs =
     agent.spendCap !== undefined && input.costLeft !== undefined
       ? [...args, ...agent.spendCap(input.costLeft)]
       : args;
   const prompt = renderReviewPrompt({ ...input, review });
   writeFileSync(paths.promptPath, prompt);
-  system("review.start", iteration, {
+  input.system("review.start", iteration, {
     kind: "metareview",
     backend_kind: "command",
     backend_provider: "",
@@ -287,52 +313,53 @@ export async function runMetareview(input: MetareviewInput): Promise<ReviewRun> 
     prompt,
   });
   env.AUTOLOOP_REVIEW_MODE = "metareview";
-  const call = await callAgent({
-    agent,
-    invocation: {
-      command,
-      args: callArgs,
-      promptMode,
-      promptArg: agent.promptArg,
-      prompt,
-      promptPath: paths.promptPath,
-      reaper: input.reaper,
-      cwd: input.cwd,
-      timeoutMs: review.timeout_ms,
-      killGraceMs: preset.config.backend.kill_grace_ms,
-      signal: input.signal,
-      env,
-      launch: input.launch,
-    },
-    paths,
-    progress: input.progress,
-  });
-  const usage = call.usage && usageFields(call.usage as AgentUsage, preset.config.prices);
-  if (usage !== undefined) system("backend.usage", iteration, usage);
-  const timedOut = call.result.kind === "timed_out";
-  system("review.finish", iteration, {
-    kind: "metareview",
-    exit_code: call.exitCode,
-    timed_out: timedOut,
-    output: tail(call.output, 64 * 1024),
-  });
-  const elapsedMs = call.result.elapsedMs;
-  if (call.result.kind === "interrupted")
-    return { verdict: unknown("Review interrupted"), usage, interrupted: true, elapsedMs };
+  const invocation = {
+    command,
+    args: callArgs,
+    promptMode,
+    promptArg: agent.promptArg,
+    prompt,
+    promptPath: paths.promptPath,
+    reaper: input.reaper,
+    cwd: input.cwd,
+    timeoutMs: review.timeout_ms,
+    killGraceMs: preset.config.backend.kill_grace_ms,
+    signal: input.signal,
+    env,
+    launch: input.launch,
+  };
+  const call = await callAgent({ agent, invocation, paths, progress: input.progress });
+  return { agent, call };
+}
 
-  let verdict: Verdict;
+/** The verdict of a call that ended: UNKNOWN (quarantined) on a timeout or a rate limit. */
+function reviewVerdict(
+  call: AgentCall,
+  agent: AgentAdapter,
+  review: ReviewConfig,
+  { system, iteration }: MetareviewInput,
+): Verdict {
   const failure =
     call.result.kind === "exited" && call.result.exitCode !== 0
       ? classifyAgentFailure(agent, call.result.exitCode, call.failureTail, call.said?.error)
       : undefined;
-  if (timedOut) {
+  if (call.result.kind === "timed_out") {
     system("review.quarantine", iteration, { error_class: "timeout" });
-    verdict = unknown("Review timed out; could not verify (UNKNOWN)");
-  } else if (failure?.reason === "rate_limited") {
+    return unknown("Review timed out; could not verify (UNKNOWN)");
+  }
+  if (failure?.reason === "rate_limited") {
     system("review.quarantine", iteration, { error_class: "rate_limited" });
-    verdict = unknown("Review hit a transient rate_limited error; could not verify (UNKNOWN)");
-  } else verdict = parseVerdict(call.output, review.min_confidence);
+    return unknown("Review hit a transient rate_limited error; could not verify (UNKNOWN)");
+  }
+  return parseVerdict(call.output, review.min_confidence);
+}
 
+/** Journals the verdict and what it asks (a redirect is also written for the next prompt). */
+function recordVerdict(
+  verdict: Verdict,
+  review: ReviewConfig,
+  { system, iteration, paths }: MetareviewInput,
+): void {
   system("review.verdict", iteration, {
     verdict: verdict.verdict,
     confidence: String(verdict.confidence),
@@ -349,10 +376,6 @@ export async function runMetareview(input: MetareviewInput): Promise<ReviewRun> 
     });
   else if (verdict.verdict === "EXIT")
     system("review.exit", iteration, { iteration: String(iteration), reason: verdict.reasoning });
-  input.progress(
-    `metareview before iteration ${iteration}: ${verdict.verdict} (confidence ${verdict.confidence})`,
-  );
-  return { verdict, usage, interrupted: false, elapsedMs };
 }
 
 export function redirectFile(paths: RunPaths): string {
