@@ -64,97 +64,120 @@ interface ChainRun {
   record: (topic: string, fields: Record<string, FieldValue>) => void;
 }
 
+/** How a chain stands: the steps run so far, and how it ends. */
+interface ChainState {
+  results: ChainStepResult[];
+  /** The last step, when it used up its iterations without completing. */
+  gaveUp?: ChainStepResult;
+  end: { outcome: OutcomeClass; reason: string };
+}
+
 export async function runChain(opts: ChainOptions): Promise<ChainResult> {
-  const { chainRunId, steps, budget } = opts;
+  const { chainRunId } = opts;
   const { presets, journalFile } = checkedChain(opts);
   const journal = new JournalWriter(journalFile);
-  const record = (topic: string, fields: Record<string, FieldValue>) =>
-    journal.append({
-      shape: "system",
-      run: chainRunId,
-      topic,
-      ts: journalTimestamp(),
-      v: 1,
-      fields: { chain_run: chainRunId, ...fields },
-    });
   const chain: ChainRun = {
     opts,
     presets,
     journalFile,
     chainDir: join(dirname(journalFile), "chains", chainRunId),
-    record,
+    record: (topic, fields) =>
+      journal.append({
+        shape: "system",
+        run: chainRunId,
+        topic,
+        ts: journalTimestamp(),
+        v: 1,
+        fields: { chain_run: chainRunId, ...fields },
+      }),
   };
   const started = Date.now();
-  // Field names include the public autoloop's (step_count, preset_dir, stop_reason,
-  // steps_completed, outcome), so its readers understand these records too.
+  recordStart(chain);
+  const state: ChainState = {
+    results: [],
+    end: { outcome: "completed", reason: "all_steps_passed" },
+  };
+  try {
+    await runSteps(chain, started, state);
+  } catch (err) {
+    // Whatever broke the chain, it did not complete.
+    state.end = { outcome: "failed", reason: "chain_error" };
+    throw err;
+  } finally {
+    recordComplete(chain, state);
+    journal.close();
+  }
+  return { chainRunId, name: opts.name, ...state.end, steps: state.results, journalFile };
+}
+
+// Field names include the public autoloop's (step_count, preset_dir, stop_reason,
+// steps_completed, outcome), so its readers understand these records too.
+
+/** `chain.start`: the chain's steps, objective and who started it. */
+function recordStart({ opts, record }: ChainRun): void {
   record("chain.start", {
     name: opts.name,
-    steps: steps.map((s) => s.preset).join(","),
-    step_count: String(steps.length),
+    steps: opts.steps.map((s) => s.preset).join(","),
+    step_count: String(opts.steps.length),
     objective: opts.objective,
     trigger: opts.trigger,
     parent_run_id: opts.parentRunId,
   });
-  const results: ChainStepResult[] = [];
-  let gaveUp: ChainStepResult | undefined;
+}
+
+/** Runs the steps in order until one does not pass, or the signal or the runtime budget stops it. */
+async function runSteps(chain: ChainRun, started: number, state: ChainState): Promise<void> {
+  const { opts, presets } = chain;
+  const { steps, budget } = opts;
   let handoff = "";
-  let end: { outcome: OutcomeClass; reason: string } = {
-    outcome: "completed",
-    reason: "all_steps_passed",
-  };
-  try {
-    for (const [i, step] of steps.entries()) {
-      const n = i + 1;
-      if (opts.signal.aborted) {
-        end = { outcome: "interrupted", reason: "interrupted" };
-        break;
-      }
-      if (budget.max_runtime_ms !== undefined && Date.now() - started >= budget.max_runtime_ms) {
-        end = { outcome: "stopped", reason: "chain_max_runtime" };
-        break;
-      }
-      // The chain's runtime budget bounds each step too, not only the gaps between them.
-      if (budget.max_runtime_ms !== undefined) {
-        const left = budget.max_runtime_ms - (Date.now() - started);
-        const own = presets[i]!.config.event_loop;
-        own.max_runtime = Math.min(own.max_runtime ?? left, left);
-      }
-      const ran = await runStep(chain, n, step, handoff, results);
-      const result = ran.result;
-      handoff = ran.handoff;
-      if (!passes(result)) {
-        end = { outcome: result.outcome, reason: `step_${result.outcome}` };
-        break;
-      }
-      // The last step has no next one to pass to: used up without completing, the chain did
-      // not complete either.
-      if (n === steps.length && result.outcome !== "completed") {
-        end = { outcome: "stopped", reason: "step_stopped" };
-        gaveUp = result;
-      }
+  for (const [i, step] of steps.entries()) {
+    const n = i + 1;
+    if (opts.signal.aborted) {
+      state.end = { outcome: "interrupted", reason: "interrupted" };
+      return;
     }
-  } catch (err) {
-    // Whatever broke the chain, it did not complete.
-    end = { outcome: "failed", reason: "chain_error" };
-    throw err;
-  } finally {
-    const failed = results.find((r) => !passes(r)) ?? gaveUp;
-    record("chain.complete", {
-      name: opts.name,
-      status: end.outcome,
-      outcome: end.outcome,
-      reason: end.reason,
-      steps_run: String(results.length),
-      steps_completed: String(results.filter(passes).length),
-      ...(failed && {
-        failed_step: String(failed.step),
-        failed_run_id: failed.runId,
-        failed_reason: failed.reason,
-      }),
-    });
-    journal.close();
+    if (budget.max_runtime_ms !== undefined && Date.now() - started >= budget.max_runtime_ms) {
+      state.end = { outcome: "stopped", reason: "chain_max_runtime" };
+      return;
+    }
+    // The chain's runtime budget bounds each step too, not only the gaps between them.
+    if (budget.max_runtime_ms !== undefined) {
+      const left = budget.max_runtime_ms - (Date.now() - started);
+      const own = presets[i]!.config.event_loop;
+      own.max_runtime = Math.min(own.max_runtime ?? left, left);
+    }
+    const ran = await runStep(chain, n, step, handoff, state.results);
+    const result = ran.result;
+    handoff = ran.handoff;
+    if (!passes(result)) {
+      state.end = { outcome: result.outcome, reason: `step_${result.outcome}` };
+      return;
+    }
+    // The last step has no next one to pass to: used up without completing, the chain did
+    // not complete either.
+    if (n === steps.length && result.outcome !== "completed") {
+      state.end = { outcome: "stopped", reason: "step_stopped" };
+      state.gaveUp = result;
+    }
   }
-  return { chainRunId, name: opts.name, ...end, steps: results, journalFile };
+}
+
+/** `chain.complete`: how the chain ended, and the step that ended it. */
+function recordComplete({ opts, record }: ChainRun, { results, gaveUp, end }: ChainState): void {
+  const failed = results.find((r) => !passes(r)) ?? gaveUp;
+  record("chain.complete", {
+    name: opts.name,
+    status: end.outcome,
+    outcome: end.outcome,
+    reason: end.reason,
+    steps_run: String(results.length),
+    steps_completed: String(results.filter(passes).length),
+    ...(failed && {
+      failed_step: String(failed.step),
+      failed_run_id: failed.runId,
+      failed_reason: failed.reason,
+    }),
+  });
 }
 
 /** The chain's presets, every one found and valid before the first step runs, and its journal. */
