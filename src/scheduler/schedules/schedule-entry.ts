@@ -137,27 +137,8 @@ export function scheduleBuilder(
   defaults: ScheduleDefaults,
   context: ScheduleFileContext,
 ): (entry: ScheduleEntry, index: number) => Schedule {
-  // Thousands of schedules per file share a few paths and their defaults: resolve each path
-  // once, and let schedules that keep a default share its object (bytes per schedule).
-  const resolved = new Map<string, string>();
-  const here = (p: string) => {
-    let path = resolved.get(p);
-    if (path === undefined) {
-      path = isAbsolute(p) ? p : resolve(context.fileDir, p);
-      resolved.set(p, path);
-    }
-    return path;
-  };
-  // Values repeated across a file's schedules (a command, a zone, an objective) are kept once,
-  // and lists at their exact length (a parsed array keeps room for 16 more items).
-  const strings = new Map<string, string>();
-  const same = (v: string) => {
-    const known = strings.get(v);
-    if (known !== undefined) return known;
-    strings.set(v, v);
-    return v;
-  };
-  const list = (items: string[]) => (items.length === 0 ? NONE : items.map(same));
+  const values = fileValues(context.fileDir);
+  const { here, same, list } = values;
   const settings = settingsMerge(defaults, (value) =>
     typeof value === "string"
       ? same(value)
@@ -172,47 +153,97 @@ export function scheduleBuilder(
       index,
       cron: s.cron,
       projectDir: s.project_dir === undefined ? context.configDir : here(s.project_dir),
-      monitor:
-        s.monitor === undefined
-          ? defaults.monitor
-          : {
-              gateRejections: s.monitor.gate_rejections ?? defaults.monitor.gateRejections,
-              gateGraceMs: s.monitor.gate_grace ?? defaults.monitor.gateGraceMs,
-              stallAfterMs: s.monitor.stall_after ?? defaults.monitor.stallAfterMs,
-              missedGraceMs: s.monitor.missed_grace ?? defaults.monitor.missedGraceMs,
-              costFactor: s.monitor.cost_factor ?? defaults.monitor.costFactor,
-              costRuns: s.monitor.cost_runs ?? defaults.monitor.costRuns,
-            },
+      monitor: monitorOf(s.monitor, defaults.monitor),
     } as ScheduleCommon;
     settings(common, s, s.kind);
     if (s.hook !== undefined) common.hook = hookOf(s.hook, here);
-    // Object.assign, not a spread: V8 gives every spread copy its own hidden class (memory
-    // for each schedule); added properties share one.
-    if (s.kind === "command")
-      return Object.assign(common, { kind: "command" as const, command: list(s.command!) });
-    const envFiles = s.env_file === undefined ? [] : [s.env_file].flat().map(here);
-    const sets = s.set === undefined ? NONE : presetSets(s.set);
-    if (s.kind === "chain")
-      return Object.assign(common, {
-        kind: "chain" as const,
-        chain: same(s.chain!),
-        objective: same(s.objective!),
-        envFiles,
-        sets,
-      });
-    const preset = isPresetPath(s.preset!) ? here(s.preset!) : same(s.preset!);
-    const { objective, max_iterations: maxIterations } = s;
+    return withKind(common, s, values);
+  };
+}
+
+/**
+ * A file's repeated values kept once. Thousands of schedules per file share a few paths and
+ * their defaults: each path is resolved once, and schedules that keep a default share its
+ * object (bytes per schedule). Values repeated across a file's schedules (a command, a zone,
+ * an objective) are kept once, and lists at their exact length (a parsed array keeps room
+ * for 16 more items).
+ */
+interface FileValues {
+  /** A path relative to the schedule file, made absolute. */
+  here: (p: string) => string;
+  same: (v: string) => string;
+  list: (items: string[]) => string[];
+}
+
+function fileValues(fileDir: string): FileValues {
+  const resolved = new Map<string, string>();
+  const here = (p: string) => {
+    let path = resolved.get(p);
+    if (path === undefined) {
+      path = isAbsolute(p) ? p : resolve(fileDir, p);
+      resolved.set(p, path);
+    }
+    return path;
+  };
+  const strings = new Map<string, string>();
+  const same = (v: string) => {
+    const known = strings.get(v);
+    if (known !== undefined) return known;
+    strings.set(v, v);
+    return v;
+  };
+  const list = (items: string[]) => (items.length === 0 ? NONE : items.map(same));
+  return { here, same, list };
+}
+
+/** `[schedule.monitor]` over the config's thresholds (their object itself when not written). */
+function monitorOf(
+  own: ScheduleEntry["monitor"],
+  defaults: ScheduleDefaults["monitor"],
+): ScheduleCommon["monitor"] {
+  if (own === undefined) return defaults;
+  return {
+    gateRejections: own.gate_rejections ?? defaults.gateRejections,
+    gateGraceMs: own.gate_grace ?? defaults.gateGraceMs,
+    stallAfterMs: own.stall_after ?? defaults.stallAfterMs,
+    missedGraceMs: own.missed_grace ?? defaults.missedGraceMs,
+    costFactor: own.cost_factor ?? defaults.costFactor,
+    costRuns: own.cost_runs ?? defaults.costRuns,
+  };
+}
+
+/** `common` completed with the fields of the entry's kind (command, chain or preset). */
+function withKind(
+  common: ScheduleCommon,
+  s: ScheduleEntry,
+  { here, same, list }: FileValues,
+): Schedule {
+  // Object.assign, not a spread: V8 gives every spread copy its own hidden class (memory
+  // for each schedule); added properties share one.
+  if (s.kind === "command")
+    return Object.assign(common, { kind: "command" as const, command: list(s.command!) });
+  const envFiles = s.env_file === undefined ? [] : [s.env_file].flat().map(here);
+  const sets = s.set === undefined ? NONE : presetSets(s.set);
+  if (s.kind === "chain")
     return Object.assign(common, {
-      kind: "preset" as const,
-      preset,
-      presetDir: undefined as string | undefined,
-      objective: same(objective!),
-      maxIterations,
+      kind: "chain" as const,
+      chain: same(s.chain!),
+      objective: same(s.objective!),
       envFiles,
-      isolation: s.isolation,
       sets,
     });
-  };
+  const preset = isPresetPath(s.preset!) ? here(s.preset!) : same(s.preset!);
+  const { objective, max_iterations: maxIterations } = s;
+  return Object.assign(common, {
+    kind: "preset" as const,
+    preset,
+    presetDir: undefined as string | undefined,
+    objective: same(objective!),
+    maxIterations,
+    envFiles,
+    isolation: s.isolation,
+    sets,
+  });
 }
 
 /** A schedule's `set` as `--set key=value` arguments (values in TOML, which JSON's are). */
