@@ -9,7 +9,7 @@ import {
 } from "./outcome-journal.js";
 import { bookedSpend } from "./outcome-spend.js";
 import { OUTPUT_CHECK_MS, OutputCap } from "./output-log.js";
-import { type ProcessStarter, startDirectly } from "./process-start.js";
+import { type ExitResult, type ProcessStarter, startDirectly } from "./process-start.js";
 import { type LaunchSpec, launchArgv, launchEnv } from "./spec.js";
 import { DEFAULT_KILL_GRACE_MS, groupTerminator } from "./termination.js";
 import { exitStatusPath, readExitStatus, removeExitStatus, wrappedArgv } from "./wrapper.js";
@@ -98,26 +98,14 @@ export async function launchRun(
     clearInterval(capTimer);
     cap.check();
     terminator?.dispose();
-    // The program's own status, as the wrapper recorded it; none when the group was killed.
-    const recorded = readExitStatus(statusPath);
-    removeExitStatus(statusPath);
-    const unreadable = (problem: string) =>
-      d.logger?.warn({ runId: spec.runId, problem }, UNREADABLE_JOURNAL);
-    const end =
-      spec.kind !== "command"
-        ? readRunEndOr(journalPath, spec.runId, journalOffset, unreadable)
-        : undefined;
-    return determineOutcome({
-      kind: spec.kind,
-      terminal: end?.terminal,
-      ...bookedSpend(spec.kind, spec.runId, journalPath, end, env, recorded),
-      ...(recorded === undefined
-        ? { exitCode: result.exitCode, signal: result.signal }
-        : recordedExit(spec.kind, recorded)),
-      killedBy: terminator?.cause,
-      spawnError: pid === undefined ? (result.failure ?? "spawn failed") : undefined,
-      durationMs: d.now() - startedAt,
+    return outcomeAfterExit(spec, d, result, {
       journalPath,
+      journalOffset,
+      statusPath,
+      env,
+      killedBy: terminator?.cause,
+      spawned: pid !== undefined,
+      startedAt,
     });
   })();
 
@@ -133,4 +121,48 @@ export async function launchRun(
       kill({ by: "operator", reason });
     },
   };
+}
+
+/** What a run's outcome is read from once its process has exited. */
+interface ExitFacts {
+  journalPath: string;
+  /** Journal size at launch: the run's records all lie after it. */
+  journalOffset: number;
+  /** The wrapper's exit status file. */
+  statusPath: string;
+  /** The run's environment (where its spend may be booked). */
+  env: NodeJS.ProcessEnv;
+  killedBy: KillCause | undefined;
+  spawned: boolean;
+  startedAt: number;
+}
+
+/** The run's outcome: its own exit status, its journal's end record and its booked spend. */
+function outcomeAfterExit(
+  spec: LaunchSpec,
+  d: LauncherDeps,
+  result: ExitResult,
+  f: ExitFacts,
+): RunOutcome {
+  // The program's own status, as the wrapper recorded it; none when the group was killed.
+  const recorded = readExitStatus(f.statusPath);
+  removeExitStatus(f.statusPath);
+  const unreadable = (problem: string) =>
+    d.logger?.warn({ runId: spec.runId, problem }, UNREADABLE_JOURNAL);
+  const end =
+    spec.kind !== "command"
+      ? readRunEndOr(f.journalPath, spec.runId, f.journalOffset, unreadable)
+      : undefined;
+  return determineOutcome({
+    kind: spec.kind,
+    terminal: end?.terminal,
+    ...bookedSpend(spec.kind, spec.runId, f.journalPath, end, f.env, recorded),
+    ...(recorded === undefined
+      ? { exitCode: result.exitCode, signal: result.signal }
+      : recordedExit(spec.kind, recorded)),
+    killedBy: f.killedBy,
+    spawnError: f.spawned ? undefined : (result.failure ?? "spawn failed"),
+    durationMs: d.now() - f.startedAt,
+    journalPath: f.journalPath,
+  });
 }
