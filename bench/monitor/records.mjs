@@ -1,7 +1,8 @@
 // Realistic journal records for the monitor benchmarks: the harness's topics and fields
 // (see `autoloop run`), ASCII and non-ASCII outputs, whole projects with tasks and registry.
+import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 export const ASCII_OUTPUTS = [
   "Ran the test suite: 412 passed, 0 failed (31.2 s).\nUpdated src/parser.ts to accept trailing commas; added two cases to test/parser.test.ts.\nNext: the error message for an unterminated string still names the wrong column.",
@@ -160,6 +161,25 @@ export function registryLine(run, workDir, journal, ts, pid) {
   })}\n`;
 }
 
+let harness;
+
+/**
+ * The pid the registries name: a sleeping process whose command line is a harness running a
+ * loop (`node …/dist/bin/autoloop.cjs run`), as the monitor requires of a hand-started run's
+ * pid before it counts the run as live. One for the whole bench, gone when it exits.
+ */
+function harnessPid(root) {
+  if (harness === undefined) {
+    const bin = join(root, "fake-harness", "dist", "bin", "autoloop.cjs");
+    mkdirSync(dirname(bin), { recursive: true });
+    writeFileSync(bin, "setInterval(() => {}, 1 << 30);\n");
+    harness = spawn(process.execPath, [bin, "run"], { stdio: "ignore" });
+    harness.unref();
+    process.once("exit", () => harness.kill("SIGKILL"));
+  }
+  return harness.pid;
+}
+
 /** A project dir with an (empty) journal, and helpers to start runs in it. */
 export function project(E, root, name) {
   const workDir = join(root, "projects", name);
@@ -173,7 +193,7 @@ export function project(E, root, name) {
     journal,
     /** Queues a running run: its loop.start and registry line (written by `flush`). */
     startRun(run, ts) {
-      registry += registryLine(run, workDir, journal, ts, process.pid);
+      registry += registryLine(run, workDir, journal, ts, harnessPid(root));
       lines += `${loopStart(E, run, workDir, ts)}\n`;
     },
     /** A run stuck at its gate needs a tasks file with the open task (else "unknown"). */
