@@ -79,16 +79,34 @@ export class MonitorService {
     this.alertState = this.loadAlertState();
     this.operators = new SilenceStore(this.paths.silences, (m) => logger.warn(m));
     this.incidents = new IncidentStore(this.paths.incidents, { now: this.now });
-    this.outbox = openOutbox(config, logger, {
-      path: options.outboxPath ?? this.paths.outbox,
-      now: () => this.now().getTime(),
-      onDead: (dead) => this.delivery.onDead(dead),
-      onAttempt: options.onAttempt,
-      ...(options.channelDeps && { channelDeps: options.channelDeps }),
-    });
+    this.outbox = this.newOutbox();
     this.view = new SchedulerView(config, logger, daemon);
     this.watchingSince = watchingSince(this.paths, this.now());
-    this.facts = new MonitorFacts(
+    this.facts = this.newFacts();
+    this.evaluation = new IncrementalEvaluation(this.tracker, this.facts, this.view);
+    this.delivery = this.newDelivery();
+    this.follower = this.newFollower();
+    for (const problem of this.follower.positionProblems) this.log.warn({ problem }, "monitor");
+    // Listening from construction on: the daemon announces missed slots as it starts.
+    this.detach.push(this.listenToScheduler());
+  }
+
+  /** The durable outbox of pages; a message given up on goes to the delivery's dead letters. */
+  private newOutbox(): Outbox {
+    const { config, logger, onAttempt, channelDeps } = this.options;
+    return openOutbox(config, logger, {
+      path: this.options.outboxPath ?? this.paths.outbox,
+      now: () => this.now().getTime(),
+      onDead: (dead) => this.delivery.onDead(dead),
+      onAttempt,
+      ...(channelDeps && { channelDeps }),
+    });
+  }
+
+  /** The scheduler's facts detection reads: ledger, schedules, pauses, write trouble. */
+  private newFacts(): MonitorFacts {
+    const { config, isAlive } = this.options;
+    return new MonitorFacts(
       {
         ledger: () => this.view.ledger(),
         schedules: () => this.view.schedules(),
@@ -103,7 +121,7 @@ export class MonitorService {
             thresholds: () => this.view.thresholds(),
           },
         }),
-        ...(options.isAlive && { isAlive: options.isAlive }),
+        ...(isAlive && { isAlive }),
         onUnconfirmedEnd: (run, pid) =>
           this.log.warn(
             { run: run.run, journal: run.journalPath, pid, end: run.terminal?.topic },
@@ -112,10 +130,13 @@ export class MonitorService {
       },
       this.watchingSince,
     );
-    this.evaluation = new IncrementalEvaluation(this.tracker, this.facts, this.view);
-    this.delivery = new AlertDelivery({
-      config,
-      log: logger,
+  }
+
+  /** Turns notifications into outbox messages and incident files. */
+  private newDelivery(): AlertDelivery {
+    return new AlertDelivery({
+      config: this.options.config,
+      log: this.log,
       outbox: this.outbox,
       incidents: this.incidents,
       run: (id) => this.tracker.get(id),
@@ -125,7 +146,12 @@ export class MonitorService {
         for (const listener of this.notified) listener([]);
       },
     });
-    this.follower = new JournalFollower({
+  }
+
+  /** Follows every journal into the tracker, saving it as it flushes its positions. */
+  private newFollower(): JournalFollower {
+    const { follower } = this.options;
+    return new JournalFollower({
       positionsFile: this.paths.positions,
       onLines: (path, batch) => {
         this.tracker.apply(path, batch);
@@ -157,27 +183,27 @@ export class MonitorService {
           "monitor: skipped a journal line over 16 MiB (not one the harness writes)",
         ),
       discover: () => this.journalPaths(),
-      pollIntervalMs: options.follower?.pollIntervalMs ?? 1000,
+      pollIntervalMs: follower?.pollIntervalMs ?? 1000,
       // Under steady load every wake-up waits out the debounce: it is most of the detection
       // latency.
-      debounceMs: options.follower?.debounceMs ?? 20,
-      ...(options.follower?.deps && { deps: options.follower.deps }),
+      debounceMs: follower?.debounceMs ?? 20,
+      ...(follower?.deps && { deps: follower.deps }),
     });
-    for (const problem of this.follower.positionProblems) this.log.warn({ problem }, "monitor");
-    // Listening from construction on: the daemon announces missed slots as it starts.
-    this.detach.push(
-      this.view.listen({
-        fire: (e) => this.facts.noteFire(e.schedule, e.runId, e.trigger),
-        missed: (e) => this.facts.noteMissed(e.schedule, e.slots, e.reason),
-        loaded: () =>
-          void this.journalPaths().then(
-            (paths) => {
-              for (const path of paths) this.follower.add(path);
-            },
-            (err) => this.log.error({ err }, "monitor: cannot list journals after a reload"),
-          ),
-      }),
-    );
+  }
+
+  /** The daemon's fires, missed slots and reloads; returns the way to stop listening. */
+  private listenToScheduler(): () => void {
+    return this.view.listen({
+      fire: (e) => this.facts.noteFire(e.schedule, e.runId, e.trigger),
+      missed: (e) => this.facts.noteMissed(e.schedule, e.slots, e.reason),
+      loaded: () =>
+        void this.journalPaths().then(
+          (paths) => {
+            for (const path of paths) this.follower.add(path);
+          },
+          (err) => this.log.error({ err }, "monitor: cannot list journals after a reload"),
+        ),
+    });
   }
 
   /** The daemon's ledger and this outbox, while their writes fail (a full disk). */

@@ -146,48 +146,43 @@ export class GroupingMemo {
 const sameMembers = (a: readonly Condition[], b: Bucket["entries"]) =>
   a.length === b.length && a.every((c, i) => c === b[i]!.c);
 
-/** One condition per group; schedule and config conditions pass through unchanged. */
-export function groupConditions(input: GroupingInput, memo?: GroupingMemo): Condition[] {
-  const out: Condition[] = [];
-  const buckets = new Map<string, Bucket>();
-  const groups: GroupingMemo["groups"] = new Map();
-  const seenRuns = new Set<string>();
-  const recoveredAt = (schedule: string): number => {
+type Buckets = Map<string, Bucket>;
+
+/** A schedule's latest completion (epoch ms; 0 if none), by the ledger or the journal. */
+const recoveryOf =
+  (input: GroupingInput) =>
+  (schedule: string): number => {
     const fromLedger = input.streaks.get(schedule)?.lastCompletedAt;
     const fromJournal = input.completions.get(schedule)?.at;
     return Math.max(Date.parse(fromLedger ?? "") || 0, Date.parse(fromJournal ?? "") || 0);
   };
-  const add = (c: Condition, place: Placement) => {
-    let bucket = buckets.get(place.fingerprint);
-    if (bucket === undefined) {
-      bucket = { kind: place.kind, entries: [] };
-      if (c.schedule !== undefined) bucket.schedule = c.schedule;
-      buckets.set(place.fingerprint, bucket);
-    }
-    bucket.entries.push({ c, member: place.member });
-  };
 
-  for (const c of input.conditions) {
-    if (!RUN_KINDS.has(c.kind) || c.run === undefined) {
-      out.push(c);
-      continue;
-    }
-    seenRuns.add(c.run);
-    if (c.schedule !== undefined && !input.isScheduled(c.schedule)) continue;
-    // A scheduled run's end counts only until a later run of the schedule completes.
-    if (
-      c.schedule !== undefined &&
-      !isLive(c) &&
-      Date.parse(c.occurredAt) < recoveredAt(c.schedule)
-    )
-      continue;
-    let place = memo?.placements.get(c);
-    if (place === undefined) {
-      place = placement(c, groupKind(c));
-      memo?.placements.set(c, place);
-    }
-    add(c, place);
+/** Adds a run's condition to its group's bucket, opening the bucket on its first member. */
+function addTo(buckets: Buckets, c: Condition, place: Placement): void {
+  let bucket = buckets.get(place.fingerprint);
+  if (bucket === undefined) {
+    bucket = { kind: place.kind, entries: [] };
+    if (c.schedule !== undefined) bucket.schedule = c.schedule;
+    buckets.set(place.fingerprint, bucket);
   }
+  bucket.entries.push({ c, member: place.member });
+}
+
+/** Whether a run's condition still counts: its schedule exists and has not recovered since. */
+function stillCounts(c: Condition, input: GroupingInput, recoveredAt: (s: string) => number) {
+  if (c.schedule === undefined) return true;
+  if (!input.isScheduled(c.schedule)) return false;
+  // A scheduled run's end counts only until a later run of the schedule completes.
+  return isLive(c) || Date.parse(c.occurredAt) >= recoveredAt(c.schedule);
+}
+
+/** Buckets the ledger's failures of runs no condition covers (not followed, or no journal). */
+function addLedgerFailures(
+  buckets: Buckets,
+  input: GroupingInput,
+  seenRuns: ReadonlySet<string>,
+  recoveredAt: (s: string) => number,
+): void {
   for (const [schedule, streak] of input.streaks) {
     for (const f of streak.failures) {
       if (seenRuns.has(f.runId) || Date.parse(f.at) < recoveredAt(schedule)) continue;
@@ -196,10 +191,73 @@ export function groupConditions(input: GroupingInput, memo?: GroupingMemo): Cond
       const stopped = f.stopReason !== undefined && stopReasonClass(f.stopReason) === "stopped";
       const kind = endGroupKind(f.kind, stopped && input.gateRefusals(f.runId) > 0);
       const c = withRetry(ledgerCondition(schedule, f, kind), f.retry);
-      add(c, placement(c, kind));
+      addTo(buckets, c, placement(c, kind));
     }
   }
+}
 
+/** The group's one condition: its latest run's, with the group's severity, summary and members. */
+function groupedCondition(
+  fingerprint: string,
+  bucket: Bucket,
+  streak: ScheduleStreak | undefined,
+): Condition {
+  bucket.entries.sort((a, b) => Date.parse(b.member.at) - Date.parse(a.member.at));
+  const latest = bucket.entries[0]!.c;
+  const ended = bucket.entries.filter((e) => !e.member.live);
+  const streakRuns = new Set(streak?.failures.map((f) => f.runId) ?? []);
+  // Failures the journal saw before the ledger recorded them count too.
+  const extra = ended.filter((e) => !streakRuns.has(e.member.run)).length;
+  const consecutive = Math.max(ended.length, (streak?.failures.length ?? 0) + extra);
+  // The ledger's time for a run it knows (as the status page reads it), else the journal's.
+  const times = [
+    ...bucket.entries.filter((e) => !streakRuns.has(e.member.run)).map((e) => e.member.at),
+    ...(streak?.failures.map((f) => f.at) ?? []),
+  ];
+  const failingSince = times.reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a));
+  const severity = bucket.entries.reduce<Severity>(
+    (s, e) => (rank(e.c.severity) > rank(s) ? e.c.severity : s),
+    "warning",
+  );
+  // The kind stays the latest run's (its details go with it); the group's is in `group`.
+  return {
+    ...latest,
+    fingerprint,
+    severity,
+    summary: groupSummary(bucket, latest),
+    group: {
+      kind: bucket.kind,
+      by: bucket.schedule === undefined ? "run" : "schedule",
+      members: bucket.entries.slice(0, GROUP_MEMBERS_KEPT).map((e) => e.member),
+      consecutiveFailures: consecutive,
+      failingSince,
+    },
+  };
+}
+
+/** One condition per group; schedule and config conditions pass through unchanged. */
+export function groupConditions(input: GroupingInput, memo?: GroupingMemo): Condition[] {
+  const out: Condition[] = [];
+  const buckets: Buckets = new Map();
+  const seenRuns = new Set<string>();
+  const recoveredAt = recoveryOf(input);
+  for (const c of input.conditions) {
+    if (!RUN_KINDS.has(c.kind) || c.run === undefined) {
+      out.push(c);
+      continue;
+    }
+    seenRuns.add(c.run);
+    if (!stillCounts(c, input, recoveredAt)) continue;
+    let place = memo?.placements.get(c);
+    if (place === undefined) {
+      place = placement(c, groupKind(c));
+      memo?.placements.set(c, place);
+    }
+    addTo(buckets, c, place);
+  }
+  addLedgerFailures(buckets, input, seenRuns, recoveredAt);
+
+  const groups: GroupingMemo["groups"] = new Map();
   for (const [fingerprint, bucket] of buckets) {
     const streak = bucket.schedule === undefined ? undefined : input.streaks.get(bucket.schedule);
     const known = memo?.groups.get(fingerprint);
@@ -212,38 +270,9 @@ export function groupConditions(input: GroupingInput, memo?: GroupingMemo): Cond
       out.push(known.grouped);
       continue;
     }
+    // Members in arrival order, taken before `groupedCondition` sorts the bucket.
     const members = bucket.entries.map((e) => e.c);
-    bucket.entries.sort((a, b) => Date.parse(b.member.at) - Date.parse(a.member.at));
-    const latest = bucket.entries[0]!.c;
-    const ended = bucket.entries.filter((e) => !e.member.live);
-    const streakRuns = new Set(streak?.failures.map((f) => f.runId) ?? []);
-    // Failures the journal saw before the ledger recorded them count too.
-    const extra = ended.filter((e) => !streakRuns.has(e.member.run)).length;
-    const consecutive = Math.max(ended.length, (streak?.failures.length ?? 0) + extra);
-    // The ledger's time for a run it knows (as the status page reads it), else the journal's.
-    const times = [
-      ...bucket.entries.filter((e) => !streakRuns.has(e.member.run)).map((e) => e.member.at),
-      ...(streak?.failures.map((f) => f.at) ?? []),
-    ];
-    const failingSince = times.reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a));
-    const severity = bucket.entries.reduce<Severity>(
-      (s, e) => (rank(e.c.severity) > rank(s) ? e.c.severity : s),
-      "warning",
-    );
-    // The kind stays the latest run's (its details go with it); the group's is in `group`.
-    const grouped: Condition = {
-      ...latest,
-      fingerprint,
-      severity,
-      summary: groupSummary(bucket, latest),
-      group: {
-        kind: bucket.kind,
-        by: bucket.schedule === undefined ? "run" : "schedule",
-        members: bucket.entries.slice(0, GROUP_MEMBERS_KEPT).map((e) => e.member),
-        consecutiveFailures: consecutive,
-        failingSince,
-      },
-    };
+    const grouped = groupedCondition(fingerprint, bucket, streak);
     groups.set(fingerprint, { members, streak, grouped });
     out.push(grouped);
   }

@@ -161,6 +161,109 @@ export function timestampMs(ts: string): number {
   return lastMs;
 }
 
+/** Folds one record of a topic into the run's state (mutates it). */
+type TopicStep = (state: RunState, record: JournalRecord) => void;
+
+/** `loop.start`: the run's launch metadata. */
+const loopStart: TopicStep = (state, record) => {
+  state.started = true;
+  setText(state, "workDir", record, "work_dir");
+  setText(state, "preset", record, "preset");
+  setText(state, "objective", record, "objective");
+  setText(state, "trigger", record, "trigger");
+  setText(state, "createdAt", record, "created_at");
+  setText(state, "parentRun", record, "parent_run_id");
+};
+
+/** `chain.start`: a chain's run, named by its chain. */
+const chainStart: TopicStep = (state, record) => {
+  state.started = true;
+  state.chain = true;
+  state.preset = `chain ${fieldText(record, "name") || "(unnamed)"}`;
+  setText(state, "objective", record, "objective");
+  setText(state, "trigger", record, "trigger");
+};
+
+/** `chain.complete`: a chain's end, as a run's. */
+const chainEnd: TopicStep = (state, record) => {
+  state.terminal ??= chainTerminalOf(record);
+};
+
+/** `task.gate`: the completion gate refused (see `refuse`). */
+const gateRefusal: TopicStep = (state, record) => {
+  state.gate = refuse(state.gate, record);
+};
+
+/** `event.invalid`: an emit the harness rejected (not progress). */
+const invalidEmit: TopicStep = (state) => {
+  state.invalidEmits += 1;
+};
+
+/** `iteration.finish`: one more iteration spent. */
+const iterationDone: TopicStep = (state) => {
+  state.spend = { ...spendOf(state), iterations: spendOf(state).iterations + 1 };
+};
+
+/** `backend.usage`: adds one agent call's known cost and tokens. */
+const usage: TopicStep = (state, record) => {
+  const s = spendOf(state);
+  const cost = fieldNumber(record, "cost_usd");
+  state.spend = {
+    ...s,
+    costUsd: s.costUsd + (cost ?? 0),
+    tokens: s.tokens + (fieldNumber(record, "total_tokens") ?? 0),
+    priced: s.priced + (cost === undefined ? 0 : 1),
+  };
+};
+
+/** `ask.pending`: the question the run now waits on. */
+const askPending: TopicStep = (state, record) => {
+  const timeoutAt = fieldText(record, "timeout_at");
+  state.question = {
+    id: fieldText(record, "question_id"),
+    text: fieldText(record, "question").slice(0, QUESTION_KEPT),
+    askedAt: record.ts,
+    ...(timeoutAt !== "" && { timeoutAt }),
+  };
+};
+
+/** `ask.answered` / `ask.timeout`: how the pending question ended (others are ignored). */
+const askEnded: TopicStep = (state, record) => {
+  const id = fieldText(record, "question_id");
+  if (state.question?.id !== id) return;
+  delete state.question;
+  const by = fieldText(record, "answered_by");
+  const text = fieldText(record, "answer").slice(0, QUESTION_KEPT);
+  state.answer = {
+    id,
+    at: record.ts,
+    how: record.topic === "ask.answered" ? "answered" : "timeout",
+    ...(by !== "" && { by }),
+    ...(text !== "" && { text }),
+  };
+};
+
+/** `loop.complete` / `loop.stop`: a run has exactly one; keep the first if a writer repeats it. */
+const loopEnd: TopicStep = (state, record) => {
+  state.terminal ??= terminalOf(record);
+};
+
+/** The step of each harness topic the monitor reads; other topics only count and date. */
+const TOPIC_STEPS: ReadonlyMap<string, TopicStep> = new Map([
+  ["loop.start", loopStart],
+  ["chain.start", chainStart],
+  ["chain.complete", chainEnd],
+  ["task.gate", gateRefusal],
+  ["event.invalid", invalidEmit],
+  ["iteration.finish", iterationDone],
+  ["backend.usage", usage],
+  ["ask.pending", askPending],
+  ["ask.answered", askEnded],
+  ["ask.timeout", askEnded],
+  ["loop.complete", loopEnd],
+  ["loop.stop", loopEnd],
+]);
+
 /**
  * Folds one record of `state.run` into its state (mutates and returns it).
  *
@@ -188,77 +291,6 @@ export function applyRecord(state: RunState, record: JournalRecord): RunState {
     }
     return state;
   }
-  switch (record.topic) {
-    case "loop.start":
-      state.started = true;
-      setText(state, "workDir", record, "work_dir");
-      setText(state, "preset", record, "preset");
-      setText(state, "objective", record, "objective");
-      setText(state, "trigger", record, "trigger");
-      setText(state, "createdAt", record, "created_at");
-      setText(state, "parentRun", record, "parent_run_id");
-      break;
-    case "chain.start":
-      state.started = true;
-      state.chain = true;
-      state.preset = `chain ${fieldText(record, "name") || "(unnamed)"}`;
-      setText(state, "objective", record, "objective");
-      setText(state, "trigger", record, "trigger");
-      break;
-    case "chain.complete":
-      state.terminal ??= chainTerminalOf(record);
-      break;
-    case "task.gate":
-      state.gate = refuse(state.gate, record);
-      break;
-    case "event.invalid":
-      state.invalidEmits += 1;
-      break;
-    case "iteration.finish":
-      state.spend = { ...spendOf(state), iterations: spendOf(state).iterations + 1 };
-      break;
-    case "backend.usage": {
-      const s = spendOf(state);
-      const cost = fieldNumber(record, "cost_usd");
-      state.spend = {
-        ...s,
-        costUsd: s.costUsd + (cost ?? 0),
-        tokens: s.tokens + (fieldNumber(record, "total_tokens") ?? 0),
-        priced: s.priced + (cost === undefined ? 0 : 1),
-      };
-      break;
-    }
-    case "ask.pending": {
-      const timeoutAt = fieldText(record, "timeout_at");
-      state.question = {
-        id: fieldText(record, "question_id"),
-        text: fieldText(record, "question").slice(0, QUESTION_KEPT),
-        askedAt: record.ts,
-        ...(timeoutAt !== "" && { timeoutAt }),
-      };
-      break;
-    }
-    case "ask.answered":
-    case "ask.timeout": {
-      const id = fieldText(record, "question_id");
-      if (state.question?.id !== id) break;
-      delete state.question;
-      const by = fieldText(record, "answered_by");
-      const text = fieldText(record, "answer").slice(0, QUESTION_KEPT);
-      state.answer = {
-        id,
-        at: record.ts,
-        how: record.topic === "ask.answered" ? "answered" : "timeout",
-        ...(by !== "" && { by }),
-        ...(text !== "" && { text }),
-      };
-      break;
-    }
-    case "loop.complete":
-    case "loop.stop":
-      // A run has exactly one terminal record; keep the first if a writer repeats it.
-      state.terminal ??= terminalOf(record);
-      break;
-  }
+  TOPIC_STEPS.get(record.topic)?.(state, record);
   return state;
 }

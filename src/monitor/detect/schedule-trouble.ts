@@ -38,108 +38,137 @@ export interface ScheduleFacts {
 
 /** One condition per troubled schedule or bad file. */
 export function scheduleConditions(facts: ScheduleFacts, thresholds: ThresholdsFor): Condition[] {
-  const out: Condition[] = [];
-  for (const { schedule, slots: recent } of facts.recentSlots ?? []) {
-    let first = recent.length;
-    while (first > 0 && recent[first - 1]!.outcome !== "ran") first -= 1;
-    const count = recent.length - first;
-    if (count === 0 || count < thresholds(schedule).scheduleSkips) continue;
-    const slots = recent.slice(first).map((s) => s.slot);
-    const fingerprint = fingerprintOf("schedule_trouble", schedule, "skipped");
-    const summary = `schedule ${schedule}: last ${count} slots skipped or blocked`;
-    out.push(
-      raise("schedule_trouble", {
-        cause: "skipped",
-        fingerprint,
-        summary,
-        occurredAt: slots[0]!,
-        schedule,
-        count,
-        slots,
-      }),
-    );
-  }
-  for (const { schedule, slots, noRun } of facts.missed ?? []) {
-    if (slots.length === 0) continue;
-    const fingerprint = fingerprintOf("schedule_trouble", schedule, "missed");
-    const summary = noRun
-      ? `schedule ${schedule}: no run started for its slot at ${slots[0]} (missed)`
-      : `schedule ${schedule}: ${slots.length} slots missed while the daemon was down`;
-    out.push(
-      raise("schedule_trouble", {
-        cause: "missed",
-        fingerprint,
-        summary,
-        occurredAt: slots[0]!,
-        schedule,
-        count: slots.length,
-        slots: [...slots],
-      }),
-    );
-  }
-  for (const { file, problems, since } of facts.invalidFiles ?? []) {
-    const fingerprint = fingerprintOf("config_invalid", file);
-    // As the daemon does: the file's last valid version stays in force until it is fixed.
-    const summary = `schedule file ${file} is invalid; until it is fixed, the schedules of its last valid version run (none, if it was never valid since the daemon started)`;
-    out.push(
-      raise("config_invalid", {
-        file,
-        problems: [...problems],
-        fingerprint,
-        summary,
-        occurredAt: since,
-      }),
-    );
-  }
-  for (const b of facts.budgets ?? [])
-    out.push(
-      raise("budget_exhausted", {
-        schedule: b.schedule,
-        period: b.period,
-        periodKey: b.periodKey,
-        until: b.until,
-        detail: b.detail,
-        fingerprint: fingerprintOf("budget_exhausted", b.schedule),
-        summary: `schedule ${b.schedule}: its ${b.period === "day" ? "daily" : "monthly"} budget for ${b.periodKey} is spent; its slots are skipped until ${b.until}`,
-        occurredAt: b.since,
-      }),
-    );
-  for (const c of facts.costly ?? [])
-    out.push(
-      raise("run_costly", {
-        schedule: c.schedule,
-        run: c.run,
-        costUsd: c.costUsd,
-        medianUsd: c.medianUsd,
-        factor: c.factor,
-        runs: c.runs,
-        fingerprint: fingerprintOf("run_costly", c.schedule),
-        summary: `schedule ${c.schedule}: run ${c.run} cost ${usd(c.costUsd)}, ${(c.costUsd / c.medianUsd).toFixed(1)}x the median ${usd(c.medianUsd)} of its last ${c.runs} runs (cost_factor ${c.factor})`,
-        occurredAt: c.at,
-      }),
-    );
-  for (const { schedule, reason } of facts.paused ?? [])
-    out.push(
-      raise("schedule_paused", {
-        schedule,
-        failures: reason.failures,
-        runs: [...reason.runs],
-        fingerprint: fingerprintOf("schedule_paused", schedule),
-        summary: `schedule ${schedule} is paused after ${reason.failures} failed runs in a row (pause_after_failures); it stays paused until resumed`,
-        occurredAt: reason.at,
-      }),
-    );
-  for (const t of facts.writeTrouble ?? [])
-    out.push(
-      raise("state_unwritable", {
-        what: t.what,
-        path: t.path,
-        error: t.error,
-        waiting: t.waiting,
-        fingerprint: fingerprintOf("state_unwritable", t.what),
-        summary: `the ${t.what} cannot be written (${t.error}); ${t.waiting} line(s) held in memory`,
-        occurredAt: t.since,
-      }),
-    );
-  return out;
+  return [
+    ...(facts.recentSlots ?? []).flatMap((r) => skippedSlots(r, thresholds)),
+    ...(facts.missed ?? []).flatMap(missedSlots),
+    ...(facts.invalidFiles ?? []).map(invalidFile),
+    ...(facts.budgets ?? []).map(budgetSpent),
+    ...(facts.costly ?? []).map(costlyRun),
+    ...(facts.paused ?? []).map(pausedSchedule),
+    ...(facts.writeTrouble ?? []).map(unwritableState),
+  ];
+}
+
+/** `schedule_trouble` (skipped): the schedule's latest slots in a row did not run. */
+function skippedSlots(
+  { schedule, slots: recent }: NonNullable<ScheduleFacts["recentSlots"]>[number],
+  thresholds: ThresholdsFor,
+): Condition[] {
+  let first = recent.length;
+  while (first > 0 && recent[first - 1]!.outcome !== "ran") first -= 1;
+  const count = recent.length - first;
+  if (count === 0 || count < thresholds(schedule).scheduleSkips) return [];
+  const slots = recent.slice(first).map((s) => s.slot);
+  const fingerprint = fingerprintOf("schedule_trouble", schedule, "skipped");
+  const summary = `schedule ${schedule}: last ${count} slots skipped or blocked`;
+  return [
+    raise("schedule_trouble", {
+      cause: "skipped",
+      fingerprint,
+      summary,
+      occurredAt: slots[0]!,
+      schedule,
+      count,
+      slots,
+    }),
+  ];
+}
+
+/** `schedule_trouble` (missed): slots missed while the daemon was down, or with no run. */
+function missedSlots({
+  schedule,
+  slots,
+  noRun,
+}: NonNullable<ScheduleFacts["missed"]>[number]): Condition[] {
+  if (slots.length === 0) return [];
+  const fingerprint = fingerprintOf("schedule_trouble", schedule, "missed");
+  const summary = noRun
+    ? `schedule ${schedule}: no run started for its slot at ${slots[0]} (missed)`
+    : `schedule ${schedule}: ${slots.length} slots missed while the daemon was down`;
+  return [
+    raise("schedule_trouble", {
+      cause: "missed",
+      fingerprint,
+      summary,
+      occurredAt: slots[0]!,
+      schedule,
+      count: slots.length,
+      slots: [...slots],
+    }),
+  ];
+}
+
+/** `config_invalid`: a schedule file that fails validation. */
+function invalidFile({
+  file,
+  problems,
+  since,
+}: NonNullable<ScheduleFacts["invalidFiles"]>[number]): Condition {
+  const fingerprint = fingerprintOf("config_invalid", file);
+  // As the daemon does: the file's last valid version stays in force until it is fixed.
+  const summary = `schedule file ${file} is invalid; until it is fixed, the schedules of its last valid version run (none, if it was never valid since the daemon started)`;
+  return raise("config_invalid", {
+    file,
+    problems: [...problems],
+    fingerprint,
+    summary,
+    occurredAt: since,
+  });
+}
+
+/** `budget_exhausted`: the schedule's budget for this period is spent. */
+function budgetSpent(b: BudgetFact): Condition {
+  return raise("budget_exhausted", {
+    schedule: b.schedule,
+    period: b.period,
+    periodKey: b.periodKey,
+    until: b.until,
+    detail: b.detail,
+    fingerprint: fingerprintOf("budget_exhausted", b.schedule),
+    summary: `schedule ${b.schedule}: its ${b.period === "day" ? "daily" : "monthly"} budget for ${b.periodKey} is spent; its slots are skipped until ${b.until}`,
+    occurredAt: b.since,
+  });
+}
+
+/** `run_costly`: the schedule's latest run cost more than usual. */
+function costlyRun(c: CostlyFact): Condition {
+  return raise("run_costly", {
+    schedule: c.schedule,
+    run: c.run,
+    costUsd: c.costUsd,
+    medianUsd: c.medianUsd,
+    factor: c.factor,
+    runs: c.runs,
+    fingerprint: fingerprintOf("run_costly", c.schedule),
+    summary: `schedule ${c.schedule}: run ${c.run} cost ${usd(c.costUsd)}, ${(c.costUsd / c.medianUsd).toFixed(1)}x the median ${usd(c.medianUsd)} of its last ${c.runs} runs (cost_factor ${c.factor})`,
+    occurredAt: c.at,
+  });
+}
+
+/** `schedule_paused`: the scheduler paused the schedule after failures in a row. */
+function pausedSchedule({
+  schedule,
+  reason,
+}: NonNullable<ScheduleFacts["paused"]>[number]): Condition {
+  return raise("schedule_paused", {
+    schedule,
+    failures: reason.failures,
+    runs: [...reason.runs],
+    fingerprint: fingerprintOf("schedule_paused", schedule),
+    summary: `schedule ${schedule} is paused after ${reason.failures} failed runs in a row (pause_after_failures); it stays paused until resumed`,
+    occurredAt: reason.at,
+  });
+}
+
+/** `state_unwritable`: the daemon's ledger or outbox cannot be written. */
+function unwritableState(t: NonNullable<ScheduleFacts["writeTrouble"]>[number]): Condition {
+  return raise("state_unwritable", {
+    what: t.what,
+    path: t.path,
+    error: t.error,
+    waiting: t.waiting,
+    fingerprint: fingerprintOf("state_unwritable", t.what),
+    summary: `the ${t.what} cannot be written (${t.error}); ${t.waiting} line(s) held in memory`,
+    occurredAt: t.since,
+  });
 }
