@@ -80,10 +80,14 @@ function warmCompileCache() {
       join(dir, "noop", "autoloops.toml"),
       '[event_loop]\nmax_iterations = 1\n[backend]\ncommand = "true"\nprompt_mode = "file"\n',
     );
-    // Not bound to any run this build may itself be part of.
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([key]) => !key.startsWith("AUTOLOOP")),
-    );
+    // Not bound to any run this build may itself be part of; its private folder (launch and
+    // end records) in the temp dir, not the builder's ~/.local/state.
+    const env = {
+      ...Object.fromEntries(
+        Object.entries(process.env).filter(([key]) => !key.startsWith("AUTOLOOP")),
+      ),
+      AUTOLOOP_OPERATOR_DIR: join(dir, "operator"),
+    };
     const r = spawnSync(
       process.execPath,
       ["dist/bin/autoloop.cjs", "run", join(dir, "noop"), "--work-dir", dir, "--quiet"],

@@ -70,17 +70,25 @@ describe("what a run is told of the daemon's state dir", () => {
     const state = join(dir, "state");
 
     const body = JSON.stringify({ ref: "refs/heads/main" });
-    const at = new Date();
-    const res = await fetch(`${daemon.url}/hooks/on-push`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "webhook-id": "msg_reach_1",
-        "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
-        "webhook-signature": new Webhook(SECRET).sign("msg_reach_1", at, body),
-      },
-      body,
-    });
+    const deliver = () => {
+      const at = new Date();
+      return fetch(`${daemon.url}/hooks/on-push`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "webhook-id": "msg_reach_1",
+          "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+          "webhook-signature": new Webhook(SECRET).sign("msg_reach_1", at, body),
+        },
+        body,
+      });
+    };
+    // /healthz answers before the schedules are loaded (they load in slices): until then the
+    // hook's path is unknown (404).
+    const res = await waitFor(async () => {
+      const r = await deliver();
+      return r.status === 404 ? undefined : r;
+    }, "the hook's schedule to load");
     expect(res.status).toBe(202);
     const hookRun = (await waitFor(readJson(join(dir, "hook-run.json")), "the hook's run")) as {
       env: Record<string, string>;
