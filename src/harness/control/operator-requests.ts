@@ -12,10 +12,11 @@ import { type RegistryEntry, readRegistry } from "../../journal/registry-view.js
 import { UserError } from "../../util/errors.js";
 import { isProcessAlive } from "../../util/process.js";
 import { linkUnder } from "../../util/untrusted-file.js";
+import { isValidRunId } from "../run-id.js";
 import { TaskStore } from "../tasks/store.js";
 import { answerIn } from "./ask.js";
 import { type LaunchRecord, readLaunchRecord } from "./launch-record.js";
-import { operatorStateHome, privateRunPaths, safeRunId } from "./private-run.js";
+import { operatorStateHome, privateRunPaths } from "./private-run.js";
 import { readQuestionRecord } from "./question-record.js";
 import {
   appendRequest,
@@ -74,7 +75,7 @@ export function findRun(journalFile: string, partial: string): RunRef {
       );
     entry = matches.length === 1 ? runs.get(matches[0]!) : undefined;
   }
-  if (entry === undefined || !safeRunId(entry.run_id))
+  if (entry === undefined || !isValidRunId(entry.run_id))
     throw new UserError(
       `no run matching ${JSON.stringify(partial)} in ${journalFile}; \`autoloop inspect runs\` lists them`,
       1,

@@ -9,14 +9,11 @@ import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { hexDigest } from "../../util/digest.js";
 import { PRIVATE_DIR } from "../../util/private-files.js";
+import { isValidRunId } from "../run-id.js";
 import type { ControlPaths } from "./requests.js";
 
 /** The variable that moves the operator's state home (tests, a shared on-call account). */
 export const OPERATOR_DIR_ENV = "AUTOLOOP_OPERATOR_DIR";
-
-/** A run id that names no other folder. */
-export const safeRunId = (id: string) =>
-  /^[A-Za-z0-9._-]+$/.test(id) && !id.includes("..") && id.length <= 200;
 
 /** `$AUTOLOOP_OPERATOR_DIR`, else `$XDG_STATE_HOME/autoloop`, else `~/.local/state/autoloop`. */
 export function operatorStateHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -54,7 +51,7 @@ export function privateRunPaths(
   journalFile: string,
   env: NodeJS.ProcessEnv = process.env,
 ) {
-  if (!safeRunId(runId)) throw new Error(`unsafe run id ${JSON.stringify(runId)}`);
+  if (!isValidRunId(runId)) throw new Error(`unsafe run id ${JSON.stringify(runId)}`);
   const where = hexDigest("sha256", journalIdentity(journalFile)).slice(0, 12);
   const dir = join(operatorStateHome(env), "runs", `${runId}.${where}`);
   const control = join(dir, "control");
