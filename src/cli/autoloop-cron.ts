@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `autoloop-cron`: the scheduler daemon and its operator commands. Subcommands load lazily.
+import "./debug-signal.js"; // first: see there
 import { runMain } from "./common.js";
 
 const HELP = `autoloop-cron: run agent loops on a schedule; alert a human only when a run needs one

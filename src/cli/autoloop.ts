@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `autoloop`: the core harness CLI. Subcommands are loaded lazily so a run starts fast.
+import "./debug-signal.js"; // first: see there
 import { runMain } from "./common.js";
 
 const HELP = `autoloop: run multi-role, event-driven agent loops from presets

@@ -64,26 +64,8 @@ function tolerateClosedPipes(): void {
   }
 }
 
-/**
- * Node opens its inspector on SIGUSR1 when no listener takes it: a debugger any local client
- * could attach to and read every secret through, and a run can signal every process of its
- * user. So every process of ours takes SIGUSR1 (the harness's own listener wakes its control
- * inbox) and otherwise ignores it, saying so the first time.
- */
-function refuseDebugSignal(name: string): void {
-  let told = false;
-  process.on("SIGUSR1", () => {
-    if (told || process.listenerCount("SIGUSR1") > 1) return;
-    told = true;
-    process.stderr.write(
-      `${name}: ignored SIGUSR1 (pid ${process.pid}): no process of ours opens a debugger on a signal; later ones are ignored silently\n`,
-    );
-  });
-}
-
 /** Runs a CLI main, printing user errors without a stack and exiting with their code. */
 export async function runMain(main: () => Promise<number>, name: string): Promise<void> {
-  refuseDebugSignal(name);
   tolerateClosedPipes();
   try {
     process.exitCode = await main();
