@@ -1,6 +1,13 @@
 // Memory entries (learnings, preferences, meta, tombstones) in the public autoloop's exact byte
 // style (docs/formats.md, "Memory"): the same spaced JSON and \uXXXX escapes as the journal.
 import { encodeObject } from "../../journal/codec.js";
+import {
+  decodeTombstone,
+  encodeTombstone,
+  parseObjectLine,
+  str,
+  type Tombstone,
+} from "../store/jsonl-store.js";
 
 export interface LearningEntry {
   type: "learning";
@@ -23,20 +30,9 @@ export interface MetaEntry {
   value: string;
   created: string;
 }
-export interface MemoryTombstone {
-  type: "tombstone";
-  id: string;
-  targetId: string;
-  reason: string;
-  created: string;
-}
+export type MemoryTombstone = Tombstone<"tombstone">;
 export type MemoryEntry = LearningEntry | PreferenceEntry | MetaEntry;
 export type MemoryFileEntry = MemoryEntry | MemoryTombstone;
-
-/** Memory timestamps carry no milliseconds: `2026-03-27T01:00:19Z`. */
-export function memoryTimestamp(now: Date = new Date()): string {
-  return `${now.toISOString().slice(0, 19)}Z`;
-}
 
 /** One line, keys in the reference's order. */
 export function encodeMemoryEntry(e: MemoryFileEntry): string {
@@ -66,31 +62,16 @@ export function encodeMemoryEntry(e: MemoryFileEntry): string {
         created: e.created,
       });
     case "tombstone":
-      return encodeObject({
-        id: e.id,
-        type: e.type,
-        target_id: e.targetId,
-        reason: e.reason,
-        created: e.created,
-      });
+      return encodeTombstone(e);
   }
 }
 
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-
 /** One line of a memory file; undefined for anything that is not an entry. */
 export function decodeMemoryEntry(line: string): MemoryFileEntry | undefined {
-  let o: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(line);
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
-    o = parsed as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-  const id = str(o.id);
+  const o = parseObjectLine(line);
+  const id = str(o?.id);
+  if (o === undefined || id === undefined) return undefined;
   const created = str(o.created) ?? "";
-  if (id === undefined) return undefined;
   switch (o.type) {
     case "learning":
       return {
@@ -114,11 +95,8 @@ export function decodeMemoryEntry(line: string): MemoryFileEntry | undefined {
         ? undefined
         : { type: "meta", id, key, value: str(o.value) ?? "", created };
     }
-    case "tombstone": {
-      const targetId = str(o.target_id);
-      if (targetId === undefined) return undefined;
-      return { type: "tombstone", id, targetId, reason: str(o.reason) ?? "", created };
-    }
+    case "tombstone":
+      return decodeTombstone("tombstone", id, o);
     default:
       return undefined;
   }

@@ -1,5 +1,6 @@
 // The live view of a memory file: tombstoned and repeated ids dropped, one value per meta
 // key (the newest), each category newest first.
+import { liveNewestFirst } from "../store/jsonl-store.js";
 import type { LearningEntry, MemoryFileEntry, MetaEntry, PreferenceEntry } from "./entry.js";
 
 export interface MemoryView {
@@ -10,17 +11,8 @@ export interface MemoryView {
 
 export function materializeMemory(entries: readonly MemoryFileEntry[]): MemoryView {
   const view: MemoryView = { preferences: [], learnings: [], meta: [] };
-  const dead = new Set<string>();
-  const seen = new Set<string>();
   const keys = new Set<string>();
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i]!;
-    if (e.type === "tombstone") {
-      dead.add(e.targetId);
-      continue;
-    }
-    if (dead.has(e.id) || seen.has(e.id)) continue;
-    seen.add(e.id);
+  for (const e of liveNewestFirst(entries, "tombstone")) {
     if (e.type === "meta") {
       if (keys.has(e.key)) continue;
       keys.add(e.key);

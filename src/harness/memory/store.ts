@@ -1,16 +1,12 @@
 // One append-only memory file: add, remove (a tombstone), read. Ids are assigned under the
 // same cross-process lock as tasks: `mem-N`, `meta-N`, `ts-N`, N the next line number.
-import { appendLineOnce } from "../../journal/append.js";
-import { parseLines, readAllLines } from "../../journal/reader.js";
-import { writeFileAtomic } from "../../util/atomic-write.js";
 import { UserError } from "../../util/errors.js";
-import { withFileLock } from "../../util/file-lock.js";
+import { entryTimestamp, JsonlStore } from "../store/jsonl-store.js";
 import {
   decodeMemoryEntry,
   encodeMemoryEntry,
   type MemoryEntry,
   type MemoryFileEntry,
-  memoryTimestamp,
 } from "./entry.js";
 import { type MemoryView, materializeMemory } from "./materialize.js";
 
@@ -25,21 +21,18 @@ const PREFIX = { learning: "mem", preference: "mem", meta: "meta", tombstone: "t
 const MAX_MEMORY_FILE_BYTES = 64 << 20;
 
 export class MemoryStore {
+  private readonly file: JsonlStore<MemoryFileEntry>;
+
   constructor(
     readonly path: string,
     private readonly now: () => Date = () => new Date(),
-  ) {}
-
-  entries(): MemoryFileEntry[] {
-    return this.read().items;
+  ) {
+    const codec = { encode: encodeMemoryEntry, decode: decodeMemoryEntry };
+    this.file = new JsonlStore(path, codec, MAX_MEMORY_FILE_BYTES);
   }
 
-  /** Every line of the file decoded, and how many were not memory entries. */
-  private read(): { items: MemoryFileEntry[]; skipped: number } {
-    return parseLines(
-      readAllLines(this.path, 0, { maxFileBytes: MAX_MEMORY_FILE_BYTES }),
-      decodeMemoryEntry,
-    );
+  entries(): MemoryFileEntry[] {
+    return this.file.entries();
   }
 
   view(): MemoryView {
@@ -55,9 +48,9 @@ export class MemoryStore {
   add(input: NewEntry): MemoryEntry {
     const text = input.type === "meta" ? input.value : input.text;
     if (text.trim() === "") throw new UserError(`a memory ${input.type} needs a text`);
-    return this.locked((entries) => {
+    return this.file.change((entries) => {
       const id = nextId(entries, PREFIX[input.type]);
-      const created = memoryTimestamp(this.now());
+      const created = entryTimestamp(this.now());
       const entry: MemoryEntry =
         input.type === "learning"
           ? {
@@ -76,7 +69,7 @@ export class MemoryStore {
 
   /** Tombstones `id`; undefined when no live entry has it (nothing is written then). */
   remove(id: string, reason = "manual"): MemoryEntry | undefined {
-    return this.locked((entries) => {
+    return this.file.change((entries) => {
       const target = [...Object.values(materializeMemory(entries)).flat()].find(
         (e: MemoryEntry) => e.id === id,
       ) as MemoryEntry | undefined;
@@ -86,7 +79,7 @@ export class MemoryStore {
         id: nextId(entries, "ts"),
         targetId: id,
         reason: reason.trim() === "" ? "manual" : reason.trim(),
-        created: memoryTimestamp(this.now()),
+        created: entryTimestamp(this.now()),
       };
       return { entry, result: target };
     });
@@ -98,8 +91,8 @@ export class MemoryStore {
    * given again later; live ones never collide (see nextId).
    */
   compact(): { kept: number; dropped: number } {
-    return withFileLock(this.path, () => {
-      const { items: entries, skipped } = this.read();
+    return this.file.locked(() => {
+      const { items: entries, skipped } = this.file.read();
       // Nothing it cannot read is thrown away: such lines are for a human to look at first.
       if (skipped > 0)
         throw new UserError(
@@ -108,14 +101,14 @@ export class MemoryStore {
       const live = new Set<MemoryFileEntry>(Object.values(materializeMemory(entries)).flat());
       const kept = entries.filter((e) => live.has(e));
       if (kept.length === entries.length) return { kept: kept.length, dropped: 0 };
-      writeFileAtomic(this.path, kept.map((e) => `${encodeMemoryEntry(e)}\n`).join(""));
+      this.file.rewrite(kept);
       return { kept: kept.length, dropped: entries.length - kept.length };
     });
   }
 
   /** Tombstones every live entry of `types` created before `before`; returns them. */
   prune(before: Date, types: ReadonlySet<MemoryEntry["type"]>, reason: string): MemoryEntry[] {
-    return withFileLock(this.path, () => {
+    return this.file.locked(() => {
       const entries = this.entries();
       const old = Object.values(materializeMemory(entries))
         .flat()
@@ -127,22 +120,12 @@ export class MemoryStore {
           id: nextId(written, "ts"),
           targetId: target.id,
           reason,
-          created: memoryTimestamp(this.now()),
+          created: entryTimestamp(this.now()),
         };
-        appendLineOnce(this.path, encodeMemoryEntry(entry));
+        this.file.append(entry);
         written.push(entry);
       }
       return old;
-    });
-  }
-
-  private locked<T>(
-    change: (entries: MemoryFileEntry[]) => { entry?: MemoryFileEntry; result: T },
-  ): T {
-    return withFileLock(this.path, () => {
-      const { entry, result } = change(this.entries());
-      if (entry !== undefined) appendLineOnce(this.path, encodeMemoryEntry(entry));
-      return result;
     });
   }
 }

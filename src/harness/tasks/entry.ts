@@ -1,5 +1,12 @@
 // Task entries and their exact byte style (docs/formats.md, "Tasks file").
 import { encodeObject } from "../../journal/codec.js";
+import {
+  decodeTombstone,
+  encodeTombstone,
+  parseObjectLine,
+  str,
+  type Tombstone,
+} from "../store/jsonl-store.js";
 
 export type TaskPriority = "high" | "normal" | "low";
 export const TASK_PRIORITIES: readonly TaskPriority[] = ["high", "normal", "low"];
@@ -16,35 +23,16 @@ export interface TaskEntry {
   soft: boolean;
 }
 
-export interface TombstoneEntry {
-  type: "task-tombstone";
-  id: string;
-  targetId: string;
-  reason: string;
-  created: string;
-}
+export type TombstoneEntry = Tombstone<"task-tombstone">;
 
 export type TasksFileEntry = TaskEntry | TombstoneEntry;
-
-/** Task timestamps carry no milliseconds: `2026-04-07T12:00:00Z`. */
-export function taskTimestamp(now: Date = new Date()): string {
-  return `${now.toISOString().slice(0, 19)}Z`;
-}
 
 /**
  * Encodes an entry exactly as the public autoloop writes it. Its reader finds fields by
  * text, so key order, spacing and string-typed `soft` matter.
  */
 export function encodeTaskEntry(entry: TasksFileEntry): string {
-  if (entry.type === "task-tombstone") {
-    return encodeObject({
-      id: entry.id,
-      type: entry.type,
-      target_id: entry.targetId,
-      reason: entry.reason,
-      created: entry.created,
-    });
-  }
+  if (entry.type === "task-tombstone") return encodeTombstone(entry);
   return encodeObject({
     id: entry.id,
     type: entry.type,
@@ -58,33 +46,12 @@ export function encodeTaskEntry(entry: TasksFileEntry): string {
   });
 }
 
-function str(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
-}
-
 /** Decodes one line of a tasks file; `undefined` for lines that are not entries. */
 export function decodeTaskEntry(line: string): TasksFileEntry | undefined {
-  let obj: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(line);
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
-    obj = parsed as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-  const id = str(obj.id);
-  if (id === undefined) return undefined;
-  if (obj.type === "task-tombstone") {
-    const targetId = str(obj.target_id);
-    if (targetId === undefined) return undefined;
-    return {
-      type: "task-tombstone",
-      id,
-      targetId,
-      reason: str(obj.reason) ?? "",
-      created: str(obj.created) ?? "",
-    };
-  }
+  const obj = parseObjectLine(line);
+  const id = str(obj?.id);
+  if (obj === undefined || id === undefined) return undefined;
+  if (obj.type === "task-tombstone") return decodeTombstone("task-tombstone", id, obj);
   if (obj.type !== "task") return undefined;
   const priority = obj.priority === "high" || obj.priority === "low" ? obj.priority : "normal";
   const entry: TaskEntry = {

@@ -1,4 +1,5 @@
 // Materialization of a tasks file (docs/formats.md, "Tasks file"): newest entry per id wins, tombstoned ids vanish.
+import { liveNewestFirst } from "../store/jsonl-store.js";
 import type { TaskEntry, TaskPriority, TasksFileEntry } from "./entry.js";
 
 export interface TaskView {
@@ -11,18 +12,9 @@ export interface TaskView {
 const PRIORITY_RANK: Record<TaskPriority, number> = { high: 0, normal: 1, low: 2 };
 
 export function materialize(entries: readonly TasksFileEntry[]): TaskView {
-  const seen = new Set<string>();
-  const tombstoned = new Set<string>();
   const open: TaskEntry[] = [];
   const done: TaskEntry[] = [];
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const entry = entries[i]!;
-    if (entry.type === "task-tombstone") {
-      tombstoned.add(entry.targetId);
-      continue;
-    }
-    if (tombstoned.has(entry.id) || seen.has(entry.id)) continue;
-    seen.add(entry.id);
+  for (const entry of liveNewestFirst(entries, "task-tombstone")) {
     (entry.status === "done" ? done : open).push(entry);
   }
   open.sort(

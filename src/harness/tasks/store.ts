@@ -1,17 +1,14 @@
 // The append-only tasks file: add, complete, update, remove, read. Every change is one
 // appended line; id assignment happens under a cross-process lock so two concurrent
 // `task add` calls never share an id or lose a line.
-import { appendLineOnce } from "../../journal/append.js";
-import { parseLines, readAllLines } from "../../journal/reader.js";
 import { UserError } from "../../util/errors.js";
-import { withFileLock } from "../../util/file-lock.js";
+import { entryTimestamp, JsonlStore } from "../store/jsonl-store.js";
 import {
   decodeTaskEntry,
   encodeTaskEntry,
   type TaskEntry,
   type TaskPriority,
   type TasksFileEntry,
-  taskTimestamp,
 } from "./entry.js";
 import { findTask, materialize, type TaskView } from "./materialize.js";
 
@@ -36,17 +33,19 @@ export class UnknownTaskError extends UserError {
 export const MAX_TASKS_FILE_BYTES = 64 << 20;
 
 export class TaskStore {
+  private readonly file: JsonlStore<TasksFileEntry>;
+
   constructor(
     readonly path: string,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    const codec = { encode: encodeTaskEntry, decode: decodeTaskEntry };
+    this.file = new JsonlStore(path, codec, MAX_TASKS_FILE_BYTES);
+  }
 
   /** Every entry in file order; unreadable lines are skipped. */
   entries(): TasksFileEntry[] {
-    return parseLines(
-      readAllLines(this.path, 0, { maxFileBytes: MAX_TASKS_FILE_BYTES }),
-      decodeTaskEntry,
-    ).items;
+    return this.file.entries();
   }
 
   view(): TaskView {
@@ -59,14 +58,14 @@ export class TaskStore {
   ): TaskEntry {
     const clean = text.trim();
     if (clean === "") throw new UserError("a task needs a text: autoloop task add <text...>");
-    return this.locked((entries) => {
+    return this.file.change((entries) => {
       const entry: TaskEntry = {
         type: "task",
         id: nextId(entries),
         text: clean,
         status: "open",
         source: options.source ?? "manual",
-        created: taskTimestamp(this.now()),
+        created: entryTimestamp(this.now()),
         priority: options.priority ?? "normal",
         soft: options.soft ?? false,
       };
@@ -75,10 +74,10 @@ export class TaskStore {
   }
 
   complete(id: string): CompleteResult {
-    return this.locked<CompleteResult>((entries) => {
+    return this.file.change<CompleteResult>((entries) => {
       const task = this.existing(entries, id);
       if (task.status === "done") return { result: { kind: "already_done", task } };
-      const entry: TaskEntry = { ...task, status: "done", completed: taskTimestamp(this.now()) };
+      const entry: TaskEntry = { ...task, status: "done", completed: entryTimestamp(this.now()) };
       return { entry, result: { kind: "completed", task: entry } };
     });
   }
@@ -87,21 +86,21 @@ export class TaskStore {
     const clean = text.trim();
     if (clean === "")
       throw new UserError("a task needs a text: autoloop task update <id> <text...>");
-    return this.locked((entries) => {
+    return this.file.change((entries) => {
       const entry: TaskEntry = { ...this.existing(entries, id), text: clean };
       return { entry, result: entry };
     });
   }
 
   remove(id: string, reason = "manual"): TaskEntry {
-    return this.locked((entries) => {
+    return this.file.change((entries) => {
       const task = this.existing(entries, id);
       const entry: TasksFileEntry = {
         type: "task-tombstone",
         id: nextId(entries),
         targetId: id,
         reason: reason.trim() === "" ? "manual" : reason.trim(),
-        created: taskTimestamp(this.now()),
+        created: entryTimestamp(this.now()),
       };
       return { entry, result: task };
     });
@@ -111,17 +110,6 @@ export class TaskStore {
     const task = findTask(materialize(entries), id);
     if (task === undefined) throw new UnknownTaskError(id, this.path);
     return task;
-  }
-
-  /** Reads the file and appends at most one entry, all under the lock. */
-  private locked<T>(
-    change: (entries: TasksFileEntry[]) => { entry?: TasksFileEntry; result: T },
-  ): T {
-    return withFileLock(this.path, () => {
-      const { entry, result } = change(this.entries());
-      if (entry !== undefined) appendLineOnce(this.path, encodeTaskEntry(entry));
-      return result;
-    });
   }
 }
 
