@@ -3,6 +3,7 @@
 import { runningDaemon, sendControl } from "../scheduler/daemon/control.js";
 import { type ListRow, listRows } from "../scheduler/schedules/list-row.js";
 import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
+import { baseState } from "../scheduler/schedules/schedule-row.js";
 import { validateAll } from "../scheduler/schedules/validate.js";
 import {
   formatValidationReport,
@@ -69,7 +70,7 @@ export async function listCommand(argv: string[]): Promise<number> {
   } else {
     const lines = [["NAME", "CRON", "TIMEZONE", "NEXT FIRE (UTC)", "OVERLAP", "STATE", "TARGET"]];
     for (const r of rows) {
-      const state = !r.enabled ? "disabled" : r.paused ? "paused" : "active";
+      const state = baseState(r);
       const mark = fromDaemon && invalidFiles.has(r.file) ? "*" : "";
       lines.push([r.name, r.cron, r.timezone, r.next ?? "-", r.overlap, state + mark, r.target]);
     }

@@ -4,9 +4,9 @@
 import { STREAK_SCAN_LIMIT, scheduleStreak } from "../monitor/detect/schedule-streak.js";
 import type { RunSummary, SummaryStatus } from "../scheduler/ledger/events.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
-import { scheduleTarget } from "../scheduler/schedules/list-row.js";
-import { isPaused, type PauseState } from "../scheduler/schedules/pause-state.js";
+import type { PauseState } from "../scheduler/schedules/pause-state.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
+import { type BaseState, scheduleFacts } from "../scheduler/schedules/schedule-row.js";
 
 export interface RunMark {
   runId: string;
@@ -16,7 +16,7 @@ export interface RunMark {
   at: string;
 }
 
-export type ScheduleState = "active" | "paused" | "disabled" | "failing";
+export type ScheduleState = BaseState | "failing";
 
 export interface ScheduleRow {
   name: string;
@@ -72,30 +72,26 @@ export function scheduleRow(s: Schedule, input: OverviewInput): ScheduleRow {
   const streak = scheduleStreak(s.name, scanned);
   const consecutiveFailures = streak.failures.length;
   const failingSince = streak.failures.at(-1)?.at;
-  const paused = input.killSwitch || isPaused(input.pause, s.name);
-  const next = s.enabled && !paused ? input.nextFire(s) : undefined;
-  const state: ScheduleState = !s.enabled
-    ? "disabled"
-    : paused
-      ? "paused"
-      : consecutiveFailures > 0
-        ? "failing"
-        : "active";
+  // The kill switch pauses every row; `pause --all` does not mark the rows here, unlike `list`
+  // (the page shows it as a banner).
+  const facts = scheduleFacts(s, input.pause, input.killSwitch, input.nextFire);
+  const state: ScheduleState =
+    facts.state === "active" && consecutiveFailures > 0 ? "failing" : facts.state;
   const row: ScheduleRow = {
     name: s.name,
     cron: s.cron,
     timezone: s.timezone,
     kind: s.kind,
-    target: scheduleTarget(s),
+    target: facts.target,
     file: s.file,
     enabled: s.enabled,
-    paused,
+    paused: facts.paused,
     state,
     consecutiveFailures,
     running: runs.filter((r) => RUNNING.has(r.status)).map((r) => r.runId),
     recent: runs.map(runMark),
   };
-  if (next !== undefined) row.nextFire = next.toISOString();
+  if (facts.next !== undefined && !facts.paused) row.nextFire = facts.next.toISOString();
   if (failingSince !== undefined) row.failingSince = failingSince;
   return row;
 }

@@ -1,14 +1,8 @@
 // One schedule as `autoloop-cron list` shows it, built by the daemon for what it has in force
 // and by the CLI for the files as they are.
-import { isPaused, type PauseState } from "./pause-state.js";
+import type { PauseState } from "./pause-state.js";
 import type { Schedule } from "./schedule-file.js";
-
-/** What a schedule runs, in one short line. */
-export function scheduleTarget(s: Schedule): string {
-  if (s.kind === "preset") return s.preset;
-  if (s.kind === "chain") return `chain ${s.chain}`;
-  return s.command.join(" ");
-}
+import { type ScheduleFacts, scheduleFacts } from "./schedule-row.js";
 
 /** One schedule as `autoloop-cron list` shows it. */
 export interface ListRow {
@@ -25,22 +19,17 @@ export interface ListRow {
   file: string;
 }
 
-export function listRow(
-  s: Schedule,
-  pause: PauseState,
-  allPaused: boolean,
-  nextFire: (s: Schedule) => Date | undefined,
-): ListRow {
+function listRow({ schedule: s, target, next, paused }: ScheduleFacts): ListRow {
   return {
     name: s.name,
     cron: s.cron,
     timezone: s.timezone,
     kind: s.kind,
-    target: scheduleTarget(s),
-    next: s.enabled ? (nextFire(s)?.toISOString() ?? null) : null,
+    target,
+    next: next?.toISOString() ?? null,
     overlap: s.overlap,
     enabled: s.enabled,
-    paused: allPaused || isPaused(pause, s.name),
+    paused,
     file: s.file,
   };
 }
@@ -51,5 +40,5 @@ export function listRows(
   allPaused: boolean,
   nextFire: (s: Schedule) => Date | undefined,
 ): ListRow[] {
-  return [...schedules].map((s) => listRow(s, pause, allPaused, nextFire));
+  return [...schedules].map((s) => listRow(scheduleFacts(s, pause, allPaused, nextFire)));
 }
