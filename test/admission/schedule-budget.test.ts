@@ -6,9 +6,9 @@ import { admitSlot } from "../../src/scheduler/admission/admission.js";
 import { scheduleSpend, spendPeriods } from "../../src/scheduler/budget/spend.js";
 import { budgetStanding } from "../../src/scheduler/budget/standing.js";
 import { defaultConfig, parseConfigText } from "../../src/scheduler/config/config.js";
-import type { SpendBasis } from "../../src/scheduler/launch/outcome.js";
 import { launchArgv } from "../../src/scheduler/launch/spec.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import type { SpendBasis } from "../../src/scheduler/ledger/run-outcome.js";
 import { newScheduledRunId } from "../../src/scheduler/ledger/scheduled-run-id.js";
 import {
   parseScheduleFile,

@@ -2,20 +2,16 @@
 
 import type { Logger } from "pino";
 import { findProcessByRunId, isRunProcess } from "../launch/identity.js";
-import {
-  determineOutcome,
-  journalsItsEnd,
-  type RunOutcome,
-  recordedExit,
-} from "../launch/outcome.js";
+import { determineOutcome, recordedExit } from "../launch/outcome.js";
 import { journalPathFor, readRunEndOr, UNREADABLE_JOURNAL } from "../launch/outcome-journal.js";
 import { bookedSpend } from "../launch/outcome-spend.js";
+import { adoptRecorded } from "../launch/recorded-launch.js";
 import { inheritedEnv } from "../launch/spec.js";
 import { exitStatusPath, readExitStatus, removeExitStatus } from "../launch/wrapper.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import { type PendingEntry, withStart } from "../ledger/pending.js";
+import { journalsItsEnd, type RunOutcome } from "../ledger/run-outcome.js";
 import { slotOfKey } from "../ledger/slots.js";
-import { adoptRecorded } from "./recorded-launch.js";
 import type { ActiveRun } from "./run-table.js";
 
 export type Recovery =

@@ -1,6 +1,6 @@
 // The daemon's running runs: by id, by schedule, and the launches decided but not yet
 // spawned, which already count against max_concurrent_runs.
-import type { RunOutcome } from "../launch/outcome.js";
+import type { RunOutcome } from "../ledger/run-outcome.js";
 
 export interface ActiveRun {
   runId: string;

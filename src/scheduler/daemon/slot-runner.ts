@@ -13,6 +13,7 @@ import type { CronConfig } from "../config/config.js";
 import { fillObjective, type HookDelivery, keptDelivery, withDelivery } from "../hooks/delivery.js";
 import type { RunHandle } from "../launch/launcher.js";
 import type { ProcessStarter } from "../launch/process-start.js";
+import { claimLaunch, startClaimed } from "../launch/recorded-launch.js";
 import type { LaunchSpec } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
@@ -22,7 +23,6 @@ import type { Schedule } from "../schedules/schedule-file.js";
 import type { DueSlot } from "../timing/fire-queue.js";
 import type { ControlResponse } from "./control.js";
 import type { DaemonEvents } from "./events.js";
-import { claimLaunch, startClaimed } from "./recorded-launch.js";
 import type { OwedRetry } from "./retries.js";
 import { type ActiveRun, RunTable } from "./run-table.js";
 

@@ -3,7 +3,6 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { HeldLines, type WriteTrouble } from "../../journal/held-lines.js";
 import { LineCursor, parseLines } from "../../journal/reader.js";
-import type { RunOutcome } from "../launch/outcome.js";
 import {
   applyEvent,
   decodeLedgerEvent,
@@ -31,6 +30,7 @@ import {
   withStart,
 } from "./pending.js";
 import { encodeIndexEntry, RunIndex } from "./run-index.js";
+import type { RunOutcome } from "./run-outcome.js";
 import { isScheduledRunId } from "./scheduled-run-id.js";
 import { attemptKey, encodeSlot, loadSlots, RepeatWindow, slotKey } from "./slots.js";
 

@@ -1,20 +1,15 @@
 // Launching and adopting runs with every step written to the run ledger (the daemon's one call per run).
 
 import { removeHandover } from "../history/handover.js";
-import { type AdoptDeps, type AdoptedRunHandle, watchAdoptedRun } from "../launch/adopt.js";
-import {
-  type LauncherDeps,
-  type LaunchSpec,
-  launchRun,
-  type RunHandle,
-} from "../launch/launcher.js";
-import type { KillCause, RunOutcome } from "../launch/outcome.js";
-import { journalPathFor } from "../launch/outcome-journal.js";
-import { launchArgv } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
 import type { ClaimResult } from "../ledger/inputs.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import type { PendingEntry } from "../ledger/pending.js";
+import type { KillCause, RunOutcome } from "../ledger/run-outcome.js";
+import { type AdoptDeps, type AdoptedRunHandle, watchAdoptedRun } from "./adopt.js";
+import { type LauncherDeps, type LaunchSpec, launchRun, type RunHandle } from "./launcher.js";
+import { journalPathFor } from "./outcome-journal.js";
+import { launchArgv } from "./spec.js";
 
 export type RecordedLaunch =
   | { kind: "launched"; handle: RunHandle }
