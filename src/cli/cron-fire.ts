@@ -7,7 +7,6 @@ import { fireThroughDaemon } from "../operator/schedule-actions.js";
 import { admitSlot, recordSkip } from "../scheduler/admission/admission.js";
 import { scheduledLaunchSpec, slotCourse } from "../scheduler/admission/carry-out.js";
 import { pauseOnFailures } from "../scheduler/admission/pause-on-failure.js";
-import { budgetStanding } from "../scheduler/budget/standing.js";
 import { type CronConfig, runEnvironment } from "../scheduler/config/config.js";
 import { runningDaemon } from "../scheduler/daemon/control.js";
 import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
@@ -93,7 +92,7 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
       (e) =>
         e.schedule === name && e.pid !== undefined && isRunProcess(e.pid, e.runId, e.startTime),
     );
-  const decision = admitSlot(schedule, {
+  const { decision, standing } = admitSlot(schedule, {
     pause,
     killSwitch: killSwitchOn(process.env),
     running: running.map((e) => e.runId),
@@ -116,7 +115,6 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
     }
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
-  const standing = budgetStanding(schedule, ledger, Date.now());
   const spec = scheduledLaunchSpec(config, ledger, schedule, runId, slot, standing);
   const env = runEnvironment(config, process.env, hookSecretEnvNames(report.schedules));
   const result = await launchRecorded(ledger, spec, "manual", { logger, env });

@@ -217,13 +217,44 @@ describe("what a schedule spent", () => {
       ledger,
       now: NOW,
     };
-    expect(admitSlot(spent, state)).toMatchObject({ kind: "skip", cause: "budget_exhausted" });
+    expect(admitSlot(spent, state).decision).toMatchObject({
+      kind: "skip",
+      cause: "budget_exhausted",
+    });
     // The next day in Berlin, the schedule runs again.
     const tomorrow = Date.parse("2026-11-27T23:00:00Z");
-    expect(admitSlot(spent, { ...state, now: tomorrow })).toEqual({ kind: "launch" });
+    expect(admitSlot(spent, { ...state, now: tomorrow }).decision).toEqual({ kind: "launch" });
     // A token budget holds where cost is unknown.
     const tokens = scheduleOf(entry("budget = { tokens_per_run = 500 }"));
     expect(budgetStanding(tokens, ledger, NOW)).toMatchObject({ ceiling: { tokens: 500 } });
+  });
+
+  it("counts the ceilings of launches decided in the same pass, before their claims", () => {
+    const ledger = ledgerWith([{ at: "2026-11-27T08:00:00Z", cost: 6 }]);
+    const schedule = scheduleOf(entry("budget = { per_run = 2.5, per_day = 10.0 }"));
+    const state = {
+      pause: { all: false, schedules: [] },
+      killSwitch: false,
+      running: [],
+      runningTotal: 0,
+      maxConcurrent: 4,
+      ledger,
+      now: NOW,
+    };
+    // $4 left: the first launch of the pass holds $2.50, the second gets the $1.50 left.
+    const first = admitSlot(schedule, state);
+    expect(first.standing).toMatchObject({ kind: "open", ceiling: { usd: 2.5 } });
+    const held = first.standing?.kind === "open" ? [first.standing.ceiling] : [];
+    const second = admitSlot(schedule, { ...state, unclaimed: held });
+    expect(second).toMatchObject({
+      decision: { kind: "launch" },
+      standing: { ceiling: { usd: 1.5 } },
+    });
+    const third = admitSlot(schedule, { ...state, unclaimed: [...held, { usd: 1.5 }] });
+    expect(third.decision).toMatchObject({ kind: "skip", cause: "budget_exhausted" });
+    expect(third.decision.kind === "skip" && third.decision.detail).toContain(
+      "(2 running run(s) hold the rest)",
+    );
   });
 
   it("counts a spend only the run's journal states as at least the run's ceiling", () => {

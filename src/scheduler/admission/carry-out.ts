@@ -58,8 +58,8 @@ export function slotCourse(decision: SlotDecision, ask: SlotAsk, waiting: Waitin
 
 /**
  * The spec a run of `schedule` for `slot` starts from, with the schedule's history attached
- * and the ceiling its budget leaves the run (`standing`, taken by the caller at the claim,
- * counting runs launched meanwhile).
+ * and the ceiling its budget leaves the run (`standing`, taken once with the slot's decision,
+ * counting the launches decided before it and not yet claimed).
  */
 export function scheduledLaunchSpec(
   config: CronConfig,
