@@ -15,6 +15,7 @@ import type {
   StartedEvent,
 } from "../scheduler/ledger/events.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
+import { fileTail } from "../util/read-tail.js";
 import { processRedactor, type Redactor, redactStrings } from "../util/secrets.js";
 import { openRegularFile, UntrustedFileError } from "../util/untrusted-file.js";
 
@@ -110,32 +111,6 @@ export function runRecords(
   } finally {
     closeSync(fd);
   }
-}
-
-/**
- * The last `maxBytes` of a file, decoded as UTF-8 from a line start where one is near;
- * undefined when there is no file, an `UntrustedFileError` for a FIFO or a link.
- */
-export function fileTail(
-  path: string,
-  maxBytes: number,
-): { text: string; omittedBytes: number } | undefined {
-  const opened = openRegularFile(path);
-  if (opened === undefined) return undefined;
-  const size = opened.stat.size;
-  const start = Math.max(0, size - maxBytes);
-  const buf = Buffer.alloc(size - start);
-  try {
-    readSync(opened.fd, buf, 0, buf.length, start);
-  } finally {
-    closeSync(opened.fd);
-  }
-  let text = buf.toString("utf8");
-  if (start > 0) {
-    const nl = text.indexOf("\n");
-    if (nl >= 0 && nl < 200) text = text.slice(nl + 1);
-  }
-  return { text, omittedBytes: size - Buffer.byteLength(text) };
 }
 
 /**
