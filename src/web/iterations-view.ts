@@ -42,7 +42,7 @@ function outcomeText(o: IterationOutcome): Html | string {
 }
 
 /** What the gate and the run made of the iteration: refusals, events not allowed, the end. */
-function verdict(s: IterationStep): Html {
+function verdict(s: IterationStep): Html | string {
   const refused = s.refused.map(
     (r) =>
       html`<li class="refused">Gate refused <code>${r.blocked}</code>: ${r.openTasks.length} task${r.openTasks.length === 1 ? "" : "s"} open (${r.openTasks.join(", ")})</li>`,
@@ -53,9 +53,8 @@ function verdict(s: IterationStep): Html {
   const review = s.review
     ? html`<li>Metareview: ${s.review.verdict}${s.review.reasoning ? html` <span class="muted">— ${s.review.reasoning}</span>` : ""}</li>`
     : "";
-  const items = [review, ...refused, ...invalid, outcomeText(s.outcome)];
-  const passed = s.refused.length === 0 && s.invalid.length === 0 && s.outcome.kind === "next";
-  return html`<ul class="verdict" aria-label="Verdict">${passed ? html`<li class="muted">Gate: nothing refused</li>` : ""}${items}</ul>`;
+  const items = [review, ...refused, ...invalid, outcomeText(s.outcome)].filter((x) => x !== "");
+  return items.length === 0 ? "" : html`<ul class="verdict" aria-label="Verdict">${items}</ul>`;
 }
 
 function question(q: IterationQuestion, now: number): Html {
@@ -115,12 +114,13 @@ function card(s: IterationStep, runId: string, rawHref: string, now: number): Ht
       : html`<ul class="events" aria-label="Events emitted">${s.events.map((e) => html`<li><code>${e.topic}</code>${e.payload ? html` ${e.payload}` : ""}</li>`)}${s.omittedEvents > 0 ? html`<li class="muted">${s.omittedEvents} more (raw journal)</li>` : ""}</ul>`;
   return html`<section class="iteration" id="${id}" aria-labelledby="${id}-h">
 <h3 id="${id}-h">${step}Iteration ${s.iteration} <span class="role">${s.roles || "no role"}</span></h3>
+<div class="iteration-body"><div>
 ${facts(s)}
 ${events}
 ${verdict(s)}
 ${s.questions.map((q) => question(q, now))}
-${answerBlock(s.answer, rawHref)}
 ${s.tasks ? tasksBlock(s.tasks) : ""}
+</div><div>${answerBlock(s.answer, rawHref)}</div></div>
 </section>`;
 }
 
