@@ -72,7 +72,7 @@ export const ITERATION_LIMITS = {
   iterations: 100,
   eventsPerIteration: 20,
   payloadBytes: 2_000,
-  answer: { lines: 8, headChars: 2_000, bytes: 16_384 },
+  answer: { lines: 8, headChars: 2_000, bytes: 8_192 },
   tasks: 50,
 } as const;
 

@@ -107,7 +107,10 @@ export const LIVE_SCRIPT = `(() => {
       if (typing()) { later(2000); return; }
       if (next && current) {
         const key = focusKey();
+        // What the reader unfolded (a long answer, a step's tasks) stays unfolded.
+        const unfolded = [...current.querySelectorAll("details[open][id]")].map((d) => d.id);
         current.replaceWith(document.adoptNode(next));
+        for (const id of unfolded) document.getElementById(id)?.setAttribute("open", "");
         refocus(key);
         document.title = doc.title;
         const root = document.documentElement;

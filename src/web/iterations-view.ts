@@ -15,12 +15,12 @@ const lineCount = (text: string) =>
   text.split("\n").filter((l, i, all) => l !== "" || i < all.length - 1).length;
 
 /** The agent's answer: its first lines, the rest behind a <details>, and what was cut. */
-function answerBlock(a: ClippedText, rawHref: string): Html | string {
+function answerBlock(a: ClippedText, id: string, rawHref: string): Html | string {
   if (a.head === "" && a.rest === "") return html`<p class="muted">No output.</p>`;
   const rest =
     a.rest === ""
       ? ""
-      : html`<details><summary>${lineCount(a.rest)} more lines</summary><pre class="answer">${a.rest}</pre></details>`;
+      : html`<details id="${id}-more"><summary>${lineCount(a.rest)} more lines</summary><pre class="answer">${a.rest}</pre></details>`;
   const cut =
     a.omittedBytes > 0
       ? html`<p class="muted">Truncated: ${a.omittedBytes.toLocaleString("en-US")} more bytes; see the <a href="${rawHref}">raw journal</a>.</p>`
@@ -78,7 +78,7 @@ const CHANGE_WORD = {
   removed: "removed",
 };
 
-function tasksBlock(t: TaskSnapshot): Html {
+function tasksBlock(t: TaskSnapshot, id: string): Html {
   const changed = t.tasks.filter((x) => x.change !== undefined);
   const items = t.tasks.map(
     (x) =>
@@ -86,7 +86,7 @@ function tasksBlock(t: TaskSnapshot): Html {
   );
   const summary = html`Tasks after it: ${t.open} open, ${t.done} done${changed.length > 0 ? html` — ${changed.map((x, i) => html`${i > 0 ? ", " : ""}${x.id} ${CHANGE_WORD[x.change!]}`)}` : ""}`;
   const more = t.omitted > 0 ? html`<li class="muted">${t.omitted} more</li>` : "";
-  return html`<details class="tasks"><summary>${summary}</summary><ul>${items}${more}</ul></details>`;
+  return html`<details class="tasks" id="${id}-tasks"><summary>${summary}</summary><ul>${items}${more}</ul></details>`;
 }
 
 function facts(s: IterationStep): Html {
@@ -119,8 +119,8 @@ ${facts(s)}
 ${events}
 ${verdict(s)}
 ${s.questions.map((q) => question(q, now))}
-${s.tasks ? tasksBlock(s.tasks) : ""}
-</div><div>${answerBlock(s.answer, rawHref)}</div></div>
+${s.tasks ? tasksBlock(s.tasks, id) : ""}
+</div><div>${answerBlock(s.answer, id, rawHref)}</div></div>
 </section>`;
 }
 

@@ -6,6 +6,7 @@ import type { FieldValue, JournalRecord } from "../../src/journal/codec.js";
 import { clipText, utf8Prefix } from "../../src/operator/clipped-text.js";
 import { ITERATION_LIMITS, runIterations } from "../../src/operator/run-iterations.js";
 import { tasksByIteration } from "../../src/operator/tasks-by-iteration.js";
+import { iterationsSection } from "../../src/web/iterations-view.js";
 
 const RUN = "r1";
 let clock = Date.parse("2026-11-29T10:00:00.000Z");
@@ -253,5 +254,28 @@ describe("tasks by iteration", () => {
       ["task-2:open:edited", "task-1:open:", "task-3:open:added"],
     ]);
     expect(tasksByIteration(entries, [undefined], 1)[0]).toMatchObject({ open: 3, omitted: 2 });
+  });
+});
+
+describe("iterations on the page", () => {
+  it("escapes everything the run wrote, and links what it cut to the raw journal", () => {
+    const evil = `<img src=x onerror=alert(1)>"'&`;
+    const records = [
+      ...iteration(1, `<b>${evil}</b>`, `${evil}\n`.repeat(5_000), [
+        emit(`topic${evil}`, 1, evil),
+        sys("task.gate", 1, { blocked_topic: evil, open_tasks: `${evil},task-2` }),
+        sys("ask.pending", 1, { question_id: "q", question: evil }),
+        sys("backend.usage", 1, { model: evil, total_tokens: 5 }),
+      ]),
+      sys("ask.answered", undefined, { question_id: "q", answer: evil, answered_by: evil }),
+    ];
+    const entries = [{ ...task("task-1", "open", "2026-11-29T00:00:00Z"), text: evil }];
+    const view = runIterations(RUN, records, { taskEntries: entries });
+    const page = iterationsSection(view, RUN, "/runs/r1?raw=1", Date.now()).text;
+    expect(page).not.toContain("<img");
+    expect(page).not.toContain("<b>");
+    expect(page).toContain("&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;");
+    expect(page).toContain('<a href="/runs/r1?raw=1">raw journal</a>');
+    expect(page.length).toBeLessThan(40_000);
   });
 });

@@ -3,7 +3,8 @@
 // scripted `command` agent: each iteration's role, events, the gate's verdict, its question
 // and answer, its answer text (long output folded and capped), tokens and cost, the tasks
 // after it; the raw journal one click away and as a download. Read in headless Chromium
-// without JavaScript. SCREENSHOTS_DIR=dir saves status-run.png.
+// without JavaScript, and with it across a live update. SCREENSHOTS_DIR=dir saves
+// status-run.png.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { join } from "node:path";
@@ -188,7 +189,7 @@ describe("a run's page over HTTP", () => {
 });
 
 describe.skipIf(!existsSync(CHROMIUM))("a run's page in Chromium", () => {
-  it("shows the run as its iterations, without JavaScript", async () => {
+  it("shows the run as its iterations, without JavaScript, and keeps them live", async () => {
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
@@ -263,12 +264,26 @@ describe.skipIf(!existsSync(CHROMIUM))("a run's page in Chromium", () => {
       expect(await page.locator("section.iteration").count()).toBe(0);
       await context.close();
 
+      // With JavaScript: a live update keeps what the reader unfolded.
+      const live = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await live.goto(`${url}/runs/${runId}`);
+      await expect.poll(() => live.locator("#live").textContent()).toBe("Live");
       const shots = process.env.SCREENSHOTS_DIR;
-      if (shots !== undefined) {
-        const shown = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-        await shown.goto(`${url}/runs/${runId}`);
-        await shown.screenshot({ path: join(shots, "status-run.png"), fullPage: true });
-      }
+      if (shots !== undefined)
+        await live.screenshot({ path: join(shots, "status-run.png"), fullPage: true });
+      await live.locator("#i-3-more summary").click();
+      await live.locator("#i-1-tasks summary").click();
+      const token = /name="token" value="([^"]+)"/.exec(await (await fetch(`${url}/`)).text())![1]!;
+      const paused = await fetch(`${url}/schedules/story/pause`, {
+        method: "POST",
+        headers: { accept: "application/json" },
+        body: new URLSearchParams({ token }),
+      });
+      expect(paused.status).toBe(200);
+      await expect.poll(() => live.locator("html").getAttribute("data-updates")).toBe("1");
+      expect(await live.locator("#i-3-more").getAttribute("open")).toBe("");
+      expect(await live.locator("#i-1-tasks").getAttribute("open")).toBe("");
+      expect(await live.locator("#i-2-tasks").getAttribute("open")).toBeNull();
     } finally {
       await browser.close();
     }
