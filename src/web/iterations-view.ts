@@ -11,8 +11,7 @@ import type {
 import type { TaskSnapshot } from "../operator/tasks-by-iteration.js";
 import { type Html, html, when } from "./html.js";
 
-const lineCount = (text: string) =>
-  text.split("\n").filter((l, i, all) => l !== "" || i < all.length - 1).length;
+const lineCount = (text: string) => text.replace(/\n$/, "").split("\n").length;
 
 /** The agent's answer: its first lines, the rest behind a <details>, and what was cut. */
 function answerBlock(a: ClippedText, id: string, rawHref: string): Html | string {
@@ -61,7 +60,7 @@ function question(q: IterationQuestion, now: number): Html {
   const st = q.state;
   const answer =
     st.kind === "answered"
-      ? html`<p><strong>Answer</strong> <span class="muted">(${st.by || "someone"}, ${when(st.at, now)})</span>: ${st.answer}</p>`
+      ? html`<p><strong>Answer</strong> <span class="muted">from ${st.by || "someone"}, ${when(st.at, now)}</span>: ${st.answer}</p>`
       : st.kind === "timed_out"
         ? html`<p class="muted">No answer in time (${when(st.at, now)}); the run went on.</p>`
         : st.kind === "waiting"

@@ -237,7 +237,7 @@ describe.skipIf(!existsSync(CHROMIUM))("a run's page in Chromium", () => {
       expect(await cut.locator("a").getAttribute("href")).toBe(`/runs/${runId}?raw=1`);
       // The question and its answer, and what the builder did with it.
       expect(await card(5).locator(".question").textContent()).toMatch(
-        /^Asked: Which quarter should the numbers cover\?Answer \(cli:.+\): the third quarter$/,
+        /^Asked: Which quarter should the numbers cover\?Answer from cli:.+: the third quarter$/,
       );
       expect(await card(6).locator(".events li").allTextContents()).toEqual([
         "build.done numbers for the third quarter",
