@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { readStatus } from "../monitor/status.js";
 import { incidentStore } from "../operator/incident-actions.js";
 import { scheduleOverview } from "../operator/overview.js";
-import { runDetail } from "../operator/run-detail.js";
+import { runDetail, runJournal } from "../operator/run-detail.js";
 import { isScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
 import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
 import { LIVE_SCRIPT, STYLESHEET } from "./assets.js";
@@ -72,6 +72,10 @@ class Flashes {
 }
 
 const MAX_BODY = 16_384;
+/** The download's name under a run's path. */
+const JOURNAL_FILE = "/journal.jsonl";
+/** Records `?raw=1` shows (each cut short): the download has all of them. */
+const RAW_JOURNAL_LINES = 500;
 
 /** A path segment decoded, or "" when its percent-encoding is malformed (a 404 follows). */
 function decoded(segment: string): string {
@@ -205,12 +209,42 @@ class StatusPage {
   }
 
   private run(req: IncomingMessage, res: ServerResponse, url: URL): void {
-    const runId = decoded(url.pathname.slice("/runs/".length));
+    const rest = url.pathname.slice("/runs/".length);
+    if (rest.endsWith(JOURNAL_FILE)) {
+      this.journal(req, res, url, rest);
+      return;
+    }
+    const runId = decoded(rest);
     const ctx = this.context(url);
-    const detail = isScheduledRunId(runId) ? runDetail(this.o.daemon.ledger, runId) : undefined;
+    const raw = url.searchParams.get("raw") === "1";
+    const detail = isScheduledRunId(runId)
+      ? runDetail(this.o.daemon.ledger, runId, { journalLines: raw ? RAW_JOURNAL_LINES : 0 })
+      : undefined;
     if (detail === undefined)
       send(req, res, 404, "text/html", notFoundPage(`No run ${runId} in the ledger.`, ctx));
-    else send(req, res, 200, "text/html", runPage(detail, ctx));
+    else send(req, res, 200, "text/html", runPage(detail, ctx, raw));
+  }
+
+  /** `/runs/<id>/journal.jsonl`: the run's records as a file to save. */
+  private journal(req: IncomingMessage, res: ServerResponse, url: URL, rest: string): void {
+    const runId = decoded(rest.slice(0, -JOURNAL_FILE.length));
+    let journal: ReturnType<typeof runJournal>;
+    try {
+      journal = isScheduledRunId(runId) ? runJournal(this.o.daemon.ledger, runId) : undefined;
+    } catch (err) {
+      const why = (err as Error).message;
+      send(req, res, 409, "text/plain", `the journal of ${runId} cannot be read: ${why}\n`);
+      return;
+    }
+    if (journal === undefined) {
+      const page = notFoundPage(`No journal for run ${runId}.`, this.context(url));
+      send(req, res, 404, "text/html", page);
+      return;
+    }
+    res.setHeader("Content-Disposition", `attachment; filename="${runId}.jsonl"`);
+    if (journal.truncated)
+      res.setHeader("X-Autoloop-Truncated", "the run goes on past what is read");
+    send(req, res, 200, "application/x-ndjson", journal.text);
   }
 
   private incident(req: IncomingMessage, res: ServerResponse, url: URL): void {

@@ -262,7 +262,6 @@ describe.skipIf(!haveChromium)("the status page in Chromium", () => {
     await expect.poll(() => main.textContent()).toContain("completed");
     await expect.poll(() => main.textContent()).toContain("loop.start");
     await expect.poll(() => main.textContent()).toContain("autoloop");
-    await shot(page, "status-run");
 
     // The incident's page: acknowledge with a note; the CLI sees it.
     await page.goto(`${url}/`);
