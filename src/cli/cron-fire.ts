@@ -1,6 +1,6 @@
-// `autoloop-cron fire <schedule> [--foreground] [--slot TIME | --kubernetes-job NAME]`: a run
-// now, through the daemon when one is running (so overlap, concurrency and the ledger stay
-// consistent), else in-process; or one scheduled slot, claimed once on the shared state dir.
+// `autoloop-cron fire <schedule> [--foreground] [--slot TIME]`: a run now, through the daemon
+// when one is running (so overlap, concurrency and the ledger stay consistent), else
+// in-process; or one scheduled slot (`--slot`, a Kubernetes Job's), claimed once on the state dir.
 import { stopRun } from "../operator/run-actions.js";
 import { fireThroughDaemon } from "../operator/schedule-actions.js";
 import { runningDaemon } from "../scheduler/daemon/control.js";
@@ -12,8 +12,7 @@ import { configOf, parseCron } from "./cron-common.js";
 import { exitCodeOf, type FireSlot, fireInProcess } from "./cron-fire-local.js";
 import { streamOutput } from "./cron-runs.js";
 
-const HELP = `Usage: autoloop-cron fire <schedule> [--foreground] [--slot TIME | --kubernetes-job NAME]
-                         [--config FILE]
+const HELP = `Usage: autoloop-cron fire <schedule> [--foreground] [--slot TIME] [--config FILE]
 
 Launches a run of the schedule now (trigger "manual"), under the schedule's policies
 (enabled, pause, \`after\`, overlap; without a daemon a slot cannot wait, so "queue"
@@ -29,23 +28,19 @@ stops the run, through the daemon when one runs it):
 "cron") in this process: its jitter, its retries (\`retry\`) and a claim on the state dir
 that lets no other process (another fire, a daemon) run the same slot; a slot already
 claimed starts nothing and exits 0, saying by which run.
---kubernetes-job NAME takes the slot from the name the CronJob controller gives a Job
-(<cronjob>-<minutes since the epoch>); the CronJobs from \`export kubernetes\` pass it
-through the downward API ($${JOB_NAME_ENV}). A Job made by hand from the CronJob
-(kubectl create job --from=cronjob/...) has another name: it runs as a manual fire.
+In a pod of a CronJob from \`export kubernetes\`, the slot is the Job's scheduled time,
+read from the Job's name (<cronjob>-<minutes since the epoch>), which the downward API puts
+in $${JOB_NAME_ENV}. A Job made by hand (kubectl create job --from=cronjob/...) has
+another name: it runs as a manual fire.
 `;
 
 /** How long a foreground fire's Ctrl-C keeps asking the daemon to stop a run not started yet. */
 const STOP_RETRY_MS = 15_000;
 
-/** The slot `--slot` or `--kubernetes-job` names; a manual run now without either. */
-function slotOf(p: Parsed, name: string): FireSlot {
+/** The slot `--slot` or the pod's Kubernetes Job names; a manual run now without either. */
+function slotOf(p: Parsed, name: string, env: NodeJS.ProcessEnv): FireSlot {
   const slotText = str(p, "slot");
-  const job = str(p, "kubernetes-job");
-  if (slotText !== undefined && job !== undefined)
-    throw new UserError(
-      "autoloop-cron fire: --slot and --kubernetes-job both name the slot; give one",
-    );
+  const job = env[JOB_NAME_ENV];
   if (slotText !== undefined) {
     const ms = parseInstant(slotText);
     if (ms === undefined)
@@ -57,7 +52,7 @@ function slotOf(p: Parsed, name: string): FireSlot {
   if (job === undefined) return { kind: "now" };
   if (job.trim() === "")
     throw new UserError(
-      `autoloop-cron fire: --kubernetes-job is empty: the pod has no ${JOB_NAME_ENV} (the downward API reads the pod label batch.kubernetes.io/job-name, set since Kubernetes 1.27); export the manifests again with \`autoloop-cron export kubernetes\``,
+      `autoloop-cron fire: ${JOB_NAME_ENV} is empty: the pod has no Job name (the downward API reads the pod label batch.kubernetes.io/job-name, set since Kubernetes 1.27); export the manifests again with \`autoloop-cron export kubernetes\``,
     );
   const slot = slotOfJob(name, job);
   if (slot.kind === "scheduled") return slot;
@@ -72,13 +67,12 @@ export async function fireCommand(argv: string[]): Promise<number> {
     options: {
       foreground: { type: "boolean" },
       slot: { type: "string" },
-      "kubernetes-job": { type: "string" },
     },
   });
   if (p === undefined) return 0;
   const [name] = p.positionals;
   if (name === undefined) throw new UserError(`autoloop-cron fire: missing <schedule>\n\n${HELP}`);
-  const when = slotOf(p, name);
+  const when = slotOf(p, name, process.env);
   const config = configOf(p);
   // A scheduled slot is kept once by its claim on the state dir, not by a daemon's memory.
   if (when.kind === "scheduled" || !runningDaemon(config.stateDir))
