@@ -44,4 +44,19 @@ describe("export kubernetes: one slot, once, with its jitter and retries", () =>
     expect(r.stdout).toContain("# retry: the pod runs up to 3 attempts");
     expect(r.stdout).not.toContain("jitter is not carried over");
   });
+
+  it("refuses a schedule with an event trigger, which only a daemon serves, naming the fix", async () => {
+    const dir = configDir(CONFIG, {
+      "main.toml": [
+        {
+          name: "on-push",
+          cron: "0 2 * * *",
+          extra: `${project}\nhook = { secret_env = "HOOK_SECRET" }`,
+        },
+      ],
+    });
+    await expect(runExport(["kubernetes"], dir)).rejects.toThrow(
+      'schedules/main.toml: schedule "on-push": hook (an event trigger, POST /hooks/<schedule>) needs the daemon\'s HTTP server, which the Kubernetes mode does not run; remove hook from the schedule to export it',
+    );
+  });
 });
