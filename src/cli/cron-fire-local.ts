@@ -175,7 +175,7 @@ export async function fireInProcess(
     const owner = ledger.claimant(slotKey(name, slot));
     if (owner !== undefined) {
       say(
-        `${name}: the slot of ${slot.toISOString()} is already claimed by ${owner || "another process"} (a second Job for one scheduled time, or a daemon sharing the state dir); nothing started`,
+        `${name}: the slot of ${slot.toISOString()} is already claimed by ${owner || "a claim file naming no readable run id"} (a second Job for one scheduled time, or a daemon sharing the state dir); nothing started`,
       );
       return 0;
     }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { slotOfJob } from "../../src/scheduler/export/kubernetes-job-slot.js";
+import { cronJobName } from "../../src/scheduler/export/kubernetes-names.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { commandSchedule, writeCronConfig } from "../helpers/daemon.js";
@@ -28,7 +29,10 @@ describe("the slot of a Kubernetes Job, from its name", () => {
       expect(slotOfJob("nightly", name).kind).toBe("unscheduled");
     // A long schedule name's CronJob is shortened: its Jobs carry the shortened name.
     const long = `x${"-long".repeat(12)}`;
-    expect(slotOfJob(long, `${long.slice(0, 45)}-29404440`).kind).toBe("unscheduled");
+    const shortened = cronJobName(long).name;
+    expect(shortened).not.toBe(long);
+    expect(slotOfJob(long, `${shortened}-29404440`).kind).toBe("scheduled");
+    expect(slotOfJob(long, `${long}-29404440`).kind).toBe("unscheduled");
   });
 });
 

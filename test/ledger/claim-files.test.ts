@@ -2,7 +2,11 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { claimFile, claimFilePath } from "../../src/scheduler/ledger/claim-files.js";
+import {
+  claimFile,
+  claimFilePath,
+  createExclusive,
+} from "../../src/scheduler/ledger/claim-files.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { slotKey } from "../../src/scheduler/ledger/slots.js";
 import { recordingLogger, tempDirs } from "../fixtures/fake-harness-helpers.js";
@@ -64,9 +68,35 @@ describe("slot claims on the shared filesystem", () => {
     expect(claimFilePath(state, "hooks@hook/../../x")).toBe(
       join(state, "claims", "hooks", "hook%2F..%2F..%2Fx"),
     );
-    expect(claimFile(path, "r1")).toEqual({ kind: "claimed" });
-    expect(claimFile(path, "r2")).toEqual({ kind: "taken", runId: "r1" });
+    expect(claimFile(path, "nightly-20261129T0600-aaaaa")).toEqual({ kind: "claimed" });
+    expect(claimFile(path, "nightly-20261129T0600-bbbbb")).toEqual({
+      kind: "taken",
+      runId: "nightly-20261129T0600-aaaaa",
+    });
     expect(readdirSync(dirname(path))).toEqual([path.split("/").pop()]);
+  });
+
+  it("on a filesystem without hard links, claims by O_EXCL the same way", () => {
+    const path = claimFilePath(dirs.make(), slotKey("nightly", slot));
+    mkdirSync(dirname(path), { recursive: true });
+    expect(createExclusive(path, "nightly-20261129T0600-aaaaa")).toEqual({ kind: "claimed" });
+    expect(createExclusive(path, "nightly-20261129T0600-bbbbb")).toEqual({
+      kind: "taken",
+      runId: "nightly-20261129T0600-aaaaa",
+    });
+  });
+
+  it("a claim file whose text is no run id still holds its slot, and is not shown", () => {
+    const state = dirs.make();
+    const path = claimFilePath(state, slotKey("nightly", slot));
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, "\u001b]0;pwned\u0007\n");
+    const ledger = RunLedger.open(state, { logger: quiet() });
+    expect(ledger.schedule(plan("nightly-20261129T0600-aaaaa"))).toEqual({
+      kind: "duplicate",
+      runId: "(a claim whose run id cannot be read)",
+    });
+    expect(ledger.claimant(slotKey("nightly", slot))).toBe("");
   });
 
   it("a claim file that cannot be written leaves the claim in memory, logged", () => {

@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { PRIVATE_DIR, PRIVATE_FILE } from "../../util/private-files.js";
+import { isScheduledRunId } from "./scheduled-run-id.js";
 
 export const CLAIMS_DIR = "claims";
 
@@ -37,21 +38,24 @@ const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 
 /**
  * The run id the claim file at `path` names (undefined: no claim); empty while its creator,
- * on a filesystem without hard links, is still writing it.
+ * on a filesystem without hard links, is still writing it, or when the text is no run id (the
+ * file is shown in messages, and the state dir is within a run's reach under one user).
  */
 export function claimOwner(path: string): string | undefined {
+  let text: string;
   try {
-    return readFileSync(path, "utf8").trim();
+    text = readFileSync(path, "utf8").trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     return "";
   }
+  return isScheduledRunId(text) ? text : "";
 }
 
 const ownerOf = (path: string): string => claimOwner(path) ?? "";
 
 /** Without hard links: O_EXCL, which NFSv3 and later and every local filesystem honour. */
-function createExclusive(path: string, runId: string): FileClaim {
+export function createExclusive(path: string, runId: string): FileClaim {
   let fd: number;
   try {
     fd = openSync(path, "wx", PRIVATE_FILE);

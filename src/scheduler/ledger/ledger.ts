@@ -357,7 +357,7 @@ export class RunLedger {
     try {
       const claim = this.deps.claimFile(claimFilePath(this.stateDir, key), runId);
       return claim.kind === "taken"
-        ? claim.runId || "(a run whose claim is being written)"
+        ? claim.runId || "(a claim whose run id cannot be read)"
         : undefined;
     } catch (err) {
       this.deps.logger.error({ err, key }, "slot claim file not written; the claim is in memory");
