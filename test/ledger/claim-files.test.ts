@@ -1,5 +1,5 @@
 // A slot is claimed once across processes sharing a state dir: the claim file, not memory.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -8,6 +8,7 @@ import {
   createExclusive,
 } from "../../src/scheduler/ledger/claim-files.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import { pruneState } from "../../src/scheduler/ledger/retention.js";
 import { slotKey } from "../../src/scheduler/ledger/slots.js";
 import { recordingLogger, tempDirs } from "../fixtures/fake-harness-helpers.js";
 
@@ -15,6 +16,7 @@ const dirs = tempDirs();
 afterEach(dirs.cleanup);
 
 const slot = new Date(Date.UTC(2026, 10, 29, 6, 0));
+const DAY = 86_400_000;
 const quiet = () => recordingLogger().logger;
 
 function plan(runId: string, schedule = "nightly") {
@@ -111,5 +113,17 @@ describe("slot claims on the shared filesystem", () => {
     expect(ledger.schedule(plan("nightly-20261129T0600-aaaaa")).kind).toBe("claimed");
     expect(ledger.schedule(plan("nightly-20261129T0600-bbbbb")).kind).toBe("duplicate");
     expect(existsSync(join(state, "claims"))).toBe(false);
+  });
+
+  it("retention removes claim files older than `[retention] runs`, by their age", () => {
+    const state = dirs.make();
+    const old = claimFilePath(state, slotKey("nightly", slot));
+    const fresh = claimFilePath(state, slotKey("nightly", new Date(slot.getTime() + 60_000)));
+    claimFile(old, "nightly-20261129T0600-aaaaa");
+    claimFile(fresh, "nightly-20261129T0601-bbbbb");
+    const now = Date.now();
+    utimesSync(old, new Date(now - 2 * DAY), new Date(now - 2 * DAY));
+    pruneState(state, { runsMs: DAY, outputMs: DAY, historyMs: DAY }, () => false, now);
+    expect([existsSync(old), existsSync(fresh)]).toEqual([false, true]);
   });
 });
