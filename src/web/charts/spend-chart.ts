@@ -1,0 +1,162 @@
+// The Spend chart: cost per day, stacked by schedule, with each schedule's dollar budget as a
+// line in its colour (per_day as it is; per_month as the daily pace that spends it in a
+// month). Every segment and line says its figures on hover (`<title>`); the page puts the same
+// figures in a table beside it.
+
+import { usd } from "../../scheduler/budget/spend.js";
+import type { SpendTrend } from "../../scheduler/budget/spend-trend.js";
+import { chart, el, type SvgNode } from "./svg.js";
+
+/** Series colours (Okabe and Ito's, told apart by most colour-blind readers); grey for "the rest". */
+const PALETTE = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#000000"];
+const REST = "#8c959f";
+
+export function seriesColour(trend: SpendTrend, index: number): string {
+  const s = trend.series[index]!;
+  return s.schedules > 1 ? REST : PALETTE[index % PALETTE.length]!;
+}
+
+/** The days in the month the axis ends in: a per_month budget spread over them. */
+function daysInMonth(day: string): number {
+  const [y, m] = day.split("-").map(Number) as [number, number];
+  return new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
+export interface BudgetLine {
+  series: number;
+  kind: "per_day" | "per_month";
+  usdPerDay: number;
+  text: string;
+}
+
+/** The lines the chart draws, each with the words its `<title>` and the table say. */
+export function budgetLines(trend: SpendTrend): BudgetLine[] {
+  const month = daysInMonth(trend.days.at(-1) ?? "2000-01-01");
+  return trend.series.flatMap((s, i) => [
+    ...(s.perDayUsd === undefined
+      ? []
+      : [
+          {
+            series: i,
+            kind: "per_day" as const,
+            usdPerDay: s.perDayUsd,
+            text: `${s.name}: per_day budget ${usd(s.perDayUsd)}`,
+          },
+        ]),
+    ...(s.perMonthUsd === undefined
+      ? []
+      : [
+          {
+            series: i,
+            kind: "per_month" as const,
+            usdPerDay: s.perMonthUsd / month,
+            text: `${s.name}: per_month budget ${usd(s.perMonthUsd)}, ${usd(s.perMonthUsd / month)} a day over ${month} days`,
+          },
+        ]),
+  ]);
+}
+
+/** The smallest of 1, 2, 2.5, 5 times a power of ten at or above `n`. */
+function niceCeiling(n: number): number {
+  if (!(n > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(n));
+  return ([1, 2, 2.5, 5, 10].find((f) => f * power >= n * 0.999) ?? 10) * power;
+}
+
+const SIZE = { width: 720, height: 260 };
+const PLOT = { left: 56, right: 8, top: 8, bottom: 24 };
+
+export function spendChart(trend: SpendTrend): SvgNode {
+  const { days, series } = trend;
+  const totals = days.map((_, d) => series.reduce((sum, s) => sum + s.costUsd[d]!, 0));
+  const lines = budgetLines(trend);
+  const top = niceCeiling(Math.max(...totals, ...lines.map((l) => l.usdPerDay), 0));
+  const plotW = SIZE.width - PLOT.left - PLOT.right;
+  const plotH = SIZE.height - PLOT.top - PLOT.bottom;
+  const y = (amount: number) => PLOT.top + plotH - (amount / top) * plotH;
+  const slot = plotW / Math.max(1, days.length);
+  const grid = [0, 0.5, 1].map((f) =>
+    el(
+      "g",
+      {},
+      el("line", {
+        x1: PLOT.left,
+        x2: SIZE.width - PLOT.right,
+        y1: y(top * f),
+        y2: y(top * f),
+        stroke: "#d0d7de",
+      }),
+      el(
+        "text",
+        {
+          x: PLOT.left - 6,
+          y: y(top * f) + 4,
+          "text-anchor": "end",
+          "font-size": 11,
+          fill: "#57606a",
+        },
+        usd(top * f),
+      ),
+    ),
+  );
+  // A date under every seventh day, counted back from the last, so today is always labelled.
+  const labels = days.flatMap((day, d) =>
+    (days.length - 1 - d) % 7 === 0
+      ? [
+          el(
+            "text",
+            {
+              x: PLOT.left + (d + 0.5) * slot,
+              y: SIZE.height - 6,
+              "text-anchor": "middle",
+              "font-size": 11,
+              fill: "#57606a",
+            },
+            day.slice(5),
+          ),
+        ]
+      : [],
+  );
+  const segments = days.flatMap((day, d) => {
+    let floor = 0;
+    return series.flatMap((s, i) => {
+      const cost = s.costUsd[d]!;
+      if (cost <= 0) return [];
+      const bottom = y(floor);
+      floor += cost;
+      const unknown =
+        s.unknownCost[d]! > 0 ? ` (+ ${s.unknownCost[d]} run(s) of unknown cost)` : "";
+      return [
+        el(
+          "rect",
+          {
+            x: PLOT.left + d * slot + slot * 0.12,
+            y: y(floor),
+            width: slot * 0.76,
+            height: Math.max(0.5, bottom - y(floor)),
+            fill: seriesColour(trend, i),
+          },
+          el("title", {}, `${s.name}, ${day}: ${usd(cost)}${unknown}`),
+        ),
+      ];
+    });
+  });
+  const budgetMarks = lines.map((l) =>
+    el(
+      "line",
+      {
+        x1: PLOT.left,
+        x2: SIZE.width - PLOT.right,
+        y1: y(l.usdPerDay),
+        y2: y(l.usdPerDay),
+        stroke: seriesColour(trend, l.series),
+        "stroke-width": 2,
+        "stroke-dasharray": l.kind === "per_month" ? "2 3" : "8 4",
+      },
+      el("title", {}, l.text),
+    ),
+  );
+  const spent = totals.reduce((a, b) => a + b, 0);
+  const label = `Spend per day over the last ${days.length} days, ${days[0]} to ${days.at(-1)}, stacked by schedule: ${usd(spent)} in all${lines.length > 0 ? `; ${lines.length} budget line(s)` : ""}. The table beside it has the figures.`;
+  return chart(SIZE, label, "spend-chart", [...grid, ...labels, ...segments, ...budgetMarks]);
+}
