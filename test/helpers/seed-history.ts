@@ -1,0 +1,49 @@
+// A schedule's past runs written into a state dir's ledger through the ledger itself (its real
+// files, as the daemon writes them), each at its own instant: weeks of history in a moment.
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import type { TerminalStatus } from "../../src/scheduler/ledger/run-outcome.js";
+import { newScheduledRunId } from "../../src/scheduler/ledger/scheduled-run-id.js";
+
+export interface PastRun {
+  schedule: string;
+  /** When it was launched (or its slot skipped). */
+  at: Date;
+  status: TerminalStatus | "skipped";
+  durationMs?: number;
+  costUsd?: number;
+  stopReason?: string;
+  exitCode?: number;
+}
+
+export function seedHistory(stateDir: string, runs: readonly PastRun[]): void {
+  let now = new Date(0);
+  const ledger = RunLedger.open(stateDir, { now: () => now });
+  for (const r of [...runs].sort((a, b) => a.at.getTime() - b.at.getTime())) {
+    now = r.at;
+    const runId = newScheduledRunId(r.schedule, r.at);
+    const slot = { runId, schedule: r.schedule, slot: r.at, trigger: "cron" as const };
+    if (r.status === "skipped") {
+      ledger.skip({ ...slot, cause: "overlap", detail: "the previous run was still going" });
+      continue;
+    }
+    ledger.schedule({ ...slot, kind: "preset", argv: ["autoloop"], cwd: stateDir });
+    ledger.started(runId, { pid: 1, outputPath: "", journalPath: "", journalOffset: 0 });
+    now = new Date(r.at.getTime() + (r.durationMs ?? 1000));
+    ledger.finished(runId, {
+      status: r.status,
+      basis: "exit",
+      durationMs: r.durationMs ?? 1000,
+      journalPath: "",
+      ...(r.stopReason !== undefined && { stopReason: r.stopReason }),
+      ...(r.exitCode !== undefined && { exitCode: r.exitCode }),
+      ...(r.costUsd !== undefined && {
+        spend: {
+          costUsd: r.costUsd,
+          tokens: Math.round(r.costUsd * 200_000),
+          unpricedIterations: 0,
+        },
+        spendBasis: "harness" as const,
+      }),
+    });
+  }
+}
