@@ -38,7 +38,10 @@ const MARKS = 10;
 const sparkline = (row: ScheduleRow, now: number) =>
   row.recent.length === 0
     ? ""
-    : new Html(runBars(row.recent, { schedule: row.name, now, width: 120, height: 26 }).svg);
+    : new Html(
+        runBars(row.recent, { schedule: row.name, now, width: 120, height: 26, detail: "short" })
+          .svg,
+      );
 
 function scheduleRow(row: ScheduleRow, ctx: PageContext) {
   const id = `s-${pathPart(row.name)}`;

@@ -83,6 +83,31 @@ describe("a schedule's runs as bars", () => {
     expect(svg).toContain('fill-opacity="0.5"');
   });
 
+  it("draws a sparkline's bars as one path per outcome, small enough for a table of many", () => {
+    const runs = Array.from({ length: 30 }, (_, i) =>
+      bar(i, i % 7 === 3 ? "failed" : i === 9 ? "skipped" : "completed", { costUsd: 0.5 }),
+    );
+    const svg = runBars(runs, {
+      schedule: "nightly",
+      now,
+      width: 120,
+      height: 26,
+      detail: "short",
+    }).svg;
+    expect(xmlProblem(svg)).toBeUndefined();
+    expect(svg.match(/<title>/g)).toHaveLength(1);
+    expect(svg).toContain(
+      "<title>Last 30 runs of nightly, oldest to newest: 25 completed, 4 failed, 1 skipped",
+    );
+    const paths = [...svg.matchAll(/<path d="([^"]+)" fill="([^"]+)"/g)];
+    expect(paths.map((p) => [p[2], p[1]!.match(/M/g)!.length])).toEqual([
+      ["#1a7f37", 25],
+      ["#cf222e", 4],
+    ]);
+    expect(svg.match(/<circle /g)).toHaveLength(1);
+    expect(svg.length).toBeLessThan(2000);
+  });
+
   it("says so when there are no runs", () => {
     const svg = runBars([], { schedule: "nightly", now, width: 120, height: 26 }).svg;
     expect(xmlProblem(svg)).toBeUndefined();

@@ -3,8 +3,8 @@
 // the run, its duration and what it cost (`<title>`). Used large on a schedule's page and as a
 // sparkline in the overview's table.
 import { formatDuration } from "../../util/duration.js";
-import { outcomeLook, outcomeWords } from "./outcomes.js";
-import { chart, el, type SvgNode } from "./svg.js";
+import { type OutcomeLook, outcomeLook, outcomeWords } from "./outcomes.js";
+import { chart, el, px, type SvgNode } from "./svg.js";
 
 export interface RunBar {
   runId: string;
@@ -24,6 +24,11 @@ export interface RunBarsOptions {
   height: number;
   /** Places on the axis; the newest run is at the right (default 30). */
   slots?: number;
+  /**
+   * "full": each bar has a `<title>` (the run, its time, duration and cost) and its whole column
+   * answers the pointer; "short": a sparkline, its bars drawn together under the chart's title.
+   */
+  detail?: "full" | "short";
 }
 
 const MIN_BAR = 2;
@@ -37,7 +42,7 @@ function durationOf(bar: RunBar, now: number): number | undefined {
     : undefined;
 }
 
-/** "failed (exit 7), 2026-11-27 10:00Z, took 3.2s, cost $0.0123: nightly-2026…". */
+/** "failed (backend_failed), 2026-11-27 10:00Z, took 3.2s, cost $0.0123: nightly-2026…". */
 export function barTitle(bar: RunBar, now: number): string {
   const ms = durationOf(bar, now);
   const took =
@@ -61,56 +66,101 @@ function summary(bars: readonly RunBar[], o: RunBarsOptions, longest: number): s
   return `Last ${bars.length} runs of ${o.schedule}, oldest to newest: ${tally}${took}.`;
 }
 
-/** The chart; `newestFirst` as the ledger lists runs (only the newest `slots` are drawn). */
-export function runBars(newestFirst: readonly RunBar[], o: RunBarsOptions): SvgNode {
-  const slots = o.slots ?? 30;
-  const bars = newestFirst.slice(0, slots).reverse();
+/** Where each bar goes: its column, its box (or dot), on a baseline shared by all. */
+interface Placed {
+  bar: RunBar;
+  look: OutcomeLook;
+  column: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+function place(bars: readonly RunBar[], o: RunBarsOptions, slots: number) {
   const ms = bars.map((b) => durationOf(b, o.now) ?? 0);
   const side = bars.map((b) => outcomeLook(b.status).side);
   const maxUp = Math.max(0, ...ms.filter((_, i) => side[i] === "up"));
   const maxDown = Math.max(0, ...ms.filter((_, i) => side[i] === "down"));
   // The baseline leaves room below it only when some run did not complete.
   const base = side.includes("down") ? Math.round(o.height * 0.62) : o.height - 1;
-  const upRoom = base - 1;
-  const downRoom = o.height - base - 1;
+  const room = { up: base - 1, down: o.height - base - 1, dot: 0 };
   const scale = Math.min(
-    maxUp > 0 ? upRoom / maxUp : Number.POSITIVE_INFINITY,
-    maxDown > 0 ? downRoom / maxDown : Number.POSITIVE_INFINITY,
+    maxUp > 0 ? room.up / maxUp : Number.POSITIVE_INFINITY,
+    maxDown > 0 ? room.down / maxDown : Number.POSITIVE_INFINITY,
   );
-  const slotWidth = o.width / slots;
-  const barWidth = Math.max(1, slotWidth * 0.72);
-  const marks = bars.map((bar, i) => {
+  const column = o.width / slots;
+  const width = Math.max(1, column * 0.72);
+  const placed = bars.map((bar, i): Placed => {
     const look = outcomeLook(bar.status);
-    const left = o.width - (bars.length - i) * slotWidth;
-    const x = left + (slotWidth - barWidth) / 2;
-    const h = Math.max(MIN_BAR, Number.isFinite(scale) ? ms[i]! * scale : MIN_BAR);
+    const left = o.width - (bars.length - i) * column;
+    const tall = Math.max(MIN_BAR, Number.isFinite(scale) ? ms[i]! * scale : MIN_BAR);
+    const height = Math.min(tall, room[look.side]);
+    const y = look.side === "up" ? base - height : base;
+    return { bar, look, column: left, x: left + (column - width) / 2, y, width, height };
+  });
+  return { placed, base, column, longest: Math.max(maxUp, maxDown) };
+}
+
+const dot = (p: Placed, base: number) =>
+  el("circle", {
+    cx: p.x + p.width / 2,
+    cy: base,
+    r: Math.min(2.5, p.width / 2 + 0.5),
+    fill: p.look.colour,
+  });
+
+/** Each bar with its own `<title>`, its whole column answering the pointer. */
+function fullMarks(placed: readonly Placed[], base: number, column: number, o: RunBarsOptions) {
+  return placed.map((p) => {
     const shape =
-      look.side === "dot"
-        ? el("circle", {
-            cx: x + barWidth / 2,
-            cy: base,
-            r: Math.min(2.5, barWidth / 2 + 0.5),
-            fill: look.colour,
-          })
+      p.look.side === "dot"
+        ? dot(p, base)
         : el("rect", {
-            x,
-            y: look.side === "up" ? base - Math.min(h, upRoom) : base,
-            width: barWidth,
-            height: Math.min(h, look.side === "up" ? upRoom : downRoom),
-            fill: look.colour,
-            "fill-opacity": look.pale ? 0.5 : undefined,
-            class: `bar ${bar.status}`,
+            x: p.x,
+            y: p.y,
+            width: p.width,
+            height: p.height,
+            fill: p.look.colour,
+            "fill-opacity": p.look.pale ? 0.5 : undefined,
+            class: `bar ${p.bar.status}`,
           });
-    // The whole column answers the pointer, however short the bar.
     const hit = el("rect", {
-      x: left,
+      x: p.column,
       y: 0,
-      width: slotWidth,
+      width: column,
       height: o.height,
       fill: "transparent",
     });
-    return el("g", {}, el("title", {}, barTitle(bar, o.now)), hit, shape);
+    return el("g", {}, el("title", {}, barTitle(p.bar, o.now)), hit, shape);
   });
+}
+
+/** A sparkline: one path per outcome (a table of many rows stays small); the chart's title says it all. */
+function sparkMarks(placed: readonly Placed[], base: number) {
+  const paths = new Map<string, { look: OutcomeLook; d: string }>();
+  for (const p of placed) {
+    if (p.look.side === "dot") continue;
+    const key = `${p.look.colour}${p.look.pale}`;
+    const path = paths.get(key) ?? { look: p.look, d: "" };
+    path.d += `M${px(p.x)} ${px(p.y)}h${px(p.width)}v${px(p.height)}h-${px(p.width)}z`;
+    paths.set(key, path);
+  }
+  return [
+    ...[...paths.values()].map(({ look, d }) =>
+      el("path", { d, fill: look.colour, "fill-opacity": look.pale ? 0.5 : undefined }),
+    ),
+    ...placed.filter((p) => p.look.side === "dot").map((p) => dot(p, base)),
+  ];
+}
+
+/** The chart; `newestFirst` as the ledger lists runs (only the newest `slots` are drawn). */
+export function runBars(newestFirst: readonly RunBar[], o: RunBarsOptions): SvgNode {
+  const slots = o.slots ?? 30;
+  const bars = newestFirst.slice(0, slots).reverse();
+  const { placed, base, column, longest } = place(bars, o, slots);
+  const marks =
+    o.detail === "short" ? sparkMarks(placed, base) : fullMarks(placed, base, column, o);
   const baseline = el("line", {
     x1: 0,
     x2: o.width,
@@ -119,5 +169,5 @@ export function runBars(newestFirst: readonly RunBar[], o: RunBarsOptions): SvgN
     stroke: "#8c959f",
     "stroke-width": 1,
   });
-  return chart(o, summary(bars, o, Math.max(maxUp, maxDown)), "run-bars", [baseline, ...marks]);
+  return chart(o, summary(bars, o, longest), "run-bars", [baseline, ...marks]);
 }
