@@ -8,7 +8,8 @@ export interface PastRun {
   schedule: string;
   /** When it was launched (or its slot skipped). */
   at: Date;
-  status: TerminalStatus | "skipped";
+  /** "running": launched and not ended. */
+  status: TerminalStatus | "skipped" | "running";
   durationMs?: number;
   costUsd?: number;
   stopReason?: string;
@@ -28,6 +29,7 @@ export function seedHistory(stateDir: string, runs: readonly PastRun[]): void {
     }
     ledger.schedule({ ...slot, kind: "preset", argv: ["autoloop"], cwd: stateDir });
     ledger.started(runId, { pid: 1, outputPath: "", journalPath: "", journalOffset: 0 });
+    if (r.status === "running") continue;
     now = new Date(r.at.getTime() + (r.durationMs ?? 1000));
     ledger.finished(runId, {
       status: r.status,

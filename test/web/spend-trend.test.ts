@@ -6,13 +6,13 @@ import { dayAxis } from "../../src/scheduler/budget/daily-spend.js";
 import { spendTrend } from "../../src/scheduler/budget/spend-trend.js";
 import { defaultConfig } from "../../src/scheduler/config/config.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
-import { newScheduledRunId } from "../../src/scheduler/ledger/scheduled-run-id.js";
 import type { Schedule } from "../../src/scheduler/schedules/schedule-file.js";
 import {
   parseScheduleFile,
   scheduleDefaults,
 } from "../../src/scheduler/schedules/schedule-file.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { seedHistory } from "../helpers/seed-history.js";
 
 afterEach(cleanupTempDirs);
 
@@ -31,36 +31,20 @@ function schedulesOf(entries: Array<{ name: string; zone?: string; budget?: stri
   return new Map<string, Schedule>(parsed.schedules.map((s) => [s.name, s]));
 }
 
+/** The runs written into a fresh state dir's ledger, and the ledger read back from disk. */
 function ledgerWith(
   runs: Array<{ schedule: string; at: string; cost?: number; running?: boolean }>,
 ) {
   const dir = tempDir("autoloop-trend-");
-  let now = new Date(0);
-  const ledger = RunLedger.open(dir, { now: () => now });
-  for (const [i, r] of runs.entries()) {
-    now = new Date(r.at);
-    const runId = newScheduledRunId(r.schedule, new Date(now.getTime() + i));
-    ledger.schedule({
-      runId,
+  seedHistory(
+    dir,
+    runs.map((r) => ({
       schedule: r.schedule,
-      slot: now,
-      trigger: "cron",
-      kind: "preset",
-      argv: ["autoloop"],
-      cwd: dir,
-    });
-    ledger.started(runId, { pid: 1, outputPath: "", journalPath: "", journalOffset: 0 });
-    if (r.running) continue;
-    ledger.finished(runId, {
-      status: "completed",
-      basis: "journal",
-      durationMs: 1000,
-      journalPath: "",
-      ...(r.cost !== undefined && {
-        spend: { costUsd: r.cost, tokens: 10, unpricedIterations: 0 },
-      }),
-    });
-  }
+      at: new Date(r.at),
+      status: r.running ? ("running" as const) : ("completed" as const),
+      ...(r.cost !== undefined && { costUsd: r.cost }),
+    })),
+  );
   return RunLedger.open(dir);
 }
 

@@ -3,13 +3,13 @@
 // ledger: a schedule's page with its last runs as bars, the overview's sparklines and Spend
 // chart (with its table), and the badges; each SVG parsed as XML, and the charts drawn in
 // headless Chromium. SCREENSHOTS_DIR=dir saves screenshots (`npm run screenshots`).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { join } from "node:path";
-import { execa, type ResultPromise } from "execa";
+import type { ResultPromise } from "execa";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { cleanupTempDirs, startDaemonProcess, tempDir } from "../helpers/cli.js";
 import { type PastRun, seedHistory } from "../helpers/seed-history.js";
 import { waitFor } from "../helpers/wait.js";
 import { xmlProblem } from "../helpers/xml.js";
@@ -99,17 +99,7 @@ beforeAll(async () => {
     join(root, "state", "paused.json"),
     JSON.stringify({ all: false, schedules: ["held"] }),
   );
-  daemon = execa(process.execPath, [AUTOLOOP_CRON, "start", "--config", config], {
-    env: cleanEnv(),
-    extendEnv: false,
-    reject: false,
-  });
-  const info = join(root, "state", "daemon.json");
-  url = await waitFor(
-    () => existsSync(info) && (JSON.parse(readFileSync(info, "utf8")) as { http: string }).http,
-    "the daemon's address in daemon.json",
-    30_000,
-  );
+  ({ daemon, url } = await startDaemonProcess(config));
 }, 60_000);
 
 afterAll(async () => {

@@ -65,90 +65,85 @@ function niceCeiling(n: number): number {
 
 const SIZE = { width: 720, height: 260 };
 const PLOT = { left: 56, right: 8, top: 8, bottom: 24 };
+const PLOT_HEIGHT = SIZE.height - PLOT.top - PLOT.bottom;
+const AXIS_TEXT = { "font-size": 11, fill: "#57606a" };
 
-export function spendChart(trend: SpendTrend): SvgNode {
-  const { days, series } = trend;
-  const totals = days.map((_, d) => series.reduce((sum, s) => sum + s.costUsd[d]!, 0));
-  const lines = budgetLines(trend);
-  const top = niceCeiling(Math.max(...totals, ...lines.map((l) => l.usdPerDay), 0));
-  const plotW = SIZE.width - PLOT.left - PLOT.right;
-  const plotH = SIZE.height - PLOT.top - PLOT.bottom;
-  const y = (amount: number) => PLOT.top + plotH - (amount / top) * plotH;
-  const slot = plotW / Math.max(1, days.length);
-  const grid = [0, 0.5, 1].map((f) =>
-    el(
+/** The plot's scale: dollars to y, a day's column to x. */
+interface Scale {
+  y: (amount: number) => number;
+  slot: number;
+  top: number;
+}
+
+/** Gridlines at none, half and all of the scale, each with its amount. */
+function yAxis(scale: Scale) {
+  return [0, 0.5, 1].map((f) => {
+    const at = scale.y(scale.top * f);
+    return el(
       "g",
       {},
-      el("line", {
-        x1: PLOT.left,
-        x2: SIZE.width - PLOT.right,
-        y1: y(top * f),
-        y2: y(top * f),
-        stroke: "#d0d7de",
-      }),
+      el("line", { x1: PLOT.left, x2: SIZE.width - PLOT.right, y1: at, y2: at, stroke: "#d0d7de" }),
       el(
         "text",
-        {
-          x: PLOT.left - 6,
-          y: y(top * f) + 4,
-          "text-anchor": "end",
-          "font-size": 11,
-          fill: "#57606a",
-        },
-        usd(top * f),
+        { x: PLOT.left - 6, y: at + 4, "text-anchor": "end", ...AXIS_TEXT },
+        usd(scale.top * f),
       ),
-    ),
-  );
-  // A date under every seventh day, counted back from the last, so today is always labelled.
-  const labels = days.flatMap((day, d) =>
+    );
+  });
+}
+
+/** A date under every seventh day, counted back from the last, so today is always labelled. */
+function xAxis(days: readonly string[], scale: Scale) {
+  return days.flatMap((day, d) =>
     (days.length - 1 - d) % 7 === 0
       ? [
           el(
             "text",
             {
-              x: PLOT.left + (d + 0.5) * slot,
+              x: PLOT.left + (d + 0.5) * scale.slot,
               y: SIZE.height - 6,
               "text-anchor": "middle",
-              "font-size": 11,
-              fill: "#57606a",
+              ...AXIS_TEXT,
             },
             day.slice(5),
           ),
         ]
       : [],
   );
-  const segments = days.flatMap((day, d) => {
+}
+
+/** Each day's column: a segment per schedule that spent, stacked in the series' order. */
+function stacks(trend: SpendTrend, scale: Scale) {
+  return trend.days.flatMap((day, d) => {
     let floor = 0;
-    return series.flatMap((s, i) => {
+    return trend.series.flatMap((s, i) => {
       const cost = s.costUsd[d]!;
       if (cost <= 0) return [];
-      const bottom = y(floor);
+      const bottom = scale.y(floor);
       floor += cost;
       const unknown =
         s.unknownCost[d]! > 0 ? ` (+ ${s.unknownCost[d]} run(s) of unknown cost)` : "";
-      return [
-        el(
-          "rect",
-          {
-            x: PLOT.left + d * slot + slot * 0.12,
-            y: y(floor),
-            width: slot * 0.76,
-            height: Math.max(0.5, bottom - y(floor)),
-            fill: seriesColour(trend, i),
-          },
-          el("title", {}, `${s.name}, ${day}: ${usd(cost)}${unknown}`),
-        ),
-      ];
+      const box = {
+        x: PLOT.left + d * scale.slot + scale.slot * 0.12,
+        y: scale.y(floor),
+        width: scale.slot * 0.76,
+        height: Math.max(0.5, bottom - scale.y(floor)),
+        fill: seriesColour(trend, i),
+      };
+      return [el("rect", box, el("title", {}, `${s.name}, ${day}: ${usd(cost)}${unknown}`))];
     });
   });
-  const budgetMarks = lines.map((l) =>
+}
+
+function budgetMarks(trend: SpendTrend, lines: readonly BudgetLine[], scale: Scale) {
+  return lines.map((l) =>
     el(
       "line",
       {
         x1: PLOT.left,
         x2: SIZE.width - PLOT.right,
-        y1: y(l.usdPerDay),
-        y2: y(l.usdPerDay),
+        y1: scale.y(l.usdPerDay),
+        y2: scale.y(l.usdPerDay),
         stroke: seriesColour(trend, l.series),
         "stroke-width": 2,
         "stroke-dasharray": l.kind === "per_month" ? "2 3" : "8 4",
@@ -156,7 +151,25 @@ export function spendChart(trend: SpendTrend): SvgNode {
       el("title", {}, l.text),
     ),
   );
+}
+
+export function spendChart(trend: SpendTrend): SvgNode {
+  const { days, series } = trend;
+  const totals = days.map((_, d) => series.reduce((sum, s) => sum + s.costUsd[d]!, 0));
+  const lines = budgetLines(trend);
+  const top = niceCeiling(Math.max(...totals, ...lines.map((l) => l.usdPerDay), 0));
+  const scale: Scale = {
+    top,
+    y: (amount) => PLOT.top + PLOT_HEIGHT - (amount / top) * PLOT_HEIGHT,
+    slot: (SIZE.width - PLOT.left - PLOT.right) / Math.max(1, days.length),
+  };
   const spent = totals.reduce((a, b) => a + b, 0);
   const label = `Spend per day over the last ${days.length} days, ${days[0]} to ${days.at(-1)}, stacked by schedule: ${usd(spent)} in all${lines.length > 0 ? `; ${lines.length} budget line(s)` : ""}. The table beside it has the figures.`;
-  return chart(SIZE, label, "spend-chart", [...grid, ...labels, ...segments, ...budgetMarks]);
+  const parts = [
+    ...yAxis(scale),
+    ...xAxis(days, scale),
+    ...stacks(trend, scale),
+    ...budgetMarks(trend, lines, scale),
+  ];
+  return chart(SIZE, label, "spend-chart", parts);
 }
