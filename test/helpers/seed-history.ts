@@ -1,7 +1,7 @@
 // A schedule's past runs written into a state dir's ledger through the ledger itself (its real
 // files, as the daemon writes them), each at its own instant: weeks of history in a moment.
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
-import type { TerminalStatus } from "../../src/scheduler/ledger/run-outcome.js";
+import type { SpendBasis, TerminalStatus } from "../../src/scheduler/ledger/run-outcome.js";
 import { newScheduledRunId } from "../../src/scheduler/ledger/scheduled-run-id.js";
 
 export interface PastRun {
@@ -14,6 +14,9 @@ export interface PastRun {
   costUsd?: number;
   stopReason?: string;
   exitCode?: number;
+  /** The ceiling its budget gave it, and where its spend came from (default the harness's). */
+  ceilingUsd?: number;
+  spendBasis?: SpendBasis;
 }
 
 export function seedHistory(stateDir: string, runs: readonly PastRun[]): void {
@@ -27,7 +30,8 @@ export function seedHistory(stateDir: string, runs: readonly PastRun[]): void {
       ledger.skip({ ...slot, cause: "overlap", detail: "the previous run was still going" });
       continue;
     }
-    ledger.schedule({ ...slot, kind: "preset", argv: ["autoloop"], cwd: stateDir });
+    const ceiling = r.ceilingUsd === undefined ? {} : { budgetUsd: r.ceilingUsd };
+    ledger.schedule({ ...slot, kind: "preset", argv: ["autoloop"], cwd: stateDir, ...ceiling });
     ledger.started(runId, { pid: 1, outputPath: "", journalPath: "", journalOffset: 0 });
     if (r.status === "running") continue;
     now = new Date(r.at.getTime() + (r.durationMs ?? 1000));
@@ -44,7 +48,7 @@ export function seedHistory(stateDir: string, runs: readonly PastRun[]): void {
           tokens: Math.round(r.costUsd * 200_000),
           unpricedIterations: 0,
         },
-        spendBasis: "harness" as const,
+        spendBasis: r.spendBasis ?? "harness",
       }),
     });
   }

@@ -33,7 +33,13 @@ function schedulesOf(entries: Array<{ name: string; zone?: string; budget?: stri
 
 /** The runs written into a fresh state dir's ledger, and the ledger read back from disk. */
 function ledgerWith(
-  runs: Array<{ schedule: string; at: string; cost?: number; running?: boolean }>,
+  runs: Array<{
+    schedule: string;
+    at: string;
+    cost?: number;
+    running?: boolean;
+    claimed?: boolean;
+  }>,
 ) {
   const dir = tempDir("autoloop-trend-");
   seedHistory(
@@ -43,6 +49,8 @@ function ledgerWith(
       at: new Date(r.at),
       status: r.running ? ("running" as const) : ("completed" as const),
       ...(r.cost !== undefined && { costUsd: r.cost }),
+      // Only the run's journal said what it spent, under a ceiling.
+      ...(r.claimed && { ceilingUsd: 2, spendBasis: "journal" as const }),
     })),
   );
   return RunLedger.open(dir);
@@ -63,11 +71,12 @@ describe("the Spend chart's figures", () => {
       { schedule: "berlin", at: "2026-11-27T09:00:00Z", running: true },
       { schedule: "utc", at: "2026-11-26T23:30:00Z", cost: 2 },
       { schedule: "utc", at: "2026-11-25T12:00:00Z", cost: 0.25 },
+      { schedule: "utc", at: "2026-11-26T12:00:00Z", cost: 0.5, claimed: true },
     ]);
     const trend = spendTrend(schedules, ledger, NOW, { days: 3 });
     expect(trend.days).toEqual(["2026-11-25", "2026-11-26", "2026-11-27"]);
     expect(trend.series).toEqual([
-      { name: "utc", schedules: 1, costUsd: [0.25, 2, 0], unknownCost: [0, 0, 0] },
+      { name: "utc", schedules: 1, costUsd: [0.25, 2.5, 0], unknownCost: [0, 1, 0] },
       {
         name: "berlin",
         schedules: 1,

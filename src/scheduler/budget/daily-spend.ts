@@ -54,7 +54,9 @@ export function dailySpend(
     if (!(i >= 0 && i < days.length)) continue;
     const usd = plausibleUsd(run.costUsd);
     out.costUsd[i]! += usd ?? 0;
-    if (usd === undefined || (run.unpricedIterations ?? 0) > 0) out.unknownCost[i]! += 1;
+    // As the Spend table counts them (spend.ts): no figure, a partial one, or only the run's word.
+    const claimed = run.spendBasis === "journal" && run.budgetUsd !== undefined;
+    if (usd === undefined || (run.unpricedIterations ?? 0) > 0 || claimed) out.unknownCost[i]! += 1;
   }
   return out;
 }
