@@ -168,6 +168,24 @@ describe("the Spend chart", () => {
   });
 });
 
+describe("the Spend chart's scale", () => {
+  it("names a budget far above the bars instead of flattening them under it", () => {
+    const far = {
+      days: ["2026-11-26", "2026-11-27"],
+      series: [
+        { name: "cheap", schedules: 1, costUsd: [0.04, 0.05], unknownCost: [0, 0], perDayUsd: 500 },
+      ],
+    };
+    const svg = spendChart(far).svg;
+    expect(xmlProblem(svg)).toBeUndefined();
+    expect(svg).toContain("$0.09 in all");
+    expect(svg).toContain("0 budget line(s), 1 above the scale");
+    expect(svg).not.toContain("stroke-dasharray");
+    // The busiest day fills the plot: the scale's top is $0.05, not $500.
+    expect(svg).toMatch(/>\$0\.05<\/text>/);
+  });
+});
+
 describe("the badge", () => {
   it("is a standalone SVG named by its title", () => {
     for (const state of ["passing", "failing", "paused", "running"] as const) {

@@ -153,23 +153,47 @@ function budgetMarks(trend: SpendTrend, lines: readonly BudgetLine[], scale: Sca
   );
 }
 
+/** A budget this many times the busiest day would flatten the bars: it is named, not drawn. */
+const OFF_SCALE = 4;
+
+/** "2 budgets are above this scale (…)", at the plot's top right, when some are. */
+function offScaleNote(count: number) {
+  if (count === 0) return [];
+  const text = `${count} budget line(s) above this scale: the list beside the chart has them`;
+  return [
+    el(
+      "text",
+      { x: SIZE.width - PLOT.right, y: PLOT.top + 10, "text-anchor": "end", ...AXIS_TEXT },
+      text,
+    ),
+  ];
+}
+
 export function spendChart(trend: SpendTrend): SvgNode {
   const { days, series } = trend;
   const totals = days.map((_, d) => series.reduce((sum, s) => sum + s.costUsd[d]!, 0));
+  const busiest = Math.max(...totals, 0);
   const lines = budgetLines(trend);
-  const top = niceCeiling(Math.max(...totals, ...lines.map((l) => l.usdPerDay), 0));
+  const drawn = lines.filter((l) => busiest === 0 || l.usdPerDay <= OFF_SCALE * busiest);
+  const top = niceCeiling(Math.max(busiest, ...drawn.map((l) => l.usdPerDay)));
   const scale: Scale = {
     top,
     y: (amount) => PLOT.top + PLOT_HEIGHT - (amount / top) * PLOT_HEIGHT,
     slot: (SIZE.width - PLOT.left - PLOT.right) / Math.max(1, days.length),
   };
   const spent = totals.reduce((a, b) => a + b, 0);
-  const label = `Spend per day over the last ${days.length} days, ${days[0]} to ${days.at(-1)}, stacked by schedule: ${usd(spent)} in all${lines.length > 0 ? `; ${lines.length} budget line(s)` : ""}. The table beside it has the figures.`;
+  const off = lines.length - drawn.length;
+  const budgets =
+    lines.length === 0
+      ? ""
+      : `; ${drawn.length} budget line(s)${off > 0 ? `, ${off} above the scale` : ""}`;
+  const label = `Spend per day over the last ${days.length} days, ${days[0]} to ${days.at(-1)}, stacked by schedule: ${usd(spent)} in all${budgets}. The table beside it has the figures.`;
   const parts = [
     ...yAxis(scale),
     ...xAxis(days, scale),
     ...stacks(trend, scale),
-    ...budgetMarks(trend, lines, scale),
+    ...budgetMarks(trend, drawn, scale),
+    ...offScaleNote(off),
   ];
   return chart(SIZE, label, "spend-chart", parts);
 }
