@@ -1,7 +1,7 @@
 // `/schedules/<name>`: one schedule, how its last runs went (bars and the same runs as a
 // table), what it spent per day against its budget, and its badge for a README.
 import type { ScheduleRow } from "../operator/overview.js";
-import { type SpendRow, spendLine } from "../scheduler/budget/spend-rows.js";
+import { type SpendRow, spendSummary } from "../scheduler/budget/spend-rows.js";
 import type { SpendTrend } from "../scheduler/budget/spend-trend.js";
 import { formatDuration } from "../util/duration.js";
 import { badgeState } from "./charts/badge.js";
@@ -63,7 +63,7 @@ export function schedulePage(d: SchedulePageData, ctx: PageContext): string {
 <dt>State</dt><dd>${state}${row.running.length > 0 ? html`; running ${row.running.map((r) => html`<a href="/runs/${encodeURIComponent(r)}">${r}</a> `)}` : ""}</dd>
 <dt>Next fire</dt><dd>${when(row.nextFire, ctx.now)}</dd>
 <dt>File</dt><dd><code>${row.file}</code></dd>
-<dt>Spend</dt><dd>${spendLine(d.spend).replace(`${row.name}: `, "")}</dd>
+<dt>Spend</dt><dd>${d.spend.exhausted ? html`<span class="state failing">spent</span> ${d.spend.exhausted}<br>` : ""}${spendSummary(d.spend)}</dd>
 </dl>
 <p>${actions(row, ctx)}</p>
 <h2 id="runs">Last ${TREND_RUNS} runs</h2>

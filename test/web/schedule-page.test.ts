@@ -91,6 +91,21 @@ describe("a schedule's page", () => {
     expect(page).toContain('alt="fresh: no runs"');
   });
 
+  it("says when its budget is spent, and what it spent against it", () => {
+    const d = data("nightly", []);
+    d.spend = {
+      ...d.spend,
+      today: { ...none, costUsd: 4.5, runs: 2 },
+      budget: { perDayUsd: 4 },
+      exhausted: "budget exhausted: nightly spent $4.50 of its per_day $4.00 for 2026-11-27 (UTC)",
+      holds: "cost",
+    };
+    const page = schedulePage(d, ctx);
+    expect(page).toContain(
+      '<dt>Spend</dt><dd><span class="state failing">spent</span> budget exhausted: nightly spent $4.50 of its per_day $4.00 for 2026-11-27 (UTC)<br>today $4.50 of $4.00; 2026-11 $0.00</dd>',
+    );
+  });
+
   it("escapes the name wherever it shows", () => {
     const page = schedulePage(data('a"<b>', []), ctx);
     expect(page).not.toContain("<b>");
