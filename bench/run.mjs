@@ -6,6 +6,7 @@ import { benchPeers } from "./scheduler/peers.mjs";
 import { benchScale } from "./scheduler/scale.mjs";
 import { benchScheduler } from "./scheduler.mjs";
 import { benchSpend } from "./spend.mjs";
+import { benchTrends } from "./trends.mjs";
 
 const only = process.argv[2];
 const suites = {
@@ -16,6 +17,7 @@ const suites = {
   peers: benchPeers,
   monitor: benchMonitor,
   spend: benchSpend,
+  trends: benchTrends,
 };
 let ok = true;
 for (const [name, fn] of Object.entries(suites)) {

@@ -58,6 +58,14 @@ button.danger { color: var(--bad); }
 dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0; }
 dl.fields dt { color: var(--muted); } dl.fields dd { margin: 0; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+figure { margin: 0 0 1rem; } figcaption { font-size: .85rem; margin: .25rem 0; }
+svg.spend-chart, svg.run-bars { max-width: 100%; height: auto; }
+.trend { display: flex; gap: 1.5rem; flex-wrap: wrap; align-items: flex-start; }
+.trend .figures { flex: 1 1 22rem; max-height: 19rem; overflow: auto; border: 1px solid var(--line); }
+.trend .figures td, .trend .figures th { padding: .2rem .5rem; white-space: nowrap; }
+.trend .figures thead th { position: sticky; top: 0; background: var(--bg); }
+.legend { display: flex; gap: .4rem 1rem; flex-wrap: wrap; margin: .25rem 0; padding: 0; list-style: none; font-size: .85rem; }
+.budgets { font-size: .85rem; margin: .5rem; padding-left: 1rem; }
 label { margin-right: .4rem; } input[type=text], input[type=search] { font: inherit; padding: .15rem .4rem; border: 1px solid #8c959f; border-radius: 6px; }
 `;
 

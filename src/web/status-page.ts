@@ -1,5 +1,5 @@
-// The status page on the daemon's HTTP server: `/`, `/runs/<id>`, `/incidents/<slug>`, the
-// live event stream and the operator's buttons (pause, resume, fire, stop, ack, resolve),
+// The status page on the daemon's HTTP server: `/`, `/schedules/<name>` (and its badge),
+// `/runs/<id>`, `/incidents/<slug>`, the live event stream and the operator's buttons (pause, resume, fire, stop, ack, resolve),
 // which go through the same code paths as the CLI.
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -7,15 +7,19 @@ import { readStatus } from "../monitor/status.js";
 import { incidentStore } from "../operator/incident-actions.js";
 import { scheduleOverview } from "../operator/overview.js";
 import { runDetail, runJournal } from "../operator/run-detail.js";
+import { spendTrend } from "../scheduler/budget/spend-trend.js";
 import { isScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
 import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
 import { LIVE_SCRIPT, STYLESHEET } from "./assets.js";
+import { badgeSvg } from "./charts/badge.js";
 import { type DashboardData, dashboardPage } from "./dashboard-page.js";
 import { incidentPage, notFoundPage, runPage } from "./detail-pages.js";
 import { refuseCrossSite, refuseHost, safeBack, tokenMatches } from "./guard.js";
 import type { PageContext } from "./layout.js";
 import type { LiveUpdates } from "./live.js";
 import { type ActionContext, type ActionResult, runAction } from "./page-actions.js";
+import { schedulePage, TREND_RUNS } from "./schedule-page.js";
+import { scheduleBadgeState, schedulePageData } from "./schedule-views.js";
 
 export interface StatusPageOptions extends ActionContext {
   live: LiveUpdates;
@@ -38,15 +42,20 @@ const SECURITY_HEADERS = {
   "Cache-Control": "no-store",
 };
 
+/** A badge may be cached a minute: a README shows it through an image proxy. */
+const BADGE_HEADERS = { "Cache-Control": "public, max-age=60" };
+
 function send(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
   type: string,
   body: string,
+  headers: Record<string, string> = {},
 ) {
   res.writeHead(status, {
     ...SECURITY_HEADERS,
+    ...headers,
     "Content-Type": `${type}; charset=utf-8`,
     "Content-Length": Buffer.byteLength(body),
   });
@@ -169,6 +178,7 @@ class StatusPage {
           pause,
           killSwitch,
           nextFire: (s) => daemon.nextFire(s.name),
+          recent: TREND_RUNS,
         },
         { filter },
       ),
@@ -184,6 +194,7 @@ class StatusPage {
       allPaused: pause.all,
       killSwitch,
       spend: status.spend,
+      spendTrend: spendTrend(daemon.schedules, daemon.ledger, ctx.now),
       windows: status.windows,
     };
     return dashboardPage(data, ctx);
@@ -202,10 +213,31 @@ class StatusPage {
       else this.o.live.subscribe(res);
     } else if (path === "/" || path === "/index.html")
       send(req, res, 200, "text/html", this.dashboard(url, this.context(url)));
+    else if (path.startsWith("/schedules/")) this.schedule(req, res, url);
     else if (path.startsWith("/runs/")) this.run(req, res, url);
     else if (path.startsWith("/incidents/")) this.incident(req, res, url);
     else return false;
     return true;
+  }
+
+  /** `/schedules/<name>` and `/schedules/<name>/badge.svg`. */
+  private schedule(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const rest = url.pathname.slice("/schedules/".length);
+    const ctx = this.context(url);
+    if (rest.endsWith("/badge.svg")) {
+      const name = decoded(rest.slice(0, -"/badge.svg".length));
+      const state = scheduleBadgeState(name, this.o);
+      // A name not in force is not echoed back: the badge says only that it was not found.
+      const [status, label] = state === "not found" ? [404, "schedule"] : [200, name];
+      send(req, res, status, "image/svg+xml", badgeSvg(label, state), BADGE_HEADERS);
+      return;
+    }
+    const name = decoded(rest);
+    const origin = `http://${req.headers.host ?? "127.0.0.1"}`;
+    const data = schedulePageData(name, this.o, ctx.now, origin);
+    if (data === undefined)
+      send(req, res, 404, "text/html", notFoundPage(`No schedule ${name} in force.`, ctx));
+    else send(req, res, 200, "text/html", schedulePage(data, ctx));
   }
 
   private run(req: IncomingMessage, res: ServerResponse, url: URL): void {
