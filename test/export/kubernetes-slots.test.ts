@@ -59,4 +59,13 @@ describe("export kubernetes: one slot, once, with its jitter and retries", () =>
       'schedules/main.toml: schedule "on-push": hook (an event trigger, POST /hooks/<schedule>) needs the daemon\'s HTTP server, which the Kubernetes mode does not run; remove hook from the schedule to export it',
     );
   });
+
+  it('refuses catch_up = "all", which a CronJob cannot keep (it starts only the latest missed slot)', async () => {
+    const dir = configDir(CONFIG, {
+      "main.toml": [{ name: "every", cron: "*/30 * * * *", extra: `${project}\ncatch_up = "all"` }],
+    });
+    await expect(runExport(["kubernetes"], dir)).rejects.toThrow(
+      'schedules/main.toml: schedule "every": catch_up = "all" runs every missed slot, but a CronJob starts only the most recent one; set catch_up = "latest"',
+    );
+  });
 });

@@ -86,8 +86,8 @@ function notes(s: Schedule, deadline: number): string[] {
   if (s.catchUp.mode === "none") {
     out.push(`catch_up = "none": a slot that cannot start within ${deadline} s is skipped.`);
   } else {
-    out.push(`catch_up = "${s.catchUp.mode}": Kubernetes starts only the most recent missed slot,`);
-    out.push(`and only when it is at most ${deadline} s (catch_up_window) late.`);
+    out.push(`catch_up = "latest": Kubernetes starts the most recent missed slot, and only`);
+    out.push(`when it is at most ${deadline} s (catch_up_window) late.`);
   }
   if (s.jitterMs > 0) out.push("jitter: the pod waits its slot's jitter before the run starts.");
   if (s.retry !== undefined) {

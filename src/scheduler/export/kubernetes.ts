@@ -76,8 +76,11 @@ function pathWarnings(input: KubernetesExportInput): string[] {
  * and the cluster runs only the monitor.
  */
 function unkeptInKubernetes(s: Schedule): string | undefined {
-  if (s.hook === undefined) return undefined;
-  return "hook (an event trigger, POST /hooks/<schedule>) needs the daemon's HTTP server, which the Kubernetes mode does not run; remove hook from the schedule to export it (its CronJob fires by cron only), or run the daemon for it";
+  if (s.hook !== undefined)
+    return "hook (an event trigger, POST /hooks/<schedule>) needs the daemon's HTTP server, which the Kubernetes mode does not run; remove hook from the schedule to export it (its CronJob fires by cron only), or run the daemon for it";
+  if (s.catchUp.mode === "all")
+    return 'catch_up = "all" runs every missed slot, but a CronJob starts only the most recent one; set catch_up = "latest" for this schedule to export it, or run the daemon for it';
+  return undefined;
 }
 
 export function kubernetesExport(input: KubernetesExportInput): ExportResult {
