@@ -41,6 +41,17 @@ const scheduleOf = (text: string, configText = "") => {
   return schedules[0]!;
 };
 
+/** Nothing paused, nothing running, room to launch: only the budget decides. */
+const admissionState = (ledger: ReturnType<typeof ledgerWith>) => ({
+  pause: { all: false, schedules: [] },
+  killSwitch: false,
+  running: [],
+  runningTotal: 0,
+  maxConcurrent: 4,
+  ledger,
+  now: NOW,
+});
+
 describe("a schedule's budget as written", () => {
   it("reads dollars and tokens, and [defaults]'s budget unless the schedule has its own", () => {
     expect(
@@ -208,15 +219,7 @@ describe("what a schedule spent", () => {
     expect(standing?.kind === "exhausted" && standing.detail).toBe(
       "budget exhausted: nightly spent $9.00 of its per_day $9.00 for 2026-11-27 (Europe/Berlin); the next slot runs on 2026-11-27T23:00:00.000Z or once the budget is raised",
     );
-    const state = {
-      pause: { all: false, schedules: [] },
-      killSwitch: false,
-      running: [],
-      runningTotal: 0,
-      maxConcurrent: 4,
-      ledger,
-      now: NOW,
-    };
+    const state = admissionState(ledger);
     expect(admitSlot(spent, state).decision).toMatchObject({
       kind: "skip",
       cause: "budget_exhausted",
@@ -232,15 +235,7 @@ describe("what a schedule spent", () => {
   it("counts the ceilings of launches decided in the same pass, before their claims", () => {
     const ledger = ledgerWith([{ at: "2026-11-27T08:00:00Z", cost: 6 }]);
     const schedule = scheduleOf(entry("budget = { per_run = 2.5, per_day = 10.0 }"));
-    const state = {
-      pause: { all: false, schedules: [] },
-      killSwitch: false,
-      running: [],
-      runningTotal: 0,
-      maxConcurrent: 4,
-      ledger,
-      now: NOW,
-    };
+    const state = admissionState(ledger);
     // $4 left: the first launch of the pass holds $2.50, the second gets the $1.50 left.
     const first = admitSlot(schedule, state);
     expect(first.standing).toMatchObject({ kind: "open", ceiling: { usd: 2.5 } });

@@ -1,5 +1,6 @@
 // Test helpers: temp dirs and the compiled CLIs run as real child processes.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { execa, type ResultPromise } from "execa";
@@ -78,4 +79,18 @@ export async function startDaemonProcess(
     30_000,
   );
   return { daemon, url };
+}
+
+/**
+ * The status of a GET of `url` sent with another site's Host header, as a DNS-rebinding
+ * browser would send it (fetch() will not send another Host).
+ */
+export function statusWithForeignHost(url: string): Promise<number> {
+  const { port } = new URL(url);
+  return new Promise<number>((resolve, reject) =>
+    httpGet(url, { headers: { host: `evil.example:${port}` } }, (r) => {
+      r.resume();
+      resolve(r.statusCode ?? 0);
+    }).on("error", reject),
+  );
 }

@@ -5,13 +5,19 @@
 // after it; the raw journal one click away and as a download. Read in headless Chromium
 // without JavaScript, and with it across a live update. SCREENSHOTS_DIR=dir saves
 // status-run.png.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { get as httpGet } from "node:http";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import {
+  AUTOLOOP_CRON,
+  cleanEnv,
+  cleanupTempDirs,
+  startDaemonProcess,
+  statusWithForeignHost,
+  tempDir,
+} from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -124,17 +130,7 @@ beforeAll(async () => {
     join(root, "schedules", "story.toml"),
     '[[schedule]]\nname = "story"\ncron = "0 0 1 1 *"\npreset = "story"\nobjective = "Write the quarterly report"\nproject_dir = "../work"\n',
   );
-  daemon = execa(process.execPath, [AUTOLOOP_CRON, "start", "--config", config], {
-    env: cleanEnv(),
-    extendEnv: false,
-    reject: false,
-  });
-  const info = join(root, "state", "daemon.json");
-  url = await waitFor(
-    () => existsSync(info) && (JSON.parse(readFileSync(info, "utf8")) as { http: string }).http,
-    "the daemon's address in daemon.json",
-    30_000,
-  );
+  ({ daemon, url } = await startDaemonProcess(config));
   const fired = await cron("fire", "story");
   runId = /story-\S+/.exec(`${fired.stdout}\n${fired.stderr}`)![0];
   const page = () => fetch(`${url}/runs/${runId}`).then((r) => r.text());
@@ -173,16 +169,7 @@ describe("a run's page over HTTP", () => {
     const other = `${runId.slice(0, -1)}${runId.endsWith("0") ? "1" : "0"}`;
     expect((await fetch(`${url}/runs/${other}/journal.jsonl`)).status).toBe(404);
     expect((await fetch(`${url}/runs/..%2F..%2Fetc/journal.jsonl`)).status).toBe(404);
-    const rebound = await new Promise<number>((resolve, reject) =>
-      httpGet(
-        `${url}/runs/${runId}/journal.jsonl`,
-        { headers: { host: `evil.example:${new URL(url).port}` } },
-        (r) => {
-          r.resume();
-          resolve(r.statusCode ?? 0);
-        },
-      ).on("error", reject),
-    );
+    const rebound = await statusWithForeignHost(`${url}/runs/${runId}/journal.jsonl`);
     expect(rebound).toBe(421);
     const raw = await (await fetch(`${url}/runs/${runId}?raw=1`)).text();
     expect(raw).toContain("<h2>Journal</h2>");

@@ -4,12 +4,16 @@
 // chart (with its table), and the badges; each SVG parsed as XML, and the charts drawn in
 // headless Chromium. SCREENSHOTS_DIR=dir saves screenshots (`npm run screenshots`).
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { get as httpGet } from "node:http";
 import { join } from "node:path";
 import type { ResultPromise } from "execa";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupTempDirs, startDaemonProcess, tempDir } from "../helpers/cli.js";
+import {
+  cleanupTempDirs,
+  startDaemonProcess,
+  statusWithForeignHost,
+  tempDir,
+} from "../helpers/cli.js";
 import { type PastRun, seedHistory } from "../helpers/seed-history.js";
 import { waitFor } from "../helpers/wait.js";
 import { xmlProblem } from "../helpers/xml.js";
@@ -132,16 +136,7 @@ describe("trends over HTTP", () => {
     expect((await badge("held")).word).toBe("paused");
     expect(await badge("nope")).toMatchObject({ status: 404, word: "not found" });
     // The page's host rule holds for badges too (DNS rebinding).
-    const rebound = await new Promise<number>((resolve, reject) =>
-      httpGet(
-        `${url}/schedules/nightly/badge.svg`,
-        { headers: { host: `evil.example:${new URL(url).port}` } },
-        (r) => {
-          r.resume();
-          resolve(r.statusCode ?? 0);
-        },
-      ).on("error", reject),
-    );
+    const rebound = await statusWithForeignHost(`${url}/schedules/nightly/badge.svg`);
     expect(rebound).toBe(421);
 
     const token = /name="token" value="([^"]+)"/.exec(await (await fetch(`${url}/`)).text())![1]!;
