@@ -77,7 +77,7 @@ function gatedPreset(dir: string): string {
 describe("an evidence gate in autoloop run", () => {
   it("refuses verify.passed without its evidence, journals and routes verify.blocked, then passes it", async () => {
     const dir = tempDir();
-    const r = await autoloop(["run", gatedPreset(dir), "fix it", "--quiet"], { cwd: dir });
+    const r = await autoloop(["run", gatedPreset(dir), "fix it"], { cwd: dir });
     expect(r.exitCode, r.stderr).toBe(0);
     const journal = journalOf(dir);
     // Refused through the event tool: the gate's event instead, the reference's fields in order.
@@ -97,6 +97,8 @@ describe("an evidence gate in autoloop run", () => {
       "`verify.passed` requires evidence `tests`; missing: `tests`. Emitted `verify.blocked` instead.",
     );
     expect(stderr).toContain("exit 1");
+    // The log and the scratchpad say what the agent did: a refused event, not "emitted nothing".
+    expect(r.stderr).toContain("verify.passed refused (verify.blocked)");
     // Evidence given but under the threshold: the gate's failed event, with why.
     const failed = journal.find((x) => x.topic === "verify.failed");
     expect(failed?.shape === "system" && Object.keys(failed.fields)).toEqual([

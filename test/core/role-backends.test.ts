@@ -4,6 +4,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadPreset } from "../../src/harness/preset/preset.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { field, journalOf } from "../helpers/journal.js";
 
@@ -119,5 +120,43 @@ describe("per-role backends and profiles", () => {
     expect(missing.stderr).toContain(
       `autoloop run: profile "repo:nope" not found: ${join(dir, ".autoloop", "profiles", "nope")} does not exist`,
     );
+  });
+});
+
+describe("a topology in the public autoloop's style", () => {
+  it("runs what the reference reads leniently, warned: an ACP prompt mode, an evidence type it has not", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "autoloops.toml"), '[backend]\ncommand = "true"\n');
+    writeFileSync(
+      join(dir, "topology.toml"),
+      `[[role]]
+id = "critic"
+emits = ["review.passed"]
+backend_prompt_mode = "acp"
+backend_args = ["acp"]
+colour = "red"
+
+[[gate]]
+event = "review.passed"
+evidence = [{ key = "e2e", type = "browser" }]
+owner = "qa"
+`,
+    );
+    const preset = loadPreset(dir);
+    expect(preset.warnings).toEqual([
+      'role[0].backend_prompt_mode = "acp" (role "critic") is not implemented here; the role uses backend.prompt_mode',
+      'role[0].colour (role "critic") is not implemented here and is ignored',
+      "gate[0].owner is not implemented here and is ignored",
+      'gate[0].evidence[0].type = "browser" is not one of generic, test, lint, typecheck, coverage, mutation; the key is checked for presence only (generic)',
+    ]);
+    expect(preset.topology.roles[0]?.backend).toEqual({
+      command: undefined,
+      args: ["acp"],
+      prompt_mode: undefined,
+      timeout_ms: undefined,
+    });
+    expect(preset.topology.gates[0]?.evidence).toEqual([
+      { key: "e2e", type: "generic", min: undefined, max: undefined, status: undefined },
+    ]);
   });
 });

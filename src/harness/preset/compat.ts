@@ -1,6 +1,7 @@
 // Presets written for the public autoloop: what this harness does not implement is named in
 // a warning (never refused, never silently ignored), and backend kinds other than "command"
 // run their CLI as a command.
+import { EVIDENCE_TYPES } from "./evidence.js";
 
 /** Keys this harness reads, by section ("" = top level); anything else gets a warning. */
 const KNOWN: Record<string, readonly string[]> = {
@@ -177,6 +178,7 @@ const ROLE_BACKEND_WHAT: Record<string, string> = {
   backend_profile: "the role's Hermes profile",
 };
 
+const PROMPT_MODES: readonly unknown[] = ["arg", "stdin", "file"];
 const GATE_KEYS = ["event", "requires", "blocked", "failed", "evidence"];
 const EVIDENCE_KEYS = ["key", "type", "min", "max", "status"];
 
@@ -194,12 +196,19 @@ function roleWarnings(role: unknown, i: number): string[] {
   const who = typeof role.id === "string" ? ` (role ${JSON.stringify(role.id)})` : "";
   const out: string[] = [];
   for (const [key, value] of Object.entries(role)) {
-    if (ROLE_KEYS.includes(key)) continue;
+    if (ROLE_KEYS.includes(key) && key !== "backend_prompt_mode") continue;
     if (key === "backend_kind") {
       if (value !== "command")
         out.push(
           `${at}.backend_kind = ${JSON.stringify(value)}${who} is not implemented here; the role runs ${role.backend_command === undefined ? "backend.command" : "its backend_command"} as a command backend instead`,
         );
+      continue;
+    }
+    if (key === "backend_prompt_mode" && !PROMPT_MODES.includes(value as string)) {
+      out.push(
+        `${at}.backend_prompt_mode = ${JSON.stringify(value)}${who} is not implemented here; the role uses backend.prompt_mode`,
+      );
+      delete role[key];
       continue;
     }
     const what = ROLE_BACKEND_WHAT[key];
@@ -211,11 +220,13 @@ function roleWarnings(role: unknown, i: number): string[] {
 }
 
 /**
- * Warnings for a topology written for the public autoloop: top-level tables (in a folder's
+ * Makes a topology written for the public autoloop runnable here (mutates `raw`: an unknown
+ * evidence type becomes `generic`, a role's prompt mode this harness has not is dropped, as
+ * the reference reads them) and returns the warnings: top-level tables (in a folder's
  * topology.toml; a single-file preset's are the config's), role, gate and evidence keys this
  * harness does not read, each named.
  */
-export function referenceTopologyWarnings(
+export function adaptReferenceTopology(
   raw: Record<string, unknown>,
   singleFile: boolean,
 ): string[] {
@@ -232,8 +243,20 @@ export function referenceTopologyWarnings(
   for (const [i, gate] of gates.entries()) {
     out.push(...unknownKeys(gate, GATE_KEYS, `gate[${i}]`));
     const evidence = isTable(gate) && Array.isArray(gate.evidence) ? gate.evidence : [];
-    for (const [j, e] of evidence.entries())
+    for (const [j, e] of evidence.entries()) {
       out.push(...unknownKeys(e, EVIDENCE_KEYS, `gate[${i}].evidence[${j}]`));
+      // The reference checks a type it does not know for presence only; so does this harness.
+      if (
+        isTable(e) &&
+        e.type !== undefined &&
+        !(EVIDENCE_TYPES as readonly unknown[]).includes(e.type)
+      ) {
+        out.push(
+          `gate[${i}].evidence[${j}].type = ${JSON.stringify(e.type)} is not one of ${EVIDENCE_TYPES.join(", ")}; the key is checked for presence only (generic)`,
+        );
+        e.type = "generic";
+      }
+    }
   }
   return out;
 }
