@@ -92,3 +92,50 @@ describe("the public autoloop's 18 presets", () => {
     }
   });
 });
+
+describe("the public autofix preset's gate", () => {
+  it("holds fix.verified without its evidence: fix.verify.blocked is journaled and routed to the verifier", async () => {
+    const bin = tempDir("autoloop-public-agent-");
+    const agent = join(bin, "agent.sh");
+    // Each role emits its first event, with no evidence at all.
+    writeFileSync(
+      agent,
+      `#!/bin/sh\n[ "$AUTOLOOP_REVIEW_MODE" = metareview ] || "$AUTOLOOP_BIN" emit "\${AUTOLOOP_ALLOWED_EVENTS%%,*}" "done"\nprintf '%s\\n' '\`\`\`json' '{"verdict": "CONTINUE", "confidence": 0.9, "reasoning": "ok"}' '\`\`\`'\n`,
+    );
+    chmodSync(agent, 0o755);
+    const dir = tempDir();
+    const r = await autoloop(
+      [
+        "run",
+        join(FIXTURES, "autofix"),
+        "fix the bug",
+        "--max-iterations",
+        "4",
+        "--set",
+        `backend.command=${agent}`,
+        "--quiet",
+      ],
+      { cwd: dir },
+    );
+    expect(r.exitCode, r.stderr).toBe(3);
+    const journal = journalOf(dir);
+    const routed = journal
+      .filter((x) => x.topic === "iteration.start")
+      .map((x) => [field(x, "recent_event"), field(x, "suggested_roles")]);
+    expect(routed).toEqual([
+      ["loop.start", "diagnoser"],
+      ["cause.found", "fixer"],
+      ["fix.applied", "verifier"],
+      ["fix.verify.blocked", "verifier"],
+    ]);
+    const blocked = journal.find((x) => x.topic === "fix.verify.blocked");
+    expect(blocked?.shape === "system" && blocked.fields).toEqual({
+      gated_event: "fix.verified",
+      missing_evidence: "tests,coverage",
+      evidence_type: "test,coverage",
+      required_evidence: "tests,coverage",
+      summary: "done",
+    });
+    expect(journal.some((x) => x.topic === "fix.verified")).toBe(false);
+  });
+});
