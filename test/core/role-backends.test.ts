@@ -1,7 +1,7 @@
 // Per-role backend overrides (`backend_*` on a [[role]]) and profiles (`profiles.default`,
 // `--profile`, `--no-default-profiles`: role prompt fragments kept outside the preset),
 // through `autoloop run` with real agent processes.
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadPreset } from "../../src/harness/preset/preset.js";
@@ -58,6 +58,9 @@ backend_model = "opus"
   mkdirSync(repo, { recursive: true });
   writeFileSync(join(repo, "verifier.md"), "STRICT: run the whole suite before you verify.");
   writeFileSync(join(repo, "nobody.md"), "for a role the preset has not");
+  // A link a run could plant in the project's .autoloop/, to a file it should not reach.
+  writeFileSync(join(dir, "secret.txt"), "SECRET-TOKEN");
+  symlinkSync(join(dir, "secret.txt"), join(repo, "builder.md"));
   return preset;
 }
 
@@ -92,6 +95,10 @@ describe("per-role backends and profiles", () => {
       .map((x) => field(x, "prompt"));
     expect(prompts[0]).toContain("You build.\nMINE: keep the diff small.");
     expect(prompts[0]).not.toContain("STRICT");
+    expect(prompts[0]).not.toContain("SECRET-TOKEN");
+    expect(r.stderr).toContain(
+      `profile "repo:strict": ${join(dir, ".autoloop", "profiles", "strict", "pair", "builder.md")} skipped (a link, not a regular file, or over 1 MiB)`,
+    );
     expect(prompts[1]).toContain("You verify.\nSTRICT: run the whole suite before you verify.");
     expect(r.stderr).toContain(
       'profile "repo:strict" has fragment for unknown role "nobody" in preset "pair"',

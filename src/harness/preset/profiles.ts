@@ -2,10 +2,11 @@
 // `<work dir>/.autoloop/profiles/<name>/<preset>/<role>.md` (`repo:<name>`) or
 // `~/.config/autoloops/profiles/<name>/<preset>/<role>.md` (`user:<name>`), appended to the
 // role's prompt. `profiles.default` names those on for every run, `--profile` adds more.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../../util/errors.js";
+import { linkUnder, readSmallRegularFile } from "../../util/untrusted-file.js";
 import type { Preset } from "./preset.js";
 
 export interface ProfileSpec {
@@ -63,6 +64,12 @@ export function applyProfiles(
         `${where}: profile ${JSON.stringify(spec)} not found: ${dir} does not exist (create it with ${preset.name}/<role>.md fragments, or drop the profile)`,
       );
     const presetDir = join(dir, preset.name);
+    // A repo profile is under the project's .autoloop/, which runs write: never through a link.
+    const link = linkUnder(workDir, presetDir);
+    if (link !== undefined) {
+      warnings.push(`profile ${JSON.stringify(spec)} skipped: ${link} is a symbolic link`);
+      continue;
+    }
     if (!existsSync(presetDir)) {
       warnings.push(
         `profile ${JSON.stringify(spec)} has no fragments for preset ${JSON.stringify(preset.name)}`,
@@ -80,7 +87,14 @@ export function applyProfiles(
         );
         continue;
       }
-      role.prompt = `${role.prompt}\n${readFileSync(join(presetDir, file), "utf8")}`;
+      const text = readSmallRegularFile(join(presetDir, file));
+      if (text === undefined) {
+        warnings.push(
+          `profile ${JSON.stringify(spec)}: ${join(presetDir, file)} skipped (a link, not a regular file, or over 1 MiB)`,
+        );
+        continue;
+      }
+      role.prompt = `${role.prompt}\n${text}`;
       contributed = true;
     }
     if (!contributed)
