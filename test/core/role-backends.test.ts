@@ -18,15 +18,15 @@ function script(dir: string, name: string, body: string): string {
 }
 
 /** A builder on the preset's backend, a verifier on its own command, args and timeout. */
-function twoRolePreset(dir: string): string {
+function twoRolePreset(dir: string, parent = dir): string {
   const builder = script(dir, "builder.sh", `"$AUTOLOOP_BIN" emit build.ready "built"`);
   const verifier = script(
     dir,
     "verifier.sh",
     `printf '%s\\n' "$@" > "${dir}/verifier-argv.txt"\n"$AUTOLOOP_BIN" emit task.complete "verified"`,
   );
-  const preset = join(dir, "pair");
-  mkdirSync(preset);
+  const preset = join(parent, "pair");
+  mkdirSync(preset, { recursive: true });
   writeFileSync(
     join(preset, "autoloops.toml"),
     `[event_loop]\nmax_iterations = 3\n\n[backend]\ncommand = ${JSON.stringify(builder)}\n\n[profiles]\ndefault = "repo:strict"\n`,
@@ -127,6 +127,19 @@ describe("per-role backends and profiles", () => {
     expect(missing.stderr).toContain(
       `autoloop run: profile "repo:nope" not found: ${join(dir, ".autoloop", "profiles", "nope")} does not exist`,
     );
+  });
+});
+
+describe("profiles in a chain", () => {
+  it("gives each step its preset's default profiles", async () => {
+    const dir = tempDir();
+    twoRolePreset(dir, join(dir, "presets"));
+    const r = await autoloop(["run", "--chain", "pair", "ship it", "--quiet"], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const prompts = journalOf(dir)
+      .filter((x) => x.topic === "iteration.start")
+      .map((x) => field(x, "prompt"));
+    expect(prompts[1]).toContain("You verify.\nSTRICT: run the whole suite before you verify.");
   });
 });
 
