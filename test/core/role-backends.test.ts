@@ -130,6 +130,24 @@ describe("per-role backends and profiles", () => {
   });
 });
 
+describe("profiles.default", () => {
+  it("is refused at load (so by validate too) unless each spec is repo:<name> or user:<name>", () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, "autoloops.toml"),
+      '[backend]\ncommand = "true"\n[profiles]\ndefault = "repo:ok, user:../x"\n',
+    );
+    expect(() => loadPreset(dir)).toThrow(
+      'profiles.default: found "repo:ok, user:../x"; expected profiles "repo:<name>" or "user:<name>"',
+    );
+    writeFileSync(
+      join(dir, "autoloops.toml"),
+      '[backend]\ncommand = "true"\n[profiles]\ndefault = ["repo:ok", "user:mine"]\n',
+    );
+    expect(loadPreset(dir).config.profiles.default).toEqual(["repo:ok", "user:mine"]);
+  });
+});
+
 describe("profiles in a chain", () => {
   it("gives each step its preset's default profiles", async () => {
     const dir = tempDir();

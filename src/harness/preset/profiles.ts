@@ -8,24 +8,21 @@ import { join } from "node:path";
 import { UserError } from "../../util/errors.js";
 import { linkUnder, readSmallRegularFile } from "../../util/untrusted-file.js";
 import type { Preset } from "./preset.js";
+import { isProfileSpec } from "./schema.js";
 
 export interface ProfileSpec {
   scope: "repo" | "user";
   name: string;
 }
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-/** `repo:<name>` or `user:<name>`; the name goes into a path, so it is one plain segment. */
+/** A `--profile` or `profiles.default` spec, refused unless well formed. */
 export function parseProfileSpec(spec: string, where: string): ProfileSpec {
-  const colon = spec.indexOf(":");
-  const scope = colon < 0 ? "" : spec.slice(0, colon);
-  const name = spec.slice(colon + 1);
-  if ((scope !== "repo" && scope !== "user") || !NAME.test(name) || name.includes(".."))
+  if (!isProfileSpec(spec))
     throw new UserError(
       `${where}: profile ${JSON.stringify(spec)} is not "repo:<name>" or "user:<name>" (a name of letters, digits, . _ -), e.g. repo:strict-review`,
     );
-  return { scope, name };
+  const colon = spec.indexOf(":");
+  return { scope: spec.slice(0, colon) as ProfileSpec["scope"], name: spec.slice(colon + 1) };
 }
 
 export function profileDir(spec: ProfileSpec, workDir: string, home = homedir()): string {

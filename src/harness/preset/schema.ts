@@ -34,6 +34,17 @@ const durationMs = z.union([
   ),
 ]);
 
+const PROFILE_HINT =
+  'profiles "repo:<name>" or "user:<name>" (a name of letters, digits, . _ -), comma-separated, such as "repo:strict-review, user:mine"';
+const specsIn = (text: string) =>
+  text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+/** `repo:<name>` or `user:<name>`; the name goes into a path, so it is one plain segment. */
+export const isProfileSpec = (spec: string) =>
+  /^(repo|user):[A-Za-z0-9][A-Za-z0-9._-]*$/.test(spec) && !spec.includes("..");
+
 /** The public autoloop's truthy setting: anything but false, "false", "0", "" and 0. */
 const truthy = z.pipe(
   z.union([z.boolean(), z.string(), z.number()]),
@@ -166,10 +177,11 @@ export const presetConfigSchema = z.looseObject({
     z.looseObject({
       default: z._default(
         z.pipe(
-          z.union([z.string(), z.array(z.string())]),
-          z.transform((v: string | string[]) =>
-            (Array.isArray(v) ? v : v.split(",")).map((s) => s.trim()).filter((s) => s !== ""),
-          ),
+          z.union([
+            z.string().check(z.refine((text) => specsIn(text).every(isProfileSpec), PROFILE_HINT)),
+            z.array(z.string().check(z.refine(isProfileSpec, PROFILE_HINT))),
+          ]),
+          z.transform((v: string | string[]) => (Array.isArray(v) ? v : specsIn(v))),
         ),
         [],
       ),
