@@ -77,7 +77,12 @@ function gatesFromEnv(text: string | undefined): Gate[] {
   if (text === undefined || text === "") return [];
   try {
     const gates: unknown = JSON.parse(text);
-    if (Array.isArray(gates)) return gates as Gate[];
+    const isGate = (g: Gate) =>
+      typeof g?.event === "string" &&
+      typeof g.blocked === "string" &&
+      Array.isArray(g.requires) &&
+      Array.isArray(g.evidence);
+    if (Array.isArray(gates) && gates.every(isGate)) return gates;
   } catch {}
   throw new UserError(
     "AUTOLOOP_GATES is not the JSON list of gates the harness sets; call the event tool ($AUTOLOOP_BIN) unchanged",
