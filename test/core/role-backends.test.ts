@@ -5,6 +5,7 @@ import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadPreset } from "../../src/harness/preset/preset.js";
+import { permissionFindings } from "../../src/harness/preset/topology-lint.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { field, journalOf } from "../helpers/journal.js";
 
@@ -127,6 +128,30 @@ describe("per-role backends and profiles", () => {
     expect(missing.stderr).toContain(
       `autoloop run: profile "repo:nope" not found: ${join(dir, ".autoloop", "profiles", "nope")} does not exist`,
     );
+  });
+});
+
+describe("a read-only preset's role with a backend of its own", () => {
+  it("is held to the state dir too: validate names the role whose arguments let its agent write", () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, "autoloops.toml"),
+      '[backend]\ncommand = "true"\n[outputs]\npublish = ["REPORT.md"]\n',
+    );
+    writeFileSync(
+      join(dir, "topology.toml"),
+      '[[role]]\nid = "writer"\nbackend_command = "claude"\nbackend_args = ["-p", "--dangerously-skip-permissions"]\n',
+    );
+    const roles = permissionFindings(loadPreset(dir)).filter((f) => f.field.startsWith("role"));
+    expect(roles).toEqual([
+      {
+        severity: "warning",
+        field: 'role "writer".backend_args',
+        found: "an agent (claude) that may write in the project (--dangerously-skip-permissions)",
+        expected:
+          "arguments that hold claude to the run's state dir, since the preset publishes REPORT.md and should change nothing else",
+      },
+    ]);
   });
 });
 

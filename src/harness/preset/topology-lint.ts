@@ -3,7 +3,8 @@
 // event with none), then required events no reachable role emits (the gate can never pass),
 // a completion event no reachable role emits, roles never suggested, handoffs or events
 // that lead nowhere, and evidence gates no emit can pass or that guard nothing.
-import { AGENTS } from "../agents/index.js";
+import { AGENTS, type AgentAdapter, resolveAgent } from "../agents/index.js";
+import { withBackend } from "./backend-overlay.js";
 import type { Preset } from "./preset.js";
 
 export interface TopologyFinding {
@@ -154,19 +155,43 @@ function gateFindings(
  * write in the project.
  */
 export function permissionFindings(preset: Preset): TopologyFinding[] {
-  const { outputs, core, backend } = preset.config;
+  const { outputs, core } = preset.config;
   const publish = outputs?.publish ?? [];
   if (publish.length === 0 || core.isolation_mode === "worktree") return [];
-  const out: TopologyFinding[] = [];
-  for (const { id: agent, writesInProject } of Object.values(AGENTS)) {
-    const why = writesInProject?.([...backend.args, ...(backend.agent_args?.[agent] ?? [])]);
-    if (why !== undefined)
+  const why = `since the preset publishes ${publish.join(", ")} and should change nothing else`;
+  const out = writers(preset, Object.values(AGENTS)).map(({ agent, reason }) => ({
+    severity: "warning" as const,
+    field: `backend.agent_args.${agent}`,
+    found: `an agent that may write in the project (${reason})`,
+    expected: `arguments that hold ${agent} to the run's state dir, as the bundled review preset's do, ${why}`,
+  }));
+  // A role with a backend of its own: its command's agent (any agent, without one).
+  for (const role of preset.topology.roles) {
+    if (role.backend === undefined) continue;
+    const own = withBackend(preset, role.backend);
+    const agents =
+      role.backend.command === undefined
+        ? Object.values(AGENTS)
+        : [resolveAgent(own.config.backend)];
+    for (const { agent, reason } of writers(own, agents))
       out.push({
         severity: "warning",
-        field: `backend.agent_args.${agent}`,
-        found: `an agent that may write in the project (${why})`,
-        expected: `arguments that hold ${agent} to the run's state dir, as the bundled review preset's do, since the preset publishes ${publish.join(", ")} and should change nothing else`,
+        field: `role ${JSON.stringify(role.id)}.backend_args`,
+        found: `an agent (${agent}) that may write in the project (${reason})`,
+        expected: `arguments that hold ${agent} to the run's state dir, ${why}`,
       });
   }
   return out;
+}
+
+/** Which of `agents` the preset's backend arguments let write in the project, and why. */
+function writers(
+  preset: Preset,
+  agents: readonly AgentAdapter[],
+): Array<{ agent: string; reason: string }> {
+  const { backend } = preset.config;
+  return agents.flatMap(({ id, writesInProject }) => {
+    const reason = writesInProject?.([...backend.args, ...(backend.agent_args?.[id] ?? [])]);
+    return reason === undefined ? [] : [{ agent: id, reason }];
+  });
 }
