@@ -136,6 +136,15 @@ async function samePreset(launch: LaunchRecord, acceptChanges: boolean): Promise
       `error: preset ${launch.preset} (${launch.presetDir}) changed since run ${launch.runId} started: its settings now run ${JSON.stringify([preset.config.backend.command, ...preset.config.backend.args].join(" "))}; check the change (the run's agent may have made it), then resume with --accept-preset-changes`,
       2,
     );
+  // The preset's default profiles, as a run of it gets them (a --profile given then is not kept).
+  const { applyProfiles } = await import("../harness/preset/profiles.js");
+  for (const w of applyProfiles(
+    preset,
+    preset.config.profiles.default,
+    launch.workDir,
+    "autoloop resume",
+  ))
+    process.stderr.write(`autoloop: preset ${preset.name}: ${w}\n`);
   return preset;
 }
 
