@@ -5,16 +5,23 @@ import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
 import { stopRun } from "../operator/run-actions.js";
 import { fireThroughDaemon } from "../operator/schedule-actions.js";
 import { admitSlot, recordSkip } from "../scheduler/admission/admission.js";
-import { scheduledLaunchSpec, slotCourse } from "../scheduler/admission/carry-out.js";
+import {
+  type SlotCourse,
+  scheduledLaunchSpec,
+  slotCourse,
+} from "../scheduler/admission/carry-out.js";
 import { pauseOnFailures } from "../scheduler/admission/pause-on-failure.js";
 import { budgetStanding } from "../scheduler/budget/standing.js";
 import { type CronConfig, runEnvironment } from "../scheduler/config/config.js";
 import { runningDaemon } from "../scheduler/daemon/control.js";
 import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
-import { isRunProcess } from "../scheduler/launch/identity.js";
+import { RunHeartbeats } from "../scheduler/launch/heartbeats.js";
 import { launchRecorded } from "../scheduler/launch/recorded-launch.js";
+import { type RunLiveness, runLiveness } from "../scheduler/launch/run-liveness.js";
 import { RUN_KILL_GRACE_MS } from "../scheduler/launch/schedule-spec.js";
 import type { RunSummary } from "../scheduler/ledger/events.js";
+import type { RunLedger } from "../scheduler/ledger/ledger.js";
+import type { PendingEntry } from "../scheduler/ledger/pending.js";
 import { newScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
 import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
 import { validateAll } from "../scheduler/schedules/validate.js";
@@ -57,6 +64,21 @@ export function exitCodeOf(summary: Pick<RunSummary, "status" | "stopReason"> | 
   }
 }
 
+/**
+ * A replacement of a run on another host is a skip: its process group cannot be signalled
+ * from here, and two runs at once is what `replace` exists to prevent.
+ */
+function unstoppable(
+  course: SlotCourse,
+  running: readonly RunLiveness[],
+  ask: { schedule: string; slot: Date; runId: string },
+): SlotCourse {
+  const remote = running.find((r) => r.where === "elsewhere");
+  if (course.kind !== "replace" || remote?.where !== "elsewhere") return course;
+  const detail = `overlap = "replace", but the running run is on host ${remote.host}, whose processes cannot be stopped from here; \`autoloop-cron stop\` on that host, or overlap = "skip"`;
+  return { kind: "skip", skip: { ...ask, trigger: "manual", cause: "overlap", detail } };
+}
+
 /** SIGTERM to a run's group, SIGKILL after the grace, and back once the group is gone. */
 async function stopGroup(pid: number): Promise<void> {
   const gone = async (ms: number) => {
@@ -68,6 +90,23 @@ async function stopGroup(pid: number): Promise<void> {
   if (await gone(RUN_KILL_GRACE_MS)) return;
   signalGroup(pid, "SIGKILL");
   await gone(5_000);
+}
+
+/** The schedule's runs alive here or, by their heartbeats, on another host. */
+function runningRuns(
+  config: CronConfig,
+  ledger: RunLedger,
+  name: string,
+): Array<{ entry: PendingEntry & { pid: number }; liveness: RunLiveness }> {
+  return ledger.pending().flatMap((e) => {
+    if (e.schedule !== name || e.pid === undefined) return [];
+    const liveness = runLiveness(config.stateDir, {
+      runId: e.runId,
+      pid: e.pid,
+      startTime: e.startTime,
+    });
+    return liveness.alive ? [{ entry: { ...e, pid: e.pid }, liveness }] : [];
+  });
 }
 
 async function fireInProcess(config: CronConfig, name: string): Promise<number> {
@@ -87,22 +126,21 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
   // Without a daemon this process is the scheduler (Kubernetes CronJobs and systemd timers
   // run it): the same slot policy applies. A slot cannot wait here, so "queue" skips.
   const pause = readPauseState(config.stateDir);
-  const running = ledger
-    .pending()
-    .filter(
-      (e) =>
-        e.schedule === name && e.pid !== undefined && isRunProcess(e.pid, e.runId, e.startTime),
-    );
+  const running = runningRuns(config, ledger, name);
   const decision = admitSlot(schedule, {
     pause,
     killSwitch: killSwitchOn(process.env),
-    running: running.map((e) => e.runId),
+    running: running.map((r) => r.entry.runId),
     runningTotal: 0,
     maxConcurrent: Number.POSITIVE_INFINITY,
     ledger,
     now: slot.getTime(),
   });
-  const course = slotCourse(decision, { schedule: name, slot, trigger: "manual" }, "impossible");
+  const course = unstoppable(
+    slotCourse(decision, { schedule: name, slot, trigger: "manual" }, "impossible"),
+    running.map((r) => r.liveness),
+    { schedule: name, slot, runId },
+  );
   if (course.kind === "skip") {
     recordSkip(ledger, course.skip);
     process.stderr.write(`autoloop-cron: ${name} not launched: ${course.skip.detail}\n`);
@@ -110,16 +148,18 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
   }
   if (course.kind === "replace") {
     // As in the daemon: the new run starts once the old one has ended.
-    for (const e of running) {
+    for (const { entry: e } of running) {
       ledger.killed(e.runId, "replace", `replaced by a new run of ${name} (overlap = "replace")`);
-      await stopGroup(e.pid!);
+      await stopGroup(e.pid);
     }
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
+  // This process is the run's launcher: it beats for it, so other hosts see it alive.
+  const heartbeats = new RunHeartbeats(config.stateDir, config.runHeartbeatMs, { logger });
   const standing = budgetStanding(schedule, ledger, Date.now());
   const spec = scheduledLaunchSpec(config, ledger, schedule, runId, slot, standing);
   const env = runEnvironment(config, process.env, hookSecretEnvNames(report.schedules));
-  const result = await launchRecorded(ledger, spec, "manual", { logger, env });
+  const result = await launchRecorded(ledger, spec, "manual", { logger, env, heartbeats });
   if (result.kind === "duplicate")
     throw new UserError(`slot already launched as ${result.runId}`, 1);
   process.stderr.write(`autoloop-cron: launched ${runId} (pid ${result.handle.pid ?? "?"})\n`);

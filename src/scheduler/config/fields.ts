@@ -9,6 +9,9 @@ export const OVERLAP_POLICIES = ["skip", "queue", "replace", "allow"] as const;
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 export const CATCH_UP_MODES = ["none", "latest", "all"] as const;
 
+/** The longest run heartbeat interval: a heartbeat saying "a year" must not keep a run alive. */
+export const MAX_BEAT_INTERVAL_MS = 300_000;
+
 /** A duration string in milliseconds, at least `minMs`. */
 export function durationField(minMs = 0) {
   const hint = minMs > 0 ? `${DURATION_HINT}, greater than zero` : DURATION_HINT;

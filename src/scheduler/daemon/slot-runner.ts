@@ -11,6 +11,7 @@ import { SlotQueue } from "../admission/slot-queue.js";
 import { budgetStanding } from "../budget/standing.js";
 import type { CronConfig } from "../config/config.js";
 import { fillObjective, type HookDelivery, keptDelivery, withDelivery } from "../hooks/delivery.js";
+import type { RunHeartbeats } from "../launch/heartbeats.js";
 import type { RunHandle } from "../launch/launcher.js";
 import type { ProcessStarter } from "../launch/process-start.js";
 import { claimLaunch, startClaimed } from "../launch/recorded-launch.js";
@@ -41,6 +42,8 @@ export interface SlotContext {
   runEnv(): NodeJS.ProcessEnv;
   /** Spawns a run's process (the daemon's spawn helper); absent: from this process. */
   startProcess?: ProcessStarter | undefined;
+  /** Beats for the runs the daemon launches, so other hosts see them alive. */
+  heartbeats?: RunHeartbeats | undefined;
   now(): number;
   schedule(name: string): Schedule | undefined;
   pause(): PauseState;
@@ -355,9 +358,9 @@ export class SlotRunner {
       }
       return;
     }
-    const { log: logger, startProcess: start } = this.ctx;
+    const { log: logger, startProcess: start, heartbeats } = this.ctx;
     const env = this.ctx.runEnv();
-    void startClaimed(this.ctx.ledger, c.spec, { logger, env, ...(start && { start }) })
+    void startClaimed(this.ctx.ledger, c.spec, { logger, env, heartbeats, ...(start && { start }) })
       .then(
         (handle) => this.running(c, handle),
         (err) => this.spawnFailed(err, c),
