@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { parseConfigText } from "../../src/scheduler/config/config.js";
 import { recoverPending } from "../../src/scheduler/daemon/recovery.js";
 import {
   decodeHeartbeat,
@@ -54,6 +55,18 @@ describe("remoteLiveness: a heartbeat written on another host", () => {
     expect(a).toBe("web-1:b1:4026531836");
     expect(hostIdOf({ hostname: "web-1", bootId: "b1", pidNamespace: "4026532178" })).not.toBe(a);
     expect(hostIdOf({ hostname: "web-1" })).toBe("web-1::");
+  });
+});
+
+describe("run_heartbeat_interval", () => {
+  it("defaults to 10 s and refuses what no launcher could keep to", () => {
+    const parse = (text: string) => parseConfigText("autoloop-cron.toml", text, "/srv");
+    expect(parse("").config?.runHeartbeatMs).toBe(10_000);
+    expect(parse('run_heartbeat_interval = "2s"').config?.runHeartbeatMs).toBe(2000);
+    for (const bad of ['"10m"', '"50ms"', '"soon"'])
+      expect(parse(`run_heartbeat_interval = ${bad}`).problems).toMatchObject([
+        { field: "run_heartbeat_interval", found: bad },
+      ]);
   });
 });
 

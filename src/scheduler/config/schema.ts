@@ -4,6 +4,7 @@ import { channelSchema } from "./channels.js";
 import {
   alertField,
   argvField,
+  boundedDuration,
   channelNameField,
   cronField,
   durationField,
@@ -49,9 +50,11 @@ export const configSchema = z.strictObject({
   heartbeat_url_file: z.string().min(1).optional(),
   heartbeat_interval: durationField(1000).default(300_000),
   /** Runs on other hosts are alive while their launcher's heartbeat is this fresh (x3). */
-  run_heartbeat_interval: durationField(100)
-    .refine((ms) => ms <= MAX_BEAT_INTERVAL_MS, 'at most "5m"')
-    .default(10_000),
+  run_heartbeat_interval: boundedDuration(
+    100,
+    MAX_BEAT_INTERVAL_MS,
+    '"100ms" to "5m", such as "10s"',
+  ).default(10_000),
   http: z
     .strictObject({
       listen: z.string().default("127.0.0.1:9464"),
