@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { stopRun } from "../../src/operator/run-actions.js";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
 import { recoverPending } from "../../src/scheduler/daemon/recovery.js";
 import {
@@ -141,7 +142,8 @@ describe("runLiveness", () => {
     ).toMatchObject({ where: "elsewhere", alive: false });
   });
 
-  it("leaves a run alive on another host to its launcher after a daemon restart", () => {
+  /** A run the ledger shows started on "host-a", with a fresh heartbeat from there. */
+  function startedElsewhere(): string {
     const state = tempDir();
     const ledger = RunLedger.open(state, { logger: silentLogger });
     const slot = new Date(T);
@@ -157,6 +159,11 @@ describe("runLiveness", () => {
     const beats = new RunHeartbeats(state, 1000, { here: () => "host-a" });
     beats.start(RUN, 2 ** 22 + 1);
     beats.close();
+    return state;
+  }
+
+  it("leaves a run alive on another host to its launcher after a daemon restart", () => {
+    const state = startedElsewhere();
     const after = RunLedger.open(state, { logger: silentLogger });
     expect(recoverPending(after)).toEqual([
       expect.objectContaining({ kind: "elsewhere", host: "host-a" }),
@@ -167,5 +174,12 @@ describe("runLiveness", () => {
     utimesSync(path, new Date(Date.now() - 4000), new Date(Date.now() - 4000));
     expect(recoverPending(after)).toEqual([expect.objectContaining({ kind: "interrupted" })]);
     expect(readFileSync(path, "utf8")).toContain("host-a");
+  });
+
+  it("stop names the host a run runs on rather than signalling a pid of ours", async () => {
+    const state = startedElsewhere();
+    await expect(stopRun(state, RUN, "operator")).rejects.toThrow(
+      `run ${RUN} was launched on host host-a: its launcher there still beats, and its processes cannot be signalled from here; stop it on that host`,
+    );
   });
 });
