@@ -37,6 +37,12 @@ describe("HarnessLiveness with heartbeats", () => {
       alive: true,
       pid: 4242,
     });
+    // A chain's step: its chain's process, and so its chain's heartbeat.
+    const at = { stateDir: state, now: Date.now() };
+    expect(liveness.launched("step-2-of-chain", proc, alive, at)).toEqual({
+      alive: true,
+      pid: 4242,
+    });
     const later = Date.now() + 3100;
     expect(liveness.launched(RUN, proc, alive, { stateDir: state, now: later })).toEqual({
       alive: false,

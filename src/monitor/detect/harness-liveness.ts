@@ -65,11 +65,11 @@ export class HarnessLiveness {
 
   constructor(private readonly checks: ProcessChecks = { isRunProcess, isHarnessLoop }) {}
 
-  /** The verdict of the run's heartbeat when it was launched on another host (run-liveness.ts). */
-  private elsewhere(runId: string, at: HeartbeatsAt | undefined) {
+  /** The verdict of the heartbeat of `launched` (the ledger's run) when it runs elsewhere. */
+  private elsewhere(runId: string, launched: string, at: HeartbeatsAt | undefined) {
     if (at === undefined || this.local.has(runId)) return undefined;
     const here = (this.checks.here ?? thisHostId)();
-    const read = readHeartbeat(at.stateDir, runId);
+    const read = readHeartbeat(at.stateDir, launched);
     if (read?.heartbeat.host === here) this.local.add(runId);
     return remoteLiveness(read, here, at.now);
   }
@@ -83,7 +83,8 @@ export class HarnessLiveness {
   ): Liveness {
     if (process === undefined) return {};
     const { pid } = process;
-    const remote = this.elsewhere(runId, heartbeats);
+    // A chain's step beats as its chain: the process the ledger launched.
+    const remote = this.elsewhere(runId, process.runId, heartbeats);
     if (remote !== undefined) return { alive: remote.alive, pid };
     // Without a heartbeat (an older launcher's run), the launcher's own host name (not the
     // run's registry): a pod's process says nothing here.
