@@ -22,7 +22,7 @@ const record = { run: process.env.AUTOLOOP_CRON_RUN_ID, topic: "loop.start", ts,
 fs.appendFileSync(".autoloop/journal.jsonl", JSON.stringify(record) + "\\n");
 setInterval(() => {}, 60000);`;
 
-function project(cron: string) {
+function project(cron: string, overlap: "skip" | "replace") {
   const dir = tempDir("autoloop-two-hosts-");
   mkdirSync(join(dir, "schedules"));
   mkdirSync(join(dir, "work"));
@@ -32,7 +32,7 @@ function project(cron: string) {
   );
   writeFileSync(
     join(dir, "schedules", "hold.toml"),
-    `[[schedule]]\nname = "hold"\ncron = "${cron}"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(HOLD)}]\nproject_dir = "../work"\noverlap = "skip"\n`,
+    `[[schedule]]\nname = "hold"\ncron = "${cron}"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(HOLD)}]\nproject_dir = "../work"\noverlap = "${overlap}"\n`,
   );
   const beats = join(dir, "state", "heartbeats");
   return {
@@ -63,7 +63,7 @@ afterEach(cleanupTempDirs);
 
 describe.skipIf(!canUnshare)("runs on two hosts sharing one state dir", () => {
   it('overlap = "skip" sees a run of a daemon on another host, until its heartbeat stops', async () => {
-    const p = project("* * * * * *");
+    const p = project("* * * * * *", "skip");
     const daemon = onHost(p.dir, "start");
     try {
       const [beat] = await waitFor(() => p.beats().length === 1 && p.beats(), "the daemon's run");
@@ -89,8 +89,8 @@ describe.skipIf(!canUnshare)("runs on two hosts sharing one state dir", () => {
     }
   }, 60_000);
 
-  it("a run killed with SIGKILL on one host is reported run_crashed by a monitor on another", async () => {
-    const p = project("0 0 1 1 *");
+  it("a run killed with SIGKILL on one host is reported run_crashed by a monitor on another; replace cannot reach it", async () => {
+    const p = project("0 0 1 1 *", "replace");
     // A monitor watching for an hour already: a crash now is news, not history from before.
     mkdirSync(join(p.dir, "state", "monitor"), { recursive: true });
     const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
@@ -106,6 +106,11 @@ describe.skipIf(!canUnshare)("runs on two hosts sharing one state dir", () => {
       const alive = await onHost(p.dir, "monitor", "--once", "--journal", p.journal);
       expect(alive.exitCode).toBe(0);
       expect(alive.stdout).not.toContain("run_crashed");
+      // Nor can this host replace it: its process group is not ours to signal.
+      const replaced = await onHost(p.dir, "fire", "hold");
+      expect(replaced.stderr).toContain("hold not launched");
+      expect(replaced.stderr).toContain("cannot be stopped from here");
+      expect(p.beats()).toEqual([beat]);
 
       fire.kill("SIGKILL");
       await fire;
