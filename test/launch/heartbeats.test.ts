@@ -132,6 +132,10 @@ describe("runLiveness", () => {
     );
     expect(there).toMatchObject({ where: "elsewhere", alive: true, host: "host-a" });
     expect(asked).toEqual([42]);
+    // A heartbeat of another process than the ledger's says nothing of this run.
+    expect(
+      runLiveness(state, { runId: RUN, pid: 43 }, { here: () => "host-b", now, isRunProcess }),
+    ).toEqual({ where: "here", alive: false });
     const later = () => Date.now() + 3100;
     expect(
       runLiveness(

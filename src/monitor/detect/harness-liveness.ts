@@ -65,11 +65,11 @@ export class HarnessLiveness {
 
   constructor(private readonly checks: ProcessChecks = { isRunProcess, isHarnessLoop }) {}
 
-  /** The verdict of the heartbeat of `launched` (the ledger's run) when it runs elsewhere. */
-  private elsewhere(runId: string, launched: string, at: HeartbeatsAt | undefined) {
+  /** The verdict of the heartbeat of `launched` (the ledger's process) when it runs elsewhere. */
+  private elsewhere(runId: string, launched: LaunchedProcess, at: HeartbeatsAt | undefined) {
     if (at === undefined || this.local.has(runId)) return undefined;
     const here = (this.checks.here ?? thisHostId)();
-    const read = readHeartbeat(at.stateDir, launched);
+    const read = readHeartbeat(at.stateDir, launched.runId, launched.pid);
     if (read?.heartbeat.host === here) this.local.add(runId);
     return remoteLiveness(read, here, at.now);
   }
@@ -84,7 +84,7 @@ export class HarnessLiveness {
     if (process === undefined) return {};
     const { pid } = process;
     // A chain's step beats as its chain: the process the ledger launched.
-    const remote = this.elsewhere(runId, process.runId, heartbeats);
+    const remote = this.elsewhere(runId, process, heartbeats);
     if (remote !== undefined) return { alive: remote.alive, pid };
     // Without a heartbeat (an older launcher's run), the launcher's own host name (not the
     // run's registry): a pod's process says nothing here.

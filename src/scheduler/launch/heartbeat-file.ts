@@ -61,8 +61,15 @@ export function decodeHeartbeat(text: string): Heartbeat | undefined {
   };
 }
 
-/** The run's heartbeat, or undefined when it has none (never had one, ended, or unreadable). */
-export function readHeartbeat(stateDir: string, runId: string): HeartbeatRead | undefined {
+/**
+ * The run's heartbeat, or undefined when it has none (never had one, ended, or unreadable) or
+ * one for another process than `pid` (the ledger's): the ledger names the run's process.
+ */
+export function readHeartbeat(
+  stateDir: string,
+  runId: string,
+  pid?: number,
+): HeartbeatRead | undefined {
   const path = heartbeatPath(stateDir, runId);
   if (path === undefined) return undefined;
   let opened: ReturnType<typeof openRegularFile>;
@@ -75,7 +82,9 @@ export function readHeartbeat(stateDir: string, runId: string): HeartbeatRead | 
   try {
     if (opened.stat.size > MAX_BYTES) return undefined;
     const heartbeat = decodeHeartbeat(readFileSync(opened.fd, "utf8"));
-    return heartbeat?.runId === runId ? { heartbeat, beatAt: opened.stat.mtimeMs } : undefined;
+    if (heartbeat?.runId !== runId || (pid !== undefined && heartbeat.pid !== pid))
+      return undefined;
+    return { heartbeat, beatAt: opened.stat.mtimeMs };
   } catch {
     return undefined;
   } finally {

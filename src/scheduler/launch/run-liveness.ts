@@ -45,6 +45,6 @@ export function runLiveness(
   deps: Partial<RunLivenessDeps> = {},
 ): RunLiveness {
   const d = { ...defaultDeps, ...deps };
-  const remote = remoteLiveness(readHeartbeat(stateDir, run.runId), d.here(), d.now());
+  const remote = remoteLiveness(readHeartbeat(stateDir, run.runId, run.pid), d.here(), d.now());
   return remote ?? { where: "here", alive: d.isRunProcess(run.pid, run.runId, run.startTime) };
 }
