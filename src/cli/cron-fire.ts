@@ -5,11 +5,7 @@ import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
 import { stopRun } from "../operator/run-actions.js";
 import { fireThroughDaemon } from "../operator/schedule-actions.js";
 import { admitSlot, recordSkip } from "../scheduler/admission/admission.js";
-import {
-  type SlotCourse,
-  scheduledLaunchSpec,
-  slotCourse,
-} from "../scheduler/admission/carry-out.js";
+import { scheduledLaunchSpec, slotCourse } from "../scheduler/admission/carry-out.js";
 import { pauseOnFailures } from "../scheduler/admission/pause-on-failure.js";
 import { budgetStanding } from "../scheduler/budget/standing.js";
 import { type CronConfig, runEnvironment } from "../scheduler/config/config.js";
@@ -17,11 +13,10 @@ import { runningDaemon } from "../scheduler/daemon/control.js";
 import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
 import { RunHeartbeats } from "../scheduler/launch/heartbeats.js";
 import { launchRecorded } from "../scheduler/launch/recorded-launch.js";
-import { type RunLiveness, runLiveness } from "../scheduler/launch/run-liveness.js";
+import { runLiveness, runsElsewhere } from "../scheduler/launch/run-liveness.js";
 import { RUN_KILL_GRACE_MS } from "../scheduler/launch/schedule-spec.js";
 import type { RunSummary } from "../scheduler/ledger/events.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
-import type { PendingEntry } from "../scheduler/ledger/pending.js";
 import { newScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
 import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
 import { validateAll } from "../scheduler/schedules/validate.js";
@@ -64,21 +59,6 @@ export function exitCodeOf(summary: Pick<RunSummary, "status" | "stopReason"> | 
   }
 }
 
-/**
- * A replacement of a run on another host is a skip: its process group cannot be signalled
- * from here, and two runs at once is what `replace` exists to prevent.
- */
-function unstoppable(
-  course: SlotCourse,
-  running: readonly RunLiveness[],
-  ask: { schedule: string; slot: Date; runId: string },
-): SlotCourse {
-  const remote = running.find((r) => r.where === "elsewhere");
-  if (course.kind !== "replace" || remote?.where !== "elsewhere") return course;
-  const detail = `overlap = "replace", but the running run is on host ${remote.host}, whose processes cannot be stopped from here; \`autoloop-cron stop\` on that host, or overlap = "skip"`;
-  return { kind: "skip", skip: { ...ask, trigger: "manual", cause: "overlap", detail } };
-}
-
 /** SIGTERM to a run's group, SIGKILL after the grace, and back once the group is gone. */
 async function stopGroup(pid: number): Promise<void> {
   const gone = async (ms: number) => {
@@ -92,21 +72,19 @@ async function stopGroup(pid: number): Promise<void> {
   await gone(5_000);
 }
 
-/** The schedule's runs alive here or, by their heartbeats, on another host. */
-function runningRuns(
-  config: CronConfig,
-  ledger: RunLedger,
-  name: string,
-): Array<{ entry: PendingEntry & { pid: number }; liveness: RunLiveness }> {
-  return ledger.pending().flatMap((e) => {
+/**
+ * The schedule's runs alive here (by their processes) and on other hosts (by their
+ * heartbeats, which every launcher keeps, where pending.json holds what its last writer knew).
+ */
+function runningRuns(config: CronConfig, ledger: RunLedger, name: string) {
+  const here = ledger.pending().flatMap((e) => {
     if (e.schedule !== name || e.pid === undefined) return [];
-    const liveness = runLiveness(config.stateDir, {
-      runId: e.runId,
-      pid: e.pid,
-      startTime: e.startTime,
-    });
-    return liveness.alive ? [{ entry: { ...e, pid: e.pid }, liveness }] : [];
+    const { runId, pid, startTime } = e;
+    const liveness = runLiveness(config.stateDir, { runId, pid, startTime });
+    return liveness.where === "here" && liveness.alive ? [{ ...e, pid }] : [];
   });
+  const elsewhere = runsElsewhere(config.stateDir).filter((r) => r.schedule === name);
+  return { here, elsewhere, ids: [...here.map((e) => e.runId), ...elsewhere.map((r) => r.runId)] };
 }
 
 async function fireInProcess(config: CronConfig, name: string): Promise<number> {
@@ -130,17 +108,14 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
   const decision = admitSlot(schedule, {
     pause,
     killSwitch: killSwitchOn(process.env),
-    running: running.map((r) => r.entry.runId),
+    running: running.ids,
     runningTotal: 0,
     maxConcurrent: Number.POSITIVE_INFINITY,
     ledger,
     now: slot.getTime(),
   });
-  const course = unstoppable(
-    slotCourse(decision, { schedule: name, slot, trigger: "manual" }, "impossible"),
-    running.map((r) => r.liveness),
-    { schedule: name, slot, runId },
-  );
+  const ask = { schedule: name, slot, trigger: "manual" as const };
+  const course = slotCourse(decision, ask, "impossible", running.elsewhere);
   if (course.kind === "skip") {
     recordSkip(ledger, course.skip);
     process.stderr.write(`autoloop-cron: ${name} not launched: ${course.skip.detail}\n`);
@@ -148,7 +123,7 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
   }
   if (course.kind === "replace") {
     // As in the daemon: the new run starts once the old one has ended.
-    for (const { entry: e } of running) {
+    for (const e of running.here) {
       ledger.killed(e.runId, "replace", `replaced by a new run of ${name} (overlap = "replace")`);
       await stopGroup(e.pid);
     }

@@ -14,7 +14,7 @@ const RUN = "nightly-20260407T1200-abcde";
 function launchedOn(host: string): string {
   const state = tempDir();
   const beats = new RunHeartbeats(state, 1000, { here: () => host });
-  beats.start(RUN, 4242);
+  beats.start({ runId: RUN, schedule: "nightly", pid: 4242 });
   beats.close();
   return state;
 }

@@ -109,7 +109,7 @@ describe.skipIf(!canUnshare)("runs on two hosts sharing one state dir", () => {
       // Nor can this host replace it: its process group is not ours to signal.
       const replaced = await onHost(p.dir, "fire", "hold");
       expect(replaced.stderr).toContain("hold not launched");
-      expect(replaced.stderr).toContain("cannot be stopped from here");
+      expect(replaced.stderr).toContain("can neither wait for nor stop");
       expect(p.beats()).toEqual([beat]);
 
       fire.kill("SIGKILL");

@@ -23,7 +23,7 @@ afterEach(cleanupTempDirs);
 const RUN = newScheduledRunId("nightly", new Date("2026-04-07T12:00:00Z"));
 const T = Date.parse("2026-04-07T12:00:00Z");
 const beat = (host: string, intervalMs = 1000, beatAt = T) => ({
-  heartbeat: { runId: RUN, host, pid: 42, intervalMs },
+  heartbeat: { runId: RUN, schedule: "nightly", host, pid: 42, intervalMs },
   beatAt,
 });
 
@@ -73,7 +73,8 @@ describe("run_heartbeat_interval", () => {
 
 describe("heartbeat files", () => {
   it("round-trips, and refuses foreign content and unsafe run ids", () => {
-    const h = { runId: RUN, host: "a:b:1", pid: 7, startTime: "99", intervalMs: 10_000 };
+    const base = { runId: RUN, schedule: "nightly", host: "a:b:1", pid: 7, startTime: "99" };
+    const h = { ...base, intervalMs: 10_000 };
     expect(decodeHeartbeat(encodeHeartbeat(h))).toEqual(h);
     expect(decodeHeartbeat('{"v":2}')).toBeUndefined();
     expect(decodeHeartbeat("{torn")).toBeUndefined();
@@ -86,10 +87,11 @@ describe("heartbeat files", () => {
   it("are written at the start, refreshed while the run lives, removed at its end", async () => {
     const state = tempDir();
     const beats = new RunHeartbeats(state, 60_000, { here: () => "host-a" });
-    beats.start(RUN, 42, "1234");
+    beats.start({ runId: RUN, schedule: "nightly", pid: 42, startTime: "1234" });
     const path = heartbeatPath(state, RUN)!;
     expect(readHeartbeat(state, RUN)?.heartbeat).toEqual({
       runId: RUN,
+      schedule: "nightly",
       host: "host-a",
       pid: 42,
       startTime: "1234",
@@ -113,7 +115,7 @@ describe("runLiveness", () => {
   it("asks /proc about a run of this host, and the heartbeat about another host's", () => {
     const state = tempDir();
     const beats = new RunHeartbeats(state, 1000, { here: () => "host-a" });
-    beats.start(RUN, 42);
+    beats.start({ runId: RUN, schedule: "nightly", pid: 42 });
     beats.close();
     const asked: number[] = [];
     const isRunProcess = (pid: number) => {
@@ -161,7 +163,7 @@ describe("runLiveness", () => {
       journalOffset: 0,
     });
     const beats = new RunHeartbeats(state, 1000, { here: () => "host-a" });
-    beats.start(RUN, 2 ** 22 + 1);
+    beats.start({ runId: RUN, schedule: "nightly", pid: 2 ** 22 + 1 });
     beats.close();
     return state;
   }

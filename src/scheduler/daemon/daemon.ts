@@ -29,6 +29,7 @@ import { catchUpSlots } from "../timing/planner.js";
 import { clockJumped } from "./clock-step.js";
 import { answerRequests, type Control, type ControlResponse, controlDir } from "./control.js";
 import { watchCrowdedPass } from "./crowded-pass.js";
+import { ElsewhereRuns } from "./elsewhere-runs.js";
 import { DaemonEmitter, type DaemonEvents } from "./events.js";
 import { debounced, watchFolders } from "./folder-watch.js";
 import { planUpdate } from "./put-in-force.js";
@@ -115,6 +116,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       // A burst (many schedules on one second) is logged with how long it held the loop.
       onPass: (slots, ms) => watchCrowdedPass(this.log, slots, ms),
     });
+    const elsewhere = new ElsewhereRuns(config.stateDir);
     this.slots = new SlotRunner({
       config,
       ledger: this.ledger,
@@ -122,6 +124,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       runEnv: () => this.runEnv,
       startProcess: deps.startProcess,
       heartbeats: this.heartbeats,
+      elsewhere: (name) => elsewhere.of(name),
       now: () => this.deps.clock.now(),
       schedule: (name) => this.schedules.get(name),
       pause: () => this.pause,

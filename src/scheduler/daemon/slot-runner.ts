@@ -15,6 +15,7 @@ import type { RunHeartbeats } from "../launch/heartbeats.js";
 import type { RunHandle } from "../launch/launcher.js";
 import type { ProcessStarter } from "../launch/process-start.js";
 import { claimLaunch, startClaimed } from "../launch/recorded-launch.js";
+import type { RunElsewhere } from "../launch/run-liveness.js";
 import type { LaunchSpec } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
@@ -44,6 +45,8 @@ export interface SlotContext {
   startProcess?: ProcessStarter | undefined;
   /** Beats for the runs the daemon launches, so other hosts see them alive. */
   heartbeats?: RunHeartbeats | undefined;
+  /** The schedule's live runs launched by other hosts (their heartbeats); none: not asked. */
+  elsewhere?: ((schedule: string) => readonly RunElsewhere[]) | undefined;
   now(): number;
   schedule(name: string): Schedule | undefined;
   pause(): PauseState;
@@ -115,7 +118,10 @@ export class SlotRunner {
     return admitSlot(schedule, {
       pause: this.ctx.pause(),
       killSwitch: this.ctx.killSwitch,
-      running: this.runs.runningOf(schedule.name),
+      running: [
+        ...this.runs.runningOf(schedule.name),
+        ...(this.ctx.elsewhere?.(schedule.name) ?? []).map((r) => r.runId),
+      ],
       runningTotal: this.runs.size,
       maxConcurrent: this.ctx.config.maxConcurrentRuns,
       ledger: this.ctx.ledger,
@@ -202,7 +208,8 @@ export class SlotRunner {
     const { schedule, slot, trigger, dueAt, hook } = d;
     const name = schedule.name;
     const waiting = this.waiting.isFull(name) ? "full" : "possible";
-    const course = slotCourse(d.decision, { schedule: name, slot, trigger }, waiting);
+    const elsewhere = this.ctx.elsewhere?.(name);
+    const course = slotCourse(d.decision, { schedule: name, slot, trigger }, waiting, elsewhere);
     const delivery = hook === undefined ? {} : { hook };
     switch (course.kind) {
       case "launch":

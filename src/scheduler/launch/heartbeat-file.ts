@@ -7,6 +7,8 @@ import { isScheduledRunId } from "../ledger/scheduled-run-id.js";
 
 export interface Heartbeat {
   runId: string;
+  /** The run's schedule: a host's daemon counts other hosts' runs of it (overlap). */
+  schedule: string;
   /** The launcher's host id (host-id.ts): the host whose /proc knows `pid`. */
   host: string;
   pid: number;
@@ -34,8 +36,9 @@ export function heartbeatPath(stateDir: string, runId: string): string | undefin
 }
 
 export function encodeHeartbeat(h: Heartbeat): string {
-  const { runId, host, pid, startTime, intervalMs } = h;
-  return `${JSON.stringify({ v: 1, runId, host, pid, ...(startTime !== undefined && { startTime }), intervalMs })}\n`;
+  const { runId, schedule, host, pid, startTime, intervalMs } = h;
+  const start = startTime !== undefined && { startTime };
+  return `${JSON.stringify({ v: 1, runId, schedule, host, pid, ...start, intervalMs })}\n`;
 }
 
 /** The heartbeat in `text`, or undefined when it is not one (a torn or foreign file). */
@@ -47,13 +50,15 @@ export function decodeHeartbeat(text: string): Heartbeat | undefined {
     return undefined;
   }
   if (typeof value !== "object" || value === null) return undefined;
-  const { v, runId, host, pid, startTime, intervalMs } = value as Record<string, unknown>;
+  const { v, runId, schedule, host, pid, startTime, intervalMs } = value as Record<string, unknown>;
   if (v !== 1 || typeof runId !== "string" || typeof host !== "string") return undefined;
+  if (typeof schedule !== "string") return undefined;
   if (!Number.isInteger(pid) || !Number.isInteger(intervalMs) || (intervalMs as number) <= 0)
     return undefined;
   if (startTime !== undefined && typeof startTime !== "string") return undefined;
   return {
     runId,
+    schedule,
     host,
     pid: pid as number,
     ...(startTime !== undefined && { startTime }),

@@ -30,15 +30,17 @@ export class RunHeartbeats {
   }
 
   /** The run's process is known: its heartbeat is on disk before the ledger says it started. */
-  start(runId: string, pid: number, startTime?: string): void {
+  start(run: {
+    runId: string;
+    schedule: string;
+    pid: number;
+    startTime?: string | undefined;
+  }): void {
+    const { runId, schedule, pid, startTime } = run;
     const path = heartbeatPath(this.stateDir, runId);
     if (path === undefined) return;
-    const heartbeat: Heartbeat = {
-      runId,
-      host: this.deps.here(),
-      pid,
-      intervalMs: this.intervalMs,
-    };
+    const host = this.deps.here();
+    const heartbeat: Heartbeat = { runId, schedule, host, pid, intervalMs: this.intervalMs };
     if (startTime !== undefined) heartbeat.startTime = startTime;
     this.beating.set(runId, { path, heartbeat });
     this.write(path, heartbeat);

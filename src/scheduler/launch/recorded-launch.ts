@@ -79,7 +79,7 @@ export async function startClaimed(
   });
   if (handle.pid !== undefined) {
     const { pid, startTime, outputPath, journalPath, journalOffset } = handle;
-    deps.heartbeats?.start(runId, pid, startTime);
+    deps.heartbeats?.start({ runId, schedule: spec.schedule, pid, startTime });
     ledger.started(runId, { pid, startTime, outputPath, journalPath, journalOffset });
   }
   const done = handle.done
@@ -111,7 +111,7 @@ export function adoptRecorded(
   entry: PendingEntry & { pid: number },
   { heartbeats, ...deps }: Partial<AdoptDeps> & Beating = {},
 ): AdoptedRunHandle {
-  heartbeats?.start(entry.runId, entry.pid, entry.startTime);
+  heartbeats?.start(entry);
   ledger.adopted(entry.runId, entry.pid, entry.startTime);
   const startedAt = Date.parse(entry.startedAt ?? entry.scheduledAt);
   const known = !Number.isNaN(startedAt);

@@ -1,8 +1,9 @@
 // "Is this run alive?", the one answer for overlap, adoption and the monitor: a run launched on
 // this host by its process (identity.ts), one launched on another host by its heartbeat, since
 // that host's pids mean nothing in our /proc.
+import { readdirSync } from "node:fs";
 import { MAX_BEAT_INTERVAL_MS } from "../config/fields.js";
-import { type HeartbeatRead, readHeartbeat } from "./heartbeat-file.js";
+import { type HeartbeatRead, heartbeatsDir, readHeartbeat } from "./heartbeat-file.js";
 import { thisHostId } from "./host-id.js";
 import { isRunProcess } from "./identity.js";
 
@@ -47,4 +48,36 @@ export function runLiveness(
   const d = { ...defaultDeps, ...deps };
   const remote = remoteLiveness(readHeartbeat(stateDir, run.runId, run.pid), d.here(), d.now());
   return remote ?? { where: "here", alive: d.isRunProcess(run.pid, run.runId, run.startTime) };
+}
+
+/** A run launched on another host, alive by its heartbeat. */
+export interface RunElsewhere {
+  runId: string;
+  schedule: string;
+  host: string;
+}
+
+/**
+ * Every run launched on another host and alive by its heartbeat: one look at the folder. The
+ * folder, not pending.json, since each launcher rewrites that from what it knows.
+ */
+export function runsElsewhere(
+  stateDir: string,
+  deps: Partial<Pick<RunLivenessDeps, "now" | "here">> = {},
+): RunElsewhere[] {
+  const here = (deps.here ?? thisHostId)();
+  const now = (deps.now ?? Date.now)();
+  let names: string[];
+  try {
+    names = readdirSync(heartbeatsDir(stateDir));
+  } catch {
+    return []; // no folder yet: no run has beaten
+  }
+  return names.flatMap((runId) => {
+    const read = readHeartbeat(stateDir, runId); // temp files are no run ids: skipped
+    const remote = remoteLiveness(read, here, now);
+    return read !== undefined && remote?.alive === true
+      ? [{ runId, schedule: read.heartbeat.schedule, host: remote.host }]
+      : [];
+  });
 }
