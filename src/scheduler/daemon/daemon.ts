@@ -116,7 +116,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       // A burst (many schedules on one second) is logged with how long it held the loop.
       onPass: (slots, ms) => watchCrowdedPass(this.log, slots, ms),
     });
-    const elsewhere = new ElsewhereRuns(config.stateDir);
+    const elsewhere = new ElsewhereRuns(config.stateDir, (runId) => this.active.has(runId));
     this.slots = new SlotRunner({
       config,
       ledger: this.ledger,

@@ -11,7 +11,8 @@ export class ElsewhereRuns {
 
   constructor(
     private readonly stateDir: string,
-    private readonly look: typeof runsElsewhere = runsElsewhere,
+    /** The daemon's own runs: a look reads only the others' files. */
+    private readonly ours: (runId: string) => boolean,
   ) {}
 
   /** The schedule's live runs on other hosts (heartbeat mtimes are wall-clock times). */
@@ -20,7 +21,7 @@ export class ElsewhereRuns {
     if (now - this.lookedAt >= FRESH_MS || now < this.lookedAt) {
       this.lookedAt = now;
       this.bySchedule = new Map();
-      for (const run of this.look(this.stateDir, { now: () => now })) {
+      for (const run of runsElsewhere(this.stateDir, { now: () => now, ours: this.ours })) {
         const runs = this.bySchedule.get(run.schedule);
         if (runs === undefined) this.bySchedule.set(run.schedule, [run]);
         else runs.push(run);

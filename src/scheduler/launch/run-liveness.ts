@@ -63,7 +63,10 @@ export interface RunElsewhere {
  */
 export function runsElsewhere(
   stateDir: string,
-  deps: Partial<Pick<RunLivenessDeps, "now" | "here">> = {},
+  deps: Partial<Pick<RunLivenessDeps, "now" | "here">> & {
+    /** Runs known to be this process's own: their files are not read. */
+    ours?: (runId: string) => boolean;
+  } = {},
 ): RunElsewhere[] {
   const here = (deps.here ?? thisHostId)();
   const now = (deps.now ?? Date.now)();
@@ -74,6 +77,7 @@ export function runsElsewhere(
     return []; // no folder yet: no run has beaten
   }
   return names.flatMap((runId) => {
+    if (deps.ours?.(runId) === true) return [];
     const read = readHeartbeat(stateDir, runId); // temp files are no run ids: skipped
     const remote = remoteLiveness(read, here, now);
     return read !== undefined && remote?.alive === true
