@@ -61,69 +61,73 @@ async function staleBeat(path: string): Promise<void> {
 
 afterEach(cleanupTempDirs);
 
-describe.skipIf(!canUnshare)("runs on two hosts sharing one state dir", () => {
-  it('overlap = "skip" sees a run of a daemon on another host, until its heartbeat stops', async () => {
-    const p = project("* * * * * *", "skip");
-    const daemon = onHost(p.dir, "start");
-    try {
-      const [beat] = await waitFor(() => p.beats().length === 1 && p.beats(), "the daemon's run");
-      const skipped = await onHost(p.dir, "fire", "hold");
-      expect(skipped.stderr).toContain("hold not launched");
-      expect(skipped.stderr).toContain("overlap");
-      expect(p.beats()).toEqual([beat]);
-
-      daemon.kill("SIGKILL"); // the whole host: the daemon and its run
-      await daemon;
-      await staleBeat(beat!);
-      const fired = onHost(p.dir, "fire", "hold");
+// Skipped (not failed) without root or util-linux unshare: CI runs as root.
+describe.skipIf(!canUnshare)(
+  "runs on two hosts sharing one state dir (root, unshare --pid --mount-proc)",
+  () => {
+    it('overlap = "skip" sees a run of a daemon on another host, until its heartbeat stops', async () => {
+      const p = project("* * * * * *", "skip");
+      const daemon = onHost(p.dir, "start");
       try {
-        // Launched (it holds until killed): the dead host's run no longer counts.
-        await waitFor(() => p.beats().length === 2, "a run launched once the other host is dead");
+        const [beat] = await waitFor(() => p.beats().length === 1 && p.beats(), "the daemon's run");
+        const skipped = await onHost(p.dir, "fire", "hold");
+        expect(skipped.stderr).toContain("hold not launched");
+        expect(skipped.stderr).toContain("overlap");
+        expect(p.beats()).toEqual([beat]);
+
+        daemon.kill("SIGKILL"); // the whole host: the daemon and its run
+        await daemon;
+        await staleBeat(beat!);
+        const fired = onHost(p.dir, "fire", "hold");
+        try {
+          // Launched (it holds until killed): the dead host's run no longer counts.
+          await waitFor(() => p.beats().length === 2, "a run launched once the other host is dead");
+        } finally {
+          fired.kill("SIGKILL");
+          await fired;
+        }
       } finally {
-        fired.kill("SIGKILL");
-        await fired;
+        daemon.kill("SIGKILL");
+        await daemon;
       }
-    } finally {
-      daemon.kill("SIGKILL");
-      await daemon;
-    }
-  }, 60_000);
+    }, 60_000);
 
-  it("a run killed with SIGKILL on one host is reported run_crashed by a monitor on another; replace cannot reach it", async () => {
-    const p = project("0 0 1 1 *", "replace");
-    // A monitor watching for an hour already: a crash now is news, not history from before.
-    mkdirSync(join(p.dir, "state", "monitor"), { recursive: true });
-    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-    writeFileSync(join(p.dir, "state", "monitor", "watching-since"), `${hourAgo}\n`);
-    expect((await onHost(p.dir, "monitor", "--once")).exitCode).toBe(0); // its first look
-    const fire = onHost(p.dir, "fire", "hold");
-    try {
-      const [beat] = await waitFor(
-        () => p.beats().length === 1 && existsSync(p.journal) && p.beats(),
-        "the run on the first host",
-      );
-      // Alive by its heartbeat: its pid, meaningless here, must not make it a crash.
-      const alive = await onHost(p.dir, "monitor", "--once", "--journal", p.journal);
-      expect(alive.exitCode).toBe(0);
-      expect(alive.stdout).not.toContain("run_crashed");
-      // Nor can this host replace it: its process group is not ours to signal.
-      const replaced = await onHost(p.dir, "fire", "hold");
-      expect(replaced.stderr).toContain("hold not launched");
-      expect(replaced.stderr).toContain("can neither wait for nor stop");
-      expect(p.beats()).toEqual([beat]);
+    it("a run killed with SIGKILL on one host is reported run_crashed by a monitor on another; replace cannot reach it", async () => {
+      const p = project("0 0 1 1 *", "replace");
+      // A monitor watching for an hour already: a crash now is news, not history from before.
+      mkdirSync(join(p.dir, "state", "monitor"), { recursive: true });
+      const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+      writeFileSync(join(p.dir, "state", "monitor", "watching-since"), `${hourAgo}\n`);
+      expect((await onHost(p.dir, "monitor", "--once")).exitCode).toBe(0); // its first look
+      const fire = onHost(p.dir, "fire", "hold");
+      try {
+        const [beat] = await waitFor(
+          () => p.beats().length === 1 && existsSync(p.journal) && p.beats(),
+          "the run on the first host",
+        );
+        // Alive by its heartbeat: its pid, meaningless here, must not make it a crash.
+        const alive = await onHost(p.dir, "monitor", "--once", "--journal", p.journal);
+        expect(alive.exitCode).toBe(0);
+        expect(alive.stdout).not.toContain("run_crashed");
+        // Nor can this host replace it: its process group is not ours to signal.
+        const replaced = await onHost(p.dir, "fire", "hold");
+        expect(replaced.stderr).toContain("hold not launched");
+        expect(replaced.stderr).toContain("can neither wait for nor stop");
+        expect(p.beats()).toEqual([beat]);
 
-      fire.kill("SIGKILL");
-      await fire;
-      const started = Date.now();
-      await staleBeat(beat!);
-      const crashed = await onHost(p.dir, "monitor", "--once", "--journal", p.journal);
-      expect(crashed.stdout).toMatch(/firing\s+run_crashed/);
-      // Within the crash grace of its last record (long past) plus three missed beats.
-      expect(Date.now() - started).toBeLessThan(15_000);
-      expect(readFileSync(beat!, "utf8")).toContain('"intervalMs":200');
-    } finally {
-      fire.kill("SIGKILL");
-      await fire;
-    }
-  }, 60_000);
-});
+        fire.kill("SIGKILL");
+        await fire;
+        const started = Date.now();
+        await staleBeat(beat!);
+        const crashed = await onHost(p.dir, "monitor", "--once", "--journal", p.journal);
+        expect(crashed.stdout).toMatch(/firing\s+run_crashed/);
+        // Within the crash grace of its last record (long past) plus three missed beats.
+        expect(Date.now() - started).toBeLessThan(15_000);
+        expect(readFileSync(beat!, "utf8")).toContain('"intervalMs":200');
+      } finally {
+        fire.kill("SIGKILL");
+        await fire;
+      }
+    }, 60_000);
+  },
+);
