@@ -67,28 +67,38 @@ describe.skipIf(!canUnshare)(
   () => {
     it('overlap = "skip" sees a run of a daemon on another host, until its heartbeat stops', async () => {
       const p = project("* * * * * *", "skip");
-      const daemon = onHost(p.dir, "start");
+      const first = onHost(p.dir, "start");
+      const second = { host: undefined as ReturnType<typeof onHost> | undefined, log: "" };
       try {
         const [beat] = await waitFor(() => p.beats().length === 1 && p.beats(), "the daemon's run");
+        const runId = beat!.split("/").pop()!;
         const skipped = await onHost(p.dir, "fire", "hold");
         expect(skipped.stderr).toContain("hold not launched");
         expect(skipped.stderr).toContain("overlap");
+
+        // A second daemon over the same state dir: the run is neither adopted nor closed by it,
+        // and its slots are skipped while the run lives.
+        second.host = onHost(p.dir, "start");
+        second.host.stdout?.on("data", (chunk: Buffer) => {
+          second.log += chunk.toString("utf8");
+        });
+        await waitFor(
+          () =>
+            second.log.includes('"cause":"overlap"') && second.log.includes("left to its launcher"),
+          "the second daemon leaving the run alone and skipping its slots",
+        );
+        expect(second.log).toContain(runId);
         expect(p.beats()).toEqual([beat]);
 
-        daemon.kill("SIGKILL"); // the whole host: the daemon and its run
-        await daemon;
+        first.kill("SIGKILL"); // the whole host: the daemon and its run
+        await first;
         await staleBeat(beat!);
-        const fired = onHost(p.dir, "fire", "hold");
-        try {
-          // Launched (it holds until killed): the dead host's run no longer counts.
-          await waitFor(() => p.beats().length === 2, "a run launched once the other host is dead");
-        } finally {
-          fired.kill("SIGKILL");
-          await fired;
-        }
+        await waitFor(() => p.beats().length === 2, "a run launched once the other host is dead");
       } finally {
-        daemon.kill("SIGKILL");
-        await daemon;
+        for (const host of [first, second.host]) {
+          host?.kill("SIGKILL");
+          await host;
+        }
       }
     }, 60_000);
 
