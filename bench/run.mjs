@@ -2,6 +2,7 @@
 import { benchAgents } from "./agents.mjs";
 import { benchHarness } from "./harness.mjs";
 import { benchMonitor } from "./monitor.mjs";
+import { benchHeartbeats } from "./scheduler/heartbeats.mjs";
 import { benchPeers } from "./scheduler/peers.mjs";
 import { benchScale } from "./scheduler/scale.mjs";
 import { benchScheduler } from "./scheduler.mjs";
@@ -15,6 +16,7 @@ const suites = {
   scheduler: benchScheduler,
   scale: benchScale,
   peers: benchPeers,
+  heartbeats: benchHeartbeats,
   monitor: benchMonitor,
   spend: benchSpend,
   trends: benchTrends,

@@ -7,8 +7,9 @@ import { scheduledLaunchSpec, slotCourse } from "../scheduler/admission/carry-ou
 import { pauseOnFailures } from "../scheduler/admission/pause-on-failure.js";
 import { type CronConfig, runEnvironment } from "../scheduler/config/config.js";
 import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
-import { isRunProcess } from "../scheduler/launch/identity.js";
+import { RunHeartbeats } from "../scheduler/launch/heartbeats.js";
 import { launchRecorded } from "../scheduler/launch/recorded-launch.js";
+import { runLiveness, runsElsewhere } from "../scheduler/launch/run-liveness.js";
 import { RUN_KILL_GRACE_MS } from "../scheduler/launch/schedule-spec.js";
 import type { RunSummary, Trigger } from "../scheduler/ledger/events.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
@@ -71,6 +72,21 @@ async function stopGroup(pid: number): Promise<void> {
   await gone(5_000);
 }
 
+/**
+ * The schedule's runs alive here (by their processes) and on other hosts (by their
+ * heartbeats, which every launcher keeps, where pending.json holds what its last writer knew).
+ */
+function runningRuns(config: CronConfig, ledger: RunLedger, name: string) {
+  const here = ledger.pending().flatMap((e) => {
+    if (e.schedule !== name || e.pid === undefined) return [];
+    const { runId, pid, startTime } = e;
+    const liveness = runLiveness(config.stateDir, { runId, pid, startTime });
+    return liveness.where === "here" && liveness.alive ? [{ ...e, pid }] : [];
+  });
+  const elsewhere = runsElsewhere(config.stateDir).filter((r) => r.schedule === name);
+  return { here, elsewhere, ids: [...here.map((e) => e.runId), ...elsewhere.map((r) => r.runId)] };
+}
+
 function findSchedule(report: ValidationReport, name: string): Schedule {
   const schedule = report.schedules.find((s) => s.name === name);
   if (schedule !== undefined) return schedule;
@@ -91,23 +107,18 @@ async function runAttempt(
 ): Promise<AttemptEnd> {
   const name = a.schedule.name;
   const runId = newScheduledRunId(name, a.slot);
-  const running = ledger
-    .pending()
-    .filter(
-      (e) =>
-        e.schedule === name && e.pid !== undefined && isRunProcess(e.pid, e.runId, e.startTime),
-    );
+  const running = runningRuns(config, ledger, name);
   const { decision, standing } = admitSlot(a.schedule, {
     pause: readPauseState(config.stateDir),
     killSwitch: killSwitchOn(process.env),
-    running: running.map((e) => e.runId),
+    running: running.ids,
     runningTotal: 0,
     maxConcurrent: Number.POSITIVE_INFINITY,
     ledger,
     now: Date.now(),
   });
   const ref = { schedule: name, slot: a.slot, trigger: a.trigger };
-  const course = slotCourse(decision, ref, "impossible");
+  const course = slotCourse(decision, ref, "impossible", running.elsewhere);
   if (course.kind === "skip") {
     recordSkip(ledger, { ...course.skip, ...a.retry });
     say(`${name} not launched: ${course.skip.detail}`);
@@ -115,16 +126,18 @@ async function runAttempt(
   }
   if (course.kind === "replace") {
     // As in the daemon: the new run starts once the old one has ended.
-    for (const e of running) {
+    for (const e of running.here) {
       ledger.killed(e.runId, "replace", `replaced by a new run of ${name} (overlap = "replace")`);
-      await stopGroup(e.pid!);
+      await stopGroup(e.pid);
     }
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
   const spec = scheduledLaunchSpec(config, ledger, a.schedule, runId, a.slot, standing);
   if (a.retry !== undefined) spec.retry = a.retry;
   const env = runEnvironment(config, process.env, hookSecretEnvNames(report.schedules));
-  const result = await launchRecorded(ledger, spec, a.trigger, { logger, env });
+  // This process is the run's launcher: it beats for it, so other hosts see it alive.
+  const heartbeats = new RunHeartbeats(config.stateDir, config.runHeartbeatMs, { logger });
+  const result = await launchRecorded(ledger, spec, a.trigger, { logger, env, heartbeats });
   if (result.kind === "duplicate") {
     say(`${name}: slot already claimed by ${result.runId}; nothing started`);
     return { kind: "not run", code: 0 };

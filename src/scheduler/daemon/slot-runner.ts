@@ -10,9 +10,11 @@ import { SlotQueue } from "../admission/slot-queue.js";
 import type { BudgetStanding } from "../budget/standing.js";
 import type { CronConfig } from "../config/config.js";
 import { fillObjective, type HookDelivery, keptDelivery, withDelivery } from "../hooks/delivery.js";
+import type { RunHeartbeats } from "../launch/heartbeats.js";
 import type { RunHandle } from "../launch/launcher.js";
 import type { ProcessStarter } from "../launch/process-start.js";
 import { claimLaunch, startClaimed } from "../launch/recorded-launch.js";
+import type { RunElsewhere } from "../launch/run-liveness.js";
 import type { LaunchSpec } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
@@ -40,6 +42,10 @@ export interface SlotContext {
   runEnv(): NodeJS.ProcessEnv;
   /** Spawns a run's process (the daemon's spawn helper); absent: from this process. */
   startProcess?: ProcessStarter | undefined;
+  /** Beats for the runs the daemon launches, so other hosts see them alive. */
+  heartbeats?: RunHeartbeats | undefined;
+  /** The schedule's live runs launched by other hosts (their heartbeats); none: not asked. */
+  elsewhere?: ((schedule: string) => readonly RunElsewhere[]) | undefined;
   now(): number;
   schedule(name: string): Schedule | undefined;
   pause(): PauseState;
@@ -113,7 +119,10 @@ export class SlotRunner {
       unclaimed: this.runs.unclaimedOf(schedule.name),
       pause: this.ctx.pause(),
       killSwitch: this.ctx.killSwitch,
-      running: this.runs.runningOf(schedule.name),
+      running: [
+        ...this.runs.runningOf(schedule.name),
+        ...(this.ctx.elsewhere?.(schedule.name) ?? []).map((r) => r.runId),
+      ],
       runningTotal: this.runs.size,
       maxConcurrent: this.ctx.config.maxConcurrentRuns,
       ledger: this.ctx.ledger,
@@ -202,7 +211,8 @@ export class SlotRunner {
     const { schedule, slot, trigger, dueAt, hook } = d;
     const name = schedule.name;
     const waiting = this.waiting.isFull(name) ? "full" : "possible";
-    const course = slotCourse(d.decision, { schedule: name, slot, trigger }, waiting);
+    const elsewhere = this.ctx.elsewhere?.(name);
+    const course = slotCourse(d.decision, { schedule: name, slot, trigger }, waiting, elsewhere);
     const delivery = hook === undefined ? {} : { hook };
     switch (course.kind) {
       case "launch":
@@ -360,9 +370,9 @@ export class SlotRunner {
       }
       return;
     }
-    const { log: logger, startProcess: start } = this.ctx;
+    const { log: logger, startProcess: start, heartbeats } = this.ctx;
     const env = this.ctx.runEnv();
-    void startClaimed(this.ctx.ledger, c.spec, { logger, env, ...(start && { start }) })
+    void startClaimed(this.ctx.ledger, c.spec, { logger, env, heartbeats, ...(start && { start }) })
       .then(
         (handle) => this.running(c, handle),
         (err) => this.spawnFailed(err, c),
