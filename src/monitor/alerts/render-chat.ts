@@ -139,7 +139,7 @@ export function telegramPayload(m: AlertMessage, ctx: RenderContext, options: { 
 }
 
 /** `text` cut to at most `max` UTF-8 bytes, on a character boundary, marked when cut. */
-function shortenBytes(text: string, max: number): string {
+export function shortenBytes(text: string, max: number): string {
   if (Buffer.byteLength(text) <= max) return text;
   let cut = text.slice(0, max);
   while (Buffer.byteLength(cut) > max - 3) cut = cut.slice(0, -1);

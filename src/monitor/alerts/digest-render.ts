@@ -1,0 +1,93 @@
+// The digest as people read it: a subject, sections of plain lines (mail text, Google Chat,
+// Telegram, ntfy, the terminal) and an HTML mail part, every value from the report escaped.
+import { formatDuration } from "../../util/duration.js";
+import { escapeHtml } from "../../util/html-escape.js";
+import { printable } from "../../util/terminal-text.js";
+import { type DigestReport, type DigestRun, digestHeadline } from "./digest-report.js";
+import { shorten } from "./render.js";
+import { wallClock } from "./time-text.js";
+
+/** A titled block of lines; empty sections are left out. */
+export interface DigestSection {
+  title: string;
+  lines: string[];
+}
+
+/** "2026-11-29 07:00": minutes are enough for a summary. */
+const when = (iso: string, timeZone: string): string =>
+  wallClock(new Date(iso), timeZone).slice(0, 16);
+
+export function digestSubject(report: DigestReport): string {
+  const subject = `[DIGEST] ${report.name}: ${digestHeadline(report)}`;
+  return printable(shorten(subject, 200).replace(/[\r\n\t]+/g, " "));
+}
+
+/** "since 2026-11-28 07:00 until 2026-11-29 07:00 Europe/Berlin". */
+export function digestPeriod(report: DigestReport): string {
+  const tz = report.timezone;
+  return `${when(report.since, tz)} to ${when(report.until, tz)} ${tz}`;
+}
+
+/** One run: "completed  07:12  12m30s  $0.42  run-id  PR https://…". */
+export function runLine(run: DigestRun, timeZone: string): string {
+  const parts = [run.status.replace(/_/g, " "), when(run.at, timeZone).slice(11)];
+  if (run.durationMs !== undefined) parts.push(formatDuration(run.durationMs));
+  if (run.costUsd !== undefined)
+    parts.push(`$${run.costUsd.toFixed(2)}${run.unpricedIterations ? "+?" : ""}`);
+  else parts.push("cost unknown");
+  parts.push(run.runId);
+  if (run.stopReason !== undefined && run.status !== "completed") parts.push(`(${run.stopReason})`);
+  if (run.pullRequest !== undefined) parts.push(`PR ${run.pullRequest}`);
+  return parts.join("  ");
+}
+
+export function digestSections(report: DigestReport): DigestSection[] {
+  const tz = report.timezone;
+  const sections: DigestSection[] = report.schedules.map((s) => {
+    const counts = Object.entries(s.counts).map(([k, n]) => `${n} ${k.replace(/_/g, " ")}`);
+    const unknown = s.unknownCost > 0 ? ` (+${s.unknownCost} of unknown cost)` : "";
+    const lines = [`${counts.join(", ")}; $${s.costUsd.toFixed(2)}${unknown}`];
+    lines.push(...s.runs.map((r) => `- ${runLine(r, tz)}`));
+    if (s.more > 0) lines.push(`- … and ${s.more} more (autoloop-cron runs ${s.schedule})`);
+    return { title: s.schedule, lines };
+  });
+  if (report.schedules.length === 0) sections.push({ title: "Runs", lines: ["No runs."] });
+  const questions = report.questions.map(
+    (q) => `- ${[q.schedule, q.run].filter(Boolean).join(" ")}: ${q.summary}`,
+  );
+  if (questions.length > 0) sections.push({ title: "Open questions", lines: questions });
+  const incidents = report.incidents.map(
+    (i) => `- [${i.priority}, ${i.status}] ${i.name} (${i.slug})`,
+  );
+  if (incidents.length > 0) sections.push({ title: "Open incidents", lines: incidents });
+  const spend = report.spend.map((s) => `- ${s.line}`);
+  if (spend.length > 0) sections.push({ title: "Spend against budgets", lines: spend });
+  return sections;
+}
+
+/** The whole digest as plain text (mail text part, terminal). */
+export function digestText(report: DigestReport): string {
+  const head = [`Digest "${report.name}": ${digestHeadline(report)}`, digestPeriod(report)];
+  const body = digestSections(report).map((s) => [s.title, ...s.lines].join("\n"));
+  return `${[head.join("\n"), ...body].join("\n\n")}\n`;
+}
+
+const FONT = "font-family:sans-serif";
+
+export function digestHtml(report: DigestReport): string {
+  const e = escapeHtml;
+  const parts = [
+    `<h2 style="${FONT}">${e(digestSubject(report))}</h2>`,
+    `<p style="${FONT};color:#52525b">${e(digestPeriod(report))}</p>`,
+  ];
+  for (const s of digestSections(report)) {
+    const [first, ...rest] = s.lines;
+    const items = s.title === "Runs" || first?.startsWith("- ") ? s.lines : rest;
+    parts.push(`<h3 style="${FONT}">${e(s.title)}</h3>`);
+    if (items !== s.lines) parts.push(`<p style="${FONT}">${e(first ?? "")}</p>`);
+    parts.push(`<ul style="${FONT}">`);
+    for (const line of items) parts.push(`<li>${e(line.replace(/^- /, ""))}</li>`);
+    parts.push("</ul>");
+  }
+  return parts.join("\n");
+}
