@@ -97,13 +97,16 @@ function scheduleOf(name: string, facts: DigestFacts): DigestSchedule | undefine
     runs: [],
     more: 0,
   };
-  let seen = 0;
+  const inPeriod: { run: RunSummary; at: number }[] = [];
   for (const r of facts.runsOf(name)) {
     const at = runTime(r);
-    // Runs are newest first by creation; a day's margin lets a long run that ended late count.
+    // Runs come newest first by creation; a day's margin lets a long run that ended late count.
     if (at < facts.since - 86_400_000) break;
-    if (!(at >= facts.since && at < facts.until)) continue;
-    seen++;
+    if (at >= facts.since && at < facts.until) inPeriod.push({ run: r, at });
+  }
+  // Newest first by when they ended: a retry or a catch-up is created out of slot order.
+  inPeriod.sort((a, b) => b.at - a.at);
+  for (const { run: r, at } of inPeriod) {
     row.counts[r.status] = (row.counts[r.status] ?? 0) + 1;
     if (r.costUsd !== undefined) row.costUsd += r.costUsd;
     if (r.status !== "skipped" && (r.costUsd === undefined || (r.unpricedIterations ?? 0) > 0))
@@ -111,7 +114,7 @@ function scheduleOf(name: string, facts: DigestFacts): DigestSchedule | undefine
     if (row.runs.length < DIGEST_RUNS_PER_SCHEDULE) row.runs.push(digestRun(r, at));
     else row.more++;
   }
-  return seen === 0 ? undefined : row;
+  return inPeriod.length === 0 ? undefined : row;
 }
 
 function digestRun(r: RunSummary, at: number): DigestRun {

@@ -1,0 +1,117 @@
+// The morning digest end to end: runs in a real ledger, `autoloop-cron monitor --once` sends
+// a digest that was due through the outbox to a real SMTP server (HTML and text) and a signed
+// webhook, once; `autoloop-cron digest` prints the same report, as text and JSON.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterEach, describe, expect, it } from "vitest";
+import { startReceiver, startSmtpServer } from "../channels/helpers.js";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { seedRuns } from "../helpers/digest-runs.js";
+import { enqueuedMessages } from "../helpers/outbox.js";
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+  cleanupTempDirs();
+});
+
+const HOUR = 3_600_000;
+
+describe("the morning digest", () => {
+  it("is sent once by the monitor through email and a webhook, and printed by `digest`", async () => {
+    const smtp = await startSmtpServer();
+    const hook = await startReceiver();
+    closers.push(
+      () => smtp.close(),
+      () => hook.close(),
+    );
+    const root = tempDir("autoloop-digest-");
+    mkdirSync(join(root, "schedules"));
+    const config = join(root, "autoloop-cron.toml");
+    writeFileSync(
+      config,
+      [
+        'state_dir = "state"',
+        "[http]",
+        'listen = ""',
+        "[[channel]]",
+        'name = "mail"',
+        'type = "email"',
+        'smtp_url_env = "DIGEST_SMTP"',
+        'from = "cron@example.com"',
+        'to = ["team@example.com"]',
+        "[[channel]]",
+        'name = "hook"',
+        'type = "webhook"',
+        'url_env = "DIGEST_HOOK"',
+        "[[digest]]",
+        'name = "morning"',
+        'cron = "0 7 * * *"',
+        'channels = ["mail", "hook"]',
+        'schedules = ["nightly"]',
+        "",
+      ].join("\n"),
+    );
+    const now = Date.now();
+    const state = join(root, "state");
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const [, failed] = seedRuns(state, [
+      { schedule: "nightly", slot: iso(now - 5 * HOUR), status: "completed", costUsd: 1.25 },
+      {
+        schedule: "nightly",
+        slot: iso(now - 4 * HOUR),
+        status: "failed",
+        stopReason: "agent_error",
+      },
+      { schedule: "other", slot: iso(now - 3 * HOUR), status: "completed" },
+      { schedule: "nightly", slot: iso(now - 30 * HOUR), status: "completed" },
+    ]);
+    // Last sent two days ago: a slot passed while nothing ran, so the digest is due now.
+    mkdirSync(join(state, "monitor"), { recursive: true });
+    writeFileSync(
+      join(state, "monitor", "digests.json"),
+      JSON.stringify({ morning: iso(now - 48 * HOUR) }),
+    );
+    const env = cleanEnv({ DIGEST_SMTP: `smtp://127.0.0.1:${smtp.port}`, DIGEST_HOOK: hook.url });
+    const cron = (...args: string[]) =>
+      execa(process.execPath, [AUTOLOOP_CRON, ...args, "--config", config], {
+        env,
+        extendEnv: false,
+        reject: false,
+      });
+
+    expect((await cron("monitor", "--once")).exitCode).toBe(0);
+    const mail = await smtp.mails.next();
+    expect(mail.to).toEqual(["team@example.com"]);
+    const headers = mail.raw.replace(/\r?\n[ \t]+/g, " ");
+    expect(headers).toMatch(/Subject: \[DIGEST\] morning: 3 runs: 1 failed, 2 completed; \$1\.25/);
+    expect(mail.raw).toMatch(/Content-Type: text\/plain/i);
+    expect(mail.raw).toMatch(/Content-Type: text\/html/i);
+    expect(mail.raw).not.toContain("other"); // only the digest's schedules
+    const req = await hook.requests.next();
+    const body = JSON.parse(req.body);
+    expect(body.type).toBe("digest");
+    const schedules = body.data.digest.schedules;
+    expect(schedules.map((s: { schedule: string }) => s.schedule)).toEqual(["nightly"]);
+    expect(schedules[0].counts).toEqual({ failed: 1, completed: 2 });
+    expect(schedules[0].runs[0]).toMatchObject({
+      runId: failed,
+      status: "failed",
+      stopReason: "agent_error",
+    });
+
+    // A second pass (a restart) does not send it again.
+    expect((await cron("monitor", "--once")).exitCode).toBe(0);
+    const digests = enqueuedMessages(state).filter((m) => m.kind === "digest");
+    expect(digests).toHaveLength(2); // one message, one entry per channel
+    expect(new Set(digests.map((m) => m.fingerprint)).size).toBe(1);
+
+    const json = await cron("digest", "--since", "24h", "--json", "--name", "morning");
+    expect(json.exitCode).toBe(0);
+    expect(JSON.parse(json.stdout).schedules[0].counts).toEqual({ failed: 1, completed: 1 });
+    const text = await cron("digest");
+    expect(text.stdout).toContain("3 runs: 1 failed, 2 completed; $1.25");
+    expect(text.stdout).toMatch(/^other$/m);
+  }, 30_000);
+});
