@@ -18,6 +18,43 @@ afterEach(async () => {
 
 const HOUR = 3_600_000;
 
+/** A config with an email and a webhook channel and a digest "morning" at `cron`. */
+function setup(cron: string) {
+  const root = tempDir("autoloop-digest-");
+  mkdirSync(join(root, "schedules"));
+  const config = join(root, "autoloop-cron.toml");
+  const lines = [
+    'state_dir = "state"',
+    "[http]",
+    'listen = ""',
+    "[[channel]]",
+    'name = "mail"',
+    'type = "email"',
+    'smtp_url_env = "DIGEST_SMTP"',
+    'from = "cron@example.com"',
+    'to = ["team@example.com"]',
+    "[[channel]]",
+    'name = "hook"',
+    'type = "webhook"',
+    'url_env = "DIGEST_HOOK"',
+    "[[digest]]",
+    'name = "morning"',
+    `cron = "${cron}"`,
+    'channels = ["mail", "hook"]',
+    'schedules = ["nightly"]',
+    "",
+  ];
+  writeFileSync(config, lines.join("\n"));
+  return { root, config };
+}
+
+/** Marks the digest as last sent at `at`. */
+function lastSent(root: string, at: number) {
+  mkdirSync(join(root, "state", "monitor"), { recursive: true });
+  const marks = { morning: new Date(at).toISOString() };
+  writeFileSync(join(root, "state", "monitor", "digests.json"), JSON.stringify(marks));
+}
+
 describe("the morning digest", () => {
   it("is sent once by the monitor through email and a webhook, and printed by `digest`", async () => {
     const smtp = await startSmtpServer();
@@ -26,33 +63,7 @@ describe("the morning digest", () => {
       () => smtp.close(),
       () => hook.close(),
     );
-    const root = tempDir("autoloop-digest-");
-    mkdirSync(join(root, "schedules"));
-    const config = join(root, "autoloop-cron.toml");
-    writeFileSync(
-      config,
-      [
-        'state_dir = "state"',
-        "[http]",
-        'listen = ""',
-        "[[channel]]",
-        'name = "mail"',
-        'type = "email"',
-        'smtp_url_env = "DIGEST_SMTP"',
-        'from = "cron@example.com"',
-        'to = ["team@example.com"]',
-        "[[channel]]",
-        'name = "hook"',
-        'type = "webhook"',
-        'url_env = "DIGEST_HOOK"',
-        "[[digest]]",
-        'name = "morning"',
-        'cron = "0 7 * * *"',
-        'channels = ["mail", "hook"]',
-        'schedules = ["nightly"]',
-        "",
-      ].join("\n"),
-    );
+    const { root, config } = setup("0 7 * * *");
     const now = Date.now();
     const state = join(root, "state");
     const iso = (ms: number) => new Date(ms).toISOString();
@@ -113,5 +124,31 @@ describe("the morning digest", () => {
     const text = await cron("digest");
     expect(text.stdout).toContain("3 runs: 1 failed, 2 completed; $1.25");
     expect(text.stdout).toMatch(/^other$/m);
+  }, 30_000);
+
+  it("is sent by the running monitor when it starts (a slot passed while down), then at each slot, periods back to back", async () => {
+    const hook = await startReceiver();
+    const smtp = await startSmtpServer();
+    closers.push(
+      () => smtp.close(),
+      () => hook.close(),
+    );
+    const { root, config } = setup("*/2 * * * * *"); // every 2 s
+    lastSent(root, Date.now() - HOUR);
+    const env = cleanEnv({ DIGEST_SMTP: `smtp://127.0.0.1:${smtp.port}`, DIGEST_HOOK: hook.url });
+    const monitor = execa(process.execPath, [AUTOLOOP_CRON, "monitor", "--config", config], {
+      env,
+      extendEnv: false,
+      reject: false,
+    });
+    closers.push(async () => {
+      monitor.kill("SIGTERM");
+      await monitor;
+    });
+    const first = JSON.parse((await hook.requests.next()).body).data.digest;
+    const second = JSON.parse((await hook.requests.next()).body).data.digest;
+    expect(Date.parse(first.until) - Date.parse(first.since)).toBeGreaterThanOrEqual(HOUR);
+    expect(second.since).toBe(first.until);
+    expect(second.schedules).toEqual([]);
   }, 30_000);
 });
