@@ -12,7 +12,7 @@ import {
 } from "./digest-render.js";
 import type { DigestReport } from "./digest-report.js";
 import { shorten } from "./render.js";
-import { shortenBytes } from "./render-chat.js";
+import { shortenBytes, teamsCard } from "./render-chat.js";
 
 /** Where ntfy and Telegram send it (render-webhook.ts ChatTarget). */
 interface Target {
@@ -67,21 +67,6 @@ function slack(report: DigestReport): string {
 }
 
 function teams(report: DigestReport): string {
-  const card = (blocks: object[]) => ({
-    type: "message",
-    attachments: [
-      {
-        contentType: "application/vnd.microsoft.card.adaptive",
-        contentUrl: null,
-        content: {
-          $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
-          type: "AdaptiveCard",
-          version: "1.4",
-          body: blocks,
-        },
-      },
-    ],
-  });
   const block = (text: string, extra: object = {}) => ({
     type: "TextBlock",
     text,
@@ -91,7 +76,7 @@ function teams(report: DigestReport): string {
   return fitting(
     digestSections(report),
     (kept, cut) =>
-      card([
+      teamsCard([
         block(shorten(markdownEscape(digestSubject(report)), 300), {
           weight: "Bolder",
           size: "Medium",
