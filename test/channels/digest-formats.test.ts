@@ -82,6 +82,7 @@ describe("the digest in each webhook format", () => {
       expect(b.text.text.length).toBeLessThanOrEqual(3000);
     expect(raw).not.toContain("<!here>");
     expect(raw).toContain("digest --since");
+    expect(raw).toContain("Open incidents"); // runs are cut before what someone acts on
   });
 
   it("Microsoft Teams: one Adaptive Card under 28 KB, cut with a marker", async () => {
@@ -89,6 +90,7 @@ describe("the digest in each webhook format", () => {
     expect(body.attachments[0].content).toMatchObject({ type: "AdaptiveCard" });
     expect(Buffer.byteLength(raw)).toBeLessThan(28 * 1024);
     expect(raw).toContain("cut to fit");
+    expect(raw).toContain("Spend against budgets");
     expect(raw).not.toContain("[x](http");
   });
 
@@ -96,6 +98,8 @@ describe("the digest in each webhook format", () => {
     const chat = (await send("google_chat")).body;
     expect(chat.text.length).toBeLessThanOrEqual(4096);
     expect(chat.text).toContain("cut to fit");
+    expect(chat.text).toContain("DB down");
+    expect(chat.text).toContain("Which database? &lt;@U123&gt;");
     expect(chat.text).not.toContain("<!here>");
     const telegram = (await send("telegram", { chatId: "-100" })).body;
     expect(telegram).toMatchObject({ chat_id: "-100" });

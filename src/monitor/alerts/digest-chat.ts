@@ -1,6 +1,6 @@
-// The digest in each webhook format (Standard Webhooks, Slack, Discord, Teams, Google Chat,
-// ntfy, Telegram), within each service's size limits: sections that do not fit are cut,
-// and a line says where the rest is (`autoloop-cron digest`).
+// The digest in each chat format (Slack, Teams, Discord, Google Chat, ntfy, Telegram) within
+// each service's size limits: whole sections are left out until it fits, schedules' runs
+// first, and a last line says where the rest is (`autoloop-cron digest`).
 import type { WebhookFormat } from "../../scheduler/config/channels.js";
 import { angleEscape, discordEscape, markdownEscape } from "./chat-escape.js";
 import {
@@ -23,49 +23,59 @@ interface Target {
 
 const REST = "(cut to fit: autoloop-cron digest --since … prints all of it)";
 
-/** Sections kept whole while `fits` holds, then a marker line: the newest facts lead. */
-function fitting<T>(
-  items: T[],
-  build: (kept: T[], cut: boolean) => unknown,
+/**
+ * What `render` makes of as many whole sections as `fits` allows, `cut` set once any is left
+ * out: schedules' runs go first, from the last, then the rest (questions, incidents and spend
+ * are what someone acts on).
+ */
+function fitting(
+  sections: DigestSection[],
+  render: (kept: DigestSection[], cut: boolean) => string,
   fits: (body: string) => boolean,
 ): string {
-  for (let keep = items.length; keep >= 0; keep--) {
-    const body = JSON.stringify(build(items.slice(0, keep), keep < items.length));
-    if (fits(body) || keep === 0) return body;
+  const order = sections.map((s, i) => ({ s, i }));
+  order.sort((a, b) => Number(b.s.runs) - Number(a.s.runs) || b.i - a.i);
+  for (let drop = 0; drop < sections.length; drop++) {
+    const gone = new Set(order.slice(0, drop).map((o) => o.s));
+    const body = render(
+      sections.filter((s) => !gone.has(s)),
+      drop > 0,
+    );
+    if (fits(body)) return body;
   }
-  return JSON.stringify(build([], true));
+  return render([], true);
 }
 
 const sectionText = (s: DigestSection) => `${s.title}\n${s.lines.join("\n")}`;
 
+// Slack: a header of 150 characters, sections of 3,000, at most 50 blocks.
 function slack(report: DigestReport): string {
-  const sections = digestSections(report);
+  const subject = digestSubject(report);
+  const context = (text: string) => ({ type: "context", elements: [{ type: "mrkdwn", text }] });
+  const section = (s: DigestSection) => ({
+    type: "section",
+    text: {
+      type: "mrkdwn",
+      text: shorten(angleEscape(`*${s.title}*\n${s.lines.join("\n")}`), 3000),
+    },
+  });
   return fitting(
-    sections,
-    (kept, cut) => ({
-      text: shorten(angleEscape(digestSubject(report)), 3000),
-      blocks: [
-        { type: "header", text: { type: "plain_text", text: shorten(digestSubject(report), 150) } },
-        {
-          type: "context",
-          elements: [{ type: "mrkdwn", text: angleEscape(digestPeriod(report)) }],
-        },
-        ...kept.slice(0, 46).map((s) => ({
-          type: "section",
-          text: {
-            type: "mrkdwn",
-            text: shorten(`*${angleEscape(s.title)}*\n${angleEscape(s.lines.join("\n"))}`, 3000),
-          },
-        })),
-        ...(cut || kept.length > 46
-          ? [{ type: "context", elements: [{ type: "mrkdwn", text: REST }] }]
-          : []),
-      ],
-    }),
-    (body) => Buffer.byteLength(body) <= 40_000,
+    digestSections(report),
+    (kept, cut) =>
+      JSON.stringify({
+        text: shorten(angleEscape(subject), 3000),
+        blocks: [
+          { type: "header", text: { type: "plain_text", text: shorten(subject, 150) } },
+          context(angleEscape(digestPeriod(report))),
+          ...kept.map(section),
+          ...(cut ? [context(REST)] : []),
+        ],
+      }),
+    (body) => (JSON.parse(body).blocks as unknown[]).length <= 50 && body.length <= 40_000,
   );
 }
 
+// Teams: a Workflows webhook takes one Adaptive Card, 28 KB in all.
 function teams(report: DigestReport): string {
   const block = (text: string, extra: object = {}) => ({
     type: "TextBlock",
@@ -73,40 +83,44 @@ function teams(report: DigestReport): string {
     wrap: true,
     ...extra,
   });
+  const heading = { weight: "Bolder", size: "Medium" };
   return fitting(
     digestSections(report),
     (kept, cut) =>
-      teamsCard([
-        block(shorten(markdownEscape(digestSubject(report)), 300), {
-          weight: "Bolder",
-          size: "Medium",
-        }),
-        block(markdownEscape(digestPeriod(report)), { isSubtle: true }),
-        ...kept.map((s) =>
-          block(shorten(markdownEscape(sectionText(s)).replace(/\n/g, "\n\n"), 6000)),
-        ),
-        ...(cut ? [block(markdownEscape(REST), { isSubtle: true })] : []),
-      ]),
-    // A Workflows webhook takes 28 KB; room is left for the request's own overhead.
+      JSON.stringify(
+        teamsCard([
+          block(shorten(markdownEscape(digestSubject(report)), 300), heading),
+          block(markdownEscape(digestPeriod(report)), { isSubtle: true }),
+          ...kept.map((s) =>
+            block(shorten(markdownEscape(sectionText(s)), 6000).replace(/\n/g, "\n\n")),
+          ),
+          ...(cut ? [block(markdownEscape(REST), { isSubtle: true })] : []),
+        ]),
+      ),
+    // Room is left for the request's own overhead.
     (body) => Buffer.byteLength(body) <= 27 * 1024,
   );
 }
 
-/** The digest as one text, cut to `max` characters with the marker line kept. */
-function cutText(report: DigestReport, max: number): string {
-  const text = digestText(report);
-  return text.length <= max ? text : `${shorten(text, max - REST.length - 2)}\n${REST}`;
+/** The digest as one text of at most `max` characters (escaped by `escape`). */
+function cutText(report: DigestReport, max: number, escape = (t: string) => t): string {
+  const text = fitting(
+    digestSections(report),
+    (kept, cut) => escape(`${digestText(report, kept)}${cut ? `\n${REST}\n` : ""}`),
+    (t) => t.length <= max,
+  );
+  return shorten(text, max);
 }
 
+// Discord: an embed's description holds 4,096 characters, the whole embed 6,000.
 function discord(report: DigestReport): string {
   return JSON.stringify({
     content: shorten(discordEscape(digestSubject(report)), 2000),
     allowed_mentions: { parse: [] as string[] },
-    // An embed's description holds 4,096 characters, the whole embed 6,000.
     embeds: [
       {
         title: shorten(discordEscape(`Digest ${report.name}`), 256),
-        description: shorten(discordEscape(cutText(report, 3800)), 4096),
+        description: cutText(report, 4000, discordEscape),
         timestamp: report.until,
       },
     ],
@@ -130,20 +144,23 @@ export function digestWebhookBody(
     case "discord":
       return discord(report);
     case "google_chat":
-      return JSON.stringify({ text: shorten(angleEscape(cutText(report, 3900)), 4096) });
+      // An incoming webhook's text: 4,096 characters.
+      return JSON.stringify({ text: cutText(report, 4096, angleEscape) });
     case "ntfy":
+      // A message of at most 4,096 bytes by default.
       return JSON.stringify({
         topic: target.topic ?? "",
         title: shorten(digestSubject(report), 250),
-        message: shortenBytes(cutText(report, 3900), 4000),
+        message: shortenBytes(cutText(report, 4000), 4000),
         priority: 2,
         tags: ["newspaper", "digest"],
         ...(target.click !== undefined && { click: target.click }),
       });
     case "telegram":
+      // sendMessage: 4,096 characters, plain text.
       return JSON.stringify({
         chat_id: target.chatId ?? "",
-        text: shorten(cutText(report, 4000), 4096),
+        text: cutText(report, 4096),
         disable_web_page_preview: true,
       });
     default:

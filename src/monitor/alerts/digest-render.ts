@@ -11,6 +11,8 @@ import { wallClock } from "./time-text.js";
 export interface DigestSection {
   title: string;
   lines: string[];
+  /** A schedule's runs: cut first when a service's size limit is reached. */
+  runs: boolean;
 }
 
 /** "2026-11-29 07:00": minutes are enough for a summary. */
@@ -49,26 +51,33 @@ export function digestSections(report: DigestReport): DigestSection[] {
     const lines = [`${counts.join(", ")}; $${s.costUsd.toFixed(2)}${unknown}`];
     lines.push(...s.runs.map((r) => `- ${runLine(r, tz)}`));
     if (s.more > 0) lines.push(`- … and ${s.more} more (autoloop-cron runs ${s.schedule})`);
-    return { title: s.schedule, lines };
+    return { title: s.schedule, lines, runs: true };
   });
-  if (report.schedules.length === 0) sections.push({ title: "Runs", lines: ["No runs."] });
+  if (report.schedules.length === 0)
+    sections.push({ title: "Runs", lines: ["No runs."], runs: false });
   const questions = report.questions.map(
     (q) => `- ${[q.schedule, q.run].filter(Boolean).join(" ")}: ${q.summary}`,
   );
-  if (questions.length > 0) sections.push({ title: "Open questions", lines: questions });
+  if (questions.length > 0)
+    sections.push({ title: "Open questions", lines: questions, runs: false });
   const incidents = report.incidents.map(
     (i) => `- [${i.priority}, ${i.status}] ${i.name} (${i.slug})`,
   );
-  if (incidents.length > 0) sections.push({ title: "Open incidents", lines: incidents });
+  if (incidents.length > 0)
+    sections.push({ title: "Open incidents", lines: incidents, runs: false });
   const spend = report.spend.map((s) => `- ${s.line}`);
-  if (spend.length > 0) sections.push({ title: "Spend against budgets", lines: spend });
+  if (spend.length > 0)
+    sections.push({ title: "Spend against budgets", lines: spend, runs: false });
   return sections;
 }
 
-/** The whole digest as plain text (mail text part, terminal). */
-export function digestText(report: DigestReport): string {
+/** The digest as plain text (mail text part, terminal), of all its sections or those given. */
+export function digestText(
+  report: DigestReport,
+  sections: DigestSection[] = digestSections(report),
+): string {
   const head = [`Digest "${report.name}": ${digestHeadline(report)}`, digestPeriod(report)];
-  const body = digestSections(report).map((s) => [s.title, ...s.lines].join("\n"));
+  const body = sections.map((s) => [s.title, ...s.lines].join("\n"));
   return `${[head.join("\n"), ...body].join("\n\n")}\n`;
 }
 
@@ -81,10 +90,10 @@ export function digestHtml(report: DigestReport): string {
     `<p style="${FONT};color:#52525b">${e(digestPeriod(report))}</p>`,
   ];
   for (const s of digestSections(report)) {
-    const [first, ...rest] = s.lines;
-    const items = s.title === "Runs" || first?.startsWith("- ") ? s.lines : rest;
+    // A schedule's first line is its totals; the rest are its runs.
+    const [totals, items] = s.runs ? [s.lines[0], s.lines.slice(1)] : [undefined, s.lines];
     parts.push(`<h3 style="${FONT}">${e(s.title)}</h3>`);
-    if (items !== s.lines) parts.push(`<p style="${FONT}">${e(first ?? "")}</p>`);
+    if (totals !== undefined) parts.push(`<p style="${FONT}">${e(totals)}</p>`);
     parts.push(`<ul style="${FONT}">`);
     for (const line of items) parts.push(`<li>${e(line.replace(/^- /, ""))}</li>`);
     parts.push("</ul>");
