@@ -102,11 +102,11 @@ function teams(report: DigestReport): string {
   );
 }
 
-/** The digest as one text of at most `max` characters (escaped by `escape`). */
-function cutText(report: DigestReport, max: number, escape = (t: string) => t): string {
+/** The digest as one text of at most `max` characters (escaped by `markup`). */
+function cutText(report: DigestReport, max: number, markup = (t: string) => t): string {
   const text = fitting(
     digestSections(report),
-    (kept, cut) => escape(`${digestText(report, kept)}${cut ? `\n${REST}\n` : ""}`),
+    (kept, cut) => markup(`${digestText(report, kept)}${cut ? `\n${REST}\n` : ""}`),
     (t) => t.length <= max,
   );
   return shorten(text, max);
