@@ -10,13 +10,25 @@ import type { FieldProblem } from "../util/errors.js";
 import { processRedactor, redactStrings } from "../util/secrets.js";
 import { buildDigest, type DigestReport, digestHeadline } from "./alerts/digest-report.js";
 import type { AlertMessage } from "./alerts/message.js";
+import { monitorPaths } from "./paths.js";
 import { readStatus } from "./status.js";
+import { readTrackerSnapshot } from "./tracker-file.js";
 
 /** What a running daemon already holds; without it the schedule files and ledger are read. */
 export interface DigestHeld {
   invalid: readonly FieldProblem[];
   schedules: ReadonlyMap<string, Schedule>;
   ledger: RunLedger;
+}
+
+/** The files each run published, from the monitor's run tracker snapshot on disk. */
+export function publishedFromTracker(stateDir: string): (runId: string) => string[] | undefined {
+  const read = readTrackerSnapshot(monitorPaths(stateDir).tracker);
+  const byRun = new Map<string, string[]>();
+  if (read.kind === "read")
+    for (const run of read.snapshot.runs)
+      if (Array.isArray(run.published)) byRun.set(run.run, run.published.map(String));
+  return (runId) => byRun.get(runId);
 }
 
 /** The digest `config.digests` does not name: every schedule, in the defaults' zone. */
@@ -32,6 +44,9 @@ export function readDigest(
   since: number,
   until: number,
   held?: DigestHeld,
+  reportsOf: (runId: string) => readonly string[] | undefined = publishedFromTracker(
+    config.stateDir,
+  ),
 ): DigestReport {
   const status = readStatus(config, new Date(until), held);
   const ledger = held?.ledger ?? RunLedger.open(config.stateDir);
@@ -46,6 +61,7 @@ export function readDigest(
     timezone: digest.timezone,
     schedules,
     runsOf: (name) => summaries(ledger, name),
+    reportsOf,
     questions: status.firing
       .filter((f) => f.kind === "question_pending" && covers(f.schedule))
       .map((f) => ({

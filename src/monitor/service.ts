@@ -164,7 +164,8 @@ export class MonitorService {
       digests: config.digests,
       stateDir: config.stateDir,
       outbox: this.outbox,
-      read: (digest, since, until) => readDigest(config, digest, since, until, held()),
+      read: (digest, since, until) =>
+        readDigest(config, digest, since, until, held(), (id) => this.tracker.get(id)?.published),
       log: this.log,
     });
   }

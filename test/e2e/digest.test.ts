@@ -27,6 +27,8 @@ function setup(cron: string) {
     'state_dir = "state"',
     "[http]",
     'listen = ""',
+    "[monitor]",
+    `journals = ["${join(root, "journal.jsonl")}"]`,
     "[[channel]]",
     'name = "mail"',
     'type = "email"',
@@ -67,7 +69,7 @@ describe("the morning digest", () => {
     const now = Date.now();
     const state = join(root, "state");
     const iso = (ms: number) => new Date(ms).toISOString();
-    const [, failed] = seedRuns(state, [
+    const [completed, failed] = seedRuns(state, [
       { schedule: "nightly", slot: iso(now - 5 * HOUR), status: "completed", costUsd: 1.25 },
       {
         schedule: "nightly",
@@ -78,6 +80,17 @@ describe("the morning digest", () => {
       { schedule: "other", slot: iso(now - 3 * HOUR), status: "completed" },
       { schedule: "nightly", slot: iso(now - 30 * HOUR), status: "completed" },
     ]);
+    // The completed run published its report (the monitor reads it from the journal).
+    const record = (topic: string, fields: object) =>
+      JSON.stringify({ run: completed, topic, ts: iso(now - 5 * HOUR + 50_000), v: 1, fields });
+    writeFileSync(
+      join(root, "journal.jsonl"),
+      `${[
+        record("loop.start", { preset: "weekly-summary" }),
+        record("outputs.published", { files: "WEEKLY-SUMMARY.md", missing: "" }),
+        record("loop.complete", { reason: "completed" }),
+      ].join("\n")}\n`,
+    );
     // Last sent two days ago: a slot passed while nothing ran, so the digest is due now.
     mkdirSync(join(state, "monitor"), { recursive: true });
     writeFileSync(
@@ -100,6 +113,7 @@ describe("the morning digest", () => {
     expect(mail.raw).toMatch(/Content-Type: text\/plain/i);
     expect(mail.raw).toMatch(/Content-Type: text\/html/i);
     expect(mail.raw).not.toContain("other"); // only the digest's schedules
+    expect(mail.raw.replace(/=\r?\n/g, "")).toContain("report WEEKLY-SUMMARY.md");
     const req = await hook.requests.next();
     const body = JSON.parse(req.body);
     expect(body.type).toBe("digest");
@@ -124,6 +138,7 @@ describe("the morning digest", () => {
     const text = await cron("digest");
     expect(text.stdout).toContain("3 runs: 1 failed, 2 completed; $1.25");
     expect(text.stdout).toMatch(/^other$/m);
+    expect(text.stdout).toContain("report WEEKLY-SUMMARY.md"); // from the tracker's file
   }, 30_000);
 
   it("is sent by the running monitor when it starts (a slot passed while down), then at each slot, periods back to back", async () => {

@@ -40,6 +40,7 @@ export function runLine(run: DigestRun, timeZone: string): string {
   parts.push(run.runId);
   if (run.stopReason !== undefined && run.status !== "completed") parts.push(`(${run.stopReason})`);
   if (run.pullRequest !== undefined) parts.push(`PR ${run.pullRequest}`);
+  if (run.reports !== undefined) parts.push(`report ${run.reports.join(", ")}`);
   return parts.join("  ");
 }
 

@@ -17,6 +17,8 @@ const digestRunSchema = z.object({
   stopReason: z.string().optional(),
   /** The pull request the run's commits went to, when the ledger knows one. */
   pullRequest: z.string().optional(),
+  /** The report files it published (`[outputs] publish`), as its journal names them. */
+  reports: z.array(z.string()).optional(),
 });
 
 const digestScheduleSchema = z.object({
@@ -61,6 +63,8 @@ export interface DigestFacts {
   schedules: readonly string[];
   /** A schedule's runs, newest first (the walk stops once they are older than `since`). */
   runsOf: (schedule: string) => Iterable<RunSummary>;
+  /** The files a run published, when the monitor's run tracker knows of any. */
+  reportsOf?: (runId: string) => readonly string[] | undefined;
   questions: DigestReport["questions"];
   incidents: DigestReport["incidents"];
   spend: DigestReport["spend"];
@@ -111,13 +115,14 @@ function scheduleOf(name: string, facts: DigestFacts): DigestSchedule | undefine
     if (r.costUsd !== undefined) row.costUsd += r.costUsd;
     if (r.status !== "skipped" && (r.costUsd === undefined || (r.unpricedIterations ?? 0) > 0))
       row.unknownCost++;
-    if (row.runs.length < DIGEST_RUNS_PER_SCHEDULE) row.runs.push(digestRun(r, at));
+    if (row.runs.length < DIGEST_RUNS_PER_SCHEDULE)
+      row.runs.push(digestRun(r, at, facts.reportsOf?.(r.runId)));
     else row.more++;
   }
   return inPeriod.length === 0 ? undefined : row;
 }
 
-function digestRun(r: RunSummary, at: number): DigestRun {
+function digestRun(r: RunSummary, at: number, reports?: readonly string[]): DigestRun {
   const run: DigestRun = { runId: r.runId, status: r.status, at: new Date(at).toISOString() };
   if (r.durationMs !== undefined) run.durationMs = r.durationMs;
   if (r.costUsd !== undefined) run.costUsd = r.costUsd;
@@ -126,6 +131,7 @@ function digestRun(r: RunSummary, at: number): DigestRun {
   // Set once runs deliver pull requests; older ledgers and other runs lack it.
   const pr = (r as { pullRequest?: unknown }).pullRequest;
   if (typeof pr === "string" && pr !== "") run.pullRequest = pr;
+  if (reports !== undefined && reports.length > 0) run.reports = [...reports];
   return run;
 }
 
