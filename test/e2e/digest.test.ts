@@ -139,6 +139,9 @@ describe("the morning digest", () => {
     expect(text.stdout).toContain("3 runs: 1 failed, 2 completed; $1.25");
     expect(text.stdout).toMatch(/^other$/m);
     expect(text.stdout).toContain("report WEEKLY-SUMMARY.md"); // from the tracker's file
+    const bad = await cron("digest", "--since", "yesterday");
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--since: found "yesterday"; expected a duration such as 24h');
   }, 30_000);
 
   it("is sent by the running monitor when it starts (a slot passed while down), then at each slot, periods back to back", async () => {

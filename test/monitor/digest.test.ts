@@ -104,6 +104,10 @@ describe("when a digest is due", () => {
     expect(digestSteps([MORNING], marks, at("2026-11-29T06:00:00Z"))).toEqual([
       { kind: "send", digest: MORNING, since: at("2026-11-28T06:00:00Z") },
     ]);
+    // Across the change to summer time 07:00 Berlin moves to 05:00 UTC.
+    const spring = new Map([["morning", at("2026-03-28T06:00:00Z")]]);
+    expect(digestSteps([MORNING], spring, at("2026-03-29T04:59:59Z"))).toEqual([]);
+    expect(digestSteps([MORNING], spring, at("2026-03-29T05:00:00Z"))).toHaveLength(1);
     // Down for three days: one digest covering all of them.
     expect(digestSteps([MORNING], marks, at("2026-12-02T09:00:00Z"))).toHaveLength(1);
   });
