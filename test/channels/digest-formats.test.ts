@@ -3,11 +3,10 @@
 // and the cut says where the rest is.
 import { afterEach, describe, expect, it } from "vitest";
 import { buildDigest } from "../../src/monitor/alerts/digest-report.js";
-import { createWebhookChannel } from "../../src/monitor/channels/webhook.js";
 import { digestMessage } from "../../src/monitor/digest-read.js";
 import type { WebhookChannelConfig } from "../../src/scheduler/config/channels.js";
 import type { RunSummary } from "../../src/scheduler/ledger/events.js";
-import { removeTempDirs, startReceiver } from "./helpers.js";
+import { chatChannel, removeTempDirs } from "./helpers.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -49,16 +48,7 @@ async function send(
   format: WebhookChannelConfig["format"],
   extra: Partial<WebhookChannelConfig> = {},
 ) {
-  const receiver = await startReceiver([{ status: 200 }]);
-  cleanups.push(() => receiver.close());
-  const channel = createWebhookChannel({
-    name: "chat",
-    type: "webhook",
-    url: { kind: "literal", value: receiver.url },
-    secret: undefined,
-    format,
-    ...extra,
-  });
+  const { receiver, channel } = await chatChannel(format, extra, cleanups);
   const message = bigDigest();
   const result = await channel.send({
     entryId: "e",
