@@ -8,7 +8,7 @@ import { buildDigest, DIGEST_RUNS_PER_SCHEDULE } from "../../src/monitor/alerts/
 import type { AlertMessage } from "../../src/monitor/alerts/message.js";
 import { DigestSender, digestSteps } from "../../src/monitor/digest-sender.js";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
-import type { DigestConfig } from "../../src/scheduler/config/digests.js";
+import { type DigestConfig, unknownDigestSchedules } from "../../src/scheduler/config/digests.js";
 import type { RunSummary } from "../../src/scheduler/ledger/events.js";
 import { formatProblem } from "../../src/util/errors.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
@@ -194,5 +194,13 @@ describe("[[digest]] in autoloop-cron.toml", () => {
     expect(problems('name = "m"\ncron = "0 7 * * *"\nchannels = []\n')[0]).toMatch(
       /digest\[0\]\.channels/,
     );
+  });
+
+  it("warns (validate) of digest schedules that name no valid schedule", () => {
+    const digest = { ...MORNING, schedules: ["nightly", "nigthly"] };
+    const warnings = unknownDigestSchedules([digest], new Set(["nightly"]), "c.toml");
+    expect(warnings.map(formatProblem)).toEqual([
+      expect.stringMatching(/c\.toml: digest\[0\]\.schedules\[1\]: found "nigthly"/),
+    ]);
   });
 });

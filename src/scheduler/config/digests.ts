@@ -66,3 +66,28 @@ export function resolveDigests(
     schedules: d.schedules,
   }));
 }
+
+/**
+ * `validate`'s warnings for digest `schedules` that name no valid schedule: the digest still
+ * goes out, without them (a schedule added later, or a typo).
+ */
+export function unknownDigestSchedules(
+  digests: readonly DigestConfig[],
+  scheduleNames: ReadonlySet<string>,
+  fileName: string,
+): FieldProblem[] {
+  return digests.flatMap((d, i) =>
+    d.schedules.flatMap((name, j) =>
+      scheduleNames.has(name)
+        ? []
+        : [
+            {
+              file: fileName,
+              field: `digest[${i}].schedules[${j}]`,
+              found: JSON.stringify(name),
+              expected: "the name of a valid schedule (see `autoloop-cron list`)",
+            },
+          ],
+    ),
+  );
+}
