@@ -51,7 +51,7 @@ describe("buildDigest", () => {
       run("late", "2026-11-29T06:30:00Z"),
       run("b", "2026-11-29T02:10:00Z", {
         status: "failed",
-        stopReason: "agent_error",
+        stopReason: "agent_error\u001b[2J",
         durationMs: 600_000,
       }),
       run("a", "2026-11-29T01:10:00Z", { costUsd: 0.5, durationMs: 750_000 }),
@@ -77,7 +77,9 @@ describe("buildDigest", () => {
     expect(text).toContain('Digest "morning": 3 runs: 1 failed, 2 completed; $0.75');
     expect(text).toContain("2026-11-28 07:00 to 2026-11-29 07:00 Europe/Berlin");
     expect(text).toContain("- completed  02:10  12m30s  $0.50  a");
-    expect(text).toContain("- failed  03:10  10m  cost unknown  b  (agent_error)");
+    // Run text reaches terminals with its control bytes shown, not obeyed.
+    expect(text).toContain("- failed  03:10  10m  cost unknown  b  (agent_error\\u001b[2J)");
+    expect(text).toContain("- completed  11-28 10:00"); // another day than the period's end
     expect(text).toContain("PR https://git/pr/7");
   });
 

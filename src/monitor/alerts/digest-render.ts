@@ -24,15 +24,20 @@ export function digestSubject(report: DigestReport): string {
   return printable(shorten(subject, 200).replace(/[\r\n\t]+/g, " "));
 }
 
-/** "since 2026-11-28 07:00 until 2026-11-29 07:00 Europe/Berlin". */
+/** "2026-11-28 07:00 to 2026-11-29 07:00 Europe/Berlin". */
 export function digestPeriod(report: DigestReport): string {
   const tz = report.timezone;
   return `${when(report.since, tz)} to ${when(report.until, tz)} ${tz}`;
 }
 
-/** One run: "completed  07:12  12m30s  $0.42  run-id  PR https://…". */
-export function runLine(run: DigestRun, timeZone: string): string {
-  const parts = [run.status.replace(/_/g, " "), when(run.at, timeZone).slice(11)];
+/**
+ * One run: "completed  07:12  12m30s  $0.42  run-id  PR https://…"; its day ("11-27 07:12")
+ * when it ended on another day than the period.
+ */
+export function runLine(run: DigestRun, report: DigestReport): string {
+  const at = when(run.at, report.timezone);
+  const sameDay = at.slice(0, 10) === when(report.until, report.timezone).slice(0, 10);
+  const parts = [run.status.replace(/_/g, " "), sameDay ? at.slice(11) : at.slice(5)];
   if (run.durationMs !== undefined) parts.push(formatDuration(run.durationMs));
   if (run.costUsd !== undefined)
     parts.push(`$${run.costUsd.toFixed(2)}${run.unpricedIterations ? "+?" : ""}`);
@@ -45,12 +50,11 @@ export function runLine(run: DigestRun, timeZone: string): string {
 }
 
 export function digestSections(report: DigestReport): DigestSection[] {
-  const tz = report.timezone;
   const sections: DigestSection[] = report.schedules.map((s) => {
     const counts = Object.entries(s.counts).map(([k, n]) => `${n} ${k.replace(/_/g, " ")}`);
     const unknown = s.unknownCost > 0 ? ` (+${s.unknownCost} of unknown cost)` : "";
     const lines = [`${counts.join(", ")}; $${s.costUsd.toFixed(2)}${unknown}`];
-    lines.push(...s.runs.map((r) => `- ${runLine(r, tz)}`));
+    lines.push(...s.runs.map((r) => `- ${runLine(r, report)}`));
     if (s.more > 0) lines.push(`- … and ${s.more} more (autoloop-cron runs ${s.schedule})`);
     return { title: s.schedule, lines, runs: true };
   });
@@ -78,7 +82,8 @@ export function digestText(
   sections: DigestSection[] = digestSections(report),
 ): string {
   const head = [`Digest "${report.name}": ${digestHeadline(report)}`, digestPeriod(report)];
-  const body = sections.map((s) => [s.title, ...s.lines].join("\n"));
+  // Run text (ids, stop reasons, questions, file names) reaches terminals: no control bytes.
+  const body = sections.map((s) => [s.title, ...s.lines].map((l) => printable(l)).join("\n"));
   return `${[head.join("\n"), ...body].join("\n\n")}\n`;
 }
 
