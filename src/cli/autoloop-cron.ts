@@ -25,6 +25,8 @@ Usage:
   autoloop-cron monitor [--journal PATH]... [--once]
                                              run only the monitor
   autoloop-cron status [--json]              what needs a human: stuck, failed, stalled runs
+  autoloop-cron digest [--since 24h] [--json]
+                                             what the runs did: outcomes, cost, questions, spend
   autoloop-cron incident list|show|log|ack|resolve ...
   autoloop-cron alert test|ack|silence ...
   autoloop-cron export kubernetes|systemd    CronJobs or .service/.timer units per schedule
@@ -53,6 +55,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   resume: async () => (await import("./cron-pause.js")).resumeCommand,
   monitor: async () => (await import("./cron-monitor.js")).monitorCommand,
   status: async () => (await import("./cron-status.js")).statusCommand,
+  digest: async () => (await import("./cron-digest.js")).digestCommand,
   incident: async () => (await import("./cron-incident.js")).incidentCommand,
   alert: async () => (await import("./cron-alert.js")).alertCommand,
   export: async () => (await import("./cron-export.js")).exportCommand,

@@ -1,5 +1,6 @@
 // `autoloop-cron validate` and `autoloop-cron list`: the schedules as files define them.
 
+import { unknownDigestSchedules } from "../scheduler/config/digests.js";
 import { runningDaemon, sendControl } from "../scheduler/daemon/control.js";
 import { type ListRow, listRows } from "../scheduler/schedules/list-row.js";
 import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
@@ -34,7 +35,11 @@ export async function validateCommand(argv: string[]): Promise<number> {
     options: { json: { type: "boolean" } },
   });
   if (p === undefined) return 0;
-  const report = validateAll(configOf(p));
+  const config = configOf(p);
+  const report = validateAll(config);
+  const names = new Set(report.schedules.map((s) => s.name));
+  const file = config.file ?? "autoloop-cron.toml";
+  report.warnings.push(...unknownDigestSchedules(config.digests, names, file));
   const now = new Date();
   if (flag(p, "json")) printJson(validationReportJson(report, now));
   else process.stdout.write(`${formatValidationReport(report, now)}\n`);

@@ -13,6 +13,8 @@ import { pagingChannels } from "./alert-routing.js";
 import { AlertState, type Notification } from "./alert-state.js";
 import { MonitorFacts } from "./detect/facts.js";
 import { RunTracker } from "./detect/run-tracker.js";
+import { readDigest } from "./digest-read.js";
+import { DigestSender } from "./digest-sender.js";
 import { IncrementalEvaluation } from "./evaluation.js";
 import { journalPaths } from "./journal-set.js";
 import { drainOutbox, openOutbox } from "./outbox/open.js";
@@ -44,6 +46,7 @@ export class MonitorService {
   private readonly view: SchedulerView;
   private readonly evaluation: IncrementalEvaluation;
   private readonly delivery: AlertDelivery;
+  private readonly digests: DigestSender;
   private alertState: AlertState;
   private timer: NodeJS.Timeout | undefined;
   private soon: Pending | undefined;
@@ -86,6 +89,7 @@ export class MonitorService {
     this.evaluation = new IncrementalEvaluation(this.tracker, this.facts, this.view);
     this.delivery = this.newDelivery();
     this.follower = this.newFollower();
+    this.digests = this.newDigestSender();
     for (const problem of this.follower.positionProblems) this.log.warn({ problem }, "monitor");
     // Listening from construction on: the daemon announces missed slots as it starts.
     this.detach.push(this.listenToScheduler());
@@ -145,6 +149,24 @@ export class MonitorService {
         this.openIncidents = undefined;
         for (const listener of this.notified) listener([]);
       },
+    });
+  }
+
+  /** The `[[digest]]`s, read from what this monitor sees, sent through its outbox. */
+  private newDigestSender(): DigestSender {
+    const { config } = this.options;
+    const held = () => {
+      const ledger = this.view.ledger();
+      const { view } = this;
+      return ledger && { ledger, schedules: view.schedules(), invalid: view.invalid() };
+    };
+    return new DigestSender({
+      digests: config.digests,
+      stateDir: config.stateDir,
+      outbox: this.outbox,
+      read: (digest, since, until) =>
+        readDigest(config, digest, since, until, held(), (id) => this.tracker.get(id)?.published),
+      log: this.log,
     });
   }
 
@@ -222,7 +244,11 @@ export class MonitorService {
     this.outbox.start();
     await this.follower.start();
     this.evaluate();
-    this.timer = setInterval(() => this.evaluate(), this.options.evaluateEveryMs ?? 5000);
+    void this.digests.check(this.now().getTime());
+    this.timer = setInterval(() => {
+      this.evaluate();
+      void this.digests.check(this.now().getTime());
+    }, this.options.evaluateEveryMs ?? 5000);
     this.timer.unref();
   }
 
@@ -233,6 +259,7 @@ export class MonitorService {
     this.soon = undefined;
     for (const off of this.detach.splice(0)) off();
     this.delivery.writePlannedIncidents();
+    await this.digests.settled();
     await this.follower.stop();
     saveTracker(this.paths, this.tracker.snapshotText());
     await this.reloadingState;
@@ -256,6 +283,7 @@ export class MonitorService {
     await this.follower.poll();
     const notifications = this.evaluate();
     this.delivery.writePlannedIncidents();
+    await this.digests.check(this.now().getTime());
     await this.alertState.flush();
     const outcomes = this.started
       ? []

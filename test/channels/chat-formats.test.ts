@@ -2,11 +2,10 @@
 // documented payload (required fields, size limits, priority words) by a real HTTP receiver
 // on 127.0.0.1; the outbox's retry rules apply as for any webhook.
 import { afterEach, describe, expect, it } from "vitest";
-import { createWebhookChannel } from "../../src/monitor/channels/webhook.js";
 import type { WebhookChannelConfig } from "../../src/scheduler/config/channels.js";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
 import { formatProblem } from "../../src/util/errors.js";
-import { removeTempDirs, sampleDelivery, sampleMessage, startReceiver } from "./helpers.js";
+import { chatChannel, removeTempDirs, sampleDelivery, sampleMessage } from "./helpers.js";
 
 const T0 = Date.parse("2026-11-21T01:25:00.000Z");
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -20,16 +19,7 @@ async function send(
   format: WebhookChannelConfig["format"],
   extra: Partial<WebhookChannelConfig> = {},
 ) {
-  const receiver = await startReceiver([{ status: 200 }]);
-  cleanups.push(() => receiver.close());
-  const channel = createWebhookChannel({
-    name: "chat",
-    type: "webhook",
-    url: { kind: "literal", value: receiver.url },
-    secret: undefined,
-    format,
-    ...extra,
-  });
+  const { receiver, channel } = await chatChannel(format, extra, cleanups);
   const long = Array.from({ length: 15 }, (_, i) => `line ${i} ${"é".repeat(600)}`);
   const delivery = sampleDelivery("chat", T0);
   delivery.message = { ...sampleMessage({ journalTail: long }), summary: "x".repeat(9000) };

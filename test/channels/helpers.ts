@@ -9,6 +9,8 @@ import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { AlertMessage } from "../../src/monitor/alerts/message.js";
 import type { AlertLogger, OutboxDelivery } from "../../src/monitor/channels/delivery.js";
+import { createWebhookChannel } from "../../src/monitor/channels/webhook.js";
+import type { WebhookChannelConfig } from "../../src/scheduler/config/channels.js";
 
 /** Items arriving over time; next() waits for the next one instead of sleeping. */
 export class Arrivals<T> {
@@ -219,4 +221,23 @@ export function verifyStandardWebhook(secret: string, headers: IncomingHttpHeade
     if (err instanceof WebhookVerificationError) return false;
     throw err;
   }
+}
+
+/** A webhook channel "chat" of `format` posting to a fresh receiver, closed by `cleanups`. */
+export async function chatChannel(
+  format: WebhookChannelConfig["format"],
+  extra: Partial<WebhookChannelConfig>,
+  cleanups: Array<() => Promise<unknown>>,
+) {
+  const receiver = await startReceiver([{ status: 200 }]);
+  cleanups.push(() => receiver.close());
+  const channel = createWebhookChannel({
+    name: "chat",
+    type: "webhook",
+    url: { kind: "literal", value: receiver.url },
+    secret: undefined,
+    format,
+    ...extra,
+  });
+  return { receiver, channel };
 }

@@ -1,13 +1,15 @@
 // Every kind of alert the outbox carries: the monitor's condition kinds (their words and levels
-// come from detect/condition-kinds.ts) and the outbox's own two, each with its label and the
+// come from detect/condition-kinds.ts) and the outbox's own three, each with its label and the
 // severity a paging service gets.
 import { CONDITION_KINDS, kindDefinition } from "../detect/condition-kinds.js";
 import type { ConditionKind, Severity } from "../detect/conditions.js";
 
-/** The outbox's own alerts: about its channels, not about runs or schedules. */
+/** The outbox's own messages: about its channels, or the digest, not about one run. */
 const OUTBOX_KINDS = {
   delivery_failed: { label: "alert delivery failed", paging: "critical" },
   test: { label: "test alert", paging: "critical" },
+  /** The morning digest (`[[digest]]`): news, never a page; paging channels are refused it. */
+  digest: { label: "digest", paging: "warning" },
 } as const satisfies Record<string, { label: string; paging: Severity }>;
 
 type OutboxKind = keyof typeof OUTBOX_KINDS;

@@ -4,6 +4,7 @@ import { nanoid } from "nanoid";
 import * as z from "zod";
 import { hexDigest } from "../../util/digest.js";
 import { ALERT_KINDS } from "./alert-kinds.js";
+import { digestReportSchema } from "./digest-report.js";
 
 /** `acknowledged` goes only to the paging services (PagerDuty, Opsgenie), to keep them in step. */
 export const ALERT_STATUSES = ["firing", "resolved", "reminder", "acknowledged"] as const;
@@ -90,6 +91,8 @@ export const alertMessageSchema = z.object({
   resolution: z.string().optional(),
   /** For delivery_failed: the channel that failed, which this alert is never sent to. */
   failedChannel: z.string().optional(),
+  /** For kind digest: what the period's runs did (rendered by digest-render.ts, digest-chat.ts). */
+  digest: digestReportSchema.optional(),
 });
 export type AlertMessage = z.infer<typeof alertMessageSchema>;
 export type GateInfo = z.infer<typeof gateSchema>;

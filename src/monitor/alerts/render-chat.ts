@@ -32,6 +32,25 @@ const TEAMS_COLOR = {
   resolved: "good",
 } as const;
 
+/** A Teams Workflows message: one Adaptive Card of `blocks`. */
+export function teamsCard(blocks: object[]) {
+  return {
+    type: "message",
+    attachments: [
+      {
+        contentType: "application/vnd.microsoft.card.adaptive",
+        contentUrl: null,
+        content: {
+          $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+          type: "AdaptiveCard",
+          version: "1.4",
+          body: blocks,
+        },
+      },
+    ],
+  };
+}
+
 export function teamsPayload(m: AlertMessage, ctx: RenderContext) {
   const facts = alertFacts(m, ctx.now)
     .slice(0, 20)
@@ -61,26 +80,11 @@ export function teamsPayload(m: AlertMessage, ctx: RenderContext) {
       ),
       wrap: true,
     });
-  const card = (blocks: object[]) => ({
-    type: "message",
-    attachments: [
-      {
-        contentType: "application/vnd.microsoft.card.adaptive",
-        contentUrl: null,
-        content: {
-          $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
-          type: "AdaptiveCard",
-          version: "1.4",
-          body: blocks,
-        },
-      },
-    ],
-  });
   // The newest journal lines, as many as the 28 KB a Workflows webhook takes leave room for.
   const tail = m.journalTail.slice(-JOURNAL_TAIL_LINES);
   for (let keep = tail.length; keep > 0; keep--) {
     const text = markdownEscape(tail.slice(-keep).join("\n"));
-    const withTail = card([
+    const withTail = teamsCard([
       ...body.slice(0, 3),
       {
         type: "TextBlock",
@@ -93,7 +97,7 @@ export function teamsPayload(m: AlertMessage, ctx: RenderContext) {
     ]);
     if (Buffer.byteLength(JSON.stringify(withTail)) <= TEAMS_MAX_BYTES) return withTail;
   }
-  return card(body);
+  return teamsCard(body);
 }
 
 /** What a Teams Workflows webhook takes, with room for the request's own overhead. */
@@ -139,7 +143,7 @@ export function telegramPayload(m: AlertMessage, ctx: RenderContext, options: { 
 }
 
 /** `text` cut to at most `max` UTF-8 bytes, on a character boundary, marked when cut. */
-function shortenBytes(text: string, max: number): string {
+export function shortenBytes(text: string, max: number): string {
   if (Buffer.byteLength(text) <= max) return text;
   let cut = text.slice(0, max);
   while (Buffer.byteLength(cut) > max - 3) cut = cut.slice(0, -1);

@@ -2,6 +2,8 @@
 // cut to the platform's size limits so a long journal never gets the request rejected.
 import type { WebhookFormat } from "../../scheduler/config/channels.js";
 import { angleEscape, discordEscape } from "./chat-escape.js";
+import { digestWebhookBody } from "./digest-chat.js";
+import { digestSubject } from "./digest-render.js";
 import type { AlertMessage } from "./message.js";
 import {
   alertCommands,
@@ -21,8 +23,14 @@ export interface StandardPayload {
 
 /** `{ type: "alert.firing", timestamp, data }` in the Standard Webhooks shape. */
 export function standardPayload(message: AlertMessage, messageId: string, _ctx: RenderContext) {
-  const type = message.kind === "test" ? "alert.test" : `alert.${message.status}`;
-  const data = { messageId, subject: renderSubject(message), ...message };
+  const type =
+    message.kind === "digest"
+      ? "digest"
+      : message.kind === "test"
+        ? "alert.test"
+        : `alert.${message.status}`;
+  const subject = message.digest ? digestSubject(message.digest) : renderSubject(message);
+  const data = { messageId, subject, ...message };
   return { type, timestamp: message.occurredAt, data } satisfies StandardPayload;
 }
 
@@ -125,6 +133,8 @@ export function webhookBody(
   ctx: RenderContext,
   target: ChatTarget = {},
 ): string {
+  const digest = message.digest && digestWebhookBody(format, message.digest, target);
+  if (digest !== undefined) return digest;
   switch (format) {
     case "slack":
       return JSON.stringify(slackPayload(message, ctx));

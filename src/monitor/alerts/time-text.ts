@@ -1,7 +1,8 @@
 // How alert times read: in the schedule's zone and in UTC, plus how long ago, relative to a
 // `now` argument so renders are reproducible.
 
-function wallClock(date: Date, timeZone: string): string {
+/** `2026-11-21 03:00:00 Europe/Berlin`: a wall-clock time in a named zone. */
+export function wallClock(date: Date, timeZone: string): string {
   const parts = new Intl.DateTimeFormat("en-GB", {
     timeZone,
     year: "numeric",

@@ -1,6 +1,7 @@
 // The mail for one outbox delivery, as nodemailer options: subject, text and HTML parts, and
 // the headers that thread every mail of one incident together and dedupe retries.
 import type { SendMailOptions } from "nodemailer";
+import { digestHtml, digestSubject, digestText } from "../alerts/digest-render.js";
 import { messageIdHeader, threadRootHeader } from "../alerts/message.js";
 import { renderSubject, renderText } from "../alerts/render.js";
 import { renderHtml } from "../alerts/render-html.js";
@@ -21,9 +22,17 @@ export function alertMail(
   return {
     from: addressing.from,
     to: addressing.to,
-    subject: renderSubject(message),
-    text: renderText(message, ctx),
-    html: renderHtml(message, ctx),
+    ...(message.digest === undefined
+      ? {
+          subject: renderSubject(message),
+          text: renderText(message, ctx),
+          html: renderHtml(message, ctx),
+        }
+      : {
+          subject: digestSubject(message.digest),
+          text: digestText(message.digest),
+          html: digestHtml(message.digest),
+        }),
     // The same id on every retry: a mail that went through before a crash is a duplicate
     // the receiving side can recognise.
     messageId: messageIdHeader(delivery.messageId),

@@ -57,6 +57,8 @@ export interface RunState {
   answer?: { id: string; at: string; how: "answered" | "timeout"; by?: string; text?: string };
   /** What it spent: iterations finished, the known cost and tokens of its `backend.usage`. */
   spend?: { iterations: number; costUsd: number; tokens: number; priced: number };
+  /** The files its `outputs.published` says it published (its reports), for the digest. */
+  published?: string[];
 }
 
 /** A question or answer kept in the run's state (and its alert) is cut to this many characters. */
@@ -223,6 +225,21 @@ const usage: TopicStep = (state, record) => {
   };
 };
 
+/** Published files kept per run, and characters per name: the names are the run's to write. */
+const PUBLISHED_KEPT = 10;
+const PUBLISHED_NAME_MAX = 200;
+
+/** `outputs.published`: the report files a completed run copied into its work dir. */
+const published: TopicStep = (state, record) => {
+  const files = fieldText(record, "files")
+    .split(",")
+    .filter((f) => f.trim() !== "");
+  if (files.length === 0) return;
+  state.published = files
+    .slice(0, PUBLISHED_KEPT)
+    .map((f) => f.trim().slice(0, PUBLISHED_NAME_MAX));
+};
+
 /** `ask.pending`: the question the run now waits on. */
 const askPending: TopicStep = (state, record) => {
   const timeoutAt = fieldText(record, "timeout_at");
@@ -264,6 +281,7 @@ const TOPIC_STEPS: ReadonlyMap<string, TopicStep> = new Map([
   ["event.invalid", invalidEmit],
   ["iteration.finish", iterationDone],
   ["backend.usage", usage],
+  ["outputs.published", published],
   ["ask.pending", askPending],
   ["ask.answered", askEnded],
   ["ask.timeout", askEnded],

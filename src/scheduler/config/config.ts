@@ -13,6 +13,7 @@ import {
   secretRef,
   takeLiteralSecrets,
 } from "./channels.js";
+import { type DigestConfig, resolveDigests } from "./digests.js";
 import { type InheritedSettings, inheritedSettings } from "./schedule-keys.js";
 import { configSchema, type LogLevel, type RawConfig } from "./schema.js";
 
@@ -76,6 +77,8 @@ export interface CronConfig {
   channels: ChannelConfig[];
   /** Recurring maintenance windows (`[[silence]]`). */
   windows: MaintenanceWindow[];
+  /** Summaries sent at their cron (`[[digest]]`). */
+  digests: DigestConfig[];
 }
 
 /** A recurring window in which matching alerts wait: from each cron match, for `durationMs`. */
@@ -137,6 +140,8 @@ function resolveConfig(
   const defaults = inheritedSettings(raw.defaults);
   checkAlertNames(fileName, names, "defaults.alert", defaults.alert, problems);
   checkAlertNames(fileName, names, "monitor.alert", raw.monitor.alert ?? [], problems);
+  for (const [i, d] of raw.digest.entries())
+    checkAlertNames(fileName, names, `digest[${i}].channels`, d.channels, problems);
   const [program, ...args] = raw.harness ?? BUNDLED_HARNESS;
   return {
     file,
@@ -170,6 +175,7 @@ function resolveConfig(
       kinds: w.kinds,
       ...(w.comment !== undefined && { comment: w.comment }),
     })),
+    digests: resolveDigests(raw.digest, channels, defaults.timezone, fileName, problems),
   };
 }
 

@@ -1,6 +1,7 @@
 // The autoloop-cron.toml schema as written (snake_case), with every default documented.
 import * as z from "zod";
 import { channelSchema } from "./channels.js";
+import { digestSchema } from "./digests.js";
 import {
   alertField,
   argvField,
@@ -82,6 +83,8 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   channel: z.array(channelSchema).default([]),
+  /** Summaries of what the runs did, at their own cron (none by default). */
+  digest: z.array(digestSchema).default([]),
   /** Recurring maintenance windows: alerts matching one wait until it ends (none by default). */
   silence: z
     .array(
