@@ -9,6 +9,7 @@ import { scheduledLaunchSpec, slotCourse } from "../scheduler/admission/carry-ou
 import { pauseOnFailures } from "../scheduler/admission/pause-on-failure.js";
 import { budgetStanding } from "../scheduler/budget/standing.js";
 import { type CronConfig, runEnvironment } from "../scheduler/config/config.js";
+import { deliverTokenEnvNames } from "../scheduler/config/deliver.js";
 import { runningDaemon } from "../scheduler/daemon/control.js";
 import { launchRecorded } from "../scheduler/daemon/recorded-launch.js";
 import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
@@ -118,7 +119,10 @@ async function fireInProcess(config: CronConfig, name: string): Promise<number> 
   const logger = pino({ level: "warn" }, pino.destination(2));
   const standing = budgetStanding(schedule, ledger, Date.now());
   const spec = scheduledLaunchSpec(config, ledger, schedule, runId, slot, standing);
-  const env = runEnvironment(config, process.env, hookSecretEnvNames(report.schedules));
+  const env = runEnvironment(config, process.env, [
+    ...hookSecretEnvNames(report.schedules),
+    ...deliverTokenEnvNames(report.schedules),
+  ]);
   const result = await launchRecorded(ledger, spec, "manual", { logger, env });
   if (result.kind === "duplicate")
     throw new UserError(`slot already launched as ${result.runId}`, 1);

@@ -1,13 +1,14 @@
 // Every kind of alert the outbox carries: the monitor's condition kinds (their words and levels
-// come from detect/condition-kinds.ts) and the outbox's own two, each with its label and the
-// severity a paging service gets.
+// come from detect/condition-kinds.ts), the outbox's own two and a run's undelivered pull
+// request, each with its label and the severity a paging service gets.
 import { CONDITION_KINDS, kindDefinition } from "../detect/condition-kinds.js";
 import type { ConditionKind, Severity } from "../detect/conditions.js";
 
-/** The outbox's own alerts: about its channels, not about runs or schedules. */
+/** Alerts the outbox is handed directly, not from a detected condition. */
 const OUTBOX_KINDS = {
   delivery_failed: { label: "alert delivery failed", paging: "critical" },
   test: { label: "test alert", paging: "critical" },
+  pull_request_failed: { label: "pull request not delivered", paging: "warning" },
 } as const satisfies Record<string, { label: string; paging: Severity }>;
 
 type OutboxKind = keyof typeof OUTBOX_KINDS;
