@@ -33,7 +33,7 @@ function pushProblem(outcome: PushOutcome, branch: string): AttemptResult | unde
     return outcome.permanent
       ? {
           kind: "dead",
-          error: `${outcome.detail}; check the token and its access to the repository`,
+          error: `${outcome.detail}; the remote refused the token or the repository: check the token is valid and may push there`,
         }
       : { kind: "retry", error: outcome.detail };
   return undefined;

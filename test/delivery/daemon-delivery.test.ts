@@ -5,11 +5,13 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startDeliveries } from "../../src/app/deliveries.js";
+import { MonitorService } from "../../src/monitor/service.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { GIT_ENV, git } from "../helpers/git.js";
 import { startGitHttp } from "../helpers/git-http.js";
+import { enqueuedMessages } from "../helpers/outbox.js";
 import { waitFor } from "../helpers/wait.js";
 
 const TOKEN = "ghp_daemontoken0123456789";
@@ -41,42 +43,7 @@ afterAll(cleanupTempDirs);
 
 describe("the daemon's pull request delivery", () => {
   it("opens the schedule's pull request when a run completes, and records it in the run's ledger", async () => {
-    const dir = tempDir();
-    const remotes = join(dir, "remotes");
-    git(
-      dir,
-      "init",
-      "--quiet",
-      "--bare",
-      "--initial-branch=main",
-      join(remotes, "octo", "app.git"),
-    );
-    const gitHttp = await startGitHttp(remotes, TOKEN);
-    const github = await new FakeGitHub("octo", "app", TOKEN).start();
-    closers.push(
-      () => gitHttp.close(),
-      () => github.close(),
-    );
-    const deliver = `deliver = { pull_request = { forge = "github", token_env = "GH_TOKEN", api_url = "${github.url}", repository = "octo/app" } }`;
-    const config = writeCronConfig(dir, commandSchedule("check", RUN, deliver));
-    const work = join(dir, "work");
-    git(work, "init", "--quiet", "--initial-branch=main");
-    writeFileSync(join(work, "app.js"), "original\n");
-    git(work, "add", "-A");
-    git(work, "commit", "--quiet", "-m", "init");
-    git(work, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
-
-    const saved = { ...process.env };
-    Object.assign(process.env, GIT_ENV, { GH_TOKEN: TOKEN });
-    const daemon = await startDaemon(config);
-    const queue = startDeliveries(daemon, silentLogger, undefined);
-    closers.push(async () => {
-      await daemon.shutdown("terminate", 0);
-      await queue.close();
-      for (const k of ["GH_TOKEN", ...Object.keys(GIT_ENV)]) delete process.env[k];
-      Object.assign(process.env, saved);
-    });
-
+    const { daemon, github, work } = await deliveringDaemon(TOKEN);
     const run = await waitFor(
       () => daemon.ledger.listRuns({ schedule: "check" }).find((r) => r.pullRequest !== undefined),
       "a run whose pull request is in the ledger",
@@ -95,4 +62,52 @@ describe("the daemon's pull request delivery", () => {
     expect(env.GH_TOKEN).toBeUndefined();
     expect(JSON.stringify(env)).not.toContain(TOKEN);
   });
+
+  it("pages through the schedule's channels when the forge refuses the token", async () => {
+    const { stateDir, github } = await deliveringDaemon("ghp_revokedtoken0123456789");
+    const page = await waitFor(
+      () => enqueuedMessages(stateDir).find((m) => m.kind === "pull_request_failed"),
+      "the page about the undelivered pull request",
+    );
+    expect(page).toMatchObject({ schedule: "check", status: "firing" });
+    expect(page.summary).toContain("the remote refused the token");
+    expect(JSON.stringify(page)).not.toContain("ghp_revokedtoken0123456789");
+    expect(github.pulls).toEqual([]);
+  });
 });
+
+/** A daemon whose schedule "check" runs every second and delivers with `token` in GH_TOKEN. */
+async function deliveringDaemon(token: string) {
+  const dir = tempDir();
+  const remotes = join(dir, "remotes");
+  git(dir, "init", "--quiet", "--bare", "--initial-branch=main", join(remotes, "octo", "app.git"));
+  const gitHttp = await startGitHttp(remotes, TOKEN);
+  const github = await new FakeGitHub("octo", "app", TOKEN).start();
+  closers.push(
+    () => gitHttp.close(),
+    () => github.close(),
+  );
+  const deliver = `deliver = { pull_request = { forge = "github", token_env = "GH_TOKEN", api_url = "${github.url}", repository = "octo/app" } }`;
+  const channel = `[[channel]]\nname = "ops"\ntype = "command"\ncommand = ["/bin/true"]\n`;
+  const config = writeCronConfig(dir, commandSchedule("check", RUN, deliver), channel);
+  const work = join(dir, "work");
+  git(work, "init", "--quiet", "--initial-branch=main");
+  writeFileSync(join(work, "app.js"), "original\n");
+  git(work, "add", "-A");
+  git(work, "commit", "--quiet", "-m", "init");
+  git(work, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
+
+  const saved = { ...process.env };
+  Object.assign(process.env, GIT_ENV, { GH_TOKEN: token });
+  const daemon = await startDaemon(config);
+  const monitor = new MonitorService({ config, logger: silentLogger, daemon });
+  const queue = startDeliveries(daemon, silentLogger, monitor);
+  closers.push(async () => {
+    await daemon.shutdown("terminate", 0);
+    await queue.close();
+    await monitor.stop();
+    for (const k of ["GH_TOKEN", ...Object.keys(GIT_ENV)]) delete process.env[k];
+    Object.assign(process.env, saved);
+  });
+  return { daemon, github, work, stateDir: config.stateDir };
+}
