@@ -3,35 +3,36 @@
 // whose every request and answer is checked against GitHub's published OpenAPI document.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type DeliveryEnd, DeliveryQueue } from "../../src/delivery/queue.js";
 import type { DeliveryJob } from "../../src/delivery/record.js";
 import { runDelivery } from "../../src/delivery/run-delivery.js";
-import { createWorktree, finishWorktree } from "../../src/harness/worktree/worktree.js";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
-import type { RunOutcome } from "../../src/scheduler/launch/outcome.js";
 import {
   parseScheduleFile,
   type Schedule,
   scheduleDefaults,
 } from "../../src/scheduler/schedules/schedule-file.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import {
+  type DeliveryProject,
+  deliveryProject,
+  remoteHead,
+  worktreeRun,
+} from "../helpers/delivery-world.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { git } from "../helpers/git.js";
-import { type GitHttpServer, startGitHttp } from "../helpers/git-http.js";
 import { transpileClosure } from "../helpers/transpile.js";
 import { waitFor } from "../helpers/wait.js";
 
 const TOKEN = "ghp_loopbacktoken0123456789";
 const ENV = { GH_TOKEN: TOKEN };
 
-interface World {
-  project: string;
+interface World extends DeliveryProject {
   remoteDir: string;
   github: FakeGitHub;
-  gitHttp: GitHttpServer;
   schedule: Schedule;
   queue: DeliveryQueue;
   queuePath: string;
@@ -64,32 +65,28 @@ deliver = { pull_request = { forge = "github", base = "main", token_env = "GH_TO
 }
 
 async function world(): Promise<World> {
-  const root = tempDir();
-  const remoteDir = join(root, "remotes");
-  mkdirSync(join(remoteDir, "octo"), { recursive: true });
-  git(join(remoteDir, "octo"), "init", "--quiet", "--bare", "--initial-branch=main", "app.git");
-  const project = join(root, "project");
-  mkdirSync(project);
-  git(project, "init", "--quiet", "--initial-branch=main");
-  writeFileSync(join(project, "app.js"), "export const double = (x) => x + x;\n");
-  git(project, "add", "-A");
-  git(project, "commit", "--quiet", "-m", "init");
-  git(project, "push", "--quiet", join(remoteDir, "octo", "app.git"), "main");
-  const gitHttp = await startGitHttp(remoteDir, TOKEN);
-  git(project, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
+  const p = await deliveryProject("octo/app", TOKEN);
   const github = await new FakeGitHub("octo", "app", TOKEN).start();
   closers.push(
-    () => gitHttp.close(),
+    () => p.gitHttp.close(),
     () => github.close(),
   );
-  const schedule = { ...scheduleWith(github.url), projectDir: project } as Schedule;
-  const queuePath = join(root, "state", "deliveries.jsonl");
-  mkdirSync(join(root, "state"));
+  const schedule = { ...scheduleWith(github.url), projectDir: p.project } as Schedule;
+  const queuePath = join(p.root, "deliveries.jsonl");
   const ends: DeliveryEnd[] = [];
   const clock = { now: Date.parse("2026-11-29T02:00:00Z") };
   const queue = openQueue(queuePath, ends, clock);
   closers.push(() => queue.close());
-  return { project, remoteDir, github, gitHttp, schedule, queue, queuePath, ends, clock };
+  return {
+    ...p,
+    remoteDir: join(p.root, "remotes"),
+    github,
+    schedule,
+    queue,
+    queuePath,
+    ends,
+    clock,
+  };
 }
 
 function openQueue(path: string, ends: DeliveryEnd[], clock: { now: number }) {
@@ -102,32 +99,7 @@ function openQueue(path: string, ends: DeliveryEnd[], clock: { now: number }) {
   });
 }
 
-/** A worktree run as the harness leaves one: its commits, its report, its worktree ended. */
-function runWith(w: World, runId: string, change?: string): RunOutcome {
-  const autoloopDir = join(w.project, ".autoloop");
-  const meta = createWorktree({
-    projectDir: w.project,
-    autoloopDir,
-    runId,
-    branchPrefix: "autoloop",
-    mergeStrategy: "squash",
-  });
-  if (change !== undefined) {
-    writeFileSync(join(meta.worktree_path, "app.js"), change);
-    writeFileSync(
-      join(meta.worktree_path, "SIMPLIFY.md"),
-      `# Simplify: ${runId}\n\n- double() multiplies\n`,
-    );
-  }
-  finishWorktree(autoloopDir, runId, "completed");
-  return {
-    status: "completed",
-    basis: "journal",
-    durationMs: 120_000,
-    journalPath: join(autoloopDir, "journal.jsonl"),
-    spend: { costUsd: 1.25, tokens: 1000, unpricedIterations: 0 },
-  };
-}
+const runWith = (w: World, runId: string, change?: string) => worktreeRun(w.project, runId, change);
 
 async function deliver(w: World, runId: string, change?: string): Promise<DeliveryJob> {
   const d = await runDelivery(w.schedule, runId, runWith(w, runId, change));
@@ -137,13 +109,7 @@ async function deliver(w: World, runId: string, change?: string): Promise<Delive
   return d.job;
 }
 
-const remoteBranch = (w: World) =>
-  git(
-    join(w.remoteDir, "octo", "app.git"),
-    "for-each-ref",
-    "--format=%(objectname)",
-    "refs/heads/autoloop/simplify",
-  ).trim();
+const remoteBranch = (w: World) => remoteHead(w, "autoloop/simplify");
 
 describe("a run's branch as a GitHub pull request", () => {
   it("opens one pull request from autoloop/<schedule>, then updates it on the next run", async () => {

@@ -7,7 +7,12 @@ import { CONDITION_KINDS, RUN_KINDS } from "../../src/monitor/detect/condition-k
 
 describe("condition kinds", () => {
   it("makes every condition kind an alert kind, with the outbox's own two after them", () => {
-    expect(ALERT_KINDS).toEqual([...Object.keys(CONDITION_KINDS), "delivery_failed", "test"]);
+    expect(ALERT_KINDS).toEqual([
+      ...Object.keys(CONDITION_KINDS),
+      "delivery_failed",
+      "test",
+      "pull_request_failed",
+    ]);
     const message = testAlertMessage(new Date("2026-11-21T02:00:00Z"));
     for (const kind of ALERT_KINDS)
       expect(alertMessageSchema.safeParse({ ...message, kind }).success, kind).toBe(true);
@@ -32,6 +37,7 @@ describe("condition kinds", () => {
       config_invalid: "config invalid / critical",
       state_unwritable: "state not writable / critical",
       delivery_failed: "alert delivery failed / critical",
+      pull_request_failed: "pull request not delivered / warning",
       test: "test alert / critical",
     });
   });
