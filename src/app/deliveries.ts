@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { DeliveryQueue, type DeliveryQueueOptions } from "../delivery/queue.js";
 import { runDelivery } from "../delivery/run-delivery.js";
 import type { MonitorService } from "../monitor/service.js";
-import type { SchedulerDaemon } from "../scheduler/daemon/daemon.js";
+import type { DaemonEvents, SchedulerDaemon } from "../scheduler/daemon/daemon.js";
 
 export function deliveriesPath(stateDir: string): string {
   return join(stateDir, "deliveries.jsonl");
@@ -28,7 +28,7 @@ export function startDeliveries(
       options.onEnd?.(end);
     },
   });
-  daemon.on("finished", ({ schedule: name, runId, outcome }) => {
+  const onEnd = ({ schedule: name, runId, outcome }: DaemonEvents["finished"][0]) => {
     const schedule = daemon.schedules.get(name);
     if (schedule?.deliver === undefined) return;
     runDelivery(schedule, runId, outcome)
@@ -39,7 +39,10 @@ export function startDeliveries(
       .catch((err) =>
         logger.error({ err, schedule: name, runId }, "pull request delivery not queued"),
       );
-  });
+  };
+  // A run that ended while the daemon was down is delivered when the next one starts.
+  daemon.on("finished", onEnd);
+  daemon.on("recovered", onEnd);
   queue.start();
   return queue;
 }

@@ -1,9 +1,10 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/journal/reader.js";
 import { adoptRecorded } from "../../src/scheduler/daemon/recorded-launch.js";
-import { recoverPending } from "../../src/scheduler/daemon/recovery.js";
+import { recoverPending, resumePending } from "../../src/scheduler/daemon/recovery.js";
 import { launchRun, type RunHandle } from "../../src/scheduler/launch/launcher.js";
 import { launchArgv } from "../../src/scheduler/launch/spec.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
@@ -109,6 +110,30 @@ describe("recoverPending after a daemon restart", () => {
       status: "failed",
       stopReason: "max_iterations",
     });
+  });
+
+  it("tells of a run that finished while the daemon was down (its pull request is owed)", async () => {
+    const dir = dirs.make();
+    const state = join(dir, "state");
+    const spec = presetSpec(dir, "max-iterations");
+    const original = await launchRun(spec);
+    await original.done;
+    recordRun(state, spec, original);
+    const ended: unknown[] = [];
+    const log = pino({ level: "silent" });
+    resumePending(
+      RunLedger.open(state, { logger: log }),
+      log,
+      () => {},
+      (run) => ended.push(run),
+    );
+    expect(ended).toEqual([
+      expect.objectContaining({
+        schedule: "nightly",
+        runId: spec.runId,
+        outcome: expect.objectContaining({ status: "failed" }),
+      }),
+    ]);
   });
 
   it("a run recorded without a pid is adopted when a process carries its run id", async () => {

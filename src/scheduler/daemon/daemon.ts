@@ -169,7 +169,12 @@ export class SchedulerDaemon extends DaemonEmitter {
       this.log,
     );
     await this.reload();
-    resumePending(this.ledger, this.log, (run) => this.slots.adopt(run));
+    resumePending(
+      this.ledger,
+      this.log,
+      (run) => this.slots.adopt(run),
+      (run) => this.emit("recovered", run),
+    );
     const now = new Date(this.deps.clock.now());
     await runSliced(
       eachItem(this.schedules.values(), (schedule) => this.catchUp(schedule, now, "daemon_down")),

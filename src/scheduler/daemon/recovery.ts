@@ -172,6 +172,7 @@ export function resumePending(
   ledger: RunLedger,
   log: Logger,
   adopt: (run: ActiveRun) => void,
+  ended: (run: { schedule: string; runId: string; outcome: RunOutcome }) => void = () => {},
 ): void {
   const report = (runId: string, problem: string) =>
     log.warn({ runId, problem }, UNREADABLE_JOURNAL);
@@ -194,6 +195,8 @@ export function resumePending(
         { runId: action.entry.runId, status: action.outcome.status },
         "run finished while the daemon was down",
       );
+      const { schedule, runId } = action.entry;
+      ended({ schedule, runId, outcome: action.outcome });
     } else if (action.kind === "interrupted") {
       log.warn(
         { runId: action.entry.runId, reason: action.reason },
