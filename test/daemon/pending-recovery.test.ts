@@ -41,6 +41,17 @@ function recordRun(state: string, spec: Spec, handle?: RunHandle): void {
   }
 }
 
+/** A run that ended while its daemon was down: in the ledger as started, its journal ended. */
+async function finishedWhileDown() {
+  const dir = dirs.make();
+  const state = join(dir, "state");
+  const spec = presetSpec(dir, "max-iterations");
+  const original = await launchRun(spec);
+  await original.done;
+  recordRun(state, spec, original);
+  return { state, spec };
+}
+
 const loopStarted = (spec: Spec) => () =>
   readJournal(join(spec.cwd, ".autoloop", "journal.jsonl")).items.some(
     (r) => r.run === spec.runId && r.topic === "loop.start",
@@ -94,12 +105,7 @@ describe("recoverPending after a daemon restart", () => {
   });
 
   it("closes a run that finished while the daemon was down from its journal", async () => {
-    const dir = dirs.make();
-    const state = join(dir, "state");
-    const spec = presetSpec(dir, "max-iterations");
-    const original = await launchRun(spec);
-    await original.done;
-    recordRun(state, spec, original);
+    const { state } = await finishedWhileDown();
     const ledger = RunLedger.open(state, { logger: quiet() });
     const [action] = recoverPending(ledger);
     expect(action).toMatchObject({
@@ -113,12 +119,7 @@ describe("recoverPending after a daemon restart", () => {
   });
 
   it("tells of a run that finished while the daemon was down (its pull request is owed)", async () => {
-    const dir = dirs.make();
-    const state = join(dir, "state");
-    const spec = presetSpec(dir, "max-iterations");
-    const original = await launchRun(spec);
-    await original.done;
-    recordRun(state, spec, original);
+    const { state, spec } = await finishedWhileDown();
     const ended: unknown[] = [];
     const log = pino({ level: "silent" });
     resumePending(

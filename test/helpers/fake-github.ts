@@ -3,9 +3,9 @@
 // built from the document's own examples. Tests script failures and close or merge pulls.
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { ROOT } from "./cli.js";
+import { closeLoopback, listenLoopback } from "./loopback.js";
 import { OpenApiCheck } from "./openapi-check.js";
 
 type Json = Record<string, unknown>;
@@ -73,14 +73,12 @@ export class FakeGitHub {
 
   async start(): Promise<this> {
     openApi();
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = await listenLoopback(this.server);
     return this;
   }
 
   close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return closeLoopback(this.server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -2,7 +2,7 @@
 // no OpenAPI document on npm, so each request is checked against the parameters its API
 // documentation requires; tests script failures.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { closeLoopback, listenLoopback } from "./loopback.js";
 
 type Json = Record<string, unknown>;
 
@@ -33,14 +33,12 @@ export class FakeGitLab {
   ) {}
 
   async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = await listenLoopback(this.server);
     return this;
   }
 
   close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return closeLoopback(this.server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<unknown> {

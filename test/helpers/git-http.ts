@@ -3,7 +3,7 @@
 // the real protocol, the token handed to git the way the daemon hands it.
 import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { closeLoopback, listenLoopback } from "./loopback.js";
 
 export interface GitHttpServer {
   url: string;
@@ -62,11 +62,5 @@ export async function startGitHttp(root: string, token: string): Promise<GitHttp
       res.writeHead(status, headers).end(out.subarray(split + 4));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    authorizations,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { url: await listenLoopback(server), authorizations, close: () => closeLoopback(server) };
 }
