@@ -3,10 +3,11 @@
 // environment.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startDeliveries } from "../../src/app/deliveries.js";
 import { MonitorService } from "../../src/monitor/service.js";
-import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { AUTOLOOP_CRON, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { GIT_ENV, git } from "../helpers/git.js";
@@ -43,7 +44,7 @@ afterAll(cleanupTempDirs);
 
 describe("the daemon's pull request delivery", () => {
   it("opens the schedule's pull request when a run completes, and records it in the run's ledger", async () => {
-    const { daemon, github, work } = await deliveringDaemon(TOKEN);
+    const { daemon, github, work, config } = await deliveringDaemon(TOKEN);
     const run = await waitFor(
       () => daemon.ledger.listRuns({ schedule: "check" }).find((r) => r.pullRequest !== undefined),
       "a run whose pull request is in the ledger",
@@ -61,6 +62,16 @@ describe("the daemon's pull request delivery", () => {
     >;
     expect(env.GH_TOKEN).toBeUndefined();
     expect(JSON.stringify(env)).not.toContain(TOKEN);
+    await daemon.ledger.durable();
+    const shown = await execa(process.execPath, [
+      AUTOLOOP_CRON,
+      "runs",
+      "show",
+      run.runId,
+      "--config",
+      config.file!,
+    ]);
+    expect(shown.stdout).toContain("Pull request: https://github.example/octo/app/pull/1");
   });
 
   it("pages through the schedule's channels when the forge refuses the token", async () => {
@@ -109,5 +120,5 @@ async function deliveringDaemon(token: string) {
     for (const k of ["GH_TOKEN", ...Object.keys(GIT_ENV)]) delete process.env[k];
     Object.assign(process.env, saved);
   });
-  return { daemon, github, work, stateDir: config.stateDir };
+  return { daemon, github, work, config, stateDir: config.stateDir };
 }
