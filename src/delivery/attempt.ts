@@ -72,7 +72,7 @@ export async function attemptDelivery(
       kind: "dead",
       error: `the repository of remote ${job.remote} cannot be read from its URL: set deliver.pull_request.repository = "owner/name"`,
     };
-  const client = (deps.forges?.[job.forge] ?? FORGE_CLIENTS[job.forge])({
+  const client = (deps.forges?.[job.forge] ?? (await FORGE_CLIENTS[job.forge]()))({
     apiUrl: job.apiUrl,
     repository,
     token,
