@@ -7,11 +7,13 @@ import { type AlertLogger, silentLogger } from "../monitor/channels/delivery.js"
 import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "../monitor/outbox/backoff.js";
 import { loadRecordFile } from "../monitor/outbox/file.js";
 import { OutboxWorker, type WorkerTimers } from "../monitor/outbox/worker.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
 import { formatDuration } from "../util/duration.js";
 import { processRedactor } from "../util/secrets.js";
 import { type AttemptDeps, type AttemptResult, attemptDelivery } from "./attempt.js";
 import {
   applyDeliveryRecord,
+  compactedDeliveryRecords,
   type DeliveryJob,
   type DeliveryRecord,
   type DeliveryResult,
@@ -39,6 +41,8 @@ export interface DeliveryQueueOptions {
   maxAgeMs?: number;
   /** Told once per delivery, when it is made or given up on. */
   onEnd?: (end: DeliveryEnd) => void;
+  /** Compact the file when it grows past this (default 1 MiB): jobs hold whole reports. */
+  compactBytes?: number;
   /** The forge clients and environment an attempt uses (tests). */
   attempt?: Pick<AttemptDeps, "env" | "forges">;
 }
@@ -57,6 +61,7 @@ export class DeliveryQueue {
   private constructor(
     private readonly options: DeliveryQueueOptions,
     private readonly state: DeliveryState,
+    private bytes: number,
   ) {
     this.now = options.now ?? Date.now;
     this.log = options.logger ?? silentLogger;
@@ -69,7 +74,7 @@ export class DeliveryQueue {
     const loaded = loadRecordFile(options.path, parseDeliveryRecord);
     const state = emptyDeliveryState();
     for (const r of loaded.records) applyDeliveryRecord(state, r);
-    const queue = new DeliveryQueue(options, state);
+    const queue = new DeliveryQueue(options, state, loaded.bytes);
     if (loaded.skipped > 0)
       queue.log.warn(
         { path: options.path, skipped: loaded.skipped },
@@ -147,6 +152,7 @@ export class DeliveryQueue {
     }
     // Superseded while in flight: the newer run's delivery decides what the branch shows.
     if (this.state.pending.has(entry.id)) this.settle(entry, result);
+    if (this.busy.size === 0 && this.bytes > (this.options.compactBytes ?? 1 << 20)) this.compact();
     this.notify();
   }
 
@@ -190,12 +196,25 @@ export class DeliveryQueue {
     this.options.onEnd?.({ schedule, runId: entry.id, result: { kind: "dead", error } });
   }
 
+  /** Rewrites the file with only what replay still needs (atomic: a crash keeps one or the other). */
+  compact(): void {
+    const text = compactedDeliveryRecords(this.state, this.iso())
+      .map((r) => `${JSON.stringify(r)}\n`)
+      .join("");
+    writeFileAtomic(this.options.path, text);
+    this.bytes = Buffer.byteLength(text);
+    // The next line goes to the new file.
+    this.appender.close();
+  }
+
   private iso(): string {
     return new Date(this.now()).toISOString();
   }
 
   private append(record: DeliveryRecord): void {
-    this.appender.appendLine(JSON.stringify(record));
+    const line = JSON.stringify(record);
+    this.appender.appendLine(line);
+    this.bytes += Buffer.byteLength(line) + 1;
     applyDeliveryRecord(this.state, record);
   }
 

@@ -53,6 +53,8 @@ const recordSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("dead"), ...base, error: z.string() }),
   /** A newer run of the schedule took its place before it was delivered. */
   z.object({ type: z.literal("superseded"), ...base, by: z.string() }),
+  /** A compacted file's memory of what the daemon last pushed to schedule `id`'s branch. */
+  z.object({ type: z.literal("branch"), ...base, sha: z.string() }),
 ]);
 export type DeliveryRecord = z.infer<typeof recordSchema>;
 
@@ -112,6 +114,10 @@ export function applyDeliveryRecord(state: DeliveryState, r: DeliveryRecord): vo
     state.results.set(r.id, { kind: "pending", failures: 0 });
     return;
   }
+  if (r.type === "branch") {
+    state.lastPushed.set(r.id, r.sha);
+    return;
+  }
   const entry = state.pending.get(r.id);
   if (entry === undefined) return;
   switch (r.type) {
@@ -141,4 +147,21 @@ export function applyDeliveryRecord(state: DeliveryState, r: DeliveryRecord): vo
       break;
   }
   state.pending.delete(r.id);
+}
+
+/** The lines that rebuild what `state` still needs: each branch's lease and the pending jobs. */
+export function compactedDeliveryRecords(state: DeliveryState, at: string): DeliveryRecord[] {
+  const out: DeliveryRecord[] = [];
+  for (const [schedule, sha] of state.lastPushed)
+    out.push({ type: "branch", id: schedule, at, sha });
+  for (const p of state.pending.values()) {
+    const { id, job } = p;
+    out.push({ type: "enqueued", id, at: new Date(p.enqueuedAt).toISOString(), job });
+    if (p.pushed) out.push({ type: "pushed", id, at, sha: job.sha });
+    if (p.failures > 0) {
+      const nextAt = new Date(p.nextAt).toISOString();
+      out.push({ type: "attempt", id, at, attempt: p.failures, error: p.lastError ?? "", nextAt });
+    }
+  }
+  return out;
 }

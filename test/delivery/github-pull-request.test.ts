@@ -89,9 +89,15 @@ async function world(): Promise<World> {
   };
 }
 
-function openQueue(path: string, ends: DeliveryEnd[], clock: { now: number }) {
+function openQueue(
+  path: string,
+  ends: DeliveryEnd[],
+  clock: { now: number },
+  compactBytes?: number,
+) {
   return DeliveryQueue.open({
     path,
+    ...(compactBytes !== undefined && { compactBytes }),
     now: () => clock.now,
     random: () => 0.5,
     attempt: { env: ENV },
@@ -202,6 +208,28 @@ describe("a run's branch as a GitHub pull request", () => {
       [2, "open"],
     ]);
     expect(w.github.problems).toEqual([]);
+  });
+
+  it("compacts its file to the pending jobs and each branch's lease, which a restart keeps", async () => {
+    const w = await world();
+    await w.queue.close();
+    w.queue = openQueue(w.queuePath, w.ends, w.clock, 1);
+    closers.push(() => w.queue.close());
+    const first = await deliver(w, "run-1", "a\n");
+    const lines = readFileSync(w.queuePath, "utf8").trim().split("\n");
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({ type: "branch", id: "simplify", sha: first.sha }),
+    ]);
+    // A daemon started on the compacted file still pushes over its own commit only.
+    w.queue = openQueue(w.queuePath, w.ends, w.clock);
+    closers.push(() => w.queue.close());
+    const second = await deliver(w, "run-2", "b\n");
+    expect(remoteBranch(w)).toBe(second.sha);
+    expect(w.ends.at(-1)!.result).toMatchObject({
+      kind: "delivered",
+      action: "updated",
+      number: 1,
+    });
   });
 
   it("retries a 429 after its Retry-After, and gives up at once on 401, 403, 404 and 422", async () => {
