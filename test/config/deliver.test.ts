@@ -7,8 +7,9 @@ import {
   parseScheduleFile,
   scheduleDefaults,
 } from "../../src/scheduler/schedules/schedule-file.js";
-import { validateAll } from "../../src/scheduler/schedules/validate.js";
+import { checkScheduleSteps, validateAll } from "../../src/scheduler/schedules/validate.js";
 import { formatProblem } from "../../src/util/errors.js";
+import { runSteps } from "../../src/util/steps.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 function problems(deliver: string) {
@@ -80,5 +81,18 @@ describe("validate and deliver's token", () => {
       ),
     ]);
     cleanupTempDirs();
+  });
+
+  it("warns that a schedule whose runs share the checkout has no branch to deliver", () => {
+    const config = parseConfigText("autoloop-cron.toml", "", "/srv").config!;
+    const text = `[[schedule]]\nname = "s"\ncron = "0 2 * * *"\npreset = "autofix"\nobjective = "o"\nisolation = "shared"\ndeliver = { pull_request = { forge = "github", token_env = "PATH" } }\n`;
+    const file = parseScheduleFile("s.toml", text, scheduleDefaults(config), {
+      fileDir: "/srv",
+      configDir: "/srv",
+    });
+    const report = runSteps(checkScheduleSteps(file.schedules, config, new Map(), () => false));
+    expect(report.warnings.map(formatProblem)).toContainEqual(
+      expect.stringContaining('schedule[0].isolation: found "shared"; expected worktree runs'),
+    );
   });
 });

@@ -75,7 +75,7 @@ export function ownChecker(
     if (s.kind === "chain") checkChain(s, pass.problem);
     checkFolders(s, exists, pass.warnings);
     checkJitter(s, pass.warnings);
-    checkDeliverToken(s, pass.warnings);
+    checkDeliver(s, pass.warnings);
   };
 }
 
@@ -202,11 +202,22 @@ function checkJitter(s: Schedule, warnings: FieldProblem[]): void {
   }
 }
 
-/** A forge token `deliver` names that this environment cannot read: said, not refused (the
- * daemon's environment may hold it where `validate` runs without it). */
-function checkDeliverToken(s: Schedule, warnings: FieldProblem[]): void {
+/**
+ * `deliver` on runs that leave no branch (`isolation = "shared"`), and a forge token
+ * this environment cannot read: said, not refused (the daemon's environment may hold the token
+ * where `validate` runs without it).
+ */
+function checkDeliver(s: Schedule, warnings: FieldProblem[]): void {
   const token = s.deliver?.pullRequest.token;
   if (token === undefined) return;
+  if (s.kind === "preset" && s.isolation === "shared")
+    warnings.push({
+      file: s.file,
+      field: at(s, "isolation"),
+      found: '"shared"',
+      expected:
+        'worktree runs (isolation = "worktree"): only a run with its own branch is delivered as a pull request',
+    });
   const [unusable] = unusableDeliverTokens([s], process.env);
   if (unusable === undefined) return;
   const key = token.kind === "env" ? "token_env" : "token_file";
