@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AUTOLOOP, median, report, tempDir } from "./lib.mjs";
+import { AUTOLOOP, cpuMs, median, report, tempDir } from "./lib.mjs";
 
 function preset(dir) {
   const p = join(dir, "noop");
@@ -209,12 +209,6 @@ export async function benchHarness() {
       waiting <= 50,
     ) && ok;
   return ok;
-}
-
-/** CPU time (user + system, ms) of a process so far, from /proc. */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 /** How much CPU a run uses while it waits on a question: measured over 5 s of waiting. */

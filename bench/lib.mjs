@@ -1,5 +1,5 @@
 // Shared benchmark helpers: temp dirs, timing, percentiles, and a result table.
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -34,4 +34,10 @@ export function report(name, value, unit, target, ok) {
     `${mark}  ${name}: ${typeof value === "number" ? value.toFixed(value < 10 ? 2 : 1) : value} ${unit}${target ? `  (target ${target})` : ""}`,
   );
   return target === undefined || ok;
+}
+
+/** CPU time (user + system, ms) of a process so far, from /proc. */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }

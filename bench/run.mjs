@@ -2,10 +2,12 @@
 import { benchAgents } from "./agents.mjs";
 import { benchHarness } from "./harness.mjs";
 import { benchMonitor } from "./monitor.mjs";
+import { benchHeartbeats } from "./scheduler/heartbeats.mjs";
 import { benchPeers } from "./scheduler/peers.mjs";
 import { benchScale } from "./scheduler/scale.mjs";
 import { benchScheduler } from "./scheduler.mjs";
 import { benchSpend } from "./spend.mjs";
+import { benchTrends } from "./trends.mjs";
 
 const only = process.argv[2];
 const suites = {
@@ -14,8 +16,10 @@ const suites = {
   scheduler: benchScheduler,
   scale: benchScale,
   peers: benchPeers,
+  heartbeats: benchHeartbeats,
   monitor: benchMonitor,
   spend: benchSpend,
+  trends: benchTrends,
 };
 let ok = true;
 for (const [name, fn] of Object.entries(suites)) {

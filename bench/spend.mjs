@@ -53,15 +53,21 @@ const pad = (n, w = 2) => String(n).padStart(w, "0");
 const stamp = (d) =>
   `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}T${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}`;
 
-/** A config with `schedules` preset schedules with budgets, and `runs` ended runs this month. */
-function ledgerWorld(schedules, runs) {
+/**
+ * A config with `schedules` preset schedules with budgets, and `runs` ended runs this month;
+ * `o.days`: spread over the last that many days instead, and `o.http`: the daemon's listen.
+ */
+export function ledgerWorld(schedules, runs, o = {}) {
   const root = tempDir("autoloop-bench-spend-");
   mkdirSync(join(root, "schedules"));
   mkdirSync(join(root, "work"));
-  writeFileSync(join(root, "autoloop-cron.toml"), 'state_dir = "state"\n[http]\nlisten = ""\n');
+  writeFileSync(
+    join(root, "autoloop-cron.toml"),
+    `state_dir = "state"\n[http]\nlisten = "${o.http ?? ""}"\n[defaults]\ncatch_up = "none"\n`,
+  );
   let text = "";
   for (let s = 0; s < schedules; s++)
-    text += `[[schedule]]\nname = "job-${s}"\ncron = "*/5 * * * *"\npreset = "demo"\nobjective = "x"\nproject_dir = "work"\nbudget = { per_run = 1.0, per_day = 500.0, per_month = 9000.0 }\n\n`;
+    text += `[[schedule]]\nname = "job-${s}"\ncron = "${o.cron ?? "*/5 * * * *"}"\npreset = "demo"\nobjective = "x"\nproject_dir = "work"\nbudget = { per_run = 1.0, per_day = 500.0, per_month = 9000.0 }\n\n`;
   writeFileSync(join(root, "schedules", "jobs.toml"), text);
   const state = join(root, "state");
   const index = [];
@@ -70,10 +76,11 @@ function ledgerWorld(schedules, runs) {
   // Every run this month (before now), spread over the month's first days: status walks all.
   const now = Date.now();
   const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
-  const step = Math.max(1000, Math.floor((now - monthStart) / (runs + 1)));
+  const from = o.days === undefined ? monthStart : now - o.days * 86_400_000;
+  const step = Math.max(1000, Math.floor((now - from) / (runs + 1)));
   for (let i = 0; i < runs; i++) {
     const schedule = `job-${i % schedules}`;
-    const slot = new Date(monthStart + (i + 1) * step);
+    const slot = new Date(from + (i + 1) * step);
     const runId = `${schedule}-${stamp(slot)}-${i.toString(36).padStart(5, "0")}`;
     const iso = slot.toISOString();
     const date = iso.slice(0, 10);
@@ -108,9 +115,10 @@ function ledgerWorld(schedules, runs) {
         ts: iso,
         event: "finished",
         runId,
-        status: "completed",
+        // One run in seven failed, when asked for a mix (the charts draw both).
+        status: o.days !== undefined && i % 7 === 3 ? "failed" : "completed",
         basis: "journal",
-        durationMs: 60000,
+        durationMs: o.days === undefined ? 60000 : 60000 + (i % 13) * 5000,
         costUsd: 0.0123,
         tokens: 4567,
       },

@@ -140,4 +140,21 @@ describe("source layout", () => {
       .filter((f) => f.lines > MAX_LINES);
     expect(long).toEqual([]);
   });
+
+  it("loads only zod/mini in the harness (`autoloop` starts once per run)", () => {
+    // Classic zod is ten times mini's size in the bundle, and a run pays to load it.
+    const reached = new Set<string>();
+    const walk = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      const text = readFileSync(file, "utf8");
+      // Static imports and the CLI's lazy `import("./...")` of its subcommands.
+      for (const m of text.matchAll(/(?:from\s+|import\()"(\.{1,2}\/[^"]+)"/g))
+        walk(normalize(join(dirname(file), m[1]!.replace(/\.js$/, ".ts"))));
+    };
+    walk(join(SRC, "cli", "autoloop.ts"));
+    const classic = [...reached].filter((f) => /from\s+"zod"/.test(readFileSync(f, "utf8")));
+    expect(reached.size).toBeGreaterThan(50);
+    expect(classic.map((f) => relative(SRC, f))).toEqual([]);
+  });
 });

@@ -6,9 +6,12 @@ import { flag, parse } from "./common.js";
 const HELP = `Usage: autoloop emit <topic> [payload...]
 
 Publishes an event into the running loop (normally through the event tool, $AUTOLOOP_BIN).
-Prints "emitted <topic>" and exits 0. A topic outside the allowed set is rejected
-(journaled as event.invalid); the completion event is refused while open tasks remain
-(journaled as task.gate). Both exit 1 and say what to do instead.
+Prints "emitted <topic>" and exits 0. An event guarded by a [[gate]] needs its evidence in
+the payload as key=value tokens or a JSON object (autoloop emit verify.passed "tests=42
+coverage=87%"); without it the gate's blocked (or failed) event is journaled instead. A
+topic outside the allowed set is rejected (journaled as event.invalid); the completion
+event is refused while open tasks remain (journaled as task.gate). Each exits 1 and says
+what to do instead.
 `;
 
 export async function emitCommand(argv: string[]): Promise<number> {
@@ -30,6 +33,9 @@ export async function emitCommand(argv: string[]): Promise<number> {
       return 1;
     case "gated":
       process.stderr.write(`${gateMessage(topic, outcome.openTasks)}\n`);
+      return 1;
+    case "blocked":
+      process.stderr.write(`${outcome.message}\n`);
       return 1;
   }
 }

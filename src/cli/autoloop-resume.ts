@@ -7,11 +7,11 @@ import { join, resolve } from "node:path";
 import { type LaunchRecord, presetDigest } from "../harness/control/launch-record.js";
 import { findRun, type RunRef } from "../harness/control/operator-requests.js";
 import { OPERATOR_DIR_ENV, privateRunPaths } from "../harness/control/private-run.js";
+import { isHarnessLoop } from "../harness/control/wake.js";
 import type { Preset } from "../harness/preset/preset.js";
 import { readJournal } from "../journal/reader.js";
 import { readRegistry } from "../journal/registry-view.js";
 import { UserError } from "../util/errors.js";
-import { isProcessAlive } from "../util/process.js";
 import { flag, intOption, list, parse, str } from "./common.js";
 
 const HELP = `Usage: autoloop resume <run-id> [--add-iterations N] [--work-dir DIR]
@@ -66,7 +66,9 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   const status = String(record.status);
   if (status === "completed")
     throw new UserError(`error: run ${ref.runId} already completed; cannot resume`, 2);
-  if (isProcessAlive(launch.pid) && launch.host === hostname())
+  // The recorded pid is the run's only while it is a harness running a loop: once the run
+  // ended, its pid may belong to any other program, which must not keep the run stopped.
+  if (launch.host === hostname() && isHarnessLoop(launch.pid))
     throw new UserError(`error: run ${ref.runId} is still running (PID ${launch.pid})`, 2);
   if (!existsSync(ref.journalFile))
     throw new UserError(`error: journal not found for run ${ref.runId}`, 2);
@@ -134,6 +136,15 @@ async function samePreset(launch: LaunchRecord, acceptChanges: boolean): Promise
       `error: preset ${launch.preset} (${launch.presetDir}) changed since run ${launch.runId} started: its settings now run ${JSON.stringify([preset.config.backend.command, ...preset.config.backend.args].join(" "))}; check the change (the run's agent may have made it), then resume with --accept-preset-changes`,
       2,
     );
+  // The preset's default profiles, as a run of it gets them (a --profile given then is not kept).
+  const { applyProfiles } = await import("../harness/preset/profiles.js");
+  for (const w of applyProfiles(
+    preset,
+    preset.config.profiles.default,
+    launch.workDir,
+    "autoloop resume",
+  ))
+    process.stderr.write(`autoloop: preset ${preset.name}: ${w}\n`);
   return preset;
 }
 

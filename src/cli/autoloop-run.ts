@@ -22,6 +22,10 @@ Options:
   --parent-run-id ID                the parent run, for chains and branches
   --max-iterations N                override event_loop.max_iterations
   --set key=value                   override a preset config key (repeatable)
+  --profile repo:NAME|user:NAME     append the profile's role prompt fragments (repeatable;
+                                    after profiles.default): .autoloop/profiles/NAME/<preset>/
+                                    <role>.md, or ~/.config/autoloops/profiles/NAME/...
+  --no-default-profiles             leave out the preset's profiles.default
   --budget-usd X                    a ceiling on event_loop.max_cost_usd: the lower of the
                                     two holds (what a schedule's budget leaves a run)
   --budget-tokens N                 the same for event_loop.max_tokens
@@ -52,6 +56,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       "parent-run-id": { type: "string" },
       "max-iterations": { type: "string" },
       set: { type: "string", multiple: true },
+      profile: { type: "string", multiple: true },
+      "no-default-profiles": { type: "boolean" },
       "budget-usd": { type: "string" },
       "budget-tokens": { type: "string" },
       "work-dir": { type: "string" },
@@ -82,7 +88,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const workDir = resolve(str(p, "work-dir") ?? process.cwd());
   const { readEnvFiles } = await import("../util/env-file.js");
   const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
-  const preset = await presetFor(p, presetArg);
+  const preset = await presetFor(p, presetArg, workDir);
   const { runLoop } = await import("../harness/loop/run-loop.js");
   const quiet = flag(p, "quiet");
   const result = await runLoop({
@@ -156,13 +162,17 @@ async function runIdOf(p: Parsed): Promise<{ runId: string; given: string | unde
   return { runId, given };
 }
 
-/** The preset with the command line's `--set`s, worktree options and budget caps applied. */
-async function presetFor(p: Parsed, presetArg: string) {
+/** The preset with the command line's `--set`s, profiles, worktree options and budget caps applied. */
+async function presetFor(p: Parsed, presetArg: string, workDir: string) {
   const { loadPreset, resolvePresetDir } = await import("../harness/preset/preset.js");
   const preset = loadPreset(resolvePresetDir(presetArg, process.cwd()), [
     ...list(p, "set"),
     ...worktreeSets(p),
   ]);
+  const { activeProfiles, applyProfiles } = await import("../harness/preset/profiles.js");
+  const profiles = activeProfiles(preset, list(p, "profile"), flag(p, "no-default-profiles"));
+  if (profiles.length > 0)
+    preset.warnings.push(...applyProfiles(preset, profiles, workDir, "autoloop run"));
   const { capLimits } = await import("../harness/loop/budget.js");
   const ev = preset.config.event_loop;
   const capped = capLimits(ev, {

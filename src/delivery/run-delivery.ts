@@ -1,7 +1,7 @@
 // What a finished run gives its schedule's pull request: nothing (no `deliver`, a run that did
 // not complete, no commit), or a delivery job with the run's report and facts.
 import { readEndRecord } from "../harness/control/end-record.js";
-import type { RunOutcome } from "../scheduler/launch/outcome.js";
+import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
 import { processRedactor } from "../util/secrets.js";
 import { pullRequestBody, pullRequestTitle } from "./pull-text.js";

@@ -1,10 +1,12 @@
-// `autoloop emit`: an agent publishes an event. Disallowed topics are journaled as
-// `event.invalid` (backpressure); the completion event is refused with `task.gate` while
-// blocking tasks are open. Both exit 1 and tell the agent what to do instead.
+// `autoloop emit`: an agent publishes an event. An event whose evidence gate refuses its
+// payload is journaled as the gate's `blocked` (or `failed`) event instead; disallowed
+// topics are journaled as `event.invalid` (backpressure); the completion event is refused
+// with `task.gate` while blocking tasks are open. Each exits 1 and tells the agent what to do.
 import { JournalWriter } from "../journal/append.js";
 import { type FieldValue, journalTimestamp } from "../journal/codec.js";
 import { UserError } from "../util/errors.js";
 import { Redactor } from "../util/secrets.js";
+import { checkGate, type Gate, gateFor } from "./preset/evidence.js";
 import { isValidRunId } from "./run-id.js";
 import { runSecretValues } from "./run-secrets.js";
 import { isSystemTopic } from "./run-view.js";
@@ -25,12 +27,15 @@ export interface EmitContext {
   allowedRoles: string[];
   /** Values of the run's secrets (its env files' variables), kept out of what is journaled. */
   secrets?: readonly string[];
+  /** The preset's evidence gates (`AUTOLOOP_GATES`). */
+  gates?: readonly Gate[];
 }
 
 export type EmitOutcome =
   | { kind: "emitted"; topic: string }
   | { kind: "invalid"; topic: string; allowedEvents: string[] }
-  | { kind: "gated"; topic: string; openTasks: TaskEntry[] };
+  | { kind: "gated"; topic: string; openTasks: TaskEntry[] }
+  | { kind: "blocked"; topic: string; journaled: string; message: string };
 
 function csv(text: string | undefined): string[] {
   return (text ?? "")
@@ -63,7 +68,25 @@ export function emitContextFromEnv(env: NodeJS.ProcessEnv): EmitContext {
     allowedEvents: csv(env.AUTOLOOP_ALLOWED_EVENTS),
     allowedRoles: csv(env.AUTOLOOP_ALLOWED_ROLES),
     secrets: runSecretValues(env),
+    gates: gatesFromEnv(env.AUTOLOOP_GATES),
   };
+}
+
+/** The gates the harness bound into the event tool, as JSON (set only when a preset has any). */
+function gatesFromEnv(text: string | undefined): Gate[] {
+  if (text === undefined || text === "") return [];
+  try {
+    const gates: unknown = JSON.parse(text);
+    const isGate = (g: Gate) =>
+      typeof g?.event === "string" &&
+      typeof g.blocked === "string" &&
+      Array.isArray(g.requires) &&
+      Array.isArray(g.evidence);
+    if (Array.isArray(gates) && gates.every(isGate)) return gates;
+  } catch {}
+  throw new UserError(
+    "AUTOLOOP_GATES is not the JSON list of gates the harness sets; call the event tool ($AUTOLOOP_BIN) unchanged",
+  );
 }
 
 /** Blocking open tasks of a tasks file (soft tasks never block). */
@@ -94,6 +117,15 @@ export function emitEvent(
       fields,
     });
   try {
+    // A gate applies before routing and the completion gate, so no topic slips past it.
+    const gate = gateFor(ctx.gates ?? [], topic);
+    const verdict = gate === undefined ? undefined : checkGate(gate, topic, payload);
+    if (verdict?.kind === "refused") {
+      // Overwriting keeps `summary` in its place: the reference's field order.
+      const summary = Redactor.of(ctx.secrets ?? []).redact(payload);
+      system(verdict.topic, { ...verdict.fields, summary });
+      return { kind: "blocked", topic, journaled: verdict.topic, message: verdict.message };
+    }
     const asks = ctx.askEvent !== undefined && ctx.askEvent !== "" && topic === ctx.askEvent;
     const allowed = asks || ctx.allowedEvents.length === 0 || ctx.allowedEvents.includes(topic);
     if (!allowed || isSystemTopic(topic)) {

@@ -3,6 +3,7 @@
 // cost per iteration does not grow with the journal's length.
 import { decodeRecord, fieldText, type JournalRecord } from "../journal/codec.js";
 import { LineCursor } from "../journal/reader.js";
+import { checkGate, type Gate, gateFor, gateOutcomeTopics } from "./preset/evidence.js";
 
 export interface EmittedEvent {
   topic: string;
@@ -15,6 +16,15 @@ export interface InvalidEmit {
   recentEvent: string;
   suggestedRoles: string;
   allowedEvents: string;
+}
+
+/** An emit an evidence gate refused: the event journaled instead, and what was missing. */
+export interface EvidenceRefusal {
+  topic: string;
+  gatedEvent: string;
+  missing: string;
+  thresholdFailure: string;
+  iteration: string;
 }
 
 export interface GateRefusal {
@@ -57,6 +67,8 @@ export class RunView {
   lastRejected = "";
   lastGate: GateRefusal | undefined;
   gateCount = 0;
+  lastEvidence: EvidenceRefusal | undefined;
+  private readonly gateOutcomes: ReadonlySet<string>;
   readonly seenTopics = new Set<string>();
   readonly emitted: EmittedEvent[] = [];
   /** The operator's guidance not yet shown to an agent (after the last `.consumed`). */
@@ -69,8 +81,11 @@ export class RunView {
     startOffset: number,
     /** The event an agent asks a human with: it is news for the harness, never a route. */
     private readonly askEvent = "human.ask",
+    /** The preset's evidence gates: their refusals route, and an event without its evidence does not. */
+    private readonly gates: readonly Gate[] = [],
   ) {
     this.cursor = new LineCursor(journalFile, startOffset);
+    this.gateOutcomes = gateOutcomeTopics(gates);
   }
 
   /** Reads new journal lines; returns this run's new records. */
@@ -123,15 +138,36 @@ export class RunView {
       this.guidance = shown === undefined ? [] : this.guidance.slice(Number(shown));
       return;
     }
+    if (record.shape === "system" && this.gateOutcomes.has(record.topic)) {
+      if (fieldText(record, "gated_event") === "") return;
+      this.lastEvidence = {
+        topic: record.topic,
+        gatedEvent: fieldText(record, "gated_event"),
+        missing: fieldText(record, "missing_evidence"),
+        thresholdFailure: fieldText(record, "threshold_failure"),
+        iteration: record.iteration ?? "",
+      };
+      this.route(record.topic);
+      return;
+    }
     if (record.shape !== "agent" || isSystemTopic(record.topic)) return;
     if (this.askEvent !== "" && record.topic === this.askEvent) return;
-    this.recentEvent = record.topic;
-    this.backpressure = undefined;
-    this.seenTopics.add(record.topic);
+    // Not past its gate (written around the event tool): no route; the route stage journals why.
+    const gate = gateFor(this.gates, record.topic);
+    if (gate !== undefined && checkGate(gate, record.topic, record.payload).kind === "refused")
+      return;
+    this.route(record.topic);
     this.emitted.push({
       topic: record.topic,
       payload: record.payload,
       iteration: record.iteration,
     });
+  }
+
+  /** `topic` is now the routing event. */
+  private route(topic: string): void {
+    this.recentEvent = topic;
+    this.backpressure = undefined;
+    this.seenTopics.add(topic);
   }
 }

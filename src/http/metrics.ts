@@ -1,7 +1,7 @@
 // The daemon's Prometheus metrics: one private registry per daemon, recorded by explicit calls.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { RunSpend, TerminalStatus } from "../scheduler/launch/outcome.js";
 import type { SkipCause } from "../scheduler/ledger/events.js";
+import type { RunSpend, TerminalStatus } from "../scheduler/ledger/run-outcome.js";
 import { type MetricsProviders, registerProviderGauges } from "./metric-providers.js";
 
 export type { MetricsProviders } from "./metric-providers.js";

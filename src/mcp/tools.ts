@@ -8,7 +8,6 @@ import { acknowledgeIncident } from "../operator/incident-actions.js";
 import { scheduleOverview } from "../operator/overview.js";
 import { checkRunId, openLedgerAt, stopRun } from "../operator/run-actions.js";
 import { answerRun, guideRun, waitingQuestions } from "../operator/run-control.js";
-import { fileTail } from "../operator/run-detail.js";
 import { runStory, runStoryText } from "../operator/run-story.js";
 import { fireThroughDaemon, pauseSchedule } from "../operator/schedule-actions.js";
 import { spendRows } from "../scheduler/budget/spend-rows.js";
@@ -20,6 +19,7 @@ import { validateAll } from "../scheduler/schedules/validate.js";
 import { nextFireTime } from "../scheduler/timing/planner.js";
 import { parseDuration } from "../util/duration.js";
 import { UserError } from "../util/errors.js";
+import { fileTail } from "../util/read-tail.js";
 
 export interface ToolDefinition {
   name: string;

@@ -14,6 +14,10 @@ export interface RunMark {
   stopReason?: string;
   /** When it ended, or started, or its slot. */
   at: string;
+  /** How long it took, once ended. */
+  durationMs?: number;
+  /** What it spent, when it said. */
+  costUsd?: number;
 }
 
 export type ScheduleState = BaseState | "failing";
@@ -59,6 +63,8 @@ export function runMark(r: RunSummary): RunMark {
     status: r.status,
     at: r.finishedAt ?? r.startedAt ?? r.slot,
   };
+  if (r.durationMs !== undefined) mark.durationMs = r.durationMs;
+  if (r.costUsd !== undefined) mark.costUsd = r.costUsd;
   if (r.stopReason !== undefined) mark.stopReason = r.stopReason;
   else if (r.skipCause !== undefined) mark.stopReason = r.skipCause;
   return mark;

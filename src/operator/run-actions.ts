@@ -5,6 +5,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { type Control, controlFiles, runningDaemon } from "../scheduler/daemon/control.js";
 import { isRunProcess, isSameProcessAlive } from "../scheduler/launch/identity.js";
+import { runLiveness } from "../scheduler/launch/run-liveness.js";
 import { RUN_KILL_GRACE_MS } from "../scheduler/launch/schedule-spec.js";
 import { RunLedger } from "../scheduler/ledger/ledger.js";
 import { isScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
@@ -39,6 +40,19 @@ export async function stopRun(stateDir: string, runId: string, reason: string): 
   if (runningDaemon(stateDir)) return stopDaemonRun(controlFiles(stateDir), runId, reason);
   const ledger = openLedgerAt(stateDir);
   const entry = ledger.pending().find((e) => e.runId === runId);
+  const where =
+    entry?.pid === undefined
+      ? undefined
+      : runLiveness(stateDir, { runId, pid: entry.pid, startTime: entry.startTime });
+  if (where?.where === "elsewhere") {
+    const state = where.alive
+      ? "its launcher there still beats, and its processes cannot be signalled from here"
+      : `its launcher stopped beating at ${new Date(where.beatAt).toISOString()}: that host or its launcher is down`;
+    throw new UserError(
+      `run ${runId} was launched on host ${where.host}: ${state}; stop it on that host`,
+      1,
+    );
+  }
   if (entry?.pid === undefined || !isSameProcessAlive(entry.pid, entry.startTime)) {
     throw new UserError(
       `run ${runId} is not running (no daemon, and no live process recorded for it)`,

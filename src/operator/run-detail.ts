@@ -1,12 +1,13 @@
-// One run as the status page and the MCP server show it: launch metadata, outcome, tasks,
-// the tail of its journal and of its output log.
+// One run as the status page shows it: launch metadata, outcome, tasks, its iterations, the
+// tail of its journal and of its output log.
 
 import { closeSync, fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { type PendingQuestion, questionState } from "../harness/control/operator-requests.js";
-import type { TaskView } from "../harness/tasks/materialize.js";
+import type { TasksFileEntry } from "../harness/tasks/entry.js";
+import { materialize, type TaskView } from "../harness/tasks/materialize.js";
 import { TaskStore } from "../harness/tasks/store.js";
-import { decodeRecord, fieldText, type JournalRecord } from "../journal/codec.js";
+import { decodeRecord, encodeRecord, fieldText, type JournalRecord } from "../journal/codec.js";
 import { FileTooLargeError } from "../journal/reader.js";
 import type {
   LedgerEvent,
@@ -15,8 +16,10 @@ import type {
   StartedEvent,
 } from "../scheduler/ledger/events.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
+import { fileTail } from "../util/read-tail.js";
 import { processRedactor, type Redactor, redactStrings } from "../util/secrets.js";
 import { openRegularFile, UntrustedFileError } from "../util/untrusted-file.js";
+import { type RunIterations, runIterations } from "./run-iterations.js";
 
 export interface JournalLine {
   ts: string;
@@ -35,6 +38,8 @@ export interface RunDetail {
   tasks?: TaskView;
   /** `truncated`: the run's records go on past the bytes a page reads (RUN_SCAN_BYTES). */
   journal: { lines: JournalLine[]; omitted: number; truncated?: boolean };
+  /** The run's iterations, from its journal and tasks file. */
+  iterations: RunIterations;
   output?: { path: string; text: string; omittedBytes: number };
   /** The question the run waits on, while it runs. */
   question?: PendingQuestion;
@@ -113,29 +118,25 @@ export function runRecords(
 }
 
 /**
- * The last `maxBytes` of a file, decoded as UTF-8 from a line start where one is near;
- * undefined when there is no file, an `UntrustedFileError` for a FIFO or a link.
+ * The run's own records as JSON lines (the journal's byte style), redacted, for its page's
+ * download: read as the page reads them, from the run's start, at most RUN_SCAN_BYTES.
+ * Undefined for a run not in the ledger or not started; an error when its journal cannot
+ * be read (a FIFO or a link in its place).
  */
-export function fileTail(
-  path: string,
-  maxBytes: number,
-): { text: string; omittedBytes: number } | undefined {
-  const opened = openRegularFile(path);
-  if (opened === undefined) return undefined;
-  const size = opened.stat.size;
-  const start = Math.max(0, size - maxBytes);
-  const buf = Buffer.alloc(size - start);
-  try {
-    readSync(opened.fd, buf, 0, buf.length, start);
-  } finally {
-    closeSync(opened.fd);
-  }
-  let text = buf.toString("utf8");
-  if (start > 0) {
-    const nl = text.indexOf("\n");
-    if (nl >= 0 && nl < 200) text = text.slice(nl + 1);
-  }
-  return { text, omittedBytes: size - Buffer.byteLength(text) };
+export function runJournal(
+  ledger: Pick<RunLedger, "replay">,
+  runId: string,
+  redactor: Redactor = processRedactor,
+): { text: string; truncated: boolean } | undefined {
+  const started = ledger
+    .replay(runId)
+    ?.events.find((e): e is StartedEvent => e.event === "started");
+  if (started === undefined) return undefined;
+  const { records, truncated } = runRecords(started.journalPath, runId, started.journalOffset);
+  const text = redactStrings(records, redactor)
+    .map((r) => `${encodeRecord(r)}\n`)
+    .join("");
+  return { text, truncated };
 }
 
 /**
@@ -147,14 +148,15 @@ export function runDetail(
   runId: string,
   options: { journalLines?: number; outputBytes?: number; redactor?: Redactor } = {},
 ): RunDetail | undefined {
-  const detail = rawRunDetail(ledger, runId, options);
-  return detail && redactStrings(detail, options.redactor ?? processRedactor);
+  const redactor = options.redactor ?? processRedactor;
+  const detail = rawRunDetail(ledger, runId, { ...options, redactor });
+  return detail && redactStrings(detail, redactor);
 }
 
 function rawRunDetail(
   ledger: Pick<RunLedger, "replay">,
   runId: string,
-  options: { journalLines?: number; outputBytes?: number },
+  options: { journalLines?: number; outputBytes?: number; redactor: Redactor },
 ): RunDetail | undefined {
   const found = ledger.replay(runId);
   if (found === undefined) return undefined;
@@ -162,17 +164,20 @@ function rawRunDetail(
     summary: found.summary,
     events: found.events,
     journal: { lines: [], omitted: 0 },
+    iterations: { steps: [], omitted: 0 },
     unreadable: [],
   };
   const unreadable = (file: UnreadableFile["file"], err: unknown) =>
     detail.unreadable.push({ file, why: whyUnreadable(err) });
   const scheduled = found.events.find((e): e is ScheduledEvent => e.event === "scheduled");
   const started = found.events.find((e): e is StartedEvent => e.event === "started");
+  let taskEntries: TasksFileEntry[] = [];
   if (scheduled !== undefined) {
     const { argv, cwd, trigger, kind, timeoutMs } = scheduled;
     detail.launch = { argv, cwd, trigger, kind, ...(timeoutMs !== undefined && { timeoutMs }) };
     try {
-      const tasks = new TaskStore(join(cwd, ".autoloop", "runs", runId, "tasks.jsonl")).view();
+      taskEntries = new TaskStore(join(cwd, ".autoloop", "runs", runId, "tasks.jsonl")).entries();
+      const tasks = materialize(taskEntries);
       if (tasks.open.length + tasks.done.length > 0) detail.tasks = tasks;
     } catch (err) {
       unreadable("tasks", err);
@@ -185,8 +190,12 @@ function rawRunDetail(
       const { records, truncated } = runRecords(journalPath, runId, started.journalOffset);
       const { pending } = questionState(records, runId);
       if (pending !== undefined && found.summary.status === "running") detail.question = pending;
+      detail.iterations = runIterations(runId, records, {
+        taskEntries,
+        redact: (text) => options.redactor.redact(text),
+      });
       const keep = options.journalLines ?? 50;
-      const tail = records.slice(-keep);
+      const tail = keep > 0 ? records.slice(-keep) : [];
       detail.journal = {
         truncated,
         omitted: records.length - tail.length,

@@ -1,7 +1,8 @@
 // Environment files (`KEY=value` lines, as systemd's EnvironmentFile= and Docker's --env-file
 // read them) that carry an agent's credentials to the runs that need them, and no others.
-import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { type FieldProblem, UserError, ValidationError } from "./errors.js";
+import { readSmallRegularFile } from "./untrusted-file.js";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -78,15 +79,11 @@ const SECRET_FILE_MAX_BYTES = 1 << 20;
  * gives none (the run that needs it fails on it, and says so).
  */
 export function envFileValues(file: string): string[] {
-  let fd: number | undefined;
+  const text = readSmallRegularFile(file, SECRET_FILE_MAX_BYTES, { followLinks: true });
+  if (text === undefined) return [];
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > SECRET_FILE_MAX_BYTES) return [];
-    return Object.values(parseEnvFile(file, readFileSync(fd, "utf8")));
+    return Object.values(parseEnvFile(file, text));
   } catch {
     return [];
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -70,9 +70,12 @@ function openUntrusted(
  * Opens `path` for reading as described above; undefined when it does not exist. Throws an
  * `UntrustedFileError` for a link or a non-regular file, and other errors as they come.
  */
-export function openRegularFile(path: string): { fd: number; stat: Stats } | undefined {
+export function openRegularFile(
+  path: string,
+  { followLinks = false }: { followLinks?: boolean } = {},
+): { fd: number; stat: Stats } | undefined {
   try {
-    return openUntrusted(path, READ);
+    return openUntrusted(path, followLinks ? READ & ~constants.O_NOFOLLOW : READ);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
@@ -90,13 +93,18 @@ export function openForAppend(path: string, mode: number): number {
 }
 
 /**
- * A small file's text, read as described above (never through a link, never waiting on a
- * FIFO); undefined when it is missing, not a regular file, or over `maxBytes`.
+ * A small file's text, read as described above (never through a link unless `followLinks`,
+ * for files the operator names, such as a Kubernetes secret's; never waiting on a FIFO);
+ * undefined when it is missing, not a regular file, or over `maxBytes`.
  */
-export function readSmallRegularFile(path: string, maxBytes = 1 << 20): string | undefined {
+export function readSmallRegularFile(
+  path: string,
+  maxBytes = 1 << 20,
+  options: { followLinks?: boolean } = {},
+): string | undefined {
   let opened: { fd: number; stat: Stats } | undefined;
   try {
-    opened = openRegularFile(path);
+    opened = openRegularFile(path, options);
   } catch {
     return undefined;
   }

@@ -36,6 +36,21 @@ pre { background: var(--panel); border: 1px solid var(--line); padding: .75rem; 
 .mark.skipped { background: var(--skip); } .mark.killed, .mark.interrupted { background: var(--stop); }
 .state { font-weight: 600; } .state.failing { color: var(--bad); } .state.paused, .state.disabled { color: var(--muted); }
 .status-completed { color: var(--ok); } .status-failed, .status-timed_out { color: var(--bad); }
+.iteration { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .9rem .6rem; margin: 0 0 .75rem; }
+.iteration h3 { font-size: 1rem; margin: .1rem 0 .2rem; }
+.iteration .role { font-weight: 500; font-size: .85rem; background: var(--panel); border: 1px solid var(--line); border-radius: 1rem; padding: 0 .5rem; margin-left: .4rem; }
+.iteration-body { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); gap: 0 1.25rem; }
+@media (max-width: 60rem) { .iteration-body { grid-template-columns: minmax(0, 1fr); } }
+.iteration .facts { margin: 0 0 .4rem; color: var(--muted); font-size: .85rem; }
+.iteration ul.events, .iteration ul.verdict { margin: .2rem 0; padding-left: 1.2rem; }
+.iteration ul.verdict { list-style: none; padding-left: 0; font-size: .9rem; }
+.iteration .refused { color: var(--late); }
+.iteration .question { border-left: 3px solid var(--run); padding: 0 .7rem; margin: .4rem 0; }
+.iteration .question p { margin: .2rem 0; }
+.iteration pre.answer { max-height: 20rem; margin: .2rem 0 .4rem; }
+.iteration details { margin: .3rem 0; } .iteration details ul { margin: .2rem 0; padding-left: 1.2rem; list-style: none; }
+.task-done { color: var(--muted); } .task-removed { text-decoration: line-through; color: var(--muted); }
+nav.views { margin: 1.25rem 0 0; } nav.views a[aria-current] { font-weight: 700; color: var(--fg); text-decoration: none; }
 form.inline { display: inline; margin: 0 .15rem 0 0; }
 button { font: inherit; font-size: .85rem; padding: .15rem .6rem; border: 1px solid var(--line); border-radius: 6px; background: #f6f8fa; color: var(--fg); cursor: pointer; }
 button:hover { background: #eaeef2; }
@@ -43,6 +58,14 @@ button.danger { color: var(--bad); }
 dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0; }
 dl.fields dt { color: var(--muted); } dl.fields dd { margin: 0; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+figure { margin: 0 0 1rem; } figcaption { font-size: .85rem; margin: .25rem 0; }
+svg.spend-chart, svg.run-bars { max-width: 100%; height: auto; }
+.trend { display: flex; gap: 1.5rem; flex-wrap: wrap; align-items: flex-start; }
+.trend .figures { flex: 1 1 22rem; max-height: 19rem; overflow: auto; border: 1px solid var(--line); }
+.trend .figures td, .trend .figures th { padding: .2rem .5rem; white-space: nowrap; }
+.trend .figures thead th { position: sticky; top: 0; background: var(--bg); }
+.legend { display: flex; gap: .4rem 1rem; flex-wrap: wrap; margin: .25rem 0; padding: 0; list-style: none; font-size: .85rem; }
+.budgets { font-size: .85rem; margin: .5rem; padding-left: 1rem; }
 label { margin-right: .4rem; } input[type=text], input[type=search] { font: inherit; padding: .15rem .4rem; border: 1px solid #8c959f; border-radius: 6px; }
 `;
 
@@ -92,7 +115,10 @@ export const LIVE_SCRIPT = `(() => {
       if (typing()) { later(2000); return; }
       if (next && current) {
         const key = focusKey();
+        // What the reader unfolded (a long answer, a step's tasks) stays unfolded.
+        const unfolded = [...current.querySelectorAll("details[open][id]")].map((d) => d.id);
         current.replaceWith(document.adoptNode(next));
+        for (const id of unfolded) document.getElementById(id)?.setAttribute("open", "");
         refocus(key);
         document.title = doc.title;
         const root = document.documentElement;

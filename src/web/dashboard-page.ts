@@ -6,8 +6,11 @@ import type { WindowState } from "../monitor/windows.js";
 import type { OverviewPage, ScheduleRow } from "../operator/overview.js";
 import { usd } from "../scheduler/budget/spend.js";
 import type { SpendRow } from "../scheduler/budget/spend-rows.js";
-import { html, when } from "./html.js";
+import type { SpendTrend } from "../scheduler/budget/spend-trend.js";
+import { runBars } from "./charts/run-bars.js";
+import { Html, html, when } from "./html.js";
 import { actionForm, layout, mark, type PageContext } from "./layout.js";
+import { spendTrendSection } from "./spend-trend-section.js";
 
 export interface DashboardData {
   overview: OverviewPage;
@@ -21,11 +24,24 @@ export interface DashboardData {
   killSwitch: boolean;
   /** Schedules with a budget or spend this month. */
   spend: SpendRow[];
+  /** Spend per day over the last weeks, for the Spend chart. */
+  spendTrend?: SpendTrend;
   /** The maintenance windows (`[[silence]]`), open or next. */
   windows?: WindowState[];
 }
 
 const pathPart = (text: string) => encodeURIComponent(text);
+
+/** Marks shown per row; the sparkline beside them shows all the row's recent runs. */
+const MARKS = 10;
+
+const sparkline = (row: ScheduleRow, now: number) =>
+  row.recent.length === 0
+    ? ""
+    : new Html(
+        runBars(row.recent, { schedule: row.name, now, width: 120, height: 26, detail: "short" })
+          .svg,
+      );
 
 function scheduleRow(row: ScheduleRow, ctx: PageContext) {
   const id = `s-${pathPart(row.name)}`;
@@ -35,11 +51,12 @@ function scheduleRow(row: ScheduleRow, ctx: PageContext) {
       : html`<span class="state ${row.state}">${row.state}</span>`;
   const base = `/schedules/${pathPart(row.name)}`;
   return html`<tr id="${id}">
-<th scope="row"><span id="${id}-name">${row.name}</span><br><span class="muted">${row.kind}: ${row.target}</span></th>
+<th scope="row"><span id="${id}-name"><a href="${base}">${row.name}</a></span><br><span class="muted">${row.kind}: ${row.target}</span></th>
 <td><code>${row.cron}</code><br><span class="muted">${row.timezone}</span></td>
 <td>${row.nextFire ? when(row.nextFire, ctx.now) : html`<span class="muted">—</span>`}</td>
 <td>${state}${row.running.length > 0 ? html`<br><span class="muted">running:</span> ${row.running.map((r) => html`<a href="/runs/${pathPart(r)}">${r}</a> `)}` : ""}</td>
-<td><div class="marks" role="list" aria-label="Last runs of ${row.name}, newest first">${row.recent.map((m) => html`<span role="listitem">${mark(m, ctx.now)}</span>`)}</div>${row.recent.length === 0 ? html`<span class="muted">no runs yet</span>` : ""}</td>
+<td>${sparkline(row, ctx.now)}</td>
+<td><div class="marks" role="list" aria-label="Last runs of ${row.name}, newest first">${row.recent.slice(0, MARKS).map((m) => html`<span role="listitem">${mark(m, ctx.now)}</span>`)}</div>${row.recent.length === 0 ? html`<span class="muted">no runs yet</span>` : ""}</td>
 <td>${row.paused ? actionForm(`${base}/resume`, "Resume", ctx, { describedBy: `${id}-name` }) : html`${actionForm(`${base}/pause`, "Pause", ctx, { describedBy: `${id}-name` })}${actionForm(`${base}/fire`, "Fire now", ctx, { describedBy: `${id}-name` })}`}</td>
 </tr>`;
 }
@@ -123,12 +140,13 @@ ${firingSection(d.firing, ctx)}
 ${incidentsSection(d.incidents, ctx)}
 ${(d.windows ?? []).length > 0 ? html`<h2 id="windows">Maintenance windows</h2><ul>${(d.windows ?? []).map((w) => html`<li><strong>${w.name}</strong>: ${w.until ? html`<span class="state paused">open</span> until ${when(w.until, ctx.now)}; matching alerts wait for its end` : w.next ? html`next opens ${when(w.next, ctx.now)}` : "never opens again"} <span class="muted">(schedules ${w.schedules.join(", ") || "any"}; kinds ${w.kinds.join(", ") || "any"})</span></li>`)}</ul>` : ""}
 <h2 id="spend">Spend</h2>
+${spendTrendSection(d.spendTrend)}
 ${spendSection(d.spend)}
 <h2 id="running">Running now</h2>
 ${d.running.length === 0 ? html`<p>Nothing running.</p>` : html`<ul>${d.running.map((r) => html`<li><a href="/runs/${pathPart(r.runId)}">${r.runId}</a> <span class="muted">(${r.schedule}, started</span> ${when(r.startedAt, ctx.now)}<span class="muted">)</span></li>`)}</ul>`}
 <h2 id="schedules">Schedules</h2>
 <form method="get" action="/" role="search"><label for="q">Filter by name</label><input type="search" id="q" name="q" value="${d.filter}"> <button type="submit">Filter</button></form>
 ${shown}
-${o.rows.length === 0 ? html`<p>No schedules${d.filter ? " match the filter" : " loaded"}.</p>` : html`<table><thead><tr><th scope="col">Schedule</th><th scope="col">Cron</th><th scope="col">Next fire</th><th scope="col">State</th><th scope="col">Last runs (newest first)</th><th scope="col">Actions</th></tr></thead><tbody>${o.rows.map((r) => scheduleRow(r, ctx))}</tbody></table>`}`;
+${o.rows.length === 0 ? html`<p>No schedules${d.filter ? " match the filter" : " loaded"}.</p>` : html`<table><thead><tr><th scope="col">Schedule</th><th scope="col">Cron</th><th scope="col">Next fire</th><th scope="col">State</th><th scope="col">Trend</th><th scope="col">Last runs (newest first)</th><th scope="col">Actions</th></tr></thead><tbody>${o.rows.map((r) => scheduleRow(r, ctx))}</tbody></table>`}`;
   return layout("Overview", body, ctx);
 }

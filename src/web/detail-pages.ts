@@ -1,12 +1,14 @@
-// `/runs/<run-id>` and `/incidents/<slug>`: one run (launch, outcome, tasks, journal and
-// output tails) and one incident (fields and changelog).
+// `/runs/<run-id>` and `/incidents/<slug>`: one run (launch, outcome, tasks, its iterations
+// or, with `?raw=1`, its journal's records; output tail) and one incident (fields and
+// changelog).
 
 import type { TaskEntry } from "../harness/tasks/entry.js";
 import type { Incident } from "../incidents/record.js";
 import type { RunDetail, UnreadableFile } from "../operator/run-detail.js";
 import { costText, usd } from "../scheduler/budget/spend.js";
 import type { RunSummary } from "../scheduler/ledger/events.js";
-import { html, when } from "./html.js";
+import { Html, html, when } from "./html.js";
+import { iterationsSection } from "./iterations-view.js";
 import { actionForm, layout, type PageContext, statusText, textForm } from "./layout.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -44,8 +46,22 @@ function pullRequestLink(s: RunSummary) {
   return html`<dt>Pull request</dt><dd>${link}</dd>`;
 }
 
-export function runPage(d: RunDetail, ctx: PageContext): string {
+/** The run's records as they are in the journal (`?raw=1`), the last ones first cut short. */
+function journalTable(d: RunDetail): Html {
   const s = d.summary;
+  return html`<h2>Journal</h2>
+${unreadableNote(d, "journal") ?? (d.journal.lines.length === 0 ? html`<p class="muted">No journal records.</p>` : html`${d.journal.omitted > 0 ? html`<p class="muted">The last ${d.journal.lines.length} records (${d.journal.omitted} earlier ones not shown).</p>` : ""}${d.journal.truncated ? html`<p class="muted">The journal goes on past what the page reads; <code>autoloop inspect journal --run ${s.runId}</code> shows all of it.</p>` : ""}<table><thead><tr><th scope="col">Time</th><th scope="col">Iteration</th><th scope="col">Topic</th><th scope="col">Text</th></tr></thead><tbody>${d.journal.lines.map((l) => html`<tr><td><time datetime="${l.ts}">${l.ts.slice(11, 19)}</time></td><td>${l.iteration ?? ""}${l.run !== s.runId ? html` <span class="muted">${l.run.slice(s.runId.length + 1)}</span>` : ""}</td><td><code>${l.topic}</code></td><td>${l.text.length > 600 ? `${l.text.slice(0, 600)}…` : l.text}</td></tr>`)}</tbody></table>`)}`;
+}
+
+/** The page's two views of the run, and its journal as a file. */
+function views(base: string, raw: boolean): Html {
+  const current = (on: boolean) => (on ? new Html(' aria-current="page"') : "");
+  return html`<nav class="views" aria-label="Views of the run"><a href="${base}"${current(!raw)}>Iterations</a> · <a href="${base}?raw=1"${current(raw)}>Raw journal</a> · <a href="${base}/journal.jsonl" download>Download the journal</a> <span class="muted">(JSON lines)</span></nav>`;
+}
+
+export function runPage(d: RunDetail, ctx: PageContext, raw = false): string {
+  const s = d.summary;
+  const base = `/runs/${encodeURIComponent(s.runId)}`;
   const running = RUNNING.has(s.status);
   const duration = s.durationMs === undefined ? "" : `${Math.round(s.durationMs / 100) / 10} s`;
   const body = html`<h1>Run <code>${s.runId}</code></h1>
@@ -66,10 +82,15 @@ ${d.started ? html`<dt>Process</dt><dd>pid ${d.started.pid}</dd><dt>Journal</dt>
 ${d.question ? html`<section aria-labelledby="question"><h2 id="question">The run asks</h2><blockquote>${d.question.question}</blockquote><p class="muted">Question ${d.question.questionId}, asked ${when(d.question.askedAt, ctx.now)}${d.question.timeoutAt ? html`; it waits until ${when(d.question.timeoutAt, ctx.now)}` : ""}.</p>${textForm(`/runs/${encodeURIComponent(s.runId)}/answer`, "Send the answer", { id: "answer", label: "Your answer" }, ctx)}</section>` : ""}
 ${running ? html`<details><summary>Guide this run</summary>${textForm(`/runs/${encodeURIComponent(s.runId)}/guide`, "Send guidance", { id: "guidance", label: "Guidance for its next iteration (its current turn is stopped)" }, ctx)}</details>` : ""}
 ${running ? html`<p>${actionForm(`/runs/${encodeURIComponent(s.runId)}/stop`, "Stop this run", ctx, { danger: true })}</p>` : ""}
+${views(base, raw)}
 <h2>Tasks</h2>
 ${unreadableNote(d, "tasks") ?? (d.tasks === undefined ? html`<p class="muted">No tasks recorded.</p>` : html`<p>${d.tasks.open.length} open, ${d.tasks.done.length} done.</p>${d.tasks.open.length > 0 ? html`<h3>Open</h3>${taskList(d.tasks.open)}` : ""}${d.tasks.done.length > 0 ? html`<h3>Done</h3>${taskList(d.tasks.done)}` : ""}`)}
-<h2>Journal</h2>
-${unreadableNote(d, "journal") ?? (d.journal.lines.length === 0 ? html`<p class="muted">No journal records.</p>` : html`${d.journal.omitted > 0 ? html`<p class="muted">The last ${d.journal.lines.length} records (${d.journal.omitted} earlier ones not shown).</p>` : ""}${d.journal.truncated ? html`<p class="muted">The journal goes on past what the page reads; <code>autoloop inspect journal --run ${s.runId}</code> shows all of it.</p>` : ""}<table><thead><tr><th scope="col">Time</th><th scope="col">Iteration</th><th scope="col">Topic</th><th scope="col">Text</th></tr></thead><tbody>${d.journal.lines.map((l) => html`<tr><td><time datetime="${l.ts}">${l.ts.slice(11, 19)}</time></td><td>${l.iteration ?? ""}${l.run !== s.runId ? html` <span class="muted">${l.run.slice(s.runId.length + 1)}</span>` : ""}</td><td><code>${l.topic}</code></td><td>${l.text.length > 600 ? `${l.text.slice(0, 600)}…` : l.text}</td></tr>`)}</tbody></table>`)}
+${
+  raw
+    ? journalTable(d)
+    : html`<h2>Iterations</h2>
+${unreadableNote(d, "journal") ?? iterationsSection(d.iterations, s.runId, `${base}?raw=1`, ctx.now)}`
+}
 <h2>Output</h2>
 ${unreadableNote(d, "output") ?? (d.output === undefined ? html`<p class="muted">No output.</p>` : html`${d.output.omittedBytes > 0 ? html`<p class="muted">The last part of <code>${d.output.path}</code> (${d.output.omittedBytes} bytes before it not shown).</p>` : ""}<pre tabindex="0" aria-label="Output of the run">${d.output.text}</pre>`)}
 <h2>Ledger</h2>

@@ -1,21 +1,25 @@
-// The status page on the daemon's HTTP server: `/`, `/runs/<id>`, `/incidents/<slug>`, the
-// live event stream and the operator's buttons (pause, resume, fire, stop, ack, resolve),
+// The status page on the daemon's HTTP server: `/`, `/schedules/<name>` (and its badge),
+// `/runs/<id>`, `/incidents/<slug>`, the live event stream and the operator's buttons (pause, resume, fire, stop, ack, resolve),
 // which go through the same code paths as the CLI.
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readStatus } from "../monitor/status.js";
 import { incidentStore } from "../operator/incident-actions.js";
 import { scheduleOverview } from "../operator/overview.js";
-import { runDetail } from "../operator/run-detail.js";
+import { runDetail, runJournal } from "../operator/run-detail.js";
+import { spendTrend } from "../scheduler/budget/spend-trend.js";
 import { isScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
 import { killSwitchOn, readPauseState } from "../scheduler/schedules/pause-state.js";
 import { LIVE_SCRIPT, STYLESHEET } from "./assets.js";
+import { badgeSvg } from "./charts/badge.js";
 import { type DashboardData, dashboardPage } from "./dashboard-page.js";
 import { incidentPage, notFoundPage, runPage } from "./detail-pages.js";
 import { refuseCrossSite, refuseHost, safeBack, tokenMatches } from "./guard.js";
 import type { PageContext } from "./layout.js";
 import type { LiveUpdates } from "./live.js";
 import { type ActionContext, type ActionResult, runAction } from "./page-actions.js";
+import { schedulePage, TREND_RUNS } from "./schedule-page.js";
+import { scheduleBadgeState, schedulePageData } from "./schedule-views.js";
 
 export interface StatusPageOptions extends ActionContext {
   live: LiveUpdates;
@@ -38,15 +42,20 @@ const SECURITY_HEADERS = {
   "Cache-Control": "no-store",
 };
 
+/** A badge may be cached a minute: a README shows it through an image proxy. */
+const BADGE_HEADERS = { "Cache-Control": "public, max-age=60" };
+
 function send(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
   type: string,
   body: string,
+  headers: Record<string, string> = {},
 ) {
   res.writeHead(status, {
     ...SECURITY_HEADERS,
+    ...headers,
     "Content-Type": `${type}; charset=utf-8`,
     "Content-Length": Buffer.byteLength(body),
   });
@@ -72,6 +81,10 @@ class Flashes {
 }
 
 const MAX_BODY = 16_384;
+/** The download's name under a run's path. */
+const JOURNAL_FILE = "/journal.jsonl";
+/** Records `?raw=1` shows (each cut short): the download has all of them. */
+const RAW_JOURNAL_LINES = 500;
 
 /** A path segment decoded, or "" when its percent-encoding is malformed (a 404 follows). */
 function decoded(segment: string): string {
@@ -165,6 +178,7 @@ class StatusPage {
           pause,
           killSwitch,
           nextFire: (s) => daemon.nextFire(s.name),
+          recent: TREND_RUNS,
         },
         { filter },
       ),
@@ -180,6 +194,7 @@ class StatusPage {
       allPaused: pause.all,
       killSwitch,
       spend: status.spend,
+      spendTrend: spendTrend(daemon.schedules, daemon.ledger, ctx.now),
       windows: status.windows,
     };
     return dashboardPage(data, ctx);
@@ -198,19 +213,70 @@ class StatusPage {
       else this.o.live.subscribe(res);
     } else if (path === "/" || path === "/index.html")
       send(req, res, 200, "text/html", this.dashboard(url, this.context(url)));
+    else if (path.startsWith("/schedules/")) this.schedule(req, res, url);
     else if (path.startsWith("/runs/")) this.run(req, res, url);
     else if (path.startsWith("/incidents/")) this.incident(req, res, url);
     else return false;
     return true;
   }
 
-  private run(req: IncomingMessage, res: ServerResponse, url: URL): void {
-    const runId = decoded(url.pathname.slice("/runs/".length));
+  /** `/schedules/<name>` and `/schedules/<name>/badge.svg`. */
+  private schedule(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const rest = url.pathname.slice("/schedules/".length);
     const ctx = this.context(url);
-    const detail = isScheduledRunId(runId) ? runDetail(this.o.daemon.ledger, runId) : undefined;
+    if (rest.endsWith("/badge.svg")) {
+      const name = decoded(rest.slice(0, -"/badge.svg".length));
+      const state = scheduleBadgeState(name, this.o);
+      // A name not in force is not echoed back: the badge says only that it was not found.
+      const [status, label] = state === "not found" ? [404, "schedule"] : [200, name];
+      send(req, res, status, "image/svg+xml", badgeSvg(label, state), BADGE_HEADERS);
+      return;
+    }
+    const name = decoded(rest);
+    const origin = `http://${req.headers.host ?? "127.0.0.1"}`;
+    const data = schedulePageData(name, this.o, ctx.now, origin);
+    if (data === undefined)
+      send(req, res, 404, "text/html", notFoundPage(`No schedule ${name} in force.`, ctx));
+    else send(req, res, 200, "text/html", schedulePage(data, ctx));
+  }
+
+  private run(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const rest = url.pathname.slice("/runs/".length);
+    if (rest.endsWith(JOURNAL_FILE)) {
+      this.journal(req, res, url, rest);
+      return;
+    }
+    const runId = decoded(rest);
+    const ctx = this.context(url);
+    const raw = url.searchParams.get("raw") === "1";
+    const detail = isScheduledRunId(runId)
+      ? runDetail(this.o.daemon.ledger, runId, { journalLines: raw ? RAW_JOURNAL_LINES : 0 })
+      : undefined;
     if (detail === undefined)
       send(req, res, 404, "text/html", notFoundPage(`No run ${runId} in the ledger.`, ctx));
-    else send(req, res, 200, "text/html", runPage(detail, ctx));
+    else send(req, res, 200, "text/html", runPage(detail, ctx, raw));
+  }
+
+  /** `/runs/<id>/journal.jsonl`: the run's records as a file to save. */
+  private journal(req: IncomingMessage, res: ServerResponse, url: URL, rest: string): void {
+    const runId = decoded(rest.slice(0, -JOURNAL_FILE.length));
+    let journal: ReturnType<typeof runJournal>;
+    try {
+      journal = isScheduledRunId(runId) ? runJournal(this.o.daemon.ledger, runId) : undefined;
+    } catch (err) {
+      const why = (err as Error).message;
+      send(req, res, 409, "text/plain", `the journal of ${runId} cannot be read: ${why}\n`);
+      return;
+    }
+    if (journal === undefined) {
+      const page = notFoundPage(`No journal for run ${runId}.`, this.context(url));
+      send(req, res, 404, "text/html", page);
+      return;
+    }
+    res.setHeader("Content-Disposition", `attachment; filename="${runId}.jsonl"`);
+    if (journal.truncated)
+      res.setHeader("X-Autoloop-Truncated", "the run goes on past what is read");
+    send(req, res, 200, "application/x-ndjson", journal.text);
   }
 
   private incident(req: IncomingMessage, res: ServerResponse, url: URL): void {

@@ -6,9 +6,9 @@ import { admitSlot } from "../../src/scheduler/admission/admission.js";
 import { scheduleSpend, spendPeriods } from "../../src/scheduler/budget/spend.js";
 import { budgetStanding } from "../../src/scheduler/budget/standing.js";
 import { defaultConfig, parseConfigText } from "../../src/scheduler/config/config.js";
-import type { SpendBasis } from "../../src/scheduler/launch/outcome.js";
 import { launchArgv } from "../../src/scheduler/launch/spec.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import type { SpendBasis } from "../../src/scheduler/ledger/run-outcome.js";
 import { newScheduledRunId } from "../../src/scheduler/ledger/scheduled-run-id.js";
 import {
   parseScheduleFile,
@@ -40,6 +40,17 @@ const scheduleOf = (text: string, configText = "") => {
   expect(found.map(formatProblem)).toEqual([]);
   return schedules[0]!;
 };
+
+/** Nothing paused, nothing running, room to launch: only the budget decides. */
+const admissionState = (ledger: ReturnType<typeof ledgerWith>) => ({
+  pause: { all: false, schedules: [] },
+  killSwitch: false,
+  running: [],
+  runningTotal: 0,
+  maxConcurrent: 4,
+  ledger,
+  now: NOW,
+});
 
 describe("a schedule's budget as written", () => {
   it("reads dollars and tokens, and [defaults]'s budget unless the schedule has its own", () => {
@@ -208,22 +219,37 @@ describe("what a schedule spent", () => {
     expect(standing?.kind === "exhausted" && standing.detail).toBe(
       "budget exhausted: nightly spent $9.00 of its per_day $9.00 for 2026-11-27 (Europe/Berlin); the next slot runs on 2026-11-27T23:00:00.000Z or once the budget is raised",
     );
-    const state = {
-      pause: { all: false, schedules: [] },
-      killSwitch: false,
-      running: [],
-      runningTotal: 0,
-      maxConcurrent: 4,
-      ledger,
-      now: NOW,
-    };
-    expect(admitSlot(spent, state)).toMatchObject({ kind: "skip", cause: "budget_exhausted" });
+    const state = admissionState(ledger);
+    expect(admitSlot(spent, state).decision).toMatchObject({
+      kind: "skip",
+      cause: "budget_exhausted",
+    });
     // The next day in Berlin, the schedule runs again.
     const tomorrow = Date.parse("2026-11-27T23:00:00Z");
-    expect(admitSlot(spent, { ...state, now: tomorrow })).toEqual({ kind: "launch" });
+    expect(admitSlot(spent, { ...state, now: tomorrow }).decision).toEqual({ kind: "launch" });
     // A token budget holds where cost is unknown.
     const tokens = scheduleOf(entry("budget = { tokens_per_run = 500 }"));
     expect(budgetStanding(tokens, ledger, NOW)).toMatchObject({ ceiling: { tokens: 500 } });
+  });
+
+  it("counts the ceilings of launches decided in the same pass, before their claims", () => {
+    const ledger = ledgerWith([{ at: "2026-11-27T08:00:00Z", cost: 6 }]);
+    const schedule = scheduleOf(entry("budget = { per_run = 2.5, per_day = 10.0 }"));
+    const state = admissionState(ledger);
+    // $4 left: the first launch of the pass holds $2.50, the second gets the $1.50 left.
+    const first = admitSlot(schedule, state);
+    expect(first.standing).toMatchObject({ kind: "open", ceiling: { usd: 2.5 } });
+    const held = first.standing?.kind === "open" ? [first.standing.ceiling] : [];
+    const second = admitSlot(schedule, { ...state, unclaimed: held });
+    expect(second).toMatchObject({
+      decision: { kind: "launch" },
+      standing: { ceiling: { usd: 1.5 } },
+    });
+    const third = admitSlot(schedule, { ...state, unclaimed: [...held, { usd: 1.5 }] });
+    expect(third.decision).toMatchObject({ kind: "skip", cause: "budget_exhausted" });
+    expect(third.decision.kind === "skip" && third.decision.detail).toContain(
+      "(2 running run(s) hold the rest)",
+    );
   });
 
   it("counts a spend only the run's journal states as at least the run's ceiling", () => {

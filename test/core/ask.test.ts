@@ -2,7 +2,7 @@
 // `autoloop control respond` answers it; a timeout; Ctrl-C while waiting; guidance that
 // interrupts the agent's turn; bad answers refused with nothing written; and the control
 // files in the public autoloop's format, both ways.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { RunView } from "../../src/harness/run-view.js";
 import type { JournalRecord } from "../../src/journal/codec.js";
 import { autoloop, cleanupTempDirs, privateRunDir, tempDir } from "../helpers/cli.js";
 import { field, journalOf, topics } from "../helpers/journal.js";
+import { scriptPreset } from "../helpers/script-preset.js";
 import { waitFor } from "../helpers/wait.js";
 
 afterEach(cleanupTempDirs);
@@ -19,26 +20,15 @@ afterEach(cleanupTempDirs);
  * A preset whose agent asks on its first turn and completes once the prompt carries the
  * operator's guidance; with `sleepFirst`, its first turn sleeps instead (to be interrupted).
  */
-function askingPreset(dir: string, extra = "", sleepFirst = false): string {
-  const preset = join(dir, "asker");
-  mkdirSync(preset);
-  const agent = join(preset, "agent.sh");
-  writeFileSync(
-    agent,
-    `#!/bin/sh
-if grep -q "OPERATOR GUIDANCE" "$AUTOLOOP_PROMPT_PATH"; then
-  grep -A2 "OPERATOR GUIDANCE" "$AUTOLOOP_PROMPT_PATH" | tail -1 > "$AUTOLOOP_STATE_DIR/guidance.txt"
-  exec "$AUTOLOOP_BIN" emit task.complete "done after the operator spoke"
-fi
-${sleepFirst ? 'echo "working"; exec sleep 60' : 'exec "$AUTOLOOP_BIN" emit human.ask "May I ship release 1.2?"'}
-`,
-  );
-  chmodSync(agent, 0o755);
-  writeFileSync(
-    join(preset, "autoloops.toml"),
-    `[event_loop]\nmax_iterations = 3\nask_poll_ms = 50\n${extra}\n[backend]\ncommand = ${JSON.stringify(agent)}\nprompt_mode = "file"\n`,
-  );
-  return preset;
+function askingPreset(dir: string, eventLoop = "", sleepFirst = false): string {
+  return scriptPreset(dir, {
+    name: "asker",
+    eventLoop,
+    onGuidance: `grep -A2 "OPERATOR GUIDANCE" "$AUTOLOOP_PROMPT_PATH" | tail -1 > "$AUTOLOOP_STATE_DIR/guidance.txt"`,
+    script: sleepFirst
+      ? 'echo "working"; exec sleep 60'
+      : 'exec "$AUTOLOOP_BIN" emit human.ask "May I ship release 1.2?"',
+  });
 }
 
 const pendingIn = (dir: string) => () =>

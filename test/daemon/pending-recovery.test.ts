@@ -3,9 +3,9 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/journal/reader.js";
-import { adoptRecorded } from "../../src/scheduler/daemon/recorded-launch.js";
 import { recoverPending, resumePending } from "../../src/scheduler/daemon/recovery.js";
 import { launchRun, type RunHandle } from "../../src/scheduler/launch/launcher.js";
+import { adoptRecorded } from "../../src/scheduler/launch/recorded-launch.js";
 import { launchArgv } from "../../src/scheduler/launch/spec.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { signalGroup } from "../../src/util/process.js";
@@ -122,12 +122,9 @@ describe("recoverPending after a daemon restart", () => {
     const { state, spec } = await finishedWhileDown();
     const ended: unknown[] = [];
     const log = pino({ level: "silent" });
-    resumePending(
-      RunLedger.open(state, { logger: log }),
-      log,
-      () => {},
-      (run) => ended.push(run),
-    );
+    resumePending(RunLedger.open(state, { logger: log }), log, () => {}, {
+      ended: (run) => ended.push(run),
+    });
     expect(ended).toEqual([
       expect.objectContaining({
         schedule: "nightly",

@@ -218,6 +218,19 @@ describe("RunTracker: replayed batches (at-least-once delivery)", () => {
     expect(tracker.get("r1")).toMatchObject({ records: 4, gate: { refusals: 2 } });
   });
 
+  it("takes no date from a record stamped in the future (the run writes its journal)", () => {
+    const tracker = new RunTracker();
+    const forged = { ...refusal("r1", 3, "task-1"), ts: "9999-12-31T23:59:59.999Z" };
+    tracker.apply("/j", { records: [start("r1"), forged], startOffset: 0, endOffset: 300 });
+    // Its last record time stays the start's: a stalled or dead run is still seen as one.
+    expect(tracker.get("r1")).toMatchObject({ records: 2, lastRecordAt: at(0) });
+    // After a reset, the run's real records are not taken for replays of the forged one.
+    tracker.resetJournal("/j");
+    const reread = [start("r1"), forged, refusal("r1", 4, "task-1", "3")];
+    expect(tracker.apply("/j", { records: reread, startOffset: 0, endOffset: 500 })).toBe(2);
+    expect(tracker.get("r1")).toMatchObject({ lastRecordAt: at(4) });
+  });
+
   it("dedupes batches without offsets and re-reads after a journal reset", () => {
     const tracker = new RunTracker();
     tracker.apply("/j", { records: batch1.records });

@@ -22,7 +22,7 @@ function fixture() {
       {
         name: "queued",
         cron: "*/30 * * * *",
-        extra: `${project}\noverlap = "queue"\ncatch_up = "all"\ncatch_up_window = "2h"\ntimezone = "America/New_York"`,
+        extra: `${project}\noverlap = "queue"\ncatch_up = "latest"\ncatch_up_window = "2h"\ntimezone = "America/New_York"`,
       },
       {
         name: "eager",

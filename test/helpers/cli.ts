@@ -1,9 +1,11 @@
 // Test helpers: temp dirs and the compiled CLIs run as real child processes.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { privateRunPaths } from "../../src/harness/control/private-run.js";
+import { waitFor } from "./wait.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const AUTOLOOP = join(ROOT, "dist/bin/autoloop.cjs");
@@ -56,4 +58,39 @@ export function autoloop(
 /** The private folder (launch record, question, control requests) of run `runId` in `projectDir`. */
 export function privateRunDir(projectDir: string, runId: string): string {
   return privateRunPaths(runId, join(projectDir, ".autoloop", "journal.jsonl")).dir;
+}
+
+/**
+ * `autoloop-cron start` as a child process with `config` (listening on `[http] listen`), once
+ * its HTTP server answers: its address from daemon.json. Kill it (SIGTERM) and await it after.
+ */
+export async function startDaemonProcess(
+  config: string,
+): Promise<{ daemon: ResultPromise; url: string }> {
+  const daemon = execa(process.execPath, [AUTOLOOP_CRON, "start", "--config", config], {
+    env: cleanEnv(),
+    extendEnv: false,
+    reject: false,
+  });
+  const info = join(dirname(config), "state", "daemon.json");
+  const url = await waitFor(
+    () => existsSync(info) && (JSON.parse(readFileSync(info, "utf8")) as { http?: string }).http,
+    "the daemon's address in daemon.json",
+    30_000,
+  );
+  return { daemon, url };
+}
+
+/**
+ * The status of a GET of `url` sent with another site's Host header, as a DNS-rebinding
+ * browser would send it (fetch() will not send another Host).
+ */
+export function statusWithForeignHost(url: string): Promise<number> {
+  const { port } = new URL(url);
+  return new Promise<number>((resolve, reject) =>
+    httpGet(url, { headers: { host: `evil.example:${port}` } }, (r) => {
+      r.resume();
+      resolve(r.statusCode ?? 0);
+    }).on("error", reject),
+  );
 }

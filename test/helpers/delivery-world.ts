@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createWorktree, finishWorktree } from "../../src/harness/worktree/worktree.js";
-import type { RunOutcome } from "../../src/scheduler/launch/outcome.js";
+import type { RunOutcome } from "../../src/scheduler/ledger/run-outcome.js";
 import { tempDir } from "./cli.js";
 import { git } from "./git.js";
 import { type GitHttpServer, startGitHttp } from "./git-http.js";

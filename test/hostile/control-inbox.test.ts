@@ -4,43 +4,19 @@
 // refused (exit 1) rather than written and ignored, and a `control/` the agent replaced by a
 // link is never written through.
 import { execFileSync } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { autoloop, cleanupTempDirs, privateRunDir, tempDir } from "../helpers/cli.js";
 import { field, journalOf, topics } from "../helpers/journal.js";
+import { scriptPreset } from "../helpers/script-preset.js";
 import { waitFor } from "../helpers/wait.js";
 
 afterEach(cleanupTempDirs);
 
 /** A preset whose agent runs `script` on its first turn and completes once guided. */
-function agentPreset(dir: string, script: string, extra = ""): string {
-  const preset = join(dir, "hostile");
-  mkdirSync(preset);
-  const agent = join(preset, "agent.sh");
-  writeFileSync(
-    agent,
-    `#!/bin/sh
-if grep -q "OPERATOR GUIDANCE" "$AUTOLOOP_PROMPT_PATH"; then
-  exec "$AUTOLOOP_BIN" emit task.complete "done after the operator spoke"
-fi
-${script}
-`,
-  );
-  chmodSync(agent, 0o755);
-  writeFileSync(
-    join(preset, "autoloops.toml"),
-    `[event_loop]\nmax_iterations = 3\nask_poll_ms = 50\n${extra}\n[backend]\ncommand = ${JSON.stringify(agent)}\nprompt_mode = "file"\n`,
-  );
-  return preset;
+function agentPreset(dir: string, script: string, eventLoop = ""): string {
+  return scriptPreset(dir, { name: "hostile", script, eventLoop });
 }
 
 /** The agent's own answer, in the format `control respond` writes, claiming an operator. */

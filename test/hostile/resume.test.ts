@@ -2,10 +2,11 @@
 // named in a registry line, the run's preset rewritten. Resume runs the preset the harness
 // recorded at launch (a changed one only when the operator accepts it), and gives the resumed
 // run the variables the run had, never the operator's others.
+import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { autoloop, cleanupTempDirs, privateRunDir, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);
 
@@ -62,6 +63,24 @@ describe("autoloop resume of a run that prepared its own resume", () => {
     expect(env).not.toContain("hunter2");
     expect(env).toContain("AUTOLOOP_RUN_ID=res1");
     expect(env).toMatch(/^PATH=/m);
+  }, 30_000);
+
+  it("resumes a stopped run whose recorded pid now belongs to another program", async () => {
+    const dir = tempDir();
+    const { preset } = setUp(dir);
+    await autoloop(["run", preset, "x", "--run-id", "res4"], { cwd: dir });
+    // The run's pid, reused by a program that is no harness (here: a sleep).
+    const other = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      const record = privateRunDir(dir, "res4");
+      const launch = JSON.parse(readFileSync(join(record, "launch.json"), "utf8"));
+      writeFileSync(join(record, "launch.json"), JSON.stringify({ ...launch, pid: other.pid }));
+      const resumed = await autoloop(["resume", "res4", "--add-iterations", "1"], { cwd: dir });
+      expect(resumed.stderr).not.toContain("still running");
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+    } finally {
+      other.kill();
+    }
   }, 30_000);
 
   it("refuses a preset the agent rewrote, unless the operator accepts the change", async () => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { launchRecorded } from "../../src/scheduler/daemon/recorded-launch.js";
+import { launchRecorded } from "../../src/scheduler/launch/recorded-launch.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { loadPending } from "../../src/scheduler/ledger/pending.js";
 import { newScheduledRunId } from "../../src/scheduler/ledger/scheduled-run-id.js";

@@ -108,4 +108,20 @@ describe("retention", () => {
     const short = parse('[retention]\noutput = "5m"\n');
     expect(short.problems).toMatchObject([{ field: "retention.output", found: '"5m"' }]);
   });
+
+  it("removes a heartbeat a dead host left once its last beat is older than `output`", () => {
+    const state = dirs.make();
+    const beats = join(state, "heartbeats");
+    mkdirSync(beats);
+    const beat = (id: string, ageMs: number) => {
+      writeFileSync(join(beats, id), "{}\n");
+      utimesSync(join(beats, id), (NOW - ageMs) / 1000, (NOW - ageMs) / 1000);
+    };
+    beat("nightly-20261001T0200-aaaaa", 31 * DAY);
+    beat("nightly-20261127T0200-bbbbb", 1000);
+    const retention = { runsMs: 90 * DAY, outputMs: 30 * DAY, historyMs: 7 * DAY };
+    expect(pruneState(state, retention, () => false, NOW).outputs).toBe(1);
+    expect(existsSync(join(beats, "nightly-20261001T0200-aaaaa"))).toBe(false);
+    expect(existsSync(join(beats, "nightly-20261127T0200-bbbbb"))).toBe(true);
+  });
 });

@@ -221,6 +221,28 @@ describe("a preset's topology, as validate sees it", () => {
     ]);
   });
 
+  it("refuses a gate no emit can pass and warns of a gate refusal no handoff routes", () => {
+    write(
+      "presets/report/autoloops.toml",
+      '[event_loop]\ncompletion_event = "task.complete"\n[backend]\ncommand = "claude"\n',
+    );
+    write(
+      "presets/report/topology.toml",
+      `${role("writer", ["draft.done"])}${role("checker", ["task.complete"])}[handoff]\n"loop.start" = ["writer"]\n"draft.done" = ["checker"]\n[[gate]]\nevent = "draft.done"\nevidence = [{ key = "coverage", type = "coverage", min = 90, max = 80 }]\n`,
+    );
+    write(
+      "schedules/a.toml",
+      schedule("weekly", 'preset = "report"').replace('preset = "autofix"\n', ""),
+    );
+    const { problems, warnings } = validate();
+    expect(problems).toEqual([
+      'schedules/a.toml: schedule[0].preset: found "report"; expected a preset that can complete (presets/report/topology.toml: gate[0].evidence[0]: found coverage: min 90 above max 80; expected a range some value can meet (no emit of draft.done can ever pass this gate): lower min or raise max)',
+    ]);
+    expect(warnings).toEqual([
+      'presets/report/topology.toml: gate[0].blocked: found "draft.blocked"; expected an event a handoff routes, to the role that can supply the evidence (after one with none, every role is suggested): add [handoff] "draft.blocked" = ["<role>"]',
+    ]);
+  });
+
   it("warns of a completion event no role emits and of a handoff for an event nobody emits", () => {
     write(
       "presets/report/autoloops.toml",

@@ -21,6 +21,7 @@ function detail(pullRequest?: string): RunDetail {
     },
     events: [],
     journal: { lines: [], omitted: 0 },
+    iterations: { steps: [], omitted: 0 },
     unreadable: [],
   };
 }

@@ -9,6 +9,7 @@ import { UserError } from "../../util/errors.js";
 import { assertNewRunId, fileSize } from "../loop/launch-metadata.js";
 import { runLoop } from "../loop/run-loop.js";
 import { loadPreset, type Preset, resolvePresetDir } from "../preset/preset.js";
+import { applyProfiles } from "../preset/profiles.js";
 import { isValidRunId } from "../run-id.js";
 import { type ChainBudget, type ChainStep, stepOverrides } from "./chains-file.js";
 import { lastOutputOf } from "./step-output.js";
@@ -214,6 +215,10 @@ function stepPreset(opts: ChainOptions, s: ChainStep): Preset {
     ...(opts.sets ?? []),
     ...stepOverrides(s),
   ]);
+  // The preset's default profiles, as a run of it gets them.
+  preset.warnings.push(
+    ...applyProfiles(preset, preset.config.profiles.default, opts.projectDir, `chain ${opts.name}`),
+  );
   // A step's `model` adds to the preset's args, as `--model` (the CLIs' flag).
   if (s.backend?.model !== undefined)
     preset.config.backend.args = [...preset.config.backend.args, "--model", s.backend.model];

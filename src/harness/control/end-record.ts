@@ -2,7 +2,7 @@
 // (`end.json`), written beside its `loop.complete`/`loop.stop`. The daemon books a run's spend
 // from here: the journal's terminal record is in the project, where the run's agent can
 // rewrite it (docs/formats.md, "Who writes what").
-import { z } from "zod";
+import * as z from "zod/mini";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { readSmallRegularFile } from "../../util/untrusted-file.js";
 import { type PrivateRunPaths, privateRunPaths } from "./private-run.js";
@@ -21,13 +21,13 @@ const endRecordSchema = z.object({
   runId: z.string(),
   reason: z.string(),
   complete: z.boolean(),
-  costUsd: z.number().optional(),
-  totalTokens: z.number().optional(),
-  unpricedIterations: z.number().int().nonnegative().optional(),
+  costUsd: z.optional(z.number()),
+  totalTokens: z.optional(z.number()),
+  unpricedIterations: z.optional(z.int().check(z.nonnegative())),
   /** Iterations this process ran (a resumed run's earlier part wrote its own record). */
-  iterations: z.number().int().nonnegative(),
+  iterations: z.int().check(z.nonnegative()),
   endedAt: z.string(),
-  pid: z.number().int().positive(),
+  pid: z.int().check(z.positive()),
 });
 
 export type EndRecord = z.infer<typeof endRecordSchema>;

@@ -4,7 +4,7 @@
 // directories and pid from here, never from the registry beside the journal (the run's agent
 // can write that one).
 import { hostname } from "node:os";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { hexDigest } from "../../util/digest.js";
 import { readSmallRegularFile } from "../../util/untrusted-file.js";
@@ -21,10 +21,10 @@ const launchRecordSchema = z.object({
   objective: z.string(),
   trigger: z.string(),
   parentRunId: z.string(),
-  maxIterations: z.number().int().nonnegative(),
+  maxIterations: z.int().check(z.nonnegative()),
   createdAt: z.string(),
   envNames: z.array(z.string()),
-  pid: z.number().int().positive(),
+  pid: z.int().check(z.positive()),
   host: z.string(),
 });
 

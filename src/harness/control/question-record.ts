@@ -1,7 +1,7 @@
 // The question a run's harness asked, in the run's private folder (`question.json`): written by
 // the harness when it asks and when the wait ends. The operator's tools answer only a question
 // recorded here: an `ask.pending` line in the journal may be the agent's own.
-import { z } from "zod";
+import * as z from "zod/mini";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { readSmallRegularFile } from "../../util/untrusted-file.js";
 import type { PrivateRunPaths } from "./private-run.js";
@@ -14,9 +14,9 @@ const questionRecordSchema = z.object({
   timeoutAt: z.string(),
   state: z.enum(["waiting", "answered", "timeout", "aborted"]),
   /** Who answered (the request's `by`) and through which request, once answered. */
-  answeredBy: z.string().optional(),
-  requestId: z.string().optional(),
-  endedAt: z.string().optional(),
+  answeredBy: z.optional(z.string()),
+  requestId: z.optional(z.string()),
+  endedAt: z.optional(z.string()),
 });
 
 export type QuestionRecord = z.infer<typeof questionRecordSchema>;

@@ -25,7 +25,9 @@ export function runBoundEnv(
   runId: string,
 ): Record<string, string> {
   const ev = preset.config.event_loop;
+  const { gates } = preset.topology;
   return {
+    ...(gates.length > 0 && { AUTOLOOP_GATES: JSON.stringify(gates) }),
     AUTOLOOP_RUN_ID: runId,
     AUTOLOOP_PROJECT_DIR: paths.workDir,
     AUTOLOOP_STATE_DIR: paths.stateDir,

@@ -9,6 +9,7 @@ import { iterationEnv } from "./agent-env.js";
 import { costLeft } from "./budget.js";
 import { tail } from "./judge.js";
 import type { Prompted } from "./prompt-step.js";
+import { iterationAgent } from "./role-backend.js";
 import { agentBaseEnv, countUsage, type Run } from "./run-state.js";
 
 /** Longest agent output kept in one journal field (the tail wins). */
@@ -18,10 +19,13 @@ const MAX_JOURNAL_OUTPUT = 64 * 1024;
 export interface Turn {
   call: AgentCall;
   interrupted: ControlRequest | undefined;
+  /** The agent that ran (the role's own, or the run's). */
+  agent: Run["agent"];
 }
 
 export async function agentStage(run: Run, iteration: number, prompted: Prompted): Promise<Turn> {
-  const { agent, command, args, promptMode } = run.agent;
+  const chosen = iterationAgent(run, prompted.roles);
+  const { agent, command, args, promptMode } = chosen.agent;
   const backend = run.preset.config.backend;
   // A CLI that can cap its own spend: one long iteration cannot overshoot what is left by much.
   const left = agent.spendCap ? costLeft(run.state.spend, run.ev) : undefined;
@@ -31,8 +35,9 @@ export async function agentStage(run: Run, iteration: number, prompted: Prompted
     command,
     args: JSON.stringify(callArgs),
     prompt_mode: promptMode,
-    timeout_ms: String(backend.timeout_ms),
+    timeout_ms: String(chosen.timeoutMs),
     agent: agent.id,
+    ...(chosen.role !== undefined && { role: chosen.role }),
   });
   const env = iterationEnv({
     base: agentBaseEnv(run),
@@ -56,7 +61,7 @@ export async function agentStage(run: Run, iteration: number, prompted: Prompted
       promptPath: run.paths.promptPath,
       reaper: run.reaper,
       cwd: run.agentDir,
-      timeoutMs: backend.timeout_ms,
+      timeoutMs: chosen.timeoutMs,
       killGraceMs: backend.kill_grace_ms,
       signal: run.turns.begin(run.opts.signal),
       env,
@@ -68,7 +73,7 @@ export async function agentStage(run: Run, iteration: number, prompted: Prompted
   const interrupted = run.turns.end(run.opts.signal);
   journalCall(run, iteration, call);
   run.state.completed = iteration;
-  return { call, interrupted };
+  return { call, interrupted, agent: chosen.agent };
 }
 
 /** The call's usage (counted in the spend), `backend.finish` and `iteration.finish`. */

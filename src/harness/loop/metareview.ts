@@ -11,6 +11,7 @@ import { usageFields } from "../agents/prices.js";
 import type { AgentReaper } from "../agents/reaper.js";
 import type { AgentLaunch } from "../agents/run-as.js";
 import type { AgentUsage } from "../agents/usage.js";
+import { withBackend } from "../preset/backend-overlay.js";
 import type { Preset } from "../preset/preset.js";
 import type { PresetConfig } from "../preset/schema.js";
 import type { RunPaths } from "../run-paths.js";
@@ -212,24 +213,13 @@ export function renderReviewPrompt(input: ReviewPromptInput): string {
 
 /** The review's agent call settings: `review.*`, else `backend.*`. */
 export function reviewBackend(preset: Preset): Preset {
-  const backend = preset.config.backend;
   const review = preset.config.review!;
-  const own = review.command !== undefined;
-  return {
-    ...preset,
-    config: {
-      ...preset.config,
-      backend: {
-        ...backend,
-        command: review.command ?? backend.command,
-        args: review.args ?? backend.args,
-        prompt_mode: review.prompt_mode ?? backend.prompt_mode,
-        timeout_ms: review.timeout_ms,
-        // A review command of its own is read by its own name, not backend.agent's grammar.
-        ...(own && { agent: undefined }),
-      },
-    },
-  };
+  return withBackend(preset, {
+    command: review.command,
+    args: review.args,
+    prompt_mode: review.prompt_mode,
+    timeout_ms: review.timeout_ms,
+  });
 }
 
 export interface ReviewRun {

@@ -10,6 +10,7 @@ import type { RunPaths } from "../run-paths.js";
 import type { RunView } from "../run-view.js";
 import type { TaskView } from "../tasks/materialize.js";
 import { renderTasksBlock, tasksPressureLine } from "../tasks/render.js";
+import { evidenceNote, evidenceRules } from "./gate-prompt.js";
 
 export interface IterationSummary {
   iteration: number;
@@ -143,6 +144,7 @@ export function renderPrompt(input: PromptInput): string {
     contextPressure(input) +
     (bp ? `Backpressure:\n${bp}\n\n` : "") +
     gateNote(input) +
+    evidenceNote(view, input.iteration) +
     (input.completionNote ? `${input.completionNote}\n\n` : "") +
     `Objective:\n${input.objective || "(none given)"}\n\n` +
     guidanceSection(view.guidance) +
@@ -159,6 +161,7 @@ export function renderPrompt(input: PromptInput): string {
     `Required events: ${listText(ev.required_events)}\n` +
     `Loop-owned working files belong under: ${paths.stateDir}\n` +
     `Event tool: ${tool}\n\n` +
+    evidenceRules(preset.topology.gates, input.allowedEvents) +
     `Current scratchpad:\n${scratchpad(input.history)}\n\n` +
     (mayComplete
       ? "Use the event tool to publish an allowed handoff event or the completion event, and to track tasks:\n"

@@ -1,7 +1,8 @@
 // The record stage: what the agent did this iteration, read back from the journal (its emits,
-// and the completions the gate refused), kept for the next prompt's scratchpad, the registry
-// and the live log.
+// and the completions and gated events refused), kept for the next prompt's scratchpad, the
+// registry and the live log.
 import { fieldText, journalTimestamp } from "../../journal/codec.js";
+import { gateOutcomeTopics } from "../preset/evidence.js";
 import { isSystemTopic } from "../run-view.js";
 import type { Turn } from "./agent-step.js";
 import { tail } from "./judge.js";
@@ -23,7 +24,14 @@ export function recordStage(run: Run, iteration: number, turn: Turn): Emitted {
   const refused = mine
     .filter((r) => r.topic === "task.gate" && r.iteration === String(iteration))
     .map((r) => `${fieldText(r, "blocked_topic")} refused (open: ${fieldText(r, "open_tasks")})`);
-  const did = [...emitted.map((r) => r.topic), ...refused];
+  // So is an event its evidence gate refused: the gate's event stands in the journal instead.
+  const outcomes = gateOutcomeTopics(run.preset.topology.gates);
+  const gated = mine
+    .filter(
+      (r) => r.shape === "system" && outcomes.has(r.topic) && r.iteration === String(iteration),
+    )
+    .map((r) => `${fieldText(r, "gated_event")} refused (${r.topic})`);
+  const did = [...emitted.map((r) => r.topic), ...refused, ...gated];
   state.history.push({ iteration, exitCode, emitted: did, outputTail: tail(output, 400) });
   appendRegistry(
     run.paths.registryFile,

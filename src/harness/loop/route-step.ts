@@ -1,10 +1,12 @@
-// The route stage: where an iteration leads. An interrupted turn goes on to the next one
+// The route stage: where an iteration leads. Its evidence gates have the first word on what
+// the agent emitted (gate-step.ts). An interrupted turn goes on to the next one
 // (unless it completed or spent the budget); a question to a human waits for the answer;
 // otherwise the judge decides (completion, stall, failure) and the budget has its say.
 import { agentFailureStop } from "../agents/failure.js";
 import type { ControlRequest } from "../control/requests.js";
 import type { Turn } from "./agent-step.js";
 import { askHuman, askTimeoutMs } from "./ask-step.js";
+import { gateStep } from "./gate-step.js";
 import { judgeIteration, type Terminal } from "./judge.js";
 import type { Emitted } from "./record-step.js";
 import {
@@ -20,8 +22,9 @@ export async function routeStage(
   run: Run,
   iteration: number,
   turn: Turn,
-  emitted: Emitted,
+  recorded: Emitted,
 ): Promise<Terminal | undefined> {
+  const emitted = gateStep(run, iteration, recorded);
   if (turn.interrupted !== undefined)
     return routeInterrupted(run, iteration, turn.interrupted, emitted);
   const question = askedQuestion(run, turn, emitted);
@@ -121,8 +124,8 @@ function routeJudged(
   const stop = overBudget(run);
   if (stop !== undefined || judged.next === "continue") return stop;
   if (result.kind !== "exited" && result.kind !== "spawn_failed") return undefined;
-  const failed = agentFailureStop(run.agent.agent, result, failureTail, {
-    command: run.agent.command,
+  const failed = agentFailureStop(turn.agent.agent, result, failureTail, {
+    command: turn.agent.command,
     env: run.opts.env,
     iteration,
     ...(said?.error && { streamError: said.error }),

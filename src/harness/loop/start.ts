@@ -67,7 +67,7 @@ export function openRun(opts: RunOptions): Run {
   const meta = launchMetadata(opts, paths, maxIterations, worktree);
   // A resumed run's routing, guidance and gate history are in its earlier records.
   const offset = resume === undefined ? fileSize(paths.journalFile) : 0;
-  const view = new RunView(paths.journalFile, runId, offset, ev.ask_event);
+  const view = new RunView(paths.journalFile, runId, offset, ev.ask_event, preset.topology.gates);
   const journal = new RunJournal(paths.journalFile, runId, secrets);
   const tasks = new TaskStore(paths.tasksFile);
   const agent = agentCommand(preset, paths, runId);

@@ -1,6 +1,7 @@
 // Presets written for the public autoloop: what this harness does not implement is named in
 // a warning (never refused, never silently ignored), and backend kinds other than "command"
 // run their CLI as a command.
+import { EVIDENCE_TYPES } from "./evidence.js";
 
 /** Keys this harness reads, by section ("" = top level); anything else gets a warning. */
 const KNOWN: Record<string, readonly string[]> = {
@@ -16,6 +17,7 @@ const KNOWN: Record<string, readonly string[]> = {
     "outputs",
     "prices",
     "review",
+    "profiles",
     // Topology keys, in a single-file preset.
     "name",
     "completion",
@@ -55,6 +57,7 @@ const KNOWN: Record<string, readonly string[]> = {
   isolation: ["enabled"],
   outputs: ["publish"],
   harness: ["instructions_file"],
+  profiles: ["default"],
   // The metareview (metareview.ts); provider, agent, model, profile, trust_all_tools and
   // environment_policy belong to the public autoloop's SDK backends.
   review: [
@@ -93,7 +96,7 @@ const isTable = (v: unknown): v is Record<string, unknown> =>
  * a backend kind other than "command" runs `backend.command` (claude-sdk: `claude`, pi: `pi`
  * when none is given) as a command; unknown keys are named.
  */
-export function adaptReferenceConfig(raw: Record<string, unknown>): string[] {
+export function adaptReferenceConfig(raw: Record<string, unknown>, singleFile = false): string[] {
   const warnings: string[] = [];
   const backend = raw.backend;
   if (isTable(backend) && typeof backend.kind === "string" && backend.kind !== "command") {
@@ -119,15 +122,17 @@ export function adaptReferenceConfig(raw: Record<string, unknown>): string[] {
     );
   }
   for (const [key, value] of Object.entries(raw)) {
-    const known = KNOWN[""]!.includes(key);
+    const known = KNOWN[""]!.includes(key) || (singleFile && key === "gate");
     if (!known) {
       warnings.push(
-        `${isTable(value) || Array.isArray(value) ? `[${key}]` : key} (${WHAT[key] ?? "a key of another harness"}) is not implemented here and is ignored`,
+        `${isTable(value) || Array.isArray(value) ? `[${key}]` : key} (${WHAT[key] ?? "a key of another harness"}) is not implemented here and is ignored${key === "gate" ? " (a preset folder's gates are read from its topology.toml)" : ""}`,
       );
       continue;
     }
     const keys = KNOWN[key];
     if (keys === undefined || !isTable(value)) continue;
+    // Keys a preset folder's topology.toml holds, read (and warned about) from there.
+    if (!singleFile && TOPOLOGY_KEYS.has(key)) continue;
     for (const sub of Object.keys(value))
       if (!keys.includes(sub))
         warnings.push(`${key}.${sub} is not implemented here and is ignored`);
@@ -142,4 +147,116 @@ export function adaptReferenceConfig(raw: Record<string, unknown>): string[] {
       );
   }
   return warnings;
+}
+
+const TOPOLOGY_KEYS: ReadonlySet<string> = new Set([
+  "name",
+  "completion",
+  "role",
+  "handoff",
+  "gate",
+]);
+
+/** Role keys this harness reads; the reference's other `backend_*` keys are named below. */
+const ROLE_KEYS = [
+  "id",
+  "emits",
+  "prompt",
+  "prompt_file",
+  "description",
+  "backend_command",
+  "backend_args",
+  "backend_prompt_mode",
+  "backend_timeout_ms",
+];
+
+/** The reference's role backend keys for its SDK and ACP backends, and what they do there. */
+const ROLE_BACKEND_WHAT: Record<string, string> = {
+  backend_provider: "the role's ACP provider",
+  backend_agent: "the role's ACP agent mode",
+  backend_model: "the role's ACP model; pass a model flag in backend_args",
+  backend_profile: "the role's Hermes profile",
+};
+
+const PROMPT_MODES: readonly unknown[] = ["arg", "stdin", "file"];
+const GATE_KEYS = ["event", "requires", "blocked", "failed", "evidence"];
+const EVIDENCE_KEYS = ["key", "type", "min", "max", "status"];
+
+function unknownKeys(value: unknown, known: readonly string[], at: string): string[] {
+  if (!isTable(value)) return [];
+  return Object.keys(value)
+    .filter((k) => !known.includes(k))
+    .map((k) => `${at}.${k} is not implemented here and is ignored`);
+}
+
+/** One role's keys: other backend kinds run as commands, the rest named (never refused). */
+function roleWarnings(role: unknown, i: number): string[] {
+  if (!isTable(role)) return [];
+  const at = `role[${i}]`;
+  const who = typeof role.id === "string" ? ` (role ${JSON.stringify(role.id)})` : "";
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(role)) {
+    if (ROLE_KEYS.includes(key) && key !== "backend_prompt_mode") continue;
+    if (key === "backend_kind") {
+      if (value !== "command")
+        out.push(
+          `${at}.backend_kind = ${JSON.stringify(value)}${who} is not implemented here; the role runs ${role.backend_command === undefined ? "backend.command" : "its backend_command"} as a command backend instead`,
+        );
+      continue;
+    }
+    if (key === "backend_prompt_mode" && !PROMPT_MODES.includes(value as string)) {
+      out.push(
+        `${at}.backend_prompt_mode = ${JSON.stringify(value)}${who} is not implemented here; the role uses backend.prompt_mode`,
+      );
+      delete role[key];
+      continue;
+    }
+    const what = ROLE_BACKEND_WHAT[key];
+    out.push(
+      `${at}.${key}${who}${what ? ` (${what})` : ""} is not implemented here and is ignored`,
+    );
+  }
+  return out;
+}
+
+/**
+ * Makes a topology written for the public autoloop runnable here (mutates `raw`: an unknown
+ * evidence type becomes `generic`, a role's prompt mode this harness has not is dropped, as
+ * the reference reads them) and returns the warnings: top-level tables (in a folder's
+ * topology.toml; a single-file preset's are the config's), role, gate and evidence keys this
+ * harness does not read, each named.
+ */
+export function adaptReferenceTopology(
+  raw: Record<string, unknown>,
+  singleFile: boolean,
+): string[] {
+  const out: string[] = [];
+  if (!singleFile)
+    for (const [key, value] of Object.entries(raw))
+      if (!TOPOLOGY_KEYS.has(key))
+        out.push(
+          `topology.toml: ${isTable(value) || Array.isArray(value) ? `[${key}]` : key} (${WHAT[key] ?? "a key of another harness"}) is not implemented here and is ignored`,
+        );
+  const roles = Array.isArray(raw.role) ? raw.role : [];
+  for (const [i, role] of roles.entries()) out.push(...roleWarnings(role, i));
+  const gates = Array.isArray(raw.gate) ? raw.gate : [];
+  for (const [i, gate] of gates.entries()) {
+    out.push(...unknownKeys(gate, GATE_KEYS, `gate[${i}]`));
+    const evidence = isTable(gate) && Array.isArray(gate.evidence) ? gate.evidence : [];
+    for (const [j, e] of evidence.entries()) {
+      out.push(...unknownKeys(e, EVIDENCE_KEYS, `gate[${i}].evidence[${j}]`));
+      // The reference checks a type it does not know for presence only; so does this harness.
+      if (
+        isTable(e) &&
+        e.type !== undefined &&
+        !(EVIDENCE_TYPES as readonly unknown[]).includes(e.type)
+      ) {
+        out.push(
+          `gate[${i}].evidence[${j}].type = ${JSON.stringify(e.type)} is not one of ${EVIDENCE_TYPES.join(", ")}; the key is checked for presence only (generic)`,
+        );
+        e.type = "generic";
+      }
+    }
+  }
+  return out;
 }

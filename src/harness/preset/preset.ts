@@ -7,7 +7,7 @@ import type * as z from "zod/mini";
 import { type FieldProblem, UserError, ValidationError } from "../../util/errors.js";
 import { bundledPresetsDir } from "../../util/package-root.js";
 import { parseTomlBytes, schemaProblems } from "../../util/toml-input.js";
-import { adaptReferenceConfig } from "./compat.js";
+import { adaptReferenceConfig, adaptReferenceTopology } from "./compat.js";
 import {
   type PresetConfig,
   presetConfigSchema,
@@ -159,6 +159,7 @@ export function loadPreset(dir: string, sets: readonly string[] = []): Preset {
   applyIsolationKeys(config, rawConfig);
   const topologyFile = join(dir, "topology.toml");
   const rawTopology = existsSync(topologyFile) ? readToml(topologyFile) : {};
+  warnings.push(...adaptReferenceTopology(rawTopology, false));
   const topoData = validate(topologySchema, rawTopology, topologyFile);
   if (
     topoData.completion !== undefined &&
@@ -181,7 +182,7 @@ export function loadPreset(dir: string, sets: readonly string[] = []): Preset {
 /** A single-file preset: config tables, topology tables and inline role prompts in one file. */
 function loadPresetFile(file: string, sets: readonly string[]): Preset {
   const raw = applyOverrides(readToml(file), sets);
-  const warnings = adaptReferenceConfig(raw);
+  const warnings = [...adaptReferenceConfig(raw, true), ...adaptReferenceTopology(raw, true)];
   const config = validate(presetConfigSchema, raw, file);
   applyIsolationKeys(config, raw);
   const topoData = validate(topologySchema, raw, file);

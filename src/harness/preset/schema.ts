@@ -5,6 +5,7 @@ import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
 import { DURATION_HINT, parseDuration } from "../../util/duration.js";
 import { AGENT_IDS, type AgentId } from "../agents/index.js";
+import { EVIDENCE_TYPES } from "./evidence.js";
 
 z.config(en());
 
@@ -32,6 +33,17 @@ const durationMs = z.union([
     z.transform((text: string) => parseDuration(text)!),
   ),
 ]);
+
+const PROFILE_HINT =
+  'profiles "repo:<name>" or "user:<name>" (a name of letters, digits, . _ -), comma-separated, such as "repo:strict-review, user:mine"';
+const specsIn = (text: string) =>
+  text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+/** `repo:<name>` or `user:<name>`; the name goes into a path, so it is one plain segment. */
+export const isProfileSpec = (spec: string) =>
+  /^(repo|user):[A-Za-z0-9][A-Za-z0-9._-]*$/.test(spec) && !spec.includes("..");
 
 /** The public autoloop's truthy setting: anything but false, "false", "0", "" and 0. */
 const truthy = z.pipe(
@@ -157,6 +169,25 @@ export const presetConfigSchema = z.looseObject({
       min_confidence: z._default(z.number(), 0.5),
     }),
   ),
+  /**
+   * Profiles on by default (docs/formats.md, "Profiles"): the reference's comma-separated
+   * string of `repo:<name>`/`user:<name>` specs, or a list of them.
+   */
+  profiles: z.prefault(
+    z.looseObject({
+      default: z._default(
+        z.pipe(
+          z.union([
+            z.string().check(z.refine((text) => specsIn(text).every(isProfileSpec), PROFILE_HINT)),
+            z.array(z.string().check(z.refine(isProfileSpec, PROFILE_HINT))),
+          ]),
+          z.transform((v: string | string[]) => (Array.isArray(v) ? v : specsIn(v))),
+        ),
+        [],
+      ),
+    }),
+    {},
+  ),
   /** USD per million tokens by model id (or id prefix), over the shipped price table. */
   prices: z._default(
     z.record(
@@ -235,18 +266,53 @@ export const presetConfigSchema = z.looseObject({
 
 export type PresetConfig = z.output<typeof presetConfigSchema>;
 
-export const roleSchema = z.strictObject({
+const promptMode = z.enum(["arg", "stdin", "file"]);
+
+/**
+ * A `[[role]]`. The `backend_*` overrides this harness runs (command, args, prompt mode,
+ * timeout) are typed; the reference's others (`backend_kind`, `backend_provider`,
+ * `backend_agent`, `backend_model`, `backend_profile`) and any other key are named in a
+ * warning by compat.ts, never refused.
+ */
+export const roleSchema = z.looseObject({
   id: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, "a role id (letters, digits, _ -)")),
   emits: z._default(z.array(topicName), []),
   prompt: z.optional(z.string()),
   prompt_file: z.optional(z.string()),
   description: z.optional(z.string()),
+  backend_command: z.optional(z.string().check(z.minLength(1, "the role's agent CLI"))),
+  backend_args: z.optional(z.array(z.string())),
+  backend_prompt_mode: z.optional(promptMode),
+  backend_timeout_ms: z.optional(int(1, "milliseconds, 1 or more")),
+});
+
+/** One typed requirement of a gate (`evidence = [{ key = "coverage", type = "coverage", min = 80 }]`). */
+const evidenceSchema = z.looseObject({
+  key: z.string().check(z.regex(/^[A-Za-z_][\w.-]*$/, 'an evidence key such as "tests"')),
+  type: z._default(z.enum(EVIDENCE_TYPES), "generic"),
+  min: z.optional(z.number()),
+  max: z.optional(z.number()),
+  status: z.optional(z.string().check(z.minLength(1, 'a status word such as "passed"'))),
+});
+
+/** `[[gate]]`: an event that needs evidence in its payload (docs/formats.md, "Evidence gates"). */
+export const gateSchema = z.looseObject({
+  event: topicName,
+  requires: z._default(
+    z.array(z.string().check(z.regex(/^[A-Za-z_][\w.-]*$/, 'an evidence key such as "tests"'))),
+    [],
+  ),
+  blocked: z.optional(topicName),
+  failed: z.optional(topicName),
+  evidence: z._default(z.array(evidenceSchema), []),
 });
 
 export const topologySchema = z.looseObject({
+  name: z.optional(z.string()),
   completion: z.optional(topicName),
   role: z._default(z.array(roleSchema), []),
   handoff: z._default(z.record(z.string(), z.array(z.string())), {}),
+  gate: z._default(z.array(gateSchema), []),
 });
 
 export type TopologyFile = z.output<typeof topologySchema>;

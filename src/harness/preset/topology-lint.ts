@@ -1,9 +1,10 @@
 // What a preset's topology can never do, found before a run finds out: the roles and events
 // the loop reaches from `loop.start` (following each event's handoff, or every role for an
 // event with none), then required events no reachable role emits (the gate can never pass),
-// a completion event no reachable role emits, roles never suggested, and handoffs or events
-// that lead nowhere.
-import { AGENTS } from "../agents/index.js";
+// a completion event no reachable role emits, roles never suggested, handoffs or events
+// that lead nowhere, and evidence gates no emit can pass or that guard nothing.
+import { AGENTS, type AgentAdapter, resolveAgent } from "../agents/index.js";
+import { withBackend } from "./backend-overlay.js";
 import type { Preset } from "./preset.js";
 
 export interface TopologyFinding {
@@ -20,6 +21,13 @@ const START = "loop.start";
 function next(preset: Preset, event: string): string[] {
   const { handoff, roles } = preset.topology;
   return handoff.get(event) ?? roles.map((r) => r.id);
+}
+
+/** What a gate on `event` journals when it refuses an emit. */
+function refusalsOf(preset: Preset, event: string): string[] {
+  const gate = preset.topology.gates.find((g) => g.event === event);
+  if (gate === undefined) return [];
+  return gate.failed === undefined ? [gate.blocked] : [gate.blocked, gate.failed];
 }
 
 export function topologyFindings(preset: Preset): TopologyFinding[] {
@@ -42,7 +50,7 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
       const role = byId.get(id);
       if (role === undefined) continue;
       if (role.emits.length === 0) open = true;
-      for (const e of role.emits)
+      for (const e of role.emits.flatMap((e) => [e, ...refusalsOf(preset, e)]))
         if (!events.has(e)) {
           events.add(e);
           // The completion event ends the loop (once its gate passes): nothing follows it.
@@ -76,7 +84,10 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
         found: "a role no handoff leads to from loop.start",
         expected: "a role some handoff names (or remove it)",
       });
-  const emitted = new Set(roles.flatMap((r) => r.emits));
+  // A gate's refusal is an event too: the harness journals it in place of the gated one.
+  const emitted = new Set(
+    roles.flatMap((r) => r.emits.flatMap((e) => [e, ...refusalsOf(preset, e)])),
+  );
   for (const event of handoff.keys())
     if (event !== START && !emitted.has(event) && !open)
       out.push({
@@ -85,6 +96,7 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
         found: "an event no role emits",
         expected: "an event in some role's emits (or remove the handoff)",
       });
+  out.push(...gateFindings(preset, events, open));
   for (const role of roles)
     for (const event of role.emits)
       if (event !== completion && !handoff.has(event))
@@ -97,6 +109,45 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
   return out;
 }
 
+/** Gates no payload can pass, gates on events no reachable role emits, refusals that route nowhere. */
+function gateFindings(
+  preset: Preset,
+  events: ReadonlySet<string>,
+  open: boolean,
+): TopologyFinding[] {
+  const { gates, handoff } = preset.topology;
+  const completion = preset.config.event_loop.completion_event;
+  const out: TopologyFinding[] = [];
+  gates.forEach((gate, i) => {
+    gate.evidence.forEach((e, j) => {
+      if (e.min !== undefined && e.max !== undefined && e.min > e.max)
+        out.push({
+          severity: "error",
+          field: `gate[${i}].evidence[${j}]`,
+          found: `${e.key}: min ${e.min} above max ${e.max}`,
+          expected: `a range some value can meet (no emit of ${gate.event} can ever pass this gate): lower min or raise max`,
+        });
+    });
+    if (!open && !events.has(gate.event))
+      out.push({
+        severity: "warning",
+        field: `gate[${i}].event`,
+        found: JSON.stringify(gate.event),
+        expected:
+          "an event a role the loop reaches emits (none does, so the gate guards nothing): fix the event name, or add it to a role's emits",
+      });
+    for (const topic of gate.failed === undefined ? [gate.blocked] : [gate.blocked, gate.failed])
+      if (!handoff.has(topic) && topic !== completion)
+        out.push({
+          severity: "warning",
+          field: `gate[${i}].${topic === gate.blocked ? "blocked" : "failed"}`,
+          found: JSON.stringify(topic),
+          expected: `an event a handoff routes, to the role that can supply the evidence (after one with none, every role is suggested): add [handoff] ${JSON.stringify(topic)} = ["<role>"]`,
+        });
+  });
+  return out;
+}
+
 /**
  * A preset that publishes a report (`[outputs] publish`) outside a worktree is meant to change
  * nothing else: each agent it may run under (`backend.command` can be switched by a schedule's
@@ -104,19 +155,43 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
  * write in the project.
  */
 export function permissionFindings(preset: Preset): TopologyFinding[] {
-  const { outputs, core, backend } = preset.config;
+  const { outputs, core } = preset.config;
   const publish = outputs?.publish ?? [];
   if (publish.length === 0 || core.isolation_mode === "worktree") return [];
-  const out: TopologyFinding[] = [];
-  for (const { id: agent, writesInProject } of Object.values(AGENTS)) {
-    const why = writesInProject?.([...backend.args, ...(backend.agent_args?.[agent] ?? [])]);
-    if (why !== undefined)
+  const why = `since the preset publishes ${publish.join(", ")} and should change nothing else`;
+  const out = writers(preset, Object.values(AGENTS)).map(({ agent, reason }) => ({
+    severity: "warning" as const,
+    field: `backend.agent_args.${agent}`,
+    found: `an agent that may write in the project (${reason})`,
+    expected: `arguments that hold ${agent} to the run's state dir, as the bundled review preset's do, ${why}`,
+  }));
+  // A role with a backend of its own: its command's agent (any agent, without one).
+  for (const role of preset.topology.roles) {
+    if (role.backend === undefined) continue;
+    const own = withBackend(preset, role.backend);
+    const agents =
+      role.backend.command === undefined
+        ? Object.values(AGENTS)
+        : [resolveAgent(own.config.backend)];
+    for (const { agent, reason } of writers(own, agents))
       out.push({
         severity: "warning",
-        field: `backend.agent_args.${agent}`,
-        found: `an agent that may write in the project (${why})`,
-        expected: `arguments that hold ${agent} to the run's state dir, as the bundled review preset's do, since the preset publishes ${publish.join(", ")} and should change nothing else`,
+        field: `role ${JSON.stringify(role.id)}.backend_args`,
+        found: `an agent (${agent}) that may write in the project (${reason})`,
+        expected: `arguments that hold ${agent} to the run's state dir, ${why}`,
       });
   }
   return out;
+}
+
+/** Which of `agents` the preset's backend arguments let write in the project, and why. */
+function writers(
+  preset: Preset,
+  agents: readonly AgentAdapter[],
+): Array<{ agent: string; reason: string }> {
+  const { backend } = preset.config;
+  return agents.flatMap(({ id, writesInProject }) => {
+    const reason = writesInProject?.([...backend.args, ...(backend.agent_args?.[id] ?? [])]);
+    return reason === undefined ? [] : [{ agent: id, reason }];
+  });
 }

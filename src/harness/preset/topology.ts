@@ -1,17 +1,30 @@
 // Multi-role topology: which roles should act after an event, and which events they may emit.
 import { type FieldProblem, ValidationError } from "../../util/errors.js";
+import { blockedTopicOf, type Gate } from "./evidence.js";
 import type { TopologyFile } from "./schema.js";
+
+/** A role's own backend settings (the reference's `backend_*` keys), over `backend.*`. */
+export interface RoleBackend {
+  command?: string | undefined;
+  args?: string[] | undefined;
+  prompt_mode?: "arg" | "stdin" | "file" | undefined;
+  timeout_ms?: number | undefined;
+}
 
 export interface Role {
   id: string;
   emits: string[];
   prompt: string;
+  /** Set when the role overrides any backend setting. */
+  backend?: RoleBackend | undefined;
 }
 
 export interface Topology {
   roles: Role[];
   /** Routing event → role ids that should act next. */
   handoff: Map<string, string[]>;
+  /** Evidence gates, their `blocked` topic derived when unset. */
+  gates: Gate[];
 }
 
 export function buildTopology(file: TopologyFile, prompts: string[], fileName: string): Topology {
@@ -42,15 +55,49 @@ export function buildTopology(file: TopologyFile, prompts: string[], fileName: s
     });
     handoff.set(event, roles);
   }
+  const gates = file.gate.map((g) => ({
+    event: g.event,
+    requires: g.requires,
+    evidence: g.evidence.map((e) => ({
+      key: e.key,
+      type: e.type,
+      min: e.min,
+      max: e.max,
+      status: e.status,
+    })),
+    blocked: g.blocked ?? blockedTopicOf(g.event),
+    failed: g.failed,
+  }));
+  gates.forEach((g, i) => {
+    if (gates.findIndex((o) => o.event === g.event) !== i)
+      problems.push({
+        file: fileName,
+        field: `gate[${i}].event`,
+        found: JSON.stringify(g.event),
+        expected: "an event one [[gate]] guards (merge the two gates' requirements)",
+      });
+  });
   if (problems.length > 0) throw new ValidationError(problems);
   return {
     roles: file.role.map((role, i) => ({
       id: role.id,
       emits: role.emits,
       prompt: prompts[i] ?? "",
+      backend: roleBackend(role),
     })),
     handoff,
+    gates,
   };
+}
+
+function roleBackend(role: TopologyFile["role"][number]): RoleBackend | undefined {
+  const backend: RoleBackend = {
+    command: role.backend_command,
+    args: role.backend_args,
+    prompt_mode: role.backend_prompt_mode,
+    timeout_ms: role.backend_timeout_ms,
+  };
+  return Object.values(backend).some((v) => v !== undefined) ? backend : undefined;
 }
 
 /** Roles that should act after `recentEvent`: its handoff entry, else every role. */

@@ -20,6 +20,7 @@ import type {
 } from "./detectors.js";
 import {
   HarnessLiveness,
+  type HeartbeatsAt,
   type LaunchedProcess,
   launchedProcess,
   type ProcessChecks,
@@ -70,6 +71,11 @@ const RECENT_SLOTS = 20;
 
 /** Slots skipped on purpose, not trouble: paused, disabled, a spent budget (its own alert). */
 const ON_PURPOSE: ReadonlySet<string> = new Set(["paused", "disabled", "budget_exhausted"]);
+
+/** Where the ledger's launchers keep their heartbeats, for a pass at `now`. */
+function heartbeatsAt(ledger: RunLedger | undefined, now: Date): HeartbeatsAt | undefined {
+  return ledger === undefined ? undefined : { stateDir: ledger.stateDir, now: now.getTime() };
+}
 
 export class MonitorFacts {
   private readonly launched = new Map<string, string>();
@@ -223,7 +229,7 @@ export class MonitorFacts {
     }
     const { alive: live, pid } =
       byLedger !== undefined
-        ? this.harnesses.launched(run.run, byLedger.process, alive)
+        ? this.harnesses.launched(run.run, byLedger.process, alive, heartbeatsAt(ledger, now))
         : this.harnesses.handStarted(run.run, this.registryEntry(run, refreshed), alive);
     if (live !== undefined) facts.alive = live;
     return this.ends.judge(run, facts, pid);

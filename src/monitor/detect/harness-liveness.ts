@@ -1,12 +1,16 @@
 // Whether a run's harness still runs, from what the run cannot forge where there is such a
 // thing: a run the daemon launched by the process group its ledger recorded (the identity
-// check `stop` makes), never by the registry beside its journal; a run started by hand by the
+// check `stop` makes), or on another host by its launcher's heartbeat (run-liveness.ts), never
+// by the registry beside its journal; a run started by hand by the
 // registry's pid once /proc shows it is a harness running a loop here (docs/alerts.md, "A
 // run's end, and who wrote it"). A run's end counts once its liveness is not `true`, so no
 // line a run writes may turn its live harness into "dead" or "unknown".
 import { hostname } from "node:os";
 import { isHarnessLoop } from "../../harness/control/wake.js";
+import { readHeartbeat } from "../../scheduler/launch/heartbeat-file.js";
+import { thisHostId } from "../../scheduler/launch/host-id.js";
 import { isRunProcess } from "../../scheduler/launch/identity.js";
+import { remoteLiveness } from "../../scheduler/launch/run-liveness.js";
 import type { LedgerEvent, RunSummary } from "../../scheduler/ledger/events.js";
 
 /** The process the daemon launched a run in, as its ledger says. */
@@ -37,6 +41,14 @@ export interface ProcessChecks {
   isRunProcess: (pid: number, runId: string, startTime?: string) => boolean;
   /** The pid is a harness running a loop (wake.ts). */
   isHarnessLoop: (pid: number) => boolean;
+  /** This host's id (host-id.ts): a heartbeat written elsewhere decides a run's liveness. */
+  here?: () => string;
+}
+
+/** Where the launchers' heartbeats are, and the pass's instant to judge their age by. */
+export interface HeartbeatsAt {
+  stateDir: string;
+  now: number;
 }
 
 /** A run's liveness (undefined: cannot be told from here) and the pid it was judged by. */
@@ -48,18 +60,34 @@ export interface Liveness {
 export class HarnessLiveness {
   /** Per run, the pid /proc showed to be its process here: judged by it while it lives. */
   private readonly proven = new Map<string, number>();
+  /** Runs whose heartbeat says they run here: their heartbeat is not read again. */
+  private readonly local = new Set<string>();
 
   constructor(private readonly checks: ProcessChecks = { isRunProcess, isHarnessLoop }) {}
+
+  /** The verdict of the heartbeat of `launched` (the ledger's process) when it runs elsewhere. */
+  private elsewhere(runId: string, launched: LaunchedProcess, at: HeartbeatsAt | undefined) {
+    if (at === undefined || this.local.has(runId)) return undefined;
+    const here = (this.checks.here ?? thisHostId)();
+    const read = readHeartbeat(at.stateDir, launched.runId, launched.pid);
+    if (read?.heartbeat.host === here) this.local.add(runId);
+    return remoteLiveness(read, here, at.now);
+  }
 
   /** A run the daemon launched (or its chain's step): the ledger's process, checked as `stop` does. */
   launched(
     runId: string,
     process: LaunchedProcess | undefined,
     alive: (pid: number) => boolean,
+    heartbeats?: HeartbeatsAt,
   ): Liveness {
     if (process === undefined) return {};
     const { pid } = process;
-    // The launcher's own host name (not the run's registry): a pod's process says nothing here.
+    // A chain's step beats as its chain: the process the ledger launched.
+    const remote = this.elsewhere(runId, process, heartbeats);
+    if (remote !== undefined) return { alive: remote.alive, pid };
+    // Without a heartbeat (an older launcher's run), the launcher's own host name (not the
+    // run's registry): a pod's process says nothing here.
     if (process.host !== undefined && process.host !== hostname()) return {};
     if (!alive(pid)) return { alive: false, pid };
     if (this.proven.get(runId) === pid) return { alive: true, pid };
@@ -94,5 +122,6 @@ export class HarnessLiveness {
 
   forget(runId: string): void {
     this.proven.delete(runId);
+    this.local.delete(runId);
   }
 }

@@ -29,7 +29,9 @@ export class RunEnds {
     if (run.terminal === undefined) return facts;
     if (facts.alive === true && pid !== undefined) {
       facts.unconfirmedEnd = true;
-      const late = Date.now() - timestampMs(run.terminal.at) >= FORGED_END_GRACE_MS;
+      // An end dated in the future (or not at all) is no reason to wait.
+      const at = timestampMs(run.terminal.at);
+      const late = !Number.isFinite(at) || Date.now() - at >= FORGED_END_GRACE_MS;
       if (late && !this.reported.has(run.run)) {
         this.reported.add(run.run);
         this.onUnconfirmed?.(run, pid);

@@ -66,7 +66,8 @@ const spendOf = (state: RunState) =>
   state.spend ?? { iterations: 0, costUsd: 0, tokens: 0, priced: 0 };
 
 export function newRunState(run: string, journalPath: string, ts: string): RunState {
-  return { run, journalPath, started: false, lastRecordAt: ts, records: 0, invalidEmits: 0 };
+  const lastRecordAt = Number.isFinite(timestampMs(ts)) ? ts : new Date().toISOString();
+  return { run, journalPath, started: false, lastRecordAt, records: 0, invalidEmits: 0 };
 }
 
 /** `open_tasks` is ids joined by ","; blanks are dropped. */
@@ -149,16 +150,22 @@ const isTerminalTopic = (topic: string) =>
 let lastTs = "";
 let lastMs = Number.NaN;
 
+/** How far ahead of our clock a record may be stamped (another host's clock) and still count. */
+const FUTURE_SKEW_MS = 5 * 60_000;
+
 /**
  * `Date.parse(ts)`, remembering the last answer: records come in bursts with one timestamp
  * (an iteration's five records), and parsing each again was a visible share of a first pass.
+ * NaN (undated) for a time past our clock and its skew: the run writes its journal, and a date
+ * in the future would hold off its stall and crash alerts, and make its later records look
+ * like replays.
  */
 export function timestampMs(ts: string): number {
   if (ts !== lastTs) {
     lastTs = ts;
     lastMs = Date.parse(ts);
   }
-  return lastMs;
+  return lastMs <= Date.now() + FUTURE_SKEW_MS ? lastMs : Number.NaN;
 }
 
 /** Folds one record of a topic into the run's state (mutates it). */

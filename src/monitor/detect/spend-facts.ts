@@ -36,7 +36,7 @@ export function budgetFact(
   now: number,
 ): BudgetFact | undefined {
   // Spent, not merely held by a running run's ceiling: that run may stop well short of it.
-  const standing = budgetStanding(schedule, ledger, now, false);
+  const standing = budgetStanding(schedule, ledger, now, { reserved: false });
   if (standing?.kind !== "exhausted") return undefined;
   const { periods } = standing.spend;
   const start = standing.period === "day" ? periods.dayStart : periods.monthStart;

@@ -3,7 +3,8 @@
 // skip is recorded, so both schedulers skip, queue and replace by the same rules.
 
 import type { SpendLedger } from "../budget/spend.js";
-import { budgetStanding } from "../budget/standing.js";
+import { type BudgetStanding, budgetStanding } from "../budget/standing.js";
+import type { RunCeiling } from "../launch/spec.js";
 import type { SkipCause, Trigger } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import { isPaused, type PauseState } from "../schedules/pause-state.js";
@@ -25,15 +26,27 @@ export interface AdmissionState {
   ledger: Pick<RunLedger, "latestRun"> & SpendLedger;
   /** Epoch ms: the budget's day and month are those of now. */
   now: number;
+  /** Ceilings of this schedule's launches decided and not yet claimed (see budgetStanding). */
+  unclaimed?: readonly RunCeiling[];
+}
+
+/**
+ * A slot's decision and its schedule's budget standing, taken once: a launch takes its
+ * ceiling from it (undefined: the schedule has no budget).
+ */
+export interface Admission {
+  decision: SlotDecision;
+  standing: BudgetStanding | undefined;
 }
 
 const NO_AFTER: SlotFacts["after"] = [];
 
 /** The policy's decision for a slot of `schedule`, as things stand. */
-export function admitSlot(schedule: Schedule, state: AdmissionState): SlotDecision {
+export function admitSlot(schedule: Schedule, state: AdmissionState): Admission {
   const name = schedule.name;
-  const budget = budgetStanding(schedule, state.ledger, state.now);
-  return decideSlot({
+  const unclaimed = state.unclaimed ?? [];
+  const budget = budgetStanding(schedule, state.ledger, state.now, { unclaimed });
+  const decision = decideSlot({
     schedule: name,
     overlap: schedule.overlap,
     enabled: schedule.enabled,
@@ -51,6 +64,7 @@ export function admitSlot(schedule: Schedule, state: AdmissionState): SlotDecisi
           })),
     ...(budget?.kind === "exhausted" && { budgetExhausted: budget.detail }),
   });
+  return { decision, standing: budget };
 }
 
 /** The ledger's word for a policy skip. */

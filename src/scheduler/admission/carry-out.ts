@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { BudgetStanding } from "../budget/standing.js";
 import type { CronConfig } from "../config/config.js";
 import { attachHistory } from "../history/schedule-history.js";
+import type { RunElsewhere } from "../launch/run-liveness.js";
 import { launchSpecFor } from "../launch/schedule-spec.js";
 import type { LaunchSpec } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
@@ -31,12 +32,29 @@ export type SlotCourse =
   | { kind: "queue"; why: "overlap" | "max_concurrent"; detail: string }
   | { kind: "replace"; stop: readonly string[] };
 
-/** The course a slot takes by `decision`; a slot that cannot wait is skipped, saying why. */
-export function slotCourse(decision: SlotDecision, ask: SlotAsk, waiting: Waiting): SlotCourse {
+/**
+ * The course a slot takes by `decision`; a slot that cannot wait is skipped, saying why. So is
+ * one that would wait for, or replace, a run of another host (`elsewhere`): its end is not
+ * seen here, and its processes cannot be signalled from here.
+ */
+export function slotCourse(
+  decision: SlotDecision,
+  ask: SlotAsk,
+  waiting: Waiting,
+  elsewhere: readonly RunElsewhere[] = [],
+): SlotCourse {
   const skip = (cause: SkipRecord["cause"], detail: string): SlotCourse => ({
     kind: "skip",
     skip: { ...ask, runId: newScheduledRunId(ask.schedule, ask.slot), cause, detail },
   });
+  const remote = elsewhere[0];
+  const onRemote =
+    decision.kind === "replace" || (decision.kind === "queue" && decision.why === "overlap");
+  if (remote !== undefined && onRemote)
+    return skip(
+      "overlap",
+      `run ${remote.runId} of ${ask.schedule} runs on host ${remote.host}, which this one can neither wait for nor stop (overlap = "${decision.kind}"): skipped; stop it on that host`,
+    );
   switch (decision.kind) {
     case "skip":
       return skip(ledgerCause(decision.cause), decision.detail);
@@ -58,8 +76,8 @@ export function slotCourse(decision: SlotDecision, ask: SlotAsk, waiting: Waitin
 
 /**
  * The spec a run of `schedule` for `slot` starts from, with the schedule's history attached
- * and the ceiling its budget leaves the run (`standing`, taken by the caller at the claim,
- * counting runs launched meanwhile).
+ * and the ceiling its budget leaves the run (`standing`, taken once with the slot's decision,
+ * counting the launches decided before it and not yet claimed).
  */
 export function scheduledLaunchSpec(
   config: CronConfig,

@@ -80,6 +80,12 @@ function amount(label: string, spent: PeriodSpend, limitUsd?: number, limitToken
 
 /** One line of `status`: "nightly: today $3.20 of $20.00; 2026-11 $45.10 of $300.00; ...". */
 export function spendLine(row: SpendRow): string {
+  const state = row.exhausted === undefined ? "" : "SPENT ";
+  return `${state}${row.schedule}: ${spendSummary(row)}`;
+}
+
+/** The line without the schedule's name: "today $3.20 of $20.00; 2026-11 $45.10 of $300.00; ...". */
+export function spendSummary(row: SpendRow): string {
   const b = row.budget ?? {};
   const parts = [
     amount("today", row.today, b.perDayUsd, b.perDayTokens),
@@ -98,6 +104,5 @@ export function spendLine(row: SpendRow): string {
         : unknown > 0
           ? `; ${unknown} run(s) of unknown cost`
           : "";
-  const state = row.exhausted === undefined ? "" : "SPENT ";
-  return `${state}${row.schedule}: ${parts.join("; ")}${running}${note}`;
+  return `${parts.join("; ")}${running}${note}`;
 }

@@ -4,9 +4,10 @@
 // was launched with (what it may still spend), so two runs at once cannot both spend the rest,
 // and so does an ended run whose spend is unknown (never 0) or stated only by its journal
 // (at least its ceiling: the run can rewrite that file).
-import { plausibleTokens, plausibleUsd } from "../launch/outcome.js";
+
 import type { RunSummary } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
+import { plausibleTokens, plausibleUsd } from "../ledger/run-outcome.js";
 import { instantsOfWall, wallClockOf } from "../timing/zone-clock.js";
 
 const DAY_MS = 86_400_000;

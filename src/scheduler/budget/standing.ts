@@ -26,13 +26,22 @@ export function budgetOfSchedule(schedule: Schedule): ScheduleBudget | undefined
   return schedule.kind === "preset" ? schedule.budget : undefined;
 }
 
+export interface StandingOptions {
+  /** Count what running runs may still spend (admission, the default); false: only what was spent (pages). */
+  reserved?: boolean;
+  /**
+   * The ceilings of this schedule's launches decided but not yet claimed in the ledger (the
+   * daemon decides a pass of slots before it claims them): they hold their share already.
+   */
+  unclaimed?: readonly RunCeiling[];
+}
+
 /** The schedule's standing now; undefined when it has no budget. */
 export function budgetStanding(
   schedule: Schedule,
   ledger: SpendLedger,
   now: number,
-  /** Count what running runs may still spend (admission); false: only what was spent (pages). */
-  reserved = true,
+  { reserved = true, unclaimed = [] }: StandingOptions = {},
 ): BudgetStanding | undefined {
   const budget = budgetOfSchedule(schedule);
   if (budget === undefined) return undefined;
@@ -41,15 +50,28 @@ export function budgetStanding(
   const left = (limit: number | undefined, used: number) =>
     limit === undefined ? undefined : limit - used;
   const r = reserved ? 1 : 0;
+  const decided = {
+    usd: unclaimed.reduce((sum, c) => sum + (c.usd ?? 0), 0),
+    tokens: unclaimed.reduce((sum, c) => sum + (c.tokens ?? 0), 0),
+  };
   const usdLeft = {
-    day: left(budget.perDayUsd, day.costUsd + unknown.day.usd + r * day.reservedUsd),
-    month: left(budget.perMonthUsd, month.costUsd + unknown.month.usd + r * month.reservedUsd),
+    day: left(
+      budget.perDayUsd,
+      day.costUsd + unknown.day.usd + r * (day.reservedUsd + decided.usd),
+    ),
+    month: left(
+      budget.perMonthUsd,
+      month.costUsd + unknown.month.usd + r * (month.reservedUsd + decided.usd),
+    ),
   };
   const tokensLeft = {
-    day: left(budget.perDayTokens, day.tokens + unknown.day.tokens + r * day.reservedTokens),
+    day: left(
+      budget.perDayTokens,
+      day.tokens + unknown.day.tokens + r * (day.reservedTokens + decided.tokens),
+    ),
     month: left(
       budget.perMonthTokens,
-      month.tokens + unknown.month.tokens + r * month.reservedTokens,
+      month.tokens + unknown.month.tokens + r * (month.reservedTokens + decided.tokens),
     ),
   };
   for (const period of ["month", "day"] as const) {
@@ -59,7 +81,8 @@ export function budgetStanding(
     const dollars = usdLeft[period];
     const tokens = tokensLeft[period];
     const held = period === "day" ? unknown.day : unknown.month;
-    const running = spent.running > 0 ? ` (${spent.running} running run(s) hold the rest)` : "";
+    const holding = spent.running + unclaimed.length;
+    const running = holding > 0 ? ` (${holding} running run(s) hold the rest)` : "";
     const per = period === "day" ? "per_day" : "per_month";
     if (dollars !== undefined && dollars <= 0)
       return {

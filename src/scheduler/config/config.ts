@@ -32,6 +32,8 @@ export interface CronConfig {
   shutdownGraceMs: number;
   logLevel: LogLevel;
   heartbeat: { url: SecretRef; intervalMs: number } | undefined;
+  /** How often a launcher refreshes its runs' heartbeats in `<state_dir>/heartbeats/`. */
+  runHeartbeatMs: number;
   http:
     | { enabled: false }
     | {
@@ -149,6 +151,7 @@ function resolveConfig(
     shutdownGraceMs: raw.shutdown_grace,
     logLevel: raw.log_level,
     heartbeat: resolveHeartbeat(raw, fileName, dir, problems),
+    runHeartbeatMs: raw.run_heartbeat_interval,
     http: resolveHttp(raw.http, fileName, problems),
     defaults,
     monitor: resolveMonitor(raw.monitor, abs, names),

@@ -9,17 +9,30 @@ export const OVERLAP_POLICIES = ["skip", "queue", "replace", "allow"] as const;
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 export const CATCH_UP_MODES = ["none", "latest", "all"] as const;
 
-/** A duration string in milliseconds, at least `minMs`. */
-export function durationField(minMs = 0) {
-  const hint = minMs > 0 ? `${DURATION_HINT}, greater than zero` : DURATION_HINT;
+/** The longest run heartbeat interval: a heartbeat saying "a year" must not keep a run alive. */
+export const MAX_BEAT_INTERVAL_MS = 300_000;
+
+/** A duration string in milliseconds from `minMs` to `maxMs`, else `message`. */
+function durationWithin(minMs: number, maxMs: number, message: string) {
   return z.string().transform((text, ctx) => {
     const ms = parseDuration(text);
-    if (ms === undefined || ms < minMs) {
-      ctx.issues.push({ code: "custom", message: hint, input: text });
+    if (ms === undefined || ms < minMs || ms > maxMs) {
+      ctx.issues.push({ code: "custom", message, input: text });
       return z.NEVER;
     }
     return ms;
   });
+}
+
+/** A duration string in milliseconds, at least `minMs`. */
+export function durationField(minMs = 0) {
+  const hint = minMs > 0 ? `${DURATION_HINT}, greater than zero` : DURATION_HINT;
+  return durationWithin(minMs, Number.POSITIVE_INFINITY, hint);
+}
+
+/** A duration string in milliseconds from `minMs` to `maxMs`; `range` words the bounds. */
+export function boundedDuration(minMs: number, maxMs: number, range: string) {
+  return durationWithin(minMs, maxMs, `a duration from ${range}`);
 }
 
 export const timezoneField = z.string().refine(isValidTimeZone, {

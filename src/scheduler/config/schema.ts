@@ -4,10 +4,12 @@ import { channelSchema } from "./channels.js";
 import {
   alertField,
   argvField,
+  boundedDuration,
   channelNameField,
   cronField,
   durationField,
   envNameField,
+  MAX_BEAT_INTERVAL_MS,
   monitorThresholds,
   scheduleNameField,
   timezoneField,
@@ -29,7 +31,7 @@ export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "
  * state_dir ".autoloop-cron", schedules_dir "schedules", presets_dir "presets" (relative to the
  * config file's folder), harness: the bundled `autoloop` CLI, max_concurrent_runs 4,
  * on_shutdown "terminate", shutdown_grace "30s", log_level "info", no heartbeat,
- * heartbeat_interval "5m", [http] listen "127.0.0.1:9464" ("" disables),
+ * heartbeat_interval "5m", run_heartbeat_interval "10s", [http] listen "127.0.0.1:9464" ("" disables),
  * [defaults]: see SCHEDULE_KEYS (schedule-keys.ts), [monitor] journals [],
  * gate_rejections 3, gate_grace "30m", stall_after "20m", alert: every channel, no channels,
  * [retention] runs "90d", output "30d", history "7d".
@@ -47,6 +49,12 @@ export const configSchema = z.strictObject({
   heartbeat_url_env: envNameField.optional(),
   heartbeat_url_file: z.string().min(1).optional(),
   heartbeat_interval: durationField(1000).default(300_000),
+  /** Runs on other hosts are alive while their launcher's heartbeat is this fresh (x3). */
+  run_heartbeat_interval: boundedDuration(
+    100,
+    MAX_BEAT_INTERVAL_MS,
+    '"100ms" to "5m", such as "10s"',
+  ).default(10_000),
   http: z
     .strictObject({
       listen: z.string().default("127.0.0.1:9464"),

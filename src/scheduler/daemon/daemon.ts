@@ -12,6 +12,7 @@ import { eachItem, runSliced } from "../../util/steps.js";
 import { type CronConfig, runEnvironment } from "../config/config.js";
 import { deliverTokenEnvNames, unusableDeliverTokens } from "../config/deliver.js";
 import { type HookDelivery, hookSecretEnvNames, unusableHookSecrets } from "../hooks/delivery.js";
+import { RunHeartbeats } from "../launch/heartbeats.js";
 import type { ProcessStarter } from "../launch/process-start.js";
 import type { Trigger } from "../ledger/events.js";
 import { GroupCommit } from "../ledger/group-commit.js";
@@ -29,6 +30,7 @@ import { catchUpSlots } from "../timing/planner.js";
 import { clockJumped } from "./clock-step.js";
 import { answerRequests, type Control, type ControlResponse, controlDir } from "./control.js";
 import { watchCrowdedPass } from "./crowded-pass.js";
+import { ElsewhereRuns } from "./elsewhere-runs.js";
 import { DaemonEmitter, type DaemonEvents } from "./events.js";
 import { debounced, watchFolders } from "./folder-watch.js";
 import { planUpdate } from "./put-in-force.js";
@@ -53,6 +55,8 @@ export class SchedulerDaemon extends DaemonEmitter {
   readonly ledger: RunLedger;
   /** The ledger's fsyncs, a turn's together and off the event loop. */
   private readonly commit: GroupCommit;
+  /** The launcher's heartbeats of every run this daemon launched or adopted. */
+  private readonly heartbeats: RunHeartbeats;
   /** The schedules in force (a load may update this map in place: see ScheduleSetUpdate). */
   private inForce: Map<string, Schedule> = new Map();
   /**
@@ -105,17 +109,23 @@ export class SchedulerDaemon extends DaemonEmitter {
       now: () => new Date(clock.now()),
     });
     this.prune = everySixHours(config, this.ledger, deps.logger);
+    this.heartbeats = new RunHeartbeats(config.stateDir, config.runHeartbeatMs, {
+      logger: deps.logger,
+    });
     this.queue = new FireQueue((e) => this.onFireEvent(e), this.deps.clock, {
       onHandlerError: (err) => this.deps.logger.error({ err }, "fire handler failed"),
       // A burst (many schedules on one second) is logged with how long it held the loop.
       onPass: (slots, ms) => watchCrowdedPass(this.log, slots, ms),
     });
+    const elsewhere = new ElsewhereRuns(config.stateDir, (runId) => this.active.has(runId));
     this.slots = new SlotRunner({
       config,
       ledger: this.ledger,
       log: deps.logger,
       runEnv: () => this.runEnv,
       startProcess: deps.startProcess,
+      heartbeats: this.heartbeats,
+      elsewhere: (name) => elsewhere.of(name),
       now: () => this.deps.clock.now(),
       schedule: (name) => this.schedules.get(name),
       pause: () => this.pause,
@@ -169,12 +179,10 @@ export class SchedulerDaemon extends DaemonEmitter {
       this.log,
     );
     await this.reload();
-    resumePending(
-      this.ledger,
-      this.log,
-      (run) => this.slots.adopt(run),
-      (run) => this.emit("recovered", run),
-    );
+    resumePending(this.ledger, this.log, (run) => this.slots.adopt(run), {
+      heartbeats: this.heartbeats,
+      ended: (run) => this.emit("recovered", run),
+    });
     const now = new Date(this.deps.clock.now());
     await runSliced(
       eachItem(this.schedules.values(), (schedule) => this.catchUp(schedule, now, "daemon_down")),
@@ -426,6 +434,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       const grace = new Promise((r) => setTimeout(r, graceMs).unref());
       await Promise.race([Promise.allSettled(runs.map((r) => r.done)), grace]);
     }
+    this.heartbeats.close();
     await this.commit.close();
   }
 }

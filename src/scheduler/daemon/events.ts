@@ -3,8 +3,8 @@
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import type { FieldProblem } from "../../util/errors.js";
-import type { RunOutcome } from "../launch/outcome.js";
 import type { SkipCause, Trigger } from "../ledger/events.js";
+import type { RunOutcome } from "../ledger/run-outcome.js";
 
 export interface DaemonEvents {
   fire: [{ schedule: string; slot: Date; runId: string; trigger: Trigger; latenessMs: number }];

@@ -2,25 +2,24 @@
 
 import type { Logger } from "pino";
 import { findProcessByRunId, isRunProcess } from "../launch/identity.js";
-import {
-  determineOutcome,
-  journalsItsEnd,
-  type RunOutcome,
-  recordedExit,
-} from "../launch/outcome.js";
+import { determineOutcome, recordedExit } from "../launch/outcome.js";
 import { journalPathFor, readRunEndOr, UNREADABLE_JOURNAL } from "../launch/outcome-journal.js";
 import { bookedSpend } from "../launch/outcome-spend.js";
+import { adoptRecorded, type Beating } from "../launch/recorded-launch.js";
+import { runLiveness } from "../launch/run-liveness.js";
 import { inheritedEnv } from "../launch/spec.js";
 import { exitStatusPath, readExitStatus, removeExitStatus } from "../launch/wrapper.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import { type PendingEntry, withStart } from "../ledger/pending.js";
+import { journalsItsEnd, type RunOutcome } from "../ledger/run-outcome.js";
 import { slotOfKey } from "../ledger/slots.js";
-import { adoptRecorded } from "./recorded-launch.js";
 import type { ActiveRun } from "./run-table.js";
 
 export type Recovery =
   /** Still running: hand it to `watchAdoptedRun` (see `adoptRecorded`). */
   | { kind: "adopt"; entry: PendingEntry & { pid: number } }
+  /** Alive on another host, by its launcher's heartbeat: that launcher watches it, not us. */
+  | { kind: "elsewhere"; entry: PendingEntry & { pid: number }; host: string }
   /** Ended while the daemon was down, and its journal says how. */
   | { kind: "finished"; entry: PendingEntry; outcome: RunOutcome }
   | {
@@ -48,18 +47,31 @@ const defaultDeps: RecoveryDeps = {
   report: () => {},
 };
 
+/** The run still running, here (to adopt) or on another host (to leave to its launcher). */
 function live(
+  ledger: RunLedger,
   entry: PendingEntry,
   deps: RecoveryDeps,
-): (PendingEntry & { pid: number }) | undefined {
-  if (entry.pid !== undefined)
-    return deps.isAlive(entry.pid, entry.runId, entry.startTime)
-      ? { ...entry, pid: entry.pid }
-      : undefined;
+): Extract<Recovery, { kind: "adopt" | "elsewhere" }> | undefined {
+  if (entry.pid !== undefined) {
+    const { runId, pid, startTime } = entry;
+    const liveness = runLiveness(
+      ledger.stateDir,
+      { runId, pid, startTime },
+      {
+        now: deps.now,
+        isRunProcess: deps.isAlive,
+      },
+    );
+    if (!liveness.alive) return undefined;
+    return liveness.where === "here"
+      ? { kind: "adopt", entry: { ...entry, pid } }
+      : { kind: "elsewhere", entry: { ...entry, pid }, host: liveness.host };
+  }
   const found = deps.findByRunId(entry.runId);
   if (found === undefined || !deps.isAlive(found.pid, entry.runId, found.startTime))
     return undefined;
-  return { ...entry, pid: found.pid, startTime: found.startTime };
+  return { kind: "adopt", entry: { ...entry, pid: found.pid, startTime: found.startTime } };
 }
 
 /**
@@ -131,8 +143,8 @@ function recoverClaim(
 /** One pending run: adopted when alive, else closed from its journal and exit status. */
 function recoverEntry(ledger: RunLedger, listed: PendingEntry, d: RecoveryDeps): Recovery {
   const entry = startedFromLog(ledger, listed);
-  const alive = live(entry, d);
-  if (alive) return { kind: "adopt", entry: alive };
+  const alive = live(ledger, entry, d);
+  if (alive) return alive;
   const journalPath = journalPathFor(entry.cwd);
   const end = journalsItsEnd(entry.kind)
     ? readRunEndOr(journalPath, entry.runId, entry.journalOffset ?? 0, (problem) =>
@@ -172,7 +184,13 @@ export function resumePending(
   ledger: RunLedger,
   log: Logger,
   adopt: (run: ActiveRun) => void,
-  ended: (run: { schedule: string; runId: string; outcome: RunOutcome }) => void = () => {},
+  {
+    heartbeats,
+    ended = () => {},
+  }: Beating & {
+    /** Told of each run that ended while no daemon watched it (its pull request is owed). */
+    ended?: (run: { schedule: string; runId: string; outcome: RunOutcome }) => void;
+  } = {},
 ): void {
   const report = (runId: string, problem: string) =>
     log.warn({ runId, problem }, UNREADABLE_JOURNAL);
@@ -180,7 +198,7 @@ export function resumePending(
     if (action.kind === "adopt") {
       const { runId, schedule, pid } = action.entry;
       const problem = guarded(ledger, runId, () => {
-        const handle = adoptRecorded(ledger, action.entry, { logger: log });
+        const handle = adoptRecorded(ledger, action.entry, { logger: log, heartbeats });
         adopt({ runId, schedule, stop: handle.stop, done: handle.done });
         return undefined;
       });
@@ -190,6 +208,11 @@ export function resumePending(
           "adopted a run that outlived the previous daemon",
         );
       else logUnrecoverable(log, problem);
+    } else if (action.kind === "elsewhere") {
+      log.info(
+        { runId: action.entry.runId, schedule: action.entry.schedule, host: action.host },
+        "a run launched on another host is alive there (its heartbeat is fresh): left to its launcher",
+      );
     } else if (action.kind === "finished") {
       log.info(
         { runId: action.entry.runId, status: action.outcome.status },

@@ -1,6 +1,7 @@
 // The daemon's running runs: by id, by schedule, and the launches decided but not yet
 // spawned, which already count against max_concurrent_runs.
-import type { RunOutcome } from "../launch/outcome.js";
+import type { RunCeiling } from "../launch/spec.js";
+import type { RunOutcome } from "../ledger/run-outcome.js";
 
 export interface ActiveRun {
   runId: string;
@@ -16,6 +17,8 @@ export class RunTable {
   /** Run ids per schedule (active and reserved), so a decision never scans every run. */
   private readonly bySchedule = new Map<string, Set<string>>();
   private reserved = 0;
+  /** Budget ceilings of reserved launches not yet claimed in the ledger, by run id. */
+  private readonly unclaimed = new Map<string, { schedule: string; ceiling: RunCeiling }>();
 
   /** Runs that count against max_concurrent_runs: running plus about to spawn. */
   get size(): number {
@@ -32,15 +35,29 @@ export class RunTable {
     return this.bySchedule.has(schedule);
   }
 
-  /** A launch decided now and spawned later. */
-  reserve(schedule: string, runId: string): void {
+  /** A launch decided now and spawned later, holding its budget ceiling until its claim. */
+  reserve(schedule: string, runId: string, ceiling: RunCeiling | undefined): void {
     this.reserved++;
     this.add(schedule, runId);
+    if (ceiling !== undefined) this.unclaimed.set(runId, { schedule, ceiling });
+  }
+
+  /** Ceilings of this schedule's reserved launches that the ledger does not count yet. */
+  unclaimedOf(schedule: string): RunCeiling[] {
+    const held: RunCeiling[] = [];
+    for (const u of this.unclaimed.values()) if (u.schedule === schedule) held.push(u.ceiling);
+    return held;
+  }
+
+  /** The launch's claim is in the ledger (or it was dropped): the ledger counts its ceiling now. */
+  claimed(runId: string): void {
+    this.unclaimed.delete(runId);
   }
 
   /** The reserved launch happened (`run`) or was dropped (undefined). */
   settle(schedule: string, runId: string, run: ActiveRun | undefined): void {
     this.reserved--;
+    this.unclaimed.delete(runId);
     if (run === undefined) this.remove(schedule, runId);
     else this.active.set(runId, run);
   }

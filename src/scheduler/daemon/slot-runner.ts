@@ -3,16 +3,18 @@
 
 import type { Logger } from "pino";
 import { TurnQueue } from "../../util/turn-queue.js";
-import { admitSlot, recordSkip, type SkipRecord } from "../admission/admission.js";
+import { type Admission, admitSlot, recordSkip, type SkipRecord } from "../admission/admission.js";
 import { scheduledLaunchSpec, slotCourse } from "../admission/carry-out.js";
 import { pauseOnFailures } from "../admission/pause-on-failure.js";
-import type { SlotDecision } from "../admission/policy.js";
 import { SlotQueue } from "../admission/slot-queue.js";
-import { budgetStanding } from "../budget/standing.js";
+import type { BudgetStanding } from "../budget/standing.js";
 import type { CronConfig } from "../config/config.js";
 import { fillObjective, type HookDelivery, keptDelivery, withDelivery } from "../hooks/delivery.js";
+import type { RunHeartbeats } from "../launch/heartbeats.js";
 import type { RunHandle } from "../launch/launcher.js";
 import type { ProcessStarter } from "../launch/process-start.js";
+import { claimLaunch, startClaimed } from "../launch/recorded-launch.js";
+import type { RunElsewhere } from "../launch/run-liveness.js";
 import type { LaunchSpec } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
@@ -22,7 +24,6 @@ import type { Schedule } from "../schedules/schedule-file.js";
 import type { DueSlot } from "../timing/fire-queue.js";
 import type { ControlResponse } from "./control.js";
 import type { DaemonEvents } from "./events.js";
-import { claimLaunch, startClaimed } from "./recorded-launch.js";
 import type { OwedRetry } from "./retries.js";
 import { type ActiveRun, RunTable } from "./run-table.js";
 
@@ -41,6 +42,10 @@ export interface SlotContext {
   runEnv(): NodeJS.ProcessEnv;
   /** Spawns a run's process (the daemon's spawn helper); absent: from this process. */
   startProcess?: ProcessStarter | undefined;
+  /** Beats for the runs the daemon launches, so other hosts see them alive. */
+  heartbeats?: RunHeartbeats | undefined;
+  /** The schedule's live runs launched by other hosts (their heartbeats); none: not asked. */
+  elsewhere?: ((schedule: string) => readonly RunElsewhere[]) | undefined;
   now(): number;
   schedule(name: string): Schedule | undefined;
   pause(): PauseState;
@@ -70,6 +75,8 @@ interface SlotRef {
 /** A launch decided, its place reserved, its process not yet spawned. */
 export interface Launch extends SlotRef {
   runId: string;
+  /** Its schedule's budget standing when it was decided: the run's ceiling. */
+  standing: BudgetStanding | undefined;
 }
 
 /** A launch whose slot is claimed in the ledger, with what it will spawn. */
@@ -80,8 +87,7 @@ export interface Claimed extends Launch {
 }
 
 /** A slot with its decision, not yet carried out. */
-export interface Decided extends SlotRef {
-  decision: SlotDecision;
+export interface Decided extends SlotRef, Admission {
   /** When it was decided (epoch ms): a queued slot's lateness runs to here. */
   decidedAt: number;
   /** A launch's run id, its place already reserved. */
@@ -108,11 +114,15 @@ export class SlotRunner {
   constructor(private readonly ctx: SlotContext) {}
 
   /** The slot policy's decision, as things stand now (the same code `fire` uses). */
-  private admit(schedule: Schedule): SlotDecision {
+  private admit(schedule: Schedule): Admission {
     return admitSlot(schedule, {
+      unclaimed: this.runs.unclaimedOf(schedule.name),
       pause: this.ctx.pause(),
       killSwitch: this.ctx.killSwitch,
-      running: this.runs.runningOf(schedule.name),
+      running: [
+        ...this.runs.runningOf(schedule.name),
+        ...(this.ctx.elsewhere?.(schedule.name) ?? []).map((r) => r.runId),
+      ],
       runningTotal: this.runs.size,
       maxConcurrent: this.ctx.config.maxConcurrentRuns,
       ledger: this.ctx.ledger,
@@ -190,20 +200,31 @@ export class SlotRunner {
   /** The slot policy's decision; a launch takes its place at once, so the next decision in
    * the same pass counts it against max_concurrent_runs. */
   private decide(schedule: Schedule, slot: Date, trigger: Trigger, dueAt: number): Decided {
-    const decision = this.admit(schedule);
-    const runId = decision.kind === "launch" ? this.reserve(schedule.name, slot) : undefined;
-    return { schedule, slot, trigger, dueAt, decision, decidedAt: this.ctx.now(), runId };
+    const { decision, standing } = this.admit(schedule);
+    const runId =
+      decision.kind === "launch" ? this.reserve(schedule.name, slot, standing) : undefined;
+    const decidedAt = this.ctx.now();
+    return { schedule, slot, trigger, dueAt, decision, standing, decidedAt, runId };
   }
 
   private carryOut(d: Decided): ControlResponse {
     const { schedule, slot, trigger, dueAt, hook } = d;
     const name = schedule.name;
     const waiting = this.waiting.isFull(name) ? "full" : "possible";
-    const course = slotCourse(d.decision, { schedule: name, slot, trigger }, waiting);
+    const elsewhere = this.ctx.elsewhere?.(name);
+    const course = slotCourse(d.decision, { schedule: name, slot, trigger }, waiting, elsewhere);
     const delivery = hook === undefined ? {} : { hook };
     switch (course.kind) {
       case "launch":
-        return this.launch({ schedule, slot, trigger, dueAt, runId: d.runId!, ...delivery });
+        return this.launch({
+          schedule,
+          slot,
+          trigger,
+          dueAt,
+          runId: d.runId!,
+          standing: d.standing,
+          ...delivery,
+        });
       case "skip":
         return this.skipSlot(course.skip, d);
       case "queue": {
@@ -234,10 +255,13 @@ export class SlotRunner {
     }
   }
 
-  /** A run id for a launch just decided, counted against max_concurrent_runs from now on. */
-  private reserve(schedule: string, slot: Date): string {
+  /**
+   * A run id for a launch just decided, counted against max_concurrent_runs from now on, and
+   * its ceiling against its schedule's budget until its claim is in the ledger.
+   */
+  private reserve(schedule: string, slot: Date, standing: BudgetStanding | undefined): string {
     const runId = newScheduledRunId(schedule, slot);
-    this.runs.reserve(schedule, runId);
+    this.runs.reserve(schedule, runId, standing?.kind === "open" ? standing.ceiling : undefined);
     return runId;
   }
 
@@ -257,9 +281,9 @@ export class SlotRunner {
    */
   retry(schedule: Schedule, owed: OwedRetry): "launched" | "skipped" | "wait" {
     const { slot, trigger, attempt, parentRunId } = owed;
-    const decision = this.admit(schedule);
+    const { decision, standing } = this.admit(schedule);
     if (decision.kind === "launch") {
-      const runId = this.reserve(schedule.name, slot);
+      const runId = this.reserve(schedule.name, slot, standing);
       const dueAt = owed.at;
       // A delivery's retry gets its payload again (kept in the state dir).
       const hook =
@@ -272,6 +296,7 @@ export class SlotRunner {
         trigger,
         dueAt,
         runId,
+        standing,
         retry: { attempt, parentRunId },
         ...hook,
       });
@@ -295,29 +320,19 @@ export class SlotRunner {
       this.runs.settle(schedule.name, runId, undefined);
       return;
     }
-    // Decided in a batch with another slot of its schedule, whose claim spent the rest of the
-    // budget: the slot is skipped now rather than launched without a ceiling.
-    const standing = budgetStanding(schedule, this.ctx.ledger, this.ctx.now());
-    if (standing?.kind === "exhausted") {
-      this.runs.settle(schedule.name, runId, undefined);
-      const skip = { runId, schedule: schedule.name, slot, trigger, detail: standing.detail };
-      this.skipSlot({ ...skip, cause: "budget_exhausted" }, l);
-      // A retry that cannot run ends its slot's retries: its failures count now.
-      if (l.retry !== undefined) this.afterFailure(schedule.name);
-      return;
-    }
     const spec = scheduledLaunchSpec(
       this.ctx.config,
       this.ctx.ledger,
       schedule,
       runId,
       slot,
-      standing,
+      l.standing,
     );
     if (l.retry !== undefined) spec.retry = l.retry;
     const launched =
       l.hook === undefined ? withoutDelivery(spec, schedule) : withDelivery(spec, l.hook);
     const claim = claimLaunch(this.ctx.ledger, launched, trigger, l.hook);
+    this.runs.claimed(runId);
     if (claim.kind === "duplicate") {
       this.runs.settle(schedule.name, runId, undefined);
       this.ctx.log.info(
@@ -355,9 +370,9 @@ export class SlotRunner {
       }
       return;
     }
-    const { log: logger, startProcess: start } = this.ctx;
+    const { log: logger, startProcess: start, heartbeats } = this.ctx;
     const env = this.ctx.runEnv();
-    void startClaimed(this.ctx.ledger, c.spec, { logger, env, ...(start && { start }) })
+    void startClaimed(this.ctx.ledger, c.spec, { logger, env, heartbeats, ...(start && { start }) })
       .then(
         (handle) => this.running(c, handle),
         (err) => this.spawnFailed(err, c),
@@ -462,18 +477,15 @@ export class SlotRunner {
       if (this.runs.size >= this.ctx.config.maxConcurrentRuns) return "stop";
       const schedule = this.ctx.schedule(w.schedule);
       // A slot waits behind its own schedule's run whatever the overlap policy queued it.
-      const decision =
+      const admission =
         schedule &&
         this.admit({ ...schedule, overlap: schedule.overlap === "allow" ? "allow" : "queue" });
+      const decision = admission?.decision;
       if (decision?.kind === "launch") {
         const { slot, trigger, dueAt } = w;
-        this.launch({
-          schedule: schedule!,
-          slot,
-          trigger,
-          dueAt,
-          runId: this.reserve(w.schedule, slot),
-        });
+        const { standing } = admission!;
+        const runId = this.reserve(w.schedule, slot, standing);
+        this.launch({ schedule: schedule!, slot, trigger, dueAt, runId, standing });
       } else if (decision?.kind === "queue") {
         return "keep";
       } else {

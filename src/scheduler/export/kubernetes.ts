@@ -70,6 +70,19 @@ function pathWarnings(input: KubernetesExportInput): string[] {
   return warnings;
 }
 
+/**
+ * What a schedule asks that the Kubernetes mode cannot do, refused rather than dropped (each
+ * other key's fate is in docs/kubernetes.md): event triggers need the daemon's HTTP server,
+ * and the cluster runs only the monitor.
+ */
+function unkeptInKubernetes(s: Schedule): string | undefined {
+  if (s.hook !== undefined)
+    return "hook (an event trigger, POST /hooks/<schedule>) needs the daemon's HTTP server, which the Kubernetes mode does not run; remove hook from the schedule to export it (its CronJob fires by cron only), or run the daemon for it";
+  if (s.catchUp.mode === "all")
+    return 'catch_up = "all" runs every missed slot, but a CronJob starts only the most recent one; set catch_up = "latest" for this schedule to export it, or run the daemon for it';
+  return undefined;
+}
+
 export function kubernetesExport(input: KubernetesExportInput): ExportResult {
   const { data, items } = configItems(input);
   const pod = {
@@ -82,6 +95,11 @@ export function kubernetesExport(input: KubernetesExportInput): ExportResult {
   const warnings = pathWarnings(input);
   const cronJobs: ExportFile[] = [];
   for (const s of input.schedules) {
+    const unkept = unkeptInKubernetes(s);
+    if (unkept !== undefined) {
+      refusals.push(`${s.file}: schedule "${s.name}": ${unkept}`);
+      continue;
+    }
     const job = cronJob(s, pod);
     if (job.kind === "refused") {
       refusals.push(refusalMessage(s, KUBERNETES_TARGET, job.reason));

@@ -3,15 +3,14 @@
 import type { Logger } from "pino";
 import { decodeRecord } from "../../journal/codec.js";
 import { LineCursor, parseLines } from "../../journal/reader.js";
-import { isSameProcessAlive } from "./identity.js";
 import {
-  determineOutcome,
   journalsItsEnd,
   type KillCause,
   type RunKind,
   type RunOutcome,
-  recordedExit,
-} from "./outcome.js";
+} from "../ledger/run-outcome.js";
+import { isSameProcessAlive } from "./identity.js";
+import { determineOutcome, recordedExit } from "./outcome.js";
 import { journalPathFor, RunEndScan, UNREADABLE_JOURNAL } from "./outcome-journal.js";
 import { bookedSpend } from "./outcome-spend.js";
 import { inheritedEnv } from "./spec.js";

@@ -1,6 +1,7 @@
 // Launches one run as its own process group, captures its output, enforces its timeout, reports its outcome.
 import type { Logger } from "pino";
-import { determineOutcome, type KillCause, type RunOutcome, recordedExit } from "./outcome.js";
+import type { KillCause, RunOutcome } from "../ledger/run-outcome.js";
+import { determineOutcome, recordedExit } from "./outcome.js";
 import {
   journalPathFor,
   journalSize,

@@ -5,7 +5,8 @@ import { fieldNumber, fieldText, type JournalRecord } from "../../journal/codec.
 import { readJournal } from "../../journal/reader.js";
 import { retryAfterInstant } from "../../journal/retry-after.js";
 import { chainStatusOf } from "../../journal/stop-reasons.js";
-import { plausibleTokens, plausibleUsd, type RunSpend, type TerminalRecord } from "./outcome.js";
+import { plausibleTokens, plausibleUsd, type RunSpend } from "../ledger/run-outcome.js";
+import type { TerminalRecord } from "./outcome.js";
 
 /** Where the harness journals when started in `cwd` (docs/formats.md, run-scoped isolation). */
 export function journalPathFor(cwd: string): string {

@@ -8,9 +8,9 @@ import {
   plausibleUsd,
   type RunKind,
   type RunSpend,
-  recordedExit,
   type SpendBasis,
-} from "./outcome.js";
+} from "../ledger/run-outcome.js";
+import { recordedExit } from "./outcome.js";
 import type { RunEndScan } from "./outcome-journal.js";
 
 export interface BookedSpend {

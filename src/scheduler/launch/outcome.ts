@@ -2,27 +2,14 @@
 
 import { constants } from "node:os";
 import { EXIT_CODES, stopReasonClass } from "../../journal/stop-reasons.js";
-
-/** Seed-004 lifecycle: pending → running → one of the terminal statuses. */
-/** What a run runs: a preset or a chain through the harness (which journals), or a command. */
-export type RunKind = "preset" | "chain" | "command";
-
-/** True for runs of the harness, whose journal says how they ended. */
-export const journalsItsEnd = (kind: RunKind): boolean => kind !== "command";
-
-export const RUN_STATUSES = [
-  "pending",
-  "running",
-  "completed",
-  "failed",
-  "killed",
-  "timed_out",
-  "interrupted",
-] as const;
-
-export type RunStatus = (typeof RUN_STATUSES)[number];
-
-export type TerminalStatus = Exclude<RunStatus, "pending" | "running">;
+import {
+  journalsItsEnd,
+  type KillCause,
+  type RunKind,
+  type RunOutcome,
+  type RunSpend,
+  type SpendBasis,
+} from "../ledger/run-outcome.js";
 
 /** The harness's last word on a run: `loop.complete` or `loop.stop` with its reason. */
 export interface TerminalRecord {
@@ -31,61 +18,6 @@ export interface TerminalRecord {
   /** What the run spent, as its terminal record says (absent from other writers' records). */
   spend?: RunSpend;
   /** When its agent said to try again (`retry_after`), as an ISO time, when it could be read. */
-  retryAfter?: string;
-}
-
-/** A run's spend: the known cost, its tokens, and how many iterations' cost is unknown. */
-export interface RunSpend {
-  costUsd: number;
-  tokens: number;
-  unpricedIterations: number;
-  /** Per model, from the run's `backend.usage` records (for `/metrics`; not in the ledger). */
-  byModel?: Record<string, { costUsd: number; tokens: number }>;
-}
-
-/**
- * Where a run's booked spend came from: `harness`, what our harness reported in the run's
- * private folder (`end.json`); `journal`, the run's own journal (another harness, a harness
- * killed before its end), which the run can rewrite.
- */
-export type SpendBasis = "harness" | "journal";
-
-/**
- * The most one run is believed to spend. A figure past these (or not finite, or negative) is
- * no figure: the run's spend is unknown, which budgets count as its ceiling, never as 0.
- */
-export const MAX_RUN_USD = 1_000_000;
-export const MAX_RUN_TOKENS = 1e12;
-
-const within = (n: number | undefined, max: number) =>
-  n !== undefined && Number.isFinite(n) && n >= 0 && n <= max ? n : undefined;
-
-/** A run's dollar figure when believable; undefined (unknown) otherwise. */
-export const plausibleUsd = (n: number | undefined) => within(n, MAX_RUN_USD);
-/** A run's token count when believable; undefined (unknown) otherwise. */
-export const plausibleTokens = (n: number | undefined) => within(n, MAX_RUN_TOKENS);
-
-/** Why the launcher itself ended the run, if it did. */
-export type KillCause = { by: "timeout" } | { by: "operator"; reason: string };
-
-/** What status was decided from, so alerts can say "from the journal" or "from the exit code". */
-export type OutcomeBasis = "journal" | "exit" | "timeout" | "operator" | "spawn" | "lost";
-
-export interface RunOutcome {
-  status: TerminalStatus;
-  basis: OutcomeBasis;
-  /** `fields.reason` of the terminal record, when there was one. */
-  stopReason?: string;
-  exitCode?: number;
-  signal?: string;
-  durationMs: number;
-  journalPath: string;
-  /** A short human explanation when the status alone does not say it. */
-  detail?: string;
-  spend?: RunSpend;
-  /** Where `spend` came from (absent: no spend was reported). */
-  spendBasis?: SpendBasis;
-  /** When its agent said to try again (a rate-limited stop), as an ISO time. */
   retryAfter?: string;
 }
 

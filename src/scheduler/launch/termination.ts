@@ -1,6 +1,6 @@
 // Ends a run's whole process group: SIGTERM first, SIGKILL once the grace period is over.
 import { isGroupAlive, signalGroup } from "../../util/process.js";
-import type { KillCause } from "./outcome.js";
+import type { KillCause } from "../ledger/run-outcome.js";
 
 export const DEFAULT_KILL_GRACE_MS = 10_000;
 

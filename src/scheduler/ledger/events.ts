@@ -1,12 +1,7 @@
 // Run-ledger events (one JSONL line per state change, docs/formats.md) and the pure replay into a run summary.
-import {
-  RUN_STATUSES,
-  type RunKind,
-  type SpendBasis,
-  type TerminalStatus,
-} from "../launch/outcome.js";
+import { RUN_STATUSES, type RunKind, type SpendBasis, type TerminalStatus } from "./run-outcome.js";
 
-export type { RunKind } from "../launch/outcome.js";
+export type { RunKind } from "./run-outcome.js";
 
 export type Trigger = "cron" | "manual" | "catch_up" | "hook";
 export type SkipCause =

@@ -2,6 +2,7 @@
 
 import { appendLineOnce } from "../../journal/append.js";
 import { writeFileAtomic } from "../../util/atomic-write.js";
+import { claimFile, type FileClaim } from "./claim-files.js";
 import type { RunKind, SkipCause, Trigger } from "./events.js";
 
 /** What the ledger logs with: a pino logger, or the default below. */
@@ -32,6 +33,8 @@ export interface LedgerDeps {
   logger: LedgerLogger;
   appendLine: (path: string, line: string) => void;
   writeAtomic: (path: string, content: string) => void;
+  /** Creates a slot's claim file for a run, atomically across hosts sharing the state dir. */
+  claimFile: (path: string, runId: string) => FileClaim;
   /** Resolves once every write made so far is on disk; the writes above fsync before returning. */
   durable: () => Promise<void>;
 }
@@ -41,6 +44,7 @@ export const defaultLedgerDeps = (): LedgerDeps => ({
   logger: stderrLogger,
   appendLine: (path, line) => appendLineOnce(path, line, { private: true }),
   writeAtomic: writeFileAtomic,
+  claimFile,
   durable: () => Promise.resolve(),
 });
 

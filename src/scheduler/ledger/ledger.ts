@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { HeldLines, type WriteTrouble } from "../../journal/held-lines.js";
 import { LineCursor, parseLines } from "../../journal/reader.js";
-import type { RunOutcome } from "../launch/outcome.js";
+import { claimFilePath, claimOwner } from "./claim-files.js";
 import {
   applyEvent,
   decodeLedgerEvent,
@@ -31,6 +31,7 @@ import {
   withStart,
 } from "./pending.js";
 import { encodeIndexEntry, RunIndex } from "./run-index.js";
+import type { RunOutcome } from "./run-outcome.js";
 import { isScheduledRunId } from "./scheduled-run-id.js";
 import { attemptKey, encodeSlot, loadSlots, RepeatWindow, slotKey } from "./slots.js";
 
@@ -108,6 +109,11 @@ export class RunLedger {
   /** The run that claimed `key`, if one did. */
   slotOwner(key: string): string | undefined {
     return this.slots.get(key);
+  }
+
+  /** The run that claimed `key`: in this ledger, or by a claim file another process made. */
+  claimant(key: string): string | undefined {
+    return this.slots.get(key) ?? claimOwner(claimFilePath(this.stateDir, key));
   }
 
   /** Claims the slot and records the run as pending, before anything is spawned. */
@@ -337,14 +343,31 @@ export class RunLedger {
     const plain = run.key ?? slotKey(run.schedule, run.slot);
     const slotClaim = this.repeat?.keyFor(plain, run, (k) => this.slots.has(k)) ?? plain;
     const key = attemptKey(slotClaim, run.attempt);
-    const owner = this.slots.get(key);
+    const owner = this.slots.get(key) ?? this.claimOnDisk(key, run.runId);
     if (owner !== undefined) return { kind: "duplicate", runId: owner };
-    // In memory first: even if the disk refuses, this process never launches the slot twice.
+    // In memory too: even if the disk refuses, this process never launches the slot twice.
     this.slots.set(key, run.runId);
     const ts = this.deps.now().toISOString();
     this.lines.append(this.slotsPath, encodeSlot(key, run.runId, ts));
     this.addToIndex(run.runId, run.schedule, run.slot.toISOString());
     return { kind: "claimed", key };
+  }
+
+  /**
+   * The claim file another process (a pod, a daemon, a `fire`) may hold for `key`: its run
+   * id when it does. A claim file that cannot be written (a full disk) leaves the claim to
+   * this process's memory, as a ledger line it cannot write does: the run goes on.
+   */
+  private claimOnDisk(key: string, runId: string): string | undefined {
+    try {
+      const claim = this.deps.claimFile(claimFilePath(this.stateDir, key), runId);
+      return claim.kind === "taken"
+        ? claim.runId || "(a claim whose run id cannot be read)"
+        : undefined;
+    } catch (err) {
+      this.deps.logger.error({ err, key }, "slot claim file not written; the claim is in memory");
+      return undefined;
+    }
   }
 
   private addToIndex(runId: string, schedule: string, slotIso: string): void {

@@ -1,10 +1,13 @@
 // Retention (`[retention]`): what the state dir keeps of ended runs. A run's ledger events go
-// with its slot's day once that day is older than `runs`; output logs and history files once
-// their last write is older than `output` and `history`. A run not yet ended keeps everything.
-// The index and the claimed slots keep their one short line per run.
+// with its slot's day once that day is older than `runs`; output logs, stale heartbeats and
+// history files once their last write is older than `output` and `history`. A run not yet
+// ended keeps everything (its heartbeat is fresh). The index and the claimed slots keep their
+// one short line per run; a slot's claim file (which only guards against a second claimer at
+// about the slot's time) goes with its events.
 import { readdirSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { CronConfig } from "../config/config.js";
+import { CLAIMS_DIR } from "./claim-files.js";
 
 const DAY = 86_400_000;
 const DATE_FOLDER = /^\d{4}-\d{2}-\d{2}$/;
@@ -43,6 +46,10 @@ export function pruneState(
     if (running(name.replace(/\.(log|exit)$/, ""))) continue;
     if (olderThan(join(outputDir, name), retention.outputMs, now)) pruned.outputs++;
   }
+  // A heartbeat left by a host that died with its run (its launcher removes the others).
+  const beatsDir = join(stateDir, "heartbeats");
+  for (const name of entries(beatsDir))
+    if (olderThan(join(beatsDir, name), retention.outputMs, now)) pruned.outputs++;
   const historyDir = join(stateDir, "history");
   for (const name of entries(historyDir))
     if (olderThan(join(historyDir, name), retention.historyMs, now)) pruned.histories++;
@@ -51,6 +58,10 @@ export function pruneState(
   for (const schedule of entries(hooksDir))
     for (const name of entries(join(hooksDir, schedule)))
       if (olderThan(join(hooksDir, schedule, name), retention.outputMs, now)) pruned.outputs++;
+  const claimsDir = join(stateDir, CLAIMS_DIR);
+  for (const schedule of entries(claimsDir))
+    for (const name of entries(join(claimsDir, schedule)))
+      olderThan(join(claimsDir, schedule, name), retention.runsMs, now);
   return pruned;
 }
 

@@ -1,20 +1,16 @@
 // Launching and adopting runs with every step written to the run ledger (the daemon's one call per run).
 
 import { removeHandover } from "../history/handover.js";
-import { type AdoptDeps, type AdoptedRunHandle, watchAdoptedRun } from "../launch/adopt.js";
-import {
-  type LauncherDeps,
-  type LaunchSpec,
-  launchRun,
-  type RunHandle,
-} from "../launch/launcher.js";
-import type { KillCause, RunOutcome } from "../launch/outcome.js";
-import { journalPathFor } from "../launch/outcome-journal.js";
-import { launchArgv } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
 import type { ClaimResult } from "../ledger/inputs.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import type { PendingEntry } from "../ledger/pending.js";
+import type { KillCause, RunOutcome } from "../ledger/run-outcome.js";
+import { type AdoptDeps, type AdoptedRunHandle, watchAdoptedRun } from "./adopt.js";
+import type { RunHeartbeats } from "./heartbeats.js";
+import { type LauncherDeps, type LaunchSpec, launchRun, type RunHandle } from "./launcher.js";
+import { journalPathFor } from "./outcome-journal.js";
+import { launchArgv } from "./spec.js";
 
 export type RecordedLaunch =
   | { kind: "launched"; handle: RunHandle }
@@ -59,6 +55,11 @@ export function claimLaunch(
   });
 }
 
+/** Who beats for the runs this process launches or adopts (heartbeats.ts); none: no beats. */
+export interface Beating {
+  heartbeats?: RunHeartbeats | undefined;
+}
+
 /**
  * Spawns a run claimed by `claimLaunch` and records `started` (with the pid) as soon as the
  * pid is known, `killed` when the launcher starts killing, and `finished`.
@@ -66,7 +67,7 @@ export function claimLaunch(
 export async function startClaimed(
   ledger: RunLedger,
   spec: LaunchSpec,
-  deps: Partial<LauncherDeps> = {},
+  deps: Partial<LauncherDeps> & Beating = {},
 ): Promise<RunHandle> {
   const { runId, timeoutMs } = spec;
   const handle = await launchRun(spec, {
@@ -78,12 +79,14 @@ export async function startClaimed(
   });
   if (handle.pid !== undefined) {
     const { pid, startTime, outputPath, journalPath, journalOffset } = handle;
+    deps.heartbeats?.start({ runId, schedule: spec.schedule, pid, startTime });
     ledger.started(runId, { pid, startTime, outputPath, journalPath, journalOffset });
   }
   const done = handle.done
     .catch((err: unknown) => endOfFailedWatcher(err, handle.journalPath, deps.logger, runId))
     .then((outcome) => {
       ledger.finished(runId, outcome);
+      deps.heartbeats?.end(runId);
       removeHandover(spec.cwd, runId);
       return outcome;
     });
@@ -95,7 +98,7 @@ export async function launchRecorded(
   ledger: RunLedger,
   spec: LaunchSpec,
   trigger: Trigger,
-  deps: Partial<LauncherDeps> = {},
+  deps: Partial<LauncherDeps> & Beating = {},
 ): Promise<RecordedLaunch> {
   const claim = claimLaunch(ledger, spec, trigger);
   if (claim.kind === "duplicate") return claim;
@@ -106,8 +109,9 @@ export async function launchRecorded(
 export function adoptRecorded(
   ledger: RunLedger,
   entry: PendingEntry & { pid: number },
-  deps: Partial<AdoptDeps> = {},
+  { heartbeats, ...deps }: Partial<AdoptDeps> & Beating = {},
 ): AdoptedRunHandle {
+  heartbeats?.start(entry);
   ledger.adopted(entry.runId, entry.pid, entry.startTime);
   const startedAt = Date.parse(entry.startedAt ?? entry.scheduledAt);
   const known = !Number.isNaN(startedAt);
@@ -136,6 +140,7 @@ export function adoptRecorded(
     .catch((err: unknown) => endOfFailedWatcher(err, journalPath, deps.logger, entry.runId))
     .then((outcome) => {
       ledger.finished(entry.runId, outcome);
+      heartbeats?.end(entry.runId);
       removeHandover(entry.cwd, entry.runId);
       return outcome;
     });
