@@ -6,6 +6,7 @@ import { admitSlot, recordSkip } from "../scheduler/admission/admission.js";
 import { scheduledLaunchSpec, slotCourse } from "../scheduler/admission/carry-out.js";
 import { pauseOnFailures } from "../scheduler/admission/pause-on-failure.js";
 import { type CronConfig, runEnvironment } from "../scheduler/config/config.js";
+import { deliverTokenEnvNames } from "../scheduler/config/deliver.js";
 import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
 import { RunHeartbeats } from "../scheduler/launch/heartbeats.js";
 import { launchRecorded } from "../scheduler/launch/recorded-launch.js";
@@ -134,7 +135,10 @@ async function runAttempt(
   const logger = pino({ level: "warn" }, pino.destination(2));
   const spec = scheduledLaunchSpec(config, ledger, a.schedule, runId, a.slot, standing);
   if (a.retry !== undefined) spec.retry = a.retry;
-  const env = runEnvironment(config, process.env, hookSecretEnvNames(report.schedules));
+  const env = runEnvironment(config, process.env, [
+    ...hookSecretEnvNames(report.schedules),
+    ...deliverTokenEnvNames(report.schedules),
+  ]);
   // This process is the run's launcher: it beats for it, so other hosts see it alive.
   const heartbeats = new RunHeartbeats(config.stateDir, config.runHeartbeatMs, { logger });
   const result = await launchRecorded(ledger, spec, a.trigger, { logger, env, heartbeats });

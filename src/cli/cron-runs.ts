@@ -75,6 +75,7 @@ export async function runsCommand(argv: string[]): Promise<number> {
       process.stdout.write(
         `Run ${s.runId}  schedule ${s.schedule}  status ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}${attempt}${spent}\n`,
       );
+      if (s.pullRequest !== undefined) process.stdout.write(`Pull request: ${s.pullRequest}\n`);
       process.stdout.write(
         `${table(replay.events.map((e) => [e.ts, e.event, describeEvent(e as unknown as Record<string, unknown>)]))}\n`,
       );

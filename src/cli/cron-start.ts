@@ -1,7 +1,9 @@
 // `autoloop-cron start`: the daemon in the foreground until SIGTERM/SIGINT.
 
+import { startDeliveries } from "../app/deliveries.js";
 import { createLogger, LOG_LEVEL_ENV } from "../app/logger.js";
 import { startObservability } from "../app/observability.js";
+import type { DeliveryQueue } from "../delivery/queue.js";
 import { MonitorService } from "../monitor/service.js";
 import { LOG_LEVELS } from "../scheduler/config/schema.js";
 import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../scheduler/daemon/control.js";
@@ -73,6 +75,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   logger.info({ signal, mode: config.onShutdown }, "shutting down");
   await services.daemon.shutdown();
   await services.monitor.stop();
+  await services.deliveries.close();
   await services.observability.close();
   services.spawner.close();
   clearInterval(keepAlive);
@@ -126,8 +129,10 @@ async function startServices(config: ReturnType<typeof configOf>, logger: Logger
     onAttempt: (o) => countAttempt(o.channel, o.kind === "retrying" ? "retry" : o.kind),
   });
   let observability: Awaited<ReturnType<typeof startObservability>> | undefined;
+  let deliveries: DeliveryQueue | undefined;
   try {
     observability = await startObservability(daemon, config, logger, monitor);
+    deliveries = startDeliveries(daemon, logger, monitor);
     const metrics = observability.metrics;
     countAttempt = (channel, result) => metrics.alertDelivery(channel, result);
     // The monitor listens from its start: the daemon reports missed slots inside start().
@@ -139,8 +144,9 @@ async function startServices(config: ReturnType<typeof configOf>, logger: Logger
     await daemon.shutdown("terminate", 0).catch(() => {});
     await monitor.stop().catch(() => {});
     await observability?.close().catch(() => {});
+    await deliveries?.close().catch(() => {});
     spawner.close();
     throw err;
   }
-  return { spawner, daemon, monitor, observability };
+  return { spawner, daemon, monitor, observability, deliveries };
 }

@@ -9,7 +9,7 @@ import { failingWriters, type WriteTrouble } from "../journal/held-lines.js";
 import { readPauseState } from "../scheduler/schedules/pause-state.js";
 import { after, type Pending } from "../util/timers.js";
 import { AlertDelivery } from "./alert-delivery.js";
-import { pagingChannels } from "./alert-routing.js";
+import { channelsFor, pagingChannels } from "./alert-routing.js";
 import { AlertState, type Notification } from "./alert-state.js";
 import { MonitorFacts } from "./detect/facts.js";
 import { RunTracker } from "./detect/run-tracker.js";
@@ -19,6 +19,7 @@ import { IncrementalEvaluation } from "./evaluation.js";
 import { journalPaths } from "./journal-set.js";
 import { drainOutbox, openOutbox } from "./outbox/open.js";
 import type { Outbox } from "./outbox/outbox.js";
+import { pullRequestFailedMessage, type UndeliveredRun } from "./outbox/pull-request-failed.js";
 import { type MonitorPaths, monitorPaths, watchingSince } from "./paths.js";
 import { SchedulerView } from "./scheduler-view.js";
 import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
@@ -93,6 +94,14 @@ export class MonitorService {
     for (const problem of this.follower.positionProblems) this.log.warn({ problem }, "monitor");
     // Listening from construction on: the daemon announces missed slots as it starts.
     this.detach.push(this.listenToScheduler());
+  }
+
+  /** Pages once about a run whose pull request was given up on, through its schedule's channels. */
+  pageUndelivered(run: UndeliveredRun): void {
+    const schedule = this.view.schedules().get(run.schedule);
+    const timezone = schedule?.timezone ?? this.options.config.defaults.timezone;
+    const channels = channelsFor(this.options.config, this.outbox.channelNames(), schedule);
+    this.outbox.enqueue(pullRequestFailedMessage(run, timezone), channels);
   }
 
   /** The durable outbox of pages; a message given up on goes to the delivery's dead letters. */

@@ -13,11 +13,13 @@ export interface HttpAnswer {
 }
 
 export interface HttpRequestOptions {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PATCH";
   headers?: Record<string, string>;
   body?: string;
   /** The whole exchange's deadline; past it the request fails with a `TimeoutError`. */
   timeoutMs: number;
+  /** How much of the answer's body to keep (default: enough to quote in an error). */
+  maxBodyBytes?: number;
   /** Aborting fails the request with the signal's reason (an `AbortError` by default). */
   signal?: AbortSignal;
 }
@@ -26,6 +28,7 @@ const BODY_KEPT = 1000;
 
 export function httpRequest(url: URL, options: HttpRequestOptions): Promise<HttpAnswer> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
+  const kept = options.maxBodyBytes ?? BODY_KEPT;
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   return new Promise((resolve, reject) => {
     // An abort surfaces as the signal's reason, so callers tell a deadline from a stop.
@@ -38,13 +41,13 @@ export function httpRequest(url: URL, options: HttpRequestOptions): Promise<Http
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => {
-        if (text.length < BODY_KEPT) text += chunk;
+        if (text.length < kept) text += chunk;
       });
       res.on("end", () =>
         resolve({
           status: res.statusCode ?? 0,
           headers: res.headers,
-          body: text.slice(0, BODY_KEPT),
+          body: text.slice(0, kept),
         }),
       );
       res.on("error", fail);

@@ -38,6 +38,14 @@ function runCost(s: RunSummary) {
   return html`<dt>Cost</dt><dd>unknown <span class="muted">(the agent reported no usage)</span>${ceiling}</dd>`;
 }
 
+/** The pull request the run's commits went to: a link only when it is a web address. */
+function pullRequestLink(s: RunSummary) {
+  const url = s.pullRequest;
+  if (url === undefined) return "";
+  const link = /^https?:\/\//.test(url) ? html`<a href="${url}">${url}</a>` : url;
+  return html`<dt>Pull request</dt><dd>${link}</dd>`;
+}
+
 /** The run's records as they are in the journal (`?raw=1`), the last ones first cut short. */
 function journalTable(d: RunDetail): Html {
   const s = d.summary;
@@ -66,6 +74,7 @@ ${s.attempt !== undefined ? html`<dt>Attempt</dt><dd>${s.attempt} of its slot; t
 <dt>Started</dt><dd>${when(s.startedAt, ctx.now)}</dd>
 <dt>Finished</dt><dd>${when(s.finishedAt, ctx.now)}${duration ? html` <span class="muted">after ${duration}</span>` : ""}</dd>
 ${runCost(s)}
+${pullRequestLink(s)}
 ${s.exitCode !== undefined ? html`<dt>Exit code</dt><dd>${s.exitCode}${s.signal ? ` (${s.signal})` : ""}</dd>` : ""}
 ${d.launch ? html`<dt>Command</dt><dd><code>${d.launch.argv.join(" ")}</code></dd><dt>Directory</dt><dd><code>${d.launch.cwd}</code></dd>` : ""}
 ${d.started ? html`<dt>Process</dt><dd>pid ${d.started.pid}</dd><dt>Journal</dt><dd><code>${d.started.journalPath}</code></dd>` : ""}

@@ -20,6 +20,10 @@ const EXAMPLES: Record<string, [string, string]> = {
   pause_after_failures: ["2", "5"],
   budget: ["{ per_run = 1.5 }", "{ tokens_per_day = 2000 }"],
   retry: ['{ attempts = 2, delay = "1m" }', "{ attempts = 1 }"],
+  deliver: [
+    '{ pull_request = { forge = "github", token_env = "GH_TOKEN" } }',
+    '{ pull_request = { forge = "gitlab", token_file = "/etc/t", labels = ["bot"] } }',
+  ],
   jitter: ['"1m"', '"2m"'],
   after: ['["a"]', '["b"]'],
   env: ['{ A = "1" }', '{ B = "2" }'],

@@ -1,8 +1,9 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/journal/reader.js";
-import { recoverPending } from "../../src/scheduler/daemon/recovery.js";
+import { recoverPending, resumePending } from "../../src/scheduler/daemon/recovery.js";
 import { launchRun, type RunHandle } from "../../src/scheduler/launch/launcher.js";
 import { adoptRecorded } from "../../src/scheduler/launch/recorded-launch.js";
 import { launchArgv } from "../../src/scheduler/launch/spec.js";
@@ -38,6 +39,17 @@ function recordRun(state: string, spec: Spec, handle?: RunHandle): void {
     const { pid, startTime, outputPath, journalPath, journalOffset } = handle;
     ledger.started(runId, { pid, startTime, outputPath, journalPath, journalOffset });
   }
+}
+
+/** A run that ended while its daemon was down: in the ledger as started, its journal ended. */
+async function finishedWhileDown() {
+  const dir = dirs.make();
+  const state = join(dir, "state");
+  const spec = presetSpec(dir, "max-iterations");
+  const original = await launchRun(spec);
+  await original.done;
+  recordRun(state, spec, original);
+  return { state, spec };
 }
 
 const loopStarted = (spec: Spec) => () =>
@@ -93,12 +105,7 @@ describe("recoverPending after a daemon restart", () => {
   });
 
   it("closes a run that finished while the daemon was down from its journal", async () => {
-    const dir = dirs.make();
-    const state = join(dir, "state");
-    const spec = presetSpec(dir, "max-iterations");
-    const original = await launchRun(spec);
-    await original.done;
-    recordRun(state, spec, original);
+    const { state } = await finishedWhileDown();
     const ledger = RunLedger.open(state, { logger: quiet() });
     const [action] = recoverPending(ledger);
     expect(action).toMatchObject({
@@ -109,6 +116,22 @@ describe("recoverPending after a daemon restart", () => {
       status: "failed",
       stopReason: "max_iterations",
     });
+  });
+
+  it("tells of a run that finished while the daemon was down (its pull request is owed)", async () => {
+    const { state, spec } = await finishedWhileDown();
+    const ended: unknown[] = [];
+    const log = pino({ level: "silent" });
+    resumePending(RunLedger.open(state, { logger: log }), log, () => {}, {
+      ended: (run) => ended.push(run),
+    });
+    expect(ended).toEqual([
+      expect.objectContaining({
+        schedule: "nightly",
+        runId: spec.runId,
+        outcome: expect.objectContaining({ status: "failed" }),
+      }),
+    ]);
   });
 
   it("a run recorded without a pid is adopted when a process carries its run id", async () => {

@@ -6,12 +6,13 @@ import { alertMessageSchema, testAlertMessage } from "../../src/monitor/alerts/m
 import { CONDITION_KINDS, RUN_KINDS } from "../../src/monitor/detect/condition-kinds.js";
 
 describe("condition kinds", () => {
-  it("makes every condition kind an alert kind, with the outbox's own three after them", () => {
+  it("makes every condition kind an alert kind, with the outbox's own three and an undelivered pull request after them", () => {
     expect(ALERT_KINDS).toEqual([
       ...Object.keys(CONDITION_KINDS),
       "delivery_failed",
       "test",
       "digest",
+      "pull_request_failed",
     ]);
     const message = testAlertMessage(new Date("2026-11-21T02:00:00Z"));
     for (const kind of ALERT_KINDS)
@@ -37,6 +38,7 @@ describe("condition kinds", () => {
       config_invalid: "config invalid / critical",
       state_unwritable: "state not writable / critical",
       delivery_failed: "alert delivery failed / critical",
+      pull_request_failed: "pull request not delivered / warning",
       test: "test alert / critical",
       digest: "digest / warning",
     });

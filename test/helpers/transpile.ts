@@ -14,7 +14,7 @@ export function transpileClosure(entries: string[], outDir: string): void {
     if (seen.has(file)) continue;
     seen.add(file);
     const source = readFileSync(file, "utf8");
-    for (const m of source.matchAll(/from "(\.{1,2}\/[^"]+)\.js"/g)) {
+    for (const m of source.matchAll(/(?:from |import\()"(\.{1,2}\/[^"]+)\.js"/g)) {
       queue.push(resolve(dirname(file), `${m[1]}.ts`));
     }
     const js = ts.transpileModule(source, {

@@ -1,15 +1,16 @@
 // Every kind of alert the outbox carries: the monitor's condition kinds (their words and levels
-// come from detect/condition-kinds.ts) and the outbox's own three, each with its label and the
-// severity a paging service gets.
+// come from detect/condition-kinds.ts), the outbox's own three and a run's undelivered pull
+// request, each with its label and the severity a paging service gets.
 import { CONDITION_KINDS, kindDefinition } from "../detect/condition-kinds.js";
 import type { ConditionKind, Severity } from "../detect/conditions.js";
 
-/** The outbox's own messages: about its channels, or the digest, not about one run. */
+/** Alerts the outbox is handed directly, not from a detected condition. */
 const OUTBOX_KINDS = {
   delivery_failed: { label: "alert delivery failed", paging: "critical" },
   test: { label: "test alert", paging: "critical" },
   /** The morning digest (`[[digest]]`): news, never a page; paging channels are refused it. */
   digest: { label: "digest", paging: "warning" },
+  pull_request_failed: { label: "pull request not delivered", paging: "warning" },
 } as const satisfies Record<string, { label: string; paging: Severity }>;
 
 type OutboxKind = keyof typeof OUTBOX_KINDS;

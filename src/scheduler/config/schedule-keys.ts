@@ -3,6 +3,7 @@
 // and [defaults] schemas, their merge and the settings' TypeScript types all come from here.
 import * as z from "zod";
 import type { CatchUpPolicy } from "../timing/planner.js";
+import { deliverField, deliverOf } from "./deliver.js";
 import {
   alertField,
   budgetField,
@@ -114,6 +115,8 @@ export const SCHEDULE_KEYS = {
   budget: key("budget", budgetField, { inheritable: true, hold: budgetOf, only: "preset" }),
   /** Retries of a slot whose run failed (none by default; `attempts = 1`: none). */
   retry: key("retry", retryField, { inheritable: true, hold: retryOf }),
+  /** Where a worktree run's commits go: a pull request per schedule (off by default). */
+  deliver: key("deliver", deliverField, { inheritable: true, hold: deliverOf }),
   jitterMs: key("jitter", durationField(), { default: 0, inheritable: false }),
   after: key("after", z.array(scheduleNameField), { default: NONE, inheritable: false }),
   env: key("env", envField, {

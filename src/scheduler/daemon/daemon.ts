@@ -10,6 +10,7 @@ import { OneAtATime } from "../../util/one-at-a-time.js";
 import { checkStateDir } from "../../util/private-files.js";
 import { eachItem, runSliced } from "../../util/steps.js";
 import { type CronConfig, runEnvironment } from "../config/config.js";
+import { deliverTokenEnvNames, unusableDeliverTokens } from "../config/deliver.js";
 import { type HookDelivery, hookSecretEnvNames, unusableHookSecrets } from "../hooks/delivery.js";
 import { RunHeartbeats } from "../launch/heartbeats.js";
 import type { ProcessStarter } from "../launch/process-start.js";
@@ -180,6 +181,7 @@ export class SchedulerDaemon extends DaemonEmitter {
     await this.reload();
     resumePending(this.ledger, this.log, (run) => this.slots.adopt(run), {
       heartbeats: this.heartbeats,
+      ended: (run) => this.emit("recovered", run),
     });
     const now = new Date(this.deps.clock.now());
     await runSliced(
@@ -231,8 +233,19 @@ export class SchedulerDaemon extends DaemonEmitter {
       }
       await this.putInForce(update);
       registerEnvFileSecrets(this.schedules.values());
-      const hookSecrets = hookSecretEnvNames(this.schedules.values());
-      this.runEnv = runEnvironment(this.config, this.deps.env, hookSecrets);
+      const secrets = [
+        ...hookSecretEnvNames(this.schedules.values()),
+        ...deliverTokenEnvNames(this.schedules.values()),
+      ];
+      this.runEnv = runEnvironment(this.config, this.deps.env, secrets);
+      for (const { schedule, problem } of unusableDeliverTokens(
+        this.schedules.values(),
+        this.deps.env,
+      ))
+        this.log.error(
+          { schedule },
+          `${problem}; its runs' pull requests are given up on (and paged) until it is fixed`,
+        );
       for (const { schedule, problem } of unusableHookSecrets(
         this.schedules.values(),
         this.deps.env,

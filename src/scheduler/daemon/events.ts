@@ -11,6 +11,8 @@ export interface DaemonEvents {
   skipped: [{ schedule: string; slot: Date; runId: string; cause: SkipCause; detail: string }];
   queued: [{ schedule: string; slot: Date; why: string }];
   finished: [{ schedule: string; runId: string; outcome: RunOutcome }];
+  /** A run that ended while no daemon watched it, found at start. */
+  recovered: [{ schedule: string; runId: string; outcome: RunOutcome }];
   missed: [{ schedule: string; slots: Date[]; reason: "daemon_down" | "late_wakeup" }];
   invalid: [{ problems: FieldProblem[]; keptPrevious: string[] }];
   loaded: [{ count: number }];

@@ -184,7 +184,13 @@ export function resumePending(
   ledger: RunLedger,
   log: Logger,
   adopt: (run: ActiveRun) => void,
-  { heartbeats }: Beating = {},
+  {
+    heartbeats,
+    ended = () => {},
+  }: Beating & {
+    /** Told of each run that ended while no daemon watched it (its pull request is owed). */
+    ended?: (run: { schedule: string; runId: string; outcome: RunOutcome }) => void;
+  } = {},
 ): void {
   const report = (runId: string, problem: string) =>
     log.warn({ runId, problem }, UNREADABLE_JOURNAL);
@@ -212,6 +218,8 @@ export function resumePending(
         { runId: action.entry.runId, status: action.outcome.status },
         "run finished while the daemon was down",
       );
+      const { schedule, runId } = action.entry;
+      ended({ schedule, runId, outcome: action.outcome });
     } else if (action.kind === "interrupted") {
       log.warn(
         { runId: action.entry.runId, reason: action.reason },

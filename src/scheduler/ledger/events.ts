@@ -108,8 +108,17 @@ export interface InterruptedEvent extends Base {
   parentRunId?: string;
 }
 
+/** The run's commits went out as its schedule's pull request (after its `finished`). */
+export interface DeliveredEvent extends Base {
+  event: "delivered";
+  /** The pull request (GitLab: merge request) opened or updated. */
+  url: string;
+  action: "opened" | "updated";
+}
+
 export type LedgerEvent =
   | ScheduledEvent
+  | DeliveredEvent
   | StartedEvent
   | FinishedEvent
   | KilledEvent
@@ -165,6 +174,8 @@ export interface RunSummary {
   hookId?: string;
   /** When its agent said to try again (a rate-limited end). */
   retryAfter?: string;
+  /** The pull request its commits went to (`deliver`). */
+  pullRequest?: string;
 }
 
 const TERMINAL: ReadonlySet<SummaryStatus> = new Set([
@@ -216,6 +227,8 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
       return { ...s, status: isTerminal(s.status) ? s.status : "running", pid: e.pid };
     case "killed":
       return { ...s, killedBy: e.by };
+    case "delivered":
+      return { ...s, pullRequest: e.url };
     case "interrupted":
       return {
         ...s,

@@ -193,6 +193,11 @@ export class RunLedger {
     this.pendingRuns.drop(runId);
   }
 
+  /** The run's commits went out as its schedule's pull request. */
+  delivered(runId: string, url: string, action: "opened" | "updated"): void {
+    this.append(runId, { event: "delivered", url, action });
+  }
+
   interrupted(
     runId: string,
     reason: string,

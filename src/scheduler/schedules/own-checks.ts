@@ -15,6 +15,7 @@ import { fileSignature } from "../../util/file-signature.js";
 import { bundledPresetsDir } from "../../util/package-root.js";
 import { nearestKey } from "../../util/toml-input.js";
 import type { CronConfig } from "../config/config.js";
+import { unusableDeliverTokens } from "../config/deliver.js";
 import { nextFireTime } from "../timing/planner.js";
 import { chainChecker } from "./chain-check.js";
 import { displayPath, isPresetPath, type Schedule } from "./schedule-file.js";
@@ -74,6 +75,7 @@ export function ownChecker(
     if (s.kind === "chain") checkChain(s, pass.problem);
     checkFolders(s, exists, pass.warnings);
     checkJitter(s, pass.warnings);
+    checkDeliver(s, pass.warnings);
   };
 }
 
@@ -198,6 +200,33 @@ function checkJitter(s: Schedule, warnings: FieldProblem[]): void {
       expected: "less than the time between two slots, or slots fire out of order",
     });
   }
+}
+
+/**
+ * `deliver` on runs that leave no branch (`isolation = "shared"`), and a forge token
+ * this environment cannot read: said, not refused (the daemon's environment may hold the token
+ * where `validate` runs without it).
+ */
+function checkDeliver(s: Schedule, warnings: FieldProblem[]): void {
+  const token = s.deliver?.pullRequest.token;
+  if (token === undefined) return;
+  if (s.kind === "preset" && s.isolation === "shared")
+    warnings.push({
+      file: s.file,
+      field: at(s, "isolation"),
+      found: '"shared"',
+      expected:
+        'worktree runs (isolation = "worktree"): only a run with its own branch is delivered as a pull request',
+    });
+  const [unusable] = unusableDeliverTokens([s], process.env);
+  if (unusable === undefined) return;
+  const key = token.kind === "env" ? "token_env" : "token_file";
+  warnings.push({
+    file: s.file,
+    field: at(s, `deliver.pull_request.${key}`),
+    found: JSON.stringify(token.kind === "env" ? token.name : token.path),
+    expected: `a forge token the daemon can read (${unusable.problem})`,
+  });
 }
 
 /** A "did you mean" for a name not among `known`, or what is known. */

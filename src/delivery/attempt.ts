@@ -1,0 +1,105 @@
+// One attempt at delivering a run: push its commit to the schedule's branch, then open the
+// schedule's pull request or update the open one. Each step is safe to repeat after a crash:
+// a push already made is seen on the remote, an open pull request is found before one is opened.
+import type { Forge, ForgeOptions } from "../forge/forge.js";
+import { ForgeError } from "../forge/forge.js";
+import { type PushOutcome, pushRunCommit } from "../forge/push.js";
+import { repositoryOfRemote } from "../forge/remote.js";
+import { resolveSecret } from "../util/secrets.js";
+import { FORGE_CLIENTS } from "./forges.js";
+import type { PendingDelivery } from "./record.js";
+
+export type AttemptResult =
+  | { kind: "delivered"; action: "opened" | "updated"; number: number; url: string }
+  | { kind: "retry"; error: string; retryAfterMs?: number }
+  | { kind: "dead"; error: string };
+
+export interface AttemptDeps {
+  /** What the daemon last pushed to the schedule's branch. */
+  lastPushed(schedule: string): string | undefined;
+  /** Records the push before the API call: a crash between them is then seen for what it was. */
+  onPushed(sha: string): void;
+  env?: NodeJS.ProcessEnv;
+  forges?: Partial<Record<string, (options: ForgeOptions) => Forge>>;
+}
+
+function pushProblem(outcome: PushOutcome, branch: string): AttemptResult | undefined {
+  if (outcome.kind === "moved")
+    return {
+      kind: "dead",
+      error: `someone else's commit ${outcome.found.slice(0, 12)} is on branch ${branch}, which the daemon does not overwrite: merge or close the pull request and delete the branch, and the next run opens a new one`,
+    };
+  if (outcome.kind === "failed")
+    return outcome.permanent
+      ? {
+          kind: "dead",
+          error: `${outcome.detail}; the remote refused the token or the repository: check the token is valid and may push there`,
+        }
+      : { kind: "retry", error: outcome.detail };
+  return undefined;
+}
+
+export async function attemptDelivery(
+  entry: PendingDelivery,
+  deps: AttemptDeps,
+): Promise<AttemptResult> {
+  const { job } = entry;
+  let token: string;
+  try {
+    token = resolveSecret(job.token, `schedule "${job.schedule}": deliver.pull_request token`, {
+      ...(deps.env !== undefined && { env: deps.env }),
+    });
+  } catch (err) {
+    return { kind: "dead", error: (err as Error).message };
+  }
+  if (!entry.pushed) {
+    const pushed = await pushRunCommit({
+      repoDir: job.repoDir,
+      remote: job.remote,
+      sha: job.sha,
+      branch: job.branch,
+      expected: deps.lastPushed(job.schedule),
+      token,
+      forge: job.forge,
+    });
+    const problem = pushProblem(pushed, job.branch);
+    if (problem !== undefined) return problem;
+    deps.onPushed(job.sha);
+  }
+  const repository = job.repository ?? (await repositoryOfRemote(job.repoDir, job.remote));
+  if (repository === undefined)
+    return {
+      kind: "dead",
+      error: `the repository of remote ${job.remote} cannot be read from its URL: set deliver.pull_request.repository = "owner/name"`,
+    };
+  const client = (deps.forges?.[job.forge] ?? (await FORGE_CLIENTS[job.forge]()))({
+    apiUrl: job.apiUrl,
+    repository,
+    token,
+  });
+  return await openOrUpdate(client, entry);
+}
+
+async function openOrUpdate(forge: Forge, entry: PendingDelivery): Promise<AttemptResult> {
+  const { job } = entry;
+  const draft = { ...job, head: job.branch };
+  try {
+    const open = await forge.findOpen(job.branch, job.base);
+    if (open !== undefined) {
+      const updated = await forge.update(open.number, draft);
+      return { kind: "delivered", action: "updated", ...updated };
+    }
+    const opened = await forge.open(draft);
+    return { kind: "delivered", action: "opened", ...opened };
+  } catch (err) {
+    if (!(err instanceof ForgeError))
+      return { kind: "retry", error: String((err as Error)?.message ?? err) };
+    return err.failure.kind === "retry"
+      ? {
+          kind: "retry",
+          error: err.message,
+          ...(err.failure.retryAfterMs !== undefined && { retryAfterMs: err.failure.retryAfterMs }),
+        }
+      : { kind: "dead", error: err.message };
+  }
+}

@@ -1,0 +1,61 @@
+// A pull request's title and body, from the run's report (its words: shown as they are, never
+// obeyed) and the run's facts as the daemon knows them. Pure.
+
+export interface RunFacts {
+  schedule: string;
+  runId: string;
+  costUsd?: number;
+  iterations?: number;
+  durationMs?: number;
+  commits: number;
+  /** The run's page on the daemon's status page, when `[http] public_url` is set. */
+  runUrl?: string;
+}
+
+// GitHub refuses a body past 65536 characters and a title past 256; GitLab's and Gitea's
+// limits are larger.
+const MAX_BODY = 60_000;
+const MAX_TITLE = 200;
+
+/** The report's first Markdown heading, else a title naming the schedule. */
+export function pullRequestTitle(report: string | undefined, facts: RunFacts): string {
+  const heading = /^#{1,3}\s+(.+?)\s*#*\s*$/m.exec(report ?? "")?.[1]?.trim();
+  const title = heading
+    ? `${facts.schedule}: ${heading}`
+    : `autoloop ${facts.schedule}: run ${facts.runId}`;
+  return title.length > MAX_TITLE ? `${title.slice(0, MAX_TITLE - 1)}…` : title;
+}
+
+function factLines(f: RunFacts): string[] {
+  const lines = [`- schedule: \`${f.schedule}\``, `- run: \`${f.runId}\``];
+  if (f.runUrl !== undefined) lines[1] = `- run: [\`${f.runId}\`](${f.runUrl})`;
+  lines.push(`- commits: ${f.commits}`);
+  if (f.iterations !== undefined) lines.push(`- iterations: ${f.iterations}`);
+  if (f.costUsd !== undefined) lines.push(`- cost: $${f.costUsd.toFixed(2)}`);
+  if (f.durationMs !== undefined)
+    lines.push(`- duration: ${Math.round(f.durationMs / 60_000)} min`);
+  return lines;
+}
+
+/** The report (cut to fit), then the run's facts under a rule. */
+export function pullRequestBody(
+  report: string | undefined,
+  facts: RunFacts,
+  reportName: string,
+): string {
+  const tail = [
+    "",
+    "---",
+    `Opened by autoloop-cron from an unattended run; updated by the schedule's next run with changes.`,
+    ...factLines(facts),
+    "",
+  ].join("\n");
+  const room = MAX_BODY - tail.length;
+  let text =
+    report === undefined || report.trim() === ""
+      ? `_The run wrote no \`${reportName}\`._\n`
+      : report;
+  if (text.length > room)
+    text = `${text.slice(0, room - 40)}\n\n_(report cut; see ${reportName})_\n`;
+  return `${text.replace(/\s+$/, "")}\n${tail}`;
+}

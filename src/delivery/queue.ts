@@ -1,0 +1,224 @@
+// The durable queue of pull request deliveries (state_dir/deliveries.jsonl): a run's delivery
+// is fsynced before any push, its push recorded before the API call, retried with the outbox's
+// backoff until delivered or dead, and replayed after a restart, `kill -9` included. One
+// delivery per schedule at a time; a newer run's takes the place of one not yet delivered.
+import { LineAppender } from "../journal/append.js";
+import { type AlertLogger, silentLogger } from "../monitor/channels/delivery.js";
+import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "../monitor/outbox/backoff.js";
+import { loadRecordFile } from "../monitor/outbox/file.js";
+import { OutboxWorker, type WorkerTimers } from "../monitor/outbox/worker.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import { formatDuration } from "../util/duration.js";
+import { processRedactor } from "../util/secrets.js";
+import { type AttemptDeps, type AttemptResult, attemptDelivery } from "./attempt.js";
+import {
+  applyDeliveryRecord,
+  compactedDeliveryRecords,
+  type DeliveryJob,
+  type DeliveryRecord,
+  type DeliveryResult,
+  type DeliveryState,
+  emptyDeliveryState,
+  type PendingDelivery,
+  parseDeliveryRecord,
+} from "./record.js";
+
+/** A delivery given up on, or made: what the monitor pages about and the ledger records. */
+export interface DeliveryEnd {
+  schedule: string;
+  runId: string;
+  result: Exclude<DeliveryResult, { kind: "pending" } | { kind: "superseded" }>;
+}
+
+export interface DeliveryQueueOptions {
+  path: string;
+  now?: () => number;
+  random?: () => number;
+  timers?: WorkerTimers;
+  logger?: AlertLogger;
+  backoff?: BackoffPolicy;
+  /** Transient failures for longer than this make the delivery dead (default 24 h). */
+  maxAgeMs?: number;
+  /** Told once per delivery, when it is made or given up on. */
+  onEnd?: (end: DeliveryEnd) => void;
+  /** Compact the file when it grows past this (default 1 MiB): jobs hold whole reports. */
+  compactBytes?: number;
+  /** The forge clients and environment an attempt uses (tests). */
+  attempt?: Pick<AttemptDeps, "env" | "forges">;
+}
+
+// A forge's "Retry-After: 0" must not turn into a tight loop.
+const MIN_RETRY_AFTER_MS = 1_000;
+
+export class DeliveryQueue {
+  private readonly appender: LineAppender;
+  private readonly busy = new Set<string>();
+  private readonly listeners = new Set<() => void>();
+  private readonly worker: OutboxWorker;
+  private readonly now: () => number;
+  private readonly log: AlertLogger;
+
+  private constructor(
+    private readonly options: DeliveryQueueOptions,
+    private readonly state: DeliveryState,
+    private bytes: number,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.log = options.logger ?? silentLogger;
+    // Each line fsynced before the next step: a delivery is never lost nor pushed twice unseen.
+    this.appender = new LineAppender(options.path, { private: true, fsync: true });
+    this.worker = new OutboxWorker(this, this.now, options.timers, this.log);
+  }
+
+  static open(options: DeliveryQueueOptions): DeliveryQueue {
+    const loaded = loadRecordFile(options.path, parseDeliveryRecord);
+    const state = emptyDeliveryState();
+    for (const r of loaded.records) applyDeliveryRecord(state, r);
+    const queue = new DeliveryQueue(options, state, loaded.bytes);
+    if (loaded.skipped > 0)
+      queue.log.warn(
+        { path: options.path, skipped: loaded.skipped },
+        "deliveries: skipped bad lines",
+      );
+    return queue;
+  }
+
+  /** Records the run's delivery (on disk when this returns); an older one pending is superseded. */
+  enqueue(job: DeliveryJob, now = this.now()): void {
+    const at = new Date(now).toISOString();
+    for (const older of [...this.state.pending.values()])
+      if (older.job.schedule === job.schedule && older.id !== job.runId)
+        this.append({ type: "superseded", id: older.id, at, by: job.runId });
+    this.append({ type: "enqueued", id: job.runId, at, job });
+    this.notify();
+  }
+
+  /** How the run's delivery went, if it had one. */
+  result(runId: string): DeliveryResult | undefined {
+    return this.state.results.get(runId);
+  }
+
+  /** Attempts every delivery due at `now` whose schedule has none in flight. */
+  async deliverDue(now = this.now()): Promise<void> {
+    const due = [...this.state.pending.values()]
+      .filter((e) => e.nextAt <= now && !this.busy.has(e.job.schedule))
+      .sort((a, b) => a.nextAt - b.nextAt);
+    const started = new Set<string>();
+    const runs: Promise<void>[] = [];
+    for (const e of due) {
+      if (started.has(e.job.schedule)) continue;
+      started.add(e.job.schedule);
+      runs.push(this.attempt(e));
+    }
+    await Promise.all(runs);
+  }
+
+  nextDueAt(): number | undefined {
+    let next: number | undefined;
+    for (const e of this.state.pending.values())
+      if (!this.busy.has(e.job.schedule) && (next === undefined || e.nextAt < next))
+        next = e.nextAt;
+    return next;
+  }
+
+  onActivity(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  start(): void {
+    this.worker.start();
+  }
+
+  async close(): Promise<void> {
+    await this.worker.stop();
+    this.appender.close();
+  }
+
+  private async attempt(entry: PendingDelivery): Promise<void> {
+    const { schedule } = entry.job;
+    this.busy.add(schedule);
+    let result: AttemptResult;
+    try {
+      result = await attemptDelivery(entry, {
+        ...this.options.attempt,
+        lastPushed: (s) => this.state.lastPushed.get(s),
+        onPushed: (sha) => this.append({ type: "pushed", id: entry.id, at: this.iso(), sha }),
+      });
+    } catch (err) {
+      result = { kind: "retry", error: (err as Error)?.message ?? String(err) };
+    } finally {
+      this.busy.delete(schedule);
+    }
+    // Superseded while in flight: the newer run's delivery decides what the branch shows.
+    if (this.state.pending.has(entry.id)) this.settle(entry, result);
+    if (this.busy.size === 0 && this.bytes > (this.options.compactBytes ?? 1 << 20)) this.compact();
+    this.notify();
+  }
+
+  private settle(entry: PendingDelivery, result: AttemptResult): void {
+    const at = this.iso();
+    const { schedule } = entry.job;
+    if (result.kind === "delivered") {
+      const { action, number, url } = result;
+      this.append({ type: "delivered", id: entry.id, at, action, number, url });
+      this.log.info(
+        { schedule, run: entry.id, url: result.url },
+        `pull request ${result.action}: ${result.url}`,
+      );
+      this.options.onEnd?.({ schedule, runId: entry.id, result });
+      return;
+    }
+    let error = processRedactor.redact(result.error);
+    const failures = entry.failures + 1;
+    const age = this.now() - entry.enqueuedAt;
+    if (result.kind === "retry" && age < (this.options.maxAgeMs ?? 86_400_000)) {
+      const delay =
+        result.retryAfterMs !== undefined
+          ? Math.max(MIN_RETRY_AFTER_MS, result.retryAfterMs)
+          : backoffDelay(
+              failures,
+              this.options.random ?? Math.random,
+              this.options.backoff ?? DEFAULT_BACKOFF,
+            );
+      const nextAt = new Date(this.now() + delay).toISOString();
+      this.append({ type: "attempt", id: entry.id, at, attempt: failures, error, nextAt });
+      this.log.warn(
+        { schedule, run: entry.id, error, nextAt },
+        "pull request delivery failed; retrying",
+      );
+      return;
+    }
+    if (result.kind === "retry")
+      error = `gave up after ${formatDuration(age)} and ${failures} attempts; last error: ${error}`;
+    this.append({ type: "dead", id: entry.id, at, error });
+    this.log.error({ schedule, run: entry.id, error }, "pull request delivery given up");
+    this.options.onEnd?.({ schedule, runId: entry.id, result: { kind: "dead", error } });
+  }
+
+  /** Rewrites the file with only what replay still needs (atomic: a crash keeps one or the other). */
+  compact(): void {
+    const text = compactedDeliveryRecords(this.state, this.iso())
+      .map((r) => `${JSON.stringify(r)}\n`)
+      .join("");
+    writeFileAtomic(this.options.path, text);
+    this.bytes = Buffer.byteLength(text);
+    // The next line goes to the new file.
+    this.appender.close();
+  }
+
+  private iso(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  private append(record: DeliveryRecord): void {
+    const line = JSON.stringify(record);
+    this.appender.appendLine(line);
+    this.bytes += Buffer.byteLength(line) + 1;
+    applyDeliveryRecord(this.state, record);
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+}

@@ -1,0 +1,167 @@
+// The lines of deliveries.jsonl (a run's commits on their way to a pull request) and the pure
+// replay that rebuilds the queue from them.
+import * as z from "zod";
+import { FORGES } from "../forge/forge.js";
+
+const secretRef = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("env"), name: z.string() }),
+  z.object({ kind: z.literal("file"), path: z.string() }),
+]);
+
+/** What is delivered, fixed when the run ended (the token by reference, read at each attempt). */
+export const deliveryJobSchema = z.object({
+  schedule: z.string(),
+  runId: z.string(),
+  /** The project's repository, which holds the run's commit. */
+  repoDir: z.string(),
+  sha: z.string().regex(/^[0-9a-f]{40,64}$/),
+  /** `autoloop/<schedule>` on the remote. */
+  branch: z.string(),
+  base: z.string(),
+  remote: z.string(),
+  forge: z.enum(FORGES),
+  apiUrl: z.string(),
+  repository: z.string().optional(),
+  token: secretRef,
+  title: z.string(),
+  body: z.string(),
+  draft: z.boolean(),
+  labels: z.array(z.string()),
+  reviewers: z.array(z.string()),
+});
+export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
+
+const base = { id: z.string(), at: z.string() };
+const recordSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("enqueued"), ...base, job: deliveryJobSchema }),
+  /** The remote branch holds the job's commit (the API call may still be owed). */
+  z.object({ type: z.literal("pushed"), ...base, sha: z.string() }),
+  z.object({
+    type: z.literal("attempt"),
+    ...base,
+    attempt: z.number().int().positive(),
+    error: z.string(),
+    nextAt: z.string(),
+  }),
+  z.object({
+    type: z.literal("delivered"),
+    ...base,
+    action: z.enum(["opened", "updated"]),
+    number: z.number().int(),
+    url: z.string(),
+  }),
+  z.object({ type: z.literal("dead"), ...base, error: z.string() }),
+  /** A newer run of the schedule took its place before it was delivered. */
+  z.object({ type: z.literal("superseded"), ...base, by: z.string() }),
+  /** A compacted file's memory of what the daemon last pushed to schedule `id`'s branch. */
+  z.object({ type: z.literal("branch"), ...base, sha: z.string() }),
+]);
+export type DeliveryRecord = z.infer<typeof recordSchema>;
+
+export function parseDeliveryRecord(line: string): DeliveryRecord | undefined {
+  try {
+    const parsed = recordSchema.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface PendingDelivery {
+  id: string;
+  job: DeliveryJob;
+  enqueuedAt: number;
+  failures: number;
+  nextAt: number;
+  pushed: boolean;
+  lastError?: string;
+}
+
+/** How a run's delivery ended, for `runs show`, the status page and MCP. */
+export type DeliveryResult =
+  | { kind: "pending"; failures: number; lastError?: string }
+  | { kind: "delivered"; action: "opened" | "updated"; number: number; url: string }
+  | { kind: "dead"; error: string }
+  | { kind: "superseded"; by: string };
+
+export interface DeliveryState {
+  pending: Map<string, PendingDelivery>;
+  /** Per schedule, the commit the daemon last pushed to its branch: the lease of the next push. */
+  lastPushed: Map<string, string>;
+  /** Per run id, how its delivery ended. */
+  results: Map<string, DeliveryResult>;
+}
+
+export function emptyDeliveryState(): DeliveryState {
+  return { pending: new Map(), lastPushed: new Map(), results: new Map() };
+}
+
+const dueAt = (ms: number): number => (Number.isFinite(ms) ? ms : 0);
+
+/** Applies one record; records about unknown or finished entries are ignored. */
+export function applyDeliveryRecord(state: DeliveryState, r: DeliveryRecord): void {
+  if (r.type === "enqueued") {
+    if (state.pending.has(r.id) || state.results.has(r.id)) return;
+    const at = Date.parse(r.at);
+    state.pending.set(r.id, {
+      id: r.id,
+      job: r.job,
+      enqueuedAt: at,
+      failures: 0,
+      nextAt: dueAt(at),
+      pushed: false,
+    });
+    state.results.set(r.id, { kind: "pending", failures: 0 });
+    return;
+  }
+  if (r.type === "branch") {
+    state.lastPushed.set(r.id, r.sha);
+    return;
+  }
+  const entry = state.pending.get(r.id);
+  if (entry === undefined) return;
+  switch (r.type) {
+    case "pushed":
+      entry.pushed = true;
+      state.lastPushed.set(entry.job.schedule, r.sha);
+      return;
+    case "attempt":
+      entry.failures = Math.max(entry.failures, r.attempt);
+      entry.nextAt = dueAt(Date.parse(r.nextAt));
+      entry.lastError = r.error;
+      state.results.set(r.id, { kind: "pending", failures: entry.failures, lastError: r.error });
+      return;
+    case "delivered":
+      state.results.set(r.id, {
+        kind: "delivered",
+        action: r.action,
+        number: r.number,
+        url: r.url,
+      });
+      break;
+    case "dead":
+      state.results.set(r.id, { kind: "dead", error: r.error });
+      break;
+    case "superseded":
+      state.results.set(r.id, { kind: "superseded", by: r.by });
+      break;
+  }
+  state.pending.delete(r.id);
+}
+
+/** The lines that rebuild what `state` still needs: each branch's lease and the pending jobs. */
+export function compactedDeliveryRecords(state: DeliveryState, at: string): DeliveryRecord[] {
+  const out: DeliveryRecord[] = [];
+  for (const [schedule, sha] of state.lastPushed)
+    out.push({ type: "branch", id: schedule, at, sha });
+  for (const p of state.pending.values()) {
+    const { id, job } = p;
+    out.push({ type: "enqueued", id, at: new Date(p.enqueuedAt).toISOString(), job });
+    if (p.pushed) out.push({ type: "pushed", id, at, sha: job.sha });
+    if (p.failures > 0) {
+      const nextAt = new Date(p.nextAt).toISOString();
+      out.push({ type: "attempt", id, at, attempt: p.failures, error: p.lastError ?? "", nextAt });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,74 @@
+// What a finished run gives its schedule's pull request: nothing (no `deliver`, a run that did
+// not complete, no commit), or a delivery job with the run's report and facts.
+import { readEndRecord } from "../harness/control/end-record.js";
+import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
+import type { Schedule } from "../scheduler/schedules/schedule-file.js";
+import { processRedactor } from "../util/secrets.js";
+import { pullRequestBody, pullRequestTitle } from "./pull-text.js";
+import type { DeliveryJob } from "./record.js";
+import { defaultReportName, readRunBranch } from "./run-branch.js";
+
+export type RunDelivery = { kind: "deliver"; job: DeliveryJob } | { kind: "skip"; why: string };
+
+/** The branch on the remote that holds a schedule's latest delivered run. */
+export const deliveryBranch = (schedule: string) => `autoloop/${schedule}`;
+
+export async function runDelivery(
+  schedule: Schedule,
+  runId: string,
+  outcome: RunOutcome,
+  runUrl?: (runId: string) => string | undefined,
+): Promise<RunDelivery> {
+  const pr = schedule.deliver?.pullRequest;
+  if (pr === undefined) return { kind: "skip", why: "the schedule delivers nothing" };
+  if (outcome.status !== "completed")
+    return {
+      kind: "skip",
+      why: `the run ${outcome.status.replace("_", " ")}: nothing is delivered`,
+    };
+  const reportName =
+    pr.report ?? defaultReportName(schedule.kind === "preset" ? schedule.preset : schedule.name);
+  const branch = await readRunBranch(outcome.journalPath, runId, reportName);
+  if (branch.kind === "none") return { kind: "skip", why: branch.why };
+  const base = pr.base ?? (branch.startedFrom === "HEAD" ? undefined : branch.startedFrom);
+  if (base === undefined)
+    return {
+      kind: "skip",
+      why: "the run started from a detached HEAD: set deliver.pull_request.base",
+    };
+  const url = runUrl?.(runId);
+  const facts = {
+    schedule: schedule.name,
+    runId,
+    commits: branch.commits,
+    durationMs: outcome.durationMs,
+    ...(outcome.spend !== undefined && { costUsd: outcome.spend.costUsd }),
+    ...(readIterations(runId, outcome.journalPath) ?? {}),
+    ...(url !== undefined && { runUrl: url }),
+  };
+  const job: DeliveryJob = {
+    schedule: schedule.name,
+    runId,
+    repoDir: schedule.projectDir,
+    sha: branch.sha,
+    branch: deliveryBranch(schedule.name),
+    base,
+    remote: pr.remote,
+    forge: pr.forge,
+    apiUrl: pr.apiUrl,
+    ...(pr.repository !== undefined && { repository: pr.repository }),
+    token: pr.token,
+    // The report is the run's text: any secret it quotes is hidden before it leaves.
+    title: processRedactor.redact(pullRequestTitle(branch.report, facts)),
+    body: processRedactor.redact(pullRequestBody(branch.report, facts, reportName)),
+    draft: pr.draft,
+    labels: pr.labels,
+    reviewers: pr.reviewers,
+  };
+  return { kind: "deliver", job };
+}
+
+function readIterations(runId: string, journalPath: string): { iterations: number } | undefined {
+  const end = readEndRecord(runId, journalPath);
+  return end === undefined ? undefined : { iterations: end.iterations };
+}

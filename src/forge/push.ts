@@ -1,0 +1,94 @@
+// Pushing a run's commit to the schedule's branch on a remote: never over someone else's
+// commits (the branch must be where the daemon last left it, or absent), the token handed to
+// git in its environment only, never on argv or in a URL written to disk.
+import { execa } from "execa";
+import type { ForgeKind } from "./forge.js";
+
+export type PushOutcome =
+  /** The remote branch now holds `sha`. */
+  | { kind: "pushed"; sha: string }
+  /** It already did (a push whose record a crash lost): nothing was sent. */
+  | { kind: "already"; sha: string }
+  /** Someone else's commit is on the branch: left alone. */
+  | { kind: "moved"; found: string }
+  /** `permanent`: refused (the token or its access), not worth trying again unchanged. */
+  | { kind: "failed"; detail: string; permanent: boolean };
+
+export interface PushRequest {
+  /** The repository holding the run's commit (the project's checkout). */
+  repoDir: string;
+  remote: string;
+  sha: string;
+  /** The branch on the remote, `autoloop/<schedule>`. */
+  branch: string;
+  /** What the daemon last pushed there; absent: the branch must not exist yet. */
+  expected: string | undefined;
+  token: string;
+  forge: ForgeKind;
+}
+
+// The user name each forge takes with a token as the password over HTTPS.
+const TOKEN_USER: Record<ForgeKind, string> = {
+  github: "x-access-token",
+  gitlab: "oauth2",
+  gitea: "autoloop",
+};
+
+/** git's environment: the token as an HTTP header given through config variables. */
+export function pushEnvironment(forge: ForgeKind, token: string, base = process.env) {
+  const basic = Buffer.from(`${TOKEN_USER[forge]}:${token}`).toString("base64");
+  return {
+    ...base,
+    LC_ALL: "C",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_CONFIG_COUNT: "1",
+    GIT_CONFIG_KEY_0: "http.extraHeader",
+    GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+  };
+}
+
+async function runGit(dir: string, args: string[], env: NodeJS.ProcessEnv) {
+  const r = await execa("git", args, {
+    cwd: dir,
+    env,
+    extendEnv: false,
+    reject: false,
+    timeout: 300_000,
+  });
+  return { ok: r.exitCode === 0, stdout: String(r.stdout), stderr: String(r.stderr).trim() };
+}
+
+export async function pushRunCommit(req: PushRequest): Promise<PushOutcome> {
+  const env = pushEnvironment(req.forge, req.token);
+  const ref = `refs/heads/${req.branch}`;
+  const listed = await runGit(req.repoDir, ["ls-remote", "--", req.remote, ref], env);
+  if (!listed.ok) return gitFailed(`git ls-remote ${req.remote}`, listed.stderr);
+  const found = listed.stdout.split(/\s/)[0] || undefined;
+  if (found === req.sha) return { kind: "already", sha: req.sha };
+  if (found !== undefined && found !== req.expected) return { kind: "moved", found };
+  // The lease names what was just seen: a push landing in between is refused, not overwritten.
+  const lease = `--force-with-lease=${ref}:${found ?? ""}`;
+  const pushed = await runGit(
+    req.repoDir,
+    ["push", "--no-verify", lease, "--", req.remote, `${req.sha}:${ref}`],
+    env,
+  );
+  if (pushed.ok) return { kind: "pushed", sha: req.sha };
+  if (/stale info|\[rejected\]|fetch first/.test(pushed.stderr)) {
+    const again = await runGit(req.repoDir, ["ls-remote", "--", req.remote, ref], env);
+    return { kind: "moved", found: again.stdout.split(/\s/)[0] || "(unknown)" };
+  }
+  return gitFailed(`git push ${req.remote}`, pushed.stderr);
+}
+
+// What git prints when the server refuses the token or the repository, rather than failing.
+const REFUSED =
+  /returned error: (401|403|404)|Authentication failed|could not read Username|does not appear to be a git repository|No such remote/i;
+
+function gitFailed(what: string, stderr: string): PushOutcome {
+  return {
+    kind: "failed",
+    detail: `${what}: ${stderr || "no output"}`,
+    permanent: REFUSED.test(stderr),
+  };
+}

@@ -1,0 +1,141 @@
+// The `deliver` setting: a schedule's worktree runs delivered as one pull request (GitLab: merge
+// request) per schedule, on branch `autoloop/<schedule>`; its keys, rules and the held shape.
+import { isAbsolute } from "node:path";
+import * as z from "zod";
+import { FORGES, type ForgeKind } from "../../forge/forge.js";
+import { resolveSecret, type SecretRef } from "../../util/secrets.js";
+import { envNameField } from "./fields.js";
+
+export type { ForgeKind };
+
+/** Where each forge's API is when `api_url` is not written (Gitea has no public default). */
+export const DEFAULT_API_URLS: Record<ForgeKind, string | undefined> = {
+  github: "https://api.github.com",
+  gitlab: "https://gitlab.com",
+  gitea: undefined,
+};
+
+const REF_NAME = /^(?!.*\.\.)(?!.*\/\/)(?!\/)(?!.*\/$)[A-Za-z0-9._/-]+$/;
+const refName = (what: string) =>
+  z.string().regex(REF_NAME, { message: `${what}: letters, digits, ".", "_", "-" and "/"` });
+
+const pullRequestField = z
+  .strictObject({
+    remote: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/, { message: 'the name of a git remote, such as "origin"' })
+      .default("origin"),
+    forge: z.enum(FORGES),
+    /** The branch the pull request merges into; absent: the branch the run started from. */
+    base: refName("a branch name").optional(),
+    labels: z.array(z.string().min(1).max(50)).default([]),
+    draft: z.boolean().default(false),
+    reviewers: z
+      .array(z.string().regex(/^[A-Za-z0-9._-]+$/, { message: "a user name" }))
+      .default([]),
+    token_env: envNameField.optional(),
+    token_file: z
+      .string()
+      .refine(isAbsolute, { message: "an absolute path to a file holding the token" })
+      .optional(),
+    api_url: z
+      .url({ protocol: /^https?$/, error: "an http(s) URL such as https://api.github.com" })
+      .optional(),
+    /** owner/name (GitLab: group/subgroup/name); absent: read from the remote's URL. */
+    repository: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)+$/, { message: "owner/name" })
+      .optional(),
+    /** The run's report file, its title and body; absent: `<PRESET-NAME>.md`. */
+    report: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/, { message: "a file path in the repository" })
+      .refine((p) => !p.split("/").includes(".."), { message: "a path inside the repository" })
+      .optional(),
+  })
+  .refine((p) => (p.token_env === undefined) !== (p.token_file === undefined), {
+    message:
+      "exactly one of token_env or token_file: the forge token (never written into the file)",
+  })
+  .refine((p) => p.api_url !== undefined || DEFAULT_API_URLS[p.forge] !== undefined, {
+    message: 'api_url for forge "gitea", such as https://gitea.example.com/api/v1',
+  });
+
+export const deliverField = z.strictObject({ pull_request: pullRequestField });
+export type DeliverEntry = z.output<typeof deliverField>;
+
+/** A schedule's pull request delivery as the scheduler holds it. */
+export interface PullRequestDelivery {
+  remote: string;
+  forge: ForgeKind;
+  base?: string;
+  labels: string[];
+  draft: boolean;
+  reviewers: string[];
+  token: Extract<SecretRef, { kind: "env" | "file" }>;
+  apiUrl: string;
+  repository?: string;
+  report?: string;
+}
+
+export interface DeliverSettings {
+  pullRequest: PullRequestDelivery;
+}
+
+export function deliverOf(entry: DeliverEntry): DeliverSettings {
+  const p = entry.pull_request;
+  return {
+    pullRequest: {
+      remote: p.remote,
+      forge: p.forge,
+      ...(p.base !== undefined && { base: p.base }),
+      labels: p.labels,
+      draft: p.draft,
+      reviewers: p.reviewers,
+      token:
+        p.token_env !== undefined
+          ? { kind: "env", name: p.token_env }
+          : { kind: "file", path: p.token_file! },
+      apiUrl: (p.api_url ?? DEFAULT_API_URLS[p.forge]!).replace(/\/+$/, ""),
+      ...(p.repository !== undefined && { repository: p.repository }),
+      ...(p.report !== undefined && { report: p.report }),
+    },
+  };
+}
+
+type Delivering = { name: string; deliver?: DeliverSettings };
+
+/** The variables that hold the schedules' forge tokens (kept out of every run's environment). */
+export function deliverTokenEnvNames(schedules: Iterable<Delivering>): string[] {
+  const names: string[] = [];
+  for (const s of schedules) {
+    const token = s.deliver?.pullRequest.token;
+    if (token?.kind === "env") names.push(token.name);
+  }
+  return names;
+}
+
+/**
+ * The schedules whose forge token cannot be read (unset, empty, unreadable file), each with
+ * why; the tokens that can are registered with the redactor, so no log or page shows them.
+ */
+export function unusableDeliverTokens(
+  schedules: Iterable<Delivering>,
+  env: NodeJS.ProcessEnv,
+): Array<{ schedule: string; problem: string }> {
+  const out: Array<{ schedule: string; problem: string }> = [];
+  for (const s of schedules) {
+    const token = s.deliver?.pullRequest.token;
+    if (token === undefined) continue;
+    try {
+      resolveSecret(
+        token,
+        `schedule "${s.name}": deliver.pull_request.${token.kind === "env" ? "token_env" : "token_file"}`,
+        { env },
+      );
+    } catch (err) {
+      out.push({ schedule: s.name, problem: (err as Error).message });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,245 @@
+// A loopback GitHub REST API for the pull request calls the daemon makes, every request and
+// answer checked against GitHub's published OpenAPI document (@octokit/openapi); answers are
+// built from the document's own examples. Tests script failures and close or merge pulls.
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { join } from "node:path";
+import { ROOT } from "./cli.js";
+import { closeLoopback, listenLoopback } from "./loopback.js";
+import { OpenApiCheck } from "./openapi-check.js";
+
+type Json = Record<string, unknown>;
+
+export interface FakePull {
+  number: number;
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  draft: boolean;
+  state: "open" | "closed";
+  merged: boolean;
+  labels: string[];
+  reviewers: string[];
+}
+
+export interface ScriptedFailure {
+  status: number;
+  headers?: Record<string, string>;
+}
+
+let check: OpenApiCheck | undefined;
+/** Loaded once per test file: the document is large. */
+function openApi(): OpenApiCheck {
+  const path = join(ROOT, "node_modules/@octokit/openapi/generated/api.github.com.json");
+  check ??= new OpenApiCheck(JSON.parse(readFileSync(path, "utf8")) as Json);
+  return check;
+}
+
+const ROUTES: Array<{ method: string; template: string; pattern: RegExp }> = [
+  ["GET", "/repos/{owner}/{repo}/pulls"],
+  ["POST", "/repos/{owner}/{repo}/pulls"],
+  ["PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}"],
+  ["POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels"],
+  ["POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"],
+].map(([method, template]) => ({
+  method: method!,
+  template: template!,
+  pattern: new RegExp(`^${template!.replace(/\{[a-z_]+\}/g, "([^/]+)")}$`),
+}));
+
+export class FakeGitHub {
+  readonly pulls: FakePull[] = [];
+  /** Requests and answers that do not conform to GitHub's API document: [] in a passing test. */
+  readonly problems: string[] = [];
+  readonly requests: Array<{
+    method: string;
+    path: string;
+    authorization?: string;
+    body?: unknown;
+  }> = [];
+  /** Answered, in order, instead of the next requests. */
+  readonly failures: ScriptedFailure[] = [];
+  /** While set, requests are taken and never answered (a daemon killed mid-call). */
+  hold = false;
+  url = "";
+  private readonly server = createServer((req, res) => void this.handle(req, res));
+
+  constructor(
+    private readonly owner: string,
+    private readonly repo: string,
+    private readonly token: string,
+  ) {}
+
+  async start(): Promise<this> {
+    openApi();
+    this.url = await listenLoopback(this.server);
+    return this;
+  }
+
+  close(): Promise<void> {
+    return closeLoopback(this.server);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", this.url);
+    const text = await new Promise<string>((resolve) => {
+      let t = "";
+      req.on("data", (c) => (t += c)).on("end", () => resolve(t));
+    });
+    const body = text === "" ? undefined : (JSON.parse(text) as Json);
+    this.requests.push({
+      method: req.method!,
+      path: url.pathname,
+      authorization: req.headers.authorization,
+      body,
+    });
+    if (this.hold) return;
+    const route = ROUTES.find((r) => r.method === req.method && r.pattern.test(url.pathname));
+    if (route === undefined) {
+      this.problems.push(`no such route: ${req.method} ${url.pathname}`);
+      return this.error(res, 404, "Not Found");
+    }
+    const problems = openApi().checkRequest(route.method, route.template, url.searchParams, body);
+    if (problems.length > 0) {
+      this.problems.push(...problems.map((p) => `${route.method} ${route.template}: ${p}`));
+      return this.error(res, 422, "Validation Failed");
+    }
+    if (req.headers.authorization !== `token ${this.token}`)
+      return this.error(res, 401, "Bad credentials");
+    const failure = this.failures.shift();
+    if (failure !== undefined)
+      return this.error(res, failure.status, "scripted failure", failure.headers);
+    const [owner, repo, n] = route.pattern.exec(url.pathname)!.slice(1);
+    if (owner !== this.owner || repo !== this.repo) return this.error(res, 404, "Not Found");
+    const { status, answer } = this.answer(
+      route.method,
+      route.template,
+      url.searchParams,
+      body,
+      Number(n),
+    );
+    const wrong = openApi().checkResponse(route.method, route.template, status, answer);
+    this.problems.push(...wrong.map((p) => `answer to ${route.method} ${route.template}: ${p}`));
+    res
+      .writeHead(status, { "content-type": "application/json; charset=utf-8" })
+      .end(JSON.stringify(answer));
+  }
+
+  private answer(
+    method: string,
+    template: string,
+    query: URLSearchParams,
+    body: Json | undefined,
+    n: number,
+  ) {
+    const pull = this.pulls.find((p) => p.number === n);
+    if (template.endsWith("/pulls") && method === "GET") {
+      const [owner, head] = (query.get("head") ?? ":").split(":");
+      const found = this.pulls.filter(
+        (p) =>
+          (query.get("state") ?? "open") === (p.state === "open" ? "open" : "closed") &&
+          (query.get("head") === null || (owner === this.owner && p.head === head)) &&
+          (query.get("base") === null || p.base === query.get("base")),
+      );
+      return { status: 200, answer: found.map((p) => this.pullJson(p, "pull-request-simple")) };
+    }
+    if (template.endsWith("/pulls")) {
+      const b = body as {
+        head: string;
+        base: string;
+        title: string;
+        body?: string;
+        draft?: boolean;
+      };
+      if (this.pulls.some((p) => p.state === "open" && p.head === b.head && p.base === b.base))
+        return {
+          status: 422,
+          answer: validationError(`A pull request already exists for ${this.owner}:${b.head}.`),
+        };
+      const created: FakePull = {
+        number: this.pulls.length + 1,
+        head: b.head,
+        base: b.base,
+        title: b.title,
+        body: b.body ?? "",
+        draft: b.draft ?? false,
+        state: "open",
+        merged: false,
+        labels: [],
+        reviewers: [],
+      };
+      this.pulls.push(created);
+      return { status: 201, answer: this.pullJson(created, "pull-request") };
+    }
+    if (pull === undefined) return { status: 422, answer: validationError("no such pull request") };
+    if (template.endsWith("/labels")) {
+      pull.labels.push(...((body as { labels: string[] }).labels ?? []));
+      const example = openApi().example("label-items") as unknown as Json[];
+      return {
+        status: 200,
+        answer: pull.labels.map((name, i) => ({ ...example[0], id: i + 1, name })),
+      };
+    }
+    if (template.endsWith("/requested_reviewers")) {
+      pull.reviewers.push(...((body as { reviewers: string[] }).reviewers ?? []));
+      return { status: 201, answer: this.pullJson(pull, "pull-request-simple") };
+    }
+    const b = body as { title?: string; body?: string };
+    if (b.title !== undefined) pull.title = b.title;
+    if (b.body !== undefined) pull.body = b.body;
+    return { status: 200, answer: this.pullJson(pull, "pull-request") };
+  }
+
+  /** The document's example of a pull request, made this one. */
+  private pullJson(p: FakePull, example: "pull-request" | "pull-request-simple"): Json {
+    const json = openApi().example(example);
+    const html = `https://github.example/${this.owner}/${this.repo}/pull/${p.number}`;
+    const side = (ref: string, sideJson: unknown) => ({
+      ...(sideJson as Json),
+      ref,
+      label: `${this.owner}:${ref}`,
+    });
+    return {
+      ...json,
+      number: p.number,
+      id: 1000 + p.number,
+      html_url: html,
+      url: `${this.url}/repos/${this.owner}/${this.repo}/pulls/${p.number}`,
+      state: p.state,
+      title: p.title,
+      body: p.body,
+      draft: p.draft,
+      ...(example === "pull-request" && { merged: p.merged }),
+      // The document's own example lists a team without the `type` its schema requires.
+      requested_teams: [],
+      head: side(p.head, json.head),
+      base: side(p.base, json.base),
+    };
+  }
+
+  private error(
+    res: ServerResponse,
+    status: number,
+    message: string,
+    headers: Record<string, string> = {},
+  ) {
+    const body =
+      status === 422
+        ? validationError(message)
+        : { message, documentation_url: "https://docs.github.com/rest", status: String(status) };
+    const wrong = openApi().checkSchema(status === 422 ? "validation-error" : "basic-error", body);
+    this.problems.push(...wrong);
+    res
+      .writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers })
+      .end(JSON.stringify(body));
+  }
+}
+
+function validationError(message: string): Json {
+  return {
+    message,
+    documentation_url: "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+    errors: [{ resource: "PullRequest", code: "custom", message }],
+  };
+}

@@ -1,0 +1,113 @@
+// A loopback GitLab REST API (v4) for the merge request calls the daemon makes. GitLab publishes
+// no OpenAPI document on npm, so each request is checked against the parameters its API
+// documentation requires; tests script failures.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { closeLoopback, listenLoopback } from "./loopback.js";
+
+type Json = Record<string, unknown>;
+
+export interface FakeMergeRequest {
+  iid: number;
+  source_branch: string;
+  target_branch: string;
+  title: string;
+  description: string;
+  labels: string[];
+  reviewer_ids: number[];
+  state: "opened" | "closed" | "merged";
+}
+
+const USERS: Record<string, number> = { alice: 7, bob: 8 };
+
+export class FakeGitLab {
+  readonly mergeRequests: FakeMergeRequest[] = [];
+  readonly problems: string[] = [];
+  readonly requests: Array<{ method: string; path: string }> = [];
+  readonly failures: Array<{ status: number; headers?: Record<string, string> }> = [];
+  url = "";
+  private readonly server = createServer((req, res) => void this.handle(req, res));
+
+  constructor(
+    private readonly project: string,
+    private readonly token: string,
+  ) {}
+
+  async start(): Promise<this> {
+    this.url = await listenLoopback(this.server);
+    return this;
+  }
+
+  close(): Promise<void> {
+    return closeLoopback(this.server);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+    const url = new URL(req.url ?? "/", this.url);
+    let text = "";
+    for await (const chunk of req) text += chunk;
+    const body = text === "" ? {} : (JSON.parse(text) as Json);
+    this.requests.push({ method: req.method!, path: url.pathname });
+    const send = (status: number, json: unknown, headers: Record<string, string> = {}) =>
+      res
+        .writeHead(status, { "content-type": "application/json", ...headers })
+        .end(JSON.stringify(json));
+    if (req.headers["private-token"] !== this.token)
+      return send(401, { message: "401 Unauthorized" });
+    const failure = this.failures.shift();
+    if (failure !== undefined)
+      return send(failure.status, { message: "scripted" }, failure.headers);
+    const q = url.searchParams;
+    if (url.pathname === "/api/v4/users" && req.method === "GET") {
+      const id = USERS[q.get("username") ?? ""];
+      return send(200, id === undefined ? [] : [{ id, username: q.get("username") }]);
+    }
+    const base = `/api/v4/projects/${encodeURIComponent(this.project)}/merge_requests`;
+    if (!url.pathname.startsWith(base)) return send(404, { message: "404 Project Not Found" });
+    const rest = url.pathname.slice(base.length);
+    if (rest === "" && req.method === "GET") {
+      const found = this.mergeRequests.filter(
+        (m) =>
+          (q.get("state") ?? m.state) === m.state &&
+          (q.get("source_branch") ?? m.source_branch) === m.source_branch &&
+          (q.get("target_branch") ?? m.target_branch) === m.target_branch,
+      );
+      return send(
+        200,
+        found.map((m) => this.json(m)),
+      );
+    }
+    if (rest === "" && req.method === "POST") {
+      for (const key of ["source_branch", "target_branch", "title"])
+        if (typeof body[key] !== "string")
+          this.problems.push(`POST merge_requests: ${key} is required`);
+      const mr: FakeMergeRequest = {
+        iid: this.mergeRequests.length + 1,
+        source_branch: String(body.source_branch),
+        target_branch: String(body.target_branch),
+        title: String(body.title),
+        description: String(body.description ?? ""),
+        labels: typeof body.labels === "string" ? body.labels.split(",") : [],
+        reviewer_ids: (body.reviewer_ids as number[] | undefined) ?? [],
+        state: "opened",
+      };
+      this.mergeRequests.push(mr);
+      return send(201, this.json(mr));
+    }
+    const mr = this.mergeRequests.find((m) => `/${m.iid}` === rest);
+    if (mr !== undefined && req.method === "PUT") {
+      if (typeof body.title === "string") mr.title = body.title;
+      if (typeof body.description === "string") mr.description = body.description;
+      return send(200, this.json(mr));
+    }
+    this.problems.push(`unexpected ${req.method} ${url.pathname}`);
+    return send(404, { message: "404 Not found" });
+  }
+
+  private json(m: FakeMergeRequest): Json {
+    return {
+      ...m,
+      id: 100 + m.iid,
+      web_url: `https://gitlab.example/${this.project}/-/merge_requests/${m.iid}`,
+    };
+  }
+}

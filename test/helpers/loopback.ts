@@ -1,0 +1,15 @@
+// An HTTP server of a test on a random loopback port: started, and closed with its connections.
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** Listens on 127.0.0.1 at a free port; resolves with the server's base URL. */
+export async function listenLoopback(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Closes the server, its open (keep-alive) connections too. */
+export function closeLoopback(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
