@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { DeliveryQueue, type DeliveryQueueOptions } from "../delivery/queue.js";
 import { runDelivery } from "../delivery/run-delivery.js";
 import type { MonitorService } from "../monitor/service.js";
+import type { CronConfig } from "../scheduler/config/config.js";
 import type { DaemonEvents, SchedulerDaemon } from "../scheduler/daemon/daemon.js";
 
 export function deliveriesPath(stateDir: string): string {
@@ -31,7 +32,7 @@ export function startDeliveries(
   const onEnd = ({ schedule: name, runId, outcome }: DaemonEvents["finished"][0]) => {
     const schedule = daemon.schedules.get(name);
     if (schedule?.deliver === undefined) return;
-    runDelivery(schedule, runId, outcome)
+    runDelivery(schedule, runId, outcome, runPageUrl(daemon.config))
       .then((d) => {
         if (d.kind === "deliver") queue.enqueue(d.job);
         else logger.info({ schedule: name, runId }, `no pull request: ${d.why}`);
@@ -45,4 +46,10 @@ export function startDeliveries(
   daemon.on("recovered", onEnd);
   queue.start();
   return queue;
+}
+
+/** A run's page as people reach it, when `[http] public_url` says where that is. */
+function runPageUrl(config: CronConfig): ((runId: string) => string) | undefined {
+  const base = config.publicUrl;
+  return base === undefined ? undefined : (runId) => `${base}/runs/${encodeURIComponent(runId)}`;
 }

@@ -147,7 +147,17 @@ describe("parseConfigText", () => {
       'autoloop-cron.toml: monitor.journal: found unknown key "journal"; expected a known key (did you mean "journals"?)',
     ]);
     expect(problems("[http]\nport = 1")).toEqual([
-      'autoloop-cron.toml: http.port: found unknown key "port"; expected one of the known keys: listen, status_page, actions, hosts',
+      'autoloop-cron.toml: http.port: found unknown key "port"; expected one of the known keys: listen, status_page, actions, hosts, public_url',
+    ]);
+  });
+
+  it("takes the page's public address for links (http or https only)", () => {
+    const config = (text: string) => parseConfigText("autoloop-cron.toml", text, "/srv").config;
+    expect(config('[http]\npublic_url = "https://cron.example.com/x/"')?.publicUrl).toBe(
+      "https://cron.example.com/x",
+    );
+    expect(problems('[http]\npublic_url = "ftp://cron.example.com"')).toEqual([
+      expect.stringContaining("http.public_url"),
     ]);
   });
 

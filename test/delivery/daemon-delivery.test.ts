@@ -56,6 +56,9 @@ describe("the daemon's pull request delivery", () => {
       title: "check: Checked the app",
     });
     expect(github.problems).toEqual([]);
+    expect(github.pulls[0]!.body).toContain(
+      `(https://cron.example.com/autoloop/runs/${run.runId})`,
+    );
     const env = JSON.parse(readFileSync(join(work, `env-${run.runId}.json`), "utf8")) as Record<
       string,
       string
@@ -100,7 +103,9 @@ async function deliveringDaemon(token: string) {
   );
   const deliver = `deliver = { pull_request = { forge = "github", token_env = "GH_TOKEN", api_url = "${github.url}", repository = "octo/app" } }`;
   const channel = `[[channel]]\nname = "ops"\ntype = "command"\ncommand = ["/bin/true"]\n`;
-  const config = writeCronConfig(dir, commandSchedule("check", RUN, deliver), channel);
+  // The page behind a proxy: pull requests link to a run's page there.
+  const publicUrl = 'public_url = "https://cron.example.com/autoloop/"\n';
+  const config = writeCronConfig(dir, commandSchedule("check", RUN, deliver), channel, publicUrl);
   const work = join(dir, "work");
   git(work, "init", "--quiet", "--initial-branch=main");
   writeFileSync(join(work, "app.js"), "original\n");

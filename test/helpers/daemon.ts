@@ -9,12 +9,18 @@ import { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 export const silentLogger = pino({ level: "silent" });
 
 /** Writes autoloop-cron.toml and schedules/test.toml into `dir`; returns the loaded config. */
-export function writeCronConfig(dir: string, schedules: string, extra = ""): CronConfig {
+export function writeCronConfig(
+  dir: string,
+  schedules: string,
+  extra = "",
+  /** More `[http]` lines (it has listen = "", no server). */
+  http = "",
+): CronConfig {
   mkdirSync(join(dir, "schedules"), { recursive: true });
   mkdirSync(join(dir, "work"), { recursive: true });
   writeFileSync(
     join(dir, "autoloop-cron.toml"),
-    `state_dir = "state"\n[http]\nlisten = ""\n[defaults]\ncatch_up = "none"\n${extra}`,
+    `state_dir = "state"\n[http]\nlisten = ""\n${http}[defaults]\ncatch_up = "none"\n${extra}`,
   );
   writeFileSync(join(dir, "schedules", "test.toml"), schedules);
   return loadConfig(join(dir, "autoloop-cron.toml"));

@@ -48,6 +48,8 @@ export interface CronConfig {
         /** Names the page answers to besides loopback names and IP literals (`[http] hosts`). */
         hosts: string[];
       };
+  /** Where people reach the status page (`[http] public_url`), without a trailing slash. */
+  publicUrl?: string;
   /** [defaults]: what every schedule holds unless it writes its own (schedule-keys.ts). */
   defaults: InheritedSettings;
   monitor: {
@@ -158,6 +160,9 @@ function resolveConfig(
     heartbeat: resolveHeartbeat(raw, fileName, dir, problems),
     runHeartbeatMs: raw.run_heartbeat_interval,
     http: resolveHttp(raw.http, fileName, problems),
+    ...(raw.http.public_url !== undefined && {
+      publicUrl: raw.http.public_url.replace(/\/+$/, ""),
+    }),
     defaults,
     monitor: resolveMonitor(raw.monitor, abs, names),
     retention: {

@@ -64,6 +64,10 @@ export const configSchema = z.strictObject({
       hosts: z
         .array(z.string().regex(/^[A-Za-z0-9.-]+$/, "a host name such as cron.example.com"))
         .default([]),
+      /** Where people reach the page (behind a proxy): links to runs in pull requests use it. */
+      public_url: z
+        .url({ protocol: /^https?$/, error: "an http(s) address such as https://cron.example.com" })
+        .optional(),
     })
     .prefault({}),
   /** Every schedule's settings unless it has its own (schedule-keys.ts: keys and defaults). */
