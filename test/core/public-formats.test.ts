@@ -19,9 +19,10 @@ if (it !== env.NO_USAGE_AT)
 console.log(it === env.COMPLETE_AT ? "LOOP_COMPLETE" : "working");
 `;
 
-// The metareview's verdict is EXIT.
+// The metareview's verdict is VERDICT (EXIT by default).
 const REVIEWER = `
-console.log("\`\`\`json\\n" + JSON.stringify({ verdict: "EXIT", confidence: 0.9, reasoning: "done" }) + "\\n\`\`\`");
+const verdict = process.env.VERDICT ?? "EXIT";
+console.log("\`\`\`json\\n" + JSON.stringify({ verdict, confidence: 0.9, reasoning: "done" }) + "\\n\`\`\`");
 `;
 
 function project(review: boolean): { dir: string; preset: string } {
@@ -129,5 +130,22 @@ describe("formats that follow the public autoloop", () => {
       ["2", "loop.complete"],
     ]);
     expect(journal.some((r) => r.topic.startsWith("completion."))).toBe(false);
+
+    // A verdict that holds the run is journaled at that iteration too, as public `review_unknown`.
+    const held = project(true);
+    expect((await run(held.dir, held.preset, { VERDICT: "MAYBE" })).exitCode).not.toBe(0);
+    expect(shape(journalOf(held.dir).at(-1))).toEqual([
+      "2",
+      "loop.stop",
+      [
+        ["reason", "review_unknown"],
+        ["iteration", "2"],
+        ["detail", 'Unrecognized verdict "MAYBE"; failing closed to UNKNOWN'],
+        // Ours, after the public fields: what the run spent.
+        ["cost_usd", "1.000007"],
+        ["total_tokens", "1000012"],
+        ["unpriced_iterations", "1"],
+      ],
+    ]);
   });
 });

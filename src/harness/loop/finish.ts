@@ -41,12 +41,9 @@ export function finish(run: Run, t: Terminal): RunResult {
   const spent = spendFields(state.spend, calls);
   const at = t.at ?? (completed || undefined);
   if (t.complete) journal.system("loop.complete", at, { reason: t.reason, ...spent });
-  else
-    journal.system("loop.stop", at, {
-      reason: t.reason,
-      ...spent,
-      ...t.fields,
-    });
+  // The public order: the reason, its own fields, then ours (what the run spent). The
+  // reason's figures win where both name one (`cost_budget`'s `cost_usd`).
+  else journal.system("loop.stop", at, { reason: t.reason, ...t.fields, ...spent, ...t.fields });
   // The same, where a schedule's budget reads it: the journal is the run's to rewrite.
   const end = { runId, reason: t.reason, complete: t.complete, iterations: completed };
   writeEndRecord(run.privateRun, end, spentFigures(state.spend, calls), run.progress);
