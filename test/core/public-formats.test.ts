@@ -148,4 +148,19 @@ describe("formats that follow the public autoloop", () => {
       ],
     ]);
   });
+
+  it("journals a stop between iterations without an iteration, its own fields first", async () => {
+    const { dir, preset } = project(false);
+    expect((await run(dir, preset, {})).exitCode).toBe(3);
+    const stop = journalOf(dir).at(-1);
+    expect(stop?.iteration).toBeUndefined();
+    expect(stop?.shape === "system" && Object.keys(stop.fields)).toEqual([
+      "reason",
+      "completed_iterations",
+      "stopped_before_iteration",
+      "max_iterations",
+      "cost_usd",
+      "total_tokens",
+    ]);
+  });
 });

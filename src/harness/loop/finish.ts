@@ -39,7 +39,7 @@ export function finish(run: Run, t: Terminal): RunResult {
   const resume = run.opts.resume;
   const calls = completed - (resume ? resume.fromIteration - 1 : 0) + state.reviews;
   const spent = spendFields(state.spend, calls);
-  const at = t.at ?? (completed || undefined);
+  const at = recordIteration(t, completed);
   if (t.complete) journal.system("loop.complete", at, { reason: t.reason, ...spent });
   // The public order: the reason, its own fields, then ours (what the run spent). The
   // reason's figures win where both name one (`cost_budget`'s `cost_usd`).
@@ -69,4 +69,17 @@ export function finish(run: Run, t: Terminal): RunResult {
     iterations: completed,
     journalFile: paths.journalFile,
   };
+}
+
+/**
+ * The terminal record's `iteration`, as the public autoloop writes it: the one the stop names
+ * (a failed turn, a reviewed one), none for a stop counted in `completed_iterations` (between
+ * iterations), else the last completed one.
+ */
+function recordIteration(t: Terminal, completed: number): number | undefined {
+  if (t.at !== undefined) return t.at;
+  if (!t.complete && typeof t.fields.iteration === "string" && t.fields.iteration !== "")
+    return Number(t.fields.iteration);
+  if (!t.complete && "completed_iterations" in t.fields) return undefined;
+  return completed || undefined;
 }
