@@ -77,6 +77,18 @@ describe("formats that follow the public autoloop", () => {
     ]);
     expect(tail[2]?.topic).toBe("loop.complete");
     expect(tail[2]?.iteration).toBe("3");
+    // `backend.usage`: the public fields in the public order, ours after them.
+    const used = journalOf(dir).find((r) => r.topic === "backend.usage");
+    expect(used?.shape === "system" && Object.keys(used.fields)).toEqual([
+      "input_tokens",
+      "output_tokens",
+      "cache_read_tokens",
+      "cache_write_tokens",
+      "total_tokens",
+      "cost_usd",
+      "model",
+      "cost_source",
+    ]);
 
     const json = await autoloop(["inspect", "usage", "--run", "r1", "--json"], { cwd: dir });
     expect(json.exitCode, json.stderr).toBe(0);
