@@ -3,30 +3,27 @@
 import { fieldNumber, fieldText, type JournalRecord } from "../../journal/codec.js";
 import { runUsage } from "./usage.js";
 
-export interface UsageRow {
-  iteration: string;
+/** What one agent call, or all of them, used. */
+interface UsageFigures {
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
   totalTokens: number;
-  /** 0 when the cost is unknown, as in the public autoloop; `costSource` then says `unknown`. */
   costUsd: number;
+}
+
+export interface UsageRow extends UsageFigures {
+  iteration: string;
   contextPercent?: number;
-  /** Our extensions, after the public keys. */
+  /** Our extensions, after the public keys. `costUsd` is 0 when `costSource` is `unknown`. */
   model?: string;
   costSource: string;
 }
 
-export interface UsageTotals {
+export interface UsageTotals extends UsageFigures {
   /** Usage records counted (the public meaning: rows, not iterations run). */
   iterations: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  totalTokens: number;
-  costUsd: number;
   /** Our extension: agent calls whose cost is unknown (no usage reported, or no price). */
   unpricedIterations: number;
 }
