@@ -2,9 +2,11 @@
 // a run's artifacts (./autoloop-inspect-artifacts.ts).
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { type IterationUsage, iterationUsage } from "../harness/artifacts/iteration-usage.js";
 import { type RunUsage, runUsage } from "../harness/artifacts/usage.js";
 import { isValidRunId } from "../harness/run-id.js";
 import { TaskStore } from "../harness/tasks/store.js";
+import type { JournalRecord } from "../journal/codec.js";
 import { readJournal } from "../journal/reader.js";
 import { readRegistry } from "../journal/registry-view.js";
 import { recordSummary } from "../journal/summary.js";
@@ -19,7 +21,7 @@ const HELP = `Usage: autoloop inspect <view> [--run ID] [--format md|json] [--wo
   autoloop inspect runs                  runs recorded in the registry, newest last
   autoloop inspect journal --run ID      one run's journal records (all runs without --run)
   autoloop inspect tasks --run ID        one run's tasks (the newest run without --run)
-  autoloop inspect usage                 each run's tokens and cost (one run with --run)
+  autoloop inspect usage                 each run's tokens and cost; with --run, per agent call
 
 A run's artifacts, projections of the journal (the newest run without --run):
   autoloop inspect scratchpad            what each iteration did: roles, events, exit, output
@@ -95,15 +97,24 @@ function inspectRuns(c: InspectContext): number {
 
 function inspectUsage(c: InspectContext): number {
   const { items } = readJournal(journalOf(c));
-  const usage = runUsage(c.run === undefined ? items : items.filter((r) => r.run === c.run));
-  if (c.run !== undefined && usage.length === 0)
-    throw new UserError(
-      `autoloop inspect usage: no iterations of run ${c.run} in ${journalOf(c)}; \`autoloop inspect runs\` lists the runs there`,
-      1,
-    );
+  if (c.run !== undefined) return inspectRunUsage(c, items, c.run);
+  const usage = runUsage(items);
   if (c.format === "json") process.stdout.write(`${JSON.stringify(usage, null, 2)}\n`);
   else if (usage.length === 0) process.stdout.write("No runs.\n");
   else process.stdout.write(`${usageTable(usage)}\n`);
+  return 0;
+}
+
+/** One run's usage per agent call, as the public autoloop prints it. */
+function inspectRunUsage(c: InspectContext, items: JournalRecord[], run: string): number {
+  if (!items.some((r) => r.run === run))
+    throw new UserError(
+      `autoloop inspect usage: no records of run ${run} in ${journalOf(c)}; \`autoloop inspect runs\` lists the runs there`,
+      1,
+    );
+  const usage = iterationUsage(items, run);
+  if (c.format === "json") process.stdout.write(`${JSON.stringify(usage, null, 2)}\n`);
+  else process.stdout.write(`${iterationUsageText(usage)}\n`);
   return 0;
 }
 
@@ -203,4 +214,27 @@ function usageTable(usage: RunUsage[]): string {
     ]);
   }
   return table(rows);
+}
+
+/** The public autoloop's per-call table and totals line; an unknown cost says so, not 0. */
+function iterationUsageText({ rows, totals }: IterationUsage): string {
+  if (rows.length === 0)
+    return "No backend usage telemetry recorded for this run.\n(Token and cost figures come from agents that report usage: docs/formats.md, backend.usage.)";
+  const header = ["iter", "input", "output", "cache_r", "cache_w", "total", "cost_usd", "ctx%"];
+  const body = rows.map((r) => [
+    r.iteration || "-",
+    String(r.inputTokens),
+    String(r.outputTokens),
+    String(r.cacheReadTokens),
+    String(r.cacheWriteTokens),
+    String(r.totalTokens),
+    r.costSource === "unknown" ? "unknown" : r.costUsd.toFixed(4),
+    r.contextPercent === undefined ? "-" : String(r.contextPercent),
+  ]);
+  const unknown =
+    totals.unpricedIterations > 0
+      ? `, ${totals.unpricedIterations} agent call(s) of unknown cost`
+      : "";
+  const summary = `totals: ${totals.iterations} iteration(s), ${totals.totalTokens} tokens, $${totals.costUsd.toFixed(4)}${unknown}`;
+  return ["## Usage", "", table([header, ...body]), "", summary].join("\n");
 }

@@ -190,12 +190,12 @@ export function describeLoggedIn(cli: Cli): void {
         const inspected = await autoloop(["inspect", "usage", "--run", stop!.run, "--json"], {
           cwd: run.cwd,
         });
-        const [usage] = JSON.parse(inspected.stdout) as Array<{
-          cost_usd: number;
-          iterations: number;
-        }>;
+        // One run's usage in the public autoloop's shape: a row per agent call, then totals.
+        const { totals: usage } = JSON.parse(inspected.stdout) as {
+          totals: { costUsd: number; iterations: number };
+        };
         expect(usage?.iterations).toBe(2);
-        expect(usage?.cost_usd).toBeCloseTo(spent, 5);
+        expect(usage?.costUsd).toBeCloseTo(spent, 5);
         // `autoloop stats` over both runs (same project) matches a hand count of the journal.
         const stats = await autoloop(["stats", "--json"], { cwd: run.cwd });
         const [autofix] = JSON.parse(stats.stdout) as Array<Record<string, unknown>>;

@@ -46,41 +46,40 @@ function longestPrefix<T>(model: string, table: Readonly<Record<string, T>>): T 
 const round = (usd: number) => Math.round(usd * 1e6) / 1e6;
 
 /**
- * The `backend.usage` record's fields: tokens, the model, and `cost_usd` with where it came
- * from (`cost_source`: the agent, the preset's prices, the shipped table). A cost nobody
- * knows is left out (`cost_source = "unknown"`), never written as 0.
+ * The `backend.usage` record's fields: tokens and `cost_usd` in the public autoloop's order,
+ * then ours: the model and where the cost came from (`cost_source`: the agent, the preset's
+ * prices, the shipped table). A cost nobody knows is left out (`cost_source = "unknown"`),
+ * never written as 0.
  */
 export function usageFields(
   usage: AgentUsage,
   overrides: PriceOverrides = {},
 ): Record<string, FieldValue> {
   const fields: Record<string, FieldValue> = {
-    model: usage.model,
     input_tokens: usage.input_tokens,
     output_tokens: usage.output_tokens,
     cache_read_tokens: usage.cache_read_tokens,
     cache_write_tokens: usage.cache_write_tokens,
     total_tokens: totalTokens(usage),
   };
-  if (usage.cost_usd !== undefined) {
-    fields.cost_usd = round(usage.cost_usd);
-    fields.cost_source = "agent";
-    return fields;
-  }
+  const model = { model: usage.model };
+  if (usage.cost_usd !== undefined)
+    return { ...fields, cost_usd: round(usage.cost_usd), ...model, cost_source: "agent" };
   const priced = priceOf(usage.model, overrides);
-  if (priced === undefined) {
-    fields.cost_source = "unknown";
-    return fields;
-  }
+  if (priced === undefined) return { ...fields, ...model, cost_source: "unknown" };
   const p = priced.price;
-  fields.cost_usd = round(
+  const cost = round(
     (usage.input_tokens * p.input +
       usage.output_tokens * p.output +
       usage.cache_read_tokens * p.cache_read +
       usage.cache_write_tokens * p.cache_write) /
       1e6,
   );
-  fields.cost_source = priced.source;
-  if (priced.source === "price_table") fields.price_table = PRICE_TABLE_DATE;
-  return fields;
+  return {
+    ...fields,
+    cost_usd: cost,
+    ...model,
+    cost_source: priced.source,
+    ...(priced.source === "price_table" && { price_table: PRICE_TABLE_DATE }),
+  };
 }

@@ -5,6 +5,7 @@ import { journalTimestamp } from "../../journal/codec.js";
 import { type OutcomeClass, stopReasonClass } from "../../journal/stop-reasons.js";
 import { writeEndRecord } from "../control/end-record.js";
 import { endRunWorktree, worktreeNote } from "../worktree/run.js";
+import { journalAcceptance } from "./acceptance.js";
 import { spendFields, spentFigures } from "./budget.js";
 import { removeEventTool } from "./event-tool.js";
 import type { Terminal } from "./judge.js";
@@ -20,6 +21,8 @@ export function finish(run: Run, t: Terminal): RunResult {
   listenForControl(undefined);
   run.reaper.close();
   removeEventTool(paths);
+  // The public order: the claim accepted, then what a completion releases, then its record.
+  if (t.complete) journalAcceptance(journal.system, completed, t.reason);
   const publish = preset.config.outputs.publish;
   if (t.complete && publish.length > 0)
     journal.system(
@@ -36,16 +39,13 @@ export function finish(run: Run, t: Terminal): RunResult {
   const resume = run.opts.resume;
   const calls = completed - (resume ? resume.fromIteration - 1 : 0) + state.reviews;
   const spent = spendFields(state.spend, calls);
-  if (t.complete)
-    journal.system("loop.complete", completed || undefined, { reason: t.reason, ...spent });
-  else
-    journal.system("loop.stop", completed || undefined, {
-      reason: t.reason,
-      ...spent,
-      ...t.fields,
-    });
+  const at = recordIteration(t, completed);
+  if (t.complete) journal.system("loop.complete", at, { reason: t.reason, ...spent });
+  // The public order: the reason, its own fields, then ours (what the run spent). The
+  // reason's figures win where both name one (`cost_budget`'s `cost_usd`).
+  else journal.system("loop.stop", at, { reason: t.reason, ...t.fields, ...spent, ...t.fields });
   // The same, where a schedule's budget reads it: the journal is the run's to rewrite.
-  const end = { runId, ...t, iterations: completed };
+  const end = { runId, reason: t.reason, complete: t.complete, iterations: completed };
   writeEndRecord(run.privateRun, end, spentFigures(state.spend, calls), run.progress);
   appendRegistry(
     paths.registryFile,
@@ -69,4 +69,17 @@ export function finish(run: Run, t: Terminal): RunResult {
     iterations: completed,
     journalFile: paths.journalFile,
   };
+}
+
+/**
+ * The terminal record's `iteration`, as the public autoloop writes it: the one the stop names
+ * (a failed turn, a reviewed one), none for a stop counted in `completed_iterations` (between
+ * iterations), else the last completed one.
+ */
+function recordIteration(t: Terminal, completed: number): number | undefined {
+  if (t.at !== undefined) return t.at;
+  if (!t.complete && typeof t.fields.iteration === "string" && t.fields.iteration !== "")
+    return Number(t.fields.iteration);
+  if (!t.complete && "completed_iterations" in t.fields) return undefined;
+  return completed || undefined;
 }

@@ -2,9 +2,13 @@
 // why), a gate refusal to journal, a note for the next prompt, and the stall counter.
 import type { FieldValue } from "../../journal/codec.js";
 
+/**
+ * How the run ends. `at`: the terminal record's `iteration` when it is not the last completed
+ * one (a metareview's verdict names the iteration it ran before, as the public autoloop does).
+ */
 export type Terminal =
-  | { complete: true; reason: string }
-  | { complete: false; reason: string; fields: Record<string, FieldValue> };
+  | { complete: true; reason: string; at?: number }
+  | { complete: false; reason: string; fields: Record<string, FieldValue>; at?: number };
 
 /** Consecutive iterations with the same output and events (stall detection). */
 export interface StallState {

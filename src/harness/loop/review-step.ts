@@ -66,13 +66,13 @@ function routeVerdict(
     // Ended at the review's word: not a completion, the objective was not shown to be met.
     const fields = { iteration: String(iteration), detail: verdict.reasoning };
     const reason = review.on_error === "exit" ? "verdict_unknown" : "review_unknown";
-    return { complete: false, reason, fields };
+    return { complete: false, reason, fields, at: iteration };
   }
   if (verdict.verdict === "EXIT" || verdict.verdict === "TAKEOVER") {
     // A completion like any other: the gate (open tasks, required events) holds it back.
     const held = completionGate(() => openTaskIds(run), ev.required_events, view.seenTopics);
     const reason = verdict.verdict === "EXIT" ? "verdict_exit" : "verdict_takeover";
-    if (held === undefined) return { complete: true, reason };
+    if (held === undefined) return { complete: true, reason, at: iteration };
     if ("openTasks" in held)
       run.journal.system("task.gate", iteration, {
         blocked_topic: ev.completion_event,
