@@ -16,7 +16,8 @@ export const DEFAULT_API_URLS: Record<ForgeKind, string | undefined> = {
 };
 
 const REF_NAME = /^(?!.*\.\.)(?!.*\/\/)(?!\/)(?!.*\/$)[A-Za-z0-9._/-]+$/;
-const refName = (what: string) =>
+/** A git branch name as a schedule writes one (no "..", "//", leading or trailing "/"). */
+export const refName = (what: string) =>
   z.string().regex(REF_NAME, { message: `${what}: letters, digits, ".", "_", "-" and "/"` });
 
 const pullRequestField = z

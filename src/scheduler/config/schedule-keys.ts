@@ -4,6 +4,7 @@
 import * as z from "zod";
 import type { CatchUpPolicy } from "../timing/planner.js";
 import { deliverField, deliverOf } from "./deliver.js";
+import { FETCH_OFF, type FetchSettings, fetchKeys, holdFetch } from "./fetch.js";
 import {
   alertField,
   budgetField,
@@ -117,6 +118,13 @@ export const SCHEDULE_KEYS = {
   retry: key("retry", retryField, { inheritable: true, hold: retryOf }),
   /** Where a worktree run's commits go: a pull request per schedule (off by default). */
   deliver: key("deliver", deliverField, { inheritable: true, hold: deliverOf }),
+  /** Whether a run fetches its remote first and starts its worktree from there (off by default). */
+  fetch: keys({
+    keys: fetchKeys,
+    builtIn: FETCH_OFF as FetchSettings,
+    inheritable: true,
+    hold: holdFetch,
+  }),
   jitterMs: key("jitter", durationField(), { default: 0, inheritable: false }),
   after: key("after", z.array(scheduleNameField), { default: NONE, inheritable: false }),
   env: key("env", envField, {
