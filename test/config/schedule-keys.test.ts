@@ -27,6 +27,7 @@ const EXAMPLES: Record<string, [string, string]> = {
   fetch: ["true", "false"],
   fetch_remote: ['"upstream"', '"origin"'],
   fetch_base: ['"main"', '"release/2"'],
+  preflight: ['"30m"', '"2h"'],
   jitter: ['"1m"', '"2m"'],
   after: ['["a"]', '["b"]'],
   env: ['{ A = "1" }', '{ B = "2" }'],

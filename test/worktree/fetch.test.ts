@@ -68,14 +68,14 @@ describe("fetch before the run", () => {
         token_env: "GH_TOKEN",
       },
     });
-    expect(runFetchOf({ fetch: { on: false } })).toBeUndefined();
-    expect(runFetchOf({ fetch: { on: true } })).toEqual({ remote: "origin" });
-    expect(runFetchOf({ fetch: { on: false }, deliver: pull })).toEqual({
+    expect(runFetchOf({ fetch: false })).toBeUndefined();
+    expect(runFetchOf({ fetch: true })).toEqual({ remote: "origin" });
+    expect(runFetchOf({ fetch: false, deliver: pull })).toEqual({
       remote: "upstream",
       base: "develop",
     });
-    const named = { on: false, remote: "mirror", base: "main" };
-    expect(runFetchOf({ fetch: named, deliver: pull })).toEqual({ remote: "mirror", base: "main" });
+    const named = { fetchRemote: "mirror", fetchBase: "main" };
+    expect(runFetchOf({ ...named, deliver: pull })).toEqual({ remote: "mirror", base: "main" });
   });
 
   it("makes the run's worktree from the remote's branch, leaving the checkout as it was", async () => {

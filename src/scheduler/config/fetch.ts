@@ -1,6 +1,6 @@
-// The `fetch` setting: a worktree run starts from what the team has on the remote, not from a
-// local clone that drifts. Its keys, their rules, the held shape, and the one rule of when a
-// run fetches (asked for, or implied by `deliver`).
+// The `fetch` settings: a worktree run starts from what the team has on the remote, not from a
+// local clone that drifts. Their keys and rules, and the one rule of when a run fetches (asked
+// for, or implied by `deliver`).
 import * as z from "zod";
 import { type DeliverSettings, refName } from "./deliver.js";
 
@@ -11,29 +11,6 @@ export const fetchKeys = {
     .regex(/^[A-Za-z0-9._-]+$/, { message: 'the name of a git remote, such as "origin"' }),
   fetch_base: refName("a branch name of the remote"),
 };
-
-/** What a schedule holds: whether it asked, and the remote and branch when it named them. */
-export interface FetchSettings {
-  on: boolean;
-  remote?: string;
-  base?: string;
-}
-
-export const FETCH_OFF: FetchSettings = Object.freeze({ on: false });
-
-/** Each key written replaces its part of `otherwise` (a schedule over [defaults]). */
-export function holdFetch(
-  written: { fetch?: boolean; fetch_remote?: string; fetch_base?: string },
-  otherwise: FetchSettings | undefined,
-): FetchSettings {
-  const remote = written.fetch_remote ?? otherwise?.remote;
-  const base = written.fetch_base ?? otherwise?.base;
-  return {
-    on: written.fetch ?? otherwise?.on ?? false,
-    ...(remote !== undefined && { remote }),
-    ...(base !== undefined && { base }),
-  };
-}
 
 /** What a run fetches before it starts: the remote, and the branch (absent: the remote's HEAD). */
 export interface RunFetch {
@@ -48,14 +25,16 @@ export interface RunFetch {
  * remote's HEAD branch.
  */
 export function runFetchOf(s: {
-  fetch: FetchSettings;
+  fetch?: boolean;
+  fetchRemote?: string;
+  fetchBase?: string;
   deliver?: DeliverSettings;
 }): RunFetch | undefined {
   const pull = s.deliver?.pullRequest;
-  if (!s.fetch.on && pull === undefined) return undefined;
-  const base = s.fetch.base ?? pull?.base;
+  if (s.fetch !== true && pull === undefined) return undefined;
+  const base = s.fetchBase ?? pull?.base;
   return {
-    remote: s.fetch.remote ?? pull?.remote ?? "origin",
+    remote: s.fetchRemote ?? pull?.remote ?? "origin",
     ...(base !== undefined && { base }),
   };
 }

@@ -210,7 +210,7 @@ function checkJitter(s: Schedule, warnings: FieldProblem[]): void {
  */
 /** `fetch` moves where a worktree run starts: any other run would fetch for nothing. */
 function checkFetch(s: Schedule, warnings: FieldProblem[]): void {
-  if (!s.fetch.on) return;
+  if (s.fetch !== true) return;
   const shared = s.kind === "preset" && s.isolation === "shared";
   if (s.kind === "preset" && !shared) return;
   warnings.push({
