@@ -5,10 +5,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
+import { parseConfigText } from "../../src/scheduler/config/config.js";
 import { deliverOf } from "../../src/scheduler/config/deliver.js";
 import { runFetchOf } from "../../src/scheduler/config/fetch.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { retryClassOf } from "../../src/scheduler/retry/plan.js";
+import {
+  parseScheduleFile,
+  scheduleDefaults,
+} from "../../src/scheduler/schedules/schedule-file.js";
+import { checkScheduleSteps } from "../../src/scheduler/schedules/validate.js";
+import { formatProblem } from "../../src/util/errors.js";
+import { runSteps } from "../../src/util/steps.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { writeCronConfig } from "../helpers/daemon.js";
 import { GIT_ENV, git } from "../helpers/git.js";
@@ -76,6 +84,21 @@ describe("fetch before the run", () => {
     });
     const named = { fetchRemote: "mirror", fetchBase: "main" };
     expect(runFetchOf({ ...named, deliver: pull })).toEqual({ remote: "mirror", base: "main" });
+  });
+
+  it("is flagged by validate on a shared run, whose checkout is never moved", () => {
+    const config = parseConfigText("autoloop-cron.toml", "", "/srv").config!;
+    const text = `[[schedule]]\nname = "s"\ncron = "0 2 * * *"\npreset = "autofix"\nobjective = "o"\nisolation = "shared"\nfetch = true\n`;
+    const file = parseScheduleFile("s.toml", text, scheduleDefaults(config), {
+      fileDir: "/srv",
+      configDir: "/srv",
+    });
+    const report = runSteps(checkScheduleSteps(file.schedules, config, new Map(), () => false));
+    expect(report.warnings.map(formatProblem)).toContainEqual(
+      expect.stringContaining(
+        'schedule[0].isolation: found "shared"; expected fetch = true on worktree runs',
+      ),
+    );
   });
 
   it("makes the run's worktree from the remote's branch, leaving the checkout as it was", async () => {

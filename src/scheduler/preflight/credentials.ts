@@ -18,7 +18,10 @@ export interface AgentToCheck {
   env: Record<string, string>;
 }
 
-/** The distinct CLIs a preset's iterations run, each with its command and args. */
+/**
+ * The distinct CLIs a preset's iterations run that have a check, each with its command and
+ * args; not those run as another user (`backend.run_as`), whose login the daemon cannot see.
+ */
 export function agentsOfPreset(presetDir: string, sets: readonly string[]): AgentToCheck[] {
   const preset = loadPreset(presetDir, sets);
   const presets = [
@@ -29,8 +32,9 @@ export function agentsOfPreset(presetDir: string, sets: readonly string[]): Agen
   for (const p of presets) {
     const backend = p.config.backend;
     const agent = resolveAgent(backend);
-    if (agent.credentialsCheck === undefined || found.has(`${agent.id} ${backend.command}`))
-      continue;
+    // An agent run as another user has its login there, out of the daemon's sight.
+    const unseen = backend.run_as !== undefined || agent.credentialsCheck === undefined;
+    if (unseen || found.has(`${agent.id} ${backend.command}`)) continue;
     const args = agentArgs(agent, [...(backend.agent_args[agent.id] ?? []), ...backend.args]);
     const env = { ...backend.env };
     found.set(`${agent.id} ${backend.command}`, { agent, command: backend.command, args, env });
