@@ -6,13 +6,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loginConditions, refusedLogins } from "../../src/monitor/detect/agent-logins.js";
+import { MonitorService } from "../../src/monitor/service.js";
 import { agentsOfPreset, checkCredentials } from "../../src/scheduler/preflight/credentials.js";
 import { readPreflightState } from "../../src/scheduler/preflight/preflight-file.js";
 import { Preflights, preflightDue } from "../../src/scheduler/preflight/preflights.js";
 import type { Schedule } from "../../src/scheduler/schedules/schedule-file.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
-import { startDaemon, writeCronConfig } from "../helpers/daemon.js";
+import { silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
 import { BIN, type Cli, loggedOutEnv } from "../helpers/logged-in.js";
+import { enqueuedMessages } from "../helpers/outbox.js";
 import { waitFor } from "../helpers/wait.js";
 
 afterEach(cleanupTempDirs);
@@ -111,23 +113,42 @@ describe("the daemon's preflight", () => {
   });
 
   it(
-    "checks a schedule's agent once its next slot is `preflight` away",
+    "checks a schedule's agent once its next slot is `preflight` away; the monitor pages once and resolves",
     async () => {
       const dir = tempDir();
       const home = tempDir();
       const config = writeCronConfig(
         dir,
         `[[schedule]]\nname = "yearly"\ncron = "0 0 1 1 *"\npreset = ${JSON.stringify(presetOf("claude"))}\nobjective = "o"\nproject_dir = "../work"\npreflight = "400d"\nenv = { HOME = ${JSON.stringify(home)}, ANTHROPIC_API_KEY = "", CLAUDE_CODE_OAUTH_TOKEN = "", ANTHROPIC_AUTH_TOKEN = "" }\n`,
+        '\n[[channel]]\nname = "ops"\ntype = "email"\nfrom = "cron@example.com"\nto = ["ops@example.com"]\n',
       );
       const daemon = await startDaemon(config);
+      const monitor = new MonitorService({ config, logger: silentLogger, daemon });
       try {
         const check = await waitFor(
           () => readPreflightState(config.stateDir).yearly,
           "the preflight check of yearly",
         );
-        expect(check.slot).toBe(daemon.nextFire("yearly")?.toISOString());
+        const slot = daemon.nextFire("yearly")!;
+        expect(check.slot).toBe(slot.toISOString());
         expect(check.agents).toMatchObject([{ agent: "claude", result: { kind: "refused" } }]);
+        await monitor.runOnce();
+        await monitor.runOnce();
+        const pages = () =>
+          enqueuedMessages(config.stateDir).filter((m) => m.kind === "auth_expiring");
+        expect(pages().map((m) => m.status)).toEqual(["firing"]);
+        expect(pages()[0]!.title).toBe(
+          `The claude login is refused: the run of schedule yearly at ${slot.toISOString()} would fail`,
+        );
+        // Logged in again; the next slot's check passes.
+        const yearly = daemon.schedules.get("yearly") as Extract<Schedule, { kind: "preset" }>;
+        const keyed = { ...yearly, env: { ...yearly.env, ANTHROPIC_API_KEY: "sk-ant-test" } };
+        await daemon.preflights.check(keyed, new Date(slot.getTime() + 1000));
+        await monitor.runOnce();
+        expect(pages().map((m) => m.status)).toEqual(["firing", "resolved"]);
+        expect(pages()[1]!.resolution).toBe("the claude login check passed");
       } finally {
+        await monitor.stop();
         await daemon.shutdown();
       }
     },
