@@ -4,7 +4,7 @@
 // and the report is text, never instructions.
 import { basename, dirname } from "node:path";
 import { execa } from "execa";
-import { readMeta } from "../harness/worktree/worktree.js";
+import { COMMIT_ID, readMeta } from "../harness/worktree/worktree.js";
 
 export type RunBranch =
   | { kind: "commits"; sha: string; commits: number; startedFrom: string; report?: string }
@@ -53,7 +53,7 @@ export async function readRunBranch(
   if (!head.ok) return { kind: "none", why: `branch ${meta.branch} is gone` };
   const sha = head.out.trim();
   // A run that started from a fetched commit counts from it: the local branch may lag behind.
-  const from = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(meta.base_commit ?? "")
+  const from = COMMIT_ID.test(meta.base_commit ?? "")
     ? meta.base_commit!
     : meta.base_branch === "HEAD"
       ? "HEAD"

@@ -5,6 +5,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
+import { readRunBranch } from "../../src/delivery/run-branch.js";
+import { createWorktree, finishWorktree } from "../../src/harness/worktree/worktree.js";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
 import { deliverOf } from "../../src/scheduler/config/deliver.js";
 import { runFetchOf } from "../../src/scheduler/config/fetch.js";
@@ -118,6 +120,23 @@ describe("fetch before the run", () => {
     expect(meta).toMatchObject({ base_branch: "main", base_commit: team });
     expect(git(project, "rev-parse", "HEAD").trim()).toBe(before);
     expect(git(project, "rev-parse", "refs/remotes/origin/main").trim()).toBe(team);
+  });
+
+  it("counts a delivered run's commits from the fetched commit, not the lagging local branch", async () => {
+    const dir = tempDir();
+    const { project, team } = behindItsRemote(dir, "fetch = true");
+    git(project, "fetch", "-q", "origin");
+    const autoloopDir = join(project, ".autoloop");
+    const runId = "nightly-20261201T0300-abcde";
+    const meta = createWorktree({
+      ...{ projectDir: project, autoloopDir, runId },
+      ...{ branchPrefix: "autoloop", mergeStrategy: "squash" },
+      start: { branch: "main", commit: team },
+    });
+    writeFileSync(join(meta.worktree_path, "fix.txt"), "fixed\n");
+    finishWorktree(autoloopDir, runId, "completed");
+    const branch = await readRunBranch(join(autoloopDir, "journal.jsonl"), runId, "REPORT.md");
+    expect(branch).toMatchObject({ kind: "commits", commits: 1, startedFrom: "main" });
   });
 
   it("ends the run before it starts when the fetch fails: transient, and retried", async () => {

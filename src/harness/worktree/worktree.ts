@@ -36,6 +36,9 @@ export interface WorktreeMeta {
   base_commit?: string;
 }
 
+/** A full commit id (SHA-1 or SHA-256). */
+export const COMMIT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
 /** Where a run's worktree starts when not from HEAD: a commit the scheduler fetched. */
 export interface WorktreeStart {
   branch: string;
@@ -50,7 +53,7 @@ export function worktreeStartOf(env: NodeJS.ProcessEnv): WorktreeStart | undefin
   const commit = env.AUTOLOOP_WORKTREE_FROM;
   const branch = env.AUTOLOOP_WORKTREE_BASE;
   if (!commit || !branch) return undefined;
-  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+  if (!COMMIT_ID.test(commit))
     throw new UserError(
       `AUTOLOOP_WORKTREE_FROM is ${JSON.stringify(commit)}, not a full commit id; unset it, or set it to the commit the run's worktree starts from`,
     );

@@ -2,6 +2,7 @@
 // team has there, not from a local clone that drifts. Our code path, not the run's: git by
 // argv, with the user's own git config for credentials, never a prompt, and a time limit.
 import { execa } from "execa";
+import { REF_NAME } from "../config/deliver.js";
 import type { RunFetch } from "../config/fetch.js";
 import type { LaunchSpec } from "./spec.js";
 
@@ -11,9 +12,6 @@ export type FetchOutcome =
 
 /** A fetch that takes longer than this has failed (the next attempt may fare better). */
 export const FETCH_TIMEOUT_MS = 120_000;
-
-/** The ref names git accepts that we also take from a remote's answer. */
-const BRANCH = /^(?!.*\.\.)(?!.*\/\/)(?!\/)(?!.*\/$)(?!-)[A-Za-z0-9._/-]+$/;
 
 async function git(cwd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number) {
   const r = await execa("git", args, {
@@ -33,7 +31,7 @@ async function remoteHead(cwd: string, remote: string, env: NodeJS.ProcessEnv, m
   const r = await git(cwd, ["ls-remote", "--symref", "--", remote, "HEAD"], env, ms);
   if (!r.ok) return { ok: false as const, why: `git ls-remote ${remote} failed: ${r.why}` };
   const branch = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(r.stdout)?.[1];
-  if (branch === undefined || !BRANCH.test(branch))
+  if (branch === undefined || !REF_NAME.test(branch))
     return {
       ok: false as const,
       why: `remote ${remote} names no HEAD branch; set fetch_base to the branch runs start from`,
