@@ -155,7 +155,8 @@ async function runAttempt(
   await streaming;
   process.removeListener("SIGTERM", stop);
   process.removeListener("SIGINT", stop);
-  say(`${runId} ${outcome.status}${outcome.stopReason ? ` (${outcome.stopReason})` : ""}`);
+  const why = outcome.basis === "fetch" ? `: ${outcome.detail}` : "";
+  say(`${runId} ${outcome.status}${outcome.stopReason ? ` (${outcome.stopReason})` : ""}${why}`);
   const summary = ledger.summary(runId);
   if (summary === undefined) throw new Error(`run ${runId} has no ledger record after it ended`);
   return { kind: "ended", summary };

@@ -4,7 +4,7 @@
 // and the report is text, never instructions.
 import { basename, dirname } from "node:path";
 import { execa } from "execa";
-import { readMeta } from "../harness/worktree/worktree.js";
+import { COMMIT_ID, readMeta } from "../harness/worktree/worktree.js";
 
 export type RunBranch =
   | { kind: "commits"; sha: string; commits: number; startedFrom: string; report?: string }
@@ -52,7 +52,12 @@ export async function readRunBranch(
   ]);
   if (!head.ok) return { kind: "none", why: `branch ${meta.branch} is gone` };
   const sha = head.out.trim();
-  const from = meta.base_branch === "HEAD" ? "HEAD" : `refs/heads/${meta.base_branch}`;
+  // A run that started from a fetched commit counts from it: the local branch may lag behind.
+  const from = COMMIT_ID.test(meta.base_commit ?? "")
+    ? meta.base_commit!
+    : meta.base_branch === "HEAD"
+      ? "HEAD"
+      : `refs/heads/${meta.base_branch}`;
   const counted = await git(repoDir, ["rev-list", "--count", "--end-of-options", sha, `^${from}`]);
   const commits = counted.ok ? Number(counted.out.trim()) : 0;
   if (!counted.ok) return { kind: "none", why: `its base ${meta.base_branch} cannot be read` };

@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import { IncidentStore } from "../incidents/store.js";
 import { JournalFollower } from "../journal/follower.js";
 import { failingWriters, type WriteTrouble } from "../journal/held-lines.js";
+import { readPreflightState } from "../scheduler/preflight/preflight-file.js";
 import { readPauseState } from "../scheduler/schedules/pause-state.js";
 import { after, type Pending } from "../util/timers.js";
 import { AlertDelivery } from "./alert-delivery.js";
@@ -126,6 +127,7 @@ export class MonitorService {
         invalid: () => this.view.invalid(),
         writeTrouble: () => this.writeTrouble(),
         pauseState: () => readPauseState(config.stateDir),
+        preflightState: () => readPreflightState(config.stateDir),
         configDir: config.dir,
         outputDir: join(config.stateDir, "output"),
         ...(!this.view.inProcess && {

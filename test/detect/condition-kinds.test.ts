@@ -37,6 +37,7 @@ describe("condition kinds", () => {
       schedule_paused: "schedule paused / critical",
       config_invalid: "config invalid / critical",
       state_unwritable: "state not writable / critical",
+      auth_expiring: "agent login expiring / critical",
       delivery_failed: "alert delivery failed / critical",
       pull_request_failed: "pull request not delivered / warning",
       test: "test alert / critical",

@@ -48,6 +48,17 @@ export interface AgentAdapter<Id extends string = string> {
     skip?: (args: readonly string[], env: NodeJS.ProcessEnv) => boolean;
   };
   /**
+   * How the scheduler's `preflight` asks, before a slot, whether the CLI's login still works:
+   * its own status command, or its cheapest call. `refused` reads the answer as logged out or
+   * expired; otherwise exit 0 is a pass and anything else tells nothing either way.
+   */
+  credentialsCheck?: {
+    args: readonly string[];
+    refused(exitCode: number, output: string): boolean;
+    /** The check cannot see how the CLI is logged in for these args (a provider of its own). */
+    skip?: (args: readonly string[], env: NodeJS.ProcessEnv) => boolean;
+  };
+  /**
    * Args that let a sandboxed agent write the run's state (journal, tasks) when that lives
    * outside its working folder (worktree isolation, a shared state dir).
    */

@@ -161,6 +161,11 @@ export const claude: AgentAdapter<"claude"> = {
     open: () => new ClaudeStream(),
   },
   credentialEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"],
+  // `auth status` prints {"loggedIn": false, ...} and exits 1 without a login that works.
+  credentialsCheck: {
+    args: ["auth", "status"],
+    refused: (code, output) => code !== 0 && /"loggedIn"\s*:\s*false|not logged in/i.test(output),
+  },
   failures: [
     { reason: "auth_failed", pattern: /not logged in|please run \/login|invalid api key/i },
     { reason: "quota_exhausted", pattern: /credit balance is too low/i },

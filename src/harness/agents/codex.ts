@@ -108,6 +108,11 @@ export const codex: AgentAdapter<"codex"> = {
     "--dangerously-skip-permissions": ["--dangerously-bypass-approvals-and-sandbox"],
   },
   credentialEnv: ["CODEX_API_KEY", "OPENAI_API_KEY"],
+  credentialsCheck: {
+    args: ["login", "status"],
+    refused: (_code, output) => /not logged in/i.test(output),
+    skip: codexUsesOwnProvider,
+  },
   loginCheck: {
     args: ["login", "status"],
     loggedOut: /not logged in/i,

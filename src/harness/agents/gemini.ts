@@ -151,6 +151,12 @@ export const gemini: AgentAdapter<"gemini"> = {
   promptMode: "stdin",
   promptArg: (prompt) => [`--prompt=${prompt}`],
   credentialEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"],
+  // No status command: the cheapest call there is, one short answer in read-only mode.
+  credentialsCheck: {
+    args: ["--approval-mode", "plan", "-p", "Reply with the word OK."],
+    refused: (code, output) =>
+      code === 41 || /please set an auth method|api key not valid/i.test(output),
+  },
   exitCodes: { 41: "auth_failed" },
   failures: [
     {

@@ -62,7 +62,7 @@ export function openRun(opts: RunOptions): Run {
   mkdirSync(paths.runDir, { recursive: true });
   ignoreStateDir(paths);
   // In worktree isolation the agent works in the run's own tree; its state stays here.
-  const isolated = startRunWorktree(paths, runId, preset.config);
+  const isolated = startRunWorktree(paths, runId, preset.config, opts.env);
   const worktree = isolated?.meta;
   const meta = launchMetadata(opts, paths, maxIterations, worktree);
   // A resumed run's routing, guidance and gate history are in its earlier records.

@@ -8,13 +8,17 @@ import type { PresetConfig } from "../preset/schema.js";
 import type { RunPaths } from "../run-paths.js";
 import { git } from "./git.js";
 import { cleanWorktrees, mergeWorktree, pruneWorktrees } from "./merge.js";
-import { createWorktree, finishWorktree, type WorktreeMeta } from "./worktree.js";
+import { createWorktree, finishWorktree, type WorktreeMeta, worktreeStartOf } from "./worktree.js";
 
-/** The run's worktree and where in it the agent works (the work dir's place in the repo). */
+/**
+ * The run's worktree and where in it the agent works (the work dir's place in the repo); made
+ * from the commit the scheduler fetched when `env` names one, else from HEAD.
+ */
 export function startRunWorktree(
   paths: RunPaths,
   runId: string,
   config: PresetConfig,
+  env: NodeJS.ProcessEnv,
 ): { meta: WorktreeMeta; agentDir: string } | undefined {
   if (config.core.isolation_mode !== "worktree") return undefined;
   const meta = createWorktree({
@@ -23,6 +27,7 @@ export function startRunWorktree(
     runId,
     branchPrefix: config.worktree.branch_prefix,
     mergeStrategy: config.worktree.merge_strategy,
+    start: worktreeStartOf(env),
   });
   // A work dir below the repository's top (a monorepo package) is the same folder in the tree.
   const prefix = git(paths.workDir, ["rev-parse", "--show-prefix"]).stdout.trim();

@@ -29,6 +29,35 @@ export interface WorktreeMeta {
    * run's retention removes a worktree whose harness is still ending it.
    */
   pid?: number;
+  /**
+   * Our extension: the commit the worktree was made from when the scheduler fetched it
+   * (`base_branch` is then the remote's branch, which the local one may lag behind).
+   */
+  base_commit?: string;
+}
+
+/** A full commit id (SHA-1 or SHA-256). */
+export const COMMIT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/** Where a run's worktree starts when not from HEAD: a commit the scheduler fetched. */
+export interface WorktreeStart {
+  branch: string;
+  commit: string;
+}
+
+/**
+ * The start the scheduler asks for (AUTOLOOP_WORKTREE_FROM, a full commit id, and
+ * AUTOLOOP_WORKTREE_BASE, the remote's branch it came from); undefined when it asks none.
+ */
+export function worktreeStartOf(env: NodeJS.ProcessEnv): WorktreeStart | undefined {
+  const commit = env.AUTOLOOP_WORKTREE_FROM;
+  const branch = env.AUTOLOOP_WORKTREE_BASE;
+  if (!commit || !branch) return undefined;
+  if (!COMMIT_ID.test(commit))
+    throw new UserError(
+      `AUTOLOOP_WORKTREE_FROM is ${JSON.stringify(commit)}, not a full commit id; unset it, or set it to the commit the run's worktree starts from`,
+    );
+  return { branch, commit };
 }
 
 /** The status as things are: a "running" worktree whose harness is gone ended badly. */
@@ -119,15 +148,18 @@ export function createWorktree(opts: {
   runId: string;
   branchPrefix: string;
   mergeStrategy: MergeStrategy;
+  /** Absent: the project's HEAD. */
+  start?: WorktreeStart | undefined;
   now?: Date;
 }): WorktreeMeta {
-  const { projectDir, autoloopDir, runId } = opts;
+  const { projectDir, autoloopDir, runId, start } = opts;
   repositoryOf(projectDir);
-  const baseBranch = currentBranch(projectDir) || "HEAD";
+  const baseBranch = start?.branch ?? (currentBranch(projectDir) || "HEAD");
   const branch = `${opts.branchPrefix}/${runId}`;
   const tree = join(worktreesDir(autoloopDir), runId, "tree");
   mkdirSync(join(worktreesDir(autoloopDir), runId), { recursive: true });
-  gitOrThrow(projectDir, ["worktree", "add", "-b", branch, tree, "HEAD"], "creating the worktree");
+  const from = start?.commit ?? "HEAD";
+  gitOrThrow(projectDir, ["worktree", "add", "-b", branch, tree, from], "creating the worktree");
   const meta: WorktreeMeta = {
     run_id: runId,
     branch,
@@ -139,6 +171,7 @@ export function createWorktree(opts: {
     merged_at: null,
     removed_at: null,
     pid: process.pid,
+    ...(start !== undefined && { base_commit: start.commit }),
   };
   writeMeta(autoloopDir, meta);
   return meta;
@@ -180,6 +213,6 @@ export function worktreeDiff(autoloopDir: string, runId: string, stat = false): 
     throw new UserError(
       `the worktree of ${runId} is gone (${meta.worktree_path}); nothing to diff`,
     );
-  const range = `${meta.base_branch}...${meta.branch}`;
+  const range = `${meta.base_commit ?? meta.base_branch}...${meta.branch}`;
   return gitOrThrow(repo, ["diff", ...(stat ? ["--stat"] : []), range], "diffing the run");
 }

@@ -274,6 +274,20 @@ export const CONDITION_KINDS = {
     subject: (c) => c.what,
     ending: (c) => resolve(`the ${c.what}'s writes go through again; its held lines are written`),
   },
+  auth_expiring: {
+    label: "agent login expiring",
+    runGroup: undefined,
+    live: false,
+    severity: critical,
+    paging: "critical",
+    title: (c) =>
+      `The ${c.agent} login is refused: the run of ${c.schedules.length === 1 ? `schedule ${c.schedules[0]}` : `${c.schedules.length} schedules`} at ${c.nextSlot} would fail`,
+    detail: (c) =>
+      `The check said: ${c.detail}\n\nLog ${c.agent} in again as the user the runs use (or renew the key in the schedules' env or env_file) before ${c.nextSlot}. Schedules: ${c.schedules.join(", ")}. This alert resolves when a later check passes.`,
+    subject: (c) => `${c.agent} login`,
+    ending: (c, facts) =>
+      facts.schedulesLoaded() ? resolve(`the ${c.agent} login check passed`) : undefined,
+  },
 } satisfies { [K in ConditionKind]: ConditionKindDefinition<K> };
 
 /** The kinds about one run, which group per schedule. */

@@ -133,6 +133,17 @@ export type Condition = Base &
       }
     | { kind: "config_invalid"; file: string; problems: string[] }
     | {
+        /** An agent CLI's login was refused by its check before a slot (`preflight`). */
+        kind: "auth_expiring";
+        agent: string;
+        /** The schedules whose latest check it refused, in name order. */
+        schedules: string[];
+        /** The soonest slot of theirs it would fail (ISO). */
+        nextSlot: string;
+        /** What the check said. */
+        detail: string;
+      }
+    | {
         /** The daemon's own files refuse writes (a full disk): held lines wait in memory. */
         kind: "state_unwritable";
         what: "ledger" | "outbox";

@@ -7,10 +7,12 @@ import { join, resolve } from "node:path";
 import { RegistryView } from "../../journal/registry-view.js";
 import { isTerminal, type RunSummary } from "../../scheduler/ledger/events.js";
 import type { RunLedger } from "../../scheduler/ledger/ledger.js";
+import type { PreflightState } from "../../scheduler/preflight/preflight-file.js";
 import type { PauseState } from "../../scheduler/schedules/pause-state.js";
 import type { Schedule } from "../../scheduler/schedules/schedule-file.js";
 import { type FieldProblem, formatProblem } from "../../util/errors.js";
 import { readTail } from "../../util/read-tail.js";
+import { refusedLogins } from "./agent-logins.js";
 import type {
   DetectFacts,
   RunFacts,
@@ -43,6 +45,8 @@ export interface FactSources {
   writeTrouble?: () => NonNullable<ScheduleFacts["writeTrouble"]>;
   /** paused.json as it is now: schedules the scheduler paused itself, and why. */
   pauseState?: () => PauseState;
+  /** preflight.json as it is now: what each schedule's latest login check found. */
+  preflightState?: () => PreflightState;
   /** Display paths of schedule files are relative to this folder. */
   configDir: string;
   /** The scheduler's output logs, `<dir>/<run-id>.log`: failures quote their last lines. */
@@ -399,7 +403,11 @@ export class MonitorFacts {
     const paused = Object.entries(reasons)
       .filter(([schedule]) => loaded.has(schedule))
       .map(([schedule, reason]) => ({ schedule, reason }));
-    return { recentSlots, missed, invalidFiles, writeTrouble, budgets, costly, paused };
+    const loginsRefused = refusedLogins(this.sources.preflightState?.() ?? {}, loaded);
+    return {
+      ...{ recentSlots, missed, invalidFiles, writeTrouble, budgets, costly, paused },
+      loginsRefused,
+    };
   }
 
   private invalidFiles(): NonNullable<ScheduleFacts["invalidFiles"]>[number][] {

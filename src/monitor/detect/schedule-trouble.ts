@@ -3,6 +3,7 @@
 import type { WriteTrouble } from "../../journal/held-lines.js";
 import { usd } from "../../scheduler/budget/spend.js";
 import type { PauseReason } from "../../scheduler/schedules/pause-state.js";
+import { type LoginRefused, loginConditions } from "./agent-logins.js";
 import { raise } from "./condition-kinds.js";
 import { type Condition, fingerprintOf } from "./conditions.js";
 import type { BudgetFact, CostlyFact } from "./spend-facts.js";
@@ -34,6 +35,8 @@ export interface ScheduleFacts {
   costly?: readonly CostlyFact[];
   /** Schedules the scheduler paused itself, and why. */
   paused?: readonly { schedule: string; reason: PauseReason }[];
+  /** Agent logins refused by their check before a slot (`preflight`). */
+  loginsRefused?: readonly LoginRefused[];
 }
 
 /** One condition per troubled schedule or bad file. */
@@ -46,6 +49,7 @@ export function scheduleConditions(facts: ScheduleFacts, thresholds: ThresholdsF
     ...(facts.costly ?? []).map(costlyRun),
     ...(facts.paused ?? []).map(pausedSchedule),
     ...(facts.writeTrouble ?? []).map(unwritableState),
+    ...loginConditions(facts.loginsRefused ?? []),
   ];
 }
 

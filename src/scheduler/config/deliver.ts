@@ -15,8 +15,10 @@ export const DEFAULT_API_URLS: Record<ForgeKind, string | undefined> = {
   gitea: undefined,
 };
 
-const REF_NAME = /^(?!.*\.\.)(?!.*\/\/)(?!\/)(?!.*\/$)[A-Za-z0-9._/-]+$/;
-const refName = (what: string) =>
+/** A branch name: no "..", "//", leading or trailing "/". */
+export const REF_NAME = /^(?!.*\.\.)(?!.*\/\/)(?!\/)(?!.*\/$)[A-Za-z0-9._/-]+$/;
+/** A git branch name as a schedule writes one (no "..", "//", leading or trailing "/"). */
+export const refName = (what: string) =>
   z.string().regex(REF_NAME, { message: `${what}: letters, digits, ".", "_", "-" and "/"` });
 
 const pullRequestField = z

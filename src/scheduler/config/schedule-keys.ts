@@ -4,6 +4,7 @@
 import * as z from "zod";
 import type { CatchUpPolicy } from "../timing/planner.js";
 import { deliverField, deliverOf } from "./deliver.js";
+import { fetchKeys } from "./fetch.js";
 import {
   alertField,
   budgetField,
@@ -117,6 +118,14 @@ export const SCHEDULE_KEYS = {
   retry: key("retry", retryField, { inheritable: true, hold: retryOf }),
   /** Where a worktree run's commits go: a pull request per schedule (off by default). */
   deliver: key("deliver", deliverField, { inheritable: true, hold: deliverOf }),
+  /** A worktree run fetches its remote first and starts from there (off by default). */
+  fetch: key("fetch", fetchKeys.fetch, { inheritable: true }),
+  /** The remote it fetches (default: the pull request's, else "origin"). */
+  fetchRemote: key("fetch_remote", fetchKeys.fetch_remote, { inheritable: true }),
+  /** The branch it starts from (default: the pull request's base, else the remote's HEAD). */
+  fetchBase: key("fetch_base", fetchKeys.fetch_base, { inheritable: true }),
+  /** How long before each slot its agents' logins are checked (off by default). */
+  preflightMs: key("preflight", durationField(60_000), { inheritable: true, only: "preset" }),
   jitterMs: key("jitter", durationField(), { default: 0, inheritable: false }),
   after: key("after", z.array(scheduleNameField), { default: NONE, inheritable: false }),
   env: key("env", envField, {

@@ -18,6 +18,7 @@ import type { Trigger } from "../ledger/events.js";
 import { GroupCommit } from "../ledger/group-commit.js";
 import { RunLedger } from "../ledger/ledger.js";
 import { everySixHours } from "../ledger/retention.js";
+import { Preflights } from "../preflight/preflights.js";
 import { registerEnvFileSecrets } from "../schedules/env-file-secrets.js";
 import { ScheduleFileCache } from "../schedules/file-cache.js";
 import { writeInForce } from "../schedules/in-force.js";
@@ -70,6 +71,8 @@ export class SchedulerDaemon extends DaemonEmitter {
   private readonly slots: SlotRunner;
   /** Retries owed (`retry`), started by the tick when their time comes. */
   readonly retries: RetryBook;
+  /** The agents' logins checked before each slot (`preflight`), started by the tick. */
+  readonly preflights: Preflights;
   private readonly deps: DaemonDeps;
   private watchers: FSWatcher[] = [];
   /** Its schedule files were loaded at least once (before that, its map is empty). */
@@ -141,6 +144,12 @@ export class SchedulerDaemon extends DaemonEmitter {
       schedule: (name) => this.schedules.get(name),
       now: () => this.deps.clock.now(),
       log: deps.logger,
+    });
+    this.preflights = new Preflights({
+      stateDir: config.stateDir,
+      log: deps.logger,
+      env: () => this.runEnv,
+      now: () => this.deps.clock.now(),
     });
     this.reloadSoon = debounced(200, () => {
       this.log.info("schedule files changed: reloading");
@@ -394,6 +403,8 @@ export class SchedulerDaemon extends DaemonEmitter {
     this.refreshPause();
     answerRequests(this.config.stateDir, this.control, this.log);
     this.startRetries(this.lastTickAt.getTime());
+    if (!this.stopping)
+      this.preflights.tick(this.schedules.values(), (name) => this.nextFire(name));
     this.emit("tick", { at: this.lastTickAt });
   }
 

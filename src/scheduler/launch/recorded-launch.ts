@@ -7,9 +7,10 @@ import type { RunLedger } from "../ledger/ledger.js";
 import type { PendingEntry } from "../ledger/pending.js";
 import type { KillCause, RunOutcome } from "../ledger/run-outcome.js";
 import { type AdoptDeps, type AdoptedRunHandle, watchAdoptedRun } from "./adopt.js";
+import { fetchedSpec } from "./fetch.js";
 import type { RunHeartbeats } from "./heartbeats.js";
 import { type LauncherDeps, type LaunchSpec, launchRun, type RunHandle } from "./launcher.js";
-import { journalPathFor } from "./outcome-journal.js";
+import { journalPathFor, journalSize } from "./outcome-journal.js";
 import { launchArgv } from "./spec.js";
 
 export type RecordedLaunch =
@@ -60,23 +61,54 @@ export interface Beating {
   heartbeats?: RunHeartbeats | undefined;
 }
 
+/** A run that never started because its remote could not be fetched: a transient failure. */
+function unfetched(spec: LaunchSpec, detail: string, durationMs: number): RunHandle {
+  const journalPath = journalPathFor(spec.cwd);
+  const outcome: RunOutcome = {
+    status: "failed",
+    basis: "fetch",
+    stopReason: "transient_error",
+    durationMs,
+    journalPath,
+    detail: `the run did not start: ${detail}`,
+  };
+  return {
+    runId: spec.runId,
+    pid: undefined,
+    startTime: undefined,
+    journalPath,
+    journalOffset: journalSize(journalPath),
+    outputPath: spec.outputPath,
+    done: Promise.resolve(outcome),
+    stop: () => {},
+  };
+}
+
 /**
- * Spawns a run claimed by `claimLaunch` and records `started` (with the pid) as soon as the
- * pid is known, `killed` when the launcher starts killing, and `finished`.
+ * Spawns a run claimed by `claimLaunch` (after fetching its remote, when it fetches) and
+ * records `started` (with the pid) as soon as the pid is known, `killed` when the launcher
+ * starts killing, and `finished`.
  */
 export async function startClaimed(
   ledger: RunLedger,
-  spec: LaunchSpec,
+  claimed: LaunchSpec,
   deps: Partial<LauncherDeps> & Beating = {},
 ): Promise<RunHandle> {
+  const now = deps.now ?? Date.now;
+  const fetchStart = now();
+  const ready = await fetchedSpec(claimed, deps.env ?? process.env);
+  const spec = ready.kind === "ready" ? ready.spec : claimed;
   const { runId, timeoutMs } = spec;
-  const handle = await launchRun(spec, {
-    ...deps,
-    onKill: (cause) => {
-      ledger.killed(runId, cause.by, killReason(cause, timeoutMs));
-      deps.onKill?.(cause);
-    },
-  });
+  const handle =
+    ready.kind === "failed"
+      ? unfetched(spec, ready.detail, now() - fetchStart)
+      : await launchRun(spec, {
+          ...deps,
+          onKill: (cause) => {
+            ledger.killed(runId, cause.by, killReason(cause, timeoutMs));
+            deps.onKill?.(cause);
+          },
+        });
   if (handle.pid !== undefined) {
     const { pid, startTime, outputPath, journalPath, journalOffset } = handle;
     deps.heartbeats?.start({ runId, schedule: spec.schedule, pid, startTime });

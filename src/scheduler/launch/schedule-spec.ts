@@ -1,6 +1,7 @@
 // Builds the launcher's spec for one run of a schedule.
 import { join } from "node:path";
 import type { CronConfig } from "../config/config.js";
+import { runFetchOf } from "../config/fetch.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import type { LaunchSpec } from "./spec.js";
 
@@ -35,6 +36,7 @@ export function launchSpecFor(
       sets: schedule.sets,
       presetsDir: config.presetsDir,
     };
+  const fetch = runFetchOf(schedule);
   return {
     ...common,
     kind: "preset",
@@ -46,5 +48,6 @@ export function launchSpecFor(
     envFiles: schedule.envFiles,
     isolation: schedule.isolation,
     sets: schedule.sets,
+    ...(fetch !== undefined && { fetch }),
   };
 }

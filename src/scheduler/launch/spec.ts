@@ -1,4 +1,5 @@
 // What the scheduler launches for a run: the spec, its argv (never a shell) and its environment.
+import type { RunFetch } from "../config/fetch.js";
 
 interface LaunchCommon {
   runId: string;
@@ -35,6 +36,10 @@ export interface PresetLaunch extends LaunchCommon {
   sets?: readonly string[];
   /** What the schedule's budget leaves this run: `--budget-usd`, `--budget-tokens`. */
   budget?: RunCeiling;
+  /** The remote fetched before the run starts (`fetch`, `deliver`). */
+  fetch?: RunFetch;
+  /** Where its worktree starts: the commit fetched and the remote's branch it came from. */
+  startFrom?: { branch: string; commit: string };
 }
 
 /** A ceiling on a run's own budget (the lower one holds); unset keys do not limit. */
@@ -118,5 +123,11 @@ export function launchEnv(
     AUTOLOOP_CRON_SLOT: spec.slot.toISOString(),
     AUTOLOOP_CRON_ATTEMPT: String(spec.retry?.attempt ?? 1),
     ...(spec.kind === "chain" && spec.presetsDir && { AUTOLOOP_PRESETS_DIR: spec.presetsDir }),
+    // Our harness makes the run's worktree from here; another harness ignores them.
+    ...(spec.kind === "preset" &&
+      spec.startFrom && {
+        AUTOLOOP_WORKTREE_FROM: spec.startFrom.commit,
+        AUTOLOOP_WORKTREE_BASE: spec.startFrom.branch,
+      }),
   };
 }

@@ -54,8 +54,11 @@ export const plausibleTokens = (n: number | undefined) => within(n, MAX_RUN_TOKE
 /** Why the launcher itself ended the run, if it did. */
 export type KillCause = { by: "timeout" } | { by: "operator"; reason: string };
 
-/** What status was decided from, so alerts can say "from the journal" or "from the exit code". */
-export type OutcomeBasis = "journal" | "exit" | "timeout" | "operator" | "spawn" | "lost";
+/**
+ * What status was decided from, so alerts can say "from the journal" or "from the exit code";
+ * `fetch`: the run's remote could not be fetched, so it never started.
+ */
+export type OutcomeBasis = "journal" | "exit" | "timeout" | "operator" | "spawn" | "fetch" | "lost";
 
 export interface RunOutcome {
   status: TerminalStatus;

@@ -76,6 +76,7 @@ export function ownChecker(
     checkFolders(s, exists, pass.warnings);
     checkJitter(s, pass.warnings);
     checkDeliver(s, pass.warnings);
+    checkFetch(s, pass.warnings);
   };
 }
 
@@ -207,6 +208,20 @@ function checkJitter(s: Schedule, warnings: FieldProblem[]): void {
  * this environment cannot read: said, not refused (the daemon's environment may hold the token
  * where `validate` runs without it).
  */
+/** `fetch` moves where a worktree run starts: any other run would fetch for nothing. */
+function checkFetch(s: Schedule, warnings: FieldProblem[]): void {
+  if (s.fetch !== true) return;
+  const shared = s.kind === "preset" && s.isolation === "shared";
+  if (s.kind === "preset" && !shared) return;
+  warnings.push({
+    file: s.file,
+    field: at(s, shared ? "isolation" : "fetch"),
+    found: shared ? '"shared"' : `fetch = true on a ${s.kind} schedule`,
+    expected:
+      'fetch = true on worktree runs of a preset (isolation = "worktree"): the run\'s worktree starts from the fetched branch; a shared checkout is never moved',
+  });
+}
+
 function checkDeliver(s: Schedule, warnings: FieldProblem[]): void {
   const token = s.deliver?.pullRequest.token;
   if (token === undefined) return;
