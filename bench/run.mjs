@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark; exits non-zero when a target is missed.
 import { benchAgents } from "./agents.mjs";
 import { benchHarness } from "./harness.mjs";
+import { benchPeer } from "./harness-peer.mjs";
 import { benchMonitor } from "./monitor.mjs";
 import { benchHeartbeats } from "./scheduler/heartbeats.mjs";
 import { benchPeers } from "./scheduler/peers.mjs";
@@ -12,6 +13,7 @@ import { benchTrends } from "./trends.mjs";
 const only = process.argv[2];
 const suites = {
   harness: benchHarness,
+  "harness-peer": benchPeer,
   agents: benchAgents,
   scheduler: benchScheduler,
   scale: benchScale,
