@@ -165,7 +165,11 @@ async function runIdOf(p: Parsed): Promise<{ runId: string; given: string | unde
 /** The preset with the command line's `--set`s, profiles, worktree options and budget caps applied. */
 async function presetFor(p: Parsed, presetArg: string, workDir: string) {
   const { loadPreset, resolvePresetDir } = await import("../harness/preset/preset.js");
-  const preset = loadPreset(resolvePresetDir(presetArg, process.cwd()), [
+  const presetDir = resolvePresetDir(presetArg, process.cwd());
+  // The user's config file and the preset's overrides (`autoloop config`), below the --sets.
+  const { layeredSets, presetLayers } = await import("../harness/preset/layers.js");
+  const preset = loadPreset(presetDir, [
+    ...layeredSets(presetLayers(presetDir, workDir)).sets,
     ...list(p, "set"),
     ...worktreeSets(p),
   ]);
