@@ -170,7 +170,8 @@ async function change(p: Parsed, verb: "set" | "unset"): Promise<number> {
     return 0;
   }
   await checkValid(layer, values);
-  writeFileAtomic(layer.file, stringify(values) === "" ? "" : `${stringify(values)}\n`);
+  const toml = stringify(values).trimEnd();
+  writeFileAtomic(layer.file, toml === "" ? "" : `${toml}\n`);
   process.stdout.write(
     verb === "set"
       ? `set ${key}=${tomlValue(value)} in ${layer.file}\n`
