@@ -14,7 +14,11 @@ const run = (run_id: string, status: string, minutes: number, extra: Partial<Reg
 const alive = (pid: number) => pid === 1;
 
 describe("findRun", () => {
-  const runs = [run("run-aa1", "completed", 1), run("run-aa2", "failed", 1), run("run-b", "running", 1)];
+  const runs = [
+    run("run-aa1", "completed", 1),
+    run("run-aa2", "failed", 1),
+    run("run-b", "running", 1),
+  ];
   it("takes an exact id, then a unique prefix, and names the ids a shared prefix matches", () => {
     expect(findRun(runs, "run-b")).toMatchObject({ kind: "found", run: { run_id: "run-b" } });
     expect(findRun(runs, "run-aa1")).toMatchObject({ kind: "found" });
@@ -34,7 +38,9 @@ describe("run health", () => {
     expect(healthOf(run("a", "running", 6), NOW, alive)).toBe("watching");
     expect(healthOf(run("a", "running", 11), NOW, alive)).toBe("stuck");
     // autosimplify is watched after 2 minutes and stuck after 6, as in the public table.
-    expect(healthOf(run("a", "running", 3, { preset: "autosimplify" }), NOW, alive)).toBe("watching");
+    expect(healthOf(run("a", "running", 3, { preset: "autosimplify" }), NOW, alive)).toBe(
+      "watching",
+    );
     expect(healthOf(run("a", "running", 7, { preset: "autosimplify" }), NOW, alive)).toBe("stuck");
     expect(healthOf(run("a", "timed_out", 60), NOW, alive)).toBe("recent_failed");
     expect(healthOf(run("a", "completed", 23 * 60), NOW, alive)).toBe("recent_completed");
@@ -75,13 +81,21 @@ describe("planClean", () => {
 describe("layeredSets", () => {
   it("puts the user file under the preset and the overrides over it, in order", () => {
     const { sets, provenance } = layeredSets([
-      { name: "user", file: "u.toml", values: { event_loop: { max_iterations: 9, ask_event: "" } } },
+      {
+        name: "user",
+        file: "u.toml",
+        values: { event_loop: { max_iterations: 9, ask_event: "" } },
+      },
       { name: "project", file: "p.toml", values: { event_loop: { max_iterations: 2 } } },
       { name: "user override", file: "uo.toml", values: { backend: { args: ["--x"] } } },
       { name: "repo override", file: "ro.toml", values: { backend: { command: "true" } } },
     ]);
     // The user's max_iterations loses to the preset's; a string stays a string through --set.
-    expect(sets).toEqual(['event_loop.ask_event=""', 'backend.args=[ "--x" ]', 'backend.command="true"']);
+    expect(sets).toEqual([
+      'event_loop.ask_event=""',
+      'backend.args=[ "--x" ]',
+      'backend.command="true"',
+    ]);
     expect(provenance).toEqual({
       "event_loop.max_iterations": "project (p.toml)",
       "event_loop.ask_event": "user (u.toml)",
