@@ -165,7 +165,16 @@ async function runIdOf(p: Parsed): Promise<{ runId: string; given: string | unde
 /** The preset with the command line's `--set`s, profiles, worktree options and budget caps applied. */
 async function presetFor(p: Parsed, presetArg: string, workDir: string) {
   const { loadPreset, resolvePresetDir } = await import("../harness/preset/preset.js");
-  const presetDir = resolvePresetDir(presetArg, process.cwd());
+  const { userPreset } = await import("../harness/preset/user-presets.js");
+  let presetDir: string;
+  try {
+    presetDir = resolvePresetDir(presetArg, process.cwd());
+  } catch (err) {
+    // The user's own presets (`autoloop preset promote`) come after the project's and ours.
+    const promoted = userPreset(presetArg);
+    if (promoted === undefined) throw err;
+    presetDir = promoted;
+  }
   // The user's config file and the preset's overrides (`autoloop config`), below the --sets.
   const { layeredSets, presetLayers } = await import("../harness/preset/layers.js");
   const preset = loadPreset(presetDir, [

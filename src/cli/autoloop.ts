@@ -27,6 +27,8 @@ The public autoloop's operator verbs (exit 0 success, 1 usage mistake, 2 environ
   autoloop doctor [--preset P] [--json]                             node, git, agent CLIs, state dirs
   autoloop triage [--json]                                          runs, health, doctor, stats, next commands
   autoloop config show|set|unset|path ...                           the user config and preset overrides
+  autoloop verify [run-id] [--json]                                 re-run a completed run's acceptance checks
+  autoloop preset promote <source.toml> <name>                      install a single-file preset as yours
   autoloop capabilities                                             this CLI's contract, as JSON
 
 Run \`autoloop <command> --help\` for a command's options.
@@ -72,6 +74,10 @@ async function main(): Promise<number> {
       return (await import("./autoloop-config.js")).configCommand(rest);
     case "triage":
       return (await import("./autoloop-triage.js")).triageCommand(rest);
+    case "preset":
+      return (await import("./autoloop-preset.js")).presetCommand(rest);
+    case "verify":
+      return (await import("./autoloop-verify.js")).verifyCommand(rest);
     case "capabilities":
       return (await import("./autoloop-capabilities.js")).capabilitiesCommand(rest);
     case "control":

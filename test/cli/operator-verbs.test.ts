@@ -251,3 +251,72 @@ describe("autoloop capabilities and triage", () => {
     expect((await al(["triage", "extra", "--nope"])).exitCode).toBe(1);
   });
 });
+
+describe("autoloop verify", () => {
+  it("re-runs the preset's acceptance checks and journals the verdict", async () => {
+    const ok = join(dir, "ok.flag");
+    const checked = scriptPreset(dir, {
+      name: "checked",
+      script: 'exec "$AUTOLOOP_BIN" emit task.complete ok',
+    });
+    appendFileSync(
+      join(checked, "autoloops.toml"),
+      `[acceptance]\nverify_cmds = ["test -f ${ok}"]\n`,
+    );
+    expect((await al(["run", checked, "check me", "--run-id", "run-checked-1"])).exitCode).toBe(0);
+    const falseDone = await al(["verify"]);
+    expect([falseDone.exitCode, falseDone.stdout]).toEqual([
+      1,
+      expect.stringMatching(
+        /^## Post-fire verify — run-checked-1 → false_done\n\nFALSE DONE: 1\/1 check/,
+      ),
+    ]);
+    writeFileSync(ok, "");
+    const confirmed = await al(["verify", "run-checked", "--json"]);
+    expect(confirmed.exitCode, confirmed.stderr).toBe(0);
+    expect(json(confirmed.stdout)).toEqual({
+      run_id: "run-checked-1",
+      reconcile: "confirmed",
+      ranChecks: 1,
+      failures: [],
+    });
+    const last = readFileSync(join(dir, ".autoloop", "journal.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .at(-1)!;
+    expect(JSON.parse(last)).toMatchObject({
+      run: "run-checked-1",
+      topic: "postfire.verify",
+      fields: { reconcile: "confirmed", ran_checks: "1", failed: "0" },
+    });
+    // A run this harness did not launch has no launch record: nothing trusted to check it with.
+    expect((await al(["verify", "run-quiet"])).exitCode).toBe(2);
+  }, 30_000);
+});
+
+describe("autoloop preset promote", () => {
+  it("installs a checked single-file preset that `run <name>` then finds", async () => {
+    const agent = join(done, "agent.sh");
+    const source = join(dir, "mine.toml");
+    writeFileSync(
+      source,
+      `[event_loop]\nmax_iterations = 2\n[backend]\ncommand = ${JSON.stringify(agent)}\nprompt_mode = "file"\n`,
+    );
+    const promoted = await al(["preset", "promote", source, "mine"]);
+    expect(promoted.exitCode, promoted.stderr).toBe(0);
+    expect(existsSync(join(xdg, "autoloop", "presets", "mine.toml"))).toBe(true);
+    const ran = await al(["run", "mine", "by name", "--json"]);
+    expect(ran.exitCode, ran.stderr).toBe(0);
+    const again = await al(["preset", "promote", source, "mine"]);
+    expect([again.exitCode, again.stderr]).toEqual([
+      1,
+      expect.stringContaining("preset mine already exists"),
+    ]);
+    writeFileSync(source, '[event_loop]\nmax_iterations = 0\n[backend]\ncommand = "x"\n');
+    const invalid = await al(["preset", "promote", source, "other"]);
+    expect([invalid.exitCode, invalid.stderr]).toEqual([
+      1,
+      expect.stringContaining("event_loop.max_iterations"),
+    ]);
+  }, 30_000);
+});

@@ -21,7 +21,8 @@ export interface ConfigLayer {
   values: Record<string, unknown> | undefined;
 }
 
-const configHome = (env: NodeJS.ProcessEnv) =>
+/** `$XDG_CONFIG_HOME/autoloop` (`~/.config/autoloop`): the user config, overrides, presets. */
+export const configHome = (env: NodeJS.ProcessEnv) =>
   join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config"), "autoloop");
 
 /** `$AUTOLOOP_CONFIG`, else `$XDG_CONFIG_HOME/autoloop/config.toml` (`~/.config/...`). */
