@@ -249,6 +249,13 @@ describe("autoloop capabilities and triage", () => {
       ]),
     });
     expect((await al(["triage", "extra", "--nope"])).exitCode).toBe(1);
+    const verbs = ["loops", "doctor", "triage", "verify", "config", "capabilities", "preset"];
+    const helps = await Promise.all([
+      ...verbs.map((v) => al([v, "--help"])),
+      al(["runs", "clean", "--help"]),
+    ]);
+    for (const h of helps)
+      expect([h.exitCode, h.stdout]).toEqual([0, expect.stringMatching(/^Usage: autoloop /)]);
   });
 });
 
