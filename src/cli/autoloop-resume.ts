@@ -131,8 +131,8 @@ function launchOf(ref: RunRef): LaunchRecord {
 async function samePreset(launch: LaunchRecord, acceptChanges: boolean): Promise<Preset> {
   const { loadPreset } = await import("../harness/preset/preset.js");
   // The config layers a run of it gets (`autoloop config`), so an unchanged one resumes.
-  const { layeredSets, presetLayers } = await import("../harness/preset/layers.js");
-  const layers = layeredSets(presetLayers(launch.presetDir, launch.workDir));
+  const { runLayers } = await import("../harness/preset/layers.js");
+  const layers = runLayers(launch.presetDir, launch.workDir, launch.trigger);
   const preset = loadPreset(launch.presetDir, layers.sets);
   if (presetDigest(preset) !== launch.presetDigest && !acceptChanges)
     throw new UserError(

@@ -176,12 +176,10 @@ async function presetFor(p: Parsed, presetArg: string, workDir: string) {
     presetDir = promoted;
   }
   // The user's config file and the preset's overrides (`autoloop config`), below the --sets.
-  const { layeredSets, presetLayers } = await import("../harness/preset/layers.js");
-  const preset = loadPreset(presetDir, [
-    ...layeredSets(presetLayers(presetDir, workDir)).sets,
-    ...list(p, "set"),
-    ...worktreeSets(p),
-  ]);
+  const { runLayers } = await import("../harness/preset/layers.js");
+  const layers = runLayers(presetDir, workDir, triggerOf(p));
+  for (const note of layers.notes) process.stderr.write(`autoloop: ${note}\n`);
+  const preset = loadPreset(presetDir, [...layers.sets, ...list(p, "set"), ...worktreeSets(p)]);
   const { activeProfiles, applyProfiles } = await import("../harness/preset/profiles.js");
   const profiles = activeProfiles(preset, list(p, "profile"), flag(p, "no-default-profiles"));
   if (profiles.length > 0)

@@ -212,6 +212,10 @@ describe("autoloop config", () => {
       reason: "max_iterations",
       iterations: 1,
     });
+    // The repo override is the project's, which runs write: an unwatched run does not take it.
+    const cron = await al(["run", stopper, "go", "--json", "--trigger", "cron"]);
+    expect(json(cron.stdout.trim().split("\n").at(-1)!)).toMatchObject({ iterations: 3 });
+    expect(cron.stderr).toContain("is not applied to a cron run");
     expect((await al(["config", "unset", "event_loop.max_iterations"])).exitCode).toBe(0);
     expect(readFileSync(join(xdg, "autoloop", "config.toml"), "utf8")).toBe(
       "[event_loop]\nstall_iterations = 5\n",
@@ -296,6 +300,15 @@ describe("autoloop verify", () => {
       topic: "postfire.verify",
       fields: { reconcile: "confirmed", ran_checks: "1", failed: "0" },
     });
+    // Checks changed since the run started (its agent could have) are not run unasked.
+    appendFileSync(join(checked, "autoloops.toml"), 'timeout = "1m"\n');
+    const changed = await al(["verify", "run-checked-1"]);
+    expect([changed.exitCode, changed.stderr]).toEqual([
+      2,
+      expect.stringContaining("changed since run run-checked-1 started"),
+    ]);
+    const accepted = await al(["verify", "run-checked-1", "--accept-preset-changes"]);
+    expect(accepted.exitCode, accepted.stdout + accepted.stderr).toBe(0);
     // A run this harness did not launch has no launch record: nothing trusted to check it with.
     expect((await al(["verify", "run-quiet"])).exitCode).toBe(2);
   }, 30_000);

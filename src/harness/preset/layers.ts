@@ -69,6 +69,33 @@ export function presetLayers(
   ];
 }
 
+/**
+ * The layers a run gets, and what to tell its operator. The repo override lies in the
+ * project's `.autoloop/`, which runs write (docs/formats.md, "Who writes what"): a run a person
+ * starts by hand takes it, named on stderr as the preset in `./presets/` would be; a scheduled
+ * or chained run, which nobody watches start, does not.
+ */
+export function runLayers(
+  presetPath: string,
+  workDir: string,
+  trigger: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { sets: string[]; notes: string[] } {
+  const layers = presetLayers(presetPath, workDir, env);
+  const repo = layers.find((l) => l.name === "repo override")!;
+  const byHand = trigger === "cli";
+  const kept = byHand ? layers : layers.filter((l) => l !== repo);
+  const notes =
+    repo.values === undefined
+      ? []
+      : [
+          byHand
+            ? `settings from the repo override ${repo.file}`
+            : `the repo override ${repo.file} is not applied to a ${trigger} run: the project's .autoloop/ is the runs' to write`,
+        ];
+  return { sets: layeredSets(kept).sets, notes };
+}
+
 /** A table's settings as dotted keys; arrays and scalars are values. */
 export function flatten(values: Record<string, unknown>, prefix = ""): Array<[string, unknown]> {
   return Object.entries(values).flatMap(([key, value]): Array<[string, unknown]> => {
