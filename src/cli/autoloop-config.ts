@@ -7,6 +7,7 @@ import {
   type ConfigLayer,
   flatten,
   layeredSets,
+  layerProblems,
   presetLayers,
   readLayer,
   repoOverridePath,
@@ -169,7 +170,7 @@ async function change(p: Parsed, verb: "set" | "unset"): Promise<number> {
     process.stdout.write(`${key} is not set in ${layer.file}; nothing to do\n`);
     return 0;
   }
-  await checkValid(layer, values);
+  checkValid(layer, values);
   const toml = stringify(values).trimEnd();
   writeFileAtomic(layer.file, toml === "" ? "" : `${toml}\n`);
   process.stdout.write(
@@ -181,18 +182,9 @@ async function change(p: Parsed, verb: "set" | "unset"): Promise<number> {
 }
 
 /** A file that would break every run it reaches is not written. */
-async function checkValid(layer: ConfigLayer, values: Record<string, unknown>): Promise<void> {
-  const { presetConfigSchema } = await import("../harness/preset/schema.js");
-  const { schemaProblems } = await import("../util/toml-input.js");
-  // A layer is partial: the one setting every preset must give is lent to it for the check.
-  const lent = structuredClone(values);
-  const backend = lent.backend;
-  if (backend === undefined) lent.backend = { command: "agent" };
-  else if (typeof backend === "object" && backend !== null && !("command" in backend))
-    (backend as Record<string, unknown>).command = "agent";
-  const result = presetConfigSchema.safeParse(lent);
-  if (result.success) return;
-  const problems = schemaProblems(layer.file, presetConfigSchema, result.error, values);
+function checkValid(layer: ConfigLayer, values: Record<string, unknown>): void {
+  const problems = layerProblems(layer.file, values);
+  if (problems.length === 0) return;
   throw new UserError(
     `autoloop config: not written, the result would be invalid:\n${problems.map(formatProblem).join("\n")}`,
     1,

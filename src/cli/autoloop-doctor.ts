@@ -12,7 +12,8 @@ const HELP = `Usage: autoloop doctor [--work-dir DIR] [--preset NAME|DIR] [--jso
 
 Checks the environment and a work dir's state: node (20 or later), git, the agent CLIs
 autoloop has adapters for (claude, codex, gemini; a missing one is a warning), with --preset
-that preset's backend.command (missing: a failure), the work dir's .autoloop/ and the
+that preset's backend.command (missing: a failure), the user config file (one a run would
+refuse: a failure; \`autoloop config path\` names it), the work dir's .autoloop/ and the
 operator's private state home (writable; the latter not open to others), the registry's
 readability, runs marked running whose process is gone, and orphaned worktrees.
 

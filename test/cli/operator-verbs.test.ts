@@ -148,6 +148,15 @@ describe("autoloop doctor", () => {
       /✗ backend\s+preset missing: backend\.command "no-such-agent-cli" \(command\) is not on PATH/,
     );
     expect((await al(["doctor", "--bogus"])).exitCode).toBe(1);
+    // A user config every run would refuse to start with.
+    const broken = join(dir, "broken-xdg");
+    mkdirSync(join(broken, "autoloop"), { recursive: true });
+    writeFileSync(join(broken, "autoloop", "config.toml"), "[event_loop]\nmax_iterations = 0\n");
+    const config = await al(["doctor"], { XDG_CONFIG_HOME: broken });
+    expect([config.exitCode, config.stdout]).toEqual([
+      2,
+      expect.stringMatching(/✗ config\s+\S+config\.toml: event_loop\.max_iterations: found 0/),
+    ]);
   });
 });
 

@@ -4,8 +4,10 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { RegistryView } from "../../journal/registry-view.js";
+import { formatProblem } from "../../util/errors.js";
 import { AGENT_IDS, type AgentId } from "../agents/index.js";
 import { operatorStateHome } from "../control/private-run.js";
+import { layerProblems, readLayer, userConfigPath } from "../preset/layers.js";
 import { listWorktrees } from "../worktree/worktree.js";
 import { autoloopDirOf, isLive } from "./runs.js";
 
@@ -170,9 +172,29 @@ function checkWorktrees(autoloopDir: string): DoctorCheck {
   );
 }
 
+/** A broken user config file stops every run: it is a failure. */
+function checkUserConfig(env: NodeJS.ProcessEnv): DoctorCheck {
+  const file = userConfigPath(env);
+  try {
+    const layer = readLayer("user", file);
+    if (layer.values === undefined) return check("config", "ok", `no user config (${file})`);
+    const problems = layerProblems(file, layer.values);
+    if (problems.length === 0) return check("config", "ok", `${file} is valid`);
+    return check("config", "fail", problems.map(formatProblem).join("; "));
+  } catch (err) {
+    return check("config", "fail", (err as Error).message.replaceAll("\n", "; "));
+  }
+}
+
 export function doctorChecks(i: DoctorInputs): DoctorCheck[] {
   const autoloopDir = autoloopDirOf(i.workDir);
-  const checks = [checkNode(i.nodeVersion), checkGit(i), ...checkAgents(i), ...checkStateDirs(i)];
+  const checks = [
+    checkNode(i.nodeVersion),
+    checkGit(i),
+    ...checkAgents(i),
+    checkUserConfig(i.env),
+    ...checkStateDirs(i),
+  ];
   if (existsSync(autoloopDir))
     checks.push(...checkRegistry(autoloopDir, i.alive), checkWorktrees(autoloopDir));
   return checks;

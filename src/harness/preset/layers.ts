@@ -6,8 +6,10 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { stringify } from "smol-toml";
-import { ValidationError } from "../../util/errors.js";
+import { type FieldProblem, ValidationError } from "../../util/errors.js";
+import { schemaProblems } from "../../util/toml-input.js";
 import { readToml } from "./preset.js";
+import { presetConfigSchema } from "./schema.js";
 
 /** The keys `--set` takes (preset.ts's `applyOverrides`). */
 const SET_KEY = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
@@ -147,4 +149,16 @@ export function layeredSets(layers: readonly ConfigLayer[]): LayeredSets {
     }
   }
   return { sets, provenance };
+}
+
+/** What is wrong with a layer's settings, checked as a preset's (a layer may lack them all). */
+export function layerProblems(file: string, values: Record<string, unknown>): FieldProblem[] {
+  // The one setting every preset must give is lent for the check.
+  const lent = structuredClone(values);
+  const backend = lent.backend;
+  if (backend === undefined) lent.backend = { command: "agent" };
+  else if (typeof backend === "object" && backend !== null && !("command" in backend))
+    (backend as Record<string, unknown>).command = "agent";
+  const result = presetConfigSchema.safeParse(lent);
+  return result.success ? [] : schemaProblems(file, presetConfigSchema, result.error, values);
 }
