@@ -3,8 +3,8 @@
 // contract has it; warnings exit 0.
 import { resolveAgent } from "../harness/agents/index.js";
 import { type DoctorInputs, doctorChecks, doctorText } from "../harness/overview/doctor.js";
+import { processCheckHere } from "../harness/overview/runs.js";
 import { UserError } from "../util/errors.js";
-import { isProcessAlive } from "../util/process.js";
 import { printable } from "../util/terminal-text.js";
 import { flag, parse, str, workDirOf } from "./common.js";
 
@@ -54,7 +54,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     env: process.env,
     nodeVersion: process.versions.node,
     presetAgent: await presetAgent(str(p, "preset")),
-    alive: isProcessAlive,
+    running: processCheckHere(),
   });
   if (flag(p, "json"))
     process.stdout.write(`${JSON.stringify({ projectDir: workDir, checks }, null, 2)}\n`);

@@ -2,11 +2,10 @@
 // an advice line when it goes quiet, and its detail when it ends (or its process is gone).
 import { healthOf, policyForPreset } from "../harness/overview/health.js";
 import { runDetail, runLine, runListHeader } from "../harness/overview/render.js";
-import { findRun, isLive, readRuns, text } from "../harness/overview/runs.js";
+import { findRun, isLive, processCheckHere, readRuns, text } from "../harness/overview/runs.js";
 import type { RegistryEntry } from "../journal/registry-view.js";
 import { DURATION_HINT, parseDuration } from "../util/duration.js";
 import { UserError } from "../util/errors.js";
-import { isProcessAlive } from "../util/process.js";
 
 const snapshot = (r: RegistryEntry) =>
   [r.iteration, r.latest_event, r.status, r.updated_at].map(text).join("|");
@@ -35,7 +34,7 @@ function advisory(r: RegistryEntry, now: number): string | undefined {
 function ending(r: RegistryEntry | undefined): string | undefined {
   if (r === undefined) return "[watch] The run is no longer in the registry.";
   if (!isLive(r)) return `[watch] Run ${r.status}.`;
-  if (r.pid !== undefined && !isProcessAlive(r.pid))
+  if (!processCheckHere()(r))
     return `[watch] Run marked ${r.status}, but its process ${r.pid} is gone.`;
   return undefined;
 }

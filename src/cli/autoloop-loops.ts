@@ -9,10 +9,16 @@ import {
   runDetail,
   runList,
 } from "../harness/overview/render.js";
-import { autoloopDirOf, findRun, isLive, readRuns, runSummary } from "../harness/overview/runs.js";
+import {
+  autoloopDirOf,
+  findRun,
+  isLive,
+  processCheckHere,
+  readRuns,
+  runSummary,
+} from "../harness/overview/runs.js";
 import type { RegistryEntry } from "../journal/registry-view.js";
 import { UserError } from "../util/errors.js";
-import { isProcessAlive } from "../util/process.js";
 import { watchRun } from "./autoloop-loops-watch.js";
 import { flag, parse, str, workDirOf } from "./common.js";
 
@@ -95,7 +101,7 @@ export async function loopsCommand(argv: string[]): Promise<number> {
     }
     case "show": {
       const run = lookup(runs, id, sub, json);
-      out({ ...run, health: healthOf(run, now, isProcessAlive) ?? null }, json, () =>
+      out({ ...run, health: healthOf(run, now, processCheckHere()) ?? null }, json, () =>
         runDetail(run),
       );
       return 0;
@@ -108,7 +114,7 @@ export async function loopsCommand(argv: string[]): Promise<number> {
     case "watch":
       return watchRun(workDir, lookup(runs, id, sub, false).run_id, str(p, "interval"));
     case "health": {
-      const health = classifyRuns(runs, now, isProcessAlive);
+      const health = classifyRuns(runs, now, processCheckHere());
       out(healthJson(health), json, () => healthText(health, flag(p, "verbose")));
       return 0;
     }

@@ -7,10 +7,9 @@ import {
   removeRunFolder,
   runsFolder,
 } from "../harness/overview/clean.js";
-import { readRuns } from "../harness/overview/runs.js";
+import { processCheckHere, readRuns } from "../harness/overview/runs.js";
 import { DURATION_HINT, parseDuration } from "../util/duration.js";
 import { UserError } from "../util/errors.js";
-import { isProcessAlive } from "../util/process.js";
 import { flag, parse, str, workDirOf } from "./common.js";
 
 export const RUNS_CLEAN_HELP = `Usage: autoloop runs clean [--max-age AGE] [--dry-run] [--json] [--work-dir DIR]
@@ -66,7 +65,7 @@ export async function runsCleanCommand(argv: string[]): Promise<number> {
     );
   const age = maxAgeMs(str(p, "max-age"));
   const workDir = workDirOf(p, "autoloop runs clean");
-  const live = liveRunIds(readRuns(workDir), isProcessAlive);
+  const live = liveRunIds(readRuns(workDir), processCheckHere());
   const plan = planClean(listRunFolders(workDir), live, age, Date.now());
   const dryRun = flag(p, "dry-run");
   const removed = plan.filter((d) => d.kind === "remove").map((d) => d.name);

@@ -4,9 +4,14 @@ import { join } from "node:path";
 import { presetStats } from "../harness/artifacts/stats.js";
 import { doctorChecks } from "../harness/overview/doctor.js";
 import { classifyRuns, healthJson } from "../harness/overview/health.js";
-import { autoloopDirOf, isLive, readRuns, runSummary } from "../harness/overview/runs.js";
+import {
+  autoloopDirOf,
+  isLive,
+  processCheckHere,
+  readRuns,
+  runSummary,
+} from "../harness/overview/runs.js";
 import { readJournal } from "../journal/reader.js";
-import { isProcessAlive } from "../util/process.js";
 import { printable } from "../util/terminal-text.js";
 import { flag, parse, workDirOf } from "./common.js";
 
@@ -25,7 +30,7 @@ export function triage(workDir: string, now: number) {
     workDir,
     env: process.env,
     nodeVersion: process.versions.node,
-    alive: isProcessAlive,
+    running: processCheckHere(),
   });
   const failures = doctor.filter((c) => c.status === "fail").length;
   const warnings = doctor.filter((c) => c.status === "warn").length;
@@ -35,7 +40,7 @@ export function triage(workDir: string, now: number) {
       ? [`autoloop loops show ${live[0]!.run_id} --json`, `autoloop loops watch ${live[0]!.run_id}`]
       : ["autoloop list --json", 'autoloop run <preset> "your task"'];
   if (failures + warnings > 0) commands.push("autoloop doctor --json");
-  const health = healthJson(classifyRuns(runs, now, isProcessAlive));
+  const health = healthJson(classifyRuns(runs, now, processCheckHere()));
   if (health.stuck.count + health.recent_failed.count > 0) commands.push("autoloop loops health");
   const { items } = readJournal(join(autoloopDirOf(workDir), "journal.jsonl"));
   return {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { planClean } from "../../src/harness/overview/clean.js";
 import { classifyRuns, healthOf } from "../../src/harness/overview/health.js";
-import { findRun } from "../../src/harness/overview/runs.js";
+import { findRun, processCheck } from "../../src/harness/overview/runs.js";
 import { layeredSets } from "../../src/harness/preset/layers.js";
 import type { RegistryEntry } from "../../src/journal/registry-view.js";
 
@@ -11,7 +11,7 @@ const NOW = Date.parse("2026-03-01T12:00:00Z");
 const ago = (minutes: number) => new Date(NOW - minutes * 60_000).toISOString();
 const run = (run_id: string, status: string, minutes: number, extra: Partial<RegistryEntry> = {}) =>
   ({ run_id, status, preset: "demo", updated_at: ago(minutes), ...extra }) as RegistryEntry;
-const alive = (pid: number) => pid === 1;
+const alive = processCheck((pid) => pid === 1, "here");
 
 describe("findRun", () => {
   const runs = [
@@ -52,6 +52,9 @@ describe("run health", () => {
     expect(healthOf(run("a", "running", 60, { pid: 2 }), NOW, alive)).toBeUndefined();
     expect(healthOf(run("a", "running", 60, { pid: 1 }), NOW, alive)).toBe("stuck");
     expect(healthOf({ run_id: "a", status: "running" }, NOW, alive)).toBe("active");
+    // Another host's pid says nothing about this one's processes.
+    expect(healthOf(run("a", "running", 1, { pid: 2, host: "there" }), NOW, alive)).toBe("active");
+    expect(healthOf(run("a", "running", 1, { pid: 2, host: "here" }), NOW, alive)).toBeUndefined();
     const h = classifyRuns([run("x", "running", 1), run("y", "failed", 1)], NOW, alive);
     expect(h.active.map((r) => r.run_id)).toEqual(["x"]);
     expect(h.recent_failed.map((r) => r.run_id)).toEqual(["y"]);

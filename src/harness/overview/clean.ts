@@ -4,7 +4,7 @@
 import { lstatSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { RegistryEntry } from "../../journal/registry-view.js";
-import { autoloopDirOf, isLive } from "./runs.js";
+import { autoloopDirOf, isLive, type ProcessCheck } from "./runs.js";
 
 export interface RunFolder {
   name: string;
@@ -16,13 +16,8 @@ export type CleanDecision =
   | { kind: "keep"; name: string; why: "live" | "recent" };
 
 /** A run is live while the registry says so and its recorded process (if any) still exists. */
-export function liveRunIds(
-  runs: readonly RegistryEntry[],
-  alive: (pid: number) => boolean,
-): Set<string> {
-  return new Set(
-    runs.filter((r) => isLive(r) && (r.pid === undefined || alive(r.pid))).map((r) => r.run_id),
-  );
+export function liveRunIds(runs: readonly RegistryEntry[], running: ProcessCheck): Set<string> {
+  return new Set(runs.filter((r) => isLive(r) && running(r)).map((r) => r.run_id));
 }
 
 /** `maxAgeMs` 0 removes every folder of a run not live, whatever its age. */

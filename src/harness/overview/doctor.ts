@@ -9,7 +9,7 @@ import { AGENT_IDS, type AgentId } from "../agents/index.js";
 import { operatorStateHome } from "../control/private-run.js";
 import { layerProblems, readLayer, userConfigPath } from "../preset/layers.js";
 import { listWorktrees } from "../worktree/worktree.js";
-import { autoloopDirOf, isLive } from "./runs.js";
+import { autoloopDirOf, isLive, type ProcessCheck } from "./runs.js";
 
 export type DoctorStatus = "ok" | "warn" | "fail";
 
@@ -25,7 +25,7 @@ export interface DoctorInputs {
   nodeVersion: string;
   /** The agent of the preset asked about (`--preset`), whose absence fails the check. */
   presetAgent?: { preset: string; agent: AgentId; command: string };
-  alive: (pid: number) => boolean;
+  running: ProcessCheck;
 }
 
 const check = (name: string, status: DoctorStatus, detail: string): DoctorCheck => ({
@@ -127,7 +127,7 @@ function checkStateDirs(i: DoctorInputs): DoctorCheck[] {
   ];
 }
 
-function checkRegistry(autoloopDir: string, alive: (pid: number) => boolean): DoctorCheck[] {
+function checkRegistry(autoloopDir: string, running: ProcessCheck): DoctorCheck[] {
   const journal = join(autoloopDir, "journal.jsonl");
   if (!existsSync(join(autoloopDir, "registry.jsonl")))
     return [check("registry", "ok", "no registry yet (made by the first run)")];
@@ -142,7 +142,7 @@ function checkRegistry(autoloopDir: string, alive: (pid: number) => boolean): Do
         )
       : check("registry", "ok", `${runs.length} run(s) recorded`);
   const live = runs.filter(isLive);
-  const gone = live.filter((r) => r.pid !== undefined && !alive(r.pid));
+  const gone = live.filter((r) => !running(r));
   const stale =
     gone.length > 0
       ? check(
@@ -196,7 +196,7 @@ export function doctorChecks(i: DoctorInputs): DoctorCheck[] {
     ...checkStateDirs(i),
   ];
   if (existsSync(autoloopDir))
-    checks.push(...checkRegistry(autoloopDir, i.alive), checkWorktrees(autoloopDir));
+    checks.push(...checkRegistry(autoloopDir, i.running), checkWorktrees(autoloopDir));
   return checks;
 }
 

@@ -1,7 +1,7 @@
 // How a work dir's runs stand (`autoloop loops health`): active, quiet long enough to watch,
 // stuck, or ended badly or well in the last day. Pure: the time and the pid check are given.
 import type { RegistryEntry } from "../../journal/registry-view.js";
-import { isLive, text } from "./runs.js";
+import { isLive, type ProcessCheck, text } from "./runs.js";
 
 const MINUTE = 60_000;
 const RECENT_MS = 24 * 60 * MINUTE;
@@ -58,10 +58,10 @@ const ageMs = (r: RegistryEntry, now: number): number | undefined => {
 export function healthOf(
   r: RegistryEntry,
   now: number,
-  alive: (pid: number) => boolean,
+  running: ProcessCheck,
 ): HealthBucket | undefined {
   const age = ageMs(r, now);
-  if (isLive(r) && (r.pid === undefined || alive(r.pid))) {
+  if (isLive(r) && running(r)) {
     if (age === undefined) return "active";
     const p = policyForPreset(text(r.preset));
     if (age > p.stuckAfterMs) return "stuck";
@@ -75,7 +75,7 @@ export function healthOf(
 export function classifyRuns(
   runs: readonly RegistryEntry[],
   now: number,
-  alive: (pid: number) => boolean,
+  running: ProcessCheck,
 ): Health {
   const health: Health = {
     active: [],
@@ -85,7 +85,7 @@ export function classifyRuns(
     recent_completed: [],
   };
   for (const r of runs) {
-    const bucket = healthOf(r, now, alive);
+    const bucket = healthOf(r, now, running);
     if (bucket !== undefined) health[bucket].push(r);
   }
   return health;

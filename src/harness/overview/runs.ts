@@ -1,13 +1,29 @@
 // A work dir's runs as the operator's verbs see them (`autoloop loops`): the registry's last
 // record per run, newest first, found by a unique id prefix. The registry is written by runs,
 // so every field here is what a run said about itself.
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { type RegistryEntry, readRegistry } from "../../journal/registry-view.js";
+import { isProcessAlive } from "../../util/process.js";
 
 /** A run still owning its loop; everything else has ended one way or another. */
 export const LIVE_STATUSES: ReadonlySet<string> = new Set(["running", "waiting"]);
 
 export const isLive = (r: RegistryEntry) => LIVE_STATUSES.has(r.status);
+
+/** Whether a run's recorded process may still be there. */
+export type ProcessCheck = (r: RegistryEntry) => boolean;
+
+/**
+ * A run's process is known gone only when it ran on this host (the registry's `host`) and its
+ * pid no longer exists; another host's run, or one without a pid, cannot be judged from here.
+ */
+export function processCheck(alive: (pid: number) => boolean, here: string): ProcessCheck {
+  return (r) =>
+    r.pid === undefined ||
+    (typeof r.host === "string" && r.host !== "" && r.host !== here) ||
+    alive(r.pid);
+}
 
 /** `<workDir>/.autoloop/`, where the journal, the registry and `runs/` live. */
 export const autoloopDirOf = (workDir: string) => join(workDir, ".autoloop");
@@ -57,3 +73,6 @@ export function text(value: unknown): string {
   if (value === undefined || value === null) return "";
   return typeof value === "string" ? value : JSON.stringify(value);
 }
+
+/** The check on this machine: its processes, its host name. */
+export const processCheckHere = (): ProcessCheck => processCheck(isProcessAlive, hostname());
