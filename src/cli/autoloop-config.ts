@@ -30,7 +30,8 @@ Settings below a preset's own and above it, as the public autoloop layers them:
                   a key the preset sets itself wins over it
   user override   ~/.config/autoloop/overrides/<preset>.toml   (set --user --preset NAME)
   repo override   <work dir>/.autoloop/overrides/<preset>.toml (set --repo --preset NAME)
-\`autoloop run\` and \`autoloop resume\` apply them (\`chain\` does not yet).
+\`autoloop run\`, \`resume\` and \`chain\` steps apply them; only a run started by hand
+(--trigger cli) takes the repo override, which lies where runs write.
 
 show    the resolved settings of a preset (default: ./autoloops.toml if there, else the user
         config over the defaults), each with the layer that set it

@@ -225,6 +225,12 @@ describe("autoloop config", () => {
     const cron = await al(["run", stopper, "go", "--json", "--trigger", "cron"]);
     expect(json(cron.stdout.trim().split("\n").at(-1)!)).toMatchObject({ iterations: 3 });
     expect(cron.stderr).toContain("is not applied to a cron run");
+    // A chain's step takes the user's override of its preset, not the repo's.
+    await al(["config", "set", "--user", "--preset", "stopper", "event_loop.max_iterations=2"]);
+    const chain = await al(["run", "--chain", "stopper", "go", "--json"]);
+    expect(json(chain.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      steps: [{ iterations: 2 }],
+    });
     expect((await al(["config", "unset", "event_loop.max_iterations"])).exitCode).toBe(0);
     expect(readFileSync(join(xdg, "autoloop", "config.toml"), "utf8")).toBe(
       "[event_loop]\nstall_iterations = 5\n",
