@@ -1,8 +1,7 @@
 // `autoloop agents`: the agent CLIs the harness knows, how it invokes each, and whether each
 // is installed on this PATH.
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
 import { agentRows, agentTableMarkdown, commandLine } from "../harness/agents/table.js";
+import { onPath } from "../harness/overview/doctor.js";
 import { flag, parse } from "./common.js";
 
 const HELP = `Usage: autoloop agents [--json | --markdown]
@@ -17,18 +16,6 @@ Options:
   --json       machine-readable
   --markdown   the README's table
 `;
-
-function onPath(command: string, path: string): string | undefined {
-  for (const dir of path.split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, command);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {}
-  }
-  return undefined;
-}
 
 export async function agentsCommand(argv: string[]): Promise<number> {
   const p = parse(

@@ -130,7 +130,10 @@ function launchOf(ref: RunRef): LaunchRecord {
 /** The run's preset as it is now, refused when its settings changed since the run started. */
 async function samePreset(launch: LaunchRecord, acceptChanges: boolean): Promise<Preset> {
   const { loadPreset } = await import("../harness/preset/preset.js");
-  const preset = loadPreset(launch.presetDir);
+  // The config layers a run of it gets (`autoloop config`), so an unchanged one resumes.
+  const { runLayers } = await import("../harness/preset/layers.js");
+  const layers = runLayers(launch.presetDir, launch.workDir, launch.trigger);
+  const preset = loadPreset(launch.presetDir, layers.sets);
   if (presetDigest(preset) !== launch.presetDigest && !acceptChanges)
     throw new UserError(
       `error: preset ${launch.preset} (${launch.presetDir}) changed since run ${launch.runId} started: its settings now run ${JSON.stringify([preset.config.backend.command, ...preset.config.backend.args].join(" "))}; check the change (the run's agent may have made it), then resume with --accept-preset-changes`,

@@ -165,10 +165,21 @@ async function runIdOf(p: Parsed): Promise<{ runId: string; given: string | unde
 /** The preset with the command line's `--set`s, profiles, worktree options and budget caps applied. */
 async function presetFor(p: Parsed, presetArg: string, workDir: string) {
   const { loadPreset, resolvePresetDir } = await import("../harness/preset/preset.js");
-  const preset = loadPreset(resolvePresetDir(presetArg, process.cwd()), [
-    ...list(p, "set"),
-    ...worktreeSets(p),
-  ]);
+  const { userPreset } = await import("../harness/preset/user-presets.js");
+  let presetDir: string;
+  try {
+    presetDir = resolvePresetDir(presetArg, process.cwd());
+  } catch (err) {
+    // The user's own presets (`autoloop preset promote`) come after the project's and ours.
+    const promoted = userPreset(presetArg);
+    if (promoted === undefined) throw err;
+    presetDir = promoted;
+  }
+  // The user's config file and the preset's overrides (`autoloop config`), below the --sets.
+  const { runLayers } = await import("../harness/preset/layers.js");
+  const layers = runLayers(presetDir, workDir, triggerOf(p));
+  for (const note of layers.notes) process.stderr.write(`autoloop: ${note}\n`);
+  const preset = loadPreset(presetDir, [...layers.sets, ...list(p, "set"), ...worktreeSets(p)]);
   const { activeProfiles, applyProfiles } = await import("../harness/preset/profiles.js");
   const profiles = activeProfiles(preset, list(p, "profile"), flag(p, "no-default-profiles"));
   if (profiles.length > 0)

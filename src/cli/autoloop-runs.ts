@@ -10,6 +10,7 @@ import { flag, intOption, parse, str } from "./common.js";
 
 const HELP = `Usage: autoloop runs list [--limit N] [--json]
        autoloop runs replay <run-id> [--json]
+       autoloop runs clean [--max-age AGE] [--dry-run] [--json]   (see \`autoloop runs clean --help\`)
 
 Inside a scheduled run (the event tool: $AUTOLOOP_BIN runs ...): the runs of its own
 schedule, from the copy of the scheduler's ledger handed to the run at launch
@@ -26,6 +27,9 @@ function line(r: RunSummary): string {
 }
 
 export async function runsCommand(argv: string[]): Promise<number> {
+  // The public autoloop's `runs clean` works on any work dir, without a scheduler's ledger.
+  if (argv[0] === "clean")
+    return (await import("./autoloop-runs-clean.js")).runsCleanCommand(argv.slice(1));
   const p = parse(
     argv,
     {

@@ -18,8 +18,18 @@ Usage:
   autoloop worktree list|show|diff|merge|clean ...                  runs' git worktrees
   autoloop chain list|run <name> [objective...]                     presets run in sequence (chains.toml)
   autoloop runs list|replay <run-id>                                inside a scheduled run: its schedule's runs
+  autoloop runs clean [--max-age 7d]                                remove ended runs' .autoloop/runs/<id>/ folders
   autoloop control show|capabilities|respond|guide|interrupt <run-id> a live run: answer, guide, interrupt
   autoloop resume <run-id> [--add-iterations N]                     go on with a run that stopped
+
+The public autoloop's operator verbs (exit 0 success, 1 usage mistake, 2 environment):
+  autoloop loops [--all]|show|artifacts|watch|health [--json]       a work dir's runs, from its registry
+  autoloop doctor [--preset P] [--json]                             node, git, agent CLIs, state dirs
+  autoloop triage [--json]                                          runs, health, doctor, stats, next commands
+  autoloop config show|set|unset|path ...                           the user config and preset overrides
+  autoloop verify [run-id] [--json]                                 re-run a completed run's acceptance checks
+  autoloop preset promote <source.toml> <name>                      install a single-file preset as yours
+  autoloop capabilities                                             this CLI's contract, as JSON
 
 Run \`autoloop <command> --help\` for a command's options.
 
@@ -56,6 +66,20 @@ async function main(): Promise<number> {
       return (await import("./autoloop-runs.js")).runsCommand(rest);
     case "resume":
       return (await import("./autoloop-resume.js")).resumeCommand(rest);
+    case "loops":
+      return (await import("./autoloop-loops.js")).loopsCommand(rest);
+    case "doctor":
+      return (await import("./autoloop-doctor.js")).doctorCommand(rest);
+    case "config":
+      return (await import("./autoloop-config.js")).configCommand(rest);
+    case "triage":
+      return (await import("./autoloop-triage.js")).triageCommand(rest);
+    case "preset":
+      return (await import("./autoloop-preset.js")).presetCommand(rest);
+    case "verify":
+      return (await import("./autoloop-verify.js")).verifyCommand(rest);
+    case "capabilities":
+      return (await import("./autoloop-capabilities.js")).capabilitiesCommand(rest);
     case "control":
       return (await import("./autoloop-control.js")).controlCommand(rest);
     case undefined:

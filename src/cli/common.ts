@@ -1,4 +1,6 @@
 // Shared CLI plumbing: argument parsing with node:util, help text, and error exits.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UserError } from "../util/errors.js";
 import { printable } from "../util/terminal-text.js";
@@ -11,7 +13,13 @@ export interface Parsed {
 }
 
 /** Parses argv strictly; unknown flags are usage errors that point at --help. */
-export function parse(argv: string[], options: Options, command: string): Parsed {
+export function parse(
+  argv: string[],
+  options: Options,
+  command: string,
+  /** The public autoloop's verbs exit 1 on a usage mistake; ours before them, 2. */
+  usageExit = 2,
+): Parsed {
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -23,6 +31,7 @@ export function parse(argv: string[], options: Options, command: string): Parsed
   } catch (err) {
     throw new UserError(
       `${command}: ${(err as Error).message.split("\n")[0]}; see \`${command} --help\``,
+      usageExit,
     );
   }
 }
@@ -96,4 +105,19 @@ export function table(rows: string[][]): string {
         .trimEnd(),
     )
     .join("\n");
+}
+
+/**
+ * The project folder holding `.autoloop/`: `--work-dir`, else `$AUTOLOOP_PROJECT_DIR` (the
+ * public autoloop's variable), else the current dir; a missing folder is the user's mistake.
+ */
+export function workDirOf(p: Parsed, command: string): string {
+  const given = str(p, "work-dir") ?? process.env.AUTOLOOP_PROJECT_DIR;
+  const dir = resolve(given || process.cwd());
+  if (!existsSync(dir))
+    throw new UserError(
+      `${command}: the work dir ${dir} does not exist; pass --work-dir with the project folder the runs ran in`,
+      1,
+    );
+  return dir;
 }

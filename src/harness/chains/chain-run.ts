@@ -8,6 +8,7 @@ import type { OutcomeClass } from "../../journal/stop-reasons.js";
 import { UserError } from "../../util/errors.js";
 import { assertNewRunId, fileSize } from "../loop/launch-metadata.js";
 import { runLoop } from "../loop/run-loop.js";
+import { runLayers } from "../preset/layers.js";
 import { loadPreset, type Preset, resolvePresetDir } from "../preset/preset.js";
 import { applyProfiles } from "../preset/profiles.js";
 import { isValidRunId } from "../run-id.js";
@@ -211,10 +212,12 @@ function checkedChain(opts: ChainOptions): { presets: Preset[]; journalFile: str
 function stepPreset(opts: ChainOptions, s: ChainStep): Preset {
   // The scheduler's presets_dir first (AUTOLOOP_PRESETS_DIR), as its validation looked.
   const dirs = opts.env.AUTOLOOP_PRESETS_DIR ? [opts.env.AUTOLOOP_PRESETS_DIR] : [];
-  const preset = loadPreset(resolvePresetDir(s.preset, opts.projectDir, dirs), [
-    ...(opts.sets ?? []),
-    ...stepOverrides(s),
-  ]);
+  const dir = resolvePresetDir(s.preset, opts.projectDir, dirs);
+  // The user's config and override of the preset, as a run of it gets them (no repo override:
+  // nobody watches a chain's step start).
+  const layers = runLayers(dir, opts.projectDir, "chain", opts.env);
+  for (const note of layers.notes) opts.progress?.(`preset ${s.preset}: ${note}`);
+  const preset = loadPreset(dir, [...layers.sets, ...(opts.sets ?? []), ...stepOverrides(s)]);
   // The preset's default profiles, as a run of it gets them.
   preset.warnings.push(
     ...applyProfiles(preset, preset.config.profiles.default, opts.projectDir, `chain ${opts.name}`),

@@ -1,0 +1,82 @@
+// `autoloop verify`: a completed run's claim checked again, out of band, by the preset's own
+// acceptance commands (`[acceptance] verify_cmds`, `verify_cmd`, `criteria` "text :: command"),
+// as the public autoloop's post-fire verifier does. The commands come from the operator's
+// preset, never from anything the run wrote.
+import { execa } from "execa";
+import { parseDuration } from "../../util/duration.js";
+
+export type Reconcile = "confirmed" | "false_done" | "unverifiable";
+
+export interface VerifyFailure {
+  command: string;
+  exitCode: number;
+  tail: string;
+}
+
+export interface VerifyResult {
+  reconcile: Reconcile;
+  ranChecks: number;
+  failures: VerifyFailure[];
+}
+
+const strings = (value: unknown): string[] => {
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
+  // The public config flattens lists to comma-separated text.
+  return typeof value === "string"
+    ? value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
+};
+
+/** The check commands of an `[acceptance]` table, in the public autoloop's order. */
+export function checkCommands(acceptance: unknown): string[] {
+  const a = (typeof acceptance === "object" && acceptance !== null ? acceptance : {}) as Record<
+    string,
+    unknown
+  >;
+  const cmds = strings(a.verify_cmds);
+  if (typeof a.verify_cmd === "string" && a.verify_cmd.trim() !== "")
+    cmds.push(a.verify_cmd.trim());
+  for (const criterion of strings(a.criteria)) {
+    const at = criterion.indexOf("::");
+    const check = at < 0 ? "" : criterion.slice(at + 2).trim();
+    if (check !== "") cmds.push(check);
+  }
+  return cmds;
+}
+
+/** `[acceptance] timeout` (milliseconds or a duration), default 5 minutes. */
+export function checkTimeoutMs(acceptance: unknown): number {
+  const t = (acceptance as Record<string, unknown> | undefined)?.timeout;
+  if (typeof t === "number" && t > 0) return t;
+  return (typeof t === "string" ? parseDuration(t) : undefined) ?? 300_000;
+}
+
+export function reconcile(ranChecks: number, failures: number): Reconcile {
+  if (ranChecks === 0) return "unverifiable";
+  return failures === 0 ? "confirmed" : "false_done";
+}
+
+/** Runs each check with `/bin/sh -c` in the work dir; a check past the timeout exits 124. */
+export async function runChecks(
+  workDir: string,
+  cmds: readonly string[],
+  timeoutMs: number,
+): Promise<VerifyResult> {
+  const failures: VerifyFailure[] = [];
+  for (const command of cmds) {
+    const r = await execa("/bin/sh", ["-c", command], {
+      cwd: workDir,
+      reject: false,
+      all: true,
+      timeout: timeoutMs,
+      stdin: "ignore",
+    });
+    const exitCode = r.timedOut ? 124 : (r.exitCode ?? 1);
+    if (exitCode !== 0)
+      failures.push({ command, exitCode, tail: String(r.all ?? "").slice(-1000) });
+  }
+  return { reconcile: reconcile(cmds.length, failures.length), ranChecks: cmds.length, failures };
+}

@@ -1,0 +1,164 @@
+// The public autoloop's config layers around a preset: defaults < the user's config file <
+// the preset (the project layer) < the user's override of that preset < the repo's override
+// of it < the command line's --set. Here the user and override layers become `--set`s put
+// before the command line's, and the user file's only for keys the preset leaves unset.
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join } from "node:path";
+import { stringify } from "smol-toml";
+import { type FieldProblem, ValidationError } from "../../util/errors.js";
+import { schemaProblems } from "../../util/toml-input.js";
+import { readToml } from "./preset.js";
+import { presetConfigSchema } from "./schema.js";
+
+/** The keys `--set` takes (preset.ts's `applyOverrides`). */
+const SET_KEY = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
+
+export type LayerName = "user" | "project" | "user override" | "repo override";
+
+export interface ConfigLayer {
+  name: LayerName;
+  file: string;
+  /** The file's settings, or undefined when it does not exist. */
+  values: Record<string, unknown> | undefined;
+}
+
+/** `$XDG_CONFIG_HOME/autoloop` (`~/.config/autoloop`): the user config, overrides, presets. */
+export const configHome = (env: NodeJS.ProcessEnv) =>
+  join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config"), "autoloop");
+
+/** `$AUTOLOOP_CONFIG`, else `$XDG_CONFIG_HOME/autoloop/config.toml` (`~/.config/...`). */
+export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return env.AUTOLOOP_CONFIG || join(configHome(env), "config.toml");
+}
+
+/** The user's override of one preset: `~/.config/autoloop/overrides/<preset>.toml`. */
+export function userOverridePath(preset: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(configHome(env), "overrides", `${basename(preset)}.toml`);
+}
+
+/** The repo's override of one preset: `<work dir>/.autoloop/overrides/<preset>.toml`. */
+export function repoOverridePath(workDir: string, preset: string): string {
+  return join(workDir, ".autoloop", "overrides", `${basename(preset)}.toml`);
+}
+
+/** A preset's name for its overrides: its folder's name, or a single file's without `.toml`. */
+export function presetNameOf(presetPath: string): string {
+  return basename(presetPath).replace(/\.toml$/, "");
+}
+
+/** The preset's own file: `autoloops.toml` in its folder, or the single-file preset itself. */
+export function projectFileOf(presetPath: string): string {
+  return presetPath.endsWith(".toml") ? presetPath : join(presetPath, "autoloops.toml");
+}
+
+export function readLayer(name: LayerName, file: string): ConfigLayer {
+  return { name, file, values: existsSync(file) ? readToml(file) : undefined };
+}
+
+/** Every layer of a preset run from `workDir`, lowest first. */
+export function presetLayers(
+  presetPath: string,
+  workDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ConfigLayer[] {
+  const name = presetNameOf(presetPath);
+  return [
+    readLayer("user", userConfigPath(env)),
+    readLayer("project", projectFileOf(presetPath)),
+    readLayer("user override", userOverridePath(name, env)),
+    readLayer("repo override", repoOverridePath(workDir, name)),
+  ];
+}
+
+/**
+ * The layers a run gets, and what to tell its operator. The repo override lies in the
+ * project's `.autoloop/`, which runs write (docs/formats.md, "Who writes what"): a run a person
+ * starts by hand takes it, named on stderr as the preset in `./presets/` would be; a scheduled
+ * or chained run, which nobody watches start, does not.
+ */
+export function runLayers(
+  presetPath: string,
+  workDir: string,
+  trigger: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { sets: string[]; notes: string[] } {
+  const layers = presetLayers(presetPath, workDir, env);
+  const repo = layers.find((l) => l.name === "repo override")!;
+  const byHand = trigger === "cli";
+  const kept = byHand ? layers : layers.filter((l) => l !== repo);
+  const notes =
+    repo.values === undefined
+      ? []
+      : [
+          byHand
+            ? `settings from the repo override ${repo.file}`
+            : `the repo override ${repo.file} is not applied to a ${trigger} run: the project's .autoloop/ is the runs' to write`,
+        ];
+  return { sets: layeredSets(kept).sets, notes };
+}
+
+/** A table's settings as dotted keys; arrays and scalars are values. */
+export function flatten(values: Record<string, unknown>, prefix = ""): Array<[string, unknown]> {
+  return Object.entries(values).flatMap(([key, value]): Array<[string, unknown]> => {
+    const dotted = prefix === "" ? key : `${prefix}.${key}`;
+    return typeof value === "object" &&
+      value !== null &&
+      !Array.isArray(value) &&
+      !(value instanceof Date)
+      ? flatten(value as Record<string, unknown>, dotted)
+      : [[dotted, value]];
+  });
+}
+
+/** A value as TOML text, as `--set` reads it back (a string stays a string). */
+export function tomlValue(value: unknown): string {
+  return stringify({ v: value }).replace(/^v = /, "").trimEnd();
+}
+
+export interface LayeredSets {
+  /** To go before the command line's `--set`s. */
+  sets: string[];
+  /** Which layer gave each key set by a file. */
+  provenance: Record<string, string>;
+}
+
+/** The `--set`s that put the user and override layers in their places around the project. */
+export function layeredSets(layers: readonly ConfigLayer[]): LayeredSets {
+  const project = layers.find((l) => l.name === "project");
+  const projectKeys = new Set(flatten(project?.values ?? {}).map(([k]) => k));
+  const sets: string[] = [];
+  const provenance: Record<string, string> = {};
+  for (const [key] of flatten(project?.values ?? {}))
+    provenance[key] = `project (${project!.file})`;
+  for (const layer of layers) {
+    if (layer.values === undefined || layer.name === "project") continue;
+    for (const [key, value] of flatten(layer.values)) {
+      if (layer.name === "user" && projectKeys.has(key)) continue;
+      if (!SET_KEY.test(key))
+        throw new ValidationError([
+          {
+            file: layer.file,
+            field: key,
+            found: "this key",
+            expected: "keys of letters, digits and _ (as a preset's)",
+          },
+        ]);
+      sets.push(`${key}=${tomlValue(value)}`);
+      provenance[key] = `${layer.name} (${layer.file})`;
+    }
+  }
+  return { sets, provenance };
+}
+
+/** What is wrong with a layer's settings, checked as a preset's (a layer may lack them all). */
+export function layerProblems(file: string, values: Record<string, unknown>): FieldProblem[] {
+  // The one setting every preset must give is lent for the check.
+  const lent = structuredClone(values);
+  const backend = lent.backend;
+  if (backend === undefined) lent.backend = { command: "agent" };
+  else if (typeof backend === "object" && backend !== null && !("command" in backend))
+    (backend as Record<string, unknown>).command = "agent";
+  const result = presetConfigSchema.safeParse(lent);
+  return result.success ? [] : schemaProblems(file, presetConfigSchema, result.error, values);
+}
