@@ -425,13 +425,18 @@ export class SchedulerDaemon extends DaemonEmitter {
     }
   }
 
+  /** Fires nothing more (slots, retries, hooks, `fire`), at once: the lease is another's. */
+  stopFiring(): void {
+    this.stopping = true;
+    this.queue.stop();
+  }
+
   /** Stops firing; terminates or detaches running runs; resolves when done or after the grace. */
   async shutdown(
     mode: "terminate" | "detach" = this.config.onShutdown,
     graceMs = this.config.shutdownGraceMs,
   ): Promise<void> {
-    this.stopping = true;
-    this.queue.stop();
+    this.stopFiring();
     clearInterval(this.tickTimer);
     this.reloadSoon.cancel();
     for (const w of this.watchers) w.close();

@@ -1,0 +1,107 @@
+// A standby daemon (`[ha] lease`) on the state dir of an active one, each on a "host" of its own
+// (test/helpers/hosts.ts): the active one is killed with SIGKILL, the standby takes over within
+// twice the lease, and every slot across the takeover is claimed once and run at most once.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { cronStart, onHost, whyNoHosts } from "../helpers/hosts.js";
+import { waitFor } from "../helpers/wait.js";
+
+afterEach(cleanupTempDirs);
+
+const LEASE_MS = 2000;
+const SCHEDULES = 10;
+const skip = whyNoHosts();
+
+/** Slots missed during the takeover are run (`catch_up = "all"`); beats are checked often. */
+function project(schedules: string): string {
+  const dir = tempDir("autoloop-standby-");
+  mkdirSync(join(dir, "schedules"));
+  mkdirSync(join(dir, "work"));
+  writeFileSync(
+    join(dir, "autoloop-cron.toml"),
+    `state_dir = "state"\nrun_heartbeat_interval = "300ms"\n[http]\nlisten = ""\n[defaults]\ncatch_up = "all"\ncatch_up_window = "10m"\n[ha]\nlease = "${LEASE_MS / 1000}s"\n`,
+  );
+  writeFileSync(join(dir, "schedules", "test.toml"), schedules);
+  return dir;
+}
+
+/** Every claimed slot, as its claim files name them: `<schedule>@<slot ISO>`. */
+function claims(dir: string): string[] {
+  const root = join(dir, "state", "claims");
+  if (!existsSync(root)) return [];
+  return readdirSync(root).flatMap((s) =>
+    readdirSync(join(root, s))
+      .filter((f) => !f.endsWith(".tmp"))
+      .map((f) => `${decodeURIComponent(s)}@${decodeURIComponent(f)}`),
+  );
+}
+
+/** The slot keys of the ledger's `scheduled` events (one per run started for a slot). */
+function scheduledKeys(dir: string): string[] {
+  const runs = join(dir, "state", "runs");
+  return readdirSync(runs)
+    .filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d))
+    .flatMap((d) => readdirSync(join(runs, d)).map((f) => join(runs, d, f)))
+    .flatMap((f) => readFileSync(f, "utf8").split("\n").filter(Boolean))
+    .map((line) => JSON.parse(line) as { event: string; key?: string })
+    .filter((e) => e.event === "scheduled")
+    .map((e) => e.key!);
+}
+
+const tookOver = (log: string) => log.includes("lease taken");
+
+describe.skipIf(skip !== undefined)(`a standby daemon ${skip ? `(skipped: ${skip})` : ""}`, () => {
+  it("takes over within twice the lease when the active daemon's host is killed; no slot twice, none lost", async () => {
+    const everySecond = Array.from(
+      { length: SCHEDULES },
+      (_, i) =>
+        `[[schedule]]\nname = "s${i}"\ncron = "* * * * * *"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n`,
+    ).join("\n");
+    const dir = project(everySecond);
+    const active = onHost(dir, cronStart("autoloop-cron.toml"));
+    const standby = { host: undefined as ReturnType<typeof onHost> | undefined };
+    try {
+      await waitFor(() => tookOver(active.out.log), "the first daemon taking the lease");
+      standby.host = onHost(dir, cronStart("autoloop-cron.toml"));
+      await waitFor(() => standby.host!.out.log.includes("standby:"), "the second standing by");
+      await waitFor(() => claims(dir).length >= 60, "slots run by the first daemon");
+      expect(tookOver(standby.host.out.log)).toBe(false);
+
+      active.kill("SIGKILL");
+      const killedAt = Date.now();
+      await active;
+      await waitFor(() => tookOver(standby.host!.out.log), "the takeover", 3 * LEASE_MS);
+      expect(Date.now() - killedAt).toBeLessThan(2 * LEASE_MS);
+      const before = claims(dir).length;
+      await waitFor(() => claims(dir).length >= Math.max(before, 100) + 20, "slots after it");
+    } finally {
+      for (const host of [active, standby.host]) {
+        host?.kill("SIGKILL");
+        await host;
+      }
+    }
+
+    const claimed = claims(dir);
+    expect(claimed.length).toBeGreaterThanOrEqual(120);
+    for (let i = 0; i < SCHEDULES; i++) {
+      // Every second from the first claimed slot to the last: none lost across the gap.
+      const slots = claimed
+        .filter((k) => k.startsWith(`s${i}@`))
+        .map((k) => Date.parse(k.slice(k.indexOf("@") + 1)))
+        .sort((a, b) => a - b);
+      const every = Array.from(
+        { length: (slots.at(-1)! - slots[0]!) / 1000 + 1 },
+        (_, n) => slots[0]! + n * 1000,
+      );
+      expect(slots).toEqual(every);
+    }
+    // No slot run twice, and none run without its claim.
+    const runs = scheduledKeys(dir);
+    expect(new Set(runs).size).toBe(runs.length);
+    expect(runs.filter((k) => !claimed.includes(k))).toEqual([]);
+    // A slot is claimed before its run is recorded: only a daemon killed in between leaves one.
+    expect(claimed.length - runs.length).toBeLessThanOrEqual(SCHEDULES);
+  }, 60_000);
+});
