@@ -3,8 +3,9 @@
 // twice the lease, and every slot across the takeover is claimed once and run at most once.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { cronStart, onHost, whyNoHosts } from "../helpers/hosts.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -51,6 +52,22 @@ function scheduledKeys(dir: string): string[] {
 }
 
 const tookOver = (log: string) => log.includes("lease taken");
+
+/** The pid (here) of the process whose argv is exactly `argv`. */
+function pidOf(argv: string[]): number | undefined {
+  const want = `${argv.join("\0")}\0`;
+  for (const pid of readdirSync("/proc").filter((f) => /^\d+$/.test(f))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8") === want) return Number(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
+/** The run: it records its pid, then waits. */
+const HOLD = `require("node:fs").writeFileSync("run.pid", String(process.pid)); setInterval(() => {}, 60000);`;
 
 describe.skipIf(skip !== undefined)(`a standby daemon ${skip ? `(skipped: ${skip})` : ""}`, () => {
   it("takes over within twice the lease when the active daemon's host is killed; no slot twice, none lost", async () => {
@@ -104,4 +121,59 @@ describe.skipIf(skip !== undefined)(`a standby daemon ${skip ? `(skipped: ${skip
     // A slot is claimed before its run is recorded: only a daemon killed in between leaves one.
     expect(claimed.length - runs.length).toBeLessThanOrEqual(SCHEDULES);
   }, 60_000);
+
+  it("on the same host, adopts the live run of the daemon killed with SIGKILL", async () => {
+    const dir = project(
+      `[[schedule]]\nname = "hold"\ncron = "* * * * * *"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(HOLD)}]\nproject_dir = "../work"\novertlap = "skip"\n`.replace(
+        "overtlap",
+        "overlap",
+      ),
+    );
+    const config = join(dir, "autoloop-cron.toml");
+    const second = join(dir, "standby.toml");
+    writeFileSync(second, readFileSync(config)); // the same settings, told apart in /proc
+    // The host's first process outlives the daemon: the daemon is killed, not the host.
+    const host = onHost(dir, ["sh", "-c", '"$@" & exec sleep 600', "host", ...cronStart(config)]);
+    let standby: ReturnType<typeof execa> | undefined;
+    try {
+      await waitFor(() => tookOver(host.out.log), "the first daemon taking the lease");
+      const active = await waitFor(() => pidOf(cronStart(config)), "the first daemon's pid");
+      const init = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${active}/status`, "utf8"))![1]);
+      // The standby joins that host's namespaces: it sees the same pids.
+      standby = execa("nsenter", ["-t", String(init), "-p", "-m", "--", ...cronStart(second)], {
+        cwd: dir,
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+        all: true,
+      });
+      let log = "";
+      standby.all?.on("data", (chunk: Buffer) => {
+        log += chunk.toString("utf8");
+      });
+      const runPid = join(dir, "work", "run.pid");
+      await waitFor(() => existsSync(runPid) && log.includes("standby:"), "a run, and a standby");
+      const runId = readdirSync(join(dir, "state", "heartbeats"))[0]!;
+
+      process.kill(active, "SIGKILL");
+      const killedAt = Date.now();
+      await waitFor(() => tookOver(log), "the takeover", 3 * LEASE_MS);
+      expect(Date.now() - killedAt).toBeLessThan(2 * LEASE_MS);
+      await waitFor(
+        () => log.includes("adopted a run that outlived the previous daemon"),
+        "adoption",
+      );
+      expect(log).toContain(runId);
+      // Still running, watched by the new daemon, and no second run started for its slots.
+      expect(() => process.kill(Number(readFileSync(runPid, "utf8")), 0)).not.toThrow();
+      expect(readdirSync(join(dir, "state", "heartbeats"))).toEqual([runId]);
+      const ledger = readdirSync(join(dir, "state", "runs")).filter((d) => d.includes("-"));
+      const events = readFileSync(join(dir, "state", "runs", ledger[0]!, `${runId}.jsonl`), "utf8");
+      expect(events).toContain('"event":"adopted"');
+    } finally {
+      host.kill("SIGKILL"); // the host, with the standby that joined it and the run
+      await host;
+      await standby;
+    }
+  }, 30_000);
 });
