@@ -177,3 +177,44 @@ describe.skipIf(skip !== undefined)(`a standby daemon ${skip ? `(skipped: ${skip
     }
   }, 30_000);
 });
+
+describe("a daemon that loses its lease", () => {
+  it("stops firing at once and exits 1, leaving daemon.json to the new holder", async () => {
+    const dir = project(
+      `[[schedule]]\nname = "tick"\ncron = "* * * * * *"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n`,
+    );
+    const daemon = execa(process.execPath, cronStart("autoloop-cron.toml").slice(1), {
+      cwd: dir,
+      env: cleanEnv(),
+      extendEnv: false,
+      reject: false,
+      all: true,
+    });
+    try {
+      await waitFor(() => claims(dir).length >= 1, "a slot fired");
+      // Another daemon's generation, as if it found ours lapsed (a stall, a partition).
+      const expiresAt = new Date(Date.now() + 60_000).toISOString();
+      const taken = {
+        v: 1,
+        generation: 99,
+        holder: "other",
+        acquiredAt: expiresAt,
+        renewedAt: expiresAt,
+        expiresAt,
+      };
+      writeFileSync(join(dir, "state", "lease", "000000000099.json"), JSON.stringify(taken));
+      const result = await daemon;
+      expect(result.exitCode).toBe(1);
+      expect(result.all).toContain("lease lost: stopped firing");
+      expect(result.all).toContain("taken by other");
+      const lost = result.all!.split("\n").find((l) => l.includes("lease lost"))!;
+      const lostAt = (JSON.parse(lost) as { time: number }).time;
+      const after = claims(dir).filter((k) => Date.parse(k.slice(k.indexOf("@") + 1)) > lostAt);
+      expect(after).toEqual([]);
+      expect(existsSync(join(dir, "state", "daemon.json"))).toBe(true);
+    } finally {
+      daemon.kill("SIGKILL");
+      await daemon;
+    }
+  }, 20_000);
+});
