@@ -16,13 +16,13 @@ const SCHEDULES = 10;
 const skip = whyNoHosts();
 
 /** Slots missed during the takeover are run (`catch_up = "all"`); beats are checked often. */
-function project(schedules: string): string {
+function project(schedules: string, beat = "300ms"): string {
   const dir = tempDir("autoloop-standby-");
   mkdirSync(join(dir, "schedules"));
   mkdirSync(join(dir, "work"));
   writeFileSync(
     join(dir, "autoloop-cron.toml"),
-    `state_dir = "state"\nrun_heartbeat_interval = "300ms"\n[http]\nlisten = ""\n[defaults]\ncatch_up = "all"\ncatch_up_window = "10m"\n[ha]\nlease = "${LEASE_MS / 1000}s"\n`,
+    `state_dir = "state"\nrun_heartbeat_interval = "${beat}"\n[http]\nlisten = ""\n[defaults]\ncatch_up = "all"\ncatch_up_window = "10m"\n[ha]\nlease = "${LEASE_MS / 1000}s"\n`,
   );
   writeFileSync(join(dir, "schedules", "test.toml"), schedules);
   return dir;
@@ -76,23 +76,41 @@ describe.skipIf(skip !== undefined)(`a standby daemon ${skip ? `(skipped: ${skip
       (_, i) =>
         `[[schedule]]\nname = "s${i}"\ncron = "* * * * * *"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n`,
     ).join("\n");
-    const dir = project(everySecond);
+    // A run the dead host held, its heartbeat still fresh at the takeover (three 1 s beats).
+    const hold = `[[schedule]]\nname = "hold"\ncron = "* * * * * *"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(HOLD)}]\nproject_dir = "../work"\noverlap = "skip"\n`;
+    const dir = project(`${everySecond}\n${hold}`, "1s");
+    const beats = join(dir, "state", "heartbeats");
+    const everySecondClaims = () => claims(dir).filter((k) => !k.startsWith("hold@"));
     const active = onHost(dir, cronStart("autoloop-cron.toml"));
     const standby = { host: undefined as ReturnType<typeof onHost> | undefined };
     try {
       await waitFor(() => tookOver(active.out.log), "the first daemon taking the lease");
       standby.host = onHost(dir, cronStart("autoloop-cron.toml"));
       await waitFor(() => standby.host!.out.log.includes("standby:"), "the second standing by");
-      await waitFor(() => claims(dir).length >= 60, "slots run by the first daemon");
+      await waitFor(() => everySecondClaims().length >= 60, "slots run by the first daemon");
       expect(tookOver(standby.host.out.log)).toBe(false);
+      const held = readdirSync(beats).find((f) => f.startsWith("hold-"))!;
 
       active.kill("SIGKILL");
       const killedAt = Date.now();
       await active;
       await waitFor(() => tookOver(standby.host!.out.log), "the takeover", 3 * LEASE_MS);
       expect(Date.now() - killedAt).toBeLessThan(2 * LEASE_MS);
-      const before = claims(dir).length;
-      await waitFor(() => claims(dir).length >= Math.max(before, 100) + 20, "slots after it");
+      const before = everySecondClaims().length;
+      await waitFor(
+        () => everySecondClaims().length >= Math.max(before, 100) + 20,
+        "slots after it",
+      );
+      // Left to its launcher while its heartbeat was fresh, closed once it went stale.
+      const log = () => standby.host!.out.log;
+      expect(log()).toContain(`"runId":"${held}"`);
+      await waitFor(
+        () =>
+          log()
+            .split("\n")
+            .find((l) => l.includes(held) && l.includes("run marked interrupted")),
+        "the dead host's run closed",
+      );
     } finally {
       for (const host of [active, standby.host]) {
         host?.kill("SIGKILL");
@@ -100,7 +118,7 @@ describe.skipIf(skip !== undefined)(`a standby daemon ${skip ? `(skipped: ${skip
       }
     }
 
-    const claimed = claims(dir);
+    const claimed = everySecondClaims();
     expect(claimed.length).toBeGreaterThanOrEqual(120);
     for (let i = 0; i < SCHEDULES; i++) {
       // Every second from the first claimed slot to the last: none lost across the gap.
@@ -115,7 +133,7 @@ describe.skipIf(skip !== undefined)(`a standby daemon ${skip ? `(skipped: ${skip
       expect(slots).toEqual(every);
     }
     // No slot run twice, and none run without its claim.
-    const runs = scheduledKeys(dir);
+    const runs = scheduledKeys(dir).filter((k) => !k.startsWith("hold@"));
     expect(new Set(runs).size).toBe(runs.length);
     expect(runs.filter((k) => !claimed.includes(k))).toEqual([]);
     // A slot is claimed before its run is recorded: only a daemon killed in between leaves one.

@@ -188,10 +188,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       this.log,
     );
     await this.reload();
-    resumePending(this.ledger, this.log, (run) => this.slots.adopt(run), {
-      heartbeats: this.heartbeats,
-      ended: (run) => this.emit("recovered", run),
-    });
+    this.recoverLater(this.recover());
     const now = new Date(this.deps.clock.now());
     await runSliced(
       eachItem(this.schedules.values(), (schedule) => this.catchUp(schedule, now, "daemon_down")),
@@ -205,6 +202,30 @@ export class SchedulerDaemon extends DaemonEmitter {
     this.tickTimer = setInterval(() => this.tick(), this.deps.tickMs);
     this.tickTimer.unref();
     this.tick();
+  }
+
+  /** Adopts or closes the runs a previous daemon left; returns those left to other hosts. */
+  private recover(only?: ReadonlySet<string>): Set<string> {
+    return resumePending(this.ledger, this.log, (run) => this.slots.adopt(run), {
+      heartbeats: this.heartbeats,
+      ended: (run) => this.emit("recovered", run),
+      ...(only !== undefined && { only }),
+    });
+  }
+
+  /**
+   * Looks again at runs left to other hosts each time their heartbeats could have gone stale
+   * (three intervals): a run whose launcher died with its host, or with the daemon whose lease
+   * this one took, is closed then rather than at the next restart.
+   */
+  private recoverLater(elsewhere: Set<string>): void {
+    if (elsewhere.size === 0 || this.stopping) return;
+    const timer = setTimeout(() => {
+      if (this.stopping) return;
+      const left = [...elsewhere].filter((id) => !this.active.has(id));
+      this.recoverLater(this.recover(new Set(left)));
+    }, 3 * this.config.runHeartbeatMs + 1000);
+    timer.unref();
   }
 
   /**
