@@ -220,11 +220,14 @@ export class SchedulerDaemon extends DaemonEmitter {
    */
   private recoverLater(elsewhere: Set<string>): void {
     if (elsewhere.size === 0 || this.stopping) return;
-    const timer = setTimeout(() => {
-      if (this.stopping) return;
-      const left = [...elsewhere].filter((id) => !this.active.has(id));
-      this.recoverLater(this.recover(new Set(left)));
-    }, 3 * this.config.runHeartbeatMs + 1000);
+    const timer = setTimeout(
+      () => {
+        if (this.stopping) return;
+        const left = [...elsewhere].filter((id) => !this.active.has(id));
+        this.recoverLater(this.recover(new Set(left)));
+      },
+      3 * this.config.runHeartbeatMs + 1000,
+    );
     timer.unref();
   }
 
