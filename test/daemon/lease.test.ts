@@ -3,8 +3,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { parseConfigText } from "../../src/scheduler/config/config.js";
 import { LeaseFiles, type LeaseRecord, leaseStep } from "../../src/scheduler/daemon/lease.js";
 import { LeaseKeeper } from "../../src/scheduler/daemon/lease-keeper.js";
+import { formatProblem } from "../../src/util/errors.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { capturingLogger } from "../helpers/daemon.js";
 import { waitFor } from "../helpers/wait.js";
@@ -87,5 +89,16 @@ describe("the lease's files", () => {
     } finally {
       keeper.stop();
     }
+  });
+});
+
+describe("[ha] lease in autoloop-cron.toml", () => {
+  it("is off by default, a duration when set, and refused outside its range with the fix", () => {
+    const parse = (text: string) => parseConfigText("autoloop-cron.toml", text, "/srv/cron");
+    expect(parse("").config?.leaseMs).toBeUndefined();
+    expect(parse('[ha]\nlease = "15s"\n').config?.leaseMs).toBe(15_000);
+    expect(parse('[ha]\nlease = "200ms"\n').problems.map(formatProblem)).toEqual([
+      'autoloop-cron.toml: ha.lease: found "200ms"; expected a duration from "1s" to "10m", such as "15s"',
+    ]);
   });
 });
