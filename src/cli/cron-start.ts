@@ -3,6 +3,7 @@
 import { startDeliveries } from "../app/deliveries.js";
 import { createLogger, LOG_LEVEL_ENV } from "../app/logger.js";
 import { startObservability } from "../app/observability.js";
+import { serveStandby } from "../app/standby-http.js";
 import type { DeliveryQueue } from "../delivery/queue.js";
 import { MonitorService } from "../monitor/service.js";
 import { LOG_LEVELS } from "../scheduler/config/schema.js";
@@ -58,7 +59,9 @@ export async function startCommand(argv: string[]): Promise<number> {
   }
   // Signals first: one that arrives while starting up stops the daemon once it is up.
   const stopped = stopRequested(logger, config.stateDir);
+  const standbyHttp = config.leaseMs === undefined ? undefined : await serveStandby(config, logger);
   const lease = await holdLease(config, logger, stopped);
+  await standbyHttp?.close();
   if (lease === "stopped") return 0;
   const services = await startServices(config, logger);
   lease?.onLost(() => services.daemon.stopFiring());

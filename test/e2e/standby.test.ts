@@ -236,3 +236,58 @@ describe("a daemon that loses its lease", () => {
     }
   }, 20_000);
 });
+
+describe("a standby's HTTP side, and a clean handover", () => {
+  it("answers /healthz as a standby; after SIGTERM to the holder, it takes over without waiting for the lease to lapse", async () => {
+    const dir = project(
+      `[[schedule]]\nname = "tick"\ncron = "0 0 1 1 *"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n`,
+    );
+    const config = join(dir, "autoloop-cron.toml");
+    writeFileSync(
+      config,
+      readFileSync(config, "utf8").replace('listen = ""', 'listen = "127.0.0.1:0"'),
+    );
+    const start = () =>
+      execa(process.execPath, cronStart(config).slice(1), {
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+        all: true,
+      });
+    const holder = start();
+    const daemons = [holder];
+    try {
+      const info = join(dir, "state", "daemon.json");
+      const url = () => (JSON.parse(readFileSync(info, "utf8")) as { http: string }).http;
+      await waitFor(() => existsSync(info) && url(), "the first daemon up");
+      const first = url();
+      const standby = start();
+      daemons.push(standby);
+      let log = "";
+      standby.all?.on("data", (chunk: Buffer) => {
+        log += chunk.toString("utf8");
+      });
+      const served = await waitFor(
+        () => /"url":"(http:[^"]+)","msg":"standby: \/healthz/.exec(log)?.[1],
+        "the standby's address",
+      );
+      const health = await fetch(`${served}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.text()).toContain("standby: another daemon holds the lease");
+      expect(await (await fetch(`${served}/metrics`)).text()).toContain("autoloop_cron_standby 1");
+
+      holder.kill("SIGTERM");
+      const stoppedAt = Date.now();
+      expect((await holder).exitCode).toBe(0);
+      await waitFor(() => tookOver(log), "the takeover");
+      // Released: no wait for it to lapse (two thirds of the lease at least, unreleased).
+      expect(Date.now() - stoppedAt).toBeLessThan((LEASE_MS * 2) / 3);
+      await waitFor(() => existsSync(info) && url() !== first && url(), "the new daemon's address");
+      expect((await fetch(`${url()}/healthz`)).status).toBe(200);
+      await expect(fetch(`${served}/healthz`)).rejects.toThrow(); // the standby's server closed
+    } finally {
+      for (const d of daemons) d.kill("SIGKILL");
+      await Promise.all(daemons);
+    }
+  }, 20_000);
+});
