@@ -51,7 +51,21 @@ function scheduledKeys(dir: string): string[] {
     .map((e) => e.key!);
 }
 
+/** A schedule whose runs end at once. */
+const quick = (name: string, cron: string) =>
+  `[[schedule]]\nname = "${name}"\ncron = "${cron}"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n`;
+
 const tookOver = (log: string) => log.includes("lease taken");
+
+/** `argv` on the test's own host, its output collected in `all`. */
+const here = (argv: string[], cwd: string) =>
+  execa(argv[0]!, argv.slice(1), {
+    cwd,
+    env: cleanEnv(),
+    extendEnv: false,
+    reject: false,
+    all: true,
+  });
 
 /** The pid (here) of the process whose argv is exactly `argv`. */
 function pidOf(argv: string[]): number | undefined {
@@ -71,10 +85,8 @@ const HOLD = `require("node:fs").writeFileSync("run.pid", String(process.pid)); 
 
 describe.skipIf(skip !== undefined)(`a standby daemon ${skip ? `(skipped: ${skip})` : ""}`, () => {
   it("takes over within twice the lease when the active daemon's host is killed; no slot twice, none lost", async () => {
-    const everySecond = Array.from(
-      { length: SCHEDULES },
-      (_, i) =>
-        `[[schedule]]\nname = "s${i}"\ncron = "* * * * * *"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n`,
+    const everySecond = Array.from({ length: SCHEDULES }, (_, i) =>
+      quick(`s${i}`, "* * * * * *"),
     ).join("\n");
     // A run the dead host held, its heartbeat still fresh at the takeover (three 1 s beats).
     const hold = `[[schedule]]\nname = "hold"\ncron = "* * * * * *"\nkind = "command"\ncommand = [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(HOLD)}]\nproject_dir = "../work"\noverlap = "skip"\n`;
@@ -152,19 +164,13 @@ describe.skipIf(skip !== undefined)(`a standby daemon ${skip ? `(skipped: ${skip
     writeFileSync(second, readFileSync(config)); // the same settings, told apart in /proc
     // The host's first process outlives the daemon: the daemon is killed, not the host.
     const host = onHost(dir, ["sh", "-c", '"$@" & exec sleep 600', "host", ...cronStart(config)]);
-    let standby: ReturnType<typeof execa> | undefined;
+    let standby: ReturnType<typeof here> | undefined;
     try {
       await waitFor(() => tookOver(host.out.log), "the first daemon taking the lease");
       const active = await waitFor(() => pidOf(cronStart(config)), "the first daemon's pid");
       const init = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${active}/status`, "utf8"))![1]);
       // The standby joins that host's namespaces: it sees the same pids.
-      standby = execa("nsenter", ["-t", String(init), "-p", "-m", "--", ...cronStart(second)], {
-        cwd: dir,
-        env: cleanEnv(),
-        extendEnv: false,
-        reject: false,
-        all: true,
-      });
+      standby = here(["nsenter", "-t", String(init), "-p", "-m", "--", ...cronStart(second)], dir);
       let log = "";
       standby.all?.on("data", (chunk: Buffer) => {
         log += chunk.toString("utf8");
@@ -198,16 +204,8 @@ describe.skipIf(skip !== undefined)(`a standby daemon ${skip ? `(skipped: ${skip
 
 describe("a daemon that loses its lease", () => {
   it("stops firing at once and exits 1, leaving daemon.json to the new holder", async () => {
-    const dir = project(
-      `[[schedule]]\nname = "tick"\ncron = "* * * * * *"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n`,
-    );
-    const daemon = execa(process.execPath, cronStart("autoloop-cron.toml").slice(1), {
-      cwd: dir,
-      env: cleanEnv(),
-      extendEnv: false,
-      reject: false,
-      all: true,
-    });
+    const dir = project(quick("tick", "* * * * * *"));
+    const daemon = here(cronStart("autoloop-cron.toml"), dir);
     try {
       await waitFor(() => claims(dir).length >= 1, "a slot fired");
       // Another daemon's generation, as if it found ours lapsed (a stall, a partition).
@@ -239,21 +237,13 @@ describe("a daemon that loses its lease", () => {
 
 describe("a standby's HTTP side, and a clean handover", () => {
   it("answers /healthz as a standby; after SIGTERM to the holder, it takes over without waiting for the lease to lapse", async () => {
-    const dir = project(
-      `[[schedule]]\nname = "tick"\ncron = "0 0 1 1 *"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n`,
-    );
+    const dir = project(quick("tick", "0 0 1 1 *"));
     const config = join(dir, "autoloop-cron.toml");
     writeFileSync(
       config,
       readFileSync(config, "utf8").replace('listen = ""', 'listen = "127.0.0.1:0"'),
     );
-    const start = () =>
-      execa(process.execPath, cronStart(config).slice(1), {
-        env: cleanEnv(),
-        extendEnv: false,
-        reject: false,
-        all: true,
-      });
+    const start = () => here(cronStart(config), dir);
     const holder = start();
     const daemons = [holder];
     try {
