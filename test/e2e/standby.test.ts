@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { cronStart, onHost, whyNoHosts } from "../helpers/hosts.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -278,6 +278,36 @@ describe("a standby's HTTP side, and a clean handover", () => {
     } finally {
       for (const d of daemons) d.kill("SIGKILL");
       await Promise.all(daemons);
+    }
+  }, 20_000);
+});
+
+describe("monitors taking turns by the lease (export kubernetes --replicas 2)", () => {
+  it("the second stands by, and starts when the first stops", async () => {
+    const dir = project(quick("tick", "0 0 1 1 *"));
+    const monitor = () =>
+      here([process.execPath, AUTOLOOP_CRON, "monitor", "--config", "autoloop-cron.toml"], dir);
+    const first = monitor();
+    const second = monitor();
+    const logs = ["", ""];
+    for (const [i, m] of [first, second].entries())
+      m.all?.on("data", (chunk: Buffer) => {
+        logs[i] += chunk.toString("utf8");
+      });
+    try {
+      const started = (log: string) => log.includes("monitor started");
+      await waitFor(
+        () => logs.some(started) && logs.some((l) => l.includes("standby:")),
+        "one monitor started, the other standing by",
+      );
+      const [active, standby] = started(logs[0]!) ? [first, 1] : [second, 0];
+      expect(started(logs[standby]!)).toBe(false);
+      active.kill("SIGTERM");
+      expect((await active).exitCode).toBe(0);
+      await waitFor(() => started(logs[standby]!), "the standby monitor starting");
+    } finally {
+      for (const m of [first, second]) m.kill("SIGKILL");
+      await Promise.all([first, second]);
     }
   }, 20_000);
 });
