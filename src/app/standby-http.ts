@@ -7,7 +7,7 @@ import type { CronConfig } from "../scheduler/config/config.js";
 
 const DETAIL = "standby: another daemon holds the lease; this one takes over when it lapses";
 
-/** Undefined when `[http] listen` is off. */
+/** Undefined when `[http] listen` is off, or its address is taken (by the holder, on this host). */
 export async function serveStandby(
   config: CronConfig,
   logger: Logger,
@@ -25,7 +25,12 @@ export async function serveStandby(
     },
     hosts: config.http.hosts,
     logger,
+  }).catch((err: unknown) => {
+    // The holder on this host has the address: stand by without it; it is ours on taking over.
+    logger.warn({ err: String(err) }, "standby: not serving /healthz while it stands by");
+    return undefined;
   });
-  logger.info({ url: server.url }, "standby: /healthz and /metrics served until it takes over");
+  if (server !== undefined)
+    logger.info({ url: server.url }, "standby: /healthz and /metrics served until it takes over");
   return server;
 }

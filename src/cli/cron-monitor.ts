@@ -109,11 +109,14 @@ export async function monitorCommand(argv: string[]): Promise<number> {
   const lease = await holdLease(config, logger, stopped);
   await standbyHttp?.close();
   if (lease === "stopped") return 0;
-  await service.start();
-  const http = await serveMonitorHealth(service, config, logger).catch(async (err) => {
-    await service.stop();
-    throw err;
-  });
+  const http = await service
+    .start()
+    .then(() => serveMonitorHealth(service, config, logger))
+    .catch(async (err: unknown) => {
+      lease?.release(); // a holder that failed to start must not keep renewing
+      await service.stop();
+      throw err;
+    });
   logger.info({ journals: service.status().journals.length, http: http?.url }, "monitor started");
   const ended = await Promise.race([stopped, lease?.lost ?? new Promise<never>(() => {})]);
   await service.stop();

@@ -63,7 +63,10 @@ export async function startCommand(argv: string[]): Promise<number> {
   const lease = await holdLease(config, logger, stopped);
   await standbyHttp?.close();
   if (lease === "stopped") return 0;
-  const services = await startServices(config, logger);
+  const services = await startServices(config, logger).catch((err: unknown) => {
+    lease?.release(); // a holder that failed to start must not keep renewing
+    throw err;
+  });
   lease?.onLost(() => services.daemon.stopFiring());
   writeDaemonInfo(config.stateDir, {
     pid: process.pid,

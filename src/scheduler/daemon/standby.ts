@@ -29,7 +29,7 @@ export async function holdLease(
   if (!(await keeper.acquire(cancelled))) return "stopped";
   logger.info(
     { leaseMs: config.leaseMs, waitedMs: Date.now() - waitingSince },
-    "lease taken: this daemon fires (recovering runs and catching up as after a restart)",
+    "lease taken: taking over (recovering runs and catching up as after a restart)",
   );
   let stopFiring = () => {};
   const lost = new Promise<"lease lost">((resolve) =>
