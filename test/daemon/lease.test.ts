@@ -1,6 +1,7 @@
 // The daemons' lease: what a daemon does next (pure), one winner among takers of a lapsed
 // lease, and a holder that finds the lease taken stops at once.
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
@@ -100,5 +101,19 @@ describe("[ha] lease in autoloop-cron.toml", () => {
     expect(parse('[ha]\nlease = "200ms"\n').problems.map(formatProblem)).toEqual([
       'autoloop-cron.toml: ha.lease: found "200ms"; expected a duration from "1s" to "10m", such as "15s"',
     ]);
+  });
+});
+
+describe("a lease file a run planted", () => {
+  it("a link or a FIFO in its place reads as no lease (lapsed), never followed or waited on", () => {
+    const dir = tempDir();
+    const files = new LeaseFiles(dir);
+    mkdirSync(files.dir, { recursive: true });
+    const target = join(dir, "elsewhere.json");
+    writeFileSync(target, `${JSON.stringify(record("run", T0 + 60_000, 1))}\n`);
+    symlinkSync(target, join(files.dir, "000000000001.json"));
+    expect(files.read()).toEqual({ generation: 1, record: undefined });
+    execFileSync("mkfifo", [join(files.dir, "000000000002.json")]);
+    expect(files.read()).toEqual({ generation: 2, record: undefined });
   });
 });

@@ -1,10 +1,11 @@
 // The daemons' lease on a shared state dir (`[ha] lease`): one file per generation in
 // `<state_dir>/lease/`, the highest one in force. Taking the lease is creating the next
 // generation (link(2): one creator wins, even on NFS); only its holder rewrites it to renew.
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { createByLink } from "../../util/link-create.js";
+import { readSmallRegularFile } from "../../util/untrusted-file.js";
 
 export const LEASE_DIR = "lease";
 
@@ -100,18 +101,15 @@ export class LeaseFiles {
     this.dir = join(stateDir, LEASE_DIR);
   }
 
-  /** The highest generation, undefined when none was ever taken. */
+  /**
+   * The highest generation, undefined when none was ever taken. Its file is read as a run
+   * could have left it (no link followed, no FIFO waited on, a few KiB at most).
+   */
   read(): LeaseInForce | undefined {
     const generation = generations(this.dir).at(-1);
     if (generation === undefined) return undefined;
-    let text: string;
-    try {
-      text = readFileSync(join(this.dir, fileName(generation)), "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return this.read(); // pruned meanwhile
-      throw err;
-    }
-    return { generation, record: parseRecord(text, generation) };
+    const text = readSmallRegularFile(join(this.dir, fileName(generation)), 4096);
+    return { generation, record: text === undefined ? undefined : parseRecord(text, generation) };
   }
 
   /**
