@@ -214,12 +214,13 @@ export class SchedulerDaemon extends DaemonEmitter {
   }
 
   /**
-   * Looks again at runs left to other hosts each time their heartbeats could have gone stale
-   * (three intervals): a run whose launcher died with its host, or with the daemon whose lease
-   * this one took, is closed then rather than at the next restart.
+   * With `[ha] lease`: looks again at runs left to other hosts each time their heartbeats could
+   * have gone stale (three intervals), so a run whose launcher died with its host, or with the
+   * daemon whose lease this one took, is closed then rather than at the next restart. (Without
+   * it, a daemon may share the state dir with another host's daemon, detached between restarts.)
    */
   private recoverLater(elsewhere: Set<string>): void {
-    if (elsewhere.size === 0 || this.stopping) return;
+    if (this.config.leaseMs === undefined || elsewhere.size === 0 || this.stopping) return;
     const timer = setTimeout(
       () => {
         if (this.stopping) return;
