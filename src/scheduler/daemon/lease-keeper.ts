@@ -1,6 +1,5 @@
 // A daemon's side of the lease (`[ha] lease`): as a standby it looks every third of the lease
 // and takes it once it lapsed; as the holder it renews it as often, and says so once it cannot.
-import { hostname } from "node:os";
 import type { Logger } from "pino";
 import { thisHostId } from "../launch/host-id.js";
 import { LeaseFiles, type LeaseRecord, type LeaseStep, leaseStep } from "./lease.js";
@@ -14,7 +13,7 @@ export interface LeaseKeeperDeps {
 
 /** `<host id>/<pid>/<start>`: pids are reused, and hosts share names. */
 export function thisHolder(now = Date.now()): string {
-  return `${thisHostId() || hostname()}/${process.pid}/${new Date(now).toISOString()}`;
+  return `${thisHostId()}/${process.pid}/${new Date(now).toISOString()}`;
 }
 
 export class LeaseKeeper {
