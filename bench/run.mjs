@@ -6,6 +6,7 @@ import { benchMonitor } from "./monitor.mjs";
 import { benchHeartbeats } from "./scheduler/heartbeats.mjs";
 import { benchPeers } from "./scheduler/peers.mjs";
 import { benchScale } from "./scheduler/scale.mjs";
+import { benchTakeover } from "./scheduler/takeover.mjs";
 import { benchScheduler } from "./scheduler.mjs";
 import { benchSpend } from "./spend.mjs";
 import { benchTrends } from "./trends.mjs";
@@ -19,6 +20,7 @@ const suites = {
   scale: benchScale,
   peers: benchPeers,
   heartbeats: benchHeartbeats,
+  takeover: benchTakeover,
   monitor: benchMonitor,
   spend: benchSpend,
   trends: benchTrends,

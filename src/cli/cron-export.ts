@@ -1,5 +1,6 @@
 // `autoloop-cron export kubernetes|systemd`: argument parsing and output only; the exports
 // themselves are pure functions in src/export.
+import type { CronConfig } from "../scheduler/config/config.js";
 import { readConfigFiles, readPresetFiles } from "../scheduler/export/config-files.js";
 import { kubernetesExport } from "../scheduler/export/kubernetes.js";
 import { isDnsLabel } from "../scheduler/export/kubernetes-names.js";
@@ -21,7 +22,8 @@ const COMMAND = "autoloop-cron export";
 
 export const EXPORT_HELP = `Usage:
   autoloop-cron export kubernetes [--image IMG] [--namespace NS] [--storage SIZE]
-                                  [--access-mode ReadWriteMany|ReadWriteOnce] [--out DIR]
+                                  [--access-mode ReadWriteMany|ReadWriteOnce] [--replicas N]
+                                  [--out DIR]
   autoloop-cron export systemd [--user] [--out DIR]
 
 Turns every enabled schedule into units of another scheduler, which then fires
@@ -39,6 +41,8 @@ Options:
   --storage SIZE     kubernetes: the volume's size (default: 10Gi)
   --access-mode M    kubernetes: ReadWriteMany (default; needs a storage class offering it) or
                      ReadWriteOnce (every run pinned to the monitor's node)
+  --replicas N       kubernetes: monitor replicas (default 1); more need [ha] lease in the
+                     config, so one alerts and the others stand by (docs/standby.md)
   --user             systemd: units for \`systemctl --user\` instead of the system manager
   -h, --help         show this help
 
@@ -71,6 +75,7 @@ const OPTIONS = {
   namespace: { type: "string" },
   storage: { type: "string" },
   "access-mode": { type: "string" },
+  replicas: { type: "string" },
   user: { type: "boolean" },
 } as const;
 
@@ -97,7 +102,8 @@ export async function exportCommand(
       throw new UserError(`${COMMAND} ${target}: --${name} applies to ${forTarget} only`);
     }
   };
-  for (const name of ["image", "namespace", "storage", "access-mode"]) only(name, "kubernetes");
+  for (const name of ["image", "namespace", "storage", "access-mode", "replicas"])
+    only(name, "kubernetes");
   only("user", "systemd");
   const selection = selectSchedules(str(p, "config") ?? configPath, io.cwd);
   for (const name of selection.disabled)
@@ -138,6 +144,7 @@ function kubernetes(p: ParsedArgs, s: Selection): ExportResult {
       `${COMMAND} kubernetes: --access-mode ${JSON.stringify(accessMode)}: expected ReadWriteMany (a storage class that offers it) or ReadWriteOnce (every run pinned to the monitor's node)`,
     );
   }
+  const replicas = monitorReplicas(str(p, "replicas"), s.config, accessMode);
   const files = readConfigFiles(s.config);
   const presetFiles = readPresetFiles(s.config, s.schedules);
   return kubernetesExport({
@@ -148,7 +155,27 @@ function kubernetes(p: ParsedArgs, s: Selection): ExportResult {
     namespace,
     storage,
     accessMode,
+    replicas,
   });
+}
+
+/** `--replicas`: more than one monitor takes turns by the lease, on a volume all can mount. */
+function monitorReplicas(text: string | undefined, config: CronConfig, accessMode: string): number {
+  if (text === undefined) return 1;
+  const replicas = Number(text);
+  if (!/^\d+$/.test(text) || replicas < 1 || replicas > 5)
+    throw new UserError(
+      `${COMMAND} kubernetes: --replicas ${JSON.stringify(text)}: expected a number from 1 to 5 (2: one monitor stands by)`,
+    );
+  if (replicas > 1 && config.leaseMs === undefined)
+    throw new UserError(
+      `${COMMAND} kubernetes: --replicas ${replicas}: ${config.file ?? "the config"} has no [ha] lease, so every replica would alert; add [ha] lease = "15s" to it`,
+    );
+  if (replicas > 1 && accessMode === "ReadWriteOnce")
+    throw new UserError(
+      `${COMMAND} kubernetes: --replicas ${replicas} with --access-mode ReadWriteOnce: the replicas could not all mount the volume; use ReadWriteMany`,
+    );
+  return replicas;
 }
 
 function systemd(p: ParsedArgs, s: Selection, io: ExportIo): ExportResult {

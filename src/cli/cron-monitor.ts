@@ -2,6 +2,7 @@
 import pino, { type Logger } from "pino";
 import { createLogger, LOG_LEVEL_ENV } from "../app/logger.js";
 import { healthCheck, monitorProviders } from "../app/observability.js";
+import { serveStandby } from "../app/standby-http.js";
 import { Metrics } from "../http/metrics.js";
 import { startHttpServer } from "../http/server.js";
 import type { Notification } from "../monitor/alert-state.js";
@@ -9,6 +10,7 @@ import type { AttemptOutcome } from "../monitor/outbox/outbox.js";
 import { MonitorService } from "../monitor/service.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import { runningDaemon } from "../scheduler/daemon/control.js";
+import { holdLease } from "../scheduler/daemon/standby.js";
 import { UserError } from "../util/errors.js";
 import { flag, list, str, table } from "./common.js";
 import { configOf, parseCron, refuseBrokenSecrets } from "./cron-common.js";
@@ -98,21 +100,31 @@ export async function monitorCommand(argv: string[]): Promise<number> {
     }
     return 0;
   }
-  await service.start();
-  const http = await serveMonitorHealth(service, config, logger).catch(async (err) => {
-    await service.stop();
-    throw err;
+  const stopped = new Promise<"stopped">((resolve) => {
+    process.once("SIGTERM", () => resolve("stopped"));
+    process.once("SIGINT", () => resolve("stopped"));
   });
+  // With [ha] lease, replicas take turns: one monitor alerts, the others stand by.
+  const standbyHttp = config.leaseMs === undefined ? undefined : await serveStandby(config, logger);
+  const lease = await holdLease(config, logger, stopped);
+  await standbyHttp?.close();
+  if (lease === "stopped") return 0;
+  const http = await service
+    .start()
+    .then(() => serveMonitorHealth(service, config, logger))
+    .catch(async (err: unknown) => {
+      lease?.release(); // a holder that failed to start must not keep renewing
+      await service.stop();
+      throw err;
+    });
   logger.info({ journals: service.status().journals.length, http: http?.url }, "monitor started");
-  await new Promise<void>((resolve) => {
-    process.once("SIGTERM", () => resolve());
-    process.once("SIGINT", () => resolve());
-  });
+  const ended = await Promise.race([stopped, lease?.lost ?? new Promise<never>(() => {})]);
   await service.stop();
   await http?.close();
+  lease?.release();
   logger.info("monitor stopped");
   logger.flush();
-  return 0;
+  return ended === "lease lost" ? 1 : 0;
 }
 
 /**

@@ -3,11 +3,13 @@
 import { startDeliveries } from "../app/deliveries.js";
 import { createLogger, LOG_LEVEL_ENV } from "../app/logger.js";
 import { startObservability } from "../app/observability.js";
+import { serveStandby } from "../app/standby-http.js";
 import type { DeliveryQueue } from "../delivery/queue.js";
 import { MonitorService } from "../monitor/service.js";
 import { LOG_LEVELS } from "../scheduler/config/schema.js";
 import { clearDaemonInfo, runningDaemon, writeDaemonInfo } from "../scheduler/daemon/control.js";
 import { SchedulerDaemon } from "../scheduler/daemon/daemon.js";
+import { holdLease } from "../scheduler/daemon/standby.js";
 import { readProcessStartTime } from "../scheduler/launch/identity.js";
 import { SpawnHelper } from "../scheduler/launch/spawn-helper.js";
 import { UserError } from "../util/errors.js";
@@ -19,6 +21,10 @@ const HELP = `Usage: autoloop-cron start [--config FILE] [--log-level LEVEL]
 Runs the scheduler (and the monitor) in the foreground: fires every schedule in
 schedules_dir, records runs in the ledger under state_dir, adopts runs left by a
 previous daemon and catches up slots missed while it was down.
+
+With [ha] lease set, several daemons may start on one state_dir: the one holding
+the lease fires, the others stand by and take over when it lapses (docs/standby.md).
+A daemon that loses its lease stops firing at once and exits 1.
 
 Signals: SIGHUP reloads schedule files (so does any change to them). SIGTERM or
 SIGINT stops firing, terminates (or detaches, per on_shutdown) running runs, waits
@@ -45,15 +51,23 @@ export async function startCommand(argv: string[]): Promise<number> {
       `${str(p, "log-level") !== undefined ? "--log-level" : LOG_LEVEL_ENV} ${JSON.stringify(level)}: not a log level; use one of ${LOG_LEVELS.join(", ")}`,
     );
   const logger = createLogger(level);
-  const other = runningDaemon(config.stateDir);
+  const other = config.leaseMs === undefined ? runningDaemon(config.stateDir) : undefined;
   if (other !== undefined) {
     throw new UserError(
-      `another autoloop-cron daemon (pid ${other.pid}) is running on ${config.stateDir}; stop it first or use another state_dir`,
+      `another autoloop-cron daemon (pid ${other.pid}) is running on ${config.stateDir}; stop it first, use another state_dir, or set [ha] lease to run it as a standby`,
     );
   }
   // Signals first: one that arrives while starting up stops the daemon once it is up.
   const stopped = stopRequested(logger, config.stateDir);
-  const services = await startServices(config, logger);
+  const standbyHttp = config.leaseMs === undefined ? undefined : await serveStandby(config, logger);
+  const lease = await holdLease(config, logger, stopped);
+  await standbyHttp?.close();
+  if (lease === "stopped") return 0;
+  const services = await startServices(config, logger).catch((err: unknown) => {
+    lease?.release(); // a holder that failed to start must not keep renewing
+    throw err;
+  });
+  lease?.onLost(() => services.daemon.stopFiring());
   writeDaemonInfo(config.stateDir, {
     pid: process.pid,
     startTime: readProcessStartTime(process.pid),
@@ -71,7 +85,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   });
 
   const keepAlive = setInterval(() => {}, 1 << 30);
-  const signal = await stopped;
+  const signal = await Promise.race([stopped, lease?.lost ?? new Promise<never>(() => {})]);
   logger.info({ signal, mode: config.onShutdown }, "shutting down");
   await services.daemon.shutdown();
   await services.monitor.stop();
@@ -79,12 +93,14 @@ export async function startCommand(argv: string[]): Promise<number> {
   await services.observability.close();
   services.spawner.close();
   clearInterval(keepAlive);
-  clearDaemonInfo(config.stateDir);
+  // After a lost lease, daemon.json may be the new holder's already.
+  if (signal !== "lease lost") clearDaemonInfo(config.stateDir);
+  lease?.release();
   logger.info("autoloop-cron stopped");
   await new Promise<void>((resolve) => logger.flush(() => resolve()));
   // Detached runs still hold pipes to us; they must not keep this process alive.
-  if (config.onShutdown === "detach") process.exit(0);
-  return 0;
+  if (config.onShutdown === "detach") process.exit(signal === "lease lost" ? 1 : 0);
+  return signal === "lease lost" ? 1 : 0;
 }
 
 type Logger = ReturnType<typeof createLogger>;

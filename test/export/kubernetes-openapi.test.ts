@@ -71,3 +71,39 @@ describe("export kubernetes against the OpenAPI schemas", () => {
     expect(validateAll(text)).toEqual(["Secret", "Secret"]);
   });
 });
+
+describe("export kubernetes --replicas", () => {
+  const nightly = { "main.toml": [{ name: "nightly", cron: "0 2 * * *" }] };
+
+  it("two monitors taking turns by [ha] lease: a valid Deployment of two replicas", async () => {
+    const dir = configDir(
+      'state_dir = "/var/lib/autoloop-cron/state"\n[http]\nlisten = "0.0.0.0:9464"\n[ha]\nlease = "15s"\n',
+      nightly,
+    );
+    const r = await runExport(["kubernetes", "--replicas", "2"], dir);
+    expect(r.code).toBe(0);
+    validateAll(r.stdout);
+    const deployment = parseAllDocuments(r.stdout)
+      .map((d) => d.toJS() as { kind: string; spec: { replicas: number } })
+      .find((o) => o.kind === "Deployment");
+    expect(deployment?.spec.replicas).toBe(2);
+  });
+
+  it("refuses more than one replica without the lease, on a ReadWriteOnce volume, or past 5", async () => {
+    const plain = configDir('state_dir = "/var/lib/autoloop-cron/state"\n', nightly);
+    await expect(runExport(["kubernetes", "--replicas", "2"], plain)).rejects.toThrow(
+      'has no [ha] lease, so every replica would alert; add [ha] lease = "15s" to it',
+    );
+    const leased = configDir(
+      'state_dir = "/var/lib/autoloop-cron/state"\n[ha]\nlease = "15s"\n',
+      nightly,
+    );
+    const once = ["kubernetes", "--replicas", "2", "--access-mode", "ReadWriteOnce"];
+    await expect(runExport(once, leased)).rejects.toThrow(
+      "the replicas could not all mount the volume; use ReadWriteMany",
+    );
+    await expect(runExport(["kubernetes", "--replicas", "9"], leased)).rejects.toThrow(
+      '--replicas "9": expected a number from 1 to 5',
+    );
+  });
+});

@@ -67,6 +67,8 @@ export interface CronConfig {
     /** Channels for alerts not tied to a schedule (and for schedules with alert = []). */
     alert: string[];
   };
+  /** `[ha] lease`: daemons on this state dir take turns by a lease this long; undefined: no lease. */
+  leaseMs: number | undefined;
   /** How long ended runs' state is kept (`[retention]`; Infinity: forever). */
   retention: {
     /** A run's ledger events (runs/<date>/<run-id>.jsonl), by its slot's date. */
@@ -165,6 +167,7 @@ function resolveConfig(
     }),
     defaults,
     monitor: resolveMonitor(raw.monitor, abs, names),
+    leaseMs: raw.ha.lease,
     retention: {
       runsMs: raw.retention.runs,
       outputMs: raw.retention.output,

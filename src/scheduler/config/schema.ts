@@ -35,7 +35,7 @@ export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "
  * heartbeat_interval "5m", run_heartbeat_interval "10s", [http] listen "127.0.0.1:9464" ("" disables),
  * [defaults]: see SCHEDULE_KEYS (schedule-keys.ts), [monitor] journals [],
  * gate_rejections 3, gate_grace "30m", stall_after "20m", alert: every channel, no channels,
- * [retention] runs "90d", output "30d", history "7d".
+ * [retention] runs "90d", output "30d", history "7d", [ha] no lease (one daemon, no standby).
  */
 export const configSchema = z.strictObject({
   state_dir: z.string().min(1).default(".autoloop-cron"),
@@ -72,6 +72,12 @@ export const configSchema = z.strictObject({
     .prefault({}),
   /** Every schedule's settings unless it has its own (schedule-keys.ts: keys and defaults). */
   defaults: defaultsSchema.prefault({}),
+  /** A standby daemon on the same state dir: the one holding the lease fires (docs/standby.md). */
+  ha: z
+    .strictObject({
+      lease: boundedDuration(1000, 600_000, '"1s" to "10m", such as "15s"').optional(),
+    })
+    .prefault({}),
   monitor: z
     .strictObject({
       journals: z.array(z.string().min(1)).default([]),

@@ -188,10 +188,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       this.log,
     );
     await this.reload();
-    resumePending(this.ledger, this.log, (run) => this.slots.adopt(run), {
-      heartbeats: this.heartbeats,
-      ended: (run) => this.emit("recovered", run),
-    });
+    this.recoverLater(this.recover());
     const now = new Date(this.deps.clock.now());
     await runSliced(
       eachItem(this.schedules.values(), (schedule) => this.catchUp(schedule, now, "daemon_down")),
@@ -205,6 +202,34 @@ export class SchedulerDaemon extends DaemonEmitter {
     this.tickTimer = setInterval(() => this.tick(), this.deps.tickMs);
     this.tickTimer.unref();
     this.tick();
+  }
+
+  /** Adopts or closes the runs a previous daemon left; returns those left to other hosts. */
+  private recover(only?: ReadonlySet<string>): Set<string> {
+    return resumePending(this.ledger, this.log, (run) => this.slots.adopt(run), {
+      heartbeats: this.heartbeats,
+      ended: (run) => this.emit("recovered", run),
+      ...(only !== undefined && { only }),
+    });
+  }
+
+  /**
+   * With `[ha] lease`: looks again at runs left to other hosts each time their heartbeats could
+   * have gone stale (three intervals), so a run whose launcher died with its host, or with the
+   * daemon whose lease this one took, is closed then rather than at the next restart. (Without
+   * it, a daemon may share the state dir with another host's daemon, detached between restarts.)
+   */
+  private recoverLater(elsewhere: Set<string>): void {
+    if (this.config.leaseMs === undefined || elsewhere.size === 0 || this.stopping) return;
+    const timer = setTimeout(
+      () => {
+        if (this.stopping) return;
+        const left = [...elsewhere].filter((id) => !this.active.has(id));
+        this.recoverLater(this.recover(new Set(left)));
+      },
+      3 * this.config.runHeartbeatMs + 1000,
+    );
+    timer.unref();
   }
 
   /**
@@ -425,13 +450,18 @@ export class SchedulerDaemon extends DaemonEmitter {
     }
   }
 
+  /** Fires nothing more (slots, retries, hooks, `fire`), at once: the lease is another's. */
+  stopFiring(): void {
+    this.stopping = true;
+    this.queue.stop();
+  }
+
   /** Stops firing; terminates or detaches running runs; resolves when done or after the grace. */
   async shutdown(
     mode: "terminate" | "detach" = this.config.onShutdown,
     graceMs = this.config.shutdownGraceMs,
   ): Promise<void> {
-    this.stopping = true;
-    this.queue.stop();
+    this.stopFiring();
     clearInterval(this.tickTimer);
     this.reloadSoon.cancel();
     for (const w of this.watchers) w.close();

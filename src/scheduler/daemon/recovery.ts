@@ -91,12 +91,20 @@ function startedFromLog(ledger: RunLedger, entry: PendingEntry): PendingEntry {
  * for the caller to adopt, which records `adopted`. An entry that throws (a field of the
  * wrong type, a time or offset out of range) is one run lost, never the daemon's start.
  */
-export function recoverPending(ledger: RunLedger, deps: Partial<RecoveryDeps> = {}): Recovery[] {
+export function recoverPending(
+  ledger: RunLedger,
+  deps: Partial<RecoveryDeps> = {},
+  /** Only these runs (a later look at runs left to other hosts); else every pending run. */
+  only?: ReadonlySet<string>,
+): Recovery[] {
   const d = { ...defaultDeps, ...deps };
   const actions: Array<Recovery | undefined> = [];
-  for (const stranded of ledger.strandedClaims())
-    actions.push(guarded(ledger, stranded.runId, () => recoverClaim(ledger, stranded)));
+  // A later look leaves claims alone: this daemon's own launches may be between claim and list.
+  if (only === undefined)
+    for (const stranded of ledger.strandedClaims())
+      actions.push(guarded(ledger, stranded.runId, () => recoverClaim(ledger, stranded)));
   for (const listed of ledger.pending()) {
+    if (only !== undefined && !only.has(listed.runId)) continue;
     if (ledger.dropEnded(listed.runId)) continue;
     actions.push(guarded(ledger, listed.runId, () => recoverEntry(ledger, listed, d)));
   }
@@ -179,7 +187,11 @@ function recoverEntry(ledger: RunLedger, listed: PendingEntry, d: RecoveryDeps):
   return { kind: "interrupted", entry, reason };
 }
 
-/** After a restart: adopts each run still alive (through `adopt`) and logs how the others ended. */
+/**
+ * After a restart: adopts each run still alive (through `adopt`) and logs how the others ended.
+ * Returns the runs left to a launcher on another host, for a later look (`only`): once their
+ * heartbeats go stale, that launcher is gone (a host down, a lease taken over) and they close.
+ */
 export function resumePending(
   ledger: RunLedger,
   log: Logger,
@@ -187,14 +199,17 @@ export function resumePending(
   {
     heartbeats,
     ended = () => {},
+    only,
   }: Beating & {
     /** Told of each run that ended while no daemon watched it (its pull request is owed). */
     ended?: (run: { schedule: string; runId: string; outcome: RunOutcome }) => void;
+    only?: ReadonlySet<string>;
   } = {},
-): void {
+): Set<string> {
   const report = (runId: string, problem: string) =>
     log.warn({ runId, problem }, UNREADABLE_JOURNAL);
-  for (const action of recoverPending(ledger, { report })) {
+  const elsewhere = new Set<string>();
+  for (const action of recoverPending(ledger, { report }, only)) {
     if (action.kind === "adopt") {
       const { runId, schedule, pid } = action.entry;
       const problem = guarded(ledger, runId, () => {
@@ -209,6 +224,8 @@ export function resumePending(
         );
       else logUnrecoverable(log, problem);
     } else if (action.kind === "elsewhere") {
+      elsewhere.add(action.entry.runId);
+      if (only !== undefined) continue; // said at the first look
       log.info(
         { runId: action.entry.runId, schedule: action.entry.schedule, host: action.host },
         "a run launched on another host is alive there (its heartbeat is fresh): left to its launcher",
@@ -227,6 +244,7 @@ export function resumePending(
       );
     } else logUnrecoverable(log, action);
   }
+  return elsewhere;
 }
 
 function logUnrecoverable(log: Logger, action: Recovery): void {

@@ -19,9 +19,10 @@ const withNamespace = (name: string, namespace: string | undefined, component: s
 });
 
 /**
- * The monitor follows the journals on the volume and alerts. One replica, replaced with
- * Recreate: two monitors would alert twice, and a ReadWriteOnce volume cannot be attached
- * to the old and the new pod on different nodes at once.
+ * The monitor follows the journals on the volume and alerts. One replica unless `[ha] lease`
+ * lets more take turns (the others stand by), replaced with Recreate: two monitors would
+ * alert twice, and a ReadWriteOnce volume cannot be attached to the old and the new pod on
+ * different nodes at once.
  */
 export function monitorDeployment(o: {
   image: string;
@@ -29,6 +30,7 @@ export function monitorDeployment(o: {
   configItems: ConfigItem[];
   /** The port of [http] listen; undefined when the config disables it (no probes then). */
   httpPort: number | undefined;
+  replicas: number;
 }) {
   // The monitor sends the alerts: it alone gets the channels' secrets, and no agent key.
   const container = baseContainer(
@@ -55,7 +57,7 @@ export function monitorDeployment(o: {
     kind: "Deployment",
     metadata: withNamespace(NAMES.monitor, o.namespace, "monitor"),
     spec: {
-      replicas: 1,
+      replicas: o.replicas,
       strategy: { type: "Recreate" },
       selector: { matchLabels: commonLabels("monitor") },
       template: {

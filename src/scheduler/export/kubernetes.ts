@@ -21,6 +21,8 @@ export interface KubernetesExportInput {
   namespace: string | undefined;
   storage: string;
   accessMode: AccessMode;
+  /** Monitor replicas; more than one take turns by `[ha] lease` (checked by the caller). */
+  replicas?: number;
 }
 
 export function yamlFile(name: string, object: unknown, comments: string[] = []): ExportFile {
@@ -133,10 +135,14 @@ export function kubernetesExport(input: KubernetesExportInput): ExportResult {
     yamlFile("configmap.yaml", configMap(input.namespace, data), [
       "The config and schedule files, mounted read-only at /etc/autoloop-cron.",
     ]),
-    yamlFile("deployment-monitor.yaml", monitorDeployment({ ...pod, httpPort }), [
-      `Needs the Secret ${NAMES.alertSecret} (alert channels' *_env variables; may be empty),`,
-      `and the runs need ${NAMES.agentSecret} (agent credentials): a missing one stops the pod.`,
-    ]),
+    yamlFile(
+      "deployment-monitor.yaml",
+      monitorDeployment({ ...pod, httpPort, replicas: input.replicas ?? 1 }),
+      [
+        `Needs the Secret ${NAMES.alertSecret} (alert channels' *_env variables; may be empty),`,
+        `and the runs need ${NAMES.agentSecret} (agent credentials): a missing one stops the pod.`,
+      ],
+    ),
     ...cronJobs,
   ];
   return { kind: "ok", files, warnings };
