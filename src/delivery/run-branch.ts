@@ -3,8 +3,8 @@
 // run's worktree metadata, which the run could have written: the branch must be the run's own,
 // and the report is text, never instructions.
 import { basename, dirname } from "node:path";
-import { execa } from "execa";
 import { COMMIT_ID, readMeta } from "../harness/worktree/worktree.js";
+import { runGit } from "../util/git-run.js";
 
 export type RunBranch =
   | { kind: "commits"; sha: string; commits: number; startedFrom: string; report?: string }
@@ -14,13 +14,8 @@ export type RunBranch =
 const MAX_REPORT_BYTES = 256 * 1024;
 
 async function git(repoDir: string, args: string[]) {
-  const r = await execa("git", args, {
-    cwd: repoDir,
-    reject: false,
-    maxBuffer: MAX_REPORT_BYTES * 2,
-    env: { LC_ALL: "C" },
-  });
-  return { ok: r.exitCode === 0, out: String(r.stdout) };
+  const r = await runGit(repoDir, args, { env: { LC_ALL: "C" }, maxBuffer: MAX_REPORT_BYTES * 2 });
+  return { ok: r.ok, out: r.stdout };
 }
 
 /** The report's file name when the schedule names none: `SIMPLIFY.md` for preset `simplify`. */

@@ -1,7 +1,7 @@
 // Pushing a run's commit to the schedule's branch on a remote: never over someone else's
 // commits (the branch must be where the daemon last left it, or absent), the token handed to
 // git in its environment only, never on argv or in a URL written to disk.
-import { execa } from "execa";
+import { runGit } from "../util/git-run.js";
 import type { ForgeKind } from "./forge.js";
 
 export type PushOutcome =
@@ -47,35 +47,31 @@ export function pushEnvironment(forge: ForgeKind, token: string, base = process.
   };
 }
 
-async function runGit(dir: string, args: string[], env: NodeJS.ProcessEnv) {
-  const r = await execa("git", args, {
-    cwd: dir,
-    env,
-    extendEnv: false,
-    reject: false,
-    timeout: 300_000,
-  });
-  return { ok: r.exitCode === 0, stdout: String(r.stdout), stderr: String(r.stderr).trim() };
+/** A push may take a while over a slow link; past this it has failed. */
+const PUSH_TIMEOUT_MS = 300_000;
+
+function gitWith(dir: string, args: string[], env: NodeJS.ProcessEnv) {
+  return runGit(dir, args, { env, extendEnv: false, timeoutMs: PUSH_TIMEOUT_MS });
 }
 
 export async function pushRunCommit(req: PushRequest): Promise<PushOutcome> {
   const env = pushEnvironment(req.forge, req.token);
   const ref = `refs/heads/${req.branch}`;
-  const listed = await runGit(req.repoDir, ["ls-remote", "--", req.remote, ref], env);
+  const listed = await gitWith(req.repoDir, ["ls-remote", "--", req.remote, ref], env);
   if (!listed.ok) return gitFailed(`git ls-remote ${req.remote}`, listed.stderr);
   const found = listed.stdout.split(/\s/)[0] || undefined;
   if (found === req.sha) return { kind: "already", sha: req.sha };
   if (found !== undefined && found !== req.expected) return { kind: "moved", found };
   // The lease names what was just seen: a push landing in between is refused, not overwritten.
   const lease = `--force-with-lease=${ref}:${found ?? ""}`;
-  const pushed = await runGit(
+  const pushed = await gitWith(
     req.repoDir,
     ["push", "--no-verify", lease, "--", req.remote, `${req.sha}:${ref}`],
     env,
   );
   if (pushed.ok) return { kind: "pushed", sha: req.sha };
   if (/stale info|\[rejected\]|fetch first/.test(pushed.stderr)) {
-    const again = await runGit(req.repoDir, ["ls-remote", "--", req.remote, ref], env);
+    const again = await gitWith(req.repoDir, ["ls-remote", "--", req.remote, ref], env);
     return { kind: "moved", found: again.stdout.split(/\s/)[0] || "(unknown)" };
   }
   return gitFailed(`git push ${req.remote}`, pushed.stderr);

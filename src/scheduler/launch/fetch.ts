@@ -1,7 +1,7 @@
 // Before a worktree run starts: its remote fetched, so the run's tree is made from what the
 // team has there, not from a local clone that drifts. Our code path, not the run's: git by
 // argv, with the user's own git config for credentials, never a prompt, and a time limit.
-import { execa } from "execa";
+import { runGit } from "../../util/git-run.js";
 import { REF_NAME } from "../config/deliver.js";
 import type { RunFetch } from "../config/fetch.js";
 import type { LaunchSpec } from "./spec.js";
@@ -14,16 +14,13 @@ export type FetchOutcome =
 export const FETCH_TIMEOUT_MS = 120_000;
 
 async function git(cwd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number) {
-  const r = await execa("git", args, {
-    cwd,
+  const r = await runGit(cwd, args, {
     env: { ...env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
-    reject: false,
-    stdin: "ignore",
-    timeout: timeoutMs,
+    timeoutMs,
   });
-  const said = String(r.stderr).trim().split("\n").slice(-3).join(" ");
+  const said = r.stderr.split("\n").slice(-3).join(" ");
   const why = r.timedOut ? `no answer within ${timeoutMs / 1000} s` : said || `exit ${r.exitCode}`;
-  return { ok: r.exitCode === 0, stdout: String(r.stdout), why };
+  return { ok: r.ok, stdout: r.stdout, why };
 }
 
 /** The branch the remote's HEAD points at, as `git ls-remote --symref` tells it. */
