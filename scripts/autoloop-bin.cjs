@@ -7,8 +7,11 @@
 // The cache sits next to the bundle and its name carries the hash the build gave the bundle,
 // so a rebuilt bundle never meets an old cache (V8 checks only the source's length; editing a
 // built bundle in place is not supported: rebuild). V8 rejects a cache made by another Node
-// or with other flags; the run then writes a fresh one as it exits, atomically, if the folder
-// is writable (a read-only install just compiles, and does not try).
+// or with other flags, so the name also carries a hash of the Node version and its options
+// (command line and NODE_OPTIONS): a wrapper that starts `autoloop` with `--max-old-space-size`
+// gets a cache of its own instead of replacing everyone else's at each start. A missing or
+// rejected cache is written as the run exits, atomically, if the folder is writable (a
+// read-only install just compiles, and does not try).
 // `npm run build` warms it with a one-iteration no-op run. NODE_DISABLE_COMPILE_CACHE=1, as
 // for Node's own compile cache, turns it off.
 "use strict";
@@ -26,8 +29,16 @@ const { Script } = require("node:vm");
 
 const BUILD_ID = "__BUILD_ID__";
 const main = join(__dirname, "autoloop-main.cjs");
-const cacheFile = join(__dirname, `autoloop-main.${BUILD_ID}.v8cache`);
+const cacheFile = join(__dirname, `autoloop-main.${BUILD_ID}.${nodeKey()}.v8cache`);
 const useCache = !process.env.NODE_DISABLE_COMPILE_CACHE;
+
+/** FNV-1a of what V8 checks a cache against beyond the source: Node's version and flags. */
+function nodeKey() {
+  const text = [process.version, ...process.execArgv, process.env.NODE_OPTIONS ?? ""].join("\0");
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
 
 function readCache() {
   try {

@@ -21,7 +21,7 @@ function buildIdOf(loader: string): string | undefined {
 }
 
 /** A copy of the built package's `autoloop` (loader, bundle, package.json), without a cache. */
-function installCopy(): { bin: string; cacheFile: string } {
+function installCopy(): { bin: string; buildId: string } {
   const root = tempDir("autoloop-cache-");
   const binDir = join(root, "dist", "bin");
   mkdirSync(binDir, { recursive: true });
@@ -30,14 +30,11 @@ function installCopy(): { bin: string; cacheFile: string } {
     copyFileSync(join(ROOT, "dist", "bin", f), join(binDir, f));
   const buildId = buildIdOf(join(binDir, "autoloop.cjs"));
   expect(buildId).toBeDefined();
-  return {
-    bin: join(binDir, "autoloop.cjs"),
-    cacheFile: join(binDir, `autoloop-main.${buildId}.v8cache`),
-  };
+  return { bin: join(binDir, "autoloop.cjs"), buildId: buildId! };
 }
 
-function version(bin: string, env: Record<string, string> = {}) {
-  return execa(process.execPath, [bin, "--version"], {
+function version(bin: string, env: Record<string, string> = {}, nodeArgs: string[] = []) {
+  return execa(process.execPath, [...nodeArgs, bin, "--version"], {
     reject: false,
     env: cleanEnv(env),
     extendEnv: false,
@@ -48,13 +45,21 @@ function cacheFiles(bin: string): string[] {
   return readdirSync(join(bin, "..")).filter((f) => f.includes(".v8cache"));
 }
 
+/** The one cache file in the copy's folder, named `autoloop-main.<build>.<node key>.v8cache`. */
+function onlyCache(bin: string, buildId: string): string {
+  const files = cacheFiles(bin);
+  expect(files).toHaveLength(1);
+  expect(files[0]).toMatch(new RegExp(`^autoloop-main\\.${buildId}\\.[0-9a-f]{8}\\.v8cache$`));
+  return join(bin, "..", files[0]!);
+}
+
 describe("autoloop's compile cache", () => {
   it("is written by a first start under the bundle's hash and left as is by the next", async () => {
-    const { bin, cacheFile } = installCopy();
+    const { bin, buildId } = installCopy();
     const first = await version(bin);
     expect(first.exitCode).toBe(0);
     expect(first.stdout).toMatch(/\d+\.\d+\.\d+/);
-    expect(cacheFiles(bin)).toEqual([cacheFile.split("/").pop()]);
+    const cacheFile = onlyCache(bin, buildId);
     const written = readFileSync(cacheFile);
     const mtime = statSync(cacheFile).mtimeMs;
 
@@ -67,13 +72,28 @@ describe("autoloop's compile cache", () => {
   });
 
   it("replaces a cache V8 rejects, and the command runs as usual", async () => {
-    const { bin, cacheFile } = installCopy();
+    const { bin, buildId } = installCopy();
+    expect((await version(bin)).exitCode).toBe(0);
+    const cacheFile = onlyCache(bin, buildId);
     writeFileSync(cacheFile, Buffer.alloc(4096, 7));
     const r = await version(bin);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/\d+\.\d+\.\d+/);
     expect(readFileSync(cacheFile).equals(Buffer.alloc(4096, 7))).toBe(false);
-    expect(cacheFiles(bin)).toEqual([cacheFile.split("/").pop()]); // no temp file left
+    expect(onlyCache(bin, buildId)).toBe(cacheFile); // no temp file left
+  });
+
+  it("keeps one cache per set of Node options, so a flagged start leaves the plain one alone", async () => {
+    const { bin, buildId } = installCopy();
+    expect((await version(bin)).exitCode).toBe(0);
+    const plain = onlyCache(bin, buildId);
+    const mtime = statSync(plain).mtimeMs;
+    const flagged = await version(bin, {}, ["--max-old-space-size=512"]);
+    expect(flagged.exitCode).toBe(0);
+    const viaEnv = await version(bin, { NODE_OPTIONS: "--max-old-space-size=256" });
+    expect(viaEnv.exitCode).toBe(0);
+    expect(cacheFiles(bin)).toHaveLength(3);
+    expect(statSync(plain).mtimeMs).toBe(mtime);
   });
 
   it("is neither read nor written with NODE_DISABLE_COMPILE_CACHE set", async () => {
@@ -84,10 +104,11 @@ describe("autoloop's compile cache", () => {
   });
 
   it("was warmed by the build with a run, so it holds more than a bare start compiles", async () => {
-    const buildId = buildIdOf(join(ROOT, "dist", "bin", "autoloop.cjs"));
-    const warm = join(ROOT, "dist", "bin", `autoloop-main.${buildId}.v8cache`);
-    const { bin, cacheFile } = installCopy();
+    const { bin, buildId } = installCopy();
     expect((await version(bin)).exitCode).toBe(0);
-    expect(statSync(warm).size).toBeGreaterThan(statSync(cacheFile).size * 1.5);
+    const bare = onlyCache(bin, buildId);
+    // The build's warm-up ran under the same Node and options, so it wrote the same name.
+    const warm = join(ROOT, "dist", "bin", bare.split("/").pop()!);
+    expect(statSync(warm).size).toBeGreaterThan(statSync(bare).size * 1.5);
   });
 });
