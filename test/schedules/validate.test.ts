@@ -297,6 +297,11 @@ describe("a preset's topology, as validate sees it", () => {
         "flaky-test-hunt",
         "docs-drift",
         "simplify",
+        "implement-spec",
+        "qa-pass",
+        "perf-pass",
+        "debug-failure",
+        "test-writer",
       ]
         .map((p) => schedule(p, `preset = "${p}"`).replace('preset = "autofix"\n', ""))
         .join(""),
