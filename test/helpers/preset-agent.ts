@@ -100,7 +100,7 @@ export const REVIEW_PLAN: Plan = {
 // task, is refused at the completion gate while it is open, closes it and completes.
 
 /** The last role's steps: the gate refuses completion while task-1 is open, then it passes. */
-const gatedCompletion = (summary: string): Action[] => [
+export const gatedCompletion = (summary: string): Action[] => [
   { shell: `{tool} emit task.complete "${summary}"` },
   { shell: "{tool} task complete task-1" },
   { shell: `{tool} emit task.complete "${summary}"` },
