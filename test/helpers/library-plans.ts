@@ -22,7 +22,7 @@ export const IMPLEMENT_SPEC_PLAN: Plan = {
   ],
   builder: [
     {
-      shell: `printf 'exports.greet = (name) => "hello, " + name;\\n' > greet.js && printf 'const assert = require("node:assert");\\nassert.strictEqual(require("./greet.js").greet("ada"), "hello, ada");\\n' > greet.test.js && node greet.test.js && printf '# Implementation\\n\\n- 1: greet() in greet.js, shown by greet.test.js\\n' > IMPLEMENTATION.md && ${commit("1: greet()")}`,
+      shell: `printf 'exports.greet = (name) => "hello, " + name;\\n' > greet.js && printf 'const assert = require("node:assert");\\nassert.strictEqual(require("./greet.js").greet("ada"), "hello, ada");\\n' > greet.test.js && node greet.test.js && printf '# Implementation\\n\\n- 1: greet() in greet.js, shown by greet.test.js\\n' > IMPLEMENT-SPEC.md && ${commit("1: greet()")}`,
     },
     { shell: `{tool} emit build.ready "1 requirement done"` },
     { answer: "Implemented greet()." },
@@ -51,9 +51,9 @@ export const QA_PASS_PLAN: Plan = {
   ],
   reporter: [
     { shell: "node cli.js; echo exit=$?" },
-    { write: "{tree}/QA-REPORT.md", content: QA_REPORT },
+    { write: "{tree}/QA-PASS.md", content: QA_REPORT },
     { shell: `git status --short && ${commit("qa: 1 high")}` },
-    { shell: `{tool} emit report.written "QA-REPORT.md"` },
+    { shell: `{tool} emit report.written "QA-PASS.md"` },
     ...gatedCompletion("1 high"),
     { answer: "The QA report is written: 1 high." },
   ],
@@ -64,7 +64,7 @@ export const PERF_PASS_PLAN: Plan = {
     { shell: "git rev-parse HEAD > {state}/base-commit && node test.js && node bench.js" },
     { shell: `{tool} task add "lib.js: sum() loops where a formula does"` },
     {
-      shell: `printf 'exports.sum = (n) => (n * (n + 1)) / 2;\\n' > lib.js && node test.js && printf '# Perf\\n\\n| change | before | after |\\n|---|---|---|\\n| sum(): formula | 9 ms | 0 ms |\\n' > PERF.md && ${commit("perf: sum() by formula")}`,
+      shell: `printf 'exports.sum = (n) => (n * (n + 1)) / 2;\\n' > lib.js && node test.js && printf '# Perf\\n\\n| change | before | after |\\n|---|---|---|\\n| sum(): formula | 9 ms | 0 ms |\\n' > PERF-PASS.md && ${commit("perf: sum() by formula")}`,
     },
     { shell: `{tool} emit perf.ready "9 ms -> 0 ms"` },
     { answer: "sum() is a formula now." },
@@ -84,7 +84,7 @@ export const DEBUG_FAILURE_PLAN: Plan = {
     },
     { shell: `{tool} task add "parse of an empty string returns [0], not []"` },
     {
-      shell: `printf 'exports.parse = (s) => (s === "" ? [] : s.split(",").map(Number));\\n' > parse.js && printf 'const assert = require("node:assert");\\nassert.deepStrictEqual(require("./parse.js").parse(""), []);\\n' > empty.test.js && node empty.test.js && printf '# Debug\\n\\nparse(""): "".split(",") is [""], and Number("") is 0. Fixed in parse.js:1; empty.test.js.\\n' > DEBUG.md && ${commit("fix: parse() of an empty string")}`,
+      shell: `printf 'exports.parse = (s) => (s === "" ? [] : s.split(",").map(Number));\\n' > parse.js && printf 'const assert = require("node:assert");\\nassert.deepStrictEqual(require("./parse.js").parse(""), []);\\n' > empty.test.js && node empty.test.js && printf '# Debug\\n\\nparse(""): "".split(",") is [""], and Number("") is 0. Fixed in parse.js:1; empty.test.js.\\n' > DEBUG-FAILURE.md && ${commit("fix: parse() of an empty string")}`,
     },
     { shell: `{tool} emit fix.ready "empty input split to one empty field"` },
     { answer: "Found and fixed the cause." },
@@ -103,7 +103,7 @@ export const TEST_WRITER_PLAN: Plan = {
     { shell: `{tool} task add "lib.js:clamp: values below, inside and above the range"` },
     {
       // The new test, the break it must catch, the break undone.
-      shell: `printf 'const assert = require("node:assert");\\nconst { clamp } = require("./lib.js");\\nassert.strictEqual(clamp(-5, 0, 10), 0);\\nassert.strictEqual(clamp(5, 0, 10), 5);\\nassert.strictEqual(clamp(15, 0, 10), 10);\\n' > clamp.test.js && node clamp.test.js && sed -i 's/Math.max(n, lo)/n/' lib.js && ! node clamp.test.js 2>/dev/null && git checkout -- lib.js && printf '# Tests added\\n\\n- clamp.test.js: clamp() below, inside, above; caught the lower bound dropped\\n' > TESTS-ADDED.md && ${commit("test: clamp()")}`,
+      shell: `printf 'const assert = require("node:assert");\\nconst { clamp } = require("./lib.js");\\nassert.strictEqual(clamp(-5, 0, 10), 0);\\nassert.strictEqual(clamp(5, 0, 10), 5);\\nassert.strictEqual(clamp(15, 0, 10), 10);\\n' > clamp.test.js && node clamp.test.js && sed -i 's/Math.max(n, lo)/n/' lib.js && ! node clamp.test.js 2>/dev/null && git checkout -- lib.js && printf '# Tests added\\n\\n- clamp.test.js: clamp() below, inside, above; caught the lower bound dropped\\n' > TEST-WRITER.md && ${commit("test: clamp()")}`,
     },
     { shell: `{tool} emit tests.written "1 test file, 1 gap"` },
     { answer: "Covered clamp()." },

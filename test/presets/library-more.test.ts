@@ -44,7 +44,7 @@ const changed = (project: string, branch: string) =>
 
 describe("the library's jobs for teams", () => {
   it(
-    "implement-spec (codex) implements the spec with its test and IMPLEMENTATION.md",
+    "implement-spec (codex) implements the spec with its test and IMPLEMENT-SPEC.md",
     async () => {
       const files = {
         ...COMMONJS,
@@ -61,7 +61,7 @@ describe("the library's jobs for teams", () => {
       expectGatedCompletion(run, ["plan.ready", "build.ready", "review.passed"]);
       expectEvidenceGate(run, "review.passed", "review.blocked");
       const branch = worktreeBranch(run);
-      expect(changed(project, branch)).toEqual(["IMPLEMENTATION.md", "greet.js", "greet.test.js"]);
+      expect(changed(project, branch)).toEqual(["IMPLEMENT-SPEC.md", "greet.js", "greet.test.js"]);
       expect(git(project, "show", `${branch}:greet.js`)).toContain('"hello, " + name');
       expectCheckoutUntouched(project, files);
     },
@@ -69,7 +69,7 @@ describe("the library's jobs for teams", () => {
   );
 
   it(
-    "qa-pass (claude) reports the crash in QA-REPORT.md, and may not fix it",
+    "qa-pass (claude) reports the crash in QA-PASS.md, and may not fix it",
     async () => {
       const files = {
         ...COMMONJS,
@@ -89,15 +89,15 @@ describe("the library's jobs for teams", () => {
         JSON.stringify(e.step).includes("/tree/cli.js"),
       );
       expect(attempted).toBe(true);
-      expect(changed(project, branch)).toEqual(["QA-REPORT.md"]);
-      expect(git(project, "show", `${branch}:QA-REPORT.md`)).toBe(QA_REPORT);
+      expect(changed(project, branch)).toEqual(["QA-PASS.md"]);
+      expect(git(project, "show", `${branch}:QA-PASS.md`)).toBe(QA_REPORT);
       expectCheckoutUntouched(project, files);
     },
     TIMEOUT,
   );
 
   it(
-    "perf-pass (codex) keeps the faster sum() with PERF.md, once measured with figures",
+    "perf-pass (codex) keeps the faster sum() with PERF-PASS.md, once measured with figures",
     async () => {
       const files = {
         ...COMMONJS,
@@ -120,7 +120,7 @@ describe("the library's jobs for teams", () => {
       const blocked = run.journal.find((r) => r.topic === "perf.blocked");
       expect(field(blocked, "missing_evidence")).toBe("before,after");
       const branch = worktreeBranch(run);
-      expect(changed(project, branch)).toEqual(["PERF.md", "lib.js"]);
+      expect(changed(project, branch)).toEqual(["PERF-PASS.md", "lib.js"]);
       expect(git(project, "show", `${branch}:lib.js`)).toContain("(n * (n + 1)) / 2");
       expectCheckoutUntouched(project, files);
     },
@@ -128,7 +128,7 @@ describe("the library's jobs for teams", () => {
   );
 
   it(
-    "debug-failure (gemini) fixes the cause with a regression test, explained in DEBUG.md",
+    "debug-failure (gemini) fixes the cause with a regression test, explained in DEBUG-FAILURE.md",
     async () => {
       const files = {
         ...COMMONJS,
@@ -148,8 +148,8 @@ describe("the library's jobs for teams", () => {
       const blocked = run.journal.find((r) => r.topic === "fix.blocked");
       expect(field(blocked, "missing_evidence")).toBe("regression");
       const branch = worktreeBranch(run);
-      expect(changed(project, branch)).toEqual(["DEBUG.md", "empty.test.js", "parse.js"]);
-      expect(git(project, "show", `${branch}:DEBUG.md`)).toContain('Number("") is 0');
+      expect(changed(project, branch)).toEqual(["DEBUG-FAILURE.md", "empty.test.js", "parse.js"]);
+      expect(git(project, "show", `${branch}:DEBUG-FAILURE.md`)).toContain('Number("") is 0');
       expectCheckoutUntouched(project, files);
     },
     TIMEOUT,
@@ -173,9 +173,9 @@ describe("the library's jobs for teams", () => {
       expectGatedCompletion(run, ["tests.written", "tests.passed"]);
       expectEvidenceGate(run, "tests.passed", "tests.blocked");
       const branch = worktreeBranch(run);
-      expect(changed(project, branch)).toEqual(["TESTS-ADDED.md", "clamp.test.js"]);
+      expect(changed(project, branch)).toEqual(["TEST-WRITER.md", "clamp.test.js"]);
       expect(git(project, "show", `${branch}:lib.js`)).toBe(files["lib.js"]);
-      expect(git(project, "show", `${branch}:TESTS-ADDED.md`)).toContain("caught the lower bound");
+      expect(git(project, "show", `${branch}:TEST-WRITER.md`)).toContain("caught the lower bound");
       expectCheckoutUntouched(project, files);
     },
     TIMEOUT,
