@@ -24,6 +24,8 @@ export interface LeaseRecord {
 export interface LeaseInForce {
   generation: number;
   record: LeaseRecord | undefined;
+  /** The store's version of what was read (a Lease's resourceVersion), for a conditional write. */
+  version?: string;
 }
 
 /** What a daemon does next with the lease, from what it finds on disk (pure: `leaseStep`). */
