@@ -1,7 +1,8 @@
 // The lease as a Kubernetes Lease object: its mapping both ways (pure), the store against a
 // loopback API server (one winner of a 409 race, the token sent, a refusal that names the fix),
 // and `[ha.kubernetes]` in the config.
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
@@ -125,6 +126,67 @@ describe("the Lease store against a loopback API server", () => {
       expect(lost[0]).toMatch(/taken by b|another daemon wrote the lease/);
     } finally {
       keeper.stop();
+    }
+  });
+});
+
+/** A key and a self-signed certificate for 127.0.0.1, as a cluster's CA and API server. */
+function selfSigned(key: string, cert: string): void {
+  execFileSync(
+    "openssl",
+    [
+      ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
+      ...["-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"],
+      ...["-addext", "subjectAltName=IP:127.0.0.1"],
+    ],
+    { stdio: "ignore" },
+  );
+}
+
+describe("the Lease store with a pod's defaults", () => {
+  afterEach(cleanupTempDirs);
+
+  it("reaches https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT trusting the CA file only", async () => {
+    const dir = tempDir();
+    const [key, cert] = [join(dir, "key.pem"), join(dir, "ca.crt")];
+    selfSigned(key, cert);
+    writeFileSync(join(dir, "token"), "sa-token-123456\n");
+    const api = await new FakeKubernetes({
+      key: readFileSync(key, "utf8"),
+      cert: readFileSync(cert, "utf8"),
+    }).start();
+    try {
+      const env = {
+        KUBERNETES_SERVICE_HOST: "127.0.0.1",
+        KUBERNETES_SERVICE_PORT: new URL(api.url).port,
+      };
+      const pod = {
+        kind: "kubernetes" as const,
+        ...where,
+        apiServer: undefined,
+        tokenFile: join(dir, "token"),
+        caFile: cert,
+      };
+      const store = kubernetesLeaseStore(pod, 15_000, env);
+      expect(await store.take(record("a", T0), await store.read())).toBe(true);
+      expect(api.spec("agents", "autoloop-cron")?.holderIdentity).toBe("a");
+      expect(api.requests.map((r) => r.authorization)).toEqual([
+        "Bearer sa-token-123456",
+        "Bearer sa-token-123456",
+      ]);
+      // Another CA: the server is not trusted.
+      const other = join(dir, "other.crt");
+      selfSigned(join(dir, "other.key"), other);
+      const untrusting = kubernetesLeaseStore({ ...pod, caFile: other }, 15_000, env);
+      await expect(untrusting.read()).rejects.toThrow(/self[- ]signed|unable to verify/);
+      expect(() =>
+        kubernetesLeaseStore({ ...pod, caFile: join(dir, "absent.crt") }, 15_000, env),
+      ).toThrow("ha.kubernetes.ca_file: " + join(dir, "absent.crt") + " is absent");
+      expect(() => kubernetesLeaseStore(pod, 15_000, {})).toThrow(
+        "ha.kubernetes.api_server: not set and KUBERNETES_SERVICE_HOST is not in the environment",
+      );
+    } finally {
+      await api.stop();
     }
   });
 });

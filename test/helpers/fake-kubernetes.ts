@@ -1,7 +1,8 @@
 // A loopback Kubernetes API server for Lease objects (coordination.k8s.io/v1): GET, POST and
 // PUT with resourceVersion semantics (a stale PUT is a 409 Conflict), every body checked against
 // the Kubernetes OpenAPI schema (kubernetes-models' Lease) and MicroTime as the server parses it.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import { Lease } from "kubernetes-models/coordination.k8s.io/v1";
 import { closeLoopback, listenLoopback } from "./loopback.js";
 
@@ -20,11 +21,18 @@ export class FakeKubernetes {
   /** When set, a request without `Bearer <token>` is refused with 401. */
   token: string | undefined;
   private version = 100;
-  private readonly server = createServer((req, res) => void this.handle(req, res));
+  private readonly server: Server;
   url = "";
 
+  /** Plain http, or https with `tls` (a key and certificate in PEM, as a cluster's). */
+  constructor(tls?: { key: string; cert: string }) {
+    const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
+    this.server = tls === undefined ? createServer(handler) : createTlsServer(tls, handler);
+  }
+
   async start(): Promise<this> {
-    this.url = await listenLoopback(this.server);
+    const url = await listenLoopback(this.server);
+    this.url = this.server instanceof Server ? url : url.replace(/^http:/, "https:");
     return this;
   }
 
