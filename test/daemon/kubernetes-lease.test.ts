@@ -13,7 +13,7 @@ import {
   leaseObject,
   microTime,
 } from "../../src/scheduler/daemon/kubernetes-lease-object.js";
-import type { LeaseRecord } from "../../src/scheduler/daemon/lease.js";
+import { type LeaseRecord, leaseStep } from "../../src/scheduler/daemon/lease.js";
 import { LeaseKeeper } from "../../src/scheduler/daemon/lease-keeper.js";
 import { formatProblem } from "../../src/util/errors.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
@@ -48,6 +48,12 @@ describe("a Lease object and the lease record", () => {
       record: record("a", T0, 3),
     });
     expect(microTime("2026-11-29T02:00:00.123Z")).toBe("2026-11-29T02:00:00.123000Z");
+  });
+
+  it("a Lease naming this daemon that it does not hold (a take whose answer was lost) is taken again", () => {
+    const mine = leaseInForce(leaseObject(where, 15_000, record("a", T0, 2), "9"));
+    expect(leaseStep(mine, "a", false, T0 + 1000, 0)).toEqual({ kind: "take", generation: 3 });
+    expect(leaseStep(mine, "b", false, T0 + 1000, 0).kind).toBe("wait");
   });
 
   it("a released Lease, or one with no holder or times, reads as lapsed", () => {

@@ -1,6 +1,7 @@
 // Two daemons (real processes) taking turns by a Kubernetes Lease on a loopback API server:
-// one fires, the other stands by; killed with SIGKILL, the holder is replaced within twice the
-// lease; with the API unreachable the new holder stops firing before its lease could lapse.
+// both create it at once and one wins (409 Conflict to the other), it fires and the other
+// stands by; killed with SIGKILL, the holder is replaced within twice the lease; with the API
+// unreachable the new holder stops firing before its lease could lapse.
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -56,17 +57,20 @@ function daemon(dir: string) {
 const tookOver = (log: string) => log.includes("lease taken");
 
 describe("daemons taking turns by a Kubernetes Lease", () => {
-  it("one fires, the other takes over a killed holder within twice the lease, and stops firing when the API is gone", async () => {
+  it("of two, one takes the Lease (409 to the other) and fires; the other takes over a killed holder within twice the lease, and stops firing when the API is gone", async () => {
     const api = await new FakeKubernetes().start();
     api.token = "sa-token-abcdef";
     const dir = project(api.url);
-    const first = daemon(dir);
-    const daemons = [first];
+    // Both find no Lease and create it at once: the API server accepts one, 409 to the other.
+    api.race(2);
+    const daemons = [daemon(dir), daemon(dir)];
     try {
-      await waitFor(() => tookOver(first.out.log), "the first daemon taking the Lease");
-      const second = daemon(dir);
-      daemons.push(second);
-      await waitFor(() => second.out.log.includes("standby:"), "the second standing by");
+      const [first, second] = await waitFor(() => {
+        const i = daemons.findIndex((d) => tookOver(d.out.log));
+        return i >= 0 && [daemons[i]!, daemons[1 - i]!];
+      }, "a daemon taking the Lease");
+      await waitFor(() => second.out.log.includes("standby:"), "the other standing by");
+      expect(api.statuses.filter((s) => s === 201 || s === 409)).toEqual([201, 409]);
       await waitFor(() => claimed(dir).length >= 3, "slots fired by the first");
       expect(tookOver(second.out.log)).toBe(false);
       expect(existsSync(join(dir, "state", "lease"))).toBe(false); // no lease files

@@ -20,6 +20,11 @@ export class FakeKubernetes {
   readonly requests: Array<{ method: string; path: string; authorization?: string }> = [];
   /** When set, a request without `Bearer <token>` is refused with 401. */
   token: string | undefined;
+  /** The status of every answer, in order. */
+  readonly statuses: number[] = [];
+  /** Writes held until this many arrived (a race made certain); 0: none held. */
+  private gateSize = 0;
+  private readonly held: Array<() => void> = [];
   private version = 100;
   private readonly server: Server;
   url = "";
@@ -58,8 +63,24 @@ export class FakeKubernetes {
         this.problems.push(`${what}: spec.${key} ${String(spec[key])} is not a MicroTime`);
   }
 
+  /** Holds the next `n` writes (POST, PUT) until all have arrived, then applies them in order. */
+  race(n: number): void {
+    this.gateSize = n;
+  }
+
+  private async gate(method: string): Promise<void> {
+    if (this.gateSize === 0 || (method !== "POST" && method !== "PUT")) return;
+    const turn = new Promise<void>((resolve) => this.held.push(resolve));
+    if (this.held.length >= this.gateSize) {
+      this.gateSize = 0;
+      for (const release of this.held.splice(0)) release();
+    }
+    await turn;
+  }
+
   private answer(res: ServerResponse, status: number, body: Json): void {
     if (body.kind === "Lease") this.check(`${status} answer`, body);
+    this.statuses.push(status);
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify(body));
   }
@@ -81,6 +102,7 @@ export class FakeKubernetes {
     const [, namespace, name] = m;
     const body = text === "" ? undefined : (JSON.parse(text) as LeaseJson);
     if (body !== undefined) this.check(`${method} ${url} body`, body);
+    await this.gate(method);
     const key = `${namespace}/${name ?? body?.metadata.name}`;
     const stored = this.leases.get(key);
     if (method === "GET" && name !== undefined) {
