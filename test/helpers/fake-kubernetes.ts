@@ -10,7 +10,7 @@ type Json = Record<string, unknown>;
 type LeaseJson = { metadata: Json & { name: string }; spec?: Json };
 
 const PATH = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/]+))?$/;
-/** RFC 3339 with exactly six fractional digits: what the API server's MicroTime accepts. */
+/** RFC 3339 to the microsecond: what the API server's MicroTime accepts. */
 const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}(Z|[+-]\d\d:\d\d)$/;
 
 export class FakeKubernetes {

@@ -16,10 +16,7 @@ export interface LeaseObject {
   };
 }
 
-/**
- * A MicroTime, as the API server parses it (RFC 3339 with exactly six fractional digits; it
- * refuses JavaScript's three).
- */
+/** A MicroTime, as the API server parses it: RFC 3339 to the microsecond, not the millisecond. */
 export function microTime(iso: string): string {
   return iso.replace(/\.(\d{3})Z$/, ".$1000Z");
 }

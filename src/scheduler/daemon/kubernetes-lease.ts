@@ -1,5 +1,5 @@
 // The lease as a Kubernetes Lease object, through the API server's REST interface (node:https:
-// the official client costs ~70 MB and ~370 ms to load, and its current major needs Node 22).
+// the official client is large and slow to load, and its current major needs a newer Node).
 // Every write is conditional on the resourceVersion read: a 409 Conflict means another won.
 import { existsSync, readFileSync } from "node:fs";
 import { UserError } from "../../util/errors.js";
