@@ -166,11 +166,17 @@ describe("hooks in autoloop run", () => {
     });
     expect(existsSync(stateFile)).toBe(false);
 
+    // Not yet approved: the resumed run suspends again at iteration 2.
+    const again = await autoloop(["resume", runId], { cwd: dir, env });
+    expect(again.stdout).toContain(`resumed ${runId} from iteration 2 (was: suspended)`);
+    expect(existsSync(stateFile)).toBe(true);
     writeFileSync(ok, "");
     const resumed = await autoloop(["resume", runId], { cwd: dir, env });
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`resumed ${runId} from iteration 2 (was: suspended)`);
     expect(journalOf(dir).some((r) => r.topic === "loop.complete")).toBe(true);
+    // Resuming takes the suspension up: it is gone.
+    expect(existsSync(stateFile)).toBe(false);
   });
 
   it("a strict pre_run that fails stops the run before its agent (error); a hook past its timeout is ended", async () => {
