@@ -39,6 +39,13 @@ describe("autoloop hooks", () => {
     const bad = await autoloop(["hooks", "show", "mid_run", p], { cwd: dir, env });
     expect(bad.exitCode).toBe(1);
     expect(bad.stderr).toContain('unknown phase "mid_run"; expected one of: pre_run, post_run');
+    // A hook set where runs write would never run: refused, pointing at your own override.
+    const repo = await autoloop(["config", "set", "--repo", "--preset", "p", "hooks.pre_run=x"], {
+      cwd: dir,
+      env,
+    });
+    expect(repo.exitCode).toBe(1);
+    expect(repo.stderr).toContain("would never run");
   });
 
   it("validate: errors in the public shape exit 1; what a hook cannot do here is a warning", async () => {
