@@ -70,8 +70,8 @@ async function specsOf(p: Parsed, preset: string | undefined): Promise<HookSpec[
   const { loadPreset, resolvePresetDir } = await import("../harness/preset/preset.js");
   const { runLayers } = await import("../harness/preset/layers.js");
   const { hookSpecs } = await import("../harness/preset/hooks.js");
-  const dir = resolvePresetDir(preset ?? ".", process.cwd());
   try {
+    const dir = resolvePresetDir(preset ?? ".", process.cwd());
     const loaded = loadPreset(dir, runLayers(dir, workDirOf(p, "autoloop hooks"), "cli").sets);
     return hookSpecs(loaded.config);
   } catch (err) {
@@ -120,11 +120,12 @@ async function validate(p: Parsed, preset: string | undefined): Promise<number> 
   const { projectFileOf } = await import("../harness/preset/layers.js");
   const { hookProblems } = await import("../harness/preset/hooks.js");
   const { hookFindings } = await import("../harness/preset/hooks-lint.js");
-  const dir = resolvePresetDir(preset ?? ".", process.cwd());
-  const file = projectFileOf(dir);
+  let file = "";
   let errors: ReturnType<typeof hookProblems>;
   let warnings: string[] = [];
   try {
+    const dir = resolvePresetDir(preset ?? ".", process.cwd());
+    file = projectFileOf(dir);
     errors = hookProblems(file, readToml(file));
     if (errors.length === 0)
       warnings = hookFindings(loadPreset(dir).config).map(
