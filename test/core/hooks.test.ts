@@ -104,7 +104,8 @@ describe("hooks in autoloop run", () => {
     expect([it, before?.length, after?.length]).toEqual(["it=1", 40, 40]);
     expect(before).not.toBe(after);
     expect(field(hooks[1], "exit_code")).toBe("4");
-    expect(field(hooks[1], "output")).toContain("bad");
+    // The public text: stdout, then stderr after a [stderr] line.
+    expect(field(hooks[1], "output")).toBe(`it=1 ${before} ${after}\n\n[stderr]\nbad`);
     // post_run follows the terminal record, as in the public autoloop.
     const complete = records.findIndex((r) => r.topic === "loop.complete");
     expect(records.indexOf(hooks[3]!)).toBeGreaterThan(complete);

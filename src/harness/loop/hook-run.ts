@@ -56,6 +56,7 @@ export async function runHook(
     substitute(a, run.paths, run.runId, run.preset.dir),
   );
   const [command, ...args] = argv;
+  const stdout = new LineTail(MAX_OUTPUT_BYTES);
   const r = await runAgent({
     command: command!,
     args,
@@ -69,20 +70,37 @@ export async function runHook(
     signal: run.opts.signal,
     maxOutputBytes: MAX_OUTPUT_BYTES,
     reaper,
+    onStdoutLine: (line) => stdout.push(line),
     // As the harness's user, never the agent's; without the capabilities the harness holds.
     launch: { user: undefined, setpriv: run.launch.setpriv },
   });
-  const output = r.output.trim();
+  // The public record's text: stdout, then stderr after a `[stderr]` line.
+  const output = `${stdout.text()}${r.stderr === "" ? "" : `\n[stderr]\n${r.stderr}`}`.trim();
   if (r.kind === "interrupted") return { kind: "interrupted", output };
   if (r.kind === "exited" && r.exitCode === 0) return { kind: "ok", output };
   const why = r.kind === "timed_out" ? "timed out" : r.kind === "spawn_failed" ? r.error : "";
-  const said = firstLine(r.stderr) || firstLine(r.output) || why;
+  const said = firstLine(r.stderr) || firstLine(stdout.text()) || why;
   const exitCode = r.kind === "exited" ? r.exitCode : -1;
   const detail =
     r.kind === "timed_out"
       ? `hook ${spec.phase} timed out after ${spec.timeoutMs} ms${said === why ? "" : `: ${said}`}`
       : `hook ${spec.phase} failed (exit ${exitCode}): ${said}`;
   return { kind: "failed", exitCode, output, detail, timedOut: r.kind === "timed_out" };
+}
+
+/** The last lines of a stream, each with its newline, up to about `max` characters. */
+class LineTail {
+  private lines: string[] = [];
+  private size = 0;
+  constructor(private readonly max: number) {}
+  push(line: string): void {
+    this.lines.push(`${line}\n`);
+    this.size += line.length + 1;
+    while (this.size > this.max && this.lines.length > 1) this.size -= this.lines.shift()!.length;
+  }
+  text(): string {
+    return this.lines.join("");
+  }
 }
 
 function firstLine(text: string): string {
