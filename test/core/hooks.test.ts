@@ -16,6 +16,7 @@ import { privateRunPaths } from "../../src/harness/control/private-run.js";
 import type { JournalRecord } from "../../src/journal/codec.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { field, journalOf } from "../helpers/journal.js";
+import { waitFor } from "../helpers/wait.js";
 
 afterEach(cleanupTempDirs);
 
@@ -211,5 +212,34 @@ describe("hooks in autoloop run", () => {
         "detail",
       ),
     ).toBe("Aborting run: hook pre_iteration timed out after 300 ms");
+  });
+
+  it("a SIGTERM ends the hook under way with the run, and no post_run hook runs after it", async () => {
+    const { dir, env } = setup();
+    const started = join(dir, "started");
+    const preset = presetIn(
+      dir,
+      `[hooks]\npre_iteration = "touch ${started}; exec sleep 30"\npost_run = "touch ${join(dir, "post")}"\n`,
+    );
+    const child = autoloop(["run", preset, "go"], { cwd: dir, env });
+    await waitFor(() => existsSync(started), "the pre_iteration hook to start", 30_000);
+    child.kill("SIGTERM");
+    const run = await child;
+    expect(run.exitCode, run.stderr).toBe(130);
+    expect(run.stderr).toContain("post_run hooks not run: the run was interrupted");
+    expect(existsSync(join(dir, "post"))).toBe(false);
+    const records = journalOf(dir);
+    expect(
+      field(
+        records.find((r) => r.topic === "hook.output"),
+        "exit_code",
+      ),
+    ).toBe("-1");
+    expect(
+      field(
+        records.find((r) => r.topic === "loop.stop"),
+        "reason",
+      ),
+    ).toBe("interrupted");
   });
 });

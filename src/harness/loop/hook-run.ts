@@ -63,7 +63,8 @@ export async function runHook(
     promptMode: "stdin",
     prompt: "",
     promptPath: "",
-    cwd: run.agentDir,
+    // post_run runs after the finish, which may have removed the run's worktree.
+    cwd: spec.phase === "post_run" ? run.paths.workDir : run.agentDir,
     env,
     timeoutMs: spec.timeoutMs,
     killGraceMs: run.preset.config.backend.kill_grace_ms,

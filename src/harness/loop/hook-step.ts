@@ -75,6 +75,11 @@ export function postIterationStage(
  */
 export async function postRunStage(run: Run, ended: Terminal): Promise<void> {
   if (phaseHooks(run, "post_run").length === 0) return;
+  // Stopped by a signal (the daemon's stop or timeout, a person's Ctrl-C): the run is to end now.
+  if (run.opts.signal.aborted) {
+    run.progress("post_run hooks not run: the run was interrupted");
+    return;
+  }
   const journal = new RunJournal(
     run.paths.journalFile,
     run.runId,
