@@ -132,7 +132,7 @@ describe("hooks in autoloop run", () => {
     const stop = records.find((r) => r.topic === "loop.stop");
     expect(keysOf(stop).slice(0, 3)).toEqual(["reason", "iteration", "detail"]);
     expect([field(stop, "reason"), stop?.iteration]).toEqual(["suspended", "2"]);
-    expect(records.filter((r) => r.topic === "iteration.start")).toHaveLength(1);
+    expect(records.filter((r) => r.topic === "iteration.finish")).toHaveLength(1);
 
     // The state lives in the run's private folder, never where the run's agent writes.
     const journal = join(dir, ".autoloop/journal.jsonl");

@@ -54,10 +54,11 @@ async function runIteration(run: Run, iteration: number): Promise<Terminal | und
   if (before !== undefined) return before;
   const reviewed = await reviewStage(run, iteration);
   if (reviewed !== undefined) return reviewed;
+  const prompted = promptStage(run, iteration);
+  // After `iteration.start`, before the agent: where the public autoloop runs it.
   const moment = iterationMoment(run, iteration);
   const held = await hookStage(run, "pre_iteration", moment);
   if (held !== undefined) return held;
-  const prompted = promptStage(run, iteration);
   const turn = await agentStage(run, iteration, prompted);
   const emitted = recordStage(run, iteration, turn);
   const routed = await routeStage(run, iteration, turn, emitted);
