@@ -11,8 +11,6 @@ import type { Terminal } from "./judge.js";
 import { RunJournal } from "./run-journal.js";
 import { interruptedStop, type Run } from "./run-state.js";
 
-export type { HookMoment } from "./hook-run.js";
-
 /**
  * Where the stage writes (the run's journal and reaper, or post_run's own after the finish),
  * and whether the run has already ended, when a failure can only be a warning.
