@@ -40,7 +40,7 @@ export interface GateRefusal {
  */
 export function isSystemTopic(topic: string): boolean {
   return (
-    /^(loop|iteration|backend)\./.test(topic) ||
+    /^(loop|iteration|backend|hook)\./.test(topic) ||
     HARNESS_TOPICS.has(topic) ||
     topic === "task.gate" ||
     topic === "event.invalid"

@@ -22,6 +22,8 @@ const STOPPED = new Set([
   "cost_budget",
   "token_budget",
   "verdict_unknown",
+  // A hook with on_error = "suspend" failed: the run waits for `autoloop resume`.
+  "suspended",
 ]);
 
 /** The class of a `loop.stop` reason; unknown reasons count as failed (fail closed). */

@@ -265,6 +265,27 @@ describe("a preset's topology, as validate sees it", () => {
     ]);
   });
 
+  it("warns of a hook that runs a file of the work dir and of a post_run hook that asks to block", () => {
+    write(
+      "presets/report/autoloops.toml",
+      '[event_loop]\ncompletion_event = "task.complete"\n[backend]\ncommand = "claude"\n[[hook]]\nphase = "post_run"\ncommand = "./sync.sh push"\non_error = "block"\n',
+    );
+    write(
+      "presets/report/topology.toml",
+      `${role("writer", ["task.complete"])}[handoff]\n"loop.start" = ["writer"]\n`,
+    );
+    write(
+      "schedules/a.toml",
+      schedule("weekly", 'preset = "report"').replace('preset = "autofix"\n', ""),
+    );
+    const { problems, warnings } = validate();
+    expect(problems).toEqual([]);
+    expect(warnings).toEqual([
+      'presets/report/autoloops.toml: hook[0].on_error: found "block"; expected "warn": post_run runs after the run has ended, so its failure can neither block nor suspend it',
+      "presets/report/autoloops.toml: hook[0].command: found \"./sync.sh\", a file of the work dir; expected a program on PATH or an absolute path outside the project: the hook runs as you, and the run's agent can rewrite the work dir's files first",
+    ]);
+  });
+
   it("refuses a schedule whose set the preset does not take", () => {
     write(
       "presets/report/topology.toml",

@@ -18,6 +18,8 @@ const KNOWN: Record<string, readonly string[]> = {
     "prices",
     "review",
     "profiles",
+    "hooks",
+    "hook",
     // Topology keys, in a single-file preset.
     "name",
     "completion",
@@ -58,6 +60,7 @@ const KNOWN: Record<string, readonly string[]> = {
   outputs: ["publish"],
   harness: ["instructions_file"],
   profiles: ["default"],
+  hooks: ["pre_run", "pre_iteration", "post_iteration", "post_run", "strict", "timeout_ms"],
   // The metareview (metareview.ts); provider, agent, model, profile, trust_all_tools and
   // environment_policy belong to the public autoloop's SDK backends.
   review: [
@@ -81,7 +84,6 @@ const WHAT: Record<string, string> = {
   gate: "[[gate]] checks",
   stage: "[[stage]] fan-out branches",
   stage_runtime: "stage runtime controls",
-  hooks: "pre_run/post_run hooks",
   profiles: "role profiles",
 };
 
@@ -137,6 +139,7 @@ export function adaptReferenceConfig(raw: Record<string, unknown>, singleFile = 
       if (!keys.includes(sub))
         warnings.push(`${key}.${sub} is not implemented here and is ignored`);
   }
+  warnings.push(...hookWarnings(raw.hook));
   const core = raw.core;
   if (isTable(core) && typeof core.state_dir === "string") {
     const journal =
@@ -147,6 +150,26 @@ export function adaptReferenceConfig(raw: Record<string, unknown>, singleFile = 
       );
   }
   return warnings;
+}
+
+const HOOK_KEYS = ["phase", "command", "on_error", "mutate", "timeout_ms"];
+
+/** `[[hook]]` entries: keys this harness does not read, and what of them it does not do. */
+function hookWarnings(hooks: unknown): string[] {
+  if (!Array.isArray(hooks)) return [];
+  return hooks.flatMap((h, i) => {
+    if (!isTable(h)) return [];
+    const out = unknownKeys(h, HOOK_KEYS, `hook[${i}]`);
+    if (h.phase === "pre_emit" || h.phase === "post_emit")
+      out.push(
+        `hook[${i}].phase = ${JSON.stringify(h.phase)} is not run here (an emit is the agent's own process, which must not run the operator's commands); the hook is ignored`,
+      );
+    else if (h.mutate !== undefined && h.mutate !== "none")
+      out.push(
+        `hook[${i}].mutate = ${JSON.stringify(h.mutate)} is not implemented here: the hook runs, its output changes nothing`,
+      );
+    return out;
+  });
 }
 
 const TOPOLOGY_KEYS: ReadonlySet<string> = new Set([

@@ -86,7 +86,7 @@ export function runLayers(
   const layers = presetLayers(presetPath, workDir, env);
   const repo = layers.find((l) => l.name === "repo override")!;
   const byHand = trigger === "cli";
-  const kept = byHand ? layers : layers.filter((l) => l !== repo);
+  const kept = byHand ? layers.map(withoutHooks) : layers.filter((l) => l !== repo);
   const notes =
     repo.values === undefined
       ? []
@@ -95,7 +95,23 @@ export function runLayers(
             ? `settings from the repo override ${repo.file}`
             : `the repo override ${repo.file} is not applied to a ${trigger} run: the project's .autoloop/ is the runs' to write`,
         ];
+  if (byHand && repo.values !== undefined && HOOK_KEYS.some((k) => k in repo.values!))
+    notes.push(
+      `the hooks of the repo override ${repo.file} are not applied: a hook runs as you, outside the agent's limits, and the project's .autoloop/ is the runs' to write; declare hooks in the preset or your own override (autoloop config path)`,
+    );
   return { sets: layeredSets(kept).sets, notes };
+}
+
+/** The keys that declare hooks (hooks.ts). */
+const HOOK_KEYS = ["hooks", "hook"];
+
+/** The repo override's settings without hooks: never a command from a file runs write. */
+function withoutHooks(layer: ConfigLayer): ConfigLayer {
+  if (layer.name !== "repo override" || layer.values === undefined) return layer;
+  const values = Object.fromEntries(
+    Object.entries(layer.values).filter(([k]) => !HOOK_KEYS.includes(k)),
+  );
+  return { ...layer, values };
 }
 
 /** A table's settings as dotted keys; arrays and scalars are values. */
@@ -113,7 +129,17 @@ export function flatten(values: Record<string, unknown>, prefix = ""): Array<[st
 
 /** A value as TOML text, as `--set` reads it back (a string stays a string). */
 export function tomlValue(value: unknown): string {
+  // An array of tables (`[[hook]]`) as inline tables: stringify would write it as `[[v]]`.
+  if (Array.isArray(value) && value.some((v) => typeof v === "object" && v !== null))
+    return `[ ${value.map(inlineValue).join(", ")} ]`;
   return stringify({ v: value }).replace(/^v = /, "").trimEnd();
+}
+
+function inlineValue(value: unknown): string {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof Date)
+    return tomlValue(value);
+  const pairs = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)} = ${inlineValue(v)}`);
+  return `{ ${pairs.join(", ")} }`;
 }
 
 export interface LayeredSets {

@@ -6,6 +6,7 @@ import en from "zod/v4/locales/en.js";
 import { DURATION_HINT, parseDuration } from "../../util/duration.js";
 import { AGENT_IDS, type AgentId } from "../agents/index.js";
 import { EVIDENCE_TYPES } from "./evidence.js";
+import { hookEntrySchema, legacyHooksSchema } from "./hooks.js";
 
 z.config(en());
 
@@ -207,6 +208,9 @@ export const presetConfigSchema = z.looseObject({
     ),
     {},
   ),
+  /** Lifecycle hooks (hooks.ts); absent stays absent, so a preset without them digests as before. */
+  hooks: z.optional(legacyHooksSchema),
+  hook: z.optional(z.array(hookEntrySchema)),
   tasks: z.prefault(z.looseObject({ prompt_budget_chars: z._default(z.int(), 4000) }), {}),
   /** Loop memory in the prompt: at most this many characters (0: no limit). */
   memory: z.prefault(z.looseObject({ prompt_budget_chars: z._default(int(0), 8000) }), {}),

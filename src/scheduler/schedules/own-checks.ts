@@ -3,6 +3,7 @@
 
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { hookFindings } from "../../harness/preset/hooks-lint.js";
 import { loadPreset } from "../../harness/preset/preset.js";
 import {
   permissionFindings,
@@ -300,12 +301,13 @@ function checkPreset(dir: string, sets: readonly string[]): PresetCheck {
     try {
       const preset = loadPreset(dir, sets);
       const topology = existsSync(files[1]!) ? files[1]! : dir;
-      const findings = [...topologyFindings(preset), ...permissionFindings(preset)].map((f) => ({
+      const findings = [
+        ...topologyFindings(preset),
+        ...permissionFindings(preset),
+        ...hookFindings(preset.config),
+      ].map((f) => ({
         ...f,
-        file:
-          f.field.startsWith("event_loop.") || f.field.startsWith("backend.")
-            ? files[0]!
-            : topology,
+        file: /^(event_loop|backend|hooks?)[.[]/.test(f.field) ? files[0]! : topology,
       }));
       found = { findings };
     } catch (err) {
