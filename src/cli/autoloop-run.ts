@@ -183,7 +183,7 @@ async function presetFor(p: Parsed, presetArg: string, workDir: string) {
   const { activeProfiles, applyProfiles } = await import("../harness/preset/profiles.js");
   const profiles = activeProfiles(preset, list(p, "profile"), flag(p, "no-default-profiles"));
   if (profiles.length > 0)
-    preset.warnings.push(...applyProfiles(preset, profiles, workDir, "autoloop run"));
+    preset.warnings.push(...applyProfiles(preset, profiles, workDir, "autoloop run", triggerOf(p)));
   const { capLimits } = await import("../harness/loop/budget.js");
   const ev = preset.config.event_loop;
   const capped = capLimits(ev, {

@@ -214,13 +214,19 @@ function stepPreset(opts: ChainOptions, s: ChainStep): Preset {
   const dirs = opts.env.AUTOLOOP_PRESETS_DIR ? [opts.env.AUTOLOOP_PRESETS_DIR] : [];
   const dir = resolvePresetDir(s.preset, opts.projectDir, dirs);
   // The user's config and override of the preset, as a run of it gets them (no repo override:
-  // nobody watches a chain's step start).
-  const layers = runLayers(dir, opts.projectDir, "chain", opts.env);
+  // nobody watches a chain's step start; no user layer in a scheduled chain).
+  const layers = runLayers(dir, opts.projectDir, "chain", opts.env, opts.trigger === "cron");
   for (const note of layers.notes) opts.progress?.(`preset ${s.preset}: ${note}`);
   const preset = loadPreset(dir, [...layers.sets, ...(opts.sets ?? []), ...stepOverrides(s)]);
   // The preset's default profiles, as a run of it gets them.
   preset.warnings.push(
-    ...applyProfiles(preset, preset.config.profiles.default, opts.projectDir, `chain ${opts.name}`),
+    ...applyProfiles(
+      preset,
+      preset.config.profiles.default,
+      opts.projectDir,
+      `chain ${opts.name}`,
+      "chain",
+    ),
   );
   // A step's `model` adds to the preset's args, as `--model` (the CLIs' flag).
   if (s.backend?.model !== undefined)
