@@ -89,9 +89,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   const { readEnvFiles } = await import("../util/env-file.js");
   const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
   const preset = await presetFor(p, presetArg, workDir);
-  const { runLoop } = await import("../harness/loop/run-loop.js");
+  // The loop, then the chains its agent asked for (`chain.spawn`), as its preset allows.
+  const { runWithSpawns } = await import("../harness/chains/spawn-run.js");
   const quiet = flag(p, "quiet");
-  const result = await runLoop({
+  const result = await runWithSpawns({
     preset,
     runId,
     workDir,

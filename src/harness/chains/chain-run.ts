@@ -7,7 +7,7 @@ import { type FieldValue, journalTimestamp } from "../../journal/codec.js";
 import type { OutcomeClass } from "../../journal/stop-reasons.js";
 import { UserError } from "../../util/errors.js";
 import { assertNewRunId, fileSize } from "../loop/launch-metadata.js";
-import { runLoop } from "../loop/run-loop.js";
+import { type RunOptions, type RunResult, runLoop } from "../loop/run-loop.js";
 import { runLayers } from "../preset/layers.js";
 import { loadPreset, type Preset, resolvePresetDir } from "../preset/preset.js";
 import { applyProfiles } from "../preset/profiles.js";
@@ -33,6 +33,8 @@ export interface ChainOptions {
   /** Overrides for every step (`--set` of the command line). */
   sets?: readonly string[];
   progress?: (line: string) => void;
+  /** How a step's run is run: the loop, or (a spawned chain's) the loop and its own spawns. */
+  runStepLoop?: (o: RunOptions) => Promise<RunResult>;
 }
 
 export interface ChainStepResult {
@@ -212,7 +214,7 @@ function checkedChain(opts: ChainOptions): { presets: Preset[]; journalFile: str
 function stepPreset(opts: ChainOptions, s: ChainStep): Preset {
   // The scheduler's presets_dir first (AUTOLOOP_PRESETS_DIR), as its validation looked.
   const dirs = opts.env.AUTOLOOP_PRESETS_DIR ? [opts.env.AUTOLOOP_PRESETS_DIR] : [];
-  const dir = resolvePresetDir(s.preset, opts.projectDir, dirs);
+  const dir = s.dir ?? resolvePresetDir(s.preset, opts.projectDir, dirs);
   // The user's config and override of the preset, as a run of it gets them (no repo override:
   // nobody watches a chain's step start; no user layer in a scheduled chain).
   const layers = runLayers(dir, opts.projectDir, "chain", opts.env, opts.trigger === "cron");
@@ -261,7 +263,7 @@ async function runStep(
     `chain ${opts.name}: step ${n}/${opts.steps.length} (${step.preset}) as ${runId}`,
   );
   const offset = fileSize(journalFile);
-  const r = await runLoop({
+  const r = await (opts.runStepLoop ?? runLoop)({
     preset,
     runId,
     workDir: projectDir,

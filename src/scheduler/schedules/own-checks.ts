@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { loadPreset } from "../../harness/preset/preset.js";
+import { spawnFindings } from "../../harness/preset/spawn-presets.js";
 import {
   permissionFindings,
   type TopologyFinding,
@@ -300,10 +301,17 @@ function checkPreset(dir: string, sets: readonly string[]): PresetCheck {
     try {
       const preset = loadPreset(dir, sets);
       const topology = existsSync(files[1]!) ? files[1]! : dir;
-      const findings = [...topologyFindings(preset), ...permissionFindings(preset)].map((f) => ({
+      // A scheduled run's spawns are looked up beside its preset and among the bundled ones.
+      const findings = [
+        ...topologyFindings(preset),
+        ...permissionFindings(preset),
+        ...spawnFindings(preset, undefined, {}),
+      ].map((f) => ({
         ...f,
         file:
-          f.field.startsWith("event_loop.") || f.field.startsWith("backend.")
+          f.field.startsWith("event_loop.") ||
+          f.field.startsWith("backend.") ||
+          f.field.startsWith("chain_spawn")
             ? files[0]!
             : topology,
       }));
