@@ -118,6 +118,8 @@ export async function runChainCommand(
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
   const quiet = flag(p, "quiet");
+  // Each step, then the chains its agent asked for (`chain.spawn`), as its preset allows.
+  const { runWithSpawns } = await import("../harness/chains/spawn-run.js");
   const result = await runChain({
     projectDir: c.projectDir,
     name: c.name,
@@ -131,6 +133,7 @@ export async function runChainCommand(
     secretEnv: fileEnv,
     signal: controller.signal,
     sets: list(p, "set"),
+    runStepLoop: (o) => runWithSpawns(o, undefined, trigger as "cli"),
     ...(!quiet && { progress: (line: string) => process.stderr.write(`[autoloop] ${line}\n`) }),
   });
   if (flag(p, "json")) process.stdout.write(`${JSON.stringify(result)}\n`);

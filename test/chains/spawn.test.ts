@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { decideSpawn, type SpawnStanding } from "../../src/harness/chains/spawn-request.js";
-import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { autoloop, cleanupTempDirs, privateRunDir, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);
 
@@ -135,6 +135,67 @@ describe("chain.spawn", () => {
       steps: "follow",
       justification: "needs a check",
     });
+  }, 60_000);
+
+  it("caps spawned runs to what the root's budget left, and books their spend on the root", async () => {
+    const presets = tempDir("autoloop-presets-");
+    const work = tempDir("autoloop-spawn-");
+    const usage = `printf '%s' '{"model": "m", "input_tokens": 10, "output_tokens": 10, "cost_usd": 0.6}' > "$AUTOLOOP_USAGE_FILE"`;
+    preset(
+      presets,
+      "lead",
+      `${usage}\n${spawn({ preset: "follow" })}\n${spawn({ preset: "follow" })}`,
+      '[chain_spawn]\npresets = ["follow"]\nmax_depth = 1\nmax_children = 2\n',
+    );
+    // It does not complete: the budget left ($0.40) stops it after its first $0.60 call.
+    preset(presets, "follow", `${usage}\nexit 0`);
+    const r = await autoloop(
+      ["run", join(presets, "lead"), "go", "--run-id", "root", "--budget-usd", "1"],
+      { cwd: work },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const journal = lines(work);
+    const step = journal.find((x) => x.topic === "loop.stop" && x.run === "root-spawn-1-step-1");
+    expect(step?.fields, r.stderr).toMatchObject({ reason: "cost_budget" });
+    expect(
+      journal.filter((x) => x.topic === "chain.spawn.refused").map((x) => x.fields!.reason),
+    ).toEqual(["budget_spent"]);
+    const end = JSON.parse(readFileSync(join(privateRunDir(work, "root"), "end.json"), "utf8"));
+    expect(end).toMatchObject({ runId: "root", complete: true, costUsd: 1.2, totalTokens: 40 });
+  }, 60_000);
+
+  it("spawns from a scheduled chain's step as a scheduled run: no user layer", async () => {
+    const presets = tempDir("autoloop-presets-");
+    const work = tempDir("autoloop-spawn-");
+    const xdg = tempDir("autoloop-xdg-");
+    preset(
+      presets,
+      "lead",
+      spawn({ preset: "follow" }),
+      '[chain_spawn]\npresets = ["follow"]\nmax_depth = 1\nmax_children = 1\n',
+    );
+    preset(presets, "follow", "");
+    // What another run of this user could have written for the spawned preset.
+    mkdirSync(join(xdg, "autoloop", "overrides"), { recursive: true });
+    writeFileSync(
+      join(xdg, "autoloop", "overrides", "follow.toml"),
+      '[backend]\ncommand = "false"\n',
+    );
+    const r = await autoloop(
+      ["run", "--chain", join(presets, "lead"), "go", "--run-id", "c", "--trigger", "cron"],
+      { cwd: work, env: { XDG_CONFIG_HOME: xdg } },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain("overrides/follow.toml is not applied to a scheduled run");
+    const journal = lines(work);
+    expect(journal.find((x) => x.topic === "chain.spawn" && x.fields)?.fields).toMatchObject({
+      parent_id: "c-step-1",
+      trigger: "cron",
+    });
+    const spawnedStep = journal.find(
+      (x) => x.topic === "loop.complete" && x.run === "c-step-1-spawn-1-step-1",
+    );
+    expect(spawnedStep).toBeDefined();
   }, 60_000);
 
   it("never runs a preset that lies in the work dir, even when the preset lists it", async () => {

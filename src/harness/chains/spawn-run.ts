@@ -41,13 +41,20 @@ export type SpawnedChain = Omit<ChainResult, "journalFile">;
 
 export type RunWithSpawns = RunResult & { spawned?: SpawnedChain[] };
 
-/** A run (`autoloop run`), then the chains it spawned. */
-export async function runWithSpawns(opts: RunOptions, above?: SpawnTree): Promise<RunWithSpawns> {
+/**
+ * A run (`autoloop run`, a step of `autoloop chain`), then the chains it spawned. `trigger`:
+ * how the root was started (a scheduled chain's step runs as `chain`, its spawns as `cron`).
+ */
+export async function runWithSpawns(
+  opts: RunOptions,
+  above?: SpawnTree,
+  trigger: RunOptions["trigger"] = opts.trigger,
+): Promise<RunWithSpawns> {
   const ev = opts.preset.config.event_loop;
   const now = Date.now();
   const tree: SpawnTree = above ?? {
     pool: poolOf(ev, opts.maxIterations, now),
-    trigger: opts.trigger,
+    trigger,
     depth: 0,
     maxDepth: Number.POSITIVE_INFINITY,
     maxChildren: Number.POSITIVE_INFINITY,
