@@ -101,6 +101,10 @@ describe("chain.spawn", () => {
       objective: "check the work",
       trigger: "cron",
     });
+    const prompt = journal.find((x) => x.topic === "iteration.start" && x.run === "root")!;
+    expect(prompt.fields!.prompt).toContain(
+      `emit chain.spawn '{"preset": "follow", "objective": "what it should do", "justification": "why"}'`,
+    );
     const start = journal.find((x) => x.topic === "chain.start")!;
     expect(start.fields).toMatchObject({
       trigger: "cron",
