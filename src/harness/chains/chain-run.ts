@@ -114,8 +114,9 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
   return { chainRunId, name: opts.name, ...state.end, steps: state.results, journalFile };
 }
 
-// Field names include the public autoloop's (step_count, preset_dir, stop_reason,
-// steps_completed, outcome), so its readers understand these records too.
+// The public autoloop's fields come first, in its order (chain/run.ts: name, steps, step_count;
+// step, preset, preset_dir, work_dir; step, preset, stop_reason; name, steps_completed,
+// outcome), then ours, so its readers understand these records too.
 
 /** `chain.start`: the chain's steps, objective and who started it. */
 function recordStart({ opts, record }: ChainRun): void {
@@ -166,16 +167,26 @@ async function runSteps(chain: ChainRun, started: number, state: ChainState): Pr
   }
 }
 
-/** `chain.complete`: how the chain ended, and the step that ended it. */
+/**
+ * `chain.complete`: how the chain ended, and the step that ended it. The public fields first,
+ * `outcome` in its words (`all_steps_complete`, `step_failed`; ours where it has none); our
+ * `status` is the outcome class our readers take.
+ */
 function recordComplete({ opts, record }: ChainRun, { results, gaveUp, end }: ChainState): void {
   const failed = results.find((r) => !passes(r)) ?? gaveUp;
+  const outcome =
+    end.outcome === "completed"
+      ? "all_steps_complete"
+      : end.reason.startsWith("step_")
+        ? "step_failed"
+        : end.reason;
   record("chain.complete", {
     name: opts.name,
+    steps_completed: String(results.filter(passes).length),
+    outcome,
     status: end.outcome,
-    outcome: end.outcome,
     reason: end.reason,
     steps_run: String(results.length),
-    steps_completed: String(results.filter(passes).length),
     ...(failed && {
       failed_step: String(failed.step),
       failed_run_id: failed.runId,
@@ -291,10 +302,10 @@ async function runStep(
   record("chain.step.finish", {
     step: String(n),
     preset: step.preset,
+    stop_reason: r.reason,
     run_id: runId,
     outcome: r.outcome,
     reason: r.reason,
-    stop_reason: r.reason,
     iterations: String(r.iterations),
   });
   return { result, handoff: next };
