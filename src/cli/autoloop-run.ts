@@ -42,6 +42,9 @@ Options:
   --quiet                           no progress lines on stderr
 
 Preset resolution: a path, else ./presets/<name>, else the bundled presets/<name>.
+Dynamic chains: when the preset's [chain_spawn] allows it, the chains the agent asked for with
+\`chain.spawn\` run once the run completes, within its limits and budget (--json: "spawned");
+see docs/dynamic-chains.md. The exit code is the run's own.
 Exit codes: 0 completed, 1 failed, 3 stopped, 130 interrupted, 2 usage or config error.
 `;
 

@@ -202,24 +202,30 @@ describe("chain.spawn", () => {
     expect(spawnedStep).toBeDefined();
   }, 60_000);
 
-  it("never runs a preset that lies in the work dir, even when the preset lists it", async () => {
+  it("never runs a preset that lies in the work dir; a spawn that cannot start fails alone", async () => {
     const presets = tempDir("autoloop-presets-");
     const work = tempDir("autoloop-spawn-");
     preset(
       presets,
       "lead",
-      spawn({ preset: "planted" }),
-      '[chain_spawn]\npresets = ["planted"]\nmax_depth = 1\nmax_children = 1\n',
+      `${spawn({ preset: "planted" })}\n${spawn({ preset: "broken" })}`,
+      '[chain_spawn]\npresets = ["planted", "broken"]\nmax_depth = 1\nmax_children = 2\n',
     );
     preset(join(work, "presets"), "planted", "touch PLANTED-RAN");
     symlinkSync(join(work, "presets", "planted"), join(presets, "planted"));
-    const r = await autoloop(["run", join(presets, "lead"), "go", "--run-id", "root"], {
+    // A preset that does not load (a table given twice).
+    preset(presets, "broken", "", "[event_loop]\nmax_iterations = 0\n");
+    const r = await autoloop(["run", join(presets, "lead"), "go", "--run-id", "root", "--json"], {
       cwd: work,
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain("chain.spawn refused (not_found)");
     expect(r.stderr).toContain("lies in the work dir");
     expect(readdirSync(work)).not.toContain("PLANTED-RAN");
+    expect(r.stderr).toContain("chain root-spawn-1 did not start");
+    expect(JSON.parse(r.stdout.trim().split("\n").at(-1)!).spawned).toEqual([
+      expect.objectContaining({ chainRunId: "root-spawn-1", outcome: "failed" }),
+    ]);
   }, 30_000);
 });
 

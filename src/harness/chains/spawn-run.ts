@@ -140,6 +140,14 @@ async function spawnRequested(
         continue;
       }
       const chainId = `${result.runId}-spawn-${spawned.length + 1}`;
+      if (!isValidRunId(`${chainId}-step-${decision.request.steps.length}`)) {
+        refuse(
+          "run_id_too_long",
+          `${chainId}'s runs' ids would pass 128 characters`,
+          decision.request.steps.join(","),
+        );
+        continue;
+      }
       const limits = { ...tree, depth: tree.depth + 1, maxDepth, maxChildren };
       const steps = decision.request.steps.map((preset, i) => ({
         preset,
@@ -147,7 +155,7 @@ async function spawnRequested(
       }));
       const lineage = { chainId, parentId: result.runId, depth: tree.depth + 1 };
       recordSpawn(record, result.journalFile, lineage, decision.request, opts, tree.trigger);
-      spawned.push(await runSpawned(opts, lineage, steps, decision.request, limits));
+      spawned.push(await runSpawnedOrSay(opts, lineage, steps, decision.request, limits));
     }
   } finally {
     journal.close();
@@ -198,6 +206,32 @@ function recordSpawn(
     opts.progress?.(`chain ${l.chainId}: its spec file exists already; left as it is`);
 }
 
+/**
+ * The spawned chain; one that cannot start (a preset that does not load, an id taken) is a
+ * failed chain, said on stderr: the run that asked for it has ended already.
+ */
+async function runSpawnedOrSay(
+  opts: RunOptions,
+  l: Lineage,
+  steps: Array<{ preset: string; dir: string }>,
+  request: SpawnRequest,
+  tree: SpawnTree,
+): Promise<SpawnedChain> {
+  try {
+    return await runSpawned(opts, l, steps, request, tree);
+  } catch (err) {
+    const detail = (err as Error).message.split("\n")[0]!;
+    opts.progress?.(`chain ${l.chainId} did not start: ${detail}`);
+    return {
+      chainRunId: l.chainId,
+      name: l.chainId,
+      outcome: "failed",
+      reason: `chain_error: ${detail}`,
+      steps: [],
+    };
+  }
+}
+
 /** The spawned chain, run as `autoloop chain` runs one, each step able to spawn in turn. */
 async function runSpawned(
   opts: RunOptions,
@@ -206,8 +240,6 @@ async function runSpawned(
   request: SpawnRequest,
   tree: SpawnTree,
 ): Promise<SpawnedChain> {
-  if (!isValidRunId(`${l.chainId}-step-${steps.length}`))
-    throw new Error(`spawned chain id ${l.chainId} is too long for its steps' run ids`);
   const { journalFile: _, ...chain } = await runChain({
     projectDir: opts.workDir,
     name: l.chainId,
