@@ -373,5 +373,14 @@ describe("autoloop preset promote", () => {
       1,
       expect.stringContaining("event_loop.max_iterations"),
     ]);
+    // A spawn of a preset no spawn could run is refused; limits left out are a warning.
+    writeFileSync(source, '[backend]\ncommand = "x"\n[chain_spawn]\npresets = ["nope"]\n');
+    const spawns = await al(["preset", "promote", source, "spawner"]);
+    expect([spawns.exitCode, spawns.stderr]).toEqual([
+      1,
+      expect.stringMatching(
+        /warning: chain_spawn: no max_depth[\s\S]*chain_spawn\.presets: found "nope"/,
+      ),
+    ]);
   }, 30_000);
 });

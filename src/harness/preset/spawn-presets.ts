@@ -18,10 +18,12 @@ type Spawner = Pick<Preset, "dir" | "config" | "topology">;
  * preset's own folder's (its siblings), the bundled presets.
  */
 export function spawnPresetDirs(spawner: Spawner, env: NodeJS.ProcessEnv): string[] {
-  const own = spawner.dir.endsWith(".toml") ? [] : [dirname(spawner.dir)];
+  // A preset folder's siblings; a single-file preset's `dir` is the folder it lies in.
+  const folder = existsSync(join(spawner.dir, "autoloops.toml"));
+  const own = folder ? dirname(spawner.dir) : spawner.dir;
   return [
     ...(env.AUTOLOOP_PRESETS_DIR ? [env.AUTOLOOP_PRESETS_DIR] : []),
-    ...own,
+    own,
     bundledPresetsDir(),
   ];
 }
