@@ -7,6 +7,7 @@ import { JournalWriter } from "../../journal/append.js";
 import { type FieldValue, journalTimestamp } from "../../journal/codec.js";
 import { readJournal } from "../../journal/reader.js";
 import { createExclusiveFile } from "../../util/link-create.js";
+import { linkUnder } from "../../util/untrusted-file.js";
 import { addToEndRecord, readEndRecord } from "../control/end-record.js";
 import { fileSize } from "../loop/launch-metadata.js";
 import { type RunOptions, type RunResult, runLoop } from "../loop/run-loop.js";
@@ -105,8 +106,12 @@ async function spawnRequested(
   );
   if (requests.length === 0) return [];
   const own = opts.preset.config.chain_spawn;
-  const maxDepth = Math.min(tree.maxDepth, own.max_depth ?? SPAWN_DEFAULTS.max_depth);
-  const maxChildren = Math.min(tree.maxChildren, own.max_children ?? SPAWN_DEFAULTS.max_children);
+  const below: SpawnTree = {
+    ...tree, // the pool and the spend below are shared, not copied
+    depth: tree.depth + 1,
+    maxDepth: Math.min(tree.maxDepth, own.max_depth ?? SPAWN_DEFAULTS.max_depth),
+    maxChildren: Math.min(tree.maxChildren, own.max_children ?? SPAWN_DEFAULTS.max_children),
+  };
   const journal = new JournalWriter(result.journalFile);
   const record = (run: string, topic: string, fields: Record<string, FieldValue>) =>
     journal.append({ shape: "system", run, topic, ts: journalTimestamp(), v: 1, fields });
@@ -114,53 +119,75 @@ async function spawnRequested(
   try {
     for (const request of requests) {
       if (request.shape !== "agent") continue;
-      const decision = decideSpawn(request.payload, {
-        allowed: own.presets,
-        depth: tree.depth,
-        maxDepth,
-        maxChildren,
-        spawned: spawned.length,
-        parentCompleted: result.outcome === "completed" && !opts.signal.aborted,
-        poolSpent: poolSpent(tree.pool, Date.now()),
-      });
-      const refuse = (reason: string, detail: string, steps: string) => {
-        record(result.runId, "chain.spawn.refused", { steps, reason, detail });
-        opts.progress?.(`chain.spawn refused (${reason}): ${detail}`);
-      };
-      if (decision.kind === "refused") {
-        refuse(decision.reason, decision.detail, decision.steps);
+      const ready = readyToSpawn(request.payload, opts, result, below, spawned.length);
+      if (ready.kind === "refused") {
+        record(result.runId, "chain.spawn.refused", {
+          steps: ready.steps,
+          reason: ready.reason,
+          detail: ready.detail,
+        });
+        opts.progress?.(`chain.spawn refused (${ready.reason}): ${ready.detail}`);
         continue;
       }
-      const dirs = decision.request.steps.map((name) =>
-        spawnPresetDir(name, opts.preset, opts.workDir, opts.env),
-      );
-      const missing = dirs.find((d) => "refused" in d);
-      if (missing !== undefined && "refused" in missing) {
-        refuse("not_found", missing.refused, decision.request.steps.join(","));
-        continue;
-      }
-      const chainId = `${result.runId}-spawn-${spawned.length + 1}`;
-      if (!isValidRunId(`${chainId}-step-${decision.request.steps.length}`)) {
-        refuse(
-          "run_id_too_long",
-          `${chainId}'s runs' ids would pass 128 characters`,
-          decision.request.steps.join(","),
-        );
-        continue;
-      }
-      const limits = { ...tree, depth: tree.depth + 1, maxDepth, maxChildren };
-      const steps = decision.request.steps.map((preset, i) => ({
-        preset,
-        dir: (dirs[i] as { dir: string }).dir,
-      }));
-      const lineage = { chainId, parentId: result.runId, depth: tree.depth + 1 };
-      recordSpawn(record, result.journalFile, lineage, decision.request, opts, tree.trigger);
-      spawned.push(await runSpawnedOrSay(opts, lineage, steps, decision.request, limits));
+      recordSpawn(record, result.journalFile, ready.lineage, ready.request, opts, tree.trigger);
+      spawned.push(await runSpawnedOrSay(opts, ready.lineage, ready.steps, ready.request, below));
     }
   } finally {
     journal.close();
   }
   return spawned;
+}
+
+type Ready =
+  | { kind: "refused"; reason: string; detail: string; steps: string }
+  | {
+      kind: "ready";
+      request: SpawnRequest;
+      steps: Array<{ preset: string; dir: string }>;
+      lineage: Lineage;
+    };
+
+/** One request judged (`decideSpawn`), its presets found, its chain id: ready, or why not. */
+function readyToSpawn(
+  payload: string,
+  opts: RunOptions,
+  result: RunResult,
+  below: SpawnTree,
+  spawned: number,
+): Ready {
+  const decision = decideSpawn(payload, {
+    allowed: opts.preset.config.chain_spawn.presets,
+    depth: below.depth - 1,
+    maxDepth: below.maxDepth,
+    maxChildren: below.maxChildren,
+    spawned,
+    parentCompleted: result.outcome === "completed" && !opts.signal.aborted,
+    poolSpent: poolSpent(below.pool, Date.now()),
+  });
+  if (decision.kind === "refused") return decision;
+  const { request } = decision;
+  const names = request.steps.join(",");
+  const steps: Array<{ preset: string; dir: string }> = [];
+  for (const preset of request.steps) {
+    const found = spawnPresetDir(preset, opts.preset, opts.workDir, opts.env);
+    if ("refused" in found)
+      return { kind: "refused", reason: "not_found", detail: found.refused, steps: names };
+    steps.push({ preset, dir: found.dir });
+  }
+  const chainId = `${result.runId}-spawn-${spawned + 1}`;
+  if (!isValidRunId(`${chainId}-step-${steps.length}`))
+    return {
+      kind: "refused",
+      reason: "run_id_too_long",
+      detail: `${chainId}'s runs' ids would pass 128 characters`,
+      steps: names,
+    };
+  return {
+    kind: "ready",
+    request,
+    steps,
+    lineage: { chainId, parentId: result.runId, depth: below.depth },
+  };
 }
 
 interface Lineage {
@@ -194,8 +221,13 @@ function recordSpawn(
     trigger,
   });
   const specs = join(dirname(journalFile), "chains", "specs");
+  // Created new, never through a link or file the run planted: evidence, never read here.
+  const link = linkUnder(dirname(journalFile), specs);
+  if (link !== undefined) {
+    opts.progress?.(`chain ${l.chainId}: no spec file: ${link} is a symbolic link`);
+    return;
+  }
   mkdirSync(specs, { recursive: true });
-  // Created new, never through a file the run planted: evidence for readers, never read here.
   const spec = {
     chain_id: l.chainId,
     parent_id: l.parentId,
