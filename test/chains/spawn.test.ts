@@ -5,6 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { decideSpawn, type SpawnStanding } from "../../src/harness/chains/spawn-request.js";
+import { RunView } from "../../src/harness/run-view.js";
 import { autoloop, cleanupTempDirs, privateRunDir, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);
@@ -259,5 +260,17 @@ describe("decideSpawn", () => {
     expect(reason('{"preset": "review"}', { depth: 1 })).toBe("max_depth");
     expect(reason('{"preset": "review"}', { spawned: 1 })).toBe("max_children");
     expect(reason('{"preset": "review"}', { poolSpent: "spent" })).toBe("budget_spent");
+  });
+});
+
+describe("a chain.spawn request", () => {
+  it("never routes: the event before it stays the routing event", () => {
+    const file = join(tempDir(), "journal.jsonl");
+    const line = (topic: string) =>
+      `{"run": "r", "iteration": "1", "topic": "${topic}", "ts": "2026-11-27T00:00:00.000Z", "v": 1, "payload": "{}", "source": "agent"}\n`;
+    writeFileSync(file, line("build.ready") + line("chain.spawn"));
+    const view = new RunView(file, "r", 0);
+    view.refresh();
+    expect(view.recentEvent).toBe("build.ready");
   });
 });
