@@ -155,6 +155,7 @@ async function samePreset(launch: LaunchRecord, acceptChanges: boolean): Promise
     preset.config.profiles.default,
     launch.workDir,
     "autoloop resume",
+    launch.trigger,
   ))
     process.stderr.write(`autoloop: preset ${preset.name}: ${w}\n`);
   return preset;

@@ -57,6 +57,9 @@ const HARNESS_TOPICS: ReadonlySet<string> = new Set([
   "operator.interrupt",
 ]);
 
+/** An agent's request for a chain after its run (docs/dynamic-chains.md). */
+export const SPAWN_TOPIC = "chain.spawn";
+
 export class RunView {
   private readonly cursor: LineCursor;
   /** The routing event: the latest valid agent emit, else `loop.start`. */
@@ -152,6 +155,8 @@ export class RunView {
     }
     if (record.shape !== "agent" || isSystemTopic(record.topic)) return;
     if (this.askEvent !== "" && record.topic === this.askEvent) return;
+    // A spawn request is for the harness once the run ends; it never routes (as the public's).
+    if (record.topic === SPAWN_TOPIC) return;
     // Not past its gate (written around the event tool): no route; the route stage journals why.
     const gate = gateFor(this.gates, record.topic);
     if (gate !== undefined && checkGate(gate, record.topic, record.payload).kind === "refused")

@@ -49,10 +49,14 @@ export function exitCodeForClass(cls: OutcomeClass): number {
 
 /**
  * How a chain ended, from its `chain.complete` record: ours say `status`, the public
- * autoloop's `outcome`; its words for success read as "completed"; a record with neither
- * field is a chain that ended without saying otherwise.
+ * autoloop's `outcome` (`all_steps_complete`, `step_failed`); its words for success read as
+ * "completed", for a failed step as "failed"; a record with neither field is a chain that
+ * ended without saying otherwise.
  */
 export function chainStatusOf(record: JournalRecord): string {
   const said = fieldText(record, "status") || fieldText(record, "outcome") || "completed";
-  return ["complete", "success", "succeeded"].includes(said) ? "completed" : said;
+  if (said === "step_failed") return "failed";
+  return ["complete", "success", "succeeded", "all_steps_complete"].includes(said)
+    ? "completed"
+    : said;
 }

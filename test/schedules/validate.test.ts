@@ -221,6 +221,30 @@ describe("a preset's topology, as validate sees it", () => {
     ]);
   });
 
+  it("refuses a chain.spawn preset it cannot find and warns of spawn limits left unnamed", () => {
+    write(
+      "presets/report/autoloops.toml",
+      '[event_loop]\ncompletion_event = "task.complete"\n[backend]\ncommand = "claude"\n[chain_spawn]\npresets = ["review", "nope"]\nmax_depth = 2\n',
+    );
+    write(
+      "presets/report/topology.toml",
+      `${role("writer", ["chain.spawn", "task.complete"])}[handoff]\n"loop.start" = ["writer"]\n`,
+    );
+    write(
+      "schedules/a.toml",
+      schedule("weekly", 'preset = "report"').replace('preset = "autofix"\n', ""),
+    );
+    const { problems, warnings } = validate();
+    expect(problems).toEqual([
+      expect.stringContaining(
+        'schedules/a.toml: schedule[0].preset: found "report"; expected a preset that can complete (presets/report/autoloops.toml: chain_spawn.presets: found "nope"; expected a preset a spawn can run (no preset "nope" in ',
+      ),
+    ]);
+    expect(warnings).toEqual([
+      "presets/report/autoloops.toml: chain_spawn: found no max_children; expected the limits named (max_depth = 1, max_children = 1 apply meanwhile): a run's agent asks for spawns, the preset says how many",
+    ]);
+  });
+
   it("refuses a gate no emit can pass and warns of a gate refusal no handoff routes", () => {
     write(
       "presets/report/autoloops.toml",

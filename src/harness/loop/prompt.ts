@@ -170,6 +170,7 @@ export function renderPrompt(input: PromptInput): string {
     (mayComplete ? `${tool} emit ${ev.completion_event} "brief completion summary"\n` : "") +
     `${tool} task add "work item"    ${tool} task complete task-1    ${tool} task list\n\n` +
     askText(ev.ask_event, input.askTimeoutMs ?? 300_000, tool) +
+    spawnText(preset.config.chain_spawn.presets, input.allowedEvents, tool) +
     "Backpressure rule: an event outside the allowed set is rejected and you are asked to re-route.\n" +
     "Completion gate: completion is refused while open (non-soft) tasks remain.\n" +
     "Plain text alone does not publish an event. Prefer the event tool over the stdout completion promise.\n"
@@ -195,6 +196,15 @@ function askText(event: string, timeoutMs: number, tool: string): string {
     `Need a human's decision or sign-off? Ask, as your last event of the iteration:\n` +
     `${tool} emit ${event} "your question"\n` +
     `The run then waits up to ${wait} for the answer, which reaches the next prompt as operator guidance; without one, go on as best you can.\n\n`
+  );
+}
+
+/** How to ask for a chain after this run, when the preset lets its runs spawn one now. */
+function spawnText(presets: readonly string[], allowed: readonly string[], tool: string): string {
+  if (presets.length === 0 || (allowed.length > 0 && !allowed.includes("chain.spawn"))) return "";
+  return (
+    `Work for another preset (${presets.join(", ")})? Ask for it to run once this run completes:\n` +
+    `${tool} emit chain.spawn '{"preset": "${presets[0]}", "objective": "what it should do", "justification": "why"}'\n\n`
   );
 }
 

@@ -20,6 +20,7 @@ const KNOWN: Record<string, readonly string[]> = {
     "profiles",
     "hooks",
     "hook",
+    "chain_spawn",
     // Topology keys, in a single-file preset.
     "name",
     "completion",
@@ -61,6 +62,7 @@ const KNOWN: Record<string, readonly string[]> = {
   harness: ["instructions_file"],
   profiles: ["default"],
   hooks: ["pre_run", "pre_iteration", "post_iteration", "post_run", "strict", "timeout_ms"],
+  chain_spawn: ["presets", "max_depth", "max_children"],
   // The metareview (metareview.ts); provider, agent, model, profile, trust_all_tools and
   // environment_policy belong to the public autoloop's SDK backends.
   review: [

@@ -189,6 +189,30 @@ export const presetConfigSchema = z.looseObject({
     }),
     {},
   ),
+  /**
+   * Dynamic chains (docs/dynamic-chains.md): the presets a run's `chain.spawn` may name, and
+   * how far a spawned lineage may go. No `presets`: the run spawns nothing.
+   */
+  chain_spawn: z.prefault(
+    z.looseObject({
+      presets: z._default(
+        z.array(
+          z
+            .string()
+            .check(
+              z.regex(
+                /^[a-z0-9][a-z0-9._-]*$/,
+                'a preset name such as "review" (lower-case letters, digits, . _ -; no path)',
+              ),
+            ),
+        ),
+        [],
+      ),
+      max_depth: z.optional(int(1, "1 or more (a spawn of a spawn is depth 2)")),
+      max_children: z.optional(int(1, "1 or more (chains one run may spawn)")),
+    }),
+    {},
+  ),
   /** USD per million tokens by model id (or id prefix), over the shipped price table. */
   prices: z._default(
     z.record(

@@ -97,9 +97,10 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
         expected: "an event in some role's emits (or remove the handoff)",
       });
   out.push(...gateFindings(preset, events, open));
+  // A spawn request never routes (the harness acts on it once the run ends).
   for (const role of roles)
     for (const event of role.emits)
-      if (event !== completion && !handoff.has(event))
+      if (event !== completion && event !== "chain.spawn" && !handoff.has(event))
         out.push({
           severity: "warning",
           field: `role ${JSON.stringify(role.id)}.emits`,
