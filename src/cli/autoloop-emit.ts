@@ -15,12 +15,14 @@ what to do instead.
 `;
 
 export async function emitCommand(argv: string[]): Promise<number> {
-  const p = parse(argv, {}, "autoloop emit");
-  if (flag(p, "help")) {
+  // After the topic every word is payload, as it is: a wave's objectives are a "- item" list.
+  const raw = argv[0] !== undefined && !argv[0].startsWith("-");
+  const p = raw ? undefined : parse(argv, {}, "autoloop emit");
+  if (p !== undefined && flag(p, "help")) {
     process.stdout.write(HELP);
     return 0;
   }
-  const [topic, ...payload] = p.positionals;
+  const [topic, ...payload] = p?.positionals ?? argv;
   if (topic === undefined) throw new UserError(`autoloop emit: missing <topic>\n\n${HELP}`);
   const ctx = emitContextFromEnv(process.env);
   const outcome = emitEvent(ctx, topic, payload.join(" "));
@@ -29,7 +31,7 @@ export async function emitCommand(argv: string[]): Promise<number> {
       process.stdout.write(`emitted ${topic}\n`);
       return 0;
     case "invalid":
-      process.stderr.write(`${invalidMessage(topic, ctx)}\n`);
+      process.stderr.write(`${invalidMessage(topic, ctx, outcome.reason)}\n`);
       return 1;
     case "gated":
       process.stderr.write(`${gateMessage(topic, outcome.openTasks)}\n`);

@@ -16,6 +16,7 @@ import {
   runtimeStop,
 } from "./run-state.js";
 import { loginStop, openRun } from "./start.js";
+import { waveStage } from "./wave-step.js";
 
 export type { RunOptions, RunResult } from "./run-state.js";
 
@@ -52,7 +53,8 @@ async function runIteration(run: Run, iteration: number): Promise<Terminal | und
   const prompted = promptStage(run, iteration);
   const turn = await agentStage(run, iteration, prompted);
   const emitted = recordStage(run, iteration, turn);
-  return routeStage(run, iteration, turn, emitted);
+  const waved = await waveStage(run, iteration, prompted, emitted, runLoop);
+  return waved ?? routeStage(run, iteration, turn, emitted);
 }
 
 /** Before an iteration: a stop already due (a signal, the runtime), then the operator's news. */

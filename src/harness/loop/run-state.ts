@@ -42,6 +42,10 @@ export interface RunOptions {
     addIterations: number;
     createdAt: string;
   };
+  /** A wave's branch: the agent works here (the parent's checkout), not in `workDir`. */
+  agentDir?: string;
+  /** A wave's branch: the event its first iteration routes from, journaled after `loop.start`. */
+  seedEvent?: string;
   /** Aborted on SIGTERM/SIGINT: the agent's group is terminated and `loop.stop` journaled. */
   signal: AbortSignal;
   progress?: (line: string) => void;

@@ -18,6 +18,7 @@ const KNOWN: Record<string, readonly string[]> = {
     "prices",
     "review",
     "profiles",
+    "parallel",
     // Topology keys, in a single-file preset.
     "name",
     "completion",
@@ -58,6 +59,7 @@ const KNOWN: Record<string, readonly string[]> = {
   outputs: ["publish"],
   harness: ["instructions_file"],
   profiles: ["default"],
+  parallel: ["enabled", "max_branches", "branch_timeout_ms"],
   // The metareview (metareview.ts); provider, agent, model, profile, trust_all_tools and
   // environment_policy belong to the public autoloop's SDK backends.
   review: [
