@@ -51,6 +51,7 @@ case "$AUTOLOOP_RECENT_EVENT" in
     echo "start $(date +%s%N) $AUTOLOOP_RUN_ID" >> "$log"
     sleep "\${WAVE_SLEEP:-1}"
     echo "end $(date +%s%N) $AUTOLOOP_RUN_ID" >> "$log"
+    echo '{"input_tokens": 100, "output_tokens": 0, "cost_usd": 0.25}' > "$AUTOLOOP_USAGE_FILE"
     echo "findings for: $(grep -A1 'Parallel branch objective:' "$AUTOLOOP_PROMPT_PATH" | tail -1)"
     "$tool" emit review.done "branch reviewed" ;;
   review.ready.parallel.joined)
@@ -140,6 +141,8 @@ describe("parallel waves in autoloop run", () => {
     expect(field(iteration2, "recent_event")).toBe("review.ready.parallel.joined");
     expect(field(iteration2, "suggested_roles")).toBe("reviewer");
     expect(log).toContain("saw-results");
+    // What the branches' agents spent counts in the parent's spend (and its budget).
+    expect(field(records.at(-1), "total_tokens")).toBe("200");
     // Each branch: its own folder and journal, a run of one iteration routed from review.ready.
     const branches = join(dir, ".autoloop/runs/run-w/waves", waveId, "branches");
     expect(readdirSync(branches).sort()).toEqual(["branch-1", "branch-2"]);
