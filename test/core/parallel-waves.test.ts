@@ -47,6 +47,9 @@ case "$AUTOLOOP_RECENT_EVENT" in
     fi
     "$tool" emit review.ready.parallel "$WAVE_OBJECTIVES" 2>> "$log.stderr"; echo "trigger-exit $?" >> "$log" ;;
   review.ready)
+    if grep -q 'Wave trigger: .explore.parallel' "$AUTOLOOP_PROMPT_PATH"; then
+      echo "explored"; "$tool" emit review.done "explored"; exit 0
+    fi
     echo "$$" > "$AUTOLOOP_STATE_DIR/agent.pid"
     echo "start $(date +%s%N) $AUTOLOOP_RUN_ID" >> "$log"
     sleep "\${WAVE_SLEEP:-1}"
@@ -56,7 +59,11 @@ case "$AUTOLOOP_RECENT_EVENT" in
     "$tool" emit review.done "branch reviewed" ;;
   review.ready.parallel.joined)
     grep -q "Parallel wave joined" "$AUTOLOOP_PROMPT_PATH" && echo "saw-results" >> "$log"
-    "$tool" emit review.done "joined review" ;;
+    if grep -q "explore.parallel.joined" "$AUTOLOOP_PROMPT_PATH"; then
+      "$tool" emit review.done "joined review"
+    else
+      "$tool" emit explore.parallel "- look around"
+    fi ;;
   review.done) "$tool" emit task.complete "done" ;;
 esac
 `;
@@ -110,14 +117,39 @@ describe("parallel waves in autoloop run", () => {
       "objectives",
       "concurrency_source",
     ]);
+    // The other records' keys, in the public autoloop's order.
+    const keysOf = (topic: string) => {
+      const r = byTopic(records, topic)[0];
+      return r?.shape === "system" ? Object.keys(r.fields).join(",") : "";
+    };
+    expect(
+      Object.fromEntries(
+        [
+          "wave.branch.start",
+          "wave.branch.finish",
+          "wave.join.start",
+          "wave.aggregate",
+          "wave.join.finish",
+        ].map((t) => [t, keysOf(t)]),
+      ),
+    ).toEqual({
+      "wave.branch.start": "wave_id,branch_id,objective,routing_event,branch_roles,branch_events",
+      "wave.branch.finish": "wave_id,branch_id,stop_reason,elapsed_ms,output",
+      "wave.join.start":
+        "wave_id,trigger_topic,branch_count,elapsed_ms,branch_outcomes,concurrency_source",
+      "wave.aggregate": "wave_id,mode,satisfied_by_branch_id,aggregate_timed_out",
+      "wave.join.finish":
+        "wave_id,trigger_topic,joined_topic,routing_basis,resume_recent_event,resume_roles,resume_events,elapsed_ms",
+    });
     expect(field(start, "trigger_topic")).toBe("review.ready.parallel");
     expect(field(start, "objectives")).toBe("check the parser,check the CLI");
     const waveId = field(start, "wave_id");
     expect(byTopic(records, "wave.branch.start").map((b) => field(b, "branch_roles"))).toEqual([
       "reviewer",
       "reviewer",
+      "reviewer",
     ]);
-    const finishes = byTopic(records, "wave.branch.finish");
+    const finishes = byTopic(records, "wave.branch.finish").slice(0, 2);
     expect(finishes.map((b) => field(b, "stop_reason"))).toEqual([
       "max_iterations",
       "max_iterations",
@@ -141,6 +173,16 @@ describe("parallel waves in autoloop run", () => {
     expect(field(iteration2, "recent_event")).toBe("review.ready.parallel.joined");
     expect(field(iteration2, "suggested_roles")).toBe("reviewer");
     expect(log).toContain("saw-results");
+    // explore.parallel: a branch of the opening roles, and the routing resumed where it was.
+    const explore = byTopic(records, "wave.start")[1]!;
+    expect(field(explore, "trigger_topic")).toBe("explore.parallel");
+    expect(field(explore, "opening_recent_event")).toBe("review.ready.parallel.joined");
+    expect(field(byTopic(records, "wave.branch.start")[2], "branch_roles")).toBe("reviewer");
+    expect(field(byTopic(records, "wave.branch.finish")[2], "output")).toContain("explored");
+    expect(byTopic(records, "explore.parallel.joined")).toHaveLength(1);
+    expect(field(byTopic(records, "iteration.start")[2], "recent_event")).toBe(
+      "review.ready.parallel.joined",
+    );
     // What the branches' agents spent counts in the parent's spend (and its budget).
     expect(field(records.at(-1), "total_tokens")).toBe("200");
     // Each branch: its own folder and journal, a run of one iteration routed from review.ready.

@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fieldText, type JournalRecord } from "../../journal/codec.js";
 import { readJournal } from "../../journal/reader.js";
+import { joinedRoutingBasis } from "../preset/parallel.js";
 import type { Preset } from "../preset/preset.js";
 import { newRunId } from "../run-id.js";
 import type { Run, RunOptions, RunResult } from "./run-state.js";
@@ -64,7 +65,9 @@ export async function runBranch(
     maxIterations: 1,
     workDir: spec.dir,
     agentDir: run.agentDir,
-    seedEvent: spec.routingEvent === "loop.start" ? undefined : spec.routingEvent,
+    // A joined event routes only in the run that joined it: the branch routes from its basis.
+    seedEvent:
+      spec.routingEvent === "loop.start" ? undefined : joinedRoutingBasis(spec.routingEvent),
     env: run.opts.env,
     ...(run.opts.secretEnv && { secretEnv: run.opts.secretEnv }),
     signal: AbortSignal.any([run.opts.signal, AbortSignal.timeout(timeoutMs)]),
