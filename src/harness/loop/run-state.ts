@@ -58,6 +58,8 @@ export interface RunResult {
   reason: string;
   iterations: number;
   journalFile: string;
+  /** What this process's agent calls spent (a wave adds its branches' to its own). */
+  spend: RunSpend;
 }
 
 /** What changes as the run goes: the only state carried from one iteration to the next. */

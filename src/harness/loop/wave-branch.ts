@@ -3,11 +3,12 @@
 // short by the branch timeout or the parent's stop; then its result, in the public files.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fieldText, type JournalRecord } from "../../journal/codec.js";
+import { fieldText } from "../../journal/codec.js";
 import { readJournal } from "../../journal/reader.js";
 import { joinedRoutingBasis } from "../preset/parallel.js";
 import type { Preset } from "../preset/preset.js";
 import { newRunId } from "../run-id.js";
+import type { RunSpend } from "./budget.js";
 import type { Run, RunOptions, RunResult } from "./run-state.js";
 
 /** How a wave starts a branch run: the loop itself, handed in (the loop runs the wave stage). */
@@ -32,8 +33,8 @@ export interface BranchResult {
   output: string;
   elapsedMs: number;
   finishedAtMs: number;
-  /** The branch run's `backend.usage` records: the parent's budget counts them. */
-  usage: JournalRecord[];
+  /** What the branch's agent spent, as its run counted it: the parent's budget counts it too. */
+  spend: RunSpend;
 }
 
 /** Stop reasons of a branch that did its work (the public autoloop's). */
@@ -78,14 +79,14 @@ export async function runBranch(
   const timedOut =
     !run.opts.signal.aborted && (elapsedMs >= timeoutMs || result.reason === "interrupted");
   const records = readJournal(result.journalFile).items.filter((r) => r.run === result.runId);
-  const finished = records.find((r) => r.topic === "iteration.finish" && r.iteration === "1");
+  const finished = records.findLast((r) => r.topic === "iteration.finish" && r.iteration === "1");
   const branch: BranchResult = {
     spec,
     stopReason: timedOut ? "backend_timeout" : result.reason,
     output: finished === undefined ? "" : fieldText(finished, "output"),
     elapsedMs,
     finishedAtMs,
-    usage: records.filter((r) => r.topic === "backend.usage"),
+    spend: result.spend,
   };
   writeFileSync(join(spec.dir, "summary.json"), `${JSON.stringify(summaryRecord(branch))}\n`);
   writeFileSync(join(spec.dir, "result.md"), resultText(branch));

@@ -19,7 +19,7 @@ import { isSystemTopic } from "../run-view.js";
 import type { Terminal } from "./judge.js";
 import type { Prompted } from "./prompt-step.js";
 import type { Emitted } from "./record-step.js";
-import { countUsage, interruptedStop, type Run } from "./run-state.js";
+import { interruptedStop, type Run } from "./run-state.js";
 import { listenForControl } from "./start.js";
 import {
   type BranchResult,
@@ -136,14 +136,13 @@ async function runWave(
   );
   // The branches' runs pointed the operator's signal at their own inboxes as they ran.
   listenForControl(run.inbox);
-  for (const r of results)
-    for (const usage of r.usage)
-      countUsage(
-        run,
-        iteration,
-        usage.shape === "system" ? usage.fields : undefined,
-        `${waveId} ${r.spec.branchId}`,
-      );
+  // As the branch runs counted it (their journals are the agents' to write).
+  for (const { spend } of results)
+    run.state.spend = {
+      costUsd: run.state.spend.costUsd + spend.costUsd,
+      tokens: run.state.spend.tokens + spend.tokens,
+      unpriced: run.state.spend.unpriced + spend.unpriced,
+    };
   if (run.opts.signal.aborted) return interruptedStop(run);
   const elapsedMs = Date.now() - began;
   writeFileSync(
