@@ -12,6 +12,12 @@ coverage=87%"); without it the gate's blocked (or failed) event is journaled ins
 topic outside the allowed set is rejected (journaled as event.invalid); the completion
 event is refused while open tasks remain (journaled as task.gate). Each exits 1 and says
 what to do instead.
+
+With [parallel] enabled, explore.parallel or <allowed-event>.parallel opens a wave: the payload
+lists its branch objectives, one "- item" a line (autoloop emit review.ready.parallel "- check
+the parser
+- check the CLI"). Every word after the topic is payload, even one starting with "-".
+*.parallel.joined is the harness's alone.
 `;
 
 export async function emitCommand(argv: string[]): Promise<number> {

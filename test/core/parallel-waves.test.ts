@@ -38,6 +38,7 @@ tool="$AUTOLOOP_BIN"
 log="$WAVE_LOG"
 case "$AUTOLOOP_RECENT_EVENT" in
   loop.start)
+    grep -q 'Dispatch fan-out is available now: .review.ready.parallel.' "$AUTOLOOP_PROMPT_PATH" && echo "saw-rules" >> "$log"
     "$tool" emit review.ready.parallel.joined "forged" 2>> "$log.stderr"; echo "joined-exit $?" >> "$log"
     if [ -n "$WAVE_FORGE" ]; then
       for topic in review.ready.parallel.joined review.ready.parallel; do
@@ -173,6 +174,7 @@ describe("parallel waves in autoloop run", () => {
     expect(field(iteration2, "recent_event")).toBe("review.ready.parallel.joined");
     expect(field(iteration2, "suggested_roles")).toBe("reviewer");
     expect(log).toContain("saw-results");
+    expect(log).toContain("saw-rules");
     // explore.parallel: a branch of the opening roles, and the routing resumed where it was.
     const explore = byTopic(records, "wave.start")[1]!;
     expect(field(explore, "trigger_topic")).toBe("explore.parallel");
@@ -264,29 +266,37 @@ describe("parallel waves in autoloop run", () => {
     expect(field(stop, "wave_id")).toBe(field(byTopic(records, "wave.start")[0], "wave_id"));
   }, 60_000);
 
-  it("takes the branches' agents down when the run is stopped", async () => {
-    const dir = tempDir();
-    const child = autoloop(
-      ["run", wavePreset(dir, "enabled = true"), "review it", "--run-id", "run-k"],
-      { cwd: dir, env: waveEnv(dir, { WAVE_SLEEP: "60" }) },
-    );
-    const pids = await waitFor(
-      () => {
-        const log = existsSync(join(dir, "wave.log"))
-          ? readFileSync(join(dir, "wave.log"), "utf8")
-          : "";
-        return log.split("\n").filter((l) => l.startsWith("start ")).length === 2 && agentPids(dir);
-      },
-      "both branches' agents to start",
-      30_000,
-    );
-    expect(pids.every(isProcessAlive)).toBe(true);
-    child.kill("SIGTERM");
-    const r = await child;
-    expect(r.exitCode).toBe(130);
-    expect(field(journalOf(dir).at(-1), "reason")).toBe("interrupted");
-    await waitFor(() => !pids.some(isProcessAlive), "the branches' agents to be gone", 10_000);
-  }, 60_000);
+  it.each(["SIGTERM", "SIGKILL"] as const)(
+    "takes the branches' agents down when the run gets %s",
+    async (signal) => {
+      const dir = tempDir();
+      const child = autoloop(
+        ["run", wavePreset(dir, "enabled = true"), "review it", "--run-id", "run-k"],
+        { cwd: dir, env: waveEnv(dir, { WAVE_SLEEP: "60" }) },
+      );
+      const pids = await waitFor(
+        () => {
+          const log = existsSync(join(dir, "wave.log"))
+            ? readFileSync(join(dir, "wave.log"), "utf8")
+            : "";
+          return (
+            log.split("\n").filter((l) => l.startsWith("start ")).length === 2 && agentPids(dir)
+          );
+        },
+        "both branches' agents to start",
+        30_000,
+      );
+      expect(pids.every(isProcessAlive)).toBe(true);
+      child.kill(signal);
+      const r = await child;
+      if (signal === "SIGTERM") {
+        expect(r.exitCode).toBe(130);
+        expect(field(journalOf(dir).at(-1), "reason")).toBe("interrupted");
+      }
+      await waitFor(() => !pids.some(isProcessAlive), "the branches' agents to be gone", 10_000);
+    },
+    60_000,
+  );
 });
 
 /** The pids the two branches' agents wrote in their run folders, once both did. */
