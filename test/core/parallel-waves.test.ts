@@ -266,6 +266,21 @@ describe("parallel waves in autoloop run", () => {
     expect(field(stop, "wave_id")).toBe(field(byTopic(records, "wave.start")[0], "wave_id"));
   }, 60_000);
 
+  it("stops on the run's budget when its branches spent it", async () => {
+    const dir = tempDir();
+    const preset = wavePreset(dir, "enabled = true");
+    const r = await autoloop(["run", preset, "review it", "--set", "event_loop.max_cost_usd=0.3"], {
+      cwd: dir,
+      env: waveEnv(dir, { WAVE_SLEEP: "0" }),
+    });
+    expect(r.exitCode).toBe(3);
+    const records = journalOf(dir);
+    expect(byTopic(records, "wave.join.start")).toHaveLength(1);
+    expect(byTopic(records, "wave.join.finish")).toHaveLength(0);
+    expect(field(records.at(-1), "reason")).toBe("cost_budget");
+    expect(field(records.at(-1), "cost_usd")).toBe("0.500000");
+  }, 60_000);
+
   it.each(["SIGTERM", "SIGKILL"] as const)(
     "takes the branches' agents down when the run gets %s",
     async (signal) => {

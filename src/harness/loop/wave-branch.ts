@@ -8,7 +8,7 @@ import { readJournal } from "../../journal/reader.js";
 import { joinedRoutingBasis } from "../preset/parallel.js";
 import type { Preset } from "../preset/preset.js";
 import { newRunId } from "../run-id.js";
-import type { RunSpend } from "./budget.js";
+import { costLeft, type RunSpend } from "./budget.js";
 import type { Run, RunOptions, RunResult } from "./run-state.js";
 
 /** How a wave starts a branch run: the loop itself, handed in (the loop runs the wave stage). */
@@ -57,7 +57,7 @@ export async function runBranch(
   );
   const started = Date.now();
   const result = await start({
-    preset: branchPreset(run.preset, timeoutMs),
+    preset: branchPreset(run, timeoutMs),
     objective: prompt,
     runId: newRunId(),
     runIdKnownNew: true,
@@ -93,16 +93,27 @@ export async function runBranch(
   return branch;
 }
 
-/** The parent's preset for one iteration: no metareview, no wave of its own, no worktree. */
-function branchPreset(preset: Preset, timeoutMs: number): Preset {
+/**
+ * The parent's preset for one iteration: no metareview, no wave of its own, no worktree, and
+ * what is left of the parent's budgets as its own (an agent that can cap its spend is capped).
+ */
+function branchPreset(run: Run, timeoutMs: number): Preset {
+  const { preset, ev, state } = run;
   const { review: _none, ...config } = preset.config;
+  const cost = costLeft(state.spend, ev);
+  const tokens = ev.max_tokens > 0 ? Math.max(1, ev.max_tokens - state.spend.tokens) : 0;
   const isolation =
     config.core.isolation_mode === "worktree" ? "run-scoped" : config.core.isolation_mode;
   return {
     ...preset,
     config: {
       ...config,
-      event_loop: { ...config.event_loop, max_iterations: 1 },
+      event_loop: {
+        ...config.event_loop,
+        max_iterations: 1,
+        max_cost_usd: cost === undefined ? 0 : Math.max(cost, Number.MIN_VALUE),
+        max_tokens: tokens,
+      },
       parallel: { ...config.parallel, enabled: false },
       worktree: { ...config.worktree, enabled: false },
       core: { ...config.core, isolation_mode: isolation },

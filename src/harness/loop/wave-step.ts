@@ -19,7 +19,7 @@ import { isSystemTopic } from "../run-view.js";
 import type { Terminal } from "./judge.js";
 import type { Prompted } from "./prompt-step.js";
 import type { Emitted } from "./record-step.js";
-import { interruptedStop, type Run } from "./run-state.js";
+import { interruptedStop, overBudget, type Run, runtimeStop } from "./run-state.js";
 import { listenForControl } from "./start.js";
 import {
   type BranchResult,
@@ -74,6 +74,9 @@ export async function waveStage(
       fields: { iteration: String(iteration) },
     };
   }
+  // A run that spent its budget or its time opens no wave (the route stage would stop it after).
+  const spent = overBudget(run) ?? runtimeStop(run);
+  if (spent !== undefined) return spent;
   const wave = { trigger: last.topic, objectives: parsed.objectives };
   return runWave(run, iteration, prompted, wave, start);
 }
@@ -157,7 +160,8 @@ async function runWave(
     branch_outcomes: results.map((r) => `${r.spec.branchId}:${r.stopReason}`).join(","),
     concurrency_source: "agent",
   });
-  return joinWave(run, iteration, prompted, wave, waveId, results, elapsedMs);
+  // Branches held to what was left of a budget end `cost_budget`: the run stops on its budget.
+  return overBudget(run) ?? joinWave(run, iteration, prompted, wave, waveId, results, elapsedMs);
 }
 
 /** Each objective's branch: the roles its routing event suggests, and their events. */
