@@ -8,7 +8,7 @@ import { readJournal } from "../../journal/reader.js";
 import { joinedRoutingBasis } from "../preset/parallel.js";
 import type { Preset } from "../preset/preset.js";
 import { newRunId } from "../run-id.js";
-import { costLeft, type RunSpend } from "./budget.js";
+import { costLeft, NO_SPEND, type RunSpend } from "./budget.js";
 import type { Run, RunOptions, RunResult } from "./run-state.js";
 
 /** How a wave starts a branch run: the loop itself, handed in (the loop runs the wave stage). */
@@ -56,7 +56,34 @@ export async function runBranch(
     `${JSON.stringify(launchRecord(run, spec, prompt))}\n`,
   );
   const started = Date.now();
-  const result = await start({
+  // A branch that could not run (its start threw) fails the wave; it never takes the run down.
+  const ran = await start(branchOptions(run, spec, prompt, timeoutMs)).then(
+    (result) => ({ kind: "ran" as const, result }),
+    (err: unknown) => ({
+      kind: "threw" as const,
+      detail: err instanceof Error ? err.message : String(err),
+    }),
+  );
+  const finishedAtMs = Date.now();
+  const elapsedMs = finishedAtMs - started;
+  const branch: BranchResult =
+    ran.kind === "threw"
+      ? {
+          spec,
+          stopReason: "branch_process_failed",
+          output: ran.detail,
+          elapsedMs,
+          finishedAtMs,
+          spend: NO_SPEND,
+        }
+      : ranBranch(run, spec, ran.result, elapsedMs, finishedAtMs);
+  writeFileSync(join(spec.dir, "summary.json"), `${JSON.stringify(summaryRecord(branch))}\n`);
+  writeFileSync(join(spec.dir, "result.md"), resultText(branch));
+  return branch;
+}
+
+function branchOptions(run: Run, spec: BranchSpec, prompt: string, timeoutMs: number): RunOptions {
+  return {
     preset: branchPreset(run, timeoutMs),
     objective: prompt,
     runId: newRunId(),
@@ -73,14 +100,23 @@ export async function runBranch(
     ...(run.opts.secretEnv && { secretEnv: run.opts.secretEnv }),
     signal: AbortSignal.any([run.opts.signal, AbortSignal.timeout(timeoutMs)]),
     progress: (line) => run.progress(`[${spec.waveId} ${spec.branchId}] ${line}`),
-  });
-  const finishedAtMs = Date.now();
-  const elapsedMs = finishedAtMs - started;
+  };
+}
+
+/** How a branch run ended: past its timeout (cut short, not stopped by the parent) it timed out. */
+function ranBranch(
+  run: Run,
+  spec: BranchSpec,
+  result: RunResult,
+  elapsedMs: number,
+  finishedAtMs: number,
+): BranchResult {
+  const { branch_timeout_ms: timeoutMs } = run.preset.config.parallel;
   const timedOut =
     !run.opts.signal.aborted && (elapsedMs >= timeoutMs || result.reason === "interrupted");
   const records = readJournal(result.journalFile).items.filter((r) => r.run === result.runId);
   const finished = records.findLast((r) => r.topic === "iteration.finish" && r.iteration === "1");
-  const branch: BranchResult = {
+  return {
     spec,
     stopReason: timedOut ? "backend_timeout" : result.reason,
     output: finished === undefined ? "" : fieldText(finished, "output"),
@@ -88,9 +124,6 @@ export async function runBranch(
     finishedAtMs,
     spend: result.spend,
   };
-  writeFileSync(join(spec.dir, "summary.json"), `${JSON.stringify(summaryRecord(branch))}\n`);
-  writeFileSync(join(spec.dir, "result.md"), resultText(branch));
-  return branch;
 }
 
 /**
