@@ -10,6 +10,9 @@ import { loadPreset } from "../../src/harness/preset/preset.js";
 import { suggestedRoles } from "../../src/harness/preset/topology.js";
 import { topologyFindings } from "../../src/harness/preset/topology-lint.js";
 import { isSystemTopic } from "../../src/harness/run-view.js";
+import { loadConfig } from "../../src/scheduler/config/config.js";
+import { validateAll } from "../../src/scheduler/schedules/validate.js";
+import { formatProblem } from "../../src/util/errors.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 afterEach(cleanupTempDirs);
@@ -93,8 +96,8 @@ describe("wave triggers", () => {
 });
 
 function preset(parallel: string, planner: string, handoff = ""): ReturnType<typeof loadPreset> {
-  const dir = join(tempDir(), "p");
-  mkdirSync(dir);
+  const dir = join(tempDir(), "presets", "p");
+  mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, "autoloops.toml"),
     `[backend]\ncommand = "true"\n\n[parallel]\n${parallel}\n`,
@@ -142,5 +145,25 @@ describe("validate's topology checks on waves", () => {
     const [finding] = topologyFindings(off).filter((f) => f.found.includes("parallel"));
     expect(finding?.severity).toBe("error");
     expect(finding?.expected).toMatch(/set \[parallel\] enabled = true/);
+  });
+
+  it("makes autoloop-cron validate refuse a schedule of that preset, naming the file and the fix", () => {
+    const p = preset(
+      "enabled = false",
+      '["review.ready", "review.ready.parallel", "task.complete"]',
+    );
+    const root = join(p.dir, "..", "..");
+    writeFileSync(join(root, "autoloop-cron.toml"), "");
+    mkdirSync(join(root, "schedules"));
+    writeFileSync(
+      join(root, "schedules", "a.toml"),
+      '[[schedule]]\nname = "w"\ncron = "0 2 * * *"\npreset = "p"\nobjective = "o"\n',
+    );
+    const report = validateAll(loadConfig("autoloop-cron.toml", root));
+    expect(report.problems.map(formatProblem)).toEqual([
+      expect.stringMatching(
+        /schedules\/a\.toml: .*p\/topology\.toml: role "planner"\.emits: found "review\.ready\.parallel"; expected .*set \[parallel\] enabled = true, or remove it from emits/,
+      ),
+    ]);
   });
 });
