@@ -25,8 +25,11 @@ function next(preset: Preset, event: string): string[] {
   return suggestedRoles(preset.topology, event);
 }
 
-/** What a gate on `event` journals when it refuses an emit; the joined event a wave trigger leads to. */
-function refusalsOf(preset: Preset, event: string): string[] {
+/**
+ * The events the harness journals for an emit of `event`: its gate's refusals, or the joined
+ * event a wave trigger leads to.
+ */
+function harnessEventsOf(preset: Preset, event: string): string[] {
   if (isParallelTrigger(event)) return [joinedTopicOf(event)];
   const gate = preset.topology.gates.find((g) => g.event === event);
   if (gate === undefined) return [];
@@ -53,7 +56,7 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
       const role = byId.get(id);
       if (role === undefined) continue;
       if (role.emits.length === 0) open = true;
-      for (const e of role.emits.flatMap((e) => [e, ...refusalsOf(preset, e)]))
+      for (const e of role.emits.flatMap((e) => [e, ...harnessEventsOf(preset, e)]))
         if (!events.has(e)) {
           events.add(e);
           // The completion event ends the loop (once its gate passes): nothing follows it.
@@ -89,7 +92,7 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
       });
   // A gate's refusal is an event too: the harness journals it in place of the gated one.
   const emitted = new Set(
-    roles.flatMap((r) => r.emits.flatMap((e) => [e, ...refusalsOf(preset, e)])),
+    roles.flatMap((r) => r.emits.flatMap((e) => [e, ...harnessEventsOf(preset, e)])),
   );
   for (const event of handoff.keys())
     if (event !== START && !emitted.has(event) && !open)
