@@ -11,6 +11,7 @@ import type { RunView } from "../run-view.js";
 import type { TaskView } from "../tasks/materialize.js";
 import { renderTasksBlock, tasksPressureLine } from "../tasks/render.js";
 import { evidenceNote, evidenceRules } from "./gate-prompt.js";
+import { joinNote, parallelRules } from "./wave-prompt.js";
 
 export interface IterationSummary {
   iteration: number;
@@ -147,6 +148,7 @@ export function renderPrompt(input: PromptInput): string {
     evidenceNote(view, input.iteration) +
     (input.completionNote ? `${input.completionNote}\n\n` : "") +
     `Objective:\n${input.objective || "(none given)"}\n\n` +
+    joinNote(view, input.iteration) +
     guidanceSection(view.guidance) +
     (input.scheduleHistory ? `${input.scheduleHistory}\n\n` : "") +
     (input.memory?.text ? `${input.memory.text}\n\n` : "") +
@@ -162,6 +164,7 @@ export function renderPrompt(input: PromptInput): string {
     `Loop-owned working files belong under: ${paths.stateDir}\n` +
     `Event tool: ${tool}\n\n` +
     evidenceRules(preset.topology.gates, input.allowedEvents) +
+    parallelRules(preset, input.allowedEvents, paths.stateDir) +
     `Current scratchpad:\n${scratchpad(input.history)}\n\n` +
     (mayComplete
       ? "Use the event tool to publish an allowed handoff event or the completion event, and to track tasks:\n"

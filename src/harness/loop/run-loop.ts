@@ -17,6 +17,7 @@ import {
   runtimeStop,
 } from "./run-state.js";
 import { loginStop, openRun } from "./start.js";
+import { waveStage } from "./wave-step.js";
 
 export type { RunOptions, RunResult } from "./run-state.js";
 
@@ -61,7 +62,8 @@ async function runIteration(run: Run, iteration: number): Promise<Terminal | und
   if (held !== undefined) return held;
   const turn = await agentStage(run, iteration, prompted);
   const emitted = recordStage(run, iteration, turn);
-  const routed = await routeStage(run, iteration, turn, emitted);
+  const waved = await waveStage(run, iteration, prompted, emitted, runLoop);
+  const routed = waved ?? (await routeStage(run, iteration, turn, emitted));
   const after = await postIterationStage(run, moment, routed);
   return routed ?? after;
 }

@@ -213,6 +213,21 @@ export const presetConfigSchema = z.looseObject({
     }),
     {},
   ),
+  /**
+   * Structured parallel waves (docs/formats.md, "Parallel waves"): an agent's
+   * `explore.parallel` or `<allowed-event>.parallel` runs its payload's branch objectives
+   * as branch runs at once. Off unless enabled.
+   */
+  parallel: z.prefault(
+    z.looseObject({
+      enabled: z._default(truthy, false),
+      /** The most objectives one trigger may list (all of them run at once). */
+      max_branches: z._default(int(1, "a number of branches, 1 or more (3 by default)"), 3),
+      /** Each branch's wall-clock limit, in milliseconds. */
+      branch_timeout_ms: z._default(int(1, "milliseconds, 1 or more (180000 by default)"), 180_000),
+    }),
+    {},
+  ),
   /** USD per million tokens by model id (or id prefix), over the shipped price table. */
   prices: z._default(
     z.record(
