@@ -10,6 +10,7 @@ import { readPreflightState } from "../scheduler/preflight/preflight-file.js";
 import { readPauseState } from "../scheduler/schedules/pause-state.js";
 import { after, type Pending } from "../util/timers.js";
 import { AlertDelivery } from "./alert-delivery.js";
+import { alertPullRequest } from "./alert-pull-request.js";
 import { channelsFor, pagingChannels } from "./alert-routing.js";
 import { AlertState, type Notification } from "./alert-state.js";
 import { MonitorFacts } from "./detect/facts.js";
@@ -156,6 +157,10 @@ export class MonitorService {
       incidents: this.incidents,
       run: (id) => this.tracker.get(id),
       schedule: (name) => this.view.schedules().get(name),
+      pullRequest: (schedule, run) => {
+        const ledger = this.view.ledger();
+        return ledger && alertPullRequest(ledger, schedule, run);
+      },
       onIncidentsWritten: () => {
         this.openIncidents = undefined;
         for (const listener of this.notified) listener([]);
