@@ -161,12 +161,14 @@ export class DeliveryQueue {
     const { schedule } = entry.job;
     if (result.kind === "delivered") {
       const { action, number, url } = result;
-      this.append({ type: "delivered", id: entry.id, at, action, number, url });
-      this.log.info(
-        { schedule, run: entry.id, url: result.url },
-        `pull request ${result.action}: ${result.url}`,
-      );
-      this.options.onEnd?.({ schedule, runId: entry.id, result });
+      const warnings = result.warnings.map((w) => processRedactor.redact(w));
+      const noted = warnings.length > 0 ? { warnings } : {};
+      this.append({ type: "delivered", id: entry.id, at, action, number, url, ...noted });
+      this.log.info({ schedule, run: entry.id, url }, `pull request ${action}: ${url}`);
+      for (const warning of warnings)
+        this.log.warn({ schedule, run: entry.id, url }, `pull request ${action}: ${warning}`);
+      const made = { kind: "delivered" as const, action, number, url, ...noted };
+      this.options.onEnd?.({ schedule, runId: entry.id, result: made });
       return;
     }
     let error = processRedactor.redact(result.error);

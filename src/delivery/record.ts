@@ -49,6 +49,8 @@ const recordSchema = z.discriminatedUnion("type", [
     action: z.enum(["opened", "updated"]),
     number: z.number().int(),
     url: z.string(),
+    /** What could not be set on it (a label the repository lacks): delivered all the same. */
+    warnings: z.array(z.string()).optional(),
   }),
   z.object({ type: z.literal("dead"), ...base, error: z.string() }),
   /** A newer run of the schedule took its place before it was delivered. */
@@ -80,7 +82,13 @@ export interface PendingDelivery {
 /** How a run's delivery ended, for `runs show`, the status page and MCP. */
 export type DeliveryResult =
   | { kind: "pending"; failures: number; lastError?: string }
-  | { kind: "delivered"; action: "opened" | "updated"; number: number; url: string }
+  | {
+      kind: "delivered";
+      action: "opened" | "updated";
+      number: number;
+      url: string;
+      warnings?: string[];
+    }
   | { kind: "dead"; error: string }
   | { kind: "superseded"; by: string };
 
@@ -137,6 +145,7 @@ export function applyDeliveryRecord(state: DeliveryState, r: DeliveryRecord): vo
         action: r.action,
         number: r.number,
         url: r.url,
+        ...(r.warnings !== undefined && { warnings: r.warnings }),
       });
       break;
     case "dead":

@@ -1,8 +1,24 @@
 // Gitea (and Forgejo) through its REST API (`api_url`, such as https://gitea.example/api/v1):
 // Gitea publishes no official Node client, so the daemon's own HTTP client speaks it.
 import { httpRequest } from "../util/http-request.js";
+import { decorationStep } from "./decoration.js";
 import { forgeFailure, statusAdvice } from "./failure.js";
-import { type Forge, ForgeError, type ForgeOptions, type PullRequestRef } from "./forge.js";
+import {
+  type Forge,
+  ForgeError,
+  type ForgeOptions,
+  type PullRequestDraft,
+  type PullRequestRef,
+} from "./forge.js";
+
+interface GiteaLabel {
+  id: number;
+  name: string;
+}
+
+// Gitea's largest page by default; a repository with more labels than these pages hold is rare.
+const LABEL_PAGE_SIZE = 50;
+const LABEL_PAGES = 10;
 
 interface GiteaPull {
   number: number;
@@ -45,6 +61,42 @@ export function giteaForge(options: ForgeOptions): Forge {
     );
   };
   const ref = (p: GiteaPull): PullRequestRef => ({ number: p.number, url: p.html_url });
+  /** The repository's labels by name, page by page (Gitea takes label ids, not names). */
+  const labelIds = async (names: string[], warnings: string[]) => {
+    const byName = new Map<string, number>();
+    for (let page = 1; page <= LABEL_PAGES; page++) {
+      const labels = await send<GiteaLabel[]>(
+        "listing labels",
+        "GET",
+        `/labels?limit=${LABEL_PAGE_SIZE}&page=${page}`,
+      );
+      for (const l of labels) byName.set(l.name, l.id);
+      if (labels.length < LABEL_PAGE_SIZE || names.every((n) => byName.has(n))) break;
+    }
+    const missing = names.filter((n) => !byName.has(n));
+    if (missing.length > 0)
+      warnings.push(
+        `Gitea: ${options.repository} has no label ${missing.map((n) => JSON.stringify(n)).join(", ")}: create it there (the daemon creates none) or fix deliver.pull_request.labels`,
+      );
+    return names.flatMap((n) => byName.get(n) ?? []);
+  };
+  const decorate = async (number: number, draft: PullRequestDraft) => {
+    const warnings: string[] = [];
+    if (draft.labels.length > 0) {
+      const ids = await labelIds(draft.labels, warnings);
+      if (ids.length > 0)
+        await decorationStep(warnings, () =>
+          send("adding labels", "POST", `/issues/${number}/labels`, { labels: ids }),
+        );
+    }
+    if (draft.reviewers.length > 0)
+      await decorationStep(warnings, () =>
+        send("requesting reviewers", "POST", `/pulls/${number}/requested_reviewers`, {
+          reviewers: draft.reviewers,
+        }),
+      );
+    return warnings;
+  };
   return {
     async findOpen(head, base) {
       const pulls = await send<GiteaPull[]>(
@@ -62,9 +114,8 @@ export function giteaForge(options: ForgeOptions): Forge {
         base: draft.base,
         title,
         body: draft.body,
-        ...(draft.reviewers.length > 0 && { reviewers: draft.reviewers }),
       });
-      return ref(pull);
+      return { ...ref(pull), warnings: await decorate(pull.number, draft) };
     },
     async update(number, draft) {
       const title = draft.draft ? `WIP: ${draft.title}` : draft.title;
@@ -72,7 +123,7 @@ export function giteaForge(options: ForgeOptions): Forge {
         title,
         body: draft.body,
       });
-      return ref(pull);
+      return { ...ref(pull), warnings: await decorate(pull.number, draft) };
     },
   };
 }
