@@ -98,9 +98,10 @@ export class DeliveryQueue {
     return this.state.results.get(runId);
   }
 
-  /** Attempts every delivery due at `now` whose schedule has none in flight. */
-  async deliverDue(now = this.now()): Promise<void> {
+  /** Attempts every delivery due at `now` (of `schedule` only, when given) with none in flight. */
+  async deliverDue(now = this.now(), schedule?: string): Promise<void> {
     const due = [...this.state.pending.values()]
+      .filter((e) => schedule === undefined || e.job.schedule === schedule)
       .filter((e) => e.nextAt <= now && !this.busy.has(e.job.schedule))
       .sort((a, b) => a.nextAt - b.nextAt);
     const started = new Set<string>();
@@ -113,11 +114,13 @@ export class DeliveryQueue {
     await Promise.all(runs);
   }
 
-  nextDueAt(): number | undefined {
+  nextDueAt(schedule?: string): number | undefined {
     let next: number | undefined;
-    for (const e of this.state.pending.values())
+    for (const e of this.state.pending.values()) {
+      if (schedule !== undefined && e.job.schedule !== schedule) continue;
       if (!this.busy.has(e.job.schedule) && (next === undefined || e.nextAt < next))
         next = e.nextAt;
+    }
     return next;
   }
 

@@ -9,6 +9,7 @@ import { startDeliveries } from "../../src/app/deliveries.js";
 import { MonitorService } from "../../src/monitor/service.js";
 import { AUTOLOOP_CRON, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
+import { WORKTREE_RUN_SCRIPT } from "../helpers/delivery-world.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { GIT_ENV, git } from "../helpers/git.js";
 import { startGitHttp } from "../helpers/git-http.js";
@@ -16,25 +17,6 @@ import { enqueuedMessages } from "../helpers/outbox.js";
 import { waitFor } from "../helpers/wait.js";
 
 const TOKEN = "ghp_daemontoken0123456789";
-
-// What the harness leaves of a worktree run, done by a command run: its branch with a commit
-// and a report, its worktree metadata; and the environment it was given, to check.
-const RUN = `
-const { execFileSync: x } = require("node:child_process");
-const fs = require("node:fs");
-const id = process.env.AUTOLOOP_CRON_RUN_ID;
-const dir = ".autoloop/worktrees/" + id;
-const tree = require("node:path").resolve(dir, "tree");
-x("git", ["worktree", "add", "-q", "-b", "autoloop/" + id, tree, "HEAD"]);
-fs.writeFileSync(tree + "/app.js", "changed by " + id + "\\n");
-fs.writeFileSync(tree + "/CHECK.md", "# Checked the app\\n\\nAll good.\\n");
-x("git", ["-C", tree, "add", "-A"]);
-x("git", ["-C", tree, "commit", "-qm", "run " + id]);
-fs.writeFileSync(dir + "/meta.json", JSON.stringify({ run_id: id, branch: "autoloop/" + id,
-  worktree_path: tree, base_branch: "main", status: "completed", merge_strategy: "squash",
-  created_at: new Date().toISOString(), merged_at: null, removed_at: null }));
-fs.writeFileSync("env-" + id + ".json", JSON.stringify(process.env));
-`;
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -105,7 +87,12 @@ async function deliveringDaemon(token: string) {
   const channel = `[[channel]]\nname = "ops"\ntype = "command"\ncommand = ["/bin/true"]\n`;
   // The page behind a proxy: pull requests link to a run's page there.
   const publicUrl = 'public_url = "https://cron.example.com/autoloop/"\n';
-  const config = writeCronConfig(dir, commandSchedule("check", RUN, deliver), channel, publicUrl);
+  const config = writeCronConfig(
+    dir,
+    commandSchedule("check", WORKTREE_RUN_SCRIPT, deliver),
+    channel,
+    publicUrl,
+  );
   const work = join(dir, "work");
   git(work, "init", "--quiet", "--initial-branch=main");
   writeFileSync(join(work, "app.js"), "original\n");

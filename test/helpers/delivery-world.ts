@@ -69,3 +69,22 @@ export function worktreeRun(
 /** The commit a branch of the bare repository holds ("" when there is no such branch). */
 export const remoteHead = (p: DeliveryProject, branch: string) =>
   git(p.bare, "for-each-ref", "--format=%(objectname)", `refs/heads/${branch}`).trim();
+
+// What the harness leaves of a worktree run, done by a command run: its branch with a commit
+// and a report, its worktree metadata; and the environment it was given, to check.
+export const WORKTREE_RUN_SCRIPT = `
+const { execFileSync: x } = require("node:child_process");
+const fs = require("node:fs");
+const id = process.env.AUTOLOOP_CRON_RUN_ID;
+const dir = ".autoloop/worktrees/" + id;
+const tree = require("node:path").resolve(dir, "tree");
+x("git", ["worktree", "add", "-q", "-b", "autoloop/" + id, tree, "HEAD"]);
+fs.writeFileSync(tree + "/app.js", "changed by " + id + "\\n");
+fs.writeFileSync(tree + "/CHECK.md", "# Checked the app\\n\\nAll good.\\n");
+x("git", ["-C", tree, "add", "-A"]);
+x("git", ["-C", tree, "commit", "-qm", "run " + id]);
+fs.writeFileSync(dir + "/meta.json", JSON.stringify({ run_id: id, branch: "autoloop/" + id,
+  worktree_path: tree, base_branch: "main", status: "completed", merge_strategy: "squash",
+  created_at: new Date().toISOString(), merged_at: null, removed_at: null }));
+fs.writeFileSync("env-" + id + ".json", JSON.stringify(process.env));
+`;

@@ -1,0 +1,103 @@
+// `fire` without a daemon (what Kubernetes CronJobs and systemd timers run) delivers its run
+// as the schedule's pull request itself, through the daemon's queue file; what it leaves
+// pending, a daemon started later delivers.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { startDeliveries } from "../../src/app/deliveries.js";
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
+import { WORKTREE_RUN_SCRIPT } from "../helpers/delivery-world.js";
+import { FakeGitHub } from "../helpers/fake-github.js";
+import { GIT_ENV, git } from "../helpers/git.js";
+import { startGitHttp } from "../helpers/git-http.js";
+import { waitFor } from "../helpers/wait.js";
+
+const TOKEN = "ghp_firetoken0123456789abc";
+const PULL = "https://github.example/octo/app/pull/1";
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+afterAll(cleanupTempDirs);
+
+/** A config whose schedule "check" (a yearly cron: only `fire` runs it) delivers to GitHub. */
+async function fireWorld() {
+  const dir = tempDir();
+  const remotes = join(dir, "remotes");
+  git(dir, "init", "--quiet", "--bare", "--initial-branch=main", join(remotes, "octo", "app.git"));
+  const gitHttp = await startGitHttp(remotes, TOKEN);
+  const github = await new FakeGitHub("octo", "app", TOKEN).start();
+  closers.push(
+    () => gitHttp.close(),
+    () => github.close(),
+  );
+  const deliver = `deliver = { pull_request = { forge = "github", token_env = "GH_TOKEN", api_url = "${github.url}", repository = "octo/app" } }`;
+  const schedule = commandSchedule("check", WORKTREE_RUN_SCRIPT, deliver).replace(
+    'cron = "* * * * * *"',
+    'cron = "0 0 1 1 *"',
+  );
+  const config = writeCronConfig(dir, schedule);
+  const work = join(dir, "work");
+  git(work, "init", "--quiet", "--initial-branch=main");
+  writeFileSync(join(work, "app.js"), "original\n");
+  git(work, "add", "-A");
+  git(work, "commit", "--quiet", "-m", "init");
+  git(work, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
+  const fire = () =>
+    execa(process.execPath, [AUTOLOOP_CRON, "fire", "check", "--foreground"], {
+      cwd: dir,
+      env: cleanEnv({ ...GIT_ENV, GH_TOKEN: TOKEN }),
+      extendEnv: false,
+      reject: false,
+      timeout: 60_000,
+    });
+  return { config, github, fire };
+}
+
+describe("fire without a daemon delivers its run", () => {
+  it("opens the schedule's pull request and records it in the run's ledger", async () => {
+    const { config, github, fire } = await fireWorld();
+    const result = await fire();
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`pull request opened: ${PULL}`);
+    expect(github.pulls[0]).toMatchObject({ head: "autoloop/check", base: "main" });
+    expect(github.problems).toEqual([]);
+    const [run] = RunLedger.open(config.stateDir).listRuns({ schedule: "check" });
+    expect(run).toMatchObject({ status: "completed", pullRequest: PULL });
+  });
+
+  it("leaves a delivery the forge put off to a daemon started later, which delivers it", async () => {
+    const { config, github, fire } = await fireWorld();
+    github.failures.push({ status: 503, headers: { "retry-after": "3600" } });
+    const result = await fire();
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain("pull request delivery pending");
+    expect(github.pulls).toEqual([]);
+
+    const saved = { ...process.env };
+    Object.assign(process.env, GIT_ENV, { GH_TOKEN: TOKEN });
+    const daemon = await startDaemon(config);
+    // The daemon starts an hour on, when the forge said to come back.
+    const queue = startDeliveries(daemon, silentLogger, undefined, {
+      now: () => Date.now() + 3_600_000,
+    });
+    closers.push(async () => {
+      await daemon.shutdown("terminate", 0);
+      await queue.close();
+      for (const k of ["GH_TOKEN", ...Object.keys(GIT_ENV)]) delete process.env[k];
+      Object.assign(process.env, saved);
+    });
+    const run = await waitFor(
+      () => daemon.ledger.listRuns({ schedule: "check" }).find((r) => r.pullRequest !== undefined),
+      "the fired run's pull request in the ledger",
+      30_000,
+    );
+    expect(run.pullRequest).toBe(PULL);
+    expect(github.pulls).toHaveLength(1);
+    expect(github.problems).toEqual([]);
+  });
+});
