@@ -6,27 +6,10 @@
 // the push's git are not counted as its CPU; its wall time after the push comes from the
 // queue's own records (the `pushed` line, then the `delivered` one).
 import { spawn } from "node:child_process";
-import { join } from "node:path";
-import { build } from "esbuild";
-import { median, ROOT, report } from "./lib.mjs";
+import { bundleBench, median, report } from "./lib.mjs";
 
 const SCHEDULES = 8;
 const TOKEN = "ghp_benchtoken0123456789abcdef";
-
-async function bundle(name) {
-  // Inside the checkout, so that the bundle's packages resolve from its node_modules.
-  const outfile = join(ROOT, `.scratch/bench/${name}.mjs`);
-  await build({
-    entryPoints: [join(ROOT, `bench/${name}.ts`)],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    packages: "external",
-    outfile,
-    logLevel: "silent",
-  });
-  return outfile;
-}
 
 function daemonSide(file, args, env) {
   return new Promise((resolve, reject) => {
@@ -47,8 +30,8 @@ function daemonSide(file, args, env) {
 export async function benchDelivery() {
   console.log("\n== bench/delivery: a run's pull request, beyond the push (loopback GitHub) ==");
   const [helpersFile, daemonFile] = await Promise.all([
-    bundle("delivery-entry"),
-    bundle("delivery-daemon"),
+    bundleBench("delivery-entry"),
+    bundleBench("delivery-daemon"),
   ]);
   const { cleanupTempDirs, deliveryProject, FakeGitHub, GIT_ENV } = await import(helpersFile);
   const p = await deliveryProject("octo/app", TOKEN);

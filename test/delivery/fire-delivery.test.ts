@@ -1,18 +1,14 @@
 // `fire` without a daemon (what Kubernetes CronJobs and systemd timers run) delivers its run
 // as the schedule's pull request itself, through the daemon's queue file; what it leaves
 // pending, a daemon started later delivers.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startDeliveries } from "../../src/app/deliveries.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
-import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs } from "../helpers/cli.js";
 import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
-import { WORKTREE_RUN_SCRIPT } from "../helpers/delivery-world.js";
-import { FakeGitHub } from "../helpers/fake-github.js";
-import { GIT_ENV, git } from "../helpers/git.js";
-import { startGitHttp } from "../helpers/git-http.js";
+import { githubDeliveryWorld, WORKTREE_RUN_SCRIPT } from "../helpers/delivery-world.js";
+import { GIT_ENV } from "../helpers/git.js";
 import { waitFor } from "../helpers/wait.js";
 
 const TOKEN = "ghp_firetoken0123456789abc";
@@ -26,27 +22,12 @@ afterAll(cleanupTempDirs);
 
 /** A config whose schedule "check" (a yearly cron: only `fire` runs it) delivers to GitHub. */
 async function fireWorld() {
-  const dir = tempDir();
-  const remotes = join(dir, "remotes");
-  git(dir, "init", "--quiet", "--bare", "--initial-branch=main", join(remotes, "octo", "app.git"));
-  const gitHttp = await startGitHttp(remotes, TOKEN);
-  const github = await new FakeGitHub("octo", "app", TOKEN).start();
-  closers.push(
-    () => gitHttp.close(),
-    () => github.close(),
-  );
-  const deliver = `deliver = { pull_request = { forge = "github", token_env = "GH_TOKEN", api_url = "${github.url}", repository = "octo/app" } }`;
+  const { dir, github, deliver } = await githubDeliveryWorld(TOKEN, closers);
   const schedule = commandSchedule("check", WORKTREE_RUN_SCRIPT, deliver).replace(
     'cron = "* * * * * *"',
     'cron = "0 0 1 1 *"',
   );
   const config = writeCronConfig(dir, schedule);
-  const work = join(dir, "work");
-  git(work, "init", "--quiet", "--initial-branch=main");
-  writeFileSync(join(work, "app.js"), "original\n");
-  git(work, "add", "-A");
-  git(work, "commit", "--quiet", "-m", "init");
-  git(work, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
   const fire = () =>
     execa(process.execPath, [AUTOLOOP_CRON, "fire", "check", "--foreground"], {
       cwd: dir,
