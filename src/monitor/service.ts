@@ -159,7 +159,11 @@ export class MonitorService {
       schedule: (name) => this.view.schedules().get(name),
       pullRequest: (schedule, run) => {
         const ledger = this.view.ledger();
-        return ledger && alertPullRequest(ledger, schedule, run);
+        if (ledger === undefined) return undefined;
+        // A schedule's runs are looked through (a file read each) only when it delivers.
+        const delivers =
+          schedule !== undefined && this.view.schedules().get(schedule)?.deliver !== undefined;
+        return alertPullRequest(ledger, delivers ? schedule : undefined, run);
       },
       onIncidentsWritten: () => {
         this.openIncidents = undefined;

@@ -52,7 +52,7 @@ function world(hookUrl: string) {
   mkdirSync(join(root, "schedules"));
   writeFileSync(
     join(root, "schedules", "nightly.toml"),
-    `[[schedule]]\nname = "nightly"\ncron = "0 * * * *"\nkind = "command"\ncommand = ["true"]\nproject_dir = "../project"\nalert = ["hook"]\n`,
+    `[[schedule]]\nname = "nightly"\ncron = "0 * * * *"\nkind = "command"\ncommand = ["true"]\nproject_dir = "../project"\nalert = ["hook"]\ndeliver = { pull_request = { forge = "github", token_env = "GH_TOKEN" } }\n`,
   );
   const state = join(root, "state");
   // A monitor that was already watching (a first look would only list what ended before it).
