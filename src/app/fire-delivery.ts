@@ -3,7 +3,7 @@
 // deliveries, waiting out a short retry. What it leaves pending, the schedule's next fire or a
 // daemon's start resumes: the same file, the same records.
 import type { Logger } from "pino";
-import { DeliveryQueue, type DeliveryQueueOptions } from "../delivery/queue.js";
+import { DeliveryQueue } from "../delivery/queue.js";
 import { runDelivery } from "../delivery/run-delivery.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
@@ -22,21 +22,25 @@ export interface FiredDelivery {
   outcome: RunOutcome;
   logger: Logger;
   say: (text: string) => void;
-  /** Tests: the forge clients and environment, the clock. */
-  queue?: Pick<DeliveryQueueOptions, "attempt" | "now">;
-  patienceMs?: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 export async function deliverFiredRun(f: FiredDelivery): Promise<void> {
+  if (f.schedule.deliver === undefined) return;
+  try {
+    await deliver(f);
+  } catch (err) {
+    // The run is over and recorded: a delivery that cannot even start does not change its end.
+    f.say(`${f.runId}: pull request delivery failed: ${(err as Error)?.message ?? String(err)}`);
+  }
+}
+
+async function deliver(f: FiredDelivery): Promise<void> {
   const { schedule, runId, say } = f;
-  if (schedule.deliver === undefined) return;
-  const now = f.queue?.now ?? Date.now;
   const queue = DeliveryQueue.open({
     path: deliveriesPath(f.config.stateDir),
     logger: f.logger,
-    ...f.queue,
     // Another fire may append to the file meanwhile: only a daemon rewrites it.
     compactBytes: Number.POSITIVE_INFINITY,
     onEnd: (end) => {
@@ -50,9 +54,9 @@ export async function deliverFiredRun(f: FiredDelivery): Promise<void> {
     const d = await runDelivery(schedule, runId, f.outcome, runPageUrl(f.config));
     if (d.kind === "deliver") queue.enqueue(d.job);
     else say(`${runId}: no pull request: ${d.why}`);
-    const giveUpAt = now() + (f.patienceMs ?? FIRE_DELIVERY_PATIENCE_MS);
+    const giveUpAt = Date.now() + FIRE_DELIVERY_PATIENCE_MS;
     for (;;) {
-      await queue.deliverDue(now(), schedule.name);
+      await queue.deliverDue(Date.now(), schedule.name);
       const next = queue.nextDueAt(schedule.name);
       if (next === undefined) break;
       if (next > giveUpAt) {
@@ -61,7 +65,7 @@ export async function deliverFiredRun(f: FiredDelivery): Promise<void> {
         );
         break;
       }
-      await sleep(next - now());
+      await sleep(next - Date.now());
     }
   } finally {
     await f.ledger.durable();
