@@ -41,6 +41,7 @@ async function deliver(f: FiredDelivery): Promise<void> {
   const queue = DeliveryQueue.open({
     path: deliveriesPath(f.config.stateDir),
     logger: f.logger,
+    writer: "fire",
     // Another fire may append to the file meanwhile: only a daemon rewrites it.
     compactBytes: Number.POSITIVE_INFINITY,
     onEnd: (end) => {

@@ -43,6 +43,8 @@ export interface DeliveryQueueOptions {
   onEnd?: (end: DeliveryEnd) => void;
   /** Compact the file when it grows past this (default 1 MiB): jobs hold whole reports. */
   compactBytes?: number;
+  /** A daemonless `fire`: what it gives up on is marked for the monitor to page. */
+  writer?: "fire";
   /** The forge clients and environment an attempt uses (tests). */
   attempt?: Pick<AttemptDeps, "env" | "forges">;
 }
@@ -196,7 +198,8 @@ export class DeliveryQueue {
     }
     if (result.kind === "retry")
       error = `gave up after ${formatDuration(age)} and ${failures} attempts; last error: ${error}`;
-    this.append({ type: "dead", id: entry.id, at, error });
+    const fired = this.options.writer === "fire" ? { by: "fire" as const, schedule } : {};
+    this.append({ type: "dead", id: entry.id, at, error, ...fired });
     this.log.error({ schedule, run: entry.id, error }, "pull request delivery given up");
     this.options.onEnd?.({ schedule, runId: entry.id, result: { kind: "dead", error } });
   }

@@ -52,7 +52,14 @@ const recordSchema = z.discriminatedUnion("type", [
     /** What could not be set on it (a label the repository lacks): delivered all the same. */
     warnings: z.array(z.string()).optional(),
   }),
-  z.object({ type: z.literal("dead"), ...base, error: z.string() }),
+  z.object({
+    type: z.literal("dead"),
+    ...base,
+    error: z.string(),
+    /** Given up on by a daemonless `fire`, which cannot page: the monitor pages it (`schedule`'s). */
+    by: z.literal("fire").optional(),
+    schedule: z.string().optional(),
+  }),
   /** A newer run of the schedule took its place before it was delivered. */
   z.object({ type: z.literal("superseded"), ...base, by: z.string() }),
   /** A compacted file's memory of what the daemon last pushed to schedule `id`'s branch. */

@@ -18,6 +18,7 @@ import { RunTracker } from "./detect/run-tracker.js";
 import { readDigest } from "./digest-read.js";
 import { DigestSender } from "./digest-sender.js";
 import { IncrementalEvaluation } from "./evaluation.js";
+import { readFiredDead, saveFiredOffset } from "./fired-deliveries.js";
 import { journalPaths } from "./journal-set.js";
 import { drainOutbox, openOutbox } from "./outbox/open.js";
 import type { Outbox } from "./outbox/outbox.js";
@@ -61,6 +62,8 @@ export class MonitorService {
   private lastSoonAt = Number.NEGATIVE_INFINITY;
   private openIncidents: number | undefined;
   private readonly detach: (() => void)[] = [];
+  private pagingFired = false;
+  private firedOffset: number | undefined;
 
   /**
    * Told of the notifications of each pass that sends some, and (with none) when incident
@@ -104,6 +107,29 @@ export class MonitorService {
     const timezone = schedule?.timezone ?? this.options.config.defaults.timezone;
     const channels = channelsFor(this.options.config, this.outbox.channelNames(), schedule);
     this.outbox.enqueue(pullRequestFailedMessage(run, timezone), channels);
+  }
+
+  /**
+   * The deliveries a daemonless `fire` gave up on (./fired-deliveries.ts), paged once each: the
+   * file's offset is kept only once their pages are on disk.
+   */
+  private async pageFiredDeliveries(): Promise<void> {
+    if (this.pagingFired) return;
+    this.pagingFired = true;
+    try {
+      const { deliveries, firedDeliveries } = this.paths;
+      const since = this.watchingSince.getTime();
+      const { undelivered, offset } = readFiredDead(deliveries, firedDeliveries, since);
+      if (offset === this.firedOffset) return;
+      for (const run of undelivered) this.pageUndelivered(run);
+      await this.outbox.durable();
+      saveFiredOffset(firedDeliveries, offset);
+      this.firedOffset = offset;
+    } catch (err) {
+      this.log.warn({ err }, "monitor: the deliveries fire gave up on are unreadable");
+    } finally {
+      this.pagingFired = false;
+    }
   }
 
   /** The durable outbox of pages; a message given up on goes to the delivery's dead letters. */
@@ -265,9 +291,11 @@ export class MonitorService {
     await this.follower.start();
     this.evaluate();
     void this.digests.check(this.now().getTime());
+    void this.pageFiredDeliveries();
     this.timer = setInterval(() => {
       this.evaluate();
       void this.digests.check(this.now().getTime());
+      void this.pageFiredDeliveries();
     }, this.options.evaluateEveryMs ?? 5000);
     this.timer.unref();
   }
@@ -304,6 +332,7 @@ export class MonitorService {
     const notifications = this.evaluate();
     this.delivery.writePlannedIncidents();
     await this.digests.check(this.now().getTime());
+    await this.pageFiredDeliveries();
     await this.alertState.flush();
     const outcomes = this.started
       ? []

@@ -1,14 +1,19 @@
 // `fire` without a daemon (what Kubernetes CronJobs and systemd timers run) delivers its run
 // as the schedule's pull request itself, through the daemon's queue file; what it leaves
 // pending, a daemon started later delivers.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startDeliveries } from "../../src/app/deliveries.js";
+import { MonitorService } from "../../src/monitor/service.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs } from "../helpers/cli.js";
 import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
 import { githubDeliveryWorld, WORKTREE_RUN_SCRIPT } from "../helpers/delivery-world.js";
 import { GIT_ENV } from "../helpers/git.js";
+import { closeLoopback, listenLoopback } from "../helpers/loopback.js";
 import { waitFor } from "../helpers/wait.js";
 
 const TOKEN = "ghp_firetoken0123456789abc";
@@ -21,17 +26,17 @@ afterEach(async () => {
 afterAll(cleanupTempDirs);
 
 /** A config whose schedule "check" (a yearly cron: only `fire` runs it) delivers to GitHub. */
-async function fireWorld() {
+async function fireWorld(extraConfig = "", token = TOKEN) {
   const { dir, github, deliver } = await githubDeliveryWorld(TOKEN, closers);
   const schedule = commandSchedule("check", WORKTREE_RUN_SCRIPT, deliver).replace(
     'cron = "* * * * * *"',
     'cron = "0 0 1 1 *"',
   );
-  const config = writeCronConfig(dir, schedule);
+  const config = writeCronConfig(dir, schedule, extraConfig);
   const fire = () =>
     execa(process.execPath, [AUTOLOOP_CRON, "fire", "check", "--foreground"], {
       cwd: dir,
-      env: cleanEnv({ ...GIT_ENV, GH_TOKEN: TOKEN }),
+      env: cleanEnv({ ...GIT_ENV, GH_TOKEN: token }),
       extendEnv: false,
       reject: false,
       timeout: 60_000,
@@ -80,5 +85,42 @@ describe("fire without a daemon delivers its run", () => {
     expect(run.pullRequest).toBe(PULL);
     expect(github.pulls).toHaveLength(1);
     expect(github.problems).toEqual([]);
+  });
+
+  it("marks a delivery it gives up on, which the monitor then pages once", async () => {
+    const posted: Array<{ data: { kind: string; schedule?: string; summary: string } }> = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk) => (body += chunk));
+      req.on("end", () => {
+        posted.push(JSON.parse(body));
+        res.writeHead(204).end();
+      });
+    });
+    const hook = await listenLoopback(server);
+    closers.push(() => closeLoopback(server));
+    const channel = `alert = ["hook"]\n[[channel]]\nname = "hook"\ntype = "webhook"\nurl = "${hook}/alerts"\n`;
+    const { config, github, fire } = await fireWorld(channel, "ghp_revokedtoken0123456789");
+    // The monitor has watched this state dir since before the fire.
+    mkdirSync(join(config.stateDir, "monitor"), { recursive: true });
+    const since = new Date(Date.now() - 60_000).toISOString();
+    writeFileSync(join(config.stateDir, "monitor", "watching-since"), `${since}\n`);
+    const result = await fire();
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain("pull request not delivered");
+    expect(github.pulls).toEqual([]);
+
+    const monitor = new MonitorService({ config, logger: silentLogger });
+    await monitor.runOnce();
+    await monitor.runOnce();
+    await monitor.stop();
+    // Once: a restarted monitor reads on from where the last one stopped.
+    const restarted = new MonitorService({ config, logger: silentLogger });
+    closers.push(() => restarted.stop());
+    await restarted.runOnce();
+    expect(posted.map((p) => p.data)).toMatchObject([
+      { kind: "pull_request_failed", schedule: "check" },
+    ]);
+    expect(posted[0]!.data.summary).toContain("the remote refused the token");
   });
 });
