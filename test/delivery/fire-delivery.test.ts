@@ -2,7 +2,6 @@
 // as the schedule's pull request itself, through the daemon's queue file; what it leaves
 // pending, a daemon started later delivers.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -13,8 +12,8 @@ import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs } from "../helpers/cli.js";
 import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
 import { githubDeliveryWorld, WORKTREE_RUN_SCRIPT } from "../helpers/delivery-world.js";
 import { GIT_ENV } from "../helpers/git.js";
-import { closeLoopback, listenLoopback } from "../helpers/loopback.js";
 import { waitFor } from "../helpers/wait.js";
+import { webhookReceiver } from "../helpers/webhook-receiver.js";
 
 const TOKEN = "ghp_firetoken0123456789abc";
 const PULL = "https://github.example/octo/app/pull/1";
@@ -88,17 +87,7 @@ describe("fire without a daemon delivers its run", () => {
   });
 
   it("marks a delivery it gives up on, which the monitor then pages once", async () => {
-    const posted: Array<{ data: { kind: string; schedule?: string; summary: string } }> = [];
-    const server = createServer((req, res) => {
-      let body = "";
-      req.on("data", (chunk) => (body += chunk));
-      req.on("end", () => {
-        posted.push(JSON.parse(body));
-        res.writeHead(204).end();
-      });
-    });
-    const hook = await listenLoopback(server);
-    closers.push(() => closeLoopback(server));
+    const { posted, url: hook } = await webhookReceiver(closers);
     const channel = `alert = ["hook"]\n[[channel]]\nname = "hook"\ntype = "webhook"\nurl = "${hook}/alerts"\n`;
     const { config, github, fire } = await fireWorld(channel, "ghp_revokedtoken0123456789");
     // The monitor has watched this state dir since before the fire.

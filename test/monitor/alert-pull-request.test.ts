@@ -2,7 +2,6 @@
 // the resolved notice the one the completing run delivered; read from the daemon's ledger and
 // posted to a real webhook receiver.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,7 +10,7 @@ import { MonitorService } from "../../src/monitor/service.js";
 import { loadConfig } from "../../src/scheduler/config/config.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
-import { closeLoopback, listenLoopback } from "../helpers/loopback.js";
+import { webhookReceiver } from "../helpers/webhook-receiver.js";
 
 const T0 = Date.parse("2026-04-07T12:00:00.000Z");
 const HOUR = 3_600_000;
@@ -24,26 +23,6 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
   cleanupTempDirs();
 });
-
-interface Posted {
-  type: string;
-  data: { kind: string; status: string; runId?: string; pullRequest?: string };
-}
-
-async function receiver() {
-  const posted: Posted[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => (body += chunk));
-    req.on("end", () => {
-      posted.push(JSON.parse(body));
-      res.writeHead(204).end();
-    });
-  });
-  const url = await listenLoopback(server);
-  closers.push(() => closeLoopback(server));
-  return { posted, url };
-}
 
 function world(hookUrl: string) {
   const root = tempDir("autoloop-alert-pr-");
@@ -79,7 +58,7 @@ function endedRun(state: string, hours: number, status: "completed" | "timed_out
 
 describe("alerts carry the schedule's pull request", () => {
   it("names the pull request an earlier run delivered on a failure, and the new one on resolve", async () => {
-    const { posted, url } = await receiver();
+    const { posted, url } = await webhookReceiver(closers);
     const { state, config } = world(url);
     endedRun(state, 0, "completed", PR1);
     const failed = endedRun(state, 1, "timed_out");
