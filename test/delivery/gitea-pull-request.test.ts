@@ -30,11 +30,13 @@ interface Pull {
   reviewers: string[];
 }
 
-/** The repository's labels: Gitea takes their ids. */
+/** The repository's labels, and its organisation's: Gitea takes their ids. */
 const LABELS = [
   { id: 11, name: "bot", color: "#00aabb" },
   { id: 12, name: "deps", color: "#00aabb" },
 ];
+const ORG_LABELS = [{ id: 21, name: "org-wide", color: "#00aabb" }];
+const ALL_LABELS = [...LABELS, ...ORG_LABELS];
 
 /** Gitea's pull request endpoints of one repository, in memory. */
 function fakeGitea(repository: string, pulls: Pull[], problems: string[]) {
@@ -52,15 +54,17 @@ function fakeGitea(repository: string, pulls: Pull[], problems: string[]) {
       const page = Number(url.searchParams.get("page") ?? 1);
       return send(200, page === 1 ? LABELS : []);
     }
+    if (url.pathname === "/api/v1/orgs/team/labels" && req.method === "GET")
+      return send(200, Number(url.searchParams.get("page") ?? 1) === 1 ? ORG_LABELS : []);
     const labelled = pulls.find((p) => url.pathname === `${repo}/issues/${p.number}/labels`);
     if (labelled !== undefined && req.method === "POST") {
       const ids = body.labels as number[];
-      if (!ids.every((id) => LABELS.some((l) => l.id === id)))
+      if (!ids.every((id) => ALL_LABELS.some((l) => l.id === id)))
         problems.push(`POST issues labels: unknown ids ${ids}`);
       for (const id of ids) if (!labelled.labels.includes(id)) labelled.labels.push(id);
       return send(
         200,
-        LABELS.filter((l) => labelled.labels.includes(l.id)),
+        ALL_LABELS.filter((l) => labelled.labels.includes(l.id)),
       );
     }
     const path = url.pathname.replace(`${repo}/pulls`, "");
@@ -117,7 +121,7 @@ describe("a run's branch as a Gitea pull request", () => {
     );
     const config = parseConfigText("autoloop-cron.toml", "", "/srv").config!;
     const text = `[[schedule]]\nname = "simplify"\ncron = "0 2 * * *"\npreset = "simplify"\nobjective = "o"
-deliver = { pull_request = { forge = "gitea", base = "main", draft = true, labels = ["bot", "triage"], reviewers = ["alice"], token_file = "${join(p.root, "token")}", api_url = "${url}/api/v1" } }\n`;
+deliver = { pull_request = { forge = "gitea", base = "main", draft = true, labels = ["bot", "org-wide", "triage"], reviewers = ["alice"], token_file = "${join(p.root, "token")}", api_url = "${url}/api/v1" } }\n`;
     const file = parseScheduleFile("s.toml", text, scheduleDefaults(config), {
       fileDir: "/srv",
       configDir: "/srv",
@@ -133,12 +137,12 @@ deliver = { pull_request = { forge = "gitea", base = "main", draft = true, label
       queue.enqueue(d.job);
       await queue.deliverDue();
       expect(remoteHead(p, "autoloop/simplify")).toBe(d.job.sha);
-      expect(pulls[0]!.labels).toContain(11);
+      expect(pulls[0]!.labels).toEqual(expect.arrayContaining([11, 21]));
       expect(pulls[0]!.reviewers).toEqual(["alice"]);
       // Someone takes them off, and adds a label of their own: the update puts them back.
       if (runId === "run-1") Object.assign(pulls[0]!, { labels: [12], reviewers: [] });
     }
-    expect(pulls[0]!.labels).toEqual([12, 11]);
+    expect(pulls[0]!.labels).toEqual([12, 11, 21]);
     // A label the repository lacks is created by no one: a warning, delivered all the same.
     expect(queue.result("run-1")).toMatchObject({
       kind: "delivered",
