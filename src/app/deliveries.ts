@@ -49,7 +49,7 @@ export function startDeliveries(
 }
 
 /** A run's page as people reach it, when `[http] public_url` says where that is. */
-function runPageUrl(config: CronConfig): ((runId: string) => string) | undefined {
+export function runPageUrl(config: CronConfig): ((runId: string) => string) | undefined {
   const base = config.publicUrl;
   return base === undefined ? undefined : (runId) => `${base}/runs/${encodeURIComponent(runId)}`;
 }
