@@ -1,6 +1,7 @@
 // Presets written for the public autoloop: what this harness does not implement is named in
 // a warning (never refused, never silently ignored), and backend kinds other than "command"
 // run their CLI as a command.
+import { AGENT_IDS } from "../agents/index.js";
 import { EVIDENCE_TYPES } from "./evidence.js";
 
 /** Keys this harness reads, by section ("" = top level); anything else gets a warning. */
@@ -94,6 +95,8 @@ const WHAT: Record<string, string> = {
 /** Backend kinds of the reference and the CLI each falls back to here. */
 const FALLBACK_COMMAND: Record<string, string> = { "claude-sdk": "claude", pi: "pi" };
 
+const isAgentId = (v: string): boolean => (AGENT_IDS as readonly string[]).includes(v);
+
 const isTable = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -116,6 +119,14 @@ export function adaptReferenceConfig(raw: Record<string, unknown>, singleFile = 
       `backend.kind = ${JSON.stringify(kind)} is not implemented here; running ${JSON.stringify(backend.command ?? "(no backend.command)")} as a command backend instead${dropped.length > 0 ? ` (ignoring backend.${dropped.join(", backend.")})` : ""}`,
     );
     for (const key of dropped) delete backend[key];
+  }
+  // The public autoloop's `backend.agent` is an ACP agent mode ("gpu-dev"); here it names one
+  // of this harness's agents, and anything else is left to `backend.command`.
+  if (isTable(backend) && typeof backend.agent === "string" && !isAgentId(backend.agent)) {
+    warnings.push(
+      `backend.agent = ${JSON.stringify(backend.agent)} (an ACP agent of another harness) is not implemented here and is ignored; the agent is chosen by backend.command (or backend.agent = ${AGENT_IDS.map((id) => JSON.stringify(id)).join(", ")})`,
+    );
+    delete backend.agent;
   }
   const review = raw.review;
   if (isTable(review) && typeof review.kind === "string" && review.kind !== "command") {
