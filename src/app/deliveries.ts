@@ -32,7 +32,7 @@ export function startDeliveries(
   const onEnd = ({ schedule: name, runId, outcome }: DaemonEvents["finished"][0]) => {
     const schedule = daemon.schedules.get(name);
     if (schedule?.deliver === undefined) return;
-    runDelivery(schedule, runId, outcome, runPageUrl(daemon.config))
+    runDelivery(schedule, runId, outcome, runPageUrl(daemon.config), launchedFrom(daemon, runId))
       .then((d) => {
         if (d.kind === "deliver") queue.enqueue(d.job);
         else logger.info({ schedule: name, runId }, `no pull request: ${d.why}`);
@@ -46,6 +46,13 @@ export function startDeliveries(
   daemon.on("recovered", onEnd);
   queue.start();
   return queue;
+}
+
+/** The branch the daemon fetched for the run, as its ledger's `started` record keeps it. */
+function launchedFrom(daemon: SchedulerDaemon, runId: string): string | undefined {
+  const started = daemon.ledger.replay(runId)?.events.findLast((e) => e.event === "started");
+  const branch = started?.event === "started" ? started.from?.branch : undefined;
+  return typeof branch === "string" ? branch : undefined;
 }
 
 /** A run's page as people reach it, when `[http] public_url` says where that is. */

@@ -3,8 +3,9 @@
 // a push already made is seen on the remote, an open pull request is found before one is opened.
 import type { Forge, ForgeOptions } from "../forge/forge.js";
 import { ForgeError } from "../forge/forge.js";
-import { type PushOutcome, pushRunCommit } from "../forge/push.js";
+import { type PushOutcome, pushEnvironment, pushRunCommit } from "../forge/push.js";
 import { repositoryOfRemote } from "../forge/remote.js";
+import { remoteHeadBranch } from "../forge/remote-head.js";
 import { resolveSecret } from "../util/secrets.js";
 import { FORGE_CLIENTS } from "./forges.js";
 import type { PendingDelivery } from "./record.js";
@@ -72,19 +73,42 @@ export async function attemptDelivery(
       kind: "dead",
       error: `the repository of remote ${job.remote} cannot be read from its URL: set deliver.pull_request.repository = "owner/name"`,
     };
+  const base = job.base ?? (await defaultBranch(entry, token));
+  if (typeof base !== "string") return base;
   const client = (deps.forges?.[job.forge] ?? (await FORGE_CLIENTS[job.forge]()))({
     apiUrl: job.apiUrl,
     repository,
     token,
   });
-  return await openOrUpdate(client, entry);
+  return await openOrUpdate(client, entry, base);
 }
 
-async function openOrUpdate(forge: Forge, entry: PendingDelivery): Promise<AttemptResult> {
+/**
+ * The remote's HEAD branch, for a job that names no base (the daemon fetched none for its run):
+ * asked of the remote with the token, as the push is; a remote that names none is a config to fix.
+ */
+async function defaultBranch(
+  entry: PendingDelivery,
+  token: string,
+): Promise<string | AttemptResult> {
   const { job } = entry;
-  const draft = { ...job, head: job.branch };
+  const env = { ...pushEnvironment(job.forge, token), LC_ALL: "C" };
+  const head = await remoteHeadBranch(job.repoDir, job.remote, { env, extendEnv: false });
+  if (head.kind === "branch") return head.branch;
+  return /names no HEAD/.test(head.detail)
+    ? { kind: "dead", error: `${head.detail}: set deliver.pull_request.base` }
+    : { kind: "retry", error: head.detail };
+}
+
+async function openOrUpdate(
+  forge: Forge,
+  entry: PendingDelivery,
+  base: string,
+): Promise<AttemptResult> {
+  const { job } = entry;
+  const draft = { ...job, head: job.branch, base };
   try {
-    const open = await forge.findOpen(job.branch, job.base);
+    const open = await forge.findOpen(job.branch, base);
     if (open !== undefined) {
       const updated = await forge.update(open.number, draft);
       return { kind: "delivered", action: "updated", ...updated };

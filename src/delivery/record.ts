@@ -17,7 +17,8 @@ export const deliveryJobSchema = z.object({
   sha: z.string().regex(/^[0-9a-f]{40,64}$/),
   /** `autoloop/<schedule>` on the remote. */
   branch: z.string(),
-  base: z.string(),
+  /** The branch the pull request merges into; absent: the remote's HEAD branch, asked then. */
+  base: z.string().optional(),
   remote: z.string(),
   forge: z.enum(FORGES),
   apiUrl: z.string(),

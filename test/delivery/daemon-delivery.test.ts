@@ -111,6 +111,8 @@ async function deliveringDaemon(token: string) {
   writeFileSync(join(work, "app.js"), "original\n");
   git(work, "add", "-A");
   git(work, "commit", "--quiet", "-m", "init");
+  // The pull request's base: the remote's HEAD branch (the daemon fetched nothing for the run).
+  git(work, "push", "--quiet", join(remotes, "octo", "app.git"), "main");
   git(work, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
 
   const saved = { ...process.env };

@@ -1,8 +1,8 @@
 // Before a worktree run starts: its remote fetched, so the run's tree is made from what the
 // team has there, not from a local clone that drifts. Our code path, not the run's: git by
 // argv, with the user's own git config for credentials, never a prompt, and a time limit.
+import { remoteHeadBranch } from "../../forge/remote-head.js";
 import { runGit } from "../../util/git-run.js";
-import { REF_NAME } from "../config/deliver.js";
 import type { RunFetch } from "../config/fetch.js";
 import type { LaunchSpec } from "./spec.js";
 
@@ -23,19 +23,6 @@ async function git(cwd: string, args: string[], env: NodeJS.ProcessEnv, timeoutM
   return { ok: r.ok, stdout: r.stdout, why };
 }
 
-/** The branch the remote's HEAD points at, as `git ls-remote --symref` tells it. */
-async function remoteHead(cwd: string, remote: string, env: NodeJS.ProcessEnv, ms: number) {
-  const r = await git(cwd, ["ls-remote", "--symref", "--", remote, "HEAD"], env, ms);
-  if (!r.ok) return { ok: false as const, why: `git ls-remote ${remote} failed: ${r.why}` };
-  const branch = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(r.stdout)?.[1];
-  if (branch === undefined || !REF_NAME.test(branch))
-    return {
-      ok: false as const,
-      why: `remote ${remote} names no HEAD branch; set fetch_base to the branch runs start from`,
-    };
-  return { ok: true as const, branch };
-}
-
 /** Fetches `fetch.base` (or the remote's HEAD branch) of `fetch.remote` into its tracking ref. */
 export async function fetchRunBase(
   cwd: string,
@@ -46,8 +33,15 @@ export async function fetchRunBase(
   const { remote } = fetch;
   let branch = fetch.base;
   if (branch === undefined) {
-    const head = await remoteHead(cwd, remote, env, timeoutMs);
-    if (!head.ok) return { kind: "failed", detail: head.why };
+    const head = await remoteHeadBranch(cwd, remote, {
+      env: { ...env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
+      timeoutMs,
+    });
+    if (head.kind === "failed")
+      return {
+        kind: "failed",
+        detail: `${head.detail}; set fetch_base to the branch runs start from`,
+      };
     branch = head.branch;
   }
   const tracking = `refs/remotes/${remote}/${branch}`;

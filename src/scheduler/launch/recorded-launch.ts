@@ -112,7 +112,11 @@ export async function startClaimed(
   if (handle.pid !== undefined) {
     const { pid, startTime, outputPath, journalPath, journalOffset } = handle;
     deps.heartbeats?.start({ runId, schedule: spec.schedule, pid, startTime });
-    ledger.started(runId, { pid, startTime, outputPath, journalPath, journalOffset });
+    const from = spec.kind === "preset" ? spec.startFrom : undefined;
+    ledger.started(runId, {
+      ...{ pid, startTime, outputPath, journalPath, journalOffset },
+      ...(from !== undefined && { from }),
+    });
   }
   const done = handle.done
     .catch((err: unknown) => endOfFailedWatcher(err, handle.journalPath, deps.logger, runId))

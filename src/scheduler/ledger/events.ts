@@ -52,6 +52,11 @@ export interface StartedEvent extends Base {
   outputPath: string;
   journalPath: string;
   journalOffset: number;
+  /**
+   * The remote's branch (and commit) the daemon fetched and the run's worktree started from:
+   * the daemon's own record of a run's base, where the run's worktree metadata is the run's.
+   */
+  from?: { branch: string; commit: string };
 }
 
 export interface FinishedEvent extends Base {

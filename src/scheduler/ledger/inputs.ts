@@ -86,4 +86,6 @@ export interface StartInfo {
   outputPath: string;
   journalPath: string;
   journalOffset: number;
+  /** What the daemon fetched and the run's worktree started from (a run that fetches). */
+  from?: { branch: string; commit: string };
 }
