@@ -8,7 +8,7 @@ import { repositoryOfRemote } from "../forge/remote.js";
 import { remoteHeadBranch } from "../forge/remote-head.js";
 import { resolveSecret } from "../util/secrets.js";
 import { FORGE_CLIENTS } from "./forges.js";
-import type { PendingDelivery } from "./record.js";
+import type { DeliveryJob, PendingDelivery } from "./record.js";
 
 export type AttemptResult =
   | { kind: "delivered"; action: "opened" | "updated"; number: number; url: string }
@@ -41,7 +41,7 @@ function pushProblem(outcome: PushOutcome, branch: string): AttemptResult | unde
 }
 
 export async function attemptDelivery(
-  entry: PendingDelivery,
+  entry: PendingDelivery<DeliveryJob>,
   deps: AttemptDeps,
 ): Promise<AttemptResult> {
   const { job } = entry;
@@ -102,7 +102,7 @@ async function defaultBranch(
 
 async function openOrUpdate(
   forge: Forge,
-  entry: PendingDelivery,
+  entry: PendingDelivery<DeliveryJob>,
   base: string,
 ): Promise<AttemptResult> {
   const { job } = entry;
@@ -116,14 +116,19 @@ async function openOrUpdate(
     const opened = await forge.open(draft);
     return { kind: "delivered", action: "opened", ...opened };
   } catch (err) {
-    if (!(err instanceof ForgeError))
-      return { kind: "retry", error: String((err as Error)?.message ?? err) };
-    return err.failure.kind === "retry"
-      ? {
-          kind: "retry",
-          error: err.message,
-          ...(err.failure.retryAfterMs !== undefined && { retryAfterMs: err.failure.retryAfterMs }),
-        }
-      : { kind: "dead", error: err.message };
+    return forgeErrorResult(err);
   }
+}
+
+/** A forge call's failure as the queue takes it: try again (when the forge said), or give up. */
+export function forgeErrorResult(err: unknown): AttemptResult {
+  if (!(err instanceof ForgeError))
+    return { kind: "retry", error: String((err as Error)?.message ?? err) };
+  return err.failure.kind === "retry"
+    ? {
+        kind: "retry",
+        error: err.message,
+        ...(err.failure.retryAfterMs !== undefined && { retryAfterMs: err.failure.retryAfterMs }),
+      }
+    : { kind: "dead", error: err.message };
 }

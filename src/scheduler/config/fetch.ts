@@ -31,10 +31,11 @@ export function runFetchOf(s: {
   deliver?: DeliverSettings;
 }): RunFetch | undefined {
   const pull = s.deliver?.pullRequest;
-  if (s.fetch !== true && pull === undefined) return undefined;
+  const review = s.deliver?.review;
+  if (s.fetch !== true && pull === undefined && review === undefined) return undefined;
   const base = s.fetchBase ?? pull?.base;
   return {
-    remote: s.fetchRemote ?? pull?.remote ?? "origin",
+    remote: s.fetchRemote ?? pull?.remote ?? review?.remote ?? "origin",
     ...(base !== undefined && { base }),
   };
 }

@@ -14,6 +14,7 @@ import type { RunHeartbeats } from "../launch/heartbeats.js";
 import type { RunHandle } from "../launch/launcher.js";
 import type { ProcessStarter } from "../launch/process-start.js";
 import { claimLaunch, startClaimed } from "../launch/recorded-launch.js";
+import { pullNumberOfPayload, withReviewTarget } from "../launch/review-checkout.js";
 import type { RunElsewhere } from "../launch/run-liveness.js";
 import type { LaunchSpec } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
@@ -329,8 +330,11 @@ export class SlotRunner {
       l.standing,
     );
     if (l.retry !== undefined) spec.retry = l.retry;
-    const launched =
-      l.hook === undefined ? withoutDelivery(spec, schedule) : withDelivery(spec, l.hook);
+    const launched = withReviewTarget(
+      l.hook === undefined ? withoutDelivery(spec, schedule) : withDelivery(spec, l.hook),
+      schedule.deliver?.review,
+      pullNumberOfPayload(l.hook?.payload),
+    );
     const claim = claimLaunch(this.ctx.ledger, launched, trigger, l.hook);
     this.runs.claimed(runId);
     if (claim.kind === "duplicate") {

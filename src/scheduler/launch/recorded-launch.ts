@@ -62,12 +62,17 @@ export interface Beating {
 }
 
 /** A run that never started because its remote could not be fetched: a transient failure. */
-function unfetched(spec: LaunchSpec, detail: string, durationMs: number): RunHandle {
+function unfetched(
+  spec: LaunchSpec,
+  detail: string,
+  durationMs: number,
+  stopReason = "transient_error",
+): RunHandle {
   const journalPath = journalPathFor(spec.cwd);
   const outcome: RunOutcome = {
     status: "failed",
     basis: "fetch",
-    stopReason: "transient_error",
+    stopReason,
     durationMs,
     journalPath,
     detail: `the run did not start: ${detail}`,
@@ -101,7 +106,7 @@ export async function startClaimed(
   const { runId, timeoutMs } = spec;
   const handle =
     ready.kind === "failed"
-      ? unfetched(spec, ready.detail, now() - fetchStart)
+      ? unfetched(spec, ready.detail, now() - fetchStart, ready.stopReason)
       : await launchRun(spec, {
           ...deps,
           onKill: (cause) => {
@@ -113,9 +118,11 @@ export async function startClaimed(
     const { pid, startTime, outputPath, journalPath, journalOffset } = handle;
     deps.heartbeats?.start({ runId, schedule: spec.schedule, pid, startTime });
     const from = spec.kind === "preset" ? spec.startFrom : undefined;
+    const review = spec.kind === "preset" ? spec.review?.number : undefined;
     ledger.started(runId, {
       ...{ pid, startTime, outputPath, journalPath, journalOffset },
       ...(from !== undefined && { from }),
+      ...(review !== undefined && { review }),
     });
   }
   const done = handle.done

@@ -57,6 +57,8 @@ export interface StartedEvent extends Base {
    * the daemon's own record of a run's base, where the run's worktree metadata is the run's.
    */
   from?: { branch: string; commit: string };
+  /** The pull request a review run checked out and reviews (`deliver.review`). */
+  review?: number;
 }
 
 export interface FinishedEvent extends Base {

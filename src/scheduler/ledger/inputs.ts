@@ -88,4 +88,6 @@ export interface StartInfo {
   journalOffset: number;
   /** What the daemon fetched and the run's worktree started from (a run that fetches). */
   from?: { branch: string; commit: string };
+  /** The pull request a review run checked out (`deliver.review`). */
+  review?: number;
 }
