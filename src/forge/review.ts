@@ -45,6 +45,6 @@ type ReviewClient = (options: ForgeOptions) => ReviewForge;
 /** Each forge's review client, loaded on its first use (the clients are large). */
 export const REVIEW_CLIENTS: Record<ForgeKind, () => Promise<ReviewClient>> = {
   github: async () => (await import("./github-review.js")).githubReviews,
-  gitlab: async () => (await import("./github-review.js")).githubReviews,
+  gitlab: async () => (await import("./gitlab-review.js")).gitlabReviews,
   gitea: async () => (await import("./github-review.js")).githubReviews,
 };
