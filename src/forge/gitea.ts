@@ -11,7 +11,8 @@ interface GiteaPull {
   base?: { ref?: string };
 }
 
-export function giteaForge(options: ForgeOptions): Forge {
+/** A call to the repository's API (`path` under /repos/<owner>/<name>), failures as ForgeErrors. */
+export function giteaClient(options: ForgeOptions) {
   const root = `${options.apiUrl}/repos/${options.repository}`;
   const send = async <T>(
     what: string,
@@ -44,6 +45,11 @@ export function giteaForge(options: ForgeOptions): Forge {
       answer.status,
     );
   };
+  return send;
+}
+
+export function giteaForge(options: ForgeOptions): Forge {
+  const send = giteaClient(options);
   const ref = (p: GiteaPull): PullRequestRef => ({ number: p.number, url: p.html_url });
   return {
     async findOpen(head, base) {

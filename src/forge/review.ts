@@ -46,5 +46,5 @@ type ReviewClient = (options: ForgeOptions) => ReviewForge;
 export const REVIEW_CLIENTS: Record<ForgeKind, () => Promise<ReviewClient>> = {
   github: async () => (await import("./github-review.js")).githubReviews,
   gitlab: async () => (await import("./gitlab-review.js")).gitlabReviews,
-  gitea: async () => (await import("./github-review.js")).githubReviews,
+  gitea: async () => (await import("./gitea-review.js")).giteaReviews,
 };
