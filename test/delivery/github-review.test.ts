@@ -6,11 +6,13 @@
 // GitHub checked against GitHub's published OpenAPI document, reached through Octokit.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startDeliveries } from "../../src/app/deliveries.js";
 import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { hookKey, hookPayloadPath } from "../../src/scheduler/hooks/delivery.js";
-import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { nextEvent, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { GIT_ENV, git } from "../helpers/git.js";
@@ -39,7 +41,7 @@ function reviewerPreset(dir: string, seen: string): string {
 }
 
 /** A repository with pull request #1 (a branch of its own) and #2 (from a fork). */
-async function reviewWorld() {
+async function reviewProject() {
   const dir = tempDir();
   const remotes = join(dir, "remotes");
   const bare = join(remotes, "octo", "app.git");
@@ -89,6 +91,12 @@ async function reviewWorld() {
   );
   git(work, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
 
+  return { github, seen, config, configFile: join(dir, "autoloop-cron.toml"), dir };
+}
+
+/** The project with a daemon and its deliveries running. */
+async function reviewWorld() {
+  const { github, seen, config } = await reviewProject();
   const saved = { ...process.env };
   Object.assign(process.env, GIT_ENV, { GH_TOKEN: TOKEN });
   const daemon = await startDaemon(config);
@@ -101,6 +109,13 @@ async function reviewWorld() {
   });
   return { daemon, github, seen, stateDir: config.stateDir };
 }
+
+const fireCli = (configFile: string, ...args: string[]) =>
+  execa(process.execPath, [AUTOLOOP_CRON, "fire", "review-pr", ...args, "--config", configFile], {
+    reject: false,
+    env: cleanEnv({ ...GIT_ENV, GH_TOKEN: TOKEN }),
+    extendEnv: false,
+  });
 
 /** What the HTTP endpoint hands the daemon for a GitHub `pull_request` event. */
 function firePullRequestHook(daemon: SchedulerDaemon, stateDir: string, id: string, n: number) {
@@ -143,7 +158,14 @@ describe("a review on the GitHub pull request a run was fired for", () => {
     const inside = prompt!.split(`-----BEGIN PULL REQUEST TEXT ${nonce}-----`)[1]!;
     expect(inside.split(`-----END PULL REQUEST TEXT ${nonce}-----`)[0]).toContain(INJECTION);
 
-    const second = firePullRequestHook(daemon, stateDir, "delivery-2", 1);
+    // The next review of the same pull request, fired by hand (`fire --set pr=1`).
+    const fired = await daemon.control({
+      action: "fire",
+      schedule: "review-pr",
+      pullRequest: 1,
+    });
+    if (!fired.ok) throw new Error(fired.error);
+    const second = fired.runId!;
     await waitFor(
       () => github.reviews[0]!.body.includes(second) || undefined,
       "the review edited by the second run",
@@ -153,6 +175,20 @@ describe("a review on the GitHub pull request a run was fired for", () => {
     expect(github.requests.filter((r) => r.method === "PUT")).toHaveLength(1);
     expect(github.problems).toEqual([]);
   }, 120_000);
+
+  it("checks out the pull request `fire --set pr=N` names, without a daemon too", async () => {
+    const { seen, configFile, dir } = await reviewProject();
+    const fired = await fireCli(configFile, "--set", "pr=1");
+    expect(fired.exitCode, fired.stderr).toBe(0);
+    const ledger = RunLedger.open(join(dir, "state"));
+    const runId = [...ledger.runIdsNewestFirst("review-pr")][0]!;
+    const started = ledger.replay(runId)!.events.find((e) => e.event === "started");
+    expect(started).toMatchObject({ review: 1, from: { branch: "pull/1/head" } });
+    expect(readdirText(seen)[0]).toContain("-----BEGIN PULL REQUEST TEXT");
+    const bad = await fireCli(configFile, "--set", "max_iterations=3");
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain("expected pr=<pull request number>");
+  }, 60_000);
 
   it("refuses a fork's pull request without allow_forks: the run never starts", async () => {
     const { daemon, github, seen, stateDir } = await reviewWorld();

@@ -45,6 +45,19 @@ export function withReviewTarget(
   return { ...spec, review: { number, settings } };
 }
 
+/** Why `fire --set pr=<n>` cannot fire `schedule` for that pull request; undefined: it can. */
+export function pullRequestProblem(
+  schedule: { name: string; deliver?: { review?: unknown } },
+  pullRequest: number | undefined,
+): string | undefined {
+  if (pullRequest === undefined) return undefined;
+  if (!Number.isSafeInteger(pullRequest) || pullRequest < 1)
+    return `pr: found ${JSON.stringify(pullRequest)}; expected a pull request number such as 42`;
+  if (schedule.deliver?.review === undefined)
+    return `schedule ${JSON.stringify(schedule.name)} has no deliver.review: pr=<n> picks the pull request a review run checks out; add deliver = { review = { ... } } to the schedule`;
+  return undefined;
+}
+
 const MAX_TEXT = 16_000;
 
 /**
