@@ -20,7 +20,8 @@ export interface RunFetch {
 
 /**
  * Whether a schedule's runs fetch, and what: on when `fetch = true` or `deliver` is set
- * (a pull request is made against the remote, so its work must start from it). The remote and
+ * (a pull request is made against the remote, so its work must start from it; a review run
+ * fetches the head of its pull request instead). The remote and
  * branch are `fetch_remote`/`fetch_base`, else the pull request's, else "origin" and the
  * remote's HEAD branch.
  */
