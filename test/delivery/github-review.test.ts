@@ -41,7 +41,7 @@ function reviewerPreset(dir: string, seen: string): string {
 }
 
 /** A repository with pull request #1 (a branch of its own) and #2 (from a fork). */
-async function reviewProject() {
+async function reviewProject(extra = "") {
   const dir = tempDir();
   const remotes = join(dir, "remotes");
   const bare = join(remotes, "octo", "app.git");
@@ -58,7 +58,7 @@ async function reviewProject() {
   const review = `deliver = { review = { forge = "github", token_env = "GH_TOKEN", api_url = "${github.url}", repository = "octo/app", report = "REVIEW.md" } }`;
   const config = writeCronConfig(
     dir,
-    `[[schedule]]\nname = "review-pr"\ncron = "0 0 1 1 *"\npreset = ${JSON.stringify(preset)}\nobjective = "Review the change"\nproject_dir = "../work"\nisolation = "worktree"\n${review}\n`,
+    `[[schedule]]\nname = "review-pr"\ncron = "0 0 1 1 *"\npreset = ${JSON.stringify(preset)}\nobjective = "Review the change"\nproject_dir = "../work"\nisolation = "worktree"\n${review}\n${extra}\n`,
   );
   const work = join(dir, "work");
   git(work, "init", "--quiet", "--initial-branch=main");
@@ -95,8 +95,8 @@ async function reviewProject() {
 }
 
 /** The project with a daemon and its deliveries running. */
-async function reviewWorld() {
-  const { github, seen, config } = await reviewProject();
+async function reviewWorld(extra = "") {
+  const { github, seen, config } = await reviewProject(extra);
   const saved = { ...process.env };
   Object.assign(process.env, GIT_ENV, { GH_TOKEN: TOKEN });
   const daemon = await startDaemon(config);
@@ -188,6 +188,19 @@ describe("a review on the GitHub pull request a run was fired for", () => {
     const bad = await fireCli(configFile, "--set", "max_iterations=3");
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain("expected pr=<pull request number>");
+  }, 60_000);
+
+  it("retries a review whose forge did not answer as a review of the same pull request", async () => {
+    const retry = 'retry = { attempts = 2, delay = "1s", on = ["transient"] }';
+    const { daemon, github } = await reviewWorld(retry);
+    github.failures.push({ status: 503 });
+    const fired = await daemon.control({ action: "fire", schedule: "review-pr", pullRequest: 1 });
+    if (!fired.ok) throw new Error(fired.error);
+    const first = fired.runId!;
+    await waitFor(() => github.reviews.length === 1 || undefined, "the retry's review", 60_000);
+    expect(daemon.ledger.summary(first)).toMatchObject({ stopReason: "transient_error" });
+    expect(github.reviews[0]!.body).toContain("Head: the feature");
+    expect(github.reviews[0]!.body).not.toContain(`\`${first}\``);
   }, 60_000);
 
   it("refuses a fork's pull request without allow_forks: the run never starts", async () => {

@@ -310,6 +310,7 @@ export class SlotRunner {
         standing,
         retry: { attempt, parentRunId },
         ...hook,
+        ...(owed.review !== undefined && { pullRequest: owed.review }),
       });
       return "launched";
     }

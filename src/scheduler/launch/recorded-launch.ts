@@ -47,12 +47,14 @@ export function claimLaunch(
   const { runId, schedule, slot, kind, cwd, timeoutMs } = spec;
   const argv = launchArgv(spec);
   const budget = spec.kind === "preset" ? spec.budget : undefined;
+  const review = spec.kind === "preset" ? spec.review?.number : undefined;
   return ledger.schedule({
     ...{ runId, schedule, slot, trigger, kind, argv, cwd, timeoutMs },
     ...(budget?.usd !== undefined && { budgetUsd: budget.usd }),
     ...(budget?.tokens !== undefined && { budgetTokens: budget.tokens }),
     ...(spec.retry !== undefined && spec.retry),
     ...(hook !== undefined && { key: hook.key, hookId: hook.id }),
+    ...(review !== undefined && { review }),
   });
 }
 

@@ -69,6 +69,8 @@ export interface PlannedRun extends SlotRun {
   /** A retry's first attempt. */
   parentRunId?: string;
   hookId?: string;
+  /** The pull request a review run is for (`deliver.review`). */
+  review?: number;
 }
 
 export interface SkippedRun extends SlotRun {
