@@ -3,10 +3,7 @@
 // Gitea's REST API on a loopback server (requests checked against the fields Gitea's API
 // documentation requires).
 import { createServer } from "node:http";
-import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { DeliveryQueue } from "../../src/delivery/queue.js";
-import { runReview } from "../../src/delivery/run-review.js";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
 import { checkOutReview } from "../../src/scheduler/launch/review-checkout.js";
 import type { LaunchSpec } from "../../src/scheduler/launch/spec.js";
@@ -16,7 +13,7 @@ import {
   scheduleDefaults,
 } from "../../src/scheduler/schedules/schedule-file.js";
 import { cleanupTempDirs } from "../helpers/cli.js";
-import { deliveryProject, worktreeRun } from "../helpers/delivery-world.js";
+import { deliveryProject, reviewTwice } from "../helpers/delivery-world.js";
 import { git } from "../helpers/git.js";
 import { closeLoopback, listenLoopback } from "../helpers/loopback.js";
 
@@ -119,22 +116,12 @@ describe("a review on a Gitea pull request", () => {
     const fork = await checkOutReview(spec, { number: 2, settings }, {}, ENV);
     expect(fork).toMatchObject({ kind: "failed", stopReason: "fork_refused" });
 
-    const queue = DeliveryQueue.open({
-      path: join(w.root, "deliveries.jsonl"),
-      attempt: { env: ENV },
-    });
-    closers.push(() => queue.close());
-    for (const runId of ["run-1", "run-2"]) {
-      const outcome = worktreeRun(w.project, runId, `${runId}\n`, "REVIEW.md");
-      const d = await runReview(w.schedule, runId, outcome, 1);
-      if (d.kind !== "deliver") throw new Error(d.why);
-      queue.enqueue(d.job);
-      await queue.deliverDue();
-      expect(queue.result(runId)).toMatchObject({
-        kind: "delivered",
-        url: w.comments[0]!.html_url,
-      });
-    }
+    const results = await reviewTwice(w.root, w.project, w.schedule, ENV);
+    const url = w.comments[0]!.html_url;
+    expect(results).toEqual([
+      { kind: "delivered", action: "opened", number: 1, url },
+      { kind: "delivered", action: "updated", number: 1, url },
+    ]);
     expect(w.comments).toHaveLength(1);
     expect(w.comments[0]!.body).toContain("# Simplify: run-2");
     expect(w.problems).toEqual([]);

@@ -1,10 +1,7 @@
 // A review on a GitLab merge request: the daemon's checkout of its head
 // (`refs/merge-requests/<iid>/head`, over git's smart-HTTP server with the token), a fork's
 // merge request refused, and the run's report kept as one note, edited by the next run.
-import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { DeliveryQueue } from "../../src/delivery/queue.js";
-import { runReview } from "../../src/delivery/run-review.js";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
 import { checkOutReview } from "../../src/scheduler/launch/review-checkout.js";
 import type { LaunchSpec } from "../../src/scheduler/launch/spec.js";
@@ -14,7 +11,7 @@ import {
   scheduleDefaults,
 } from "../../src/scheduler/schedules/schedule-file.js";
 import { cleanupTempDirs } from "../helpers/cli.js";
-import { deliveryProject, worktreeRun } from "../helpers/delivery-world.js";
+import { deliveryProject, reviewTwice } from "../helpers/delivery-world.js";
 import { FakeGitLab, PROJECT_ID } from "../helpers/fake-gitlab.js";
 import { git } from "../helpers/git.js";
 
@@ -88,23 +85,12 @@ describe("a review on a GitLab merge request", () => {
 
   it("keeps the report as one note, edited by the next run", async () => {
     const w = await world();
-    const queue = DeliveryQueue.open({
-      path: join(w.root, "deliveries.jsonl"),
-      attempt: { env: ENV },
-    });
-    closers.push(() => queue.close());
-    for (const runId of ["run-1", "run-2"]) {
-      const outcome = worktreeRun(w.project, runId, `${runId}\n`, "REVIEW.md");
-      const d = await runReview(w.schedule, runId, outcome, 1);
-      if (d.kind !== "deliver") throw new Error(d.why);
-      queue.enqueue(d.job);
-      await queue.deliverDue();
-      expect(queue.result(runId)).toMatchObject({
-        kind: "delivered",
-        action: runId === "run-1" ? "opened" : "updated",
-        url: "https://gitlab.example/group/app/-/merge_requests/1#note_500",
-      });
-    }
+    const results = await reviewTwice(w.root, w.project, w.schedule, ENV);
+    const url = "https://gitlab.example/group/app/-/merge_requests/1#note_500";
+    expect(results).toEqual([
+      { kind: "delivered", action: "opened", number: 1, url },
+      { kind: "delivered", action: "updated", number: 1, url },
+    ]);
     expect(w.gitlab.notes).toHaveLength(1);
     expect(w.gitlab.notes[0]!.body).toContain("# Simplify: run-2");
     expect(w.gitlab.notes[0]!.body).toContain("<!-- autoloop-cron:review:review-mr -->");
