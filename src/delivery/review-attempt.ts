@@ -1,7 +1,7 @@
 // One attempt at posting a run's review: the schedule's earlier review of the pull request,
 // found by its hidden marker, is edited in place; else a new one is posted. Safe to repeat
 // after a crash: a review posted before the crash is found by its marker, not posted twice.
-import type { ForgeOptions } from "../forge/forge.js";
+import { ForgeError, type ForgeOptions } from "../forge/forge.js";
 import { repositoryOfRemote } from "../forge/remote.js";
 import { REVIEW_CLIENTS, type ReviewForge, reviewMarker } from "../forge/review.js";
 import { resolveSecret } from "../util/secrets.js";
@@ -39,13 +39,26 @@ export async function attemptReview(
   });
   try {
     const earlier = await client.findReview(job.number, reviewMarker(job.schedule));
-    if (earlier !== undefined) {
-      const updated = await client.updateReview(job.number, earlier.id, job.body);
+    const updated = earlier && (await editIfOurs(client, job, earlier.id));
+    if (updated !== undefined)
       return { kind: "delivered", action: "updated", number: job.number, url: updated.url };
-    }
     const posted = await client.postReview(job.number, job.body);
     return { kind: "delivered", action: "opened", number: job.number, url: posted.url };
   } catch (err) {
     return forgeErrorResult(err);
+  }
+}
+
+/**
+ * Edits the marked review; undefined when the forge refuses for good: anyone can write the
+ * marker, and a review that is not the token's own is not the schedule's to edit (a new one
+ * is posted, which the next run finds first, being the newest).
+ */
+async function editIfOurs(client: ReviewForge, job: ReviewJob, id: number) {
+  try {
+    return await client.updateReview(job.number, id, job.body);
+  } catch (err) {
+    if (err instanceof ForgeError && err.failure.kind === "permanent") return undefined;
+    throw err;
   }
 }

@@ -50,7 +50,7 @@ export function giteaReviews(options: ForgeOptions): ReviewForge {
         "GET",
         `/issues/${number}/comments?limit=${COMMENTS_PAGE}`,
       );
-      const found = comments.find((c) => c.body.includes(marker));
+      const found = comments.findLast((c) => c.body.includes(marker));
       return found === undefined ? undefined : { id: found.id, url: found.html_url };
     },
     async postReview(number, body) {

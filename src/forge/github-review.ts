@@ -32,7 +32,7 @@ export function githubReviews(options: ForgeOptions): ReviewForge {
           per_page: 100,
         }),
       );
-      const found = reviews.find((r) => r.body?.includes(marker));
+      const found = reviews.findLast((r) => r.body?.includes(marker));
       return found === undefined ? undefined : { id: found.id, url: found.html_url };
     },
     async postReview(number, body) {

@@ -30,9 +30,9 @@ export function gitlabReviews(options: ForgeOptions): ReviewForge {
     },
     async findReview(iid, marker) {
       const notes = await call(`listing the notes of merge request !${iid}`, () =>
-        api.MergeRequestNotes.all(projectId, iid),
+        api.MergeRequestNotes.all(projectId, iid, { sort: "asc", orderBy: "created_at" }),
       );
-      const found = notes.find((n) => n.body.includes(marker));
+      const found = notes.findLast((n) => n.body.includes(marker));
       return found === undefined ? undefined : { id: found.id, url: await noteUrl(iid, found.id) };
     },
     async postReview(iid, body) {

@@ -26,7 +26,7 @@ export interface ReviewRef {
 
 export interface ReviewForge {
   pull(number: number): Promise<PullUnderReview>;
-  /** The review (note, comment) whose body holds `marker`, if one was posted. */
+  /** The newest review (note, comment) whose body holds `marker`, if one was posted. */
   findReview(number: number, marker: string): Promise<ReviewRef | undefined>;
   postReview(number: number, body: string): Promise<ReviewRef>;
   updateReview(number: number, id: number, body: string): Promise<ReviewRef>;

@@ -9,11 +9,18 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startDeliveries } from "../../src/app/deliveries.js";
+import { parseConfigText } from "../../src/scheduler/config/config.js";
 import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { hookKey, hookPayloadPath } from "../../src/scheduler/hooks/delivery.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import {
+  parseScheduleFile,
+  type Schedule,
+  scheduleDefaults,
+} from "../../src/scheduler/schedules/schedule-file.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { nextEvent, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
+import { deliveryProject, reviewTwice } from "../helpers/delivery-world.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { GIT_ENV, git } from "../helpers/git.js";
 import { startGitHttp } from "../helpers/git-http.js";
@@ -117,6 +124,26 @@ const fireCli = (configFile: string, ...args: string[]) =>
     extendEnv: false,
   });
 
+const PULL = {
+  base: "main",
+  title: "A change",
+  body: "",
+  draft: false,
+  state: "open" as const,
+  merged: false,
+  labels: [],
+  reviewers: [],
+};
+
+function reviewSchedule(apiUrl: string): Schedule {
+  const config = parseConfigText("autoloop-cron.toml", "", "/srv").config!;
+  const text = `[[schedule]]\nname = "review-pr"\ncron = "0 2 * * *"\npreset = "review"\nobjective = "o"\nproject_dir = "/srv/p"\ndeliver = { review = { forge = "github", token_env = "GH_TOKEN", api_url = "${apiUrl}", repository = "octo/app" } }\n`;
+  return parseScheduleFile("s.toml", text, scheduleDefaults(config), {
+    fileDir: "/srv",
+    configDir: "/srv",
+  }).schedules[0]!;
+}
+
 /** What the HTTP endpoint hands the daemon for a GitHub `pull_request` event. */
 function firePullRequestHook(daemon: SchedulerDaemon, stateDir: string, id: string, n: number) {
   const payloadPath = hookPayloadPath(stateDir, "review-pr", id);
@@ -202,6 +229,32 @@ describe("a review on the GitHub pull request a run was fired for", () => {
     expect(github.reviews[0]!.body).toContain("Head: the feature");
     expect(github.reviews[0]!.body).not.toContain(`\`${first}\``);
   }, 60_000);
+
+  it("posts its own review when the marked one is someone else's, and edits its own after", async () => {
+    const p = await deliveryProject("octo/app", TOKEN);
+    const github = await new FakeGitHub("octo", "app", TOKEN).start();
+    closers.push(
+      () => p.gitHttp.close(),
+      () => github.close(),
+    );
+    github.pulls.push({ ...PULL, number: 1, head: "feature" });
+    const marker = "<!-- autoloop-cron:review:review-pr -->";
+    github.reviews.push({
+      id: 7,
+      pull: 1,
+      body: `LGTM ${marker}`,
+      event: "COMMENT",
+      user: "mallory",
+    });
+    const schedule = { ...reviewSchedule(github.url), projectDir: p.project } as Schedule;
+    const results = await reviewTwice(p.root, p.project, schedule, { GH_TOKEN: TOKEN });
+    expect(results.map((r) => r?.kind === "delivered" && r.action)).toEqual(["opened", "updated"]);
+    expect(github.reviews.map((r) => [r.id, r.body.includes("run-2")])).toEqual([
+      [7, false],
+      [81, true],
+    ]);
+    expect(github.problems).toEqual([]);
+  });
 
   it("refuses a fork's pull request without allow_forks: the run never starts", async () => {
     const { daemon, github, seen, stateDir } = await reviewWorld();

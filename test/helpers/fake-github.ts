@@ -31,6 +31,8 @@ export interface FakeReview {
   pull: number;
   body: string;
   event: string;
+  /** Another user's review: the token cannot edit it. */
+  user?: string;
 }
 
 export interface ScriptedFailure {
@@ -232,6 +234,12 @@ export class FakeGitHub {
     const review = this.reviews.find((r) => r.pull === n && r.id === id);
     if (review === undefined)
       return { status: 404, answer: { message: "Not Found", documentation_url: "" } };
+    if (review.user !== undefined)
+      return {
+        status: 422,
+        // This route's 422 lists its errors as plain strings.
+        answer: { ...validationError("Unprocessable Entity"), errors: ["not the token's review"] },
+      };
     review.body = b.body ?? review.body;
     return { status: 200, answer: json(review) };
   }
