@@ -69,6 +69,9 @@ describe("deliver = { review = ... }", () => {
     const report = validateAll(loadConfig("autoloop-cron.toml", dir));
     expect(report.warnings.map(formatProblem)).toEqual([
       expect.stringContaining(
+        "schedule[0].deliver.review: found deliver.review on a command schedule; expected a preset schedule",
+      ),
+      expect.stringContaining(
         'schedule[0].deliver.review.token_env: found "NO_SUCH_REVIEW_TOKEN"; expected a forge token the daemon can read',
       ),
     ]);

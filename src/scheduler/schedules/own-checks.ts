@@ -233,6 +233,13 @@ function checkDeliver(s: Schedule, warnings: FieldProblem[]): void {
       expected:
         'worktree runs (isolation = "worktree"): only a run with its own branch is delivered as a pull request or a review',
     });
+  if (s.deliver?.review !== undefined && s.kind !== "preset")
+    warnings.push({
+      file: s.file,
+      field: at(s, "deliver.review"),
+      found: `deliver.review on a ${s.kind} schedule`,
+      expected: "a preset schedule: only a preset's run is given the pull request's head to review",
+    });
   for (const unusable of unusableDeliverTokens([s], process.env)) {
     const token = tokens.find((t) => t.key === unusable.key)!.token;
     warnings.push({
