@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startDeliveries } from "../../src/app/deliveries.js";
+import { DeliveryQueue } from "../../src/delivery/queue.js";
+import { runReview } from "../../src/delivery/run-review.js";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
 import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { hookKey, hookPayloadPath } from "../../src/scheduler/hooks/delivery.js";
@@ -20,7 +22,7 @@ import {
 } from "../../src/scheduler/schedules/schedule-file.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { nextEvent, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
-import { deliveryProject, reviewTwice } from "../helpers/delivery-world.js";
+import { deliveryProject, reviewTwice, worktreeRun } from "../helpers/delivery-world.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { GIT_ENV, git } from "../helpers/git.js";
 import { startGitHttp } from "../helpers/git-http.js";
@@ -253,6 +255,39 @@ describe("a review on the GitHub pull request a run was fired for", () => {
       [7, false],
       [81, true],
     ]);
+    expect(github.problems).toEqual([]);
+  });
+
+  it("posts no second review after a crash between the post and its record", async () => {
+    const p = await deliveryProject("octo/app", TOKEN);
+    const github = await new FakeGitHub("octo", "app", TOKEN).start();
+    closers.push(
+      () => p.gitHttp.close(),
+      () => github.close(),
+    );
+    github.pulls.push({ ...PULL, number: 1, head: "feature" });
+    const schedule = { ...reviewSchedule(github.url), projectDir: p.project } as Schedule;
+    const d = await runReview(
+      schedule,
+      "run-1",
+      worktreeRun(p.project, "run-1", "x\n", "REVIEW.md"),
+      1,
+    );
+    if (d.kind !== "deliver") throw new Error(d.why);
+    const path = join(p.root, "deliveries.jsonl");
+    const open = () => DeliveryQueue.open({ path, attempt: { env: { GH_TOKEN: TOKEN } } });
+    const first = open();
+    first.enqueue(d.job);
+    const enqueued = readFileSync(path, "utf8");
+    await first.deliverDue();
+    await first.close();
+    // The daemon died after the post, before its `delivered` line: the file as it was.
+    writeFileSync(path, enqueued);
+    const again = open();
+    await again.deliverDue();
+    await again.close();
+    expect(again.result("run-1")).toMatchObject({ kind: "delivered", action: "updated" });
+    expect(github.reviews).toHaveLength(1);
     expect(github.problems).toEqual([]);
   });
 
