@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { DeliveryQueue, type DeliveryQueueOptions } from "../delivery/queue.js";
 import { runDelivery } from "../delivery/run-delivery.js";
+import { runReview } from "../delivery/run-review.js";
 import type { MonitorService } from "../monitor/service.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import type { DaemonEvents, SchedulerDaemon } from "../scheduler/daemon/daemon.js";
@@ -32,20 +33,41 @@ export function startDeliveries(
   const onEnd = ({ schedule: name, runId, outcome }: DaemonEvents["finished"][0]) => {
     const schedule = daemon.schedules.get(name);
     if (schedule?.deliver === undefined) return;
-    runDelivery(schedule, runId, outcome, runPageUrl(daemon.config))
-      .then((d) => {
+    const started = startedRecord(daemon, runId);
+    const url = runPageUrl(daemon.config);
+    // A review run (fired for a pull request) posts its review; any other run delivers its branch.
+    const delivery =
+      started.review !== undefined
+        ? runReview(schedule, runId, outcome, started.review, url)
+        : schedule.deliver.pullRequest !== undefined
+          ? runDelivery(schedule, runId, outcome, url, started.from)
+          : undefined;
+    delivery
+      ?.then((d) => {
         if (d.kind === "deliver") queue.enqueue(d.job);
-        else logger.info({ schedule: name, runId }, `no pull request: ${d.why}`);
+        else logger.info({ schedule: name, runId }, `nothing delivered: ${d.why}`);
       })
-      .catch((err) =>
-        logger.error({ err, schedule: name, runId }, "pull request delivery not queued"),
-      );
+      .catch((err) => logger.error({ err, schedule: name, runId }, "delivery not queued"));
   };
   // A run that ended while the daemon was down is delivered when the next one starts.
   daemon.on("finished", onEnd);
   daemon.on("recovered", onEnd);
   queue.start();
   return queue;
+}
+
+/**
+ * What the daemon recorded as it launched the run: the branch it fetched for it, and the pull
+ * request a review run checked out.
+ */
+function startedRecord(daemon: SchedulerDaemon, runId: string): { from?: string; review?: number } {
+  const started = daemon.ledger.replay(runId)?.events.findLast((e) => e.event === "started");
+  if (started?.event !== "started") return {};
+  const from = started.from?.branch;
+  return {
+    ...(typeof from === "string" && { from }),
+    ...(Number.isSafeInteger(started.review) && { review: started.review }),
+  };
 }
 
 /** A run's page as people reach it, when `[http] public_url` says where that is. */

@@ -12,6 +12,7 @@ import { runningDaemon } from "../scheduler/daemon/control.js";
 import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
 import { RunHeartbeats } from "../scheduler/launch/heartbeats.js";
 import { launchRecorded } from "../scheduler/launch/recorded-launch.js";
+import { pullRequestProblem, withReviewTarget } from "../scheduler/launch/review-checkout.js";
 import { runLiveness, runsElsewhere } from "../scheduler/launch/run-liveness.js";
 import { RUN_KILL_GRACE_MS } from "../scheduler/launch/schedule-spec.js";
 import type { RunSummary, Trigger } from "../scheduler/ledger/events.js";
@@ -31,7 +32,8 @@ import { isGroupAlive, signalGroup } from "../util/process.js";
 import { openLedger, streamOutput } from "./cron-runs.js";
 
 /** What `fire` runs: a manual run now, or one scheduled slot (`--slot`, `--kubernetes-job`). */
-export type FireSlot = { kind: "now" } | { kind: "scheduled"; slot: Date };
+/** `pullRequest`: the pull request a review run checks out (`--set pr=<n>`). */
+export type FireSlot = { kind: "now"; pullRequest?: number } | { kind: "scheduled"; slot: Date };
 
 /** One attempt of the slot: the first (no `retry`) or a retry. */
 interface Attempt {
@@ -39,6 +41,7 @@ interface Attempt {
   slot: Date;
   trigger: Trigger;
   retry?: { attempt: number; parentRunId: string };
+  pullRequest?: number;
 }
 
 type AttemptEnd =
@@ -138,7 +141,11 @@ async function runAttempt(
     }
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
-  const spec = scheduledLaunchSpec(config, ledger, a.schedule, runId, a.slot, standing);
+  const spec = withReviewTarget(
+    scheduledLaunchSpec(config, ledger, a.schedule, runId, a.slot, standing),
+    a.schedule.deliver?.review,
+    a.pullRequest,
+  );
   if (a.retry !== undefined) spec.retry = a.retry;
   const env = runEnvironment(config, process.env, [
     ...hookSecretEnvNames(report.schedules),
@@ -189,6 +196,9 @@ export async function fireInProcess(
 ): Promise<number> {
   const report = validateAll(config);
   const schedule = findSchedule(report, name);
+  const pullRequest = when.kind === "now" ? when.pullRequest : undefined;
+  const problem = pullRequestProblem(schedule, pullRequest);
+  if (problem !== undefined) throw new UserError(`autoloop-cron fire: ${problem}`);
   const ledger = openLedger(config);
   const slot = when.kind === "scheduled" ? when.slot : new Date();
   const trigger: Trigger = when.kind === "scheduled" ? "cron" : "manual";
@@ -205,7 +215,12 @@ export async function fireInProcess(
     if (at > Date.now()) say(`${name}: waiting ${Math.ceil((at - Date.now()) / 1000)} s (jitter)`);
     await sleep(at - Date.now());
   }
-  let attempt: Attempt = { schedule, slot, trigger };
+  let attempt: Attempt = {
+    schedule,
+    slot,
+    trigger,
+    ...(pullRequest !== undefined && { pullRequest }),
+  };
   for (;;) {
     const end = await runAttempt(config, report, ledger, attempt);
     if (end.kind === "not run") return end.code;

@@ -12,7 +12,7 @@ import { configOf, parseCron } from "./cron-common.js";
 import { exitCodeOf, type FireSlot, fireInProcess } from "./cron-fire-local.js";
 import { streamOutput } from "./cron-runs.js";
 
-const HELP = `Usage: autoloop-cron fire <schedule> [--foreground] [--slot TIME] [--config FILE]
+const HELP = `Usage: autoloop-cron fire <schedule> [--foreground] [--slot TIME] [--set pr=N] [--config FILE]
 
 Launches a run of the schedule now (trigger "manual"), under the schedule's policies
 (enabled, pause, \`after\`, overlap; without a daemon a slot cannot wait, so "queue"
@@ -34,7 +34,25 @@ In a pod of a CronJob from \`export kubernetes\`, the slot is the Job's schedule
 read from the Job's name (<cronjob>-<minutes since the epoch>), which the downward API puts
 in $${JOB_NAME_ENV}. A Job made by hand (kubectl create job --from=cronjob/...) has
 another name: it runs as a manual fire.
+
+--set pr=N fires a schedule with \`deliver.review\` for pull request (GitLab: merge request)
+N: the daemon checks out its head for the run and posts the run's report as the schedule's
+review of it (a fork's pull request only with allow_forks = true).
 `;
+
+/** `--set pr=N`: the one key fire takes (a preset's settings are the schedule's \`set\`). */
+function pullRequestOf(p: Parsed): number | undefined {
+  let found: number | undefined;
+  for (const set of (p.values.set as string[] | undefined) ?? []) {
+    const m = /^pr=([1-9][0-9]{0,15})$/.exec(set);
+    if (m === null || !Number.isSafeInteger(Number(m[1])))
+      throw new UserError(
+        `autoloop-cron fire: --set ${JSON.stringify(set)}: expected pr=<pull request number>, such as --set pr=42 (the only key fire takes; a preset's settings go in the schedule's \`set\`)`,
+      );
+    found = Number(m[1]);
+  }
+  return found;
+}
 
 /** How long a foreground fire's Ctrl-C keeps asking the daemon to stop a run not started yet. */
 const STOP_RETRY_MS = 15_000;
@@ -69,17 +87,24 @@ export async function fireCommand(argv: string[]): Promise<number> {
     options: {
       foreground: { type: "boolean" },
       slot: { type: "string" },
+      set: { type: "string", multiple: true },
     },
   });
   if (p === undefined) return 0;
   const [name] = p.positionals;
   if (name === undefined) throw new UserError(`autoloop-cron fire: missing <schedule>\n\n${HELP}`);
-  const when = slotOf(p, name, process.env);
+  const pullRequest = pullRequestOf(p);
+  const slotWhen = slotOf(p, name, process.env);
+  if (pullRequest !== undefined && slotWhen.kind === "scheduled")
+    throw new UserError(
+      "autoloop-cron fire: --set pr=N fires a run now, not a scheduled slot: leave out --slot",
+    );
+  const when = pullRequest === undefined ? slotWhen : { kind: "now" as const, pullRequest };
   const config = configOf(p);
   // A scheduled slot is kept once by its claim on the state dir, not by a daemon's memory.
   if (when.kind === "scheduled" || !runningDaemon(config.stateDir))
     return fireInProcess(config, name, when);
-  const fired = await fireThroughDaemon(config.stateDir, name);
+  const fired = await fireThroughDaemon(config.stateDir, name, pullRequest);
   if (!flag(p, "foreground") || fired.runId === undefined) {
     process.stdout.write(`${fired.runId ?? fired.message}\n`);
     return 0;

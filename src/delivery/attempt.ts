@@ -3,11 +3,12 @@
 // a push already made is seen on the remote, an open pull request is found before one is opened.
 import type { Forge, ForgeOptions } from "../forge/forge.js";
 import { ForgeError } from "../forge/forge.js";
-import { type PushOutcome, pushRunCommit } from "../forge/push.js";
+import { type PushOutcome, pushEnvironment, pushRunCommit } from "../forge/push.js";
 import { repositoryOfRemote } from "../forge/remote.js";
+import { remoteHeadBranch } from "../forge/remote-head.js";
 import { resolveSecret } from "../util/secrets.js";
 import { FORGE_CLIENTS } from "./forges.js";
-import type { PendingDelivery } from "./record.js";
+import type { DeliveryJob, PendingDelivery } from "./record.js";
 
 export type AttemptResult =
   | {
@@ -46,7 +47,7 @@ function pushProblem(outcome: PushOutcome, branch: string): AttemptResult | unde
 }
 
 export async function attemptDelivery(
-  entry: PendingDelivery,
+  entry: PendingDelivery<DeliveryJob>,
   deps: AttemptDeps,
 ): Promise<AttemptResult> {
   const { job } = entry;
@@ -78,19 +79,42 @@ export async function attemptDelivery(
       kind: "dead",
       error: `the repository of remote ${job.remote} cannot be read from its URL: set deliver.pull_request.repository = "owner/name"`,
     };
+  const base = job.base ?? (await defaultBranch(entry, token));
+  if (typeof base !== "string") return base;
   const client = (deps.forges?.[job.forge] ?? (await FORGE_CLIENTS[job.forge]()))({
     apiUrl: job.apiUrl,
     repository,
     token,
   });
-  return await openOrUpdate(client, entry);
+  return await openOrUpdate(client, entry, base);
 }
 
-async function openOrUpdate(forge: Forge, entry: PendingDelivery): Promise<AttemptResult> {
+/**
+ * The remote's HEAD branch, for a job that names no base (the daemon fetched none for its run):
+ * asked of the remote with the token, as the push is; a remote that names none is a config to fix.
+ */
+async function defaultBranch(
+  entry: PendingDelivery,
+  token: string,
+): Promise<string | AttemptResult> {
   const { job } = entry;
-  const draft = { ...job, head: job.branch };
+  const env = { ...pushEnvironment(job.forge, token), LC_ALL: "C" };
+  const head = await remoteHeadBranch(job.repoDir, job.remote, { env, extendEnv: false });
+  if (head.kind === "branch") return head.branch;
+  return /names no HEAD/.test(head.detail)
+    ? { kind: "dead", error: `${head.detail}: set deliver.pull_request.base` }
+    : { kind: "retry", error: head.detail };
+}
+
+async function openOrUpdate(
+  forge: Forge,
+  entry: PendingDelivery<DeliveryJob>,
+  base: string,
+): Promise<AttemptResult> {
+  const { job } = entry;
+  const draft = { ...job, head: job.branch, base };
   try {
-    const open = await forge.findOpen(job.branch, job.base);
+    const open = await forge.findOpen(job.branch, base);
     if (open !== undefined) {
       const updated = await forge.update(open.number, draft);
       return { kind: "delivered", action: "updated", ...updated };
@@ -98,14 +122,19 @@ async function openOrUpdate(forge: Forge, entry: PendingDelivery): Promise<Attem
     const opened = await forge.open(draft);
     return { kind: "delivered", action: "opened", ...opened };
   } catch (err) {
-    if (!(err instanceof ForgeError))
-      return { kind: "retry", error: String((err as Error)?.message ?? err) };
-    return err.failure.kind === "retry"
-      ? {
-          kind: "retry",
-          error: err.message,
-          ...(err.failure.retryAfterMs !== undefined && { retryAfterMs: err.failure.retryAfterMs }),
-        }
-      : { kind: "dead", error: err.message };
+    return forgeErrorResult(err);
   }
+}
+
+/** A forge call's failure as the queue takes it: try again (when the forge said), or give up. */
+export function forgeErrorResult(err: unknown): AttemptResult {
+  if (!(err instanceof ForgeError))
+    return { kind: "retry", error: String((err as Error)?.message ?? err) };
+  return err.failure.kind === "retry"
+    ? {
+        kind: "retry",
+        error: err.message,
+        ...(err.failure.retryAfterMs !== undefined && { retryAfterMs: err.failure.retryAfterMs }),
+      }
+    : { kind: "dead", error: err.message };
 }

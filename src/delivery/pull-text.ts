@@ -26,7 +26,7 @@ export function pullRequestTitle(report: string | undefined, facts: RunFacts): s
   return title.length > MAX_TITLE ? `${title.slice(0, MAX_TITLE - 1)}…` : title;
 }
 
-function factLines(f: RunFacts): string[] {
+export function factLines(f: RunFacts): string[] {
   const lines = [`- schedule: \`${f.schedule}\``, `- run: \`${f.runId}\``];
   if (f.runUrl !== undefined) lines[1] = `- run: [\`${f.runId}\`](${f.runUrl})`;
   lines.push(`- commits: ${f.commits}`);

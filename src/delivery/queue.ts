@@ -14,14 +14,17 @@ import { type AttemptDeps, type AttemptResult, attemptDelivery } from "./attempt
 import {
   applyDeliveryRecord,
   compactedDeliveryRecords,
-  type DeliveryJob,
   type DeliveryRecord,
   type DeliveryResult,
   type DeliveryState,
+  deliveryLane,
   emptyDeliveryState,
+  isReviewJob,
   type PendingDelivery,
   parseDeliveryRecord,
+  type QueuedJob,
 } from "./record.js";
+import { attemptReview, type ReviewAttemptDeps } from "./review-attempt.js";
 
 /** A delivery given up on, or made: what the monitor pages about and the ledger records. */
 export interface DeliveryEnd {
@@ -46,7 +49,7 @@ export interface DeliveryQueueOptions {
   /** A daemonless `fire`: what it gives up on is marked for the monitor to page. */
   writer?: "fire";
   /** The forge clients and environment an attempt uses (tests). */
-  attempt?: Pick<AttemptDeps, "env" | "forges">;
+  attempt?: Pick<AttemptDeps, "env" | "forges"> & Pick<ReviewAttemptDeps, "reviewForges">;
 }
 
 // A forge's "Retry-After: 0" must not turn into a tight loop.
@@ -86,10 +89,11 @@ export class DeliveryQueue {
   }
 
   /** Records the run's delivery (on disk when this returns); an older one pending is superseded. */
-  enqueue(job: DeliveryJob, now = this.now()): void {
+  enqueue(job: QueuedJob, now = this.now()): void {
     const at = new Date(now).toISOString();
+    const lane = deliveryLane(job);
     for (const older of [...this.state.pending.values()])
-      if (older.job.schedule === job.schedule && older.id !== job.runId)
+      if (deliveryLane(older.job) === lane && older.id !== job.runId)
         this.append({ type: "superseded", id: older.id, at, by: job.runId });
     this.append({ type: "enqueued", id: job.runId, at, job });
     this.notify();
@@ -104,13 +108,13 @@ export class DeliveryQueue {
   async deliverDue(now = this.now(), schedule?: string): Promise<void> {
     const due = [...this.state.pending.values()]
       .filter((e) => schedule === undefined || e.job.schedule === schedule)
-      .filter((e) => e.nextAt <= now && !this.busy.has(e.job.schedule))
+      .filter((e) => e.nextAt <= now && !this.busy.has(deliveryLane(e.job)))
       .sort((a, b) => a.nextAt - b.nextAt);
     const started = new Set<string>();
     const runs: Promise<void>[] = [];
     for (const e of due) {
-      if (started.has(e.job.schedule)) continue;
-      started.add(e.job.schedule);
+      if (started.has(deliveryLane(e.job))) continue;
+      started.add(deliveryLane(e.job));
       runs.push(this.attempt(e));
     }
     await Promise.all(runs);
@@ -120,7 +124,7 @@ export class DeliveryQueue {
     let next: number | undefined;
     for (const e of this.state.pending.values()) {
       if (schedule !== undefined && e.job.schedule !== schedule) continue;
-      if (!this.busy.has(e.job.schedule) && (next === undefined || e.nextAt < next))
+      if (!this.busy.has(deliveryLane(e.job)) && (next === undefined || e.nextAt < next))
         next = e.nextAt;
     }
     return next;
@@ -141,24 +145,33 @@ export class DeliveryQueue {
   }
 
   private async attempt(entry: PendingDelivery): Promise<void> {
-    const { schedule } = entry.job;
-    this.busy.add(schedule);
+    const lane = deliveryLane(entry.job);
+    this.busy.add(lane);
     let result: AttemptResult;
     try {
-      result = await attemptDelivery(entry, {
-        ...this.options.attempt,
-        lastPushed: (s) => this.state.lastPushed.get(s),
-        onPushed: (sha) => this.append({ type: "pushed", id: entry.id, at: this.iso(), sha }),
-      });
+      result = await this.attemptOf(entry);
     } catch (err) {
       result = { kind: "retry", error: (err as Error)?.message ?? String(err) };
     } finally {
-      this.busy.delete(schedule);
+      this.busy.delete(lane);
     }
     // Superseded while in flight: the newer run's delivery decides what the branch shows.
     if (this.state.pending.has(entry.id)) this.settle(entry, result);
     if (this.busy.size === 0 && this.bytes > (this.options.compactBytes ?? 1 << 20)) this.compact();
     this.notify();
+  }
+
+  /** The attempt of the entry's kind: a review, or a pull request (with its push). */
+  private attemptOf({ job, ...rest }: PendingDelivery): Promise<AttemptResult> {
+    if (isReviewJob(job)) return attemptReview({ ...rest, job }, this.options.attempt ?? {});
+    return attemptDelivery(
+      { ...rest, job },
+      {
+        ...this.options.attempt,
+        lastPushed: (s) => this.state.lastPushed.get(s),
+        onPushed: (sha) => this.append({ type: "pushed", id: rest.id, at: this.iso(), sha }),
+      },
+    );
   }
 
   private settle(entry: PendingDelivery, result: AttemptResult): void {
@@ -169,9 +182,10 @@ export class DeliveryQueue {
       const warnings = result.warnings.map((w) => processRedactor.redact(w));
       const noted = warnings.length > 0 ? { warnings } : {};
       this.append({ type: "delivered", id: entry.id, at, action, number, url, ...noted });
-      this.log.info({ schedule, run: entry.id, url }, `pull request ${action}: ${url}`);
+      const what = isReviewJob(entry.job) ? "review" : "pull request";
+      this.log.info({ schedule, run: entry.id, url }, `${what} ${action}: ${url}`);
       for (const warning of warnings)
-        this.log.warn({ schedule, run: entry.id, url }, `pull request ${action}: ${warning}`);
+        this.log.warn({ schedule, run: entry.id, url }, `${what} ${action}: ${warning}`);
       const made = { kind: "delivered" as const, action, number, url, ...noted };
       this.options.onEnd?.({ schedule, runId: entry.id, result: made });
       return;

@@ -17,7 +17,8 @@ export const deliveryJobSchema = z.object({
   sha: z.string().regex(/^[0-9a-f]{40,64}$/),
   /** `autoloop/<schedule>` on the remote. */
   branch: z.string(),
-  base: z.string(),
+  /** The branch the pull request merges into; absent: the remote's HEAD branch, asked then. */
+  base: z.string().optional(),
   remote: z.string(),
   forge: z.enum(FORGES),
   apiUrl: z.string(),
@@ -31,9 +32,40 @@ export const deliveryJobSchema = z.object({
 });
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
 
+/** A review to post on pull request `number`, fixed when the run ended (`deliver.review`). */
+export const reviewJobSchema = z.object({
+  kind: z.literal("review"),
+  schedule: z.string(),
+  runId: z.string(),
+  repoDir: z.string(),
+  remote: z.string(),
+  forge: z.enum(FORGES),
+  apiUrl: z.string(),
+  repository: z.string().optional(),
+  token: secretRef,
+  number: z.number().int().positive(),
+  body: z.string(),
+});
+export type ReviewJob = z.infer<typeof reviewJobSchema>;
+
+/** Every kind of delivery the queue carries (a pull request's lines name no kind). */
+const queuedJobSchema = z.union([reviewJobSchema, deliveryJobSchema]);
+export type QueuedJob = DeliveryJob | ReviewJob;
+
+export const isReviewJob = (job: QueuedJob): job is ReviewJob =>
+  "kind" in job && job.kind === "review";
+
+/**
+ * What one delivery at a time goes to: a schedule's pull request (a newer run's takes the
+ * place of one not yet made), or its review of one pull request (others go on beside it).
+ */
+export function deliveryLane(job: QueuedJob): string {
+  return isReviewJob(job) ? `${job.schedule}#${job.number}` : job.schedule;
+}
+
 const base = { id: z.string(), at: z.string() };
 const recordSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("enqueued"), ...base, job: deliveryJobSchema }),
+  z.object({ type: z.literal("enqueued"), ...base, job: queuedJobSchema }),
   /** The remote branch holds the job's commit (the API call may still be owed). */
   z.object({ type: z.literal("pushed"), ...base, sha: z.string() }),
   z.object({
@@ -76,9 +108,9 @@ export function parseDeliveryRecord(line: string): DeliveryRecord | undefined {
   }
 }
 
-export interface PendingDelivery {
+export interface PendingDelivery<J extends QueuedJob = QueuedJob> {
   id: string;
-  job: DeliveryJob;
+  job: J;
   enqueuedAt: number;
   failures: number;
   nextAt: number;
@@ -173,7 +205,7 @@ export function compactedDeliveryRecords(state: DeliveryState, at: string): Deli
   for (const p of state.pending.values()) {
     const { id, job } = p;
     out.push({ type: "enqueued", id, at: new Date(p.enqueuedAt).toISOString(), job });
-    if (p.pushed) out.push({ type: "pushed", id, at, sha: job.sha });
+    if (p.pushed && "sha" in job) out.push({ type: "pushed", id, at, sha: job.sha });
     if (p.failures > 0) {
       const nextAt = new Date(p.nextAt).toISOString();
       out.push({ type: "attempt", id, at, attempt: p.failures, error: p.lastError ?? "", nextAt });

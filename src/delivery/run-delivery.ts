@@ -13,11 +13,18 @@ export type RunDelivery = { kind: "deliver"; job: DeliveryJob } | { kind: "skip"
 /** The branch on the remote that holds a schedule's latest delivered run. */
 export const deliveryBranch = (schedule: string) => `autoloop/${schedule}`;
 
+/**
+ * `launchedFrom`: the remote's branch the daemon fetched for the run (its ledger's `started`
+ * record). The pull request's base is `base`, else that branch, else `fetch_base`, else the
+ * remote's HEAD branch, asked when it is delivered: never the branch the run's own worktree
+ * metadata names, which the run could point at any branch.
+ */
 export async function runDelivery(
   schedule: Schedule,
   runId: string,
   outcome: RunOutcome,
   runUrl?: (runId: string) => string | undefined,
+  launchedFrom?: string,
 ): Promise<RunDelivery> {
   const pr = schedule.deliver?.pullRequest;
   if (pr === undefined) return { kind: "skip", why: "the schedule delivers nothing" };
@@ -30,12 +37,7 @@ export async function runDelivery(
     pr.report ?? defaultReportName(schedule.kind === "preset" ? schedule.preset : schedule.name);
   const branch = await readRunBranch(outcome.journalPath, runId, reportName);
   if (branch.kind === "none") return { kind: "skip", why: branch.why };
-  const base = pr.base ?? (branch.startedFrom === "HEAD" ? undefined : branch.startedFrom);
-  if (base === undefined)
-    return {
-      kind: "skip",
-      why: "the run started from a detached HEAD: set deliver.pull_request.base",
-    };
+  const base = pr.base ?? launchedFrom ?? schedule.fetchBase;
   const url = runUrl?.(runId);
   const facts = {
     schedule: schedule.name,
@@ -52,7 +54,7 @@ export async function runDelivery(
     repoDir: schedule.projectDir,
     sha: branch.sha,
     branch: deliveryBranch(schedule.name),
-    base,
+    ...(base !== undefined && { base }),
     remote: pr.remote,
     forge: pr.forge,
     apiUrl: pr.apiUrl,

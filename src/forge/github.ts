@@ -11,7 +11,7 @@ interface RequestFailure {
   response?: { headers?: Record<string, string | number | undefined> };
 }
 
-function failed(what: string, err: unknown): ForgeError {
+export function failed(what: string, err: unknown): ForgeError {
   const e = err as RequestFailure;
   const status = typeof e.status === "number" ? e.status : undefined;
   const failure = forgeFailure(status, e.response?.headers ?? {}, Date.now());
@@ -20,7 +20,8 @@ function failed(what: string, err: unknown): ForgeError {
   return new ForgeError(advice === "" ? detail : `${detail}; ${advice}`, failure, status);
 }
 
-export function githubForge(options: ForgeOptions): Forge {
+/** Octokit for the repository, and a call that turns its failures into ForgeErrors. */
+export function githubClient(options: ForgeOptions) {
   const [owner, repo] = options.repository.split("/") as [string, string];
   const octokit = new Octokit({
     auth: options.token,
@@ -37,6 +38,11 @@ export function githubForge(options: ForgeOptions): Forge {
       throw failed(what, err);
     }
   };
+  return { owner, repo, octokit, call };
+}
+
+export function githubForge(options: ForgeOptions): Forge {
+  const { owner, repo, octokit, call } = githubClient(options);
   const decorate = async (number: number, draft: PullRequestDraft) => {
     const warnings: string[] = [];
     if (draft.labels.length > 0)

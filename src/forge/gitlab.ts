@@ -51,7 +51,8 @@ const oneTry = createRequesterFn(
 
 const titleOf = (d: PullRequestDraft) => (d.draft ? `Draft: ${d.title}` : d.title);
 
-export function gitlabForge(options: ForgeOptions): Forge {
+/** Gitbeaker for the project, and a call that turns its failures into ForgeErrors. */
+export function gitlabClient(options: ForgeOptions) {
   const api = new Gitlab({
     host: options.apiUrl,
     token: options.token,
@@ -66,6 +67,11 @@ export function gitlabForge(options: ForgeOptions): Forge {
       throw failed(what, err);
     }
   };
+  return { api, projectId, call };
+}
+
+export function gitlabForge(options: ForgeOptions): Forge {
+  const { api, projectId, call } = gitlabClient(options);
   /** The reviewers' user ids; a name GitLab does not know is a warning. */
   const reviewerIds = async (names: string[], warnings: string[]) => {
     const ids: number[] = [];

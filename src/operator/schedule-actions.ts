@@ -35,8 +35,13 @@ export function pauseSchedule(
 export async function fireSchedule(
   control: Control,
   name: string,
+  pullRequest?: number,
 ): Promise<{ runId?: string; message: string }> {
-  const response = await control({ action: "fire", schedule: name });
+  const response = await control({
+    action: "fire",
+    schedule: name,
+    ...(pullRequest !== undefined && { pullRequest }),
+  });
   if (!response.ok) throw new UserError(response.error, 1);
   return response.runId === undefined
     ? { message: response.message }
@@ -50,10 +55,11 @@ export async function fireSchedule(
 export async function fireThroughDaemon(
   stateDir: string,
   name: string,
+  pullRequest?: number,
 ): Promise<{ runId?: string; message: string }> {
   if (runningDaemon(stateDir) === undefined)
     throw new UserError(
       `no autoloop-cron daemon is running on ${stateDir}: start it (autoloop-cron start), or run \`autoloop-cron fire ${name}\` in a terminal to run it in the foreground`,
     );
-  return fireSchedule(controlFiles(stateDir), name);
+  return fireSchedule(controlFiles(stateDir), name, pullRequest);
 }

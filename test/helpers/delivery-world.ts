@@ -2,8 +2,12 @@
 // repository behind git's smart-HTTP server; and worktree runs in it as the harness leaves them.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DeliveryQueue } from "../../src/delivery/queue.js";
+import type { DeliveryResult } from "../../src/delivery/record.js";
+import { runReview } from "../../src/delivery/run-review.js";
 import { createWorktree, finishWorktree } from "../../src/harness/worktree/worktree.js";
 import type { RunOutcome } from "../../src/scheduler/ledger/run-outcome.js";
+import type { Schedule } from "../../src/scheduler/schedules/schedule-file.js";
 import { tempDir } from "./cli.js";
 import { FakeGitHub } from "./fake-github.js";
 import { git } from "./git.js";
@@ -111,7 +115,36 @@ export async function githubDeliveryWorld(token: string, closers: Array<() => Pr
   writeFileSync(join(work, "app.js"), "original\n");
   git(work, "add", "-A");
   git(work, "commit", "--quiet", "-m", "init");
+  // The pull request's base: the remote's HEAD branch (the daemon fetched nothing for the run).
+  git(work, "push", "--quiet", join(remotes, "octo", "app.git"), "main");
   git(work, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
   const deliver = `deliver = { pull_request = { forge = "github", token_env = "GH_TOKEN", api_url = "${github.url}", repository = "octo/app" } }`;
   return { dir, work, github, deliver };
+}
+
+/**
+ * Two completed review runs of pull request 1 (each leaving a REVIEW.md), each delivered
+ * through a queue in `root` at once: how each delivery ended, in order.
+ */
+export async function reviewTwice(
+  root: string,
+  project: string,
+  schedule: Schedule,
+  env: NodeJS.ProcessEnv,
+): Promise<Array<DeliveryResult | undefined>> {
+  const queue = DeliveryQueue.open({ path: join(root, "deliveries.jsonl"), attempt: { env } });
+  const results: Array<DeliveryResult | undefined> = [];
+  try {
+    for (const runId of ["run-1", "run-2"]) {
+      const outcome = worktreeRun(project, runId, `${runId}\n`, "REVIEW.md");
+      const d = await runReview(schedule, runId, outcome, 1);
+      if (d.kind !== "deliver") throw new Error(d.why);
+      queue.enqueue(d.job);
+      await queue.deliverDue();
+      results.push(queue.result(runId));
+    }
+  } finally {
+    await queue.close();
+  }
+  return results;
 }

@@ -21,6 +21,18 @@ export interface FakePull {
   merged: boolean;
   labels: string[];
   reviewers: string[];
+  /** The head's commit and repository (`owner/name`; another one: a fork's pull request). */
+  headSha?: string;
+  headRepository?: string;
+}
+
+export interface FakeReview {
+  id: number;
+  pull: number;
+  body: string;
+  event: string;
+  /** Another user's review: the token cannot edit it. */
+  user?: string;
 }
 
 export interface ScriptedFailure {
@@ -42,6 +54,10 @@ const ROUTES: Array<{ method: string; template: string; pattern: RegExp }> = [
   ["PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}"],
   ["POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels"],
   ["POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"],
+  ["GET", "/repos/{owner}/{repo}/pulls/{pull_number}"],
+  ["GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
+  ["POST", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
+  ["PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"],
 ].map(([method, template]) => ({
   method: method!,
   template: template!,
@@ -50,6 +66,7 @@ const ROUTES: Array<{ method: string; template: string; pattern: RegExp }> = [
 
 export class FakeGitHub {
   readonly pulls: FakePull[] = [];
+  readonly reviews: FakeReview[] = [];
   /** Requests and answers that do not conform to GitHub's API document: [] in a passing test. */
   readonly problems: string[] = [];
   readonly requests: Array<{
@@ -110,15 +127,11 @@ export class FakeGitHub {
     const failure = this.failures.shift();
     if (failure !== undefined)
       return this.error(res, failure.status, "scripted failure", failure.headers);
-    const [owner, repo, n] = route.pattern.exec(url.pathname)!.slice(1);
+    const [owner, repo, n, id] = route.pattern.exec(url.pathname)!.slice(1);
     if (owner !== this.owner || repo !== this.repo) return this.error(res, 404, "Not Found");
-    const { status, answer } = this.answer(
-      route.method,
-      route.template,
-      url.searchParams,
-      body,
-      Number(n),
-    );
+    const { status, answer } = route.template.includes("/reviews")
+      ? this.reviewAnswer(route.method, body, Number(n), Number(id))
+      : this.answer(route.method, route.template, url.searchParams, body, Number(n));
     const wrong = openApi().checkResponse(route.method, route.template, status, answer);
     this.problems.push(...wrong.map((p) => `answer to ${route.method} ${route.template}: ${p}`));
     res
@@ -173,6 +186,7 @@ export class FakeGitHub {
       return { status: 201, answer: this.pullJson(created, "pull-request") };
     }
     if (pull === undefined) return { status: 422, answer: validationError("no such pull request") };
+    if (method === "GET") return { status: 200, answer: this.pullJson(pull, "pull-request") };
     if (template.endsWith("/labels")) {
       // GitHub adds a label once, however often it is asked.
       const asked = (body as { labels: string[] }).labels ?? [];
@@ -196,15 +210,57 @@ export class FakeGitHub {
     return { status: 200, answer: this.pullJson(pull, "pull-request") };
   }
 
+  /** The reviews of a pull request: listed, posted (a summary, no line comments), edited. */
+  private reviewAnswer(method: string, body: Json | undefined, n: number, id: number) {
+    if (!this.pulls.some((p) => p.number === n))
+      return { status: 404, answer: { message: "Not Found", documentation_url: "" } };
+    const json = (r: FakeReview) => ({
+      ...openApi().example("pull-request-review"),
+      id: r.id,
+      node_id: `PRR_${r.id}`,
+      body: r.body,
+      state: "COMMENTED",
+      html_url: `https://github.example/${this.owner}/${this.repo}/pull/${n}#pullrequestreview-${r.id}`,
+      pull_request_url: `${this.url}/repos/${this.owner}/${this.repo}/pulls/${n}`,
+    });
+    if (method === "GET")
+      return { status: 200, answer: this.reviews.filter((r) => r.pull === n).map(json) };
+    const b = body as { body?: string; event?: string };
+    if (method === "POST") {
+      const review = {
+        id: 80 + this.reviews.length,
+        pull: n,
+        body: b.body ?? "",
+        event: b.event ?? "",
+      };
+      this.reviews.push(review);
+      return { status: 200, answer: json(review) };
+    }
+    const review = this.reviews.find((r) => r.pull === n && r.id === id);
+    if (review === undefined)
+      return { status: 404, answer: { message: "Not Found", documentation_url: "" } };
+    if (review.user !== undefined)
+      return {
+        status: 422,
+        // This route's 422 lists its errors as plain strings.
+        answer: { ...validationError("Unprocessable Entity"), errors: ["not the token's review"] },
+      };
+    review.body = b.body ?? review.body;
+    return { status: 200, answer: json(review) };
+  }
+
   /** The document's example of a pull request, made this one. */
   private pullJson(p: FakePull, example: "pull-request" | "pull-request-simple"): Json {
     const json = openApi().example(example);
     const html = `https://github.example/${this.owner}/${this.repo}/pull/${p.number}`;
-    const side = (ref: string, sideJson: unknown) => ({
+    const side = (ref: string, sideJson: unknown, repository: string, sha?: string) => ({
       ...(sideJson as Json),
       ref,
-      label: `${this.owner}:${ref}`,
+      label: `${repository.split("/")[0]}:${ref}`,
+      ...(sha !== undefined && { sha }),
+      repo: { ...((sideJson as Json).repo as Json), full_name: repository },
     });
+    const here = `${this.owner}/${this.repo}`;
     return {
       ...json,
       number: p.number,
@@ -218,8 +274,8 @@ export class FakeGitHub {
       ...(example === "pull-request" && { merged: p.merged }),
       // The document's own example lists a team without the `type` its schema requires.
       requested_teams: [],
-      head: side(p.head, json.head),
-      base: side(p.base, json.base),
+      head: side(p.head, json.head, p.headRepository ?? here, p.headSha),
+      base: side(p.base, json.base, here),
     };
   }
 

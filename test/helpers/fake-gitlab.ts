@@ -15,12 +15,25 @@ export interface FakeMergeRequest {
   labels: string[];
   reviewer_ids: number[];
   state: "opened" | "closed" | "merged";
+  /** Its head commit, and the project it comes from (another one's id: a fork's). */
+  sha?: string;
+  source_project_id?: number;
 }
+
+export interface FakeNote {
+  id: number;
+  iid: number;
+  body: string;
+}
+
+/** The id of the project the fake serves (a merge request from another id is a fork's). */
+export const PROJECT_ID = 42;
 
 const USERS: Record<string, number> = { alice: 7, bob: 8 };
 
 export class FakeGitLab {
   readonly mergeRequests: FakeMergeRequest[] = [];
+  readonly notes: FakeNote[] = [];
   readonly problems: string[] = [];
   readonly requests: Array<{ method: string; path: string }> = [];
   readonly failures: Array<{ status: number; headers?: Record<string, string> }> = [];
@@ -94,6 +107,9 @@ export class FakeGitLab {
       return send(201, this.json(mr));
     }
     const mr = this.mergeRequests.find((m) => `/${m.iid}` === rest);
+    if (mr !== undefined && req.method === "GET") return send(200, this.json(mr));
+    const notes = /^\/(\d+)\/notes(?:\/(\d+))?$/.exec(rest);
+    if (notes !== null) return this.noteAnswer(req.method!, body, Number(notes[1]), notes[2], send);
     if (mr !== undefined && req.method === "PUT") {
       if (typeof body.title === "string") mr.title = body.title;
       if (typeof body.description === "string") mr.description = body.description;
@@ -107,8 +123,44 @@ export class FakeGitLab {
     return send(404, { message: "404 Not found" });
   }
 
+  /** A merge request's notes: listed, created (`body` required), edited. */
+  private noteAnswer(
+    method: string,
+    body: Json,
+    iid: number,
+    id: string | undefined,
+    send: (status: number, json: unknown) => unknown,
+  ) {
+    if (!this.mergeRequests.some((m) => m.iid === iid))
+      return send(404, { message: "404 Not found" });
+    const json = (n: FakeNote) => ({
+      id: n.id,
+      body: n.body,
+      noteable_type: "MergeRequest",
+      noteable_iid: n.iid,
+      system: false,
+    });
+    if (method === "GET" && id === undefined)
+      return send(200, this.notes.filter((n) => n.iid === iid).map(json));
+    if (typeof body.body !== "string") {
+      this.problems.push(`${method} notes: body is required`);
+      return send(400, { message: "400 body is missing" });
+    }
+    if (method === "POST" && id === undefined) {
+      const note = { id: 500 + this.notes.length, iid, body: body.body };
+      this.notes.push(note);
+      return send(201, json(note));
+    }
+    const note = this.notes.find((n) => n.iid === iid && String(n.id) === id);
+    if (method !== "PUT" || note === undefined) return send(404, { message: "404 Not found" });
+    note.body = body.body;
+    return send(200, json(note));
+  }
+
   private json(m: FakeMergeRequest): Json {
     return {
+      target_project_id: PROJECT_ID,
+      source_project_id: PROJECT_ID,
       ...m,
       id: 100 + m.iid,
       reviewers: m.reviewer_ids.map((id) => ({

@@ -120,6 +120,11 @@ describe("fetch before the run", () => {
     expect(meta).toMatchObject({ base_branch: "main", base_commit: team });
     expect(git(project, "rev-parse", "HEAD").trim()).toBe(before);
     expect(git(project, "rev-parse", "refs/remotes/origin/main").trim()).toBe(team);
+    // The daemon's own record of the run's base: what a pull request's base comes from.
+    const ledger = RunLedger.open(join(dir, "state"));
+    const runId = [...ledger.runIdsNewestFirst("nightly")][0]!;
+    const started = ledger.replay(runId)!.events.find((e) => e.event === "started");
+    expect(started).toMatchObject({ from: { branch: "main", commit: team } });
   });
 
   it("counts a delivered run's commits from the fetched commit, not the lagging local branch", async () => {

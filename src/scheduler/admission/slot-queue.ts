@@ -11,6 +11,8 @@ export interface WaitingSlot {
   dueAt: number;
   /** The webhook delivery that fired it (trigger "hook"). */
   hook?: HookDelivery;
+  /** The pull request a review run checks out (`fire --set pr=<n>`). */
+  pullRequest?: number;
 }
 
 /** Slots one schedule may have waiting; more are skipped. */

@@ -20,7 +20,8 @@ export interface RunFetch {
 
 /**
  * Whether a schedule's runs fetch, and what: on when `fetch = true` or `deliver` is set
- * (a pull request is made against the remote, so its work must start from it). The remote and
+ * (a pull request is made against the remote, so its work must start from it; a review run
+ * fetches the head of its pull request instead). The remote and
  * branch are `fetch_remote`/`fetch_base`, else the pull request's, else "origin" and the
  * remote's HEAD branch.
  */
@@ -31,10 +32,11 @@ export function runFetchOf(s: {
   deliver?: DeliverSettings;
 }): RunFetch | undefined {
   const pull = s.deliver?.pullRequest;
-  if (s.fetch !== true && pull === undefined) return undefined;
+  const review = s.deliver?.review;
+  if (s.fetch !== true && pull === undefined && review === undefined) return undefined;
   const base = s.fetchBase ?? pull?.base;
   return {
-    remote: s.fetchRemote ?? pull?.remote ?? "origin",
+    remote: s.fetchRemote ?? pull?.remote ?? review?.remote ?? "origin",
     ...(base !== undefined && { base }),
   };
 }

@@ -20,7 +20,8 @@ export interface DaemonInfo {
 }
 
 export type ControlRequest =
-  | { id: string; action: "fire"; schedule: string }
+  /** `pullRequest`: the pull request a review run checks out (`fire --set pr=<n>`). */
+  | { id: string; action: "fire"; schedule: string; pullRequest?: number }
   | { id: string; action: "stop"; runId: string; reason: string }
   | { id: string; action: "reload" }
   | { id: string; action: "list" };

@@ -14,6 +14,7 @@ import { deliverTokenEnvNames, unusableDeliverTokens } from "../config/deliver.j
 import { type HookDelivery, hookSecretEnvNames, unusableHookSecrets } from "../hooks/delivery.js";
 import { RunHeartbeats } from "../launch/heartbeats.js";
 import type { ProcessStarter } from "../launch/process-start.js";
+import { pullRequestProblem } from "../launch/review-checkout.js";
 import type { Trigger } from "../ledger/events.js";
 import { GroupCommit } from "../ledger/group-commit.js";
 import { RunLedger } from "../ledger/ledger.js";
@@ -385,12 +386,18 @@ export class SchedulerDaemon extends DaemonEmitter {
   }
 
   /** `autoloop-cron fire <schedule>`: a manual run now, under the same policies. */
-  private fireNow(name: string): ControlResponse {
+  private fireNow(name: string, pullRequest?: number): ControlResponse {
     // Paused in the file a moment ago: read it now rather than at the next tick.
     this.refreshPause();
-    const unknown = `unknown schedule ${JSON.stringify(name)}; \`autoloop-cron list\` shows the loaded ones`;
-    const response = this.onSlot(name, new Date(this.deps.clock.now()), "manual");
-    return response ?? { id: "", ok: false, error: unknown };
+    const schedule = this.schedules.get(name);
+    if (schedule === undefined) {
+      const unknown = `unknown schedule ${JSON.stringify(name)}; \`autoloop-cron list\` shows the loaded ones`;
+      return { id: "", ok: false, error: unknown };
+    }
+    const problem = pullRequestProblem(schedule, pullRequest);
+    if (problem !== undefined) return { id: "", ok: false, error: problem };
+    const now = this.deps.clock.now();
+    return this.slots.onSlot(schedule, new Date(now), "manual", now, undefined, pullRequest);
   }
 
   private stopRun(runId: string, reason: string): ControlResponse {
@@ -405,7 +412,7 @@ export class SchedulerDaemon extends DaemonEmitter {
   readonly control: Control = async (request) => {
     switch (request.action) {
       case "fire":
-        return this.fireNow(request.schedule);
+        return this.fireNow(request.schedule, request.pullRequest);
       case "stop":
         return this.stopRun(request.runId, request.reason);
       case "reload":

@@ -16,6 +16,8 @@ export interface OwedRetry extends RetryPlan {
   trigger: Trigger;
   /** The webhook delivery that fired the slot: its retry gets the same payload. */
   hookId?: string;
+  /** The pull request a review run was for: its retry reviews the same one. */
+  review?: number;
 }
 
 export interface RetryBookContext {
@@ -100,6 +102,7 @@ export class RetryBook {
       slot: new Date(run.slot),
       trigger: run.trigger ?? "cron",
       ...(run.hookId !== undefined && { hookId: run.hookId }),
+      ...(run.review !== undefined && { review: run.review }),
     };
   }
 

@@ -14,6 +14,7 @@ import type { RunHeartbeats } from "../launch/heartbeats.js";
 import type { RunHandle } from "../launch/launcher.js";
 import type { ProcessStarter } from "../launch/process-start.js";
 import { claimLaunch, startClaimed } from "../launch/recorded-launch.js";
+import { pullNumberOfPayload, withReviewTarget } from "../launch/review-checkout.js";
 import type { RunElsewhere } from "../launch/run-liveness.js";
 import type { LaunchSpec } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
@@ -70,6 +71,8 @@ interface SlotRef {
   retry?: { attempt: number; parentRunId: string };
   /** The webhook delivery that fired it (trigger "hook"). */
   hook?: HookDelivery;
+  /** The pull request a review run checks out (`fire --set pr=<n>`; else a hook's payload's). */
+  pullRequest?: number;
 }
 
 /** A launch decided, its place reserved, its process not yet spawned. */
@@ -160,9 +163,14 @@ export class SlotRunner {
     trigger: Trigger,
     dueAt: number,
     hook?: HookDelivery,
+    pullRequest?: number,
   ): ControlResponse {
     const decided = this.decide(schedule, slot, trigger, dueAt);
-    return this.carryOut(hook === undefined ? decided : { ...decided, hook });
+    return this.carryOut({
+      ...decided,
+      ...(hook !== undefined && { hook }),
+      ...(pullRequest !== undefined && { pullRequest }),
+    });
   }
 
   /**
@@ -208,12 +216,15 @@ export class SlotRunner {
   }
 
   private carryOut(d: Decided): ControlResponse {
-    const { schedule, slot, trigger, dueAt, hook } = d;
+    const { schedule, slot, trigger, dueAt, hook, pullRequest } = d;
     const name = schedule.name;
     const waiting = this.waiting.isFull(name) ? "full" : "possible";
     const elsewhere = this.ctx.elsewhere?.(name);
     const course = slotCourse(d.decision, { schedule: name, slot, trigger }, waiting, elsewhere);
-    const delivery = hook === undefined ? {} : { hook };
+    const delivery = {
+      ...(hook !== undefined && { hook }),
+      ...(pullRequest !== undefined && { pullRequest }),
+    };
     switch (course.kind) {
       case "launch":
         return this.launch({
@@ -299,6 +310,7 @@ export class SlotRunner {
         standing,
         retry: { attempt, parentRunId },
         ...hook,
+        ...(owed.review !== undefined && { pullRequest: owed.review }),
       });
       return "launched";
     }
@@ -329,8 +341,11 @@ export class SlotRunner {
       l.standing,
     );
     if (l.retry !== undefined) spec.retry = l.retry;
-    const launched =
-      l.hook === undefined ? withoutDelivery(spec, schedule) : withDelivery(spec, l.hook);
+    const launched = withReviewTarget(
+      l.hook === undefined ? withoutDelivery(spec, schedule) : withDelivery(spec, l.hook),
+      schedule.deliver?.review,
+      l.pullRequest ?? pullNumberOfPayload(l.hook?.payload),
+    );
     const claim = claimLaunch(this.ctx.ledger, launched, trigger, l.hook);
     this.runs.claimed(runId);
     if (claim.kind === "duplicate") {
@@ -482,10 +497,15 @@ export class SlotRunner {
         this.admit({ ...schedule, overlap: schedule.overlap === "allow" ? "allow" : "queue" });
       const decision = admission?.decision;
       if (decision?.kind === "launch") {
-        const { slot, trigger, dueAt } = w;
+        const { slot, trigger, dueAt, hook, pullRequest } = w;
         const { standing } = admission!;
         const runId = this.reserve(w.schedule, slot, standing);
-        this.launch({ schedule: schedule!, slot, trigger, dueAt, runId, standing });
+        // What fired it goes with it: a delivery's payload, a review's pull request.
+        const fired = {
+          ...(hook !== undefined && { hook }),
+          ...(pullRequest !== undefined && { pullRequest }),
+        };
+        this.launch({ schedule: schedule!, slot, trigger, dueAt, runId, standing, ...fired });
       } else if (decision?.kind === "queue") {
         return "keep";
       } else {

@@ -47,12 +47,14 @@ export function claimLaunch(
   const { runId, schedule, slot, kind, cwd, timeoutMs } = spec;
   const argv = launchArgv(spec);
   const budget = spec.kind === "preset" ? spec.budget : undefined;
+  const review = spec.kind === "preset" ? spec.review?.number : undefined;
   return ledger.schedule({
     ...{ runId, schedule, slot, trigger, kind, argv, cwd, timeoutMs },
     ...(budget?.usd !== undefined && { budgetUsd: budget.usd }),
     ...(budget?.tokens !== undefined && { budgetTokens: budget.tokens }),
     ...(spec.retry !== undefined && spec.retry),
     ...(hook !== undefined && { key: hook.key, hookId: hook.id }),
+    ...(review !== undefined && { review }),
   });
 }
 
@@ -62,12 +64,17 @@ export interface Beating {
 }
 
 /** A run that never started because its remote could not be fetched: a transient failure. */
-function unfetched(spec: LaunchSpec, detail: string, durationMs: number): RunHandle {
+function unfetched(
+  spec: LaunchSpec,
+  detail: string,
+  durationMs: number,
+  stopReason = "transient_error",
+): RunHandle {
   const journalPath = journalPathFor(spec.cwd);
   const outcome: RunOutcome = {
     status: "failed",
     basis: "fetch",
-    stopReason: "transient_error",
+    stopReason,
     durationMs,
     journalPath,
     detail: `the run did not start: ${detail}`,
@@ -101,7 +108,7 @@ export async function startClaimed(
   const { runId, timeoutMs } = spec;
   const handle =
     ready.kind === "failed"
-      ? unfetched(spec, ready.detail, now() - fetchStart)
+      ? unfetched(spec, ready.detail, now() - fetchStart, ready.stopReason)
       : await launchRun(spec, {
           ...deps,
           onKill: (cause) => {
@@ -112,7 +119,13 @@ export async function startClaimed(
   if (handle.pid !== undefined) {
     const { pid, startTime, outputPath, journalPath, journalOffset } = handle;
     deps.heartbeats?.start({ runId, schedule: spec.schedule, pid, startTime });
-    ledger.started(runId, { pid, startTime, outputPath, journalPath, journalOffset });
+    const from = spec.kind === "preset" ? spec.startFrom : undefined;
+    const review = spec.kind === "preset" ? spec.review?.number : undefined;
+    ledger.started(runId, {
+      ...{ pid, startTime, outputPath, journalPath, journalOffset },
+      ...(from !== undefined && { from }),
+      ...(review !== undefined && { review }),
+    });
   }
   const done = handle.done
     .catch((err: unknown) => endOfFailedWatcher(err, handle.journalPath, deps.logger, runId))

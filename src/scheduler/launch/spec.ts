@@ -1,4 +1,5 @@
 // What the scheduler launches for a run: the spec, its argv (never a shell) and its environment.
+import type { ReviewDelivery } from "../config/deliver.js";
 import type { RunFetch } from "../config/fetch.js";
 
 interface LaunchCommon {
@@ -40,6 +41,8 @@ export interface PresetLaunch extends LaunchCommon {
   fetch?: RunFetch;
   /** Where its worktree starts: the commit fetched and the remote's branch it came from. */
   startFrom?: { branch: string; commit: string };
+  /** A review run: the pull request it checks out and reviews (`deliver.review`). */
+  review?: { number: number; settings: ReviewDelivery };
 }
 
 /** A ceiling on a run's own budget (the lower one holds); unset keys do not limit. */

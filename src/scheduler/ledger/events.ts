@@ -40,6 +40,8 @@ export interface ScheduledEvent extends Base {
   parentRunId?: string;
   /** The webhook delivery that fired it (trigger "hook"), its retries too. */
   hookId?: string;
+  /** The pull request a review run is for (`deliver.review`), its retries too. */
+  review?: number;
 }
 
 export interface StartedEvent extends Base {
@@ -52,6 +54,13 @@ export interface StartedEvent extends Base {
   outputPath: string;
   journalPath: string;
   journalOffset: number;
+  /**
+   * The remote's branch (and commit) the daemon fetched and the run's worktree started from:
+   * the daemon's own record of a run's base, where the run's worktree metadata is the run's.
+   */
+  from?: { branch: string; commit: string };
+  /** The pull request a review run checked out and reviews (`deliver.review`). */
+  review?: number;
 }
 
 export interface FinishedEvent extends Base {
@@ -172,6 +181,8 @@ export interface RunSummary {
   parentRunId?: string;
   /** The webhook delivery that fired it. */
   hookId?: string;
+  /** The pull request a review run is for. */
+  review?: number;
   /** When its agent said to try again (a rate-limited end). */
   retryAfter?: string;
   /** The pull request its commits went to (`deliver`). */
@@ -207,6 +218,7 @@ export function applyEvent(summary: RunSummary | undefined, e: LedgerEvent): Run
         ...(e.attempt !== undefined && { attempt: e.attempt }),
         ...(e.parentRunId !== undefined && { parentRunId: e.parentRunId }),
         ...(e.hookId !== undefined && { hookId: e.hookId }),
+        ...(Number.isSafeInteger(e.review) && { review: e.review }),
       };
     case "skipped":
       return {

@@ -69,6 +69,8 @@ export interface PlannedRun extends SlotRun {
   /** A retry's first attempt. */
   parentRunId?: string;
   hookId?: string;
+  /** The pull request a review run is for (`deliver.review`). */
+  review?: number;
 }
 
 export interface SkippedRun extends SlotRun {
@@ -86,4 +88,8 @@ export interface StartInfo {
   outputPath: string;
   journalPath: string;
   journalOffset: number;
+  /** What the daemon fetched and the run's worktree started from (a run that fetches). */
+  from?: { branch: string; commit: string };
+  /** The pull request a review run checked out (`deliver.review`). */
+  review?: number;
 }

@@ -121,7 +121,7 @@ export class RunLedger {
     const claim = this.claim(run);
     if (claim.kind === "duplicate") return claim;
     const { runId, schedule, trigger, kind, argv, cwd, timeoutMs, budgetUsd, budgetTokens } = run;
-    const { attempt, parentRunId, hookId } = run;
+    const { attempt, parentRunId, hookId, review } = run;
     const slot = run.slot.toISOString();
     const fields = { schedule, slot, key: claim.key, trigger, kind, argv, cwd, timeoutMs };
     this.append(runId, {
@@ -132,6 +132,7 @@ export class RunLedger {
       ...(attempt !== undefined && attempt > 1 && { attempt }),
       ...(parentRunId !== undefined && { parentRunId }),
       ...(hookId !== undefined && { hookId }),
+      ...(review !== undefined && { review }),
     });
     const scheduledAt = this.deps.now().toISOString();
     this.pendingRuns.set(pendingFromScheduled({ runId, ...fields }, scheduledAt));

@@ -17,7 +17,7 @@ import { fileSignature } from "../../util/file-signature.js";
 import { bundledPresetsDir } from "../../util/package-root.js";
 import { nearestKey } from "../../util/toml-input.js";
 import type { CronConfig } from "../config/config.js";
-import { unusableDeliverTokens } from "../config/deliver.js";
+import { deliverTokens, unusableDeliverTokens } from "../config/deliver.js";
 import { nextFireTime } from "../timing/planner.js";
 import { chainChecker } from "./chain-check.js";
 import { displayPath, isPresetPath, type Schedule } from "./schedule-file.js";
@@ -225,25 +225,34 @@ function checkFetch(s: Schedule, warnings: FieldProblem[]): void {
 }
 
 function checkDeliver(s: Schedule, warnings: FieldProblem[]): void {
-  const token = s.deliver?.pullRequest.token;
-  if (token === undefined) return;
+  const tokens = deliverTokens(s.deliver);
+  if (tokens.length === 0) return;
   if (s.kind === "preset" && s.isolation === "shared")
     warnings.push({
       file: s.file,
       field: at(s, "isolation"),
       found: '"shared"',
       expected:
-        'worktree runs (isolation = "worktree"): only a run with its own branch is delivered as a pull request',
+        'worktree runs (isolation = "worktree"): only a run with its own branch is delivered as a pull request or a review',
     });
-  const [unusable] = unusableDeliverTokens([s], process.env);
-  if (unusable === undefined) return;
-  const key = token.kind === "env" ? "token_env" : "token_file";
-  warnings.push({
-    file: s.file,
-    field: at(s, `deliver.pull_request.${key}`),
-    found: JSON.stringify(token.kind === "env" ? token.name : token.path),
-    expected: `a forge token the daemon can read (${unusable.problem})`,
-  });
+  if (s.deliver?.review !== undefined && s.kind !== "preset")
+    warnings.push({
+      file: s.file,
+      field: at(s, "deliver.review"),
+      found: `deliver.review on a ${s.kind} schedule`,
+      expected: "a preset schedule: only a preset's run is given the pull request's head to review",
+    });
+  for (const unusable of unusableDeliverTokens([s], process.env)) {
+    const token = tokens.find((t) => t.key === unusable.key)!.token;
+    warnings.push({
+      file: s.file,
+      field: at(s, unusable.key),
+      found: JSON.stringify(
+        token.kind === "env" ? token.name : token.kind === "file" ? token.path : "",
+      ),
+      expected: `a forge token the daemon can read (${unusable.problem})`,
+    });
+  }
 }
 
 /** A "did you mean" for a name not among `known`, or what is known. */
