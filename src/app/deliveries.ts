@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { DeliveryQueue, type DeliveryQueueOptions } from "../delivery/queue.js";
-import { runDelivery } from "../delivery/run-delivery.js";
+import { type RunDelivery, runDelivery } from "../delivery/run-delivery.js";
 import type { MonitorService } from "../monitor/service.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import type { DaemonEvents, SchedulerDaemon } from "../scheduler/daemon/daemon.js";
@@ -12,11 +12,20 @@ export function deliveriesPath(stateDir: string): string {
   return join(stateDir, "deliveries.jsonl");
 }
 
+/** What a schedule with a `source` adds to its deliveries (app/issues.ts). */
+export interface DeliveryIssues {
+  /** The words closing the issues a run took, for its pull request's body. */
+  closes(runId: string): string[];
+  /** What the run's delivery came to: queued, or nothing and why. */
+  decided(runId: string, delivery: RunDelivery): void;
+}
+
 export function startDeliveries(
   daemon: SchedulerDaemon,
   logger: Logger,
   monitor: MonitorService | undefined,
   options: Partial<DeliveryQueueOptions> = {},
+  issues?: DeliveryIssues,
 ): DeliveryQueue {
   const queue = DeliveryQueue.open({
     path: deliveriesPath(daemon.config.stateDir),
@@ -32,8 +41,9 @@ export function startDeliveries(
   const onEnd = ({ schedule: name, runId, outcome }: DaemonEvents["finished"][0]) => {
     const schedule = daemon.schedules.get(name);
     if (schedule?.deliver === undefined) return;
-    runDelivery(schedule, runId, outcome, runPageUrl(daemon.config))
+    runDelivery(schedule, runId, outcome, runPageUrl(daemon.config), issues?.closes(runId))
       .then((d) => {
+        issues?.decided(runId, d);
         if (d.kind === "deliver") queue.enqueue(d.job);
         else logger.info({ schedule: name, runId }, `no pull request: ${d.why}`);
       })
@@ -49,7 +59,7 @@ export function startDeliveries(
 }
 
 /** A run's page as people reach it, when `[http] public_url` says where that is. */
-function runPageUrl(config: CronConfig): ((runId: string) => string) | undefined {
+export function runPageUrl(config: CronConfig): ((runId: string) => string) | undefined {
   const base = config.publicUrl;
   return base === undefined ? undefined : (runId) => `${base}/runs/${encodeURIComponent(runId)}`;
 }

@@ -19,6 +19,7 @@ import { unusableDeliverTokens } from "../config/deliver.js";
 import { nextFireTime } from "../timing/planner.js";
 import { chainChecker } from "./chain-check.js";
 import { displayPath, isPresetPath, type Schedule } from "./schedule-file.js";
+import { checkSource } from "./source-check.js";
 
 /** The presets shipped with autoloop-cron: the repository's presets/ folder, two levels up
  * both from src/cron/ and from the bundles in dist/bin/. */
@@ -76,6 +77,7 @@ export function ownChecker(
     checkFolders(s, exists, pass.warnings);
     checkJitter(s, pass.warnings);
     checkDeliver(s, pass.warnings);
+    checkSource(s, at, pass.warnings);
     checkFetch(s, pass.warnings);
   };
 }
