@@ -3,7 +3,9 @@
 // takers share a state dir (the claim file) or not (the earliest claim comment), and given back.
 import { existsSync } from "node:fs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { IssueFollowUps } from "../../src/delivery/issue-followups.js";
 import { githubIssues } from "../../src/tracker/github-issues.js";
+import { readRunIssues, writeRunIssues } from "../../src/tracker/run-issues.js";
 import { issueClaimPath, takeIssues } from "../../src/tracker/take.js";
 import type { TrackerSource } from "../../src/tracker/tracker.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
@@ -87,6 +89,33 @@ describe("GitHub issues", () => {
     rmSync(issueClaimPath(stateDir, source, "1"));
     const take = await takeIssues(tracker, source, stateDir, "second-20260101T000000Z");
     expect(take).toMatchObject({ kind: "taken", issues: [{ id: "1" }] });
+  });
+
+  it("a follow-up cut short (kill -9 after its comment) releases the issue without commenting twice", async () => {
+    const { source, tracker } = await world();
+    github.add("Done", "");
+    const stateDir = tempDir();
+    const runId = "fix-20260101T000000Z";
+    await takeIssues(tracker, source, stateDir, runId);
+    await tracker.comment("1", "<!-- autoloop-cron:release run=fix-20260101T000000Z -->\ndone");
+    writeRunIssues(stateDir, {
+      ...{ schedule: "fix", runId, source, takenAt: "2026-01-01T00:00:00Z" },
+      issues: [{ id: "1", ref: "#1", title: "Done", url: "u" }],
+      end: { kind: "completed" },
+      commented: ["1"],
+      released: [],
+      failures: 0,
+    });
+    const followUps = new IssueFollowUps({
+      stateDir,
+      runInLedger: () => undefined,
+      env: { GITHUB_TOKEN: TOKEN },
+    });
+    await followUps.deliverDue();
+    expect(github.issues[0]!.labels).toEqual(["agent-ready", "autoloop:done"]);
+    expect(github.issues[0]!.comments).toHaveLength(2);
+    expect(readRunIssues(stateDir, runId)).toBeUndefined();
+    expect(existsSync(issueClaimPath(stateDir, source, "1"))).toBe(false);
   });
 
   it("a refused token is a failure saying what to check", async () => {
