@@ -7,4 +7,5 @@ export type TrackerClient = (options: TrackerOptions) => Tracker;
 
 export const TRACKER_CLIENTS: Partial<Record<TrackerKind, () => Promise<TrackerClient>>> = {
   github: async () => (await import("./github-issues.js")).githubIssues,
+  gitlab: async () => (await import("./gitlab-issues.js")).gitlabIssues,
 };
