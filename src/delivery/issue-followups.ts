@@ -6,6 +6,7 @@
 import { type AlertLogger, silentLogger } from "../monitor/channels/delivery.js";
 import { backoffDelay, DEFAULT_BACKOFF } from "../monitor/outbox/backoff.js";
 import { OutboxWorker, type WorkerTimers } from "../monitor/outbox/worker.js";
+import { claimFilePath, claimOwner } from "../scheduler/ledger/claim-files.js";
 import { TRACKER_CLIENTS, type TrackerClient } from "../tracker/clients.js";
 import { endComment, finishesIssue } from "../tracker/issue-text.js";
 import {
@@ -146,6 +147,8 @@ export class IssueFollowUps {
       entry.nextAt = new Date(now + ms).toISOString();
       writeRunIssues(this.options.stateDir, entry);
     };
+    // A run another daemon over this state dir claimed is that daemon's to follow up.
+    if (this.othersRun(entry)) return later(LOOK_AGAIN_MS);
     let end = entry.end;
     if (end === undefined) {
       end = entry.awaiting
@@ -165,6 +168,12 @@ export class IssueFollowUps {
     } finally {
       this.busy.delete(entry.runId);
     }
+  }
+
+  private othersRun(entry: RunIssues): boolean {
+    if (entry.slotKey === undefined || this.options.runInLedger(entry.runId) !== undefined)
+      return false;
+    return claimOwner(claimFilePath(this.options.stateDir, entry.slotKey)) === entry.runId;
   }
 
   /** Comments on each issue, then drops its working mark; each step recorded once done. */

@@ -51,6 +51,8 @@ const runIssuesSchema = z.object({
     z.object({ id: z.string(), ref: z.string(), title: z.string(), url: z.string() }),
   ),
   takenAt: z.string(),
+  /** The key its run's slot is claimed under: who ran it, for a daemon whose ledger does not know. */
+  slotKey: z.string().optional(),
   /** Its run delivers a pull request: the end waits for it (`awaiting`) to be made. */
   awaiting: z.boolean().optional(),
   end: endSchema.optional(),

@@ -52,6 +52,7 @@ export async function issuesForLaunch(ask: IssueAsk): Promise<IssueStep> {
       source,
       issues: issues.map(({ id, ref, title, url }) => ({ id, ref, title, url })),
       takenAt: new Date().toISOString(),
+      slotKey: ask.slotKey,
       ...(why !== undefined && { end: { kind: "not_started", why } }),
       commented: [],
       released: [],
