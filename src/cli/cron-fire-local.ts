@@ -7,6 +7,7 @@ import { scheduledLaunchSpec, slotCourse } from "../scheduler/admission/carry-ou
 import { pauseOnFailures } from "../scheduler/admission/pause-on-failure.js";
 import { type CronConfig, runEnvironment } from "../scheduler/config/config.js";
 import { deliverTokenEnvNames } from "../scheduler/config/deliver.js";
+import { sourceTokenEnvNames } from "../scheduler/config/source.js";
 import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
 import { RunHeartbeats } from "../scheduler/launch/heartbeats.js";
 import { launchRecorded } from "../scheduler/launch/recorded-launch.js";
@@ -25,6 +26,7 @@ import { fireTimeOf } from "../scheduler/timing/jitter.js";
 import { nextFireTime } from "../scheduler/timing/planner.js";
 import { UserError } from "../util/errors.js";
 import { isGroupAlive, signalGroup } from "../util/process.js";
+import { specWithIssues, tellIssues } from "./cron-fire-issues.js";
 import { openLedger, streamOutput } from "./cron-runs.js";
 
 /** What `fire` runs: a manual run now, or one scheduled slot (`--slot`, `--kubernetes-job`). */
@@ -133,11 +135,14 @@ async function runAttempt(
     }
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
-  const spec = scheduledLaunchSpec(config, ledger, a.schedule, runId, a.slot, standing);
-  if (a.retry !== undefined) spec.retry = a.retry;
+  const planned = scheduledLaunchSpec(config, ledger, a.schedule, runId, a.slot, standing);
+  if (a.retry !== undefined) planned.retry = a.retry;
+  const spec = await specWithIssues(config, ledger, a, planned, say);
+  if (spec === undefined) return { kind: "not run", code: 0 };
   const env = runEnvironment(config, process.env, [
     ...hookSecretEnvNames(report.schedules),
     ...deliverTokenEnvNames(report.schedules),
+    ...sourceTokenEnvNames(report.schedules),
   ]);
   // This process is the run's launcher: it beats for it, so other hosts see it alive.
   const heartbeats = new RunHeartbeats(config.stateDir, config.runHeartbeatMs, { logger });
@@ -153,6 +158,7 @@ async function runAttempt(
   const streaming = streamOutput(config, runId, true);
   const outcome = await result.handle.done;
   await streaming;
+  await tellIssues(config, ledger, runId, outcome);
   process.removeListener("SIGTERM", stop);
   process.removeListener("SIGINT", stop);
   const why = outcome.basis === "fetch" ? `: ${outcome.detail}` : "";

@@ -3,11 +3,12 @@
 // given back, a pull request closes it; two daemons over one state dir take one issue once.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startDeliveries } from "../../src/app/deliveries.js";
 import { startIssueFollowUps } from "../../src/app/issues.js";
 import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
-import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { FakeGitHubIssues } from "../helpers/fake-github-issues.js";
@@ -138,6 +139,26 @@ describe("a schedule that works from GitHub issues", () => {
       d.ledger.listRuns({ schedule: "fix" }).filter((r) => r.status === "completed"),
     );
     expect(new Set(took.map((r) => r.runId)).size).toBe(1);
+    expect(github.problems).toEqual([]);
+  });
+
+  it("fire without a daemon takes the issue and tells it of the run's end", async () => {
+    const { github, dir } = await issuesWorld(run(0), { daemons: 0 });
+    const issue = github.add("By hand", "");
+    const fired = await execa(
+      process.execPath,
+      [AUTOLOOP_CRON, "fire", "fix", "--config", join(dir, "autoloop-cron.toml")],
+      { env: cleanEnv({ GITHUB_TOKEN: TOKEN }), reject: false },
+    );
+    expect(fired.exitCode).toBe(0);
+    expect(issue.labels.sort()).toEqual(["agent-ready", "autoloop:done"]);
+    expect(releases(issue.comments)[0]).toContain("completed.");
+    const again = await execa(
+      process.execPath,
+      [AUTOLOOP_CRON, "fire", "fix", "--config", join(dir, "autoloop-cron.toml")],
+      { env: cleanEnv({ GITHUB_TOKEN: TOKEN }), reject: false },
+    );
+    expect(again.stderr).toContain("fix not launched: no issue ready in github octo/app");
     expect(github.problems).toEqual([]);
   });
 
