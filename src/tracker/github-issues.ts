@@ -2,9 +2,9 @@
 // carry the schedule's label; a taken one the working label and a claim comment.
 import { githubCall as call, githubFailure, octokitFor } from "../forge/octokit.js";
 import {
-  type IssueMark,
   markedComment,
-  markOfComment,
+  marksIn,
+  readyByLabels,
   type Tracker,
   type TrackerOptions,
 } from "./tracker.js";
@@ -15,7 +15,6 @@ const PAGE = 50;
 export function githubIssues({ source, token }: TrackerOptions): Tracker {
   const [owner, repo] = source.repository.split("/") as [string, string];
   const octokit = octokitFor({ apiUrl: source.apiUrl, token });
-  const busy = new Set([source.workingLabel!, source.doneLabel!]);
   const num = (issue: string) => Number(issue);
   return {
     async ready(max) {
@@ -30,19 +29,17 @@ export function githubIssues({ source, token }: TrackerOptions): Tracker {
           per_page: PAGE,
         }),
       );
-      const names = (labels: (typeof data)[number]["labels"]) =>
-        labels.map((l) => (typeof l === "string" ? l : (l.name ?? "")));
-      return data
-        .filter((i) => i.pull_request === undefined && !names(i.labels).some((n) => busy.has(n)))
-        .slice(0, max)
+      const issues = data
+        .filter((i) => i.pull_request === undefined)
         .map((i) => ({
-          id: String(i.number),
-          ref: `#${i.number}`,
+          number: i.number,
           title: i.title,
-          body: i.body ?? "",
+          body: i.body,
           url: i.html_url,
           createdAt: i.created_at,
+          labels: i.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))),
         }));
+      return readyByLabels(issues, source, max);
     },
     async take(issue, runId) {
       await call("labelling the issue taken", () =>
@@ -67,12 +64,7 @@ export function githubIssues({ source, token }: TrackerOptions): Tracker {
           per_page: 100,
         }),
       );
-      const marks: IssueMark[] = [];
-      for (const c of data) {
-        const mark = markOfComment(c.body ?? "");
-        if (mark !== undefined) marks.push(mark);
-      }
-      return marks;
+      return marksIn(data.map((c) => c.body));
     },
     async comment(issue, body) {
       await call("commenting on the issue", () =>

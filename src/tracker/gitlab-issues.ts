@@ -2,9 +2,9 @@
 // the schedule's label; a taken one the working label and a claim note.
 import { gitlabCall as call, gitlabClient } from "../forge/gitbeaker.js";
 import {
-  type IssueMark,
   markedComment,
-  markOfComment,
+  marksIn,
+  readyByLabels,
   type Tracker,
   type TrackerOptions,
 } from "./tracker.js";
@@ -15,7 +15,6 @@ const PAGE = 50;
 export function gitlabIssues({ source, token }: TrackerOptions): Tracker {
   const api = gitlabClient({ apiUrl: source.apiUrl, token });
   const projectId = source.repository;
-  const busy = new Set([source.workingLabel!, source.doneLabel!]);
   const comment = (issue: string, body: string) =>
     call("commenting on the issue", () => api.IssueNotes.create(projectId, Number(issue), body));
   return {
@@ -31,17 +30,15 @@ export function gitlabIssues({ source, token }: TrackerOptions): Tracker {
           maxPages: 1,
         }),
       );
-      return found
-        .filter((i) => !(i.labels as string[]).some((l) => busy.has(l)))
-        .slice(0, max)
-        .map((i) => ({
-          id: String(i.iid),
-          ref: `#${i.iid}`,
-          title: i.title,
-          body: i.description ?? "",
-          url: i.web_url,
-          createdAt: i.created_at,
-        }));
+      const issues = found.map((i) => ({
+        number: i.iid,
+        title: i.title,
+        body: i.description,
+        url: i.web_url,
+        createdAt: i.created_at,
+        labels: i.labels as string[],
+      }));
+      return readyByLabels(issues, source, max);
     },
     async take(issue, runId) {
       await call("labelling the issue taken", () =>
@@ -56,12 +53,7 @@ export function gitlabIssues({ source, token }: TrackerOptions): Tracker {
       const notes = await call("reading the issue's notes", () =>
         api.IssueNotes.all(projectId, Number(issue), { sort: "asc", orderBy: "created_at" }),
       );
-      const marks: IssueMark[] = [];
-      for (const n of notes) {
-        const mark = markOfComment(n.body ?? "");
-        if (mark !== undefined) marks.push(mark);
-      }
-      return marks;
+      return marksIn(notes.map((n) => n.body));
     },
     async comment(issue, body) {
       await comment(issue, body);

@@ -91,3 +91,43 @@ export function claimHolder(marks: readonly IssueMark[]): string | undefined {
   }
   return holder;
 }
+
+/** The daemon's marks among an issue's comments (bodies in the tracker's order, oldest first). */
+export function marksIn(bodies: Iterable<string | null | undefined>): IssueMark[] {
+  const marks: IssueMark[] = [];
+  for (const body of bodies) {
+    const mark = markOfComment(body ?? "");
+    if (mark !== undefined) marks.push(mark);
+  }
+  return marks;
+}
+
+/** An issue of a tracker that marks taken and finished issues with labels (GitHub, GitLab). */
+export interface LabelledIssue {
+  number: number;
+  title: string;
+  body: string | null | undefined;
+  url: string;
+  createdAt: string;
+  labels: string[];
+}
+
+/** The first `max` of `issues` (listed oldest first) neither taken nor finished. */
+export function readyByLabels(
+  issues: readonly LabelledIssue[],
+  source: TrackerSource,
+  max: number,
+): TrackerIssue[] {
+  const busy = new Set([source.workingLabel, source.doneLabel]);
+  return issues
+    .filter((i) => !i.labels.some((l) => busy.has(l)))
+    .slice(0, max)
+    .map((i) => ({
+      id: String(i.number),
+      ref: `#${i.number}`,
+      title: i.title,
+      body: i.body ?? "",
+      url: i.url,
+      createdAt: i.createdAt,
+    }));
+}
