@@ -1,9 +1,14 @@
 // What a run is told of its issues (delimited data the author cannot break out of) and what the
 // issues are told of the run; how an end is read from the ledger and the pull request.
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { endAfterDelivery, endFromLedger } from "../../src/delivery/issue-followups.js";
+import { withIssues } from "../../src/scheduler/launch/issue-spec.js";
+import { launchArgv } from "../../src/scheduler/launch/spec.js";
 import { endComment, finishesIssue, issueObjective } from "../../src/tracker/issue-text.js";
 import { claimHolder } from "../../src/tracker/tracker.js";
+import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+
+afterAll(cleanupTempDirs);
 
 const issue = {
   id: "12",
@@ -83,5 +88,40 @@ describe("who holds an issue", () => {
         { kind: "release", runId: "a" },
       ]),
     ).toBe(undefined);
+  });
+});
+
+describe("a run's spec with the issues it took", () => {
+  it("a preset run gets them in its objective (argv) and their refs in its environment", () => {
+    const cwd = tempDir();
+    const spec = withIssues(
+      {
+        kind: "preset",
+        runId: "fix-20260101T000000Z",
+        schedule: "fix",
+        slot: new Date(0),
+        cwd,
+        outputPath: "/dev/null",
+        harness: ["autoloop"],
+        preset: "autofix",
+        objective: "Fix it.",
+      },
+      [issue],
+      {
+        kind: "github",
+        repository: "octo/app",
+        apiUrl: "https://api.github.com",
+        label: "agent-ready",
+        limit: 1,
+        token: { kind: "env", name: "GITHUB_TOKEN" },
+      },
+    );
+    const argv = launchArgv(spec);
+    expect(argv[3]).toMatch(
+      /^Fix it\.\n\nWork on the issue from github octo\/app \(label "agent-ready"\)/,
+    );
+    expect(argv[3]).toContain("<<<ISSUE #12 ");
+    expect(spec.env).toMatchObject({ AUTOLOOP_CRON_ISSUES: "#12" });
+    expect(spec.env?.AUTOLOOP_CRON_ISSUES_FILE).toMatch(/issues\.json$/);
   });
 });
