@@ -6,6 +6,7 @@ import { withIssues } from "../../src/scheduler/launch/issue-spec.js";
 import { launchArgv } from "../../src/scheduler/launch/spec.js";
 import { endComment, finishesIssue, issueObjective } from "../../src/tracker/issue-text.js";
 import { claimHolder } from "../../src/tracker/tracker.js";
+import { processRedactor } from "../../src/util/secrets.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
 afterAll(cleanupTempDirs);
@@ -94,6 +95,7 @@ describe("who holds an issue", () => {
 describe("a run's spec with the issues it took", () => {
   it("a preset run gets them in its objective (argv) and their refs in its environment", () => {
     const cwd = tempDir();
+    processRedactor.add("ghp_pastedtoken0123456789");
     const spec = withIssues(
       {
         kind: "preset",
@@ -106,7 +108,7 @@ describe("a run's spec with the issues it took", () => {
         preset: "autofix",
         objective: "Fix it.",
       },
-      [issue],
+      [{ ...issue, body: "token: ghp_pastedtoken0123456789" }],
       {
         kind: "github",
         repository: "octo/app",
@@ -117,6 +119,9 @@ describe("a run's spec with the issues it took", () => {
       },
     );
     const argv = launchArgv(spec);
+    // The daemon's token, pasted into the issue, is hidden from the run and the ledger.
+    expect(argv[3]).not.toContain("ghp_pastedtoken0123456789");
+    expect(argv[3]).toContain("[REDACTED]");
     expect(argv[3]).toMatch(
       /^Fix it\.\n\nWork on the issue from github octo\/app \(label "agent-ready"\)/,
     );

@@ -5,14 +5,17 @@ import { randomBytes } from "node:crypto";
 import { issueObjective } from "../../tracker/issue-text.js";
 import { describeSource } from "../../tracker/take.js";
 import type { TrackerIssue, TrackerSource } from "../../tracker/tracker.js";
+import { processRedactor, redactStrings } from "../../util/secrets.js";
 import { handOver } from "../history/handover.js";
 import type { LaunchSpec } from "./spec.js";
 
 export function withIssues(
   spec: LaunchSpec,
-  issues: readonly TrackerIssue[],
+  taken: readonly TrackerIssue[],
   source: TrackerSource,
 ): LaunchSpec {
+  // A secret pasted into an issue reaches neither the run nor the ledger (which keeps argv).
+  const issues = redactStrings(taken, processRedactor);
   const copy = handOver(spec.cwd, spec.runId, {
     "issues.json": `${JSON.stringify(issues, null, 2)}\n`,
   });
