@@ -4,24 +4,12 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { build } from "esbuild";
-import { AUTOLOOP, median, ROOT, report, tempDir } from "./lib.mjs";
+import { AUTOLOOP, bundleBench, median, report, tempDir } from "./lib.mjs";
 
 const ITERATIONS = 4;
 
 async function helpers() {
-  // Inside the checkout, so that the bundle's packages resolve from its node_modules.
-  const outfile = join(ROOT, ".scratch/bench/agents-entry.mjs");
-  await build({
-    entryPoints: [join(ROOT, "bench/agents-entry.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    packages: "external",
-    outfile,
-    logLevel: "silent",
-  });
-  return import(outfile);
+  return import(await bundleBench("agents-entry"));
 }
 
 function run(args, cwd, env) {

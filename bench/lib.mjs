@@ -2,6 +2,7 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { build } from "esbuild";
 
 export const ROOT = new URL("..", import.meta.url).pathname;
 export const AUTOLOOP = join(ROOT, "dist/bin/autoloop.cjs");
@@ -40,4 +41,19 @@ export function report(name, value, unit, target, ok) {
 export function cpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** Bundles bench/<name>.ts into the checkout (so its packages resolve from node_modules). */
+export async function bundleBench(name) {
+  const outfile = join(ROOT, `.scratch/bench/${name}.mjs`);
+  await build({
+    entryPoints: [join(ROOT, `bench/${name}.ts`)],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    outfile,
+    logLevel: "silent",
+  });
+  return outfile;
 }

@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark; exits non-zero when a target is missed.
 import { benchAgents } from "./agents.mjs";
+import { benchDelivery } from "./delivery.mjs";
 import { benchHarness } from "./harness.mjs";
 import { benchPeer } from "./harness-peer.mjs";
 import { benchMonitor } from "./monitor.mjs";
@@ -24,6 +25,7 @@ const suites = {
   monitor: benchMonitor,
   spend: benchSpend,
   trends: benchTrends,
+  delivery: benchDelivery,
 };
 let ok = true;
 for (const [name, fn] of Object.entries(suites)) {

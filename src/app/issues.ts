@@ -6,8 +6,7 @@ import { type IssueFollowUpOptions, IssueFollowUps } from "../delivery/issue-fol
 import type { DeliveryQueue } from "../delivery/queue.js";
 import type { DaemonEvents, SchedulerDaemon } from "../scheduler/daemon/daemon.js";
 import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
-import { type IssueEnd, readRunIssues } from "../tracker/run-issues.js";
-import { closingRef } from "../tracker/tracker.js";
+import { closesOfRun, type IssueEnd, readRunIssues } from "../tracker/run-issues.js";
 import { type DeliveryIssues, runPageUrl } from "./deliveries.js";
 
 /** A run's end as its issues are told: the status and the harness's stop reason, no agent text. */
@@ -56,10 +55,7 @@ export function startIssueFollowUps(
   return {
     followUps,
     forDeliveries: {
-      closes: (runId) => {
-        const entry = readRunIssues(stateDir, runId);
-        return entry?.issues.map((i) => closingRef(entry.source, i)) ?? [];
-      },
+      closes: (runId) => closesOfRun(stateDir, runId),
       decided: (runId, d) => {
         const entry = readRunIssues(stateDir, runId);
         if (d.kind === "deliver") followUps.ended(runId, entry, "awaiting");

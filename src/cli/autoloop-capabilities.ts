@@ -34,6 +34,7 @@ const COMMANDS: Command[] = [
   ["runs", "A schedule's runs (list, replay); clean run-scoped folders", true, true],
   ["control", "A live run: answer, guide, interrupt", true, true],
   ["config", "Show or edit the user config and preset overrides", true, true],
+  ["hooks", "A preset's lifecycle hooks: list, show, validate; clear a run's suspend", true, true],
   ["capabilities", "This contract document", true, false],
 ];
 
@@ -51,7 +52,7 @@ export function capabilities(): Record<string, unknown> {
       "0": "completed",
       "1": "failed",
       "2": "usage or configuration error",
-      "3": "stopped (max_iterations, stalled, max_runtime, cost_budget, rate_limited, transient_error)",
+      "3": "stopped (max_iterations, stalled, max_runtime, cost_budget, rate_limited, transient_error, suspended)",
       "130": "interrupted",
     },
     env: {

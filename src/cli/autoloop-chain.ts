@@ -35,7 +35,9 @@ objective is the chain's, plus the previous step's result (handoff.md and result
 .autoloop/chains/<chain-run>/step-N/). A step passes on completion or max_iterations; any
 other end stops the chain. The journal gets chain.start, chain.step.start, chain.step.finish
 and chain.complete records under the chain's run id. \`autoloop run --chain a,b\` runs an
-inline chain. Exit codes as \`autoloop run\`, from the chain's outcome.
+inline chain. A step whose preset allows it ([chain_spawn]) starts the chains its agent asked
+for (chain.spawn) before the next step: docs/dynamic-chains.md. Exit codes as \`autoloop
+run\`, from the chain's outcome.
 `;
 
 export async function chainCommand(argv: string[]): Promise<number> {
@@ -118,6 +120,8 @@ export async function runChainCommand(
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
   const quiet = flag(p, "quiet");
+  // Each step, then the chains its agent asked for (`chain.spawn`), as its preset allows.
+  const { runWithSpawns } = await import("../harness/chains/spawn-run.js");
   const result = await runChain({
     projectDir: c.projectDir,
     name: c.name,
@@ -131,6 +135,7 @@ export async function runChainCommand(
     secretEnv: fileEnv,
     signal: controller.signal,
     sets: list(p, "set"),
+    runStepLoop: (o) => runWithSpawns(o, undefined, trigger as "cli"),
     ...(!quiet && { progress: (line: string) => process.stderr.write(`[autoloop] ${line}\n`) }),
   });
   if (flag(p, "json")) process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -31,7 +31,7 @@ Settings below a preset's own and above it, as the public autoloop layers them:
   user override   ~/.config/autoloop/overrides/<preset>.toml   (set --user --preset NAME)
   repo override   <work dir>/.autoloop/overrides/<preset>.toml (set --repo --preset NAME)
 \`autoloop run\`, \`resume\` and \`chain\` steps apply them; only a run started by hand
-(--trigger cli) takes the repo override, which lies where runs write.
+(--trigger cli) takes the repo override, which lies where runs write, and never its hooks.
 
 show    the resolved settings of a preset (default: ./autoloops.toml if there, else the user
         config over the defaults), each with the layer that set it
@@ -164,6 +164,11 @@ async function change(p: Parsed, verb: "set" | "unset"): Promise<number> {
       1,
     );
   const layer = target(p, verb);
+  if (verb === "set" && layer.name === "repo override" && /^hooks?\./.test(key))
+    throw new UserError(
+      `autoloop config set: ${key} in the repo override ${layer.file} would never run: a hook runs as you, and that file lies where runs write; set it with --user (your override of the preset) or in the preset`,
+      1,
+    );
   const values = structuredClone(layer.values ?? {});
   const { parseSetValue } = await import("../harness/preset/preset.js");
   const value = verb === "set" ? parseSetValue(arg.slice(eq + 1)) : undefined;

@@ -12,15 +12,23 @@ coverage=87%"); without it the gate's blocked (or failed) event is journaled ins
 topic outside the allowed set is rejected (journaled as event.invalid); the completion
 event is refused while open tasks remain (journaled as task.gate). Each exits 1 and says
 what to do instead.
+
+With [parallel] enabled, explore.parallel or <allowed-event>.parallel opens a wave: the payload
+lists its branch objectives, one "- item" a line (autoloop emit review.ready.parallel "- check
+the parser
+- check the CLI"). Every word after the topic is payload, even one starting with "-".
+*.parallel.joined is the harness's alone.
 `;
 
 export async function emitCommand(argv: string[]): Promise<number> {
-  const p = parse(argv, {}, "autoloop emit");
-  if (flag(p, "help")) {
+  // After the topic every word is payload, as it is: a wave's objectives are a "- item" list.
+  const raw = argv[0] !== undefined && !argv[0].startsWith("-");
+  const p = raw ? undefined : parse(argv, {}, "autoloop emit");
+  if (p !== undefined && flag(p, "help")) {
     process.stdout.write(HELP);
     return 0;
   }
-  const [topic, ...payload] = p.positionals;
+  const [topic, ...payload] = p?.positionals ?? argv;
   if (topic === undefined) throw new UserError(`autoloop emit: missing <topic>\n\n${HELP}`);
   const ctx = emitContextFromEnv(process.env);
   const outcome = emitEvent(ctx, topic, payload.join(" "));
@@ -29,7 +37,7 @@ export async function emitCommand(argv: string[]): Promise<number> {
       process.stdout.write(`emitted ${topic}\n`);
       return 0;
     case "invalid":
-      process.stderr.write(`${invalidMessage(topic, ctx)}\n`);
+      process.stderr.write(`${invalidMessage(topic, ctx, outcome.reason)}\n`);
       return 1;
     case "gated":
       process.stderr.write(`${gateMessage(topic, outcome.openTasks)}\n`);

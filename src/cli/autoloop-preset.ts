@@ -35,7 +35,8 @@ async function promote(source: string, name: string): Promise<number> {
     if (err instanceof UserError) throw new UserError(err.message, 1);
     throw err;
   }
-  const findings = topologyFindings(preset);
+  const { spawnFindings } = await import("../harness/preset/spawn-presets.js");
+  const findings = [...topologyFindings(preset), ...spawnFindings(preset, undefined, process.env)];
   for (const f of findings.filter((x) => x.severity === "warning"))
     process.stderr.write(
       `autoloop preset promote: warning: ${f.field}: ${f.found}; expected ${f.expected}\n`,

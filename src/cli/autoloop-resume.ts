@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { type LaunchRecord, presetDigest } from "../harness/control/launch-record.js";
 import { findRun, type RunRef } from "../harness/control/operator-requests.js";
 import { OPERATOR_DIR_ENV, privateRunPaths } from "../harness/control/private-run.js";
+import { clearSuspendState, readSuspendState } from "../harness/control/suspend-state.js";
 import { isHarnessLoop } from "../harness/control/wake.js";
 import type { Preset } from "../harness/preset/preset.js";
 import { readJournal } from "../journal/reader.js";
@@ -18,7 +19,8 @@ const HELP = `Usage: autoloop resume <run-id> [--add-iterations N] [--work-dir D
                        [--env-file FILE]... [--accept-preset-changes]
 
 Goes on with a run that stopped without completing: from the iteration it stopped at
-(the same one again when its agent failed or timed out, else the next), with N more
+(the same one again when its agent failed or timed out, else the next; for a run a hook
+suspended, where its suspend state says, which resuming clears), with N more
 iterations (default: the run's own max_iterations). The run keeps its id, journal,
 tasks and memory; its journal gets loop.resume. The run id may be a unique prefix.
 
@@ -83,7 +85,13 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     (r) => r.run === ref.runId && r.topic === "iteration.finish" && r.iteration === String(last),
   );
   const again = stopReason === "backend_failed" || stopReason === "backend_timeout" || !finished;
-  const from = Math.max(1, stopReason === "max_iterations" || !again ? last + 1 : last);
+  // A run a hook suspended goes on where the hook's phase says (its private suspend state).
+  const privateRun = privateRunPaths(ref.runId, ref.journalFile);
+  const suspended = readSuspendState(privateRun);
+  const from =
+    suspended?.runId === ref.runId
+      ? Math.max(1, suspended.resumeIteration)
+      : Math.max(1, stopReason === "max_iterations" || !again ? last + 1 : last);
   const addIterations = add ?? (launch.maxIterations || 3);
   const preset = await samePreset(launch, flag(p, "accept-preset-changes"));
   const { readEnvFiles } = await import("../util/env-file.js");
@@ -93,6 +101,7 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   const stop = () => controller.abort();
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+  if (suspended !== undefined) clearSuspendState(privateRun);
   const result = await runLoop({
     preset,
     runId: ref.runId,
@@ -146,6 +155,7 @@ async function samePreset(launch: LaunchRecord, acceptChanges: boolean): Promise
     preset.config.profiles.default,
     launch.workDir,
     "autoloop resume",
+    launch.trigger,
   ))
     process.stderr.write(`autoloop: preset ${preset.name}: ${w}\n`);
   return preset;

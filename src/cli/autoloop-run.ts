@@ -42,6 +42,9 @@ Options:
   --quiet                           no progress lines on stderr
 
 Preset resolution: a path, else ./presets/<name>, else the bundled presets/<name>.
+Dynamic chains: when the preset's [chain_spawn] allows it, the chains the agent asked for with
+\`chain.spawn\` run once the run completes, within its limits and budget (--json: "spawned");
+see docs/dynamic-chains.md. The exit code is the run's own.
 Exit codes: 0 completed, 1 failed, 3 stopped, 130 interrupted, 2 usage or config error.
 `;
 
@@ -89,9 +92,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   const { readEnvFiles } = await import("../util/env-file.js");
   const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
   const preset = await presetFor(p, presetArg, workDir);
-  const { runLoop } = await import("../harness/loop/run-loop.js");
+  // The loop, then the chains its agent asked for (`chain.spawn`), as its preset allows.
+  const { runWithSpawns } = await import("../harness/chains/spawn-run.js");
   const quiet = flag(p, "quiet");
-  const result = await runLoop({
+  const result = await runWithSpawns({
     preset,
     runId,
     workDir,
@@ -183,7 +187,7 @@ async function presetFor(p: Parsed, presetArg: string, workDir: string) {
   const { activeProfiles, applyProfiles } = await import("../harness/preset/profiles.js");
   const profiles = activeProfiles(preset, list(p, "profile"), flag(p, "no-default-profiles"));
   if (profiles.length > 0)
-    preset.warnings.push(...applyProfiles(preset, profiles, workDir, "autoloop run"));
+    preset.warnings.push(...applyProfiles(preset, profiles, workDir, "autoloop run", triggerOf(p)));
   const { capLimits } = await import("../harness/loop/budget.js");
   const ev = preset.config.event_loop;
   const capped = capLimits(ev, {

@@ -21,6 +21,7 @@ Usage:
   autoloop runs clean [--max-age 7d]                                remove ended runs' .autoloop/runs/<id>/ folders
   autoloop control show|capabilities|respond|guide|interrupt <run-id> a live run: answer, guide, interrupt
   autoloop resume <run-id> [--add-iterations N]                     go on with a run that stopped
+  autoloop hooks list|show|validate|clear-suspend ...               a preset's lifecycle hooks
 
 The public autoloop's operator verbs (exit 0 success, 1 usage mistake, 2 environment):
   autoloop loops [--all]|show|artifacts|watch|health [--json]       a work dir's runs, from its registry
@@ -34,7 +35,7 @@ The public autoloop's operator verbs (exit 0 success, 1 usage mistake, 2 environ
 Run \`autoloop <command> --help\` for a command's options.
 
 Exit codes of \`autoloop run\`: 0 completed, 1 failed, 3 stopped (max_iterations, stalled,
-max_runtime, cost_budget, rate_limited, transient_error), 130 interrupted, 2 usage or configuration error.
+max_runtime, cost_budget, rate_limited, transient_error, suspended), 130 interrupted, 2 usage or configuration error.
 `;
 
 async function main(): Promise<number> {
@@ -66,6 +67,8 @@ async function main(): Promise<number> {
       return (await import("./autoloop-runs.js")).runsCommand(rest);
     case "resume":
       return (await import("./autoloop-resume.js")).resumeCommand(rest);
+    case "hooks":
+      return (await import("./autoloop-hooks.js")).hooksCommand(rest);
     case "loops":
       return (await import("./autoloop-loops.js")).loopsCommand(rest);
     case "doctor":

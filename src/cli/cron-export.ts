@@ -30,7 +30,9 @@ Turns every enabled schedule into units of another scheduler, which then fires
 \`autoloop-cron fire --foreground NAME\` at the schedule's times.
 
   kubernetes   a CronJob per schedule, the monitor's Deployment, a PersistentVolumeClaim
-               and a ConfigMap with the config and schedule files (multi-document YAML)
+               and a ConfigMap with the config and schedule files (multi-document YAML);
+               with [ha.kubernetes] in the config, the ServiceAccount, Role and RoleBinding
+               that let the monitors take turns by a Lease object
   systemd      a .service/.timer pair per schedule (OnCalendar= in the schedule's zone)
 
 Options:

@@ -2,8 +2,9 @@
 // as the daemon takes them (one code path: scheduler/daemon/issue-step.ts), and the issues told
 // of its end once it ended, from this process (failed calls stay queued in the state dir).
 
+import type { FiredOutcome } from "../app/fire-delivery.js";
 import { issueEndOf } from "../app/issues.js";
-import { IssueFollowUps } from "../delivery/issue-followups.js";
+import { endAfterDelivery, IssueFollowUps } from "../delivery/issue-followups.js";
 import { recordSkip } from "../scheduler/admission/admission.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import { issuesForLaunch } from "../scheduler/daemon/issue-step.js";
@@ -14,7 +15,7 @@ import type { RunLedger } from "../scheduler/ledger/ledger.js";
 import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
 import { attemptKey, slotKey } from "../scheduler/ledger/slots.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
-import { readRunIssues } from "../tracker/run-issues.js";
+import { type IssueEnd, readRunIssues } from "../tracker/run-issues.js";
 
 interface IssueAttempt {
   schedule: Schedule;
@@ -53,12 +54,11 @@ export async function specWithIssues(
   return undefined;
 }
 
-/** Tells the run's issues how it ended (no-op for a run that took none). */
-export async function tellIssues(
+async function tell(
   config: CronConfig,
   ledger: RunLedger,
   runId: string,
-  outcome: RunOutcome,
+  end: IssueEnd | "awaiting",
 ): Promise<void> {
   const entry = readRunIssues(config.stateDir, runId);
   if (entry === undefined) return;
@@ -66,6 +66,37 @@ export async function tellIssues(
     stateDir: config.stateDir,
     runInLedger: (id) => ledger.summary(id),
   });
-  followUps.ended(runId, entry, issueEndOf(outcome));
+  followUps.ended(runId, entry, end);
   await followUps.deliverDue();
+}
+
+/**
+ * Tells the run's issues how it ended (no-op for a run that took none); a completed run that
+ * delivers a pull request tells them once that was tried (`tellDelivered`).
+ */
+export async function tellIssues(
+  config: CronConfig,
+  ledger: RunLedger,
+  runId: string,
+  outcome: RunOutcome,
+  schedule: Schedule,
+): Promise<void> {
+  if (outcome.status === "completed" && schedule.deliver !== undefined) return;
+  await tell(config, ledger, runId, issueEndOf(outcome));
+}
+
+/** A completed run's issues told of its pull request; one still pending is the next daemon's. */
+export async function tellDelivered(
+  config: CronConfig,
+  ledger: RunLedger,
+  runId: string,
+  outcome: RunOutcome,
+  fired: (Pick<FiredOutcome, "delivery"> & Partial<FiredOutcome>) | undefined,
+): Promise<void> {
+  if (outcome.status !== "completed") return;
+  if (fired === undefined || fired.delivery.kind === "skip") {
+    const why = fired?.delivery.kind === "skip" ? fired.delivery.why : "its delivery failed";
+    return tell(config, ledger, runId, { kind: "completed", note: `no pull request: ${why}` });
+  }
+  await tell(config, ledger, runId, endAfterDelivery(fired.result) ?? "awaiting");
 }

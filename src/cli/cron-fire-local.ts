@@ -1,6 +1,7 @@
 // `fire` without a daemon: this process is the scheduler (Kubernetes CronJobs and systemd timers
 // run it), so the slot policy, the claim and, for a scheduled slot, jitter and retries apply here.
 import pino from "pino";
+import { deliverFiredRun } from "../app/fire-delivery.js";
 import { EXIT_CODES, stopReasonClass } from "../journal/stop-reasons.js";
 import { admitSlot, recordSkip } from "../scheduler/admission/admission.js";
 import { scheduledLaunchSpec, slotCourse } from "../scheduler/admission/carry-out.js";
@@ -8,6 +9,7 @@ import { pauseOnFailures } from "../scheduler/admission/pause-on-failure.js";
 import { type CronConfig, runEnvironment } from "../scheduler/config/config.js";
 import { deliverTokenEnvNames } from "../scheduler/config/deliver.js";
 import { sourceTokenEnvNames } from "../scheduler/config/source.js";
+import { runningDaemon } from "../scheduler/daemon/control.js";
 import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
 import { RunHeartbeats } from "../scheduler/launch/heartbeats.js";
 import { launchRecorded } from "../scheduler/launch/recorded-launch.js";
@@ -15,6 +17,7 @@ import { runLiveness, runsElsewhere } from "../scheduler/launch/run-liveness.js"
 import { RUN_KILL_GRACE_MS } from "../scheduler/launch/schedule-spec.js";
 import type { RunSummary, Trigger } from "../scheduler/ledger/events.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
+import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
 import { newScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
 import { slotKey } from "../scheduler/ledger/slots.js";
 import { type RetryPlan, retryDecision } from "../scheduler/retry/plan.js";
@@ -24,9 +27,10 @@ import { validateAll } from "../scheduler/schedules/validate.js";
 import type { ValidationReport } from "../scheduler/schedules/validation-report.js";
 import { fireTimeOf } from "../scheduler/timing/jitter.js";
 import { nextFireTime } from "../scheduler/timing/planner.js";
+import { closesOfRun } from "../tracker/run-issues.js";
 import { UserError } from "../util/errors.js";
 import { isGroupAlive, signalGroup } from "../util/process.js";
-import { specWithIssues, tellIssues } from "./cron-fire-issues.js";
+import { specWithIssues, tellDelivered, tellIssues } from "./cron-fire-issues.js";
 import { openLedger, streamOutput } from "./cron-runs.js";
 
 /** What `fire` runs: a manual run now, or one scheduled slot (`--slot`, `--kubernetes-job`). */
@@ -40,7 +44,9 @@ interface Attempt {
   retry?: { attempt: number; parentRunId: string };
 }
 
-type AttemptEnd = { kind: "ended"; summary: RunSummary } | { kind: "not run"; code: number };
+type AttemptEnd =
+  | { kind: "ended"; summary: RunSummary; outcome: RunOutcome }
+  | { kind: "not run"; code: number };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 const say = (text: string) => process.stderr.write(`autoloop-cron: ${text}\n`);
@@ -158,14 +164,14 @@ async function runAttempt(
   const streaming = streamOutput(config, runId, true);
   const outcome = await result.handle.done;
   await streaming;
-  await tellIssues(config, ledger, runId, outcome);
+  await tellIssues(config, ledger, runId, outcome, a.schedule);
   process.removeListener("SIGTERM", stop);
   process.removeListener("SIGINT", stop);
   const why = outcome.basis === "fetch" ? `: ${outcome.detail}` : "";
   say(`${runId} ${outcome.status}${outcome.stopReason ? ` (${outcome.stopReason})` : ""}${why}`);
   const summary = ledger.summary(runId);
   if (summary === undefined) throw new Error(`run ${runId} has no ledger record after it ended`);
-  return { kind: "ended", summary };
+  return { kind: "ended", summary, outcome };
 }
 
 /** The retry a scheduled slot's ended run is owed (`retry`), by the daemon's own rule. */
@@ -212,11 +218,47 @@ export async function fireInProcess(
     if (end.kind === "not run") return end.code;
     const run = end.summary;
     const retry = when.kind === "scheduled" ? retryOf(schedule, run) : undefined;
-    if (retry === undefined) return afterSlot(config, ledger, schedule, run);
+    if (retry === undefined) {
+      await deliverHere(config, ledger, schedule, run.runId, end.outcome);
+      return afterSlot(config, ledger, schedule, run);
+    }
     say(`${name}: attempt ${retry.attempt} at ${new Date(retry.at).toISOString()} (retry)`);
     await sleep(retry.at - Date.now());
     attempt = { ...attempt, retry: { attempt: retry.attempt, parentRunId: retry.parentRunId } };
   }
+}
+
+/**
+ * The slot's last run delivered as the daemon would (`deliver`); a daemon running on the state
+ * dir owns its queue file, which a second writer would set wrong about the branch it pushed.
+ */
+async function deliverHere(
+  config: CronConfig,
+  ledger: RunLedger,
+  schedule: Schedule,
+  runId: string,
+  outcome: RunOutcome,
+): Promise<void> {
+  if (schedule.deliver === undefined) return;
+  if (runningDaemon(config.stateDir)) {
+    const why = "the daemon running on this state dir owns the deliveries";
+    say(`${runId}: no pull request: ${why}; fire without --slot runs through it and delivers`);
+    await tellDelivered(config, ledger, runId, outcome, { delivery: { kind: "skip", why } });
+    return;
+  }
+  const logger = pino({ level: "warn" }, pino.destination(2));
+  const closes = closesOfRun(config.stateDir, runId);
+  const fired = await deliverFiredRun({
+    config,
+    ledger,
+    schedule,
+    runId,
+    outcome,
+    logger,
+    say,
+    closes,
+  });
+  await tellDelivered(config, ledger, runId, outcome, fired);
 }
 
 /** The slot is over: a failing schedule is paused here too, as the daemon would. */

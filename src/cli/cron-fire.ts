@@ -22,7 +22,9 @@ With a daemon running, the daemon launches it and this prints the run id.
 stops the run, through the daemon when one runs it):
 0 completed, 1 failed or timed out, 3 stopped (max_iterations, stalled, ...),
 130 killed or interrupted. Without a daemon, fire always runs in the foreground
-(this is what the Kubernetes CronJobs and systemd timers from \`export\` run).
+(this is what the Kubernetes CronJobs and systemd timers from \`export\` run), and
+delivers a schedule's pull request (\`deliver\`) itself, through the daemon's queue
+file: a delivery the forge puts off is left to the schedule's next fire or a daemon's start.
 
 --slot TIME runs the schedule's slot of TIME (ISO 8601, e.g. 2026-11-29T06:00:00Z; trigger
 "cron") in this process: its jitter, its retries (\`retry\`) and a claim on the state dir

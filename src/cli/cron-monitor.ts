@@ -113,7 +113,7 @@ export async function monitorCommand(argv: string[]): Promise<number> {
     .start()
     .then(() => serveMonitorHealth(service, config, logger))
     .catch(async (err: unknown) => {
-      lease?.release(); // a holder that failed to start must not keep renewing
+      await lease?.release(); // a holder that failed to start must not keep renewing
       await service.stop();
       throw err;
     });
@@ -121,7 +121,7 @@ export async function monitorCommand(argv: string[]): Promise<number> {
   const ended = await Promise.race([stopped, lease?.lost ?? new Promise<never>(() => {})]);
   await service.stop();
   await http?.close();
-  lease?.release();
+  await lease?.release();
   logger.info("monitor stopped");
   logger.flush();
   return ended === "lease lost" ? 1 : 0;

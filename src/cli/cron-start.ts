@@ -64,8 +64,8 @@ export async function startCommand(argv: string[]): Promise<number> {
   const lease = await holdLease(config, logger, stopped);
   await standbyHttp?.close();
   if (lease === "stopped") return 0;
-  const services = await startServices(config, logger).catch((err: unknown) => {
-    lease?.release(); // a holder that failed to start must not keep renewing
+  const services = await startServices(config, logger).catch(async (err: unknown) => {
+    await lease?.release(); // a holder that failed to start must not keep renewing
     throw err;
   });
   lease?.onLost(() => services.daemon.stopFiring());
@@ -97,7 +97,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   clearInterval(keepAlive);
   // After a lost lease, daemon.json may be the new holder's already.
   if (signal !== "lease lost") clearDaemonInfo(config.stateDir);
-  lease?.release();
+  await lease?.release();
   logger.info("autoloop-cron stopped");
   await new Promise<void>((resolve) => logger.flush(() => resolve()));
   // Detached runs still hold pipes to us; they must not keep this process alive.

@@ -10,7 +10,13 @@ import { FORGE_CLIENTS } from "./forges.js";
 import type { PendingDelivery } from "./record.js";
 
 export type AttemptResult =
-  | { kind: "delivered"; action: "opened" | "updated"; number: number; url: string }
+  | {
+      kind: "delivered";
+      action: "opened" | "updated";
+      number: number;
+      url: string;
+      warnings: string[];
+    }
   | { kind: "retry"; error: string; retryAfterMs?: number }
   | { kind: "dead"; error: string };
 

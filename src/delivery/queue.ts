@@ -43,6 +43,8 @@ export interface DeliveryQueueOptions {
   onEnd?: (end: DeliveryEnd) => void;
   /** Compact the file when it grows past this (default 1 MiB): jobs hold whole reports. */
   compactBytes?: number;
+  /** A daemonless `fire`: what it gives up on is marked for the monitor to page. */
+  writer?: "fire";
   /** The forge clients and environment an attempt uses (tests). */
   attempt?: Pick<AttemptDeps, "env" | "forges">;
 }
@@ -98,9 +100,10 @@ export class DeliveryQueue {
     return this.state.results.get(runId);
   }
 
-  /** Attempts every delivery due at `now` whose schedule has none in flight. */
-  async deliverDue(now = this.now()): Promise<void> {
+  /** Attempts every delivery due at `now` (of `schedule` only, when given) with none in flight. */
+  async deliverDue(now = this.now(), schedule?: string): Promise<void> {
     const due = [...this.state.pending.values()]
+      .filter((e) => schedule === undefined || e.job.schedule === schedule)
       .filter((e) => e.nextAt <= now && !this.busy.has(e.job.schedule))
       .sort((a, b) => a.nextAt - b.nextAt);
     const started = new Set<string>();
@@ -113,11 +116,13 @@ export class DeliveryQueue {
     await Promise.all(runs);
   }
 
-  nextDueAt(): number | undefined {
+  nextDueAt(schedule?: string): number | undefined {
     let next: number | undefined;
-    for (const e of this.state.pending.values())
+    for (const e of this.state.pending.values()) {
+      if (schedule !== undefined && e.job.schedule !== schedule) continue;
       if (!this.busy.has(e.job.schedule) && (next === undefined || e.nextAt < next))
         next = e.nextAt;
+    }
     return next;
   }
 
@@ -161,12 +166,14 @@ export class DeliveryQueue {
     const { schedule } = entry.job;
     if (result.kind === "delivered") {
       const { action, number, url } = result;
-      this.append({ type: "delivered", id: entry.id, at, action, number, url });
-      this.log.info(
-        { schedule, run: entry.id, url: result.url },
-        `pull request ${result.action}: ${result.url}`,
-      );
-      this.options.onEnd?.({ schedule, runId: entry.id, result });
+      const warnings = result.warnings.map((w) => processRedactor.redact(w));
+      const noted = warnings.length > 0 ? { warnings } : {};
+      this.append({ type: "delivered", id: entry.id, at, action, number, url, ...noted });
+      this.log.info({ schedule, run: entry.id, url }, `pull request ${action}: ${url}`);
+      for (const warning of warnings)
+        this.log.warn({ schedule, run: entry.id, url }, `pull request ${action}: ${warning}`);
+      const made = { kind: "delivered" as const, action, number, url, ...noted };
+      this.options.onEnd?.({ schedule, runId: entry.id, result: made });
       return;
     }
     let error = processRedactor.redact(result.error);
@@ -191,7 +198,8 @@ export class DeliveryQueue {
     }
     if (result.kind === "retry")
       error = `gave up after ${formatDuration(age)} and ${failures} attempts; last error: ${error}`;
-    this.append({ type: "dead", id: entry.id, at, error });
+    const fired = this.options.writer === "fire" ? { by: "fire" as const, schedule } : {};
+    this.append({ type: "dead", id: entry.id, at, error, ...fired });
     this.log.error({ schedule, run: entry.id, error }, "pull request delivery given up");
     this.options.onEnd?.({ schedule, runId: entry.id, result: { kind: "dead", error } });
   }

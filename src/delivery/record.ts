@@ -49,8 +49,17 @@ const recordSchema = z.discriminatedUnion("type", [
     action: z.enum(["opened", "updated"]),
     number: z.number().int(),
     url: z.string(),
+    /** What could not be set on it (a label the repository lacks): delivered all the same. */
+    warnings: z.array(z.string()).optional(),
   }),
-  z.object({ type: z.literal("dead"), ...base, error: z.string() }),
+  z.object({
+    type: z.literal("dead"),
+    ...base,
+    error: z.string(),
+    /** Given up on by a daemonless `fire`, which cannot page: the monitor pages it (`schedule`'s). */
+    by: z.literal("fire").optional(),
+    schedule: z.string().optional(),
+  }),
   /** A newer run of the schedule took its place before it was delivered. */
   z.object({ type: z.literal("superseded"), ...base, by: z.string() }),
   /** A compacted file's memory of what the daemon last pushed to schedule `id`'s branch. */
@@ -80,7 +89,13 @@ export interface PendingDelivery {
 /** How a run's delivery ended, for `runs show`, the status page and MCP. */
 export type DeliveryResult =
   | { kind: "pending"; failures: number; lastError?: string }
-  | { kind: "delivered"; action: "opened" | "updated"; number: number; url: string }
+  | {
+      kind: "delivered";
+      action: "opened" | "updated";
+      number: number;
+      url: string;
+      warnings?: string[];
+    }
   | { kind: "dead"; error: string }
   | { kind: "superseded"; by: string };
 
@@ -137,6 +152,7 @@ export function applyDeliveryRecord(state: DeliveryState, r: DeliveryRecord): vo
         action: r.action,
         number: r.number,
         url: r.url,
+        ...(r.warnings !== undefined && { warnings: r.warnings }),
       });
       break;
     case "dead":

@@ -10,6 +10,12 @@ export interface PullRequestRef {
   url: string;
 }
 
+/** A pull request opened or updated, with what could not be set on it. */
+export interface PullRequestSet extends PullRequestRef {
+  /** A label the repository lacks, a reviewer the forge refused: the pull request is there all the same. */
+  warnings: string[];
+}
+
 /** What the pull request says and where it goes. */
 export interface PullRequestDraft {
   head: string;
@@ -24,9 +30,12 @@ export interface PullRequestDraft {
 export interface Forge {
   /** The open pull request from `head` into `base`, if there is one. */
   findOpen(head: string, base: string): Promise<PullRequestRef | undefined>;
-  open(draft: PullRequestDraft): Promise<PullRequestRef>;
-  /** Sets the title and body; labels and reviewers, set when it opened, are left as people made them. */
-  update(number: number, draft: PullRequestDraft): Promise<PullRequestRef>;
+  open(draft: PullRequestDraft): Promise<PullRequestSet>;
+  /**
+   * Sets the title and body, and adds the labels and reviewers again (a person may have taken
+   * one off by mistake); labels and reviewers people added are kept.
+   */
+  update(number: number, draft: PullRequestDraft): Promise<PullRequestSet>;
 }
 
 export interface ForgeOptions {

@@ -1,8 +1,9 @@
 // Gitea (and Forgejo) through its REST API (`api_url`, such as https://gitea.example/api/v1):
 // Gitea publishes no official Node client, so the daemon's own HTTP client speaks it.
-import { httpRequest } from "../util/http-request.js";
-import { forgeFailure, statusAdvice } from "./failure.js";
-import { type Forge, ForgeError, type ForgeOptions, type PullRequestRef } from "./forge.js";
+import { decorationStep } from "./decoration.js";
+import type { Forge, ForgeOptions, PullRequestDraft, PullRequestRef } from "./forge.js";
+import { giteaCall } from "./gitea-api.js";
+import { giteaLabelIds } from "./gitea-labels.js";
 
 interface GiteaPull {
   number: number;
@@ -12,67 +13,58 @@ interface GiteaPull {
 }
 
 export function giteaForge(options: ForgeOptions): Forge {
-  const root = `${options.apiUrl}/repos/${options.repository}`;
-  const send = async <T>(
-    what: string,
-    method: "GET" | "POST" | "PATCH",
-    path: string,
-    body?: unknown,
-  ) => {
-    let answer: Awaited<ReturnType<typeof httpRequest>>;
-    try {
-      answer = await httpRequest(new URL(`${root}${path}`), {
-        method,
-        headers: {
-          authorization: `token ${options.token}`,
-          accept: "application/json",
-          ...(body !== undefined && { "content-type": "application/json" }),
-        },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-        timeoutMs: 30_000,
-        maxBodyBytes: 4 << 20,
-      });
-    } catch (err) {
-      throw new ForgeError(`Gitea: ${what}: ${(err as Error).message}`, { kind: "retry" });
-    }
-    if (answer.status >= 200 && answer.status < 300) return JSON.parse(answer.body) as T;
-    const advice = statusAdvice(answer.status);
-    const detail = `Gitea: ${what}: ${answer.status} ${answer.body.slice(0, 200)}`;
-    throw new ForgeError(
-      advice === "" ? detail : `${detail}; ${advice}`,
-      forgeFailure(answer.status, answer.headers, Date.now()),
-      answer.status,
-    );
-  };
+  const call = giteaCall(options);
+  const repo = `/repos/${options.repository}`;
   const ref = (p: GiteaPull): PullRequestRef => ({ number: p.number, url: p.html_url });
+  const decorate = async (number: number, draft: PullRequestDraft) => {
+    const warnings: string[] = [];
+    if (draft.labels.length > 0) {
+      const ids = await giteaLabelIds(call, options.repository, draft.labels, warnings);
+      if (ids.length > 0)
+        await decorationStep(warnings, () =>
+          call("adding labels", "POST", `${repo}/issues/${number}/labels`, { labels: ids }),
+        );
+    }
+    if (draft.reviewers.length > 0)
+      await decorationStep(warnings, () =>
+        call("requesting reviewers", "POST", `${repo}/pulls/${number}/requested_reviewers`, {
+          reviewers: draft.reviewers,
+        }),
+      );
+    return warnings;
+  };
   return {
     async findOpen(head, base) {
-      const pulls = await send<GiteaPull[]>(
+      const pulls = await call<GiteaPull[]>(
         "listing pull requests",
         "GET",
-        "/pulls?state=open&limit=50",
+        `${repo}/pulls?state=open&limit=50`,
       );
       const found = pulls.find((p) => p.head?.ref === head && p.base?.ref === base);
       return found === undefined ? undefined : ref(found);
     },
     async open(draft) {
       const title = draft.draft ? `WIP: ${draft.title}` : draft.title;
-      const pull = await send<GiteaPull>("opening a pull request", "POST", "/pulls", {
+      const pull = await call<GiteaPull>("opening a pull request", "POST", `${repo}/pulls`, {
         head: draft.head,
         base: draft.base,
         title,
         body: draft.body,
-        ...(draft.reviewers.length > 0 && { reviewers: draft.reviewers }),
       });
-      return ref(pull);
+      return { ...ref(pull), warnings: await decorate(pull.number, draft) };
     },
     async update(number, draft) {
       const title = draft.draft ? `WIP: ${draft.title}` : draft.title;
-      const pull = await send<GiteaPull>("updating the pull request", "PATCH", `/pulls/${number}`, {
-        title,
-        body: draft.body,
-      });
-      return ref(pull);
+      const pull = await call<GiteaPull>(
+        "updating the pull request",
+        "PATCH",
+        `${repo}/pulls/${number}`,
+        {
+          title,
+          body: draft.body,
+        },
+      );
+      return { ...ref(pull), warnings: await decorate(pull.number, draft) };
     },
   };
 }

@@ -1,4 +1,5 @@
 // GitHub (and GitHub Enterprise Server, through `api_url`) through its official client, Octokit.
+import { decorationStep } from "./decoration.js";
 import type { Forge, ForgeOptions, PullRequestDraft } from "./forge.js";
 import { githubCall as call, octokitFor } from "./octokit.js";
 
@@ -6,19 +7,30 @@ export function githubForge(options: ForgeOptions): Forge {
   const [owner, repo] = options.repository.split("/") as [string, string];
   const octokit = octokitFor(options);
   const decorate = async (number: number, draft: PullRequestDraft) => {
+    const warnings: string[] = [];
     if (draft.labels.length > 0)
-      await call("adding labels", () =>
-        octokit.rest.issues.addLabels({ owner, repo, issue_number: number, labels: draft.labels }),
+      await decorationStep(warnings, () =>
+        call("adding labels", () =>
+          octokit.rest.issues.addLabels({
+            owner,
+            repo,
+            issue_number: number,
+            labels: draft.labels,
+          }),
+        ),
       );
     if (draft.reviewers.length > 0)
-      await call("requesting reviewers", () =>
-        octokit.rest.pulls.requestReviewers({
-          owner,
-          repo,
-          pull_number: number,
-          reviewers: draft.reviewers,
-        }),
+      await decorationStep(warnings, () =>
+        call("requesting reviewers", () =>
+          octokit.rest.pulls.requestReviewers({
+            owner,
+            repo,
+            pull_number: number,
+            reviewers: draft.reviewers,
+          }),
+        ),
       );
+    return warnings;
   };
   return {
     async findOpen(head, base) {
@@ -33,15 +45,16 @@ export function githubForge(options: ForgeOptions): Forge {
       const { data } = await call("opening a pull request", () =>
         octokit.rest.pulls.create({ owner, repo, head, base, title, body, draft: draft.draft }),
       );
-      await decorate(data.number, draft);
-      return { number: data.number, url: data.html_url };
+      const warnings = await decorate(data.number, draft);
+      return { number: data.number, url: data.html_url, warnings };
     },
     async update(number, draft) {
       const { title, body } = draft;
       const { data } = await call("updating the pull request", () =>
         octokit.rest.pulls.update({ owner, repo, pull_number: number, title, body }),
       );
-      return { number: data.number, url: data.html_url };
+      const warnings = await decorate(data.number, draft);
+      return { number: data.number, url: data.html_url, warnings };
     },
   };
 }

@@ -8,11 +8,16 @@ const titleOf = (d: PullRequestDraft) => (d.draft ? `Draft: ${d.title}` : d.titl
 export function gitlabForge(options: ForgeOptions): Forge {
   const api = gitlabClient(options);
   const projectId = options.repository;
-  const reviewerIds = async (names: string[]) => {
+  /** The reviewers' user ids; a name GitLab does not know is a warning. */
+  const reviewerIds = async (names: string[], warnings: string[]) => {
     const ids: number[] = [];
     for (const username of names) {
       const users = await call(`finding reviewer ${username}`, () => api.Users.all({ username }));
       if (users[0] !== undefined) ids.push(users[0].id);
+      else
+        warnings.push(
+          `GitLab: reviewer ${JSON.stringify(username)} is no user there: fix deliver.pull_request.reviewers`,
+        );
     }
     return ids;
   };
@@ -30,7 +35,8 @@ export function gitlabForge(options: ForgeOptions): Forge {
       return mr === undefined ? undefined : { number: mr.iid, url: mr.web_url };
     },
     async open(draft) {
-      const reviewers = await reviewerIds(draft.reviewers);
+      const warnings: string[] = [];
+      const reviewers = await reviewerIds(draft.reviewers, warnings);
       const mr = await call("opening a merge request", () =>
         api.MergeRequests.create(projectId, draft.head, draft.base, titleOf(draft), {
           description: draft.body,
@@ -38,16 +44,27 @@ export function gitlabForge(options: ForgeOptions): Forge {
           ...(reviewers.length > 0 && { reviewerIds: reviewers }),
         }),
       );
-      return { number: mr.iid, url: mr.web_url };
+      return { number: mr.iid, url: mr.web_url, warnings };
     },
     async update(number, draft) {
+      const warnings: string[] = [];
       const mr = await call("updating the merge request", () =>
         api.MergeRequests.edit(projectId, number, {
           title: titleOf(draft),
           description: draft.body,
+          ...(draft.labels.length > 0 && { addLabels: draft.labels.join(",") }),
         }),
       );
-      return { number: mr.iid, url: mr.web_url };
+      // `reviewer_ids` replaces the list: the ones people added are sent back with the schedule's.
+      const current = (mr.reviewers ?? []).map((r) => r.id);
+      const wanted = await reviewerIds(draft.reviewers, warnings);
+      if (wanted.some((id) => !current.includes(id)))
+        await call("requesting reviewers", () =>
+          api.MergeRequests.edit(projectId, number, {
+            reviewerIds: [...new Set([...current, ...wanted])],
+          }),
+        );
+      return { number: mr.iid, url: mr.web_url, warnings };
     },
   };
 }

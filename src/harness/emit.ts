@@ -7,6 +7,13 @@ import { type FieldValue, journalTimestamp } from "../journal/codec.js";
 import { UserError } from "../util/errors.js";
 import { Redactor } from "../util/secrets.js";
 import { checkGate, type Gate, gateFor } from "./preset/evidence.js";
+import {
+  isJoinedTopic,
+  isParallelTrigger,
+  objectivesHint,
+  parseObjectives,
+  triggerRefusal,
+} from "./preset/parallel.js";
 import { isValidRunId } from "./run-id.js";
 import { runSecretValues } from "./run-secrets.js";
 import { isSystemTopic } from "./run-view.js";
@@ -29,11 +36,13 @@ export interface EmitContext {
   secrets?: readonly string[];
   /** The preset's evidence gates (`AUTOLOOP_GATES`). */
   gates?: readonly Gate[];
+  /** Parallel waves (`AUTOLOOP_PARALLEL_MAX_BRANCHES`); unset: off. */
+  parallel?: { maxBranches: number };
 }
 
 export type EmitOutcome =
   | { kind: "emitted"; topic: string }
-  | { kind: "invalid"; topic: string; allowedEvents: string[] }
+  | { kind: "invalid"; topic: string; allowedEvents: string[]; reason?: string }
   | { kind: "gated"; topic: string; openTasks: TaskEntry[] }
   | { kind: "blocked"; topic: string; journaled: string; message: string };
 
@@ -69,7 +78,34 @@ export function emitContextFromEnv(env: NodeJS.ProcessEnv): EmitContext {
     allowedRoles: csv(env.AUTOLOOP_ALLOWED_ROLES),
     secrets: runSecretValues(env),
     gates: gatesFromEnv(env.AUTOLOOP_GATES),
+    ...parallelFromEnv(env.AUTOLOOP_PARALLEL_MAX_BRANCHES),
   };
+}
+
+/** Waves are on when the harness set their branch limit. */
+function parallelFromEnv(text: string | undefined): Pick<EmitContext, "parallel"> {
+  const maxBranches = Number(text);
+  return text !== undefined && Number.isInteger(maxBranches) && maxBranches > 0
+    ? { parallel: { maxBranches } }
+    : {};
+}
+
+/** Why a wave's trigger (or a joined topic) is refused now; undefined: it is not, or not one. */
+export function parallelRefusal(
+  ctx: EmitContext,
+  topic: string,
+  payload: string,
+): string | undefined {
+  if (!isParallelTrigger(topic) && !isJoinedTopic(topic)) return undefined;
+  const refused = triggerRefusal(topic, {
+    enabled: ctx.parallel !== undefined,
+    allowedEvents: ctx.allowedEvents,
+    completionEvent: ctx.completionEvent,
+    isSystemTopic,
+  });
+  if (refused !== undefined || ctx.parallel === undefined) return refused;
+  const parsed = parseObjectives(payload, ctx.parallel.maxBranches);
+  return parsed.kind === "ok" ? undefined : objectivesHint(parsed.reason, ctx.parallel.maxBranches);
 }
 
 /** The gates the harness bound into the event tool, as JSON (set only when a preset has any). */
@@ -127,15 +163,23 @@ export function emitEvent(
       return { kind: "blocked", topic, journaled: verdict.topic, message: verdict.message };
     }
     const asks = ctx.askEvent !== undefined && ctx.askEvent !== "" && topic === ctx.askEvent;
-    const allowed = asks || ctx.allowedEvents.length === 0 || ctx.allowedEvents.includes(topic);
-    if (!allowed || isSystemTopic(topic)) {
+    const wave = isParallelTrigger(topic) || isJoinedTopic(topic);
+    const reason = parallelRefusal(ctx, topic, payload);
+    const allowed =
+      asks || wave || ctx.allowedEvents.length === 0 || ctx.allowedEvents.includes(topic);
+    if (!allowed || reason !== undefined || isSystemTopic(topic)) {
       system("event.invalid", {
         recent_event: ctx.recentEvent,
         emitted: topic,
         suggested_roles: ctx.allowedRoles.join(","),
         allowed_events: ctx.allowedEvents.join(","),
       });
-      return { kind: "invalid", topic, allowedEvents: ctx.allowedEvents };
+      return {
+        kind: "invalid",
+        topic,
+        allowedEvents: ctx.allowedEvents,
+        ...(reason && { reason }),
+      };
     }
     if (topic === ctx.completionEvent) {
       const open = openBlockingTasks(ctx.tasksFile);
@@ -169,7 +213,8 @@ export function gateMessage(topic: string, open: readonly TaskEntry[]): string {
   );
 }
 
-export function invalidMessage(topic: string, ctx: EmitContext): string {
+export function invalidMessage(topic: string, ctx: EmitContext, reason?: string): string {
+  if (reason !== undefined) return `Rejected: ${reason}.`;
   if (isSystemTopic(topic))
     return `Rejected: ${topic} is a harness topic and cannot be emitted by an agent.`;
   return (

@@ -4,6 +4,7 @@
 import { decodeRecord, fieldText, type JournalRecord } from "../journal/codec.js";
 import { LineCursor } from "../journal/reader.js";
 import { checkGate, type Gate, gateFor, gateOutcomeTopics } from "./preset/evidence.js";
+import { EXPLORE, isJoinedTopic, isParallelTrigger } from "./preset/parallel.js";
 
 export interface EmittedEvent {
   topic: string;
@@ -40,7 +41,7 @@ export interface GateRefusal {
  */
 export function isSystemTopic(topic: string): boolean {
   return (
-    /^(loop|iteration|backend)\./.test(topic) ||
+    /^(loop|iteration|backend|hook)\./.test(topic) ||
     HARNESS_TOPICS.has(topic) ||
     topic === "task.gate" ||
     topic === "event.invalid"
@@ -56,6 +57,9 @@ const HARNESS_TOPICS: ReadonlySet<string> = new Set([
   "operator.guidance.consumed",
   "operator.interrupt",
 ]);
+
+/** An agent's request for a chain after its run (docs/dynamic-chains.md). */
+export const SPAWN_TOPIC = "chain.spawn";
 
 export class RunView {
   private readonly cursor: LineCursor;
@@ -74,6 +78,10 @@ export class RunView {
   /** The operator's guidance not yet shown to an agent (after the last `.consumed`). */
   guidance: string[] = [];
   skippedLines = 0;
+  /** The waves this harness joined (their ids): only their joined records route. */
+  private readonly joins = new Set<string>();
+  /** The latest joined record that routed: its payload (the branches' results) is the next prompt's. */
+  lastJoin: EmittedEvent | undefined;
 
   constructor(
     journalFile: string,
@@ -152,6 +160,12 @@ export class RunView {
     }
     if (record.shape !== "agent" || isSystemTopic(record.topic)) return;
     if (this.askEvent !== "" && record.topic === this.askEvent) return;
+    // A spawn request is for the harness once the run ends; it never routes (as the public's).
+    if (record.topic === SPAWN_TOPIC) return;
+    if (isParallelTrigger(record.topic) || isJoinedTopic(record.topic)) {
+      this.wave(record);
+      return;
+    }
     // Not past its gate (written around the event tool): no route; the route stage journals why.
     const gate = gateFor(this.gates, record.topic);
     if (gate !== undefined && checkGate(gate, record.topic, record.payload).kind === "refused")
@@ -162,6 +176,28 @@ export class RunView {
       payload: record.payload,
       iteration: record.iteration,
     });
+  }
+
+  /** The harness is about to journal the join of wave `waveId`: its record may route. */
+  acceptJoin(waveId: string): void {
+    this.joins.add(waveId);
+  }
+
+  /**
+   * A trigger routes nowhere (the wave stage runs it); a joined record routes only when this
+   * harness wrote it (the wave id its first payload line names), as its dispatch event's
+   * joined topic, or, for `explore.parallel`, leaves the routing where the wave found it.
+   */
+  private wave(record: JournalRecord & { shape: "agent" }): void {
+    const entry = { topic: record.topic, payload: record.payload, iteration: record.iteration };
+    if (isParallelTrigger(record.topic)) {
+      this.emitted.push(entry);
+      return;
+    }
+    if (record.source !== "harness" || !this.joins.has(record.payload.split("\n")[0]!)) return;
+    this.lastJoin = entry;
+    if (record.topic === `${EXPLORE}.joined`) this.seenTopics.add(record.topic);
+    else this.route(record.topic);
   }
 
   /** `topic` is now the routing event. */

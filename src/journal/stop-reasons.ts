@@ -22,6 +22,8 @@ const STOPPED = new Set([
   "cost_budget",
   "token_budget",
   "verdict_unknown",
+  // A hook with on_error = "suspend" failed: the run waits for `autoloop resume`.
+  "suspended",
 ]);
 
 /** The class of a `loop.stop` reason; unknown reasons count as failed (fail closed). */
@@ -47,10 +49,14 @@ export function exitCodeForClass(cls: OutcomeClass): number {
 
 /**
  * How a chain ended, from its `chain.complete` record: ours say `status`, the public
- * autoloop's `outcome`; its words for success read as "completed"; a record with neither
- * field is a chain that ended without saying otherwise.
+ * autoloop's `outcome` (`all_steps_complete`, `step_failed`); its words for success read as
+ * "completed", for a failed step as "failed"; a record with neither field is a chain that
+ * ended without saying otherwise.
  */
 export function chainStatusOf(record: JournalRecord): string {
   const said = fieldText(record, "status") || fieldText(record, "outcome") || "completed";
-  return ["complete", "success", "succeeded"].includes(said) ? "completed" : said;
+  if (said === "step_failed") return "failed";
+  return ["complete", "success", "succeeded", "all_steps_complete"].includes(said)
+    ? "completed"
+    : said;
 }

@@ -21,6 +21,8 @@ export interface AlertDeliveryDeps {
   incidents: IncidentStore;
   run(id: string): RunState | undefined;
   schedule(name: string): Schedule | undefined;
+  /** The pull request the run, or else its schedule, delivered (the scheduler's ledger). */
+  pullRequest?(schedule: string | undefined, run: string | undefined): string | undefined;
   /** Told when incident files were written after their pages (counts may have changed). */
   onIncidentsWritten?: () => void;
 }
@@ -107,6 +109,7 @@ export class AlertDelivery {
       timezone: this.deps.config.defaults.timezone,
       incident,
       configFile: this.deps.config.file,
+      pullRequest: this.pullRequestOf(c.schedule, c.run),
     });
     const all = channelsFor(this.deps.config, outbox.channelNames(), schedule);
     // An ack only keeps the paging services' alert in step; mail and chat learned it already.
@@ -131,6 +134,16 @@ export class AlertDelivery {
       },
       `alert ${n.kind}: ${c.summary}`,
     );
+  }
+
+  /** A ledger that cannot be read costs the page its link, never the page. */
+  private pullRequestOf(schedule: string | undefined, run: string | undefined) {
+    try {
+      return this.deps.pullRequest?.(schedule, run);
+    } catch (err) {
+      this.deps.log.warn({ err, schedule, run }, "monitor: the run's pull request is unreadable");
+      return undefined;
+    }
   }
 
   /** An alert a channel gave up on: told through every other channel. */

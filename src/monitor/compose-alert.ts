@@ -101,6 +101,8 @@ export interface MessageContext {
   configFile?: string;
   /** The run is a command schedule's: no journal, its output log says what happened. */
   commandRun?: boolean;
+  /** The pull request the run or its schedule delivered (`alert-pull-request.ts`). */
+  pullRequest?: string;
 }
 
 /** The notifications that go to the channels (the others only touch the incident). */
@@ -188,6 +190,7 @@ export function buildAlertMessage(n: ChannelNotification, ctx: MessageContext): 
     };
   }
   if (c.retry !== undefined) message.retry = c.retry;
+  if (ctx.pullRequest !== undefined) message.pullRequest = ctx.pullRequest;
   if (resolved && n.note !== undefined) message.resolution = n.note;
   return message;
 }
@@ -202,6 +205,7 @@ export function composeMessage(
     timezone: string;
     incident: { slug: string; id: string } | undefined;
     configFile?: string | undefined;
+    pullRequest?: string | undefined;
   },
 ): AlertMessage {
   const { run, schedule, incident } = ctx;
@@ -216,5 +220,6 @@ export function composeMessage(
     ...(incident && { incident }),
     ...(ctx.configFile !== undefined && { configFile: ctx.configFile }),
     ...(schedule?.kind === "command" && { commandRun: true }),
+    ...(ctx.pullRequest !== undefined && { pullRequest: ctx.pullRequest }),
   });
 }

@@ -18,6 +18,10 @@ export interface MonitorPaths {
   cliOutbox: string;
   /** When a monitor first watched this state dir: slots are expected from then on. */
   watchingSince: string;
+  /** The pull request deliveries (the daemon's and a daemonless `fire`'s queue file). */
+  deliveries: string;
+  /** How far the monitor has read it for the deliveries `fire` gave up on. */
+  firedDeliveries: string;
 }
 
 export function monitorPaths(stateDir: string): MonitorPaths {
@@ -30,6 +34,8 @@ export function monitorPaths(stateDir: string): MonitorPaths {
     outbox: join(stateDir, "outbox.jsonl"),
     cliOutbox: join(stateDir, "outbox-cli.jsonl"),
     watchingSince: join(stateDir, "monitor", "watching-since"),
+    deliveries: join(stateDir, "deliveries.jsonl"),
+    firedDeliveries: join(stateDir, "monitor", "fired-deliveries.json"),
   };
 }
 

@@ -10,6 +10,7 @@ import { readPreflightState } from "../scheduler/preflight/preflight-file.js";
 import { readPauseState } from "../scheduler/schedules/pause-state.js";
 import { after, type Pending } from "../util/timers.js";
 import { AlertDelivery } from "./alert-delivery.js";
+import { alertPullRequest } from "./alert-pull-request.js";
 import { channelsFor, pagingChannels } from "./alert-routing.js";
 import { AlertState, type Notification } from "./alert-state.js";
 import { MonitorFacts } from "./detect/facts.js";
@@ -17,6 +18,7 @@ import { RunTracker } from "./detect/run-tracker.js";
 import { readDigest } from "./digest-read.js";
 import { DigestSender } from "./digest-sender.js";
 import { IncrementalEvaluation } from "./evaluation.js";
+import { readFiredDead, saveFiredOffset } from "./fired-deliveries.js";
 import { journalPaths } from "./journal-set.js";
 import { drainOutbox, openOutbox } from "./outbox/open.js";
 import type { Outbox } from "./outbox/outbox.js";
@@ -60,6 +62,8 @@ export class MonitorService {
   private lastSoonAt = Number.NEGATIVE_INFINITY;
   private openIncidents: number | undefined;
   private readonly detach: (() => void)[] = [];
+  private pagingFired = false;
+  private firedOffset: number | undefined;
 
   /**
    * Told of the notifications of each pass that sends some, and (with none) when incident
@@ -103,6 +107,29 @@ export class MonitorService {
     const timezone = schedule?.timezone ?? this.options.config.defaults.timezone;
     const channels = channelsFor(this.options.config, this.outbox.channelNames(), schedule);
     this.outbox.enqueue(pullRequestFailedMessage(run, timezone), channels);
+  }
+
+  /**
+   * The deliveries a daemonless `fire` gave up on (./fired-deliveries.ts), paged once each: the
+   * file's offset is kept only once their pages are on disk.
+   */
+  private async pageFiredDeliveries(): Promise<void> {
+    if (this.pagingFired) return;
+    this.pagingFired = true;
+    try {
+      const { deliveries, firedDeliveries } = this.paths;
+      const since = this.watchingSince.getTime();
+      const { undelivered, offset } = readFiredDead(deliveries, firedDeliveries, since);
+      if (offset === this.firedOffset) return;
+      for (const run of undelivered) this.pageUndelivered(run);
+      await this.outbox.durable();
+      saveFiredOffset(firedDeliveries, offset);
+      this.firedOffset = offset;
+    } catch (err) {
+      this.log.warn({ err }, "monitor: the deliveries fire gave up on are unreadable");
+    } finally {
+      this.pagingFired = false;
+    }
   }
 
   /** The durable outbox of pages; a message given up on goes to the delivery's dead letters. */
@@ -156,6 +183,14 @@ export class MonitorService {
       incidents: this.incidents,
       run: (id) => this.tracker.get(id),
       schedule: (name) => this.view.schedules().get(name),
+      pullRequest: (schedule, run) => {
+        const ledger = this.view.ledger();
+        if (ledger === undefined) return undefined;
+        // A schedule's runs are looked through (a file read each) only when it delivers.
+        const delivers =
+          schedule !== undefined && this.view.schedules().get(schedule)?.deliver !== undefined;
+        return alertPullRequest(ledger, delivers ? schedule : undefined, run);
+      },
       onIncidentsWritten: () => {
         this.openIncidents = undefined;
         for (const listener of this.notified) listener([]);
@@ -256,9 +291,11 @@ export class MonitorService {
     await this.follower.start();
     this.evaluate();
     void this.digests.check(this.now().getTime());
+    void this.pageFiredDeliveries();
     this.timer = setInterval(() => {
       this.evaluate();
       void this.digests.check(this.now().getTime());
+      void this.pageFiredDeliveries();
     }, this.options.evaluateEveryMs ?? 5000);
     this.timer.unref();
   }
@@ -295,6 +332,7 @@ export class MonitorService {
     const notifications = this.evaluate();
     this.delivery.writePlannedIncidents();
     await this.digests.check(this.now().getTime());
+    await this.pageFiredDeliveries();
     await this.alertState.flush();
     const outcomes = this.started
       ? []

@@ -34,6 +34,8 @@ describe("retryClassOf", () => {
     expect(retryClassOf(run({ stopReason: "rate_limited" }))).toBe("rate_limited");
     expect(retryClassOf(run({ stopReason: "transient_error" }))).toBe("transient");
     expect(retryClassOf(run({ stopReason: "max_iterations" }))).toBe("failed");
+    // A hook's suspension waits for a human: another attempt would stop at the same hook.
+    expect(retryClassOf(run({ stopReason: "suspended" }))).toBeUndefined();
     expect(retryClassOf(run({ exitCode: 1 }))).toBe("failed");
     expect(retryClassOf(run({ status: "timed_out", basis: "timeout" }))).toBe("timed_out");
     expect(retryClassOf(run({ status: "interrupted", signal: "SIGKILL" }))).toBe("transient");

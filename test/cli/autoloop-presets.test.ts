@@ -10,13 +10,18 @@ afterEach(cleanupTempDirs);
 
 const BUNDLED = [
   "autofix",
+  "debug-failure",
   "demo",
   "dependency-updates",
   "docs-drift",
   "flaky-test-hunt",
+  "implement-spec",
+  "perf-pass",
+  "qa-pass",
   "review",
   "security-review",
   "simplify",
+  "test-writer",
   "weekly-summary",
 ];
 

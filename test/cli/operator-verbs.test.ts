@@ -231,6 +231,26 @@ describe("autoloop config", () => {
     expect(json(chain.stdout.trim().split("\n").at(-1)!)).toMatchObject({
       steps: [{ iterations: 2 }],
     });
+    // A scheduled run, or a step of a scheduled chain, takes no user layer: another run of this
+    // user could have written it. The schedule's `set` is its configuration.
+    const userOverride = join(xdg, "autoloop", "overrides", "stopper.toml");
+    const scheduled = await al(["run", stopper, "go", "--json", "--trigger", "cron"]);
+    expect(json(scheduled.stdout.trim().split("\n").at(-1)!)).toMatchObject({ iterations: 3 });
+    expect(scheduled.stderr).toContain(
+      `the user override ${userOverride} is not applied to a scheduled run`,
+    );
+    const scheduledChain = await al([
+      "run",
+      "--chain",
+      "stopper",
+      "go",
+      "--json",
+      "--trigger",
+      "cron",
+    ]);
+    expect(json(scheduledChain.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      steps: [{ iterations: 3 }],
+    });
     expect((await al(["config", "unset", "event_loop.max_iterations"])).exitCode).toBe(0);
     expect(readFileSync(join(xdg, "autoloop", "config.toml"), "utf8")).toBe(
       "[event_loop]\nstall_iterations = 5\n",
@@ -352,6 +372,15 @@ describe("autoloop preset promote", () => {
     expect([invalid.exitCode, invalid.stderr]).toEqual([
       1,
       expect.stringContaining("event_loop.max_iterations"),
+    ]);
+    // A spawn of a preset no spawn could run is refused; limits left out are a warning.
+    writeFileSync(source, '[backend]\ncommand = "x"\n[chain_spawn]\npresets = ["nope"]\n');
+    const spawns = await al(["preset", "promote", source, "spawner"]);
+    expect([spawns.exitCode, spawns.stderr]).toEqual([
+      1,
+      expect.stringMatching(
+        /warning: chain_spawn: no max_depth[\s\S]*chain_spawn\.presets: found "nope"/,
+      ),
     ]);
   }, 30_000);
 });

@@ -3,7 +3,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { JournalRecord } from "../../src/journal/codec.js";
+import { decodeRecord, type JournalRecord } from "../../src/journal/codec.js";
+import { chainStatusOf } from "../../src/journal/stop-reasons.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { journalOf } from "../helpers/journal.js";
 
@@ -174,5 +175,67 @@ describe("formats that follow the public autoloop", () => {
       "cost_usd",
       "total_tokens",
     ]);
+  });
+});
+
+describe("chain records in the public autoloop's field order", () => {
+  it("writes its fields first, in its order and words, ours after; reads its records back", async () => {
+    const dir = tempDir();
+    for (const [name, script] of [
+      ["ok", "echo LOOP_COMPLETE"],
+      ["bad", "exit 7"],
+    ] as const) {
+      mkdirSync(join(dir, "presets", name), { recursive: true });
+      writeFileSync(
+        join(dir, "presets", name, "autoloops.toml"),
+        `[event_loop]\nmax_iterations = 1\n[backend]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(script)}]\n`,
+      );
+    }
+    const keys = (topic: string) =>
+      journalOf(dir)
+        .filter((r) => r.topic === topic)
+        .map((r) => (r.shape === "system" ? Object.keys(r.fields) : []));
+    const run = await autoloop(["run", "--chain", "ok,bad", "x", "--run-id", "c", "--quiet"], {
+      cwd: dir,
+    });
+    expect(run.exitCode).toBe(1);
+    expect(keys("chain.start")[0]!.slice(0, 4)).toEqual([
+      "chain_run",
+      "name",
+      "steps",
+      "step_count",
+    ]);
+    expect(keys("chain.step.start")[0]!.slice(0, 5)).toEqual([
+      "chain_run",
+      "step",
+      "preset",
+      "preset_dir",
+      "work_dir",
+    ]);
+    expect(keys("chain.step.finish")[0]!.slice(0, 4)).toEqual([
+      "chain_run",
+      "step",
+      "preset",
+      "stop_reason",
+    ]);
+    expect(keys("chain.complete")[0]!.slice(0, 4)).toEqual([
+      "chain_run",
+      "name",
+      "steps_completed",
+      "outcome",
+    ]);
+    const done = journalOf(dir).find((r) => r.topic === "chain.complete")!;
+    expect(done.shape === "system" && done.fields).toMatchObject({
+      outcome: "step_failed",
+      status: "failed",
+      steps_completed: "1",
+    });
+    // The public autoloop's own records (no status) read as the chains they were.
+    const publicRecord = (outcome: string) =>
+      decodeRecord(
+        `{"chain_run": "p", "topic": "chain.complete", "fields": {"name": "p", "steps_completed": "1", "outcome": "${outcome}"}}`,
+      )!;
+    expect(chainStatusOf(publicRecord("all_steps_complete"))).toBe("completed");
+    expect(chainStatusOf(publicRecord("step_failed"))).toBe("failed");
   });
 });

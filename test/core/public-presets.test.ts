@@ -30,7 +30,6 @@ const EXPECTED: Record<string, string[]> = {
   autowiki: [
     'backend.kind = "claude-sdk" is not implemented here; running {agent} as a command backend instead (ignoring backend.trust_all_tools, backend.model)',
     "backend.disallowed_tools is not implemented here and is ignored",
-    "[hooks] (pre_run/post_run hooks) is not implemented here and is ignored",
     'role[0].backend_model (role "advance") (the role\'s ACP model; pass a model flag in backend_args) is not implemented here and is ignored',
     'role[9].backend_model (role "merger")',
   ],
@@ -84,6 +83,12 @@ describe("the public autoloop's 18 presets", () => {
           ? ["loop.complete", "completion_event"]
           : ["loop.stop", "max_iterations"],
       );
+      // Its [hooks] run here: autowiki's strict pre_run bootstrap (a stand-in in the fixture).
+      if (name === "autowiki")
+        expect(
+          journal.find((x) => x.topic === "hook.output" && field(x, "hook") === "pre_run"),
+          name,
+        ).toMatchObject({ fields: { exit_code: 0, output: "okf-init stand-in" } });
       for (const warning of EXPECTED[name] ?? [])
         expect(r.stderr, name).toContain(warning.replace("{agent}", JSON.stringify(agent)));
       // Nothing silently dropped: whatever stderr warns is a named key, each line once.

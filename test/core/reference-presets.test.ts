@@ -101,6 +101,21 @@ describe("a preset in the public autoloop's style", () => {
     }
   });
 
+  it("warns about an ACP agent mode in backend.agent and picks the agent by the command", () => {
+    const preset = join(tempDir(), "acp");
+    mkdirSync(preset);
+    writeFileSync(
+      join(preset, "autoloops.toml"),
+      '[backend]\nkind = "acp"\ncommand = "claude"\nagent = "gpu-dev"\n',
+    );
+    const p = loadPreset(preset);
+    expect(p.config.backend).toMatchObject({ kind: "command", command: "claude" });
+    expect(p.config.backend.agent).toBeUndefined();
+    expect(p.warnings).toContain(
+      'backend.agent = "gpu-dev" (an ACP agent of another harness) is not implemented here and is ignored; the agent is chosen by backend.command (or backend.agent = "claude", "codex", "gemini", "command")',
+    );
+  });
+
   it("loads a single-file preset: config, topology and inline role prompts in one .toml", async () => {
     const dir = tempDir();
     const file = join(dir, "architect.toml");

@@ -174,15 +174,33 @@ describe("profiles.default", () => {
 });
 
 describe("profiles in a chain", () => {
-  it("gives each step its preset's default profiles", async () => {
+  // Changed deliberately: a step took the project's repo profile; the project's .autoloop/ is
+  // the runs' to write (step 1 could steer step 2), so only a run started by hand takes one.
+  it("gives each step its preset's default user profiles, never a repo profile", async () => {
     const dir = tempDir();
-    twoRolePreset(dir, join(dir, "presets"));
-    const r = await autoloop(["run", "--chain", "pair", "ship it", "--quiet"], { cwd: dir });
+    const preset = twoRolePreset(dir, join(dir, "presets"));
+    const toml = join(preset, "autoloops.toml");
+    writeFileSync(
+      toml,
+      readFileSync(toml, "utf8").replace('"repo:strict"', '"repo:strict, user:mine"'),
+    );
+    const home = join(dir, "home");
+    const user = join(home, ".config", "autoloops", "profiles", "mine", "pair");
+    mkdirSync(user, { recursive: true });
+    writeFileSync(join(user, "verifier.md"), "MINE: check the changelog.");
+    const r = await autoloop(["run", "--chain", "pair", "ship it"], {
+      cwd: dir,
+      env: { HOME: home },
+    });
     expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      `profile "repo:strict" (${join(dir, ".autoloop", "profiles", "strict")}) is not applied to a chain run`,
+    );
     const prompts = journalOf(dir)
       .filter((x) => x.topic === "iteration.start")
       .map((x) => field(x, "prompt"));
-    expect(prompts[1]).toContain("You verify.\nSTRICT: run the whole suite before you verify.");
+    expect(prompts[1]).toContain("You verify.\nMINE: check the changelog.");
+    expect(prompts[1]).not.toContain("STRICT");
   });
 });
 

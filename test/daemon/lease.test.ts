@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
 import { LeaseFiles, type LeaseRecord, leaseStep } from "../../src/scheduler/daemon/lease.js";
 import { LeaseKeeper } from "../../src/scheduler/daemon/lease-keeper.js";
+import { fileLeaseStore } from "../../src/scheduler/daemon/lease-store.js";
 import { formatProblem } from "../../src/util/errors.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { capturingLogger } from "../helpers/daemon.js";
@@ -79,7 +80,7 @@ describe("the lease's files", () => {
     keeper.keep((reason) => lost.push(reason));
     try {
       now += 100;
-      expect(keeper.step().kind).toBe("renew");
+      expect((await keeper.step()).kind).toBe("renew");
       // Another daemon's generation above ours (as after a stall longer than the lease).
       writeFileSync(
         join(dir, "lease", "000000000002.json"),
@@ -87,6 +88,27 @@ describe("the lease's files", () => {
       );
       await waitFor(() => lost.length > 0, "the loss");
       expect(lost).toEqual(["taken by b"]);
+    } finally {
+      keeper.stop();
+    }
+  });
+});
+
+describe("a holder whose renewal never answers", () => {
+  it("gives the lease up when a quarter of it is left, not when the store answers", async () => {
+    const dir = tempDir();
+    const { logger } = capturingLogger();
+    const files = fileLeaseStore(dir);
+    // A store whose renewals hang (an API server that accepts and never answers).
+    const store = { ...files, renew: () => new Promise<boolean>(() => {}) };
+    const keeper = new LeaseKeeper(dir, 600, { logger, store });
+    expect(await keeper.acquire(new Promise(() => {}))).toBe(true);
+    const expiresAt = Date.parse((await files.read())!.record!.expiresAt);
+    const lost: number[] = [];
+    keeper.keep(() => lost.push(Date.now()));
+    try {
+      await waitFor(() => lost.length > 0, "the loss", 3000);
+      expect(lost[0]).toBeLessThan(expiresAt);
     } finally {
       keeper.stop();
     }

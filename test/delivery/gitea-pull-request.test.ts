@@ -26,7 +26,17 @@ interface Pull {
   head: { ref: string };
   base: { ref: string };
   html_url: string;
+  labels: number[];
+  reviewers: string[];
 }
+
+/** The repository's labels, and its organisation's: Gitea takes their ids. */
+const LABELS = [
+  { id: 11, name: "bot", color: "#00aabb" },
+  { id: 12, name: "deps", color: "#00aabb" },
+];
+const ORG_LABELS = [{ id: 21, name: "org-wide", color: "#00aabb" }];
+const ALL_LABELS = [...LABELS, ...ORG_LABELS];
 
 /** Gitea's pull request endpoints of one repository, in memory. */
 function fakeGitea(repository: string, pulls: Pull[], problems: string[]) {
@@ -38,10 +48,26 @@ function fakeGitea(repository: string, pulls: Pull[], problems: string[]) {
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(json));
     if (req.headers.authorization !== `token ${TOKEN}`)
       return send(401, { message: "token is required" });
-    const path = new URL(req.url ?? "/", "http://x").pathname.replace(
-      `/api/v1/repos/${repository}/pulls`,
-      "",
-    );
+    const url = new URL(req.url ?? "/", "http://x");
+    const repo = `/api/v1/repos/${repository}`;
+    if (url.pathname === `${repo}/labels` && req.method === "GET") {
+      const page = Number(url.searchParams.get("page") ?? 1);
+      return send(200, page === 1 ? LABELS : []);
+    }
+    if (url.pathname === "/api/v1/orgs/team/labels" && req.method === "GET")
+      return send(200, Number(url.searchParams.get("page") ?? 1) === 1 ? ORG_LABELS : []);
+    const labelled = pulls.find((p) => url.pathname === `${repo}/issues/${p.number}/labels`);
+    if (labelled !== undefined && req.method === "POST") {
+      const ids = body.labels as number[];
+      if (!ids.every((id) => ALL_LABELS.some((l) => l.id === id)))
+        problems.push(`POST issues labels: unknown ids ${ids}`);
+      for (const id of ids) if (!labelled.labels.includes(id)) labelled.labels.push(id);
+      return send(
+        200,
+        ALL_LABELS.filter((l) => labelled.labels.includes(l.id)),
+      );
+    }
+    const path = url.pathname.replace(`${repo}/pulls`, "");
     if (path === "" && req.method === "GET") return send(200, pulls);
     if (path === "" && req.method === "POST") {
       for (const key of ["head", "base", "title"])
@@ -54,9 +80,17 @@ function fakeGitea(repository: string, pulls: Pull[], problems: string[]) {
         head: { ref: String(body.head) },
         base: { ref: String(body.base) },
         html_url: `https://gitea.example/${repository}/pulls/${n}`,
+        labels: [],
+        reviewers: [],
       };
       pulls.push(pull);
       return send(201, pull);
+    }
+    const reviewed = pulls.find((p) => path === `/${p.number}/requested_reviewers`);
+    if (reviewed !== undefined && req.method === "POST") {
+      for (const r of body.reviewers as string[])
+        if (!reviewed.reviewers.includes(r)) reviewed.reviewers.push(r);
+      return send(201, []);
     }
     const pull = pulls.find((p) => path === `/${p.number}`);
     if (pull !== undefined && req.method === "PATCH") {
@@ -75,7 +109,7 @@ afterEach(async () => {
 afterAll(cleanupTempDirs);
 
 describe("a run's branch as a Gitea pull request", () => {
-  it("opens one (WIP: for a draft), then updates it", async () => {
+  it("opens one (WIP: for a draft) with labels by id and reviewers, then updates it", async () => {
     const p = await deliveryProject("team/app", TOKEN);
     const pulls: Pull[] = [];
     const problems: string[] = [];
@@ -87,7 +121,7 @@ describe("a run's branch as a Gitea pull request", () => {
     );
     const config = parseConfigText("autoloop-cron.toml", "", "/srv").config!;
     const text = `[[schedule]]\nname = "simplify"\ncron = "0 2 * * *"\npreset = "simplify"\nobjective = "o"
-deliver = { pull_request = { forge = "gitea", base = "main", draft = true, token_file = "${join(p.root, "token")}", api_url = "${url}/api/v1" } }\n`;
+deliver = { pull_request = { forge = "gitea", base = "main", draft = true, labels = ["bot", "org-wide", "triage"], reviewers = ["alice"], token_file = "${join(p.root, "token")}", api_url = "${url}/api/v1" } }\n`;
     const file = parseScheduleFile("s.toml", text, scheduleDefaults(config), {
       fileDir: "/srv",
       configDir: "/srv",
@@ -103,7 +137,17 @@ deliver = { pull_request = { forge = "gitea", base = "main", draft = true, token
       queue.enqueue(d.job);
       await queue.deliverDue();
       expect(remoteHead(p, "autoloop/simplify")).toBe(d.job.sha);
+      expect(pulls[0]!.labels).toEqual(expect.arrayContaining([11, 21]));
+      expect(pulls[0]!.reviewers).toEqual(["alice"]);
+      // Someone takes them off, and adds a label of their own: the update puts them back.
+      if (runId === "run-1") Object.assign(pulls[0]!, { labels: [12], reviewers: [] });
     }
+    expect(pulls[0]!.labels).toEqual([12, 11, 21]);
+    // A label the repository lacks is created by no one: a warning, delivered all the same.
+    expect(queue.result("run-1")).toMatchObject({
+      kind: "delivered",
+      warnings: [expect.stringContaining('team/app has no label "triage"')],
+    });
     expect(pulls).toHaveLength(1);
     expect(pulls[0]).toMatchObject({
       head: { ref: "autoloop/simplify" },

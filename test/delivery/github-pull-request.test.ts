@@ -167,6 +167,20 @@ describe("a run's branch as a GitHub pull request", () => {
     expect(readFileSync(w.queuePath, "utf8")).not.toContain(TOKEN);
   });
 
+  it("puts the schedule's labels and reviewers back on update, keeping those people added", async () => {
+    const w = await world();
+    await deliver(w, "run-1", "a\n");
+    const pull = w.github.pulls[0]!;
+    // Someone takes the label and the review request off, and adds their own label.
+    pull.labels = ["needs-thought"];
+    pull.reviewers = [];
+    await deliver(w, "run-2", "b\n");
+    expect(w.ends.at(-1)!.result).toMatchObject({ kind: "delivered", action: "updated" });
+    expect(pull.labels).toEqual(["needs-thought", "autoloop"]);
+    expect(pull.reviewers).toEqual(["octocat"]);
+    expect(w.github.problems).toEqual([]);
+  });
+
   it("delivers nothing for a run without commits or a run that failed", async () => {
     const w = await world();
     const none = await runDelivery(w.schedule, "run-1", runWith(w, "run-1"));

@@ -82,6 +82,9 @@ describe("a run's branch as a GitLab merge request", () => {
       `Basic ${Buffer.from(`oauth2:${TOKEN}`).toString("base64")}`,
     );
 
+    // Someone swaps the labels for their own and asks bob instead of alice.
+    gitlab.mergeRequests[0]!.labels = ["mine"];
+    gitlab.mergeRequests[0]!.reviewer_ids = [8];
     gitlab.failures.push({ status: 429, headers: { "retry-after": "5" } });
     const before = gitlab.requests.length;
     const second = await deliver("run-2");
@@ -97,6 +100,9 @@ describe("a run's branch as a GitLab merge request", () => {
     });
     expect(gitlab.mergeRequests).toHaveLength(1);
     expect(gitlab.mergeRequests[0]!.title).toBe("Draft: simplify: Simplify: run-2");
+    // The schedule's labels and reviewer are back; the person's stay.
+    expect(gitlab.mergeRequests[0]!.labels).toEqual(["mine", "bot", "deps"]);
+    expect(gitlab.mergeRequests[0]!.reviewer_ids).toEqual([8, 7]);
     expect(remoteHead(p, "autoloop/simplify")).toBe(second.sha);
     expect(gitlab.problems).toEqual([]);
   });

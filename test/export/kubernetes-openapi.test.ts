@@ -4,7 +4,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { CronJob } from "kubernetes-models/batch/v1";
-import { ConfigMap, PersistentVolumeClaim, Secret } from "kubernetes-models/v1";
+import { Role, RoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
+import { ConfigMap, PersistentVolumeClaim, Secret, ServiceAccount } from "kubernetes-models/v1";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { cleanupTempDirs, ROOT } from "../helpers/cli.js";
@@ -18,6 +19,9 @@ const MODELS: Record<string, new (o: never) => { validate(): void }> = {
   ConfigMap: ConfigMap as never,
   PersistentVolumeClaim: PersistentVolumeClaim as never,
   Secret: Secret as never,
+  ServiceAccount: ServiceAccount as never,
+  Role: Role as never,
+  RoleBinding: RoleBinding as never,
 };
 
 function validateAll(yamlText: string): string[] {
@@ -104,6 +108,70 @@ describe("export kubernetes --replicas", () => {
     );
     await expect(runExport(["kubernetes", "--replicas", "9"], leased)).rejects.toThrow(
       '--replicas "9": expected a number from 1 to 5',
+    );
+  });
+});
+
+describe("export kubernetes with [ha.kubernetes] (monitors taking turns by a Lease object)", () => {
+  const nightly = { "main.toml": [{ name: "nightly", cron: "0 2 * * *" }] };
+  const config = (lease: string) =>
+    `state_dir = "/var/lib/autoloop-cron/state"\n[http]\nlisten = "0.0.0.0:9464"\n[ha]\nlease = "15s"\n[ha.kubernetes]\n${lease}`;
+  type Json = {
+    kind: string;
+    metadata: { name: string; namespace?: string };
+    spec?: { replicas: number; template: { spec: { serviceAccountName?: string } } };
+    rules?: Array<{ verbs: string[]; resourceNames?: string[] }>;
+    subjects?: Array<{ name: string; namespace?: string }>;
+    roleRef?: { name: string };
+  };
+
+  it("writes a valid ServiceAccount, Role and RoleBinding, and the monitor runs as that account", async () => {
+    const dir = configDir(config('name = "cron"\n'), nightly);
+    const r = await runExport(["kubernetes", "--replicas", "2", "--namespace", "agents"], dir);
+    expect(r.code).toBe(0);
+    expect(validateAll(r.stdout).sort()).toEqual([
+      "ConfigMap",
+      "CronJob",
+      "Deployment",
+      "PersistentVolumeClaim",
+      "Role",
+      "RoleBinding",
+      "ServiceAccount",
+    ]);
+    const objects = parseAllDocuments(r.stdout).map((d) => d.toJS() as Json);
+    const of = (kind: string) => objects.find((o) => o.kind === kind)!;
+    const account = of("ServiceAccount").metadata;
+    expect(account.namespace).toBe("agents");
+    const pod = of("Deployment").spec!;
+    expect(pod.replicas).toBe(2);
+    expect(pod.template.spec.serviceAccountName).toBe(account.name);
+    expect(of("Role").rules).toEqual([
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+      {
+        apiGroups: ["coordination.k8s.io"],
+        resources: ["leases"],
+        resourceNames: ["cron"],
+        verbs: ["get", "update"],
+      },
+    ]);
+    const binding = of("RoleBinding");
+    expect(binding.roleRef?.name).toBe(of("Role").metadata.name);
+    expect(binding.subjects).toEqual([
+      { kind: "ServiceAccount", name: account.name, namespace: "agents" },
+    ]);
+    // The CronJobs' runs keep the namespace's default account: no hold on the Lease.
+    expect(r.stdout.match(/serviceAccountName/g)).toHaveLength(1);
+  });
+
+  it("refuses a Lease in another namespace than the export's, and warns of outside settings", async () => {
+    const elsewhere = configDir(config('namespace = "ops"\n'), nightly);
+    await expect(runExport(["kubernetes", "--namespace", "agents"], elsewhere)).rejects.toThrow(
+      "[ha.kubernetes] namespace is ops but --namespace is agents: the Role would not reach the Lease; export with --namespace ops",
+    );
+    const outside = configDir(config('api_server = "http://127.0.0.1:8001"\n'), nightly);
+    const r = await runExport(["kubernetes"], outside);
+    expect(r.stderr).toContain(
+      "warning: [ha.kubernetes] api_server is http://127.0.0.1:8001: in the cluster, leave it",
     );
   });
 });

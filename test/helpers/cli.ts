@@ -1,5 +1,14 @@
 // Test helpers: temp dirs and the compiled CLIs run as real child processes.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -27,6 +36,14 @@ export function tempDir(prefix = "autoloop-test-"): string {
 export function scratchDir(prefix = "autoloop-test-"): string {
   const base = join(ROOT, ".scratch", "tests");
   mkdirSync(base, { recursive: true });
+  // Not under this checkout's `"type": "module"`: a project's plain `node test.js` that
+  // `require`s runs as it would in the project's own checkout.
+  // Written aside and renamed: tests in other workers may be reading it.
+  const manifest = join(base, "package.json");
+  if (!existsSync(manifest)) {
+    writeFileSync(`${manifest}.${process.pid}.tmp`, '{ "type": "commonjs" }\n');
+    renameSync(`${manifest}.${process.pid}.tmp`, manifest);
+  }
   const dir = realpathSync(mkdtempSync(join(base, prefix)));
   made.push(dir);
   return dir;

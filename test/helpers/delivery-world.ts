@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createWorktree, finishWorktree } from "../../src/harness/worktree/worktree.js";
 import type { RunOutcome } from "../../src/scheduler/ledger/run-outcome.js";
 import { tempDir } from "./cli.js";
+import { FakeGitHub } from "./fake-github.js";
 import { git } from "./git.js";
 import { type GitHttpServer, startGitHttp } from "./git-http.js";
 
@@ -69,3 +70,48 @@ export function worktreeRun(
 /** The commit a branch of the bare repository holds ("" when there is no such branch). */
 export const remoteHead = (p: DeliveryProject, branch: string) =>
   git(p.bare, "for-each-ref", "--format=%(objectname)", `refs/heads/${branch}`).trim();
+
+// What the harness leaves of a worktree run, done by a command run: its branch with a commit
+// and a report, its worktree metadata; and the environment it was given, to check.
+export const WORKTREE_RUN_SCRIPT = `
+const { execFileSync: x } = require("node:child_process");
+const fs = require("node:fs");
+const id = process.env.AUTOLOOP_CRON_RUN_ID;
+const dir = ".autoloop/worktrees/" + id;
+const tree = require("node:path").resolve(dir, "tree");
+x("git", ["worktree", "add", "-q", "-b", "autoloop/" + id, tree, "HEAD"]);
+fs.writeFileSync(tree + "/app.js", "changed by " + id + "\\n");
+fs.writeFileSync(tree + "/CHECK.md", "# Checked the app\\n\\nAll good.\\n");
+x("git", ["-C", tree, "add", "-A"]);
+x("git", ["-C", tree, "commit", "-qm", "run " + id]);
+fs.writeFileSync(dir + "/meta.json", JSON.stringify({ run_id: id, branch: "autoloop/" + id,
+  worktree_path: tree, base_branch: "main", status: "completed", merge_strategy: "squash",
+  created_at: new Date().toISOString(), merged_at: null, removed_at: null }));
+fs.writeFileSync("env-" + id + ".json", JSON.stringify(process.env));
+`;
+
+/**
+ * A config folder `dir` for `writeCronConfig` whose `work` checkout has origin octo/app behind
+ * git's smart-HTTP server taking `token`, a loopback GitHub, and the `deliver` line to it (the
+ * token in GH_TOKEN); `closers` gets what stops the servers.
+ */
+export async function githubDeliveryWorld(token: string, closers: Array<() => Promise<unknown>>) {
+  const dir = tempDir();
+  const remotes = join(dir, "remotes");
+  git(dir, "init", "--quiet", "--bare", "--initial-branch=main", join(remotes, "octo", "app.git"));
+  const gitHttp = await startGitHttp(remotes, token);
+  const github = await new FakeGitHub("octo", "app", token).start();
+  closers.push(
+    () => gitHttp.close(),
+    () => github.close(),
+  );
+  const work = join(dir, "work");
+  mkdirSync(work, { recursive: true });
+  git(work, "init", "--quiet", "--initial-branch=main");
+  writeFileSync(join(work, "app.js"), "original\n");
+  git(work, "add", "-A");
+  git(work, "commit", "--quiet", "-m", "init");
+  git(work, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
+  const deliver = `deliver = { pull_request = { forge = "github", token_env = "GH_TOKEN", api_url = "${github.url}", repository = "octo/app" } }`;
+  return { dir, work, github, deliver };
+}

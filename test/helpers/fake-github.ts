@@ -174,7 +174,11 @@ export class FakeGitHub {
     }
     if (pull === undefined) return { status: 422, answer: validationError("no such pull request") };
     if (template.endsWith("/labels")) {
-      pull.labels.push(...((body as { labels: string[] }).labels ?? []));
+      // GitHub adds a label once, however often it is asked.
+      const asked = (body as { labels: string[] }).labels ?? [];
+      pull.labels.push(
+        ...asked.filter((l, i) => !pull.labels.includes(l) && asked.indexOf(l) === i),
+      );
       const example = openApi().example("label-items") as unknown as Json[];
       return {
         status: 200,
@@ -182,7 +186,8 @@ export class FakeGitHub {
       };
     }
     if (template.endsWith("/requested_reviewers")) {
-      pull.reviewers.push(...((body as { reviewers: string[] }).reviewers ?? []));
+      const asked = (body as { reviewers: string[] }).reviewers ?? [];
+      pull.reviewers.push(...asked.filter((r) => !pull.reviewers.includes(r)));
       return { status: 201, answer: this.pullJson(pull, "pull-request-simple") };
     }
     const b = body as { title?: string; body?: string };

@@ -97,6 +97,10 @@ export class FakeGitLab {
     if (mr !== undefined && req.method === "PUT") {
       if (typeof body.title === "string") mr.title = body.title;
       if (typeof body.description === "string") mr.description = body.description;
+      if (typeof body.add_labels === "string")
+        for (const l of body.add_labels.split(",")) if (!mr.labels.includes(l)) mr.labels.push(l);
+      // GitLab replaces the reviewers with the list sent.
+      if (Array.isArray(body.reviewer_ids)) mr.reviewer_ids = body.reviewer_ids as number[];
       return send(200, this.json(mr));
     }
     this.problems.push(`unexpected ${req.method} ${url.pathname}`);
@@ -107,6 +111,10 @@ export class FakeGitLab {
     return {
       ...m,
       id: 100 + m.iid,
+      reviewers: m.reviewer_ids.map((id) => ({
+        id,
+        username: Object.keys(USERS).find((u) => USERS[u] === id),
+      })),
       web_url: `https://gitlab.example/${this.project}/-/merge_requests/${m.iid}`,
     };
   }

@@ -100,7 +100,7 @@ export const REVIEW_PLAN: Plan = {
 // task, is refused at the completion gate while it is open, closes it and completes.
 
 /** The last role's steps: the gate refuses completion while task-1 is open, then it passes. */
-const gatedCompletion = (summary: string): Action[] => [
+export const gatedCompletion = (summary: string): Action[] => [
   { shell: `{tool} emit task.complete "${summary}"` },
   { shell: "{tool} task complete task-1" },
   { shell: `{tool} emit task.complete "${summary}"` },
@@ -173,8 +173,10 @@ export const FLAKY_TEST_HUNT_PLAN: Plan = {
     { answer: "Fixed the flaky clock test." },
   ],
   verifier: [
-    { shell: "node test.js && node test.js && node test.js" },
-    { shell: `{tool} emit tests.passed "node test.js: 3 of 3 runs pass"` },
+    // The claim only when the runs pass: a test.js that cannot run leaves the gate shut.
+    {
+      shell: `node test.js && node test.js && node test.js && {tool} emit tests.passed "node test.js: 3 of 3 runs pass"`,
+    },
     ...gatedCompletion("1 flaky test fixed"),
     { answer: "Three runs pass; the hunt is complete." },
   ],
@@ -215,8 +217,7 @@ export const SIMPLIFY_PLAN: Plan = {
     { answer: "Simplified double()." },
   ],
   verifier: [
-    { shell: "node test.js" },
-    { shell: `{tool} emit tests.passed "node test.js passes"` },
+    { shell: `node test.js && {tool} emit tests.passed "node test.js passes"` },
     ...gatedCompletion("1 simplification"),
     { answer: "The tests pass; the pass is complete." },
   ],

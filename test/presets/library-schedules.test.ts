@@ -13,11 +13,16 @@ afterEach(cleanupTempDirs);
 const EXAMPLES = join(ROOT, "schedules", "examples");
 const FILES = readdirSync(EXAMPLES).filter((n) => n.endsWith(".toml"));
 const LIBRARY = [
+  "debug-failure",
   "dependency-updates",
   "docs-drift",
   "flaky-test-hunt",
+  "implement-spec",
+  "perf-pass",
+  "qa-pass",
   "security-review",
   "simplify",
+  "test-writer",
   "weekly-summary",
 ];
 

@@ -2,7 +2,7 @@
 // simplify), end to end with the real claude CLI: each runs in its own worktree by default,
 // leaves its changes and its report on the run's branch only, and completes only after the
 // gate refused it while a task was open.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runLoggedIn } from "../agents/suite.js";
@@ -16,7 +16,13 @@ import {
   presetAgent,
   SIMPLIFY_PLAN,
 } from "../helpers/preset-agent.js";
-import { expectGatedCompletion, projectWith, TIMEOUT, worktreeBranch } from "./library.js";
+import {
+  expectCheckoutUntouched,
+  expectGatedCompletion,
+  projectWith,
+  TIMEOUT,
+  worktreeBranch,
+} from "./library.js";
 
 afterEach(cleanupTempDirs);
 
@@ -30,14 +36,6 @@ const PACKAGE = `${JSON.stringify(
   null,
   2,
 )}\n`;
-
-/** The project's checkout after a worktree run: as committed, the branch holds the work. */
-function expectCheckoutUntouched(project: string, files: Record<string, string>): void {
-  expect(git(project, "status", "--porcelain")).toBe("");
-  expect(git(project, "rev-parse", "--abbrev-ref", "HEAD").trim()).toBe("main");
-  for (const [name, content] of Object.entries(files))
-    expect(readFileSync(join(project, name), "utf8")).toBe(content);
-}
 
 describe("code-changing presets of the library", () => {
   // Codex too: in its sandbox the agent's own commit must reach the repository's .git.

@@ -1,6 +1,6 @@
 // What the preset library's end-to-end tests share: a project to run in, and the checks every
 // new preset's run must pass (completed, refused once at the task gate, then let through).
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 import type { JournalRecord } from "../../src/journal/codec.js";
@@ -54,4 +54,12 @@ export function worktreeBranch(run: LoggedInRun): string {
   const branch = field(finish, "branch");
   expect(branch).toMatch(/^autoloop\//);
   return branch;
+}
+
+/** The project's checkout after a worktree run: as committed, the branch holds the work. */
+export function expectCheckoutUntouched(project: string, files: Record<string, string>): void {
+  expect(git(project, "status", "--porcelain")).toBe("");
+  expect(git(project, "rev-parse", "--abbrev-ref", "HEAD").trim()).toBe("main");
+  for (const [name, content] of Object.entries(files))
+    expect(readFileSync(join(project, name), "utf8")).toBe(content);
 }

@@ -221,6 +221,30 @@ describe("a preset's topology, as validate sees it", () => {
     ]);
   });
 
+  it("refuses a chain.spawn preset it cannot find and warns of spawn limits left unnamed", () => {
+    write(
+      "presets/report/autoloops.toml",
+      '[event_loop]\ncompletion_event = "task.complete"\n[backend]\ncommand = "claude"\n[chain_spawn]\npresets = ["review", "nope"]\nmax_depth = 2\n',
+    );
+    write(
+      "presets/report/topology.toml",
+      `${role("writer", ["chain.spawn", "task.complete"])}[handoff]\n"loop.start" = ["writer"]\n`,
+    );
+    write(
+      "schedules/a.toml",
+      schedule("weekly", 'preset = "report"').replace('preset = "autofix"\n', ""),
+    );
+    const { problems, warnings } = validate();
+    expect(problems).toEqual([
+      expect.stringContaining(
+        'schedules/a.toml: schedule[0].preset: found "report"; expected a preset that can complete (presets/report/autoloops.toml: chain_spawn.presets: found "nope"; expected a preset a spawn can run (no preset "nope" in ',
+      ),
+    ]);
+    expect(warnings).toEqual([
+      "presets/report/autoloops.toml: chain_spawn: found no max_children; expected the limits named (max_depth = 1, max_children = 1 apply meanwhile): a run's agent asks for spawns, the preset says how many",
+    ]);
+  });
+
   it("refuses a gate no emit can pass and warns of a gate refusal no handoff routes", () => {
     write(
       "presets/report/autoloops.toml",
@@ -265,6 +289,27 @@ describe("a preset's topology, as validate sees it", () => {
     ]);
   });
 
+  it("warns of a hook that runs a file of the work dir and of a post_run hook that asks to block", () => {
+    write(
+      "presets/report/autoloops.toml",
+      '[event_loop]\ncompletion_event = "task.complete"\n[backend]\ncommand = "claude"\n[[hook]]\nphase = "post_run"\ncommand = "./sync.sh push"\non_error = "block"\n',
+    );
+    write(
+      "presets/report/topology.toml",
+      `${role("writer", ["task.complete"])}[handoff]\n"loop.start" = ["writer"]\n`,
+    );
+    write(
+      "schedules/a.toml",
+      schedule("weekly", 'preset = "report"').replace('preset = "autofix"\n', ""),
+    );
+    const { problems, warnings } = validate();
+    expect(problems).toEqual([]);
+    expect(warnings).toEqual([
+      'presets/report/autoloops.toml: hook[0].on_error: found "block"; expected "warn": post_run runs after the run has ended, so its failure can neither block nor suspend it',
+      "presets/report/autoloops.toml: hook[0].command: found \"./sync.sh\", a file of the work dir; expected a program on PATH or an absolute path outside the project: the hook runs as you, and the run's agent can rewrite the work dir's files first",
+    ]);
+  });
+
   it("refuses a schedule whose set the preset does not take", () => {
     write(
       "presets/report/topology.toml",
@@ -297,6 +342,11 @@ describe("a preset's topology, as validate sees it", () => {
         "flaky-test-hunt",
         "docs-drift",
         "simplify",
+        "implement-spec",
+        "qa-pass",
+        "perf-pass",
+        "debug-failure",
+        "test-writer",
       ]
         .map((p) => schedule(p, `preset = "${p}"`).replace('preset = "autofix"\n', ""))
         .join(""),

@@ -7,7 +7,7 @@ import { type FieldValue, journalTimestamp } from "../../journal/codec.js";
 import type { OutcomeClass } from "../../journal/stop-reasons.js";
 import { UserError } from "../../util/errors.js";
 import { assertNewRunId, fileSize } from "../loop/launch-metadata.js";
-import { runLoop } from "../loop/run-loop.js";
+import { type RunOptions, type RunResult, runLoop } from "../loop/run-loop.js";
 import { runLayers } from "../preset/layers.js";
 import { loadPreset, type Preset, resolvePresetDir } from "../preset/preset.js";
 import { applyProfiles } from "../preset/profiles.js";
@@ -33,6 +33,8 @@ export interface ChainOptions {
   /** Overrides for every step (`--set` of the command line). */
   sets?: readonly string[];
   progress?: (line: string) => void;
+  /** How a step's run is run: the loop, or (a spawned chain's) the loop and its own spawns. */
+  runStepLoop?: (o: RunOptions) => Promise<RunResult>;
 }
 
 export interface ChainStepResult {
@@ -112,8 +114,9 @@ export async function runChain(opts: ChainOptions): Promise<ChainResult> {
   return { chainRunId, name: opts.name, ...state.end, steps: state.results, journalFile };
 }
 
-// Field names include the public autoloop's (step_count, preset_dir, stop_reason,
-// steps_completed, outcome), so its readers understand these records too.
+// The public autoloop's fields come first, in its order (chain/run.ts: name, steps, step_count;
+// step, preset, preset_dir, work_dir; step, preset, stop_reason; name, steps_completed,
+// outcome), then ours, so its readers understand these records too.
 
 /** `chain.start`: the chain's steps, objective and who started it. */
 function recordStart({ opts, record }: ChainRun): void {
@@ -164,16 +167,26 @@ async function runSteps(chain: ChainRun, started: number, state: ChainState): Pr
   }
 }
 
-/** `chain.complete`: how the chain ended, and the step that ended it. */
+/**
+ * `chain.complete`: how the chain ended, and the step that ended it. The public fields first,
+ * `outcome` in its words (`all_steps_complete`, `step_failed`; ours where it has none); our
+ * `status` is the outcome class our readers take.
+ */
 function recordComplete({ opts, record }: ChainRun, { results, gaveUp, end }: ChainState): void {
   const failed = results.find((r) => !passes(r)) ?? gaveUp;
+  const outcome =
+    end.outcome === "completed"
+      ? "all_steps_complete"
+      : end.reason.startsWith("step_")
+        ? "step_failed"
+        : end.reason;
   record("chain.complete", {
     name: opts.name,
+    steps_completed: String(results.filter(passes).length),
+    outcome,
     status: end.outcome,
-    outcome: end.outcome,
     reason: end.reason,
     steps_run: String(results.length),
-    steps_completed: String(results.filter(passes).length),
     ...(failed && {
       failed_step: String(failed.step),
       failed_run_id: failed.runId,
@@ -212,15 +225,21 @@ function checkedChain(opts: ChainOptions): { presets: Preset[]; journalFile: str
 function stepPreset(opts: ChainOptions, s: ChainStep): Preset {
   // The scheduler's presets_dir first (AUTOLOOP_PRESETS_DIR), as its validation looked.
   const dirs = opts.env.AUTOLOOP_PRESETS_DIR ? [opts.env.AUTOLOOP_PRESETS_DIR] : [];
-  const dir = resolvePresetDir(s.preset, opts.projectDir, dirs);
+  const dir = s.dir ?? resolvePresetDir(s.preset, opts.projectDir, dirs);
   // The user's config and override of the preset, as a run of it gets them (no repo override:
-  // nobody watches a chain's step start).
-  const layers = runLayers(dir, opts.projectDir, "chain", opts.env);
+  // nobody watches a chain's step start; no user layer in a scheduled chain).
+  const layers = runLayers(dir, opts.projectDir, "chain", opts.env, opts.trigger === "cron");
   for (const note of layers.notes) opts.progress?.(`preset ${s.preset}: ${note}`);
   const preset = loadPreset(dir, [...layers.sets, ...(opts.sets ?? []), ...stepOverrides(s)]);
   // The preset's default profiles, as a run of it gets them.
   preset.warnings.push(
-    ...applyProfiles(preset, preset.config.profiles.default, opts.projectDir, `chain ${opts.name}`),
+    ...applyProfiles(
+      preset,
+      preset.config.profiles.default,
+      opts.projectDir,
+      `chain ${opts.name}`,
+      "chain",
+    ),
   );
   // A step's `model` adds to the preset's args, as `--model` (the CLIs' flag).
   if (s.backend?.model !== undefined)
@@ -255,7 +274,7 @@ async function runStep(
     `chain ${opts.name}: step ${n}/${opts.steps.length} (${step.preset}) as ${runId}`,
   );
   const offset = fileSize(journalFile);
-  const r = await runLoop({
+  const r = await (opts.runStepLoop ?? runLoop)({
     preset,
     runId,
     workDir: projectDir,
@@ -283,10 +302,10 @@ async function runStep(
   record("chain.step.finish", {
     step: String(n),
     preset: step.preset,
+    stop_reason: r.reason,
     run_id: runId,
     outcome: r.outcome,
     reason: r.reason,
-    stop_reason: r.reason,
     iterations: String(r.iterations),
   });
   return { result, handoff: next };

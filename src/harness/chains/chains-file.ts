@@ -51,6 +51,8 @@ const chainsFileSchema = z.looseObject({
 
 export interface ChainStep {
   preset: string;
+  /** The preset's folder, found already (a spawned chain's: never looked up in the project). */
+  dir?: string;
   backend?: z.output<typeof backendOverride>;
   maxIterations?: number;
 }

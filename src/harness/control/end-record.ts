@@ -78,3 +78,29 @@ export function readEndRecord(
     return undefined;
   }
 }
+
+/**
+ * Adds what the chains a run spawned spent to its end record, so a schedule's budget books
+ * the whole tree under the run it launched. Nothing when the run left no record.
+ */
+export function addToEndRecord(
+  runId: string,
+  journalFile: string,
+  env: NodeJS.ProcessEnv,
+  extra: SpentFigures,
+  warn: (line: string) => void,
+): void {
+  const end = readEndRecord(runId, journalFile, env);
+  if (end === undefined) return;
+  const paths = privateRunPaths(runId, journalFile, env);
+  writeEndRecord(
+    paths,
+    end,
+    {
+      costUsd: Number(((end.costUsd ?? 0) + extra.costUsd).toFixed(6)),
+      totalTokens: (end.totalTokens ?? 0) + extra.totalTokens,
+      unpricedIterations: (end.unpricedIterations ?? 0) + extra.unpricedIterations,
+    },
+    warn,
+  );
+}

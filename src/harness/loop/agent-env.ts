@@ -28,6 +28,9 @@ export function runBoundEnv(
   const { gates } = preset.topology;
   return {
     ...(gates.length > 0 && { AUTOLOOP_GATES: JSON.stringify(gates) }),
+    ...(preset.config.parallel.enabled && {
+      AUTOLOOP_PARALLEL_MAX_BRANCHES: String(preset.config.parallel.max_branches),
+    }),
     AUTOLOOP_RUN_ID: runId,
     AUTOLOOP_PROJECT_DIR: paths.workDir,
     AUTOLOOP_STATE_DIR: paths.stateDir,

@@ -68,6 +68,7 @@ export function finish(run: Run, t: Terminal): RunResult {
     reason: t.reason,
     iterations: completed,
     journalFile: paths.journalFile,
+    spend: state.spend,
   };
 }
 

@@ -9,6 +9,8 @@ import type { Run } from "./run-state.js";
 /** What the agent is asked this iteration, and by which roles' rules. */
 export interface Prompted {
   prompt: string;
+  /** The routing event the iteration opened with. */
+  recentEvent: string;
   roles: string[];
   allowed: string[];
 }
@@ -50,5 +52,5 @@ export function promptStage(run: Run, iteration: number): Prompted {
     backpressure: view.backpressure ? `rejected ${view.backpressure.emitted}` : "",
     prompt,
   });
-  return { prompt, roles, allowed };
+  return { prompt, recentEvent: view.recentEvent, roles, allowed };
 }

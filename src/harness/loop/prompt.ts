@@ -11,6 +11,7 @@ import type { RunView } from "../run-view.js";
 import type { TaskView } from "../tasks/materialize.js";
 import { renderTasksBlock, tasksPressureLine } from "../tasks/render.js";
 import { evidenceNote, evidenceRules } from "./gate-prompt.js";
+import { joinNote, parallelRules } from "./wave-prompt.js";
 
 export interface IterationSummary {
   iteration: number;
@@ -147,6 +148,7 @@ export function renderPrompt(input: PromptInput): string {
     evidenceNote(view, input.iteration) +
     (input.completionNote ? `${input.completionNote}\n\n` : "") +
     `Objective:\n${input.objective || "(none given)"}\n\n` +
+    joinNote(view, input.iteration) +
     guidanceSection(view.guidance) +
     (input.scheduleHistory ? `${input.scheduleHistory}\n\n` : "") +
     (input.memory?.text ? `${input.memory.text}\n\n` : "") +
@@ -162,6 +164,7 @@ export function renderPrompt(input: PromptInput): string {
     `Loop-owned working files belong under: ${paths.stateDir}\n` +
     `Event tool: ${tool}\n\n` +
     evidenceRules(preset.topology.gates, input.allowedEvents) +
+    parallelRules(preset, input.allowedEvents, paths.stateDir) +
     `Current scratchpad:\n${scratchpad(input.history)}\n\n` +
     (mayComplete
       ? "Use the event tool to publish an allowed handoff event or the completion event, and to track tasks:\n"
@@ -170,6 +173,7 @@ export function renderPrompt(input: PromptInput): string {
     (mayComplete ? `${tool} emit ${ev.completion_event} "brief completion summary"\n` : "") +
     `${tool} task add "work item"    ${tool} task complete task-1    ${tool} task list\n\n` +
     askText(ev.ask_event, input.askTimeoutMs ?? 300_000, tool) +
+    spawnText(preset.config.chain_spawn.presets, input.allowedEvents, tool) +
     "Backpressure rule: an event outside the allowed set is rejected and you are asked to re-route.\n" +
     "Completion gate: completion is refused while open (non-soft) tasks remain.\n" +
     "Plain text alone does not publish an event. Prefer the event tool over the stdout completion promise.\n"
@@ -195,6 +199,15 @@ function askText(event: string, timeoutMs: number, tool: string): string {
     `Need a human's decision or sign-off? Ask, as your last event of the iteration:\n` +
     `${tool} emit ${event} "your question"\n` +
     `The run then waits up to ${wait} for the answer, which reaches the next prompt as operator guidance; without one, go on as best you can.\n\n`
+  );
+}
+
+/** How to ask for a chain after this run, when the preset lets its runs spawn one now. */
+function spawnText(presets: readonly string[], allowed: readonly string[], tool: string): string {
+  if (presets.length === 0 || (allowed.length > 0 && !allowed.includes("chain.spawn"))) return "";
+  return (
+    `Work for another preset (${presets.join(", ")})? Ask for it to run once this run completes:\n` +
+    `${tool} emit chain.spawn '{"preset": "${presets[0]}", "objective": "what it should do", "justification": "why"}'\n\n`
   );
 }
 

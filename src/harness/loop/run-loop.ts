@@ -3,6 +3,7 @@
 // function of the run (`run-state.ts`); a new step of an iteration is one more line here.
 import { agentStage } from "./agent-step.js";
 import { finish } from "./finish.js";
+import { hookStage, iterationMoment, postIterationStage, postRunStage } from "./hook-step.js";
 import type { Terminal } from "./judge.js";
 import { promptStage } from "./prompt-step.js";
 import { recordStage } from "./record-step.js";
@@ -16,23 +17,28 @@ import {
   runtimeStop,
 } from "./run-state.js";
 import { loginStop, openRun } from "./start.js";
+import { waveStage } from "./wave-step.js";
 
 export type { RunOptions, RunResult } from "./run-state.js";
 
 export async function runLoop(opts: RunOptions): Promise<RunResult> {
   const run = openRun(opts);
-  const refused = await loginStop(run);
-  if (refused !== undefined) return finish(run, refused);
-  for (
-    let iteration = opts.resume?.fromIteration ?? 1;
-    iteration <= run.maxIterations;
-    iteration++
-  ) {
+  const ended = await runToEnd(run, opts.resume?.fromIteration ?? 1);
+  const result = finish(run, ended);
+  await postRunStage(run, ended);
+  return result;
+}
+
+/** The run from its checks before the first iteration to the terminal that ends it. */
+async function runToEnd(run: Run, first: number): Promise<Terminal> {
+  const refused = (await loginStop(run)) ?? (await hookStage(run, "pre_run", {}));
+  if (refused !== undefined) return refused;
+  for (let iteration = first; iteration <= run.maxIterations; iteration++) {
     const ended = await runIteration(run, iteration);
-    if (ended !== undefined) return finish(run, ended);
+    if (ended !== undefined) return ended;
   }
   const { completed } = run.state;
-  return finish(run, {
+  return {
     complete: false,
     reason: "max_iterations",
     fields: {
@@ -40,7 +46,7 @@ export async function runLoop(opts: RunOptions): Promise<RunResult> {
       stopped_before_iteration: String(completed + 1),
       max_iterations: String(run.maxIterations),
     },
-  });
+  };
 }
 
 /** One iteration's stages; a terminal when one of them ends the run. */
@@ -50,11 +56,17 @@ async function runIteration(run: Run, iteration: number): Promise<Terminal | und
   const reviewed = await reviewStage(run, iteration);
   if (reviewed !== undefined) return reviewed;
   const prompted = promptStage(run, iteration);
+  // After `iteration.start`, before the agent: where the public autoloop runs it.
+  const moment = iterationMoment(run, iteration);
+  const held = await hookStage(run, "pre_iteration", moment);
+  if (held !== undefined) return held;
   const turn = await agentStage(run, iteration, prompted);
   const emitted = recordStage(run, iteration, turn);
-  return routeStage(run, iteration, turn, emitted);
+  const waved = await waveStage(run, iteration, prompted, emitted, runLoop);
+  const routed = waved ?? (await routeStage(run, iteration, turn, emitted));
+  const after = await postIterationStage(run, moment, routed);
+  return routed ?? after;
 }
-
 /** Before an iteration: a stop already due (a signal, the runtime), then the operator's news. */
 function beforeIteration(run: Run): Terminal | undefined {
   if (run.opts.signal.aborted) return interruptedStop(run);

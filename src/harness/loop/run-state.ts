@@ -42,6 +42,10 @@ export interface RunOptions {
     addIterations: number;
     createdAt: string;
   };
+  /** A wave's branch: the agent works here (the parent's checkout), not in `workDir`. */
+  agentDir?: string;
+  /** A wave's branch: the event its first iteration routes from, journaled after `loop.start`. */
+  seedEvent?: string;
   /** Aborted on SIGTERM/SIGINT: the agent's group is terminated and `loop.stop` journaled. */
   signal: AbortSignal;
   progress?: (line: string) => void;
@@ -54,6 +58,8 @@ export interface RunResult {
   reason: string;
   iterations: number;
   journalFile: string;
+  /** What this process's agent calls spent (a wave adds its branches' to its own). */
+  spend: RunSpend;
 }
 
 /** What changes as the run goes: the only state carried from one iteration to the next. */

@@ -75,6 +75,8 @@ export function openRun(opts: RunOptions): Run {
   const started = performance.now();
   const scheduleHistory = readScheduleHistory(opts.env);
   journalStart(opts, journal, meta, worktree);
+  if (opts.seedEvent !== undefined)
+    journal.operator(opts.seedEvent, undefined, "branch routing seed", "harness");
   writeEventTool(paths.toolPath, runBoundEnv(preset, paths, runId));
   if (user !== undefined) shareWithAgent(paths, user);
   // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration),
@@ -85,7 +87,7 @@ export function openRun(opts: RunOptions): Run {
   listenForControl(inbox);
   appendRegistry(paths.registryFile, registryRecord(meta, {}));
   progress(`run ${runId} started: preset ${preset.name}, up to ${maxIterations} iterations`);
-  const agentDir = isolated?.agentDir ?? paths.workDir;
+  const agentDir = opts.agentDir ?? isolated?.agentDir ?? paths.workDir;
   const cadence = cadenceOf(preset);
   return {
     opts,

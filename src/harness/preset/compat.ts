@@ -1,6 +1,7 @@
 // Presets written for the public autoloop: what this harness does not implement is named in
 // a warning (never refused, never silently ignored), and backend kinds other than "command"
 // run their CLI as a command.
+import { AGENT_IDS } from "../agents/index.js";
 import { EVIDENCE_TYPES } from "./evidence.js";
 
 /** Keys this harness reads, by section ("" = top level); anything else gets a warning. */
@@ -18,6 +19,10 @@ const KNOWN: Record<string, readonly string[]> = {
     "prices",
     "review",
     "profiles",
+    "hooks",
+    "hook",
+    "chain_spawn",
+    "parallel",
     // Topology keys, in a single-file preset.
     "name",
     "completion",
@@ -58,6 +63,9 @@ const KNOWN: Record<string, readonly string[]> = {
   outputs: ["publish"],
   harness: ["instructions_file"],
   profiles: ["default"],
+  hooks: ["pre_run", "pre_iteration", "post_iteration", "post_run", "strict", "timeout_ms"],
+  chain_spawn: ["presets", "max_depth", "max_children"],
+  parallel: ["enabled", "max_branches", "branch_timeout_ms"],
   // The metareview (metareview.ts); provider, agent, model, profile, trust_all_tools and
   // environment_policy belong to the public autoloop's SDK backends.
   review: [
@@ -81,12 +89,13 @@ const WHAT: Record<string, string> = {
   gate: "[[gate]] checks",
   stage: "[[stage]] fan-out branches",
   stage_runtime: "stage runtime controls",
-  hooks: "pre_run/post_run hooks",
   profiles: "role profiles",
 };
 
 /** Backend kinds of the reference and the CLI each falls back to here. */
 const FALLBACK_COMMAND: Record<string, string> = { "claude-sdk": "claude", pi: "pi" };
+
+const isAgentId = (v: string): boolean => (AGENT_IDS as readonly string[]).includes(v);
 
 const isTable = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -110,6 +119,14 @@ export function adaptReferenceConfig(raw: Record<string, unknown>, singleFile = 
       `backend.kind = ${JSON.stringify(kind)} is not implemented here; running ${JSON.stringify(backend.command ?? "(no backend.command)")} as a command backend instead${dropped.length > 0 ? ` (ignoring backend.${dropped.join(", backend.")})` : ""}`,
     );
     for (const key of dropped) delete backend[key];
+  }
+  // The public autoloop's `backend.agent` is an ACP agent mode ("gpu-dev"); here it names one
+  // of this harness's agents, and anything else is left to `backend.command`.
+  if (isTable(backend) && typeof backend.agent === "string" && !isAgentId(backend.agent)) {
+    warnings.push(
+      `backend.agent = ${JSON.stringify(backend.agent)} (an ACP agent of another harness) is not implemented here and is ignored; the agent is chosen by backend.command (or backend.agent = ${AGENT_IDS.map((id) => JSON.stringify(id)).join(", ")})`,
+    );
+    delete backend.agent;
   }
   const review = raw.review;
   if (isTable(review) && typeof review.kind === "string" && review.kind !== "command") {
@@ -137,6 +154,7 @@ export function adaptReferenceConfig(raw: Record<string, unknown>, singleFile = 
       if (!keys.includes(sub))
         warnings.push(`${key}.${sub} is not implemented here and is ignored`);
   }
+  warnings.push(...hookWarnings(raw.hook));
   const core = raw.core;
   if (isTable(core) && typeof core.state_dir === "string") {
     const journal =
@@ -147,6 +165,26 @@ export function adaptReferenceConfig(raw: Record<string, unknown>, singleFile = 
       );
   }
   return warnings;
+}
+
+const HOOK_KEYS = ["phase", "command", "on_error", "mutate", "timeout_ms"];
+
+/** `[[hook]]` entries: keys this harness does not read, and what of them it does not do. */
+function hookWarnings(hooks: unknown): string[] {
+  if (!Array.isArray(hooks)) return [];
+  return hooks.flatMap((h, i) => {
+    if (!isTable(h)) return [];
+    const out = unknownKeys(h, HOOK_KEYS, `hook[${i}]`);
+    if (h.phase === "pre_emit" || h.phase === "post_emit")
+      out.push(
+        `hook[${i}].phase = ${JSON.stringify(h.phase)} is not run here (an emit is the agent's own process, which must not run the operator's commands); the hook is ignored`,
+      );
+    else if (h.mutate !== undefined && h.mutate !== "none")
+      out.push(
+        `hook[${i}].mutate = ${JSON.stringify(h.mutate)} is not implemented here: the hook runs, its output changes nothing`,
+      );
+    return out;
+  });
 }
 
 const TOPOLOGY_KEYS: ReadonlySet<string> = new Set([

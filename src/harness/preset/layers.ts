@@ -75,27 +75,61 @@ export function presetLayers(
  * The layers a run gets, and what to tell its operator. The repo override lies in the
  * project's `.autoloop/`, which runs write (docs/formats.md, "Who writes what"): a run a person
  * starts by hand takes it, named on stderr as the preset in `./presets/` would be; a scheduled
- * or chained run, which nobody watches start, does not.
+ * or chained run, which nobody watches start, does not. A scheduled run (trigger `cron`, or a
+ * step or spawn of one: `scheduled`) takes no user layer either: under one user, any run's
+ * agent can write `~/.config/autoloop/`, and another schedule would then run what it wrote; the
+ * schedule's `set` is a scheduled run's configuration.
  */
 export function runLayers(
   presetPath: string,
   workDir: string,
   trigger: string,
   env: NodeJS.ProcessEnv = process.env,
+  scheduled = trigger === "cron",
 ): { sets: string[]; notes: string[] } {
   const layers = presetLayers(presetPath, workDir, env);
-  const repo = layers.find((l) => l.name === "repo override")!;
   const byHand = trigger === "cli";
-  const kept = byHand ? layers : layers.filter((l) => l !== repo);
-  const notes =
-    repo.values === undefined
-      ? []
-      : [
-          byHand
-            ? `settings from the repo override ${repo.file}`
-            : `the repo override ${repo.file} is not applied to a ${trigger} run: the project's .autoloop/ is the runs' to write`,
-        ];
+  const refused = (l: ConfigLayer) =>
+    (l.name === "repo override" && !byHand) ||
+    (scheduled && (l.name === "user" || l.name === "user override"));
+  const notes = layers
+    .filter((l) => l.values !== undefined && l.name !== "project")
+    .flatMap((l) =>
+      refused(l)
+        ? [refusedNote(l, trigger)]
+        : l.name === "repo override"
+          ? [`settings from the repo override ${l.file}`, ...repoHooksNote(l)]
+          : [],
+    );
+  const kept = layers.filter((l) => !refused(l)).map(withoutHooks);
   return { sets: layeredSets(kept).sets, notes };
+}
+
+function refusedNote(layer: ConfigLayer, trigger: string): string {
+  return layer.name === "repo override"
+    ? `the repo override ${layer.file} is not applied to a ${trigger} run: the project's .autoloop/ is the runs' to write`
+    : `the ${layer.name === "user" ? "user config" : "user override"} ${layer.file} is not applied to a scheduled run: any run of this user can write it; put the settings in the schedule's set`;
+}
+
+/** Why the hooks a repo override declares are left out, when it declares any. */
+function repoHooksNote(layer: ConfigLayer): string[] {
+  return HOOK_KEYS.some((k) => k in layer.values!)
+    ? [
+        `the hooks of the repo override ${layer.file} are not applied: a hook runs as you, outside the agent's limits, and the project's .autoloop/ is the runs' to write; declare hooks in the preset or your own override (autoloop config path)`,
+      ]
+    : [];
+}
+
+/** The keys that declare hooks (hooks.ts). */
+const HOOK_KEYS = ["hooks", "hook"];
+
+/** The repo override's settings without hooks: never a command from a file runs write. */
+function withoutHooks(layer: ConfigLayer): ConfigLayer {
+  if (layer.name !== "repo override" || layer.values === undefined) return layer;
+  const values = Object.fromEntries(
+    Object.entries(layer.values).filter(([k]) => !HOOK_KEYS.includes(k)),
+  );
+  return { ...layer, values };
 }
 
 /** A table's settings as dotted keys; arrays and scalars are values. */
@@ -113,7 +147,17 @@ export function flatten(values: Record<string, unknown>, prefix = ""): Array<[st
 
 /** A value as TOML text, as `--set` reads it back (a string stays a string). */
 export function tomlValue(value: unknown): string {
+  // An array of tables (`[[hook]]`) as inline tables: stringify would write it as `[[v]]`.
+  if (Array.isArray(value) && value.some((v) => typeof v === "object" && v !== null))
+    return `[ ${value.map(inlineValue).join(", ")} ]`;
   return stringify({ v: value }).replace(/^v = /, "").trimEnd();
+}
+
+function inlineValue(value: unknown): string {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof Date)
+    return tomlValue(value);
+  const pairs = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)} = ${inlineValue(v)}`);
+  return `{ ${pairs.join(", ")} }`;
 }
 
 export interface LayeredSets {

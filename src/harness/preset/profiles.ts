@@ -43,19 +43,29 @@ export function activeProfiles(
 /**
  * Appends each active profile's fragments to the roles' prompts, in profile order and file
  * order; returns the warnings (a profile with nothing for this preset, a fragment for a role
- * it has not). A profile folder that does not exist is an error.
+ * it has not, a repo profile refused). A profile folder that does not exist is an error.
+ * `trigger`: a repo profile is in the project's `.autoloop/`, which runs write, so only a
+ * run a person starts by hand (`cli`) takes it, as the repo override (layers.ts).
  */
 export function applyProfiles(
   preset: Preset,
   specs: readonly string[],
   workDir: string,
   where: string,
+  trigger: string,
   home = homedir(),
 ): string[] {
   const warnings: string[] = [];
   const roles = new Map(preset.topology.roles.map((r) => [r.id, r]));
   for (const spec of specs) {
-    const dir = profileDir(parseProfileSpec(spec, where), workDir, home);
+    const parsed = parseProfileSpec(spec, where);
+    const dir = profileDir(parsed, workDir, home);
+    if (parsed.scope === "repo" && trigger !== "cli") {
+      warnings.push(
+        `profile ${JSON.stringify(spec)} (${dir}) is not applied to a ${trigger} run: the project's .autoloop/ is the runs' to write; use a user: profile`,
+      );
+      continue;
+    }
     if (!existsSync(dir))
       throw new UserError(
         `${where}: profile ${JSON.stringify(spec)} not found: ${dir} does not exist (create it with ${preset.name}/<role>.md fragments, or drop the profile)`,

@@ -6,6 +6,7 @@ import en from "zod/v4/locales/en.js";
 import { DURATION_HINT, parseDuration } from "../../util/duration.js";
 import { AGENT_IDS, type AgentId } from "../agents/index.js";
 import { EVIDENCE_TYPES } from "./evidence.js";
+import { hookEntrySchema, legacyHooksSchema } from "./hooks.js";
 
 z.config(en());
 
@@ -188,6 +189,45 @@ export const presetConfigSchema = z.looseObject({
     }),
     {},
   ),
+  /**
+   * Dynamic chains (docs/dynamic-chains.md): the presets a run's `chain.spawn` may name, and
+   * how far a spawned lineage may go. No `presets`: the run spawns nothing.
+   */
+  chain_spawn: z.prefault(
+    z.looseObject({
+      presets: z._default(
+        z.array(
+          z
+            .string()
+            .check(
+              z.regex(
+                /^[a-z0-9][a-z0-9._-]*$/,
+                'a preset name such as "review" (lower-case letters, digits, . _ -; no path)',
+              ),
+            ),
+        ),
+        [],
+      ),
+      max_depth: z.optional(int(1, "1 or more (a spawn of a spawn is depth 2)")),
+      max_children: z.optional(int(1, "1 or more (chains one run may spawn)")),
+    }),
+    {},
+  ),
+  /**
+   * Structured parallel waves (docs/formats.md, "Parallel waves"): an agent's
+   * `explore.parallel` or `<allowed-event>.parallel` runs its payload's branch objectives
+   * as branch runs at once. Off unless enabled.
+   */
+  parallel: z.prefault(
+    z.looseObject({
+      enabled: z._default(truthy, false),
+      /** The most objectives one trigger may list (all of them run at once). */
+      max_branches: z._default(int(1, "a number of branches, 1 or more (3 by default)"), 3),
+      /** Each branch's wall-clock limit, in milliseconds. */
+      branch_timeout_ms: z._default(int(1, "milliseconds, 1 or more (180000 by default)"), 180_000),
+    }),
+    {},
+  ),
   /** USD per million tokens by model id (or id prefix), over the shipped price table. */
   prices: z._default(
     z.record(
@@ -207,6 +247,9 @@ export const presetConfigSchema = z.looseObject({
     ),
     {},
   ),
+  /** Lifecycle hooks (hooks.ts); absent stays absent, so a preset without them digests as before. */
+  hooks: z.optional(legacyHooksSchema),
+  hook: z.optional(z.array(hookEntrySchema)),
   tasks: z.prefault(z.looseObject({ prompt_budget_chars: z._default(z.int(), 4000) }), {}),
   /** Loop memory in the prompt: at most this many characters (0: no limit). */
   memory: z.prefault(z.looseObject({ prompt_budget_chars: z._default(int(0), 8000) }), {}),

@@ -5,7 +5,10 @@
 // that lead nowhere, and evidence gates no emit can pass or that guard nothing.
 import { AGENTS, type AgentAdapter, resolveAgent } from "../agents/index.js";
 import { withBackend } from "./backend-overlay.js";
+import { isJoinedTopic, isParallelTrigger, joinedTopicOf } from "./parallel.js";
+import { parallelFindings } from "./parallel-lint.js";
 import type { Preset } from "./preset.js";
+import { suggestedRoles } from "./topology.js";
 
 export interface TopologyFinding {
   severity: "error" | "warning";
@@ -19,12 +22,15 @@ const START = "loop.start";
 
 /** Roles suggested after `event`: its handoff's, or every role (the harness's rule). */
 function next(preset: Preset, event: string): string[] {
-  const { handoff, roles } = preset.topology;
-  return handoff.get(event) ?? roles.map((r) => r.id);
+  return suggestedRoles(preset.topology, event);
 }
 
-/** What a gate on `event` journals when it refuses an emit. */
-function refusalsOf(preset: Preset, event: string): string[] {
+/**
+ * The events the harness journals for an emit of `event`: its gate's refusals, or the joined
+ * event a wave trigger leads to.
+ */
+function harnessEventsOf(preset: Preset, event: string): string[] {
+  if (isParallelTrigger(event)) return [joinedTopicOf(event)];
   const gate = preset.topology.gates.find((g) => g.event === event);
   if (gate === undefined) return [];
   return gate.failed === undefined ? [gate.blocked] : [gate.blocked, gate.failed];
@@ -50,7 +56,7 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
       const role = byId.get(id);
       if (role === undefined) continue;
       if (role.emits.length === 0) open = true;
-      for (const e of role.emits.flatMap((e) => [e, ...refusalsOf(preset, e)]))
+      for (const e of role.emits.flatMap((e) => [e, ...harnessEventsOf(preset, e)]))
         if (!events.has(e)) {
           events.add(e);
           // The completion event ends the loop (once its gate passes): nothing follows it.
@@ -86,7 +92,7 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
       });
   // A gate's refusal is an event too: the harness journals it in place of the gated one.
   const emitted = new Set(
-    roles.flatMap((r) => r.emits.flatMap((e) => [e, ...refusalsOf(preset, e)])),
+    roles.flatMap((r) => r.emits.flatMap((e) => [e, ...harnessEventsOf(preset, e)])),
   );
   for (const event of handoff.keys())
     if (event !== START && !emitted.has(event) && !open)
@@ -96,10 +102,18 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
         found: "an event no role emits",
         expected: "an event in some role's emits (or remove the handoff)",
       });
-  out.push(...gateFindings(preset, events, open));
+  out.push(...gateFindings(preset, events, open), ...parallelFindings(preset));
+  // A spawn request never routes (the harness acts on it once the run ends); a wave's trigger
+  // routes nowhere itself (its joined event does; parallel-lint.ts).
   for (const role of roles)
     for (const event of role.emits)
-      if (event !== completion && !handoff.has(event))
+      if (
+        event !== completion &&
+        event !== "chain.spawn" &&
+        !handoff.has(event) &&
+        !isParallelTrigger(event) &&
+        !isJoinedTopic(event)
+      )
         out.push({
           severity: "warning",
           field: `role ${JSON.stringify(role.id)}.emits`,

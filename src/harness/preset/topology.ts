@@ -1,6 +1,7 @@
 // Multi-role topology: which roles should act after an event, and which events they may emit.
 import { type FieldProblem, ValidationError } from "../../util/errors.js";
 import { blockedTopicOf, type Gate } from "./evidence.js";
+import { joinedRoutingBasis } from "./parallel.js";
 import type { TopologyFile } from "./schema.js";
 
 /** A role's own backend settings (the reference's `backend_*` keys), over `backend.*`. */
@@ -100,9 +101,16 @@ function roleBackend(role: TopologyFile["role"][number]): RoleBackend | undefine
   return Object.values(backend).some((v) => v !== undefined) ? backend : undefined;
 }
 
-/** Roles that should act after `recentEvent`: its handoff entry, else every role. */
+/**
+ * Roles that should act after `recentEvent`: its handoff entry, else every role. A wave's
+ * `<event>.parallel.joined` routes as `<event>` unless a handoff names it.
+ */
 export function suggestedRoles(topology: Topology, recentEvent: string): string[] {
-  return topology.handoff.get(recentEvent) ?? topology.roles.map((r) => r.id);
+  return (
+    topology.handoff.get(recentEvent) ??
+    topology.handoff.get(joinedRoutingBasis(recentEvent)) ??
+    topology.roles.map((r) => r.id)
+  );
 }
 
 /** Union of the suggested roles' `emits`; an empty list allows every event. */

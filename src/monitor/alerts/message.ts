@@ -87,6 +87,11 @@ export const alertMessageSchema = z.object({
       attempts: z.array(z.string()),
     })
     .optional(),
+  /**
+   * The pull request of the run (or, when it delivered none, of its schedule's latest run that
+   * did), from the daemon's ledger: where the run's work waits for review.
+   */
+  pullRequest: z.string().optional(),
   /** For resolved: what ended it ("run X completed", "schedule removed from the config"). */
   resolution: z.string().optional(),
   /** For delivery_failed: the channel that failed, which this alert is never sent to. */

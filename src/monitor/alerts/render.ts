@@ -75,6 +75,7 @@ export function alertFacts(message: AlertMessage, now: number): Fact[] {
     add("Failed in a row", String(message.group.consecutiveFailures));
     add("Failing since", formatAlertTime(message.group.failingSince, message.timezone, now));
   }
+  add("Pull request", message.pullRequest);
   add("Resolved by", message.resolution);
   add("Incident", message.incident && `${message.incident.slug} (${message.incident.id})`);
   add("Journal", message.journalPath);

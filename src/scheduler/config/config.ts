@@ -14,6 +14,7 @@ import {
   takeLiteralSecrets,
 } from "./channels.js";
 import { type DigestConfig, resolveDigests } from "./digests.js";
+import { type LeaseStoreConfig, resolveHa } from "./ha.js";
 import { type InheritedSettings, inheritedSettings } from "./schedule-keys.js";
 import { configSchema, type LogLevel, type RawConfig } from "./schema.js";
 
@@ -69,6 +70,8 @@ export interface CronConfig {
   };
   /** `[ha] lease`: daemons on this state dir take turns by a lease this long; undefined: no lease. */
   leaseMs: number | undefined;
+  /** Where the lease lives: the state dir's files, or a Kubernetes Lease (`[ha.kubernetes]`). */
+  leaseStore: LeaseStoreConfig;
   /** How long ended runs' state is kept (`[retention]`; Infinity: forever). */
   retention: {
     /** A run's ledger events (runs/<date>/<run-id>.jsonl), by its slot's date. */
@@ -167,7 +170,7 @@ function resolveConfig(
     }),
     defaults,
     monitor: resolveMonitor(raw.monitor, abs, names),
-    leaseMs: raw.ha.lease,
+    ...resolveHa(raw.ha, fileName, abs, problems),
     retention: {
       runsMs: raw.retention.runs,
       outputMs: raw.retention.output,

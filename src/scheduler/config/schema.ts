@@ -15,6 +15,7 @@ import {
   scheduleNameField,
   timezoneField,
 } from "./fields.js";
+import { haSchema } from "./ha.js";
 import { defaultsSchema } from "./schedule-keys.js";
 
 const DAY = 86_400_000;
@@ -73,11 +74,7 @@ export const configSchema = z.strictObject({
   /** Every schedule's settings unless it has its own (schedule-keys.ts: keys and defaults). */
   defaults: defaultsSchema.prefault({}),
   /** A standby daemon on the same state dir: the one holding the lease fires (docs/standby.md). */
-  ha: z
-    .strictObject({
-      lease: boundedDuration(1000, 600_000, '"1s" to "10m", such as "15s"').optional(),
-    })
-    .prefault({}),
+  ha: haSchema,
   monitor: z
     .strictObject({
       journals: z.array(z.string().min(1)).default([]),

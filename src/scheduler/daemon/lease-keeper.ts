@@ -2,13 +2,16 @@
 // and takes it once it lapsed; as the holder it renews it as often, and says so once it cannot.
 import type { Logger } from "pino";
 import { thisHostId } from "../launch/host-id.js";
-import { LeaseFiles, type LeaseRecord, type LeaseStep, leaseStep } from "./lease.js";
+import { type LeaseRecord, type LeaseStep, leaseStep } from "./lease.js";
+import { fileLeaseStore, type LeaseStore } from "./lease-store.js";
 
 export interface LeaseKeeperDeps {
   logger: Logger;
   now: () => number;
   /** This daemon, unique among every daemon that ever held the lease. */
   holder: string;
+  /** Where the lease lives (default: the state dir's files). */
+  store: LeaseStore;
 }
 
 /** `<host id>/<pid>/<start>`: pids are reused, and hosts share names. */
@@ -17,34 +20,32 @@ export function thisHolder(now = Date.now()): string {
 }
 
 export class LeaseKeeper {
-  private readonly files: LeaseFiles;
   private readonly deps: LeaseKeeperDeps;
   private held: LeaseRecord | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private deadline: NodeJS.Timeout | undefined;
   /** How often it looks or renews: a third of the lease, so one failed renewal is survived. */
   readonly periodMs: number;
+  /** A holder renews only while more than this is left (`leaseStep`). */
+  private readonly marginMs: number;
 
   constructor(
     stateDir: string,
     readonly leaseMs: number,
     deps: Partial<LeaseKeeperDeps> & { logger: Logger },
   ) {
-    this.files = new LeaseFiles(stateDir);
     const now = deps.now ?? Date.now;
-    this.deps = { now, holder: thisHolder(now()), ...deps };
+    this.deps = { now, holder: thisHolder(now()), store: fileLeaseStore(stateDir), ...deps };
     this.periodMs = Math.max(1, Math.floor(leaseMs / 3));
+    this.marginMs = leaseMs / 4;
   }
 
   /** One look at the lease: takes it, renews it, or says who holds it or why it was lost. */
-  step(): LeaseStep {
+  async step(): Promise<LeaseStep> {
+    const { store } = this.deps;
+    const found = await store.read();
     const now = this.deps.now();
-    const step = leaseStep(
-      this.files.read(),
-      this.deps.holder,
-      this.held !== undefined,
-      now,
-      this.leaseMs / 4,
-    );
+    const step = leaseStep(found, this.deps.holder, this.held !== undefined, now, this.marginMs);
     const expiresAt = new Date(now + this.leaseMs).toISOString();
     if (step.kind === "take") {
       const at = new Date(now).toISOString();
@@ -56,11 +57,12 @@ export class LeaseKeeper {
         renewedAt: at,
         expiresAt,
       };
-      if (this.files.take(record)) this.held = record;
+      if (await store.take(record, found)) this.held = record;
       else return { kind: "wait", holder: "another daemon", expiresAt: now + this.leaseMs };
-    } else if (step.kind === "renew") {
+    } else if (step.kind === "renew" && found !== undefined) {
       const record = { ...step.record, renewedAt: new Date(now).toISOString(), expiresAt };
-      this.files.write(record);
+      if (!(await store.renew(record, found)))
+        return { kind: "lost", reason: "another daemon wrote the lease as this one renewed it" };
       this.held = record;
     }
     return step;
@@ -75,7 +77,7 @@ export class LeaseKeeper {
     let told = "";
     for (;;) {
       if (stop) return false;
-      const step = this.tryStep();
+      const step = await this.tryStep();
       if (step?.kind === "take") return true;
       if (step?.kind === "wait" && step.holder !== told) {
         told = step.holder;
@@ -88,42 +90,65 @@ export class LeaseKeeper {
     }
   }
 
-  /** After `acquire`: renews every period; `onLost` once, when it could not (firing must stop). */
+  /**
+   * After `acquire`: renews every period; `onLost` once, when it could not (firing must stop).
+   * A renewal still unanswered when the margin begins is lost too: a standby may take it then.
+   */
   keep(onLost: (reason: string) => void): void {
-    this.timer = setInterval(() => {
-      const step = this.tryStep();
-      if (step?.kind !== "lost") return;
+    let busy = false;
+    const lose = (reason: string) => {
+      if (this.held === undefined) return;
       this.stop();
       this.held = undefined;
-      onLost(step.reason);
+      onLost(reason);
+    };
+    const armDeadline = () => {
+      clearTimeout(this.deadline);
+      const held = this.held;
+      if (held === undefined) return;
+      const at = Date.parse(held.expiresAt) - this.marginMs;
+      this.deadline = setTimeout(
+        () => lose(`not renewed in time (it lapses at ${held.expiresAt})`),
+        Math.max(0, at - this.deps.now()),
+      );
+    };
+    this.timer = setInterval(async () => {
+      if (busy) return;
+      busy = true;
+      const step = await this.tryStep();
+      busy = false;
+      if (step?.kind === "lost") lose(step.reason);
+      else armDeadline();
     }, this.periodMs);
+    armDeadline();
   }
 
   /** A step whose I/O failed is logged and tried again next period (a lapse ends in "lost"). */
-  private tryStep(): LeaseStep | undefined {
+  private async tryStep(): Promise<LeaseStep | undefined> {
     try {
-      return this.step();
+      return await this.step();
     } catch (err) {
-      this.deps.logger.warn({ err, dir: this.files.dir }, "lease: cannot read or write its file");
+      const where = this.deps.store.where;
+      this.deps.logger.warn({ err, where }, "lease: cannot read or write it");
       const held = this.held;
-      const margin = this.leaseMs / 4;
-      if (held !== undefined && this.deps.now() >= Date.parse(held.expiresAt) - margin)
+      if (held !== undefined && this.deps.now() >= Date.parse(held.expiresAt) - this.marginMs)
         return { kind: "lost", reason: `not renewed in time (${String(err)})` };
       return undefined;
     }
   }
 
   /** Ends the lease now (a clean shutdown), so a standby takes over at its next look. */
-  release(): void {
+  async release(): Promise<void> {
     this.stop();
     const held = this.held;
     this.held = undefined;
-    if (held === undefined || this.files.read()?.record?.holder !== held.holder) return;
-    this.files.write({ ...held, expiresAt: new Date(this.deps.now()).toISOString() });
+    if (held !== undefined) await this.deps.store.release(held, this.deps.now());
   }
 
   stop(): void {
     clearInterval(this.timer);
+    clearTimeout(this.deadline);
     this.timer = undefined;
+    this.deadline = undefined;
   }
 }

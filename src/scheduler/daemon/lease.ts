@@ -24,6 +24,8 @@ export interface LeaseRecord {
 export interface LeaseInForce {
   generation: number;
   record: LeaseRecord | undefined;
+  /** The store's version of what was read (a Lease's resourceVersion), for a conditional write. */
+  version?: string;
 }
 
 /** What a daemon does next with the lease, from what it finds on disk (pure: `leaseStep`). */
@@ -54,7 +56,8 @@ export function leaseStep(
       return { kind: "lost", reason: `not renewed in time (it lapses at ${record.expiresAt})` };
     return { kind: "renew", record };
   }
-  if (record === undefined || now >= expiresAt)
+  // Its own name with no hold on it: a take whose answer was lost (a Lease's API timed out).
+  if (record === undefined || now >= expiresAt || record.holder === me)
     return { kind: "take", generation: (inForce?.generation ?? 0) + 1 };
   return { kind: "wait", holder: record.holder, expiresAt };
 }

@@ -3,6 +3,7 @@
 import type { Logger } from "pino";
 import type { CronConfig } from "../config/config.js";
 import { LeaseKeeper } from "./lease-keeper.js";
+import { openLeaseStore } from "./lease-store.js";
 
 /** The lease this daemon holds, from its taking to its release. */
 export interface HeldLease {
@@ -11,7 +12,7 @@ export interface HeldLease {
   /** Called at once when the lease is lost, before `lost` resolves: stop firing there. */
   onLost(stopFiring: () => void): void;
   /** Ends the lease now (a clean shutdown): a standby takes over at its next look. */
-  release(): void;
+  release(): Promise<void>;
 }
 
 /**
@@ -24,11 +25,12 @@ export async function holdLease(
   cancelled: Promise<unknown>,
 ): Promise<HeldLease | "stopped" | undefined> {
   if (config.leaseMs === undefined) return undefined;
-  const keeper = new LeaseKeeper(config.stateDir, config.leaseMs, { logger });
+  const store = await openLeaseStore(config.leaseStore, config.stateDir, config.leaseMs);
+  const keeper = new LeaseKeeper(config.stateDir, config.leaseMs, { logger, store });
   const waitingSince = Date.now();
   if (!(await keeper.acquire(cancelled))) return "stopped";
   logger.info(
-    { leaseMs: config.leaseMs, waitedMs: Date.now() - waitingSince },
+    { leaseMs: config.leaseMs, waitedMs: Date.now() - waitingSince, lease: store.where },
     "lease taken: taking over (recovering runs and catching up as after a restart)",
   );
   let stopFiring = () => {};
@@ -44,9 +46,9 @@ export async function holdLease(
     onLost: (fn) => {
       stopFiring = fn;
     },
-    release: () => {
+    release: async () => {
       try {
-        keeper.release();
+        await keeper.release();
       } catch (err) {
         logger.warn({ err }, "lease: cannot release it; a standby takes over when it lapses");
       }

@@ -12,7 +12,7 @@ import {
   TERMINATION_GRACE_SECONDS,
 } from "./kubernetes-pod.js";
 
-const withNamespace = (name: string, namespace: string | undefined, component: string) => ({
+export const withNamespace = (name: string, namespace: string | undefined, component: string) => ({
   name,
   ...(namespace ? { namespace } : {}),
   labels: commonLabels(component),
@@ -31,6 +31,8 @@ export function monitorDeployment(o: {
   /** The port of [http] listen; undefined when the config disables it (no probes then). */
   httpPort: number | undefined;
   replicas: number;
+  /** With a Lease to take turns by: the service account allowed to hold it. */
+  serviceAccountName?: string;
 }) {
   // The monitor sends the alerts: it alone gets the channels' secrets, and no agent key.
   const container = baseContainer(
@@ -63,6 +65,10 @@ export function monitorDeployment(o: {
       template: {
         metadata: { labels: commonLabels("monitor") },
         spec: {
+          ...(o.serviceAccountName !== undefined && {
+            serviceAccountName: o.serviceAccountName,
+            automountServiceAccountToken: true,
+          }),
           terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,
           securityContext: podSecurityContext,
           containers: [{ ...container, ...http }],

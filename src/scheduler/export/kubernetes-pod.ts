@@ -13,6 +13,8 @@ export const NAMES = {
   /** Agent credentials (ANTHROPIC_API_KEY, ...): the runs' alone. */
   agentSecret: "autoloop-cron-agent-secrets",
   monitor: "autoloop-cron-monitor",
+  /** The Role (and its binding) that lets the monitor's service account hold the Lease. */
+  leaseRole: "autoloop-cron-lease",
 } as const;
 
 export type AccessMode = "ReadWriteMany" | "ReadWriteOnce";

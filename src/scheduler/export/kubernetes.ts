@@ -7,6 +7,7 @@ import type { Schedule } from "../schedules/schedule-file.js";
 import { cronJob } from "./kubernetes-cronjob.js";
 import { configMap, dataClaim, monitorDeployment } from "./kubernetes-objects.js";
 import { type AccessMode, type ConfigItem, DATA_DIR_IN_POD, NAMES } from "./kubernetes-pod.js";
+import { leaseAccess, leaseProblems } from "./kubernetes-rbac.js";
 import { KUBERNETES_TARGET } from "./kubernetes-schedule.js";
 import { refusalMessage } from "./selection.js";
 import type { ExportFile, ExportResult } from "./write-out.js";
@@ -115,6 +116,9 @@ export function kubernetesExport(input: KubernetesExportInput): ExportResult {
     }
     cronJobs.push(yamlFile(`cronjob-${job.value.name}.yaml`, job.value.object, job.value.comments));
   }
+  const lease = leaseFiles(input);
+  if (lease.refusal !== undefined) refusals.push(lease.refusal);
+  warnings.push(...lease.warnings);
   if (refusals.length > 0) return { kind: "refused", refusals };
   const httpPort = input.config.http.enabled ? input.config.http.port : undefined;
   const files = [
@@ -137,13 +141,32 @@ export function kubernetesExport(input: KubernetesExportInput): ExportResult {
     ]),
     yamlFile(
       "deployment-monitor.yaml",
-      monitorDeployment({ ...pod, httpPort, replicas: input.replicas ?? 1 }),
+      monitorDeployment({
+        ...pod,
+        httpPort,
+        replicas: input.replicas ?? 1,
+        ...(lease.files.length > 0 && { serviceAccountName: NAMES.monitor }),
+      }),
       [
         `Needs the Secret ${NAMES.alertSecret} (alert channels' *_env variables; may be empty),`,
         `and the runs need ${NAMES.agentSecret} (agent credentials): a missing one stops the pod.`,
       ],
     ),
+    ...lease.files,
     ...cronJobs,
   ];
   return { kind: "ok", files, warnings };
+}
+
+/** With `[ha.kubernetes]`: the service account, Role and binding the monitor's Lease needs. */
+function leaseFiles(input: KubernetesExportInput) {
+  const store = input.config.leaseStore;
+  if (store.kind !== "kubernetes") return { files: [], warnings: [] };
+  const { refusal, warnings } = leaseProblems(store, input.namespace);
+  const files = Object.entries(leaseAccess(input.namespace, store.name)).map(([name, object]) =>
+    yamlFile(name, object, [
+      `The monitors take turns by the Lease ${store.name} ([ha.kubernetes]); this lets them hold it.`,
+    ]),
+  );
+  return { files, warnings, ...(refusal !== undefined && { refusal }) };
 }

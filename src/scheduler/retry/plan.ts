@@ -16,7 +16,8 @@ export const AGENT_RETRY_WAIT_CAP_MS = 3_600_000;
 
 /**
  * The class of a run's end, or undefined for an end that is never retried: completed, a slot
- * skipped, a run an operator, `overlap = "replace"` or a shutdown stopped on purpose.
+ * skipped, a run an operator, `overlap = "replace"` or a shutdown stopped on purpose, a run a
+ * hook suspended.
  */
 export function retryClassOf(run: RunSummary): RetryClass | undefined {
   if (run.killedBy !== undefined && run.killedBy !== "timeout") return undefined;
@@ -24,6 +25,9 @@ export function retryClassOf(run: RunSummary): RetryClass | undefined {
     case "timed_out":
       return run.basis === "journal" ? "transient" : "timed_out";
     case "failed":
+      // A hook suspended it: it waits for a human (`autoloop resume`), and another attempt
+      // would only stop at the same hook.
+      if (run.stopReason === "suspended") return undefined;
       if (run.stopReason === "rate_limited") return "rate_limited";
       if (run.stopReason === "transient_error" || run.stopReason === "backend_timeout")
         return "transient";

@@ -3,7 +3,9 @@
 
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { hookFindings } from "../../harness/preset/hooks-lint.js";
 import { loadPreset } from "../../harness/preset/preset.js";
+import { spawnFindings } from "../../harness/preset/spawn-presets.js";
 import {
   permissionFindings,
   type TopologyFinding,
@@ -302,12 +304,15 @@ function checkPreset(dir: string, sets: readonly string[]): PresetCheck {
     try {
       const preset = loadPreset(dir, sets);
       const topology = existsSync(files[1]!) ? files[1]! : dir;
-      const findings = [...topologyFindings(preset), ...permissionFindings(preset)].map((f) => ({
+      // A scheduled run's spawns are looked up beside its preset and among the bundled ones.
+      const findings = [
+        ...topologyFindings(preset),
+        ...permissionFindings(preset),
+        ...hookFindings(preset.config),
+        ...spawnFindings(preset, undefined, {}),
+      ].map((f) => ({
         ...f,
-        file:
-          f.field.startsWith("event_loop.") || f.field.startsWith("backend.")
-            ? files[0]!
-            : topology,
+        file: /^(event_loop|backend|hooks?)[.[]|^chain_spawn/.test(f.field) ? files[0]! : topology,
       }));
       found = { findings };
     } catch (err) {
