@@ -89,6 +89,30 @@ async function issuesWorld(script: string, options: WorldOptions = {}) {
   return { dir, github, config, daemons, work: join(dir, "work") };
 }
 
+const DELIVER = `deliver = { pull_request = { forge = "github", token_env = "GITHUB_TOKEN", api_url = "PULLS_URL", repository = "octo/app" } }`;
+
+/** A project whose origin is a bare repository behind git's HTTP server, and a loopback GitHub. */
+async function deliveringRepo(dir: string, pulls: FakeGitHub[]): Promise<void> {
+  const remotes = join(dir, "remotes");
+  git(dir, "init", "--quiet", "--bare", "--initial-branch=main", join(remotes, "octo/app.git"));
+  const gitHttp = await startGitHttp(remotes, TOKEN);
+  const forge = await new FakeGitHub("octo", "app", TOKEN).start();
+  pulls.push(forge);
+  closers.push(
+    () => gitHttp.close(),
+    () => forge.close(),
+  );
+  const work = join(dir, "work");
+  git(work, "init", "--quiet", "--initial-branch=main");
+  writeFileSync(join(work, "app.js"), "original\n");
+  git(work, "add", "-A");
+  git(work, "commit", "--quiet", "-m", "init");
+  git(work, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
+  // The schedule's file names the loopback forge's port, known only now.
+  const file = join(dir, "schedules", "test.toml");
+  writeFileSync(file, readFileSync(file, "utf8").replace("PULLS_URL", forge.url));
+}
+
 describe("a schedule that works from GitHub issues", () => {
   it("takes the oldest ready issue, hands it to its run, then marks it done", async () => {
     const { github, daemons, work } = await issuesWorld(run(0));
@@ -162,29 +186,34 @@ describe("a schedule that works from GitHub issues", () => {
     expect(github.problems).toEqual([]);
   });
 
+  it("fire without a daemon closes the issue from its pull request too", async () => {
+    const pulls: FakeGitHub[] = [];
+    const { github, dir } = await issuesWorld(DELIVERING, {
+      extra: DELIVER,
+      prepare: (d) => deliveringRepo(d, pulls),
+      daemons: 0,
+    });
+    const issue = github.add("Fix it by hand", "");
+    const fired = await execa(
+      process.execPath,
+      [AUTOLOOP_CRON, "fire", "fix", "--config", join(dir, "autoloop-cron.toml")],
+      { env: cleanEnv({ ...GIT_ENV, GITHUB_TOKEN: TOKEN }), reject: false },
+    );
+    expect(fired.exitCode).toBe(0);
+    expect(pulls[0]!.pulls[0]!.body).toContain("- Closes octo/app#1");
+    expect(releases(issue.comments)[0]).toContain(
+      "completed: https://github.example/octo/app/pull/1",
+    );
+    expect(issue.labels).toContain("autoloop:done");
+    expect([...pulls[0]!.problems, ...github.problems]).toEqual([]);
+  });
+
   it("closes the issue from the run's pull request and comments its URL", async () => {
-    let pulls: FakeGitHub | undefined;
-    const prepare = async (dir: string) => {
-      const remotes = join(dir, "remotes");
-      git(dir, "init", "--quiet", "--bare", "--initial-branch=main", join(remotes, "octo/app.git"));
-      const gitHttp = await startGitHttp(remotes, TOKEN);
-      pulls = await new FakeGitHub("octo", "app", TOKEN).start();
-      closers.push(
-        () => gitHttp.close(),
-        () => pulls!.close(),
-      );
-      const work = join(dir, "work");
-      git(work, "init", "--quiet", "--initial-branch=main");
-      writeFileSync(join(work, "app.js"), "original\n");
-      git(work, "add", "-A");
-      git(work, "commit", "--quiet", "-m", "init");
-      git(work, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
-      // The schedule's file names the loopback forge's port, known only now.
-      const file = join(dir, "schedules", "test.toml");
-      writeFileSync(file, readFileSync(file, "utf8").replace("PULLS_URL", pulls.url));
-    };
-    const extra = `deliver = { pull_request = { forge = "github", token_env = "GITHUB_TOKEN", api_url = "PULLS_URL", repository = "octo/app" } }`;
+    const all: FakeGitHub[] = [];
+    const prepare = (d: string) => deliveringRepo(d, all);
+    const extra = DELIVER;
     const { github } = await issuesWorld(DELIVERING, { extra, prepare });
+    const pulls = all[0];
     const issue = github.add("Fix the app", "");
     await waitFor(() => issue.labels.includes("autoloop:done"), "the issue marked done");
     expect(pulls!.pulls[0]!.body).toContain("- Closes octo/app#1");
