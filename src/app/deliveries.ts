@@ -3,14 +3,23 @@
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { DeliveryQueue, type DeliveryQueueOptions } from "../delivery/queue.js";
-import { runDelivery } from "../delivery/run-delivery.js";
-import { runReview } from "../delivery/run-review.js";
+import { type RunDelivery, runDelivery } from "../delivery/run-delivery.js";
+import { type RunReview, runReview } from "../delivery/run-review.js";
 import type { MonitorService } from "../monitor/service.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import type { DaemonEvents, SchedulerDaemon } from "../scheduler/daemon/daemon.js";
+import type { RunLedger } from "../scheduler/ledger/ledger.js";
 
 export function deliveriesPath(stateDir: string): string {
   return join(stateDir, "deliveries.jsonl");
+}
+
+/** What a schedule with a `source` adds to its deliveries (app/issues.ts). */
+export interface DeliveryIssues {
+  /** The words closing the issues a run took, for its pull request's body. */
+  closes(runId: string): string[];
+  /** What the run's delivery came to: queued, or nothing and why. */
+  decided(runId: string, delivery: RunDelivery): void;
 }
 
 export function startDeliveries(
@@ -18,6 +27,7 @@ export function startDeliveries(
   logger: Logger,
   monitor: MonitorService | undefined,
   options: Partial<DeliveryQueueOptions> = {},
+  issues?: DeliveryIssues,
 ): DeliveryQueue {
   const queue = DeliveryQueue.open({
     path: deliveriesPath(daemon.config.stateDir),
@@ -33,17 +43,21 @@ export function startDeliveries(
   const onEnd = ({ schedule: name, runId, outcome }: DaemonEvents["finished"][0]) => {
     const schedule = daemon.schedules.get(name);
     if (schedule?.deliver === undefined) return;
-    const started = startedRecord(daemon, runId);
+    const started = startedRecord(daemon.ledger, runId);
     const url = runPageUrl(daemon.config);
-    // A review run (fired for a pull request) posts its review; any other run delivers its branch.
-    const delivery =
+    // A review run (fired for a pull request) posts its review; any other run delivers its
+    // branch, and tells the issues it took (`source`) what came of that.
+    const delivery: Promise<RunDelivery | RunReview> =
       started.review !== undefined
         ? runReview(schedule, runId, outcome, started.review, url)
-        : schedule.deliver.pullRequest !== undefined
-          ? runDelivery(schedule, runId, outcome, url, started.from)
-          : undefined;
+        : runDelivery(schedule, runId, outcome, url, started.from, issues?.closes(runId)).then(
+            (d) => {
+              issues?.decided(runId, d);
+              return d;
+            },
+          );
     delivery
-      ?.then((d) => {
+      .then((d) => {
         if (d.kind === "deliver") queue.enqueue(d.job);
         else logger.info({ schedule: name, runId }, `nothing delivered: ${d.why}`);
       })
@@ -60,8 +74,11 @@ export function startDeliveries(
  * What the daemon recorded as it launched the run: the branch it fetched for it, and the pull
  * request a review run checked out.
  */
-function startedRecord(daemon: SchedulerDaemon, runId: string): { from?: string; review?: number } {
-  const started = daemon.ledger.replay(runId)?.events.findLast((e) => e.event === "started");
+export function startedRecord(
+  ledger: RunLedger,
+  runId: string,
+): { from?: string; review?: number } {
+  const started = ledger.replay(runId)?.events.findLast((e) => e.event === "started");
   if (started?.event !== "started") return {};
   const from = started.from?.branch;
   return {

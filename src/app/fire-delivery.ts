@@ -4,12 +4,14 @@
 // daemon's start resumes: the same file, the same records.
 import type { Logger } from "pino";
 import { DeliveryQueue } from "../delivery/queue.js";
-import { runDelivery } from "../delivery/run-delivery.js";
+import type { DeliveryResult } from "../delivery/record.js";
+import { type RunDelivery, runDelivery } from "../delivery/run-delivery.js";
+import { type RunReview, runReview } from "../delivery/run-review.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
 import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
-import { deliveriesPath, runPageUrl } from "./deliveries.js";
+import { deliveriesPath, runPageUrl, startedRecord } from "./deliveries.js";
 
 /** How long a fire waits for a retry of its delivery before leaving it to the next one. */
 export const FIRE_DELIVERY_PATIENCE_MS = 120_000;
@@ -22,21 +24,30 @@ export interface FiredDelivery {
   outcome: RunOutcome;
   logger: Logger;
   say: (text: string) => void;
+  /** The words closing the issues the run took (`source`), for its pull request's body. */
+  closes?: string[];
+}
+
+/** What came of a fired run's delivery: its decision, and where the delivery stands. */
+export interface FiredOutcome {
+  delivery: RunDelivery | RunReview;
+  result: DeliveryResult | undefined;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-export async function deliverFiredRun(f: FiredDelivery): Promise<void> {
-  if (f.schedule.deliver === undefined) return;
+export async function deliverFiredRun(f: FiredDelivery): Promise<FiredOutcome | undefined> {
+  if (f.schedule.deliver === undefined) return undefined;
   try {
-    await deliver(f);
+    return await deliver(f);
   } catch (err) {
     // The run is over and recorded: a delivery that cannot even start does not change its end.
     f.say(`${f.runId}: pull request delivery failed: ${(err as Error)?.message ?? String(err)}`);
+    return undefined;
   }
 }
 
-async function deliver(f: FiredDelivery): Promise<void> {
+async function deliver(f: FiredDelivery): Promise<FiredOutcome> {
   const { schedule, runId, say } = f;
   const queue = DeliveryQueue.open({
     path: deliveriesPath(f.config.stateDir),
@@ -52,7 +63,13 @@ async function deliver(f: FiredDelivery): Promise<void> {
     },
   });
   try {
-    const d = await runDelivery(schedule, runId, f.outcome, runPageUrl(f.config));
+    const url = runPageUrl(f.config);
+    const started = startedRecord(f.ledger, runId);
+    // As the daemon does: a review run posts its review, any other run delivers its branch.
+    const d =
+      started.review !== undefined
+        ? await runReview(schedule, runId, f.outcome, started.review, url)
+        : await runDelivery(schedule, runId, f.outcome, url, started.from, f.closes);
     if (d.kind === "deliver") queue.enqueue(d.job);
     else say(`${runId}: no pull request: ${d.why}`);
     const giveUpAt = Date.now() + FIRE_DELIVERY_PATIENCE_MS;
@@ -68,6 +85,7 @@ async function deliver(f: FiredDelivery): Promise<void> {
       }
       await sleep(next - Date.now());
     }
+    return { delivery: d, result: queue.result(runId) };
   } finally {
     await f.ledger.durable();
     await queue.close();

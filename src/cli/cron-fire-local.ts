@@ -8,6 +8,7 @@ import { scheduledLaunchSpec, slotCourse } from "../scheduler/admission/carry-ou
 import { pauseOnFailures } from "../scheduler/admission/pause-on-failure.js";
 import { type CronConfig, runEnvironment } from "../scheduler/config/config.js";
 import { deliverTokenEnvNames } from "../scheduler/config/deliver.js";
+import { sourceTokenEnvNames } from "../scheduler/config/source.js";
 import { runningDaemon } from "../scheduler/daemon/control.js";
 import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
 import { RunHeartbeats } from "../scheduler/launch/heartbeats.js";
@@ -27,8 +28,10 @@ import { validateAll } from "../scheduler/schedules/validate.js";
 import type { ValidationReport } from "../scheduler/schedules/validation-report.js";
 import { fireTimeOf } from "../scheduler/timing/jitter.js";
 import { nextFireTime } from "../scheduler/timing/planner.js";
+import { closesOfRun } from "../tracker/run-issues.js";
 import { UserError } from "../util/errors.js";
 import { isGroupAlive, signalGroup } from "../util/process.js";
+import { specWithIssues, tellDelivered, tellIssues } from "./cron-fire-issues.js";
 import { openLedger, streamOutput } from "./cron-runs.js";
 
 /** What `fire` runs: a manual run now, or one scheduled slot (`--slot`, `--kubernetes-job`). */
@@ -141,15 +144,18 @@ async function runAttempt(
     }
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
-  const spec = withReviewTarget(
+  const planned = withReviewTarget(
     scheduledLaunchSpec(config, ledger, a.schedule, runId, a.slot, standing),
     a.schedule.deliver?.review,
     a.pullRequest,
   );
-  if (a.retry !== undefined) spec.retry = a.retry;
+  if (a.retry !== undefined) planned.retry = a.retry;
+  const spec = await specWithIssues(config, ledger, a, planned, say);
+  if (spec === undefined) return { kind: "not run", code: 0 };
   const env = runEnvironment(config, process.env, [
     ...hookSecretEnvNames(report.schedules),
     ...deliverTokenEnvNames(report.schedules),
+    ...sourceTokenEnvNames(report.schedules),
   ]);
   // This process is the run's launcher: it beats for it, so other hosts see it alive.
   const heartbeats = new RunHeartbeats(config.stateDir, config.runHeartbeatMs, { logger });
@@ -165,6 +171,7 @@ async function runAttempt(
   const streaming = streamOutput(config, runId, true);
   const outcome = await result.handle.done;
   await streaming;
+  await tellIssues(config, ledger, runId, outcome, a.schedule);
   process.removeListener("SIGTERM", stop);
   process.removeListener("SIGINT", stop);
   const why = outcome.basis === "fetch" ? `: ${outcome.detail}` : "";
@@ -249,13 +256,24 @@ async function deliverHere(
 ): Promise<void> {
   if (schedule.deliver === undefined) return;
   if (runningDaemon(config.stateDir)) {
-    say(
-      `${runId}: no pull request: the daemon running on this state dir owns the deliveries; fire without --slot runs through it and delivers`,
-    );
+    const why = "the daemon running on this state dir owns the deliveries";
+    say(`${runId}: no pull request: ${why}; fire without --slot runs through it and delivers`);
+    await tellDelivered(config, ledger, runId, outcome, { delivery: { kind: "skip", why } });
     return;
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
-  await deliverFiredRun({ config, ledger, schedule, runId, outcome, logger, say });
+  const closes = closesOfRun(config.stateDir, runId);
+  const fired = await deliverFiredRun({
+    config,
+    ledger,
+    schedule,
+    runId,
+    outcome,
+    logger,
+    say,
+    closes,
+  });
+  await tellDelivered(config, ledger, runId, outcome, fired);
 }
 
 /** The slot is over: a failing schedule is paused here too, as the daemon would. */

@@ -1,6 +1,7 @@
 // `autoloop-cron start`: the daemon in the foreground until SIGTERM/SIGINT.
 
 import { startDeliveries } from "../app/deliveries.js";
+import { type IssueWiring, startIssueFollowUps } from "../app/issues.js";
 import { createLogger, LOG_LEVEL_ENV } from "../app/logger.js";
 import { startObservability } from "../app/observability.js";
 import { serveStandby } from "../app/standby-http.js";
@@ -90,6 +91,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   await services.daemon.shutdown();
   await services.monitor.stop();
   await services.deliveries.close();
+  await services.issues.followUps.close();
   await services.observability.close();
   services.spawner.close();
   clearInterval(keepAlive);
@@ -146,9 +148,12 @@ async function startServices(config: ReturnType<typeof configOf>, logger: Logger
   });
   let observability: Awaited<ReturnType<typeof startObservability>> | undefined;
   let deliveries: DeliveryQueue | undefined;
+  let issues: IssueWiring | undefined;
   try {
     observability = await startObservability(daemon, config, logger, monitor);
-    deliveries = startDeliveries(daemon, logger, monitor);
+    issues = startIssueFollowUps(daemon, logger);
+    deliveries = startDeliveries(daemon, logger, monitor, {}, issues.forDeliveries);
+    issues.attach(deliveries);
     const metrics = observability.metrics;
     countAttempt = (channel, result) => metrics.alertDelivery(channel, result);
     // The monitor listens from its start: the daemon reports missed slots inside start().
@@ -161,8 +166,9 @@ async function startServices(config: ReturnType<typeof configOf>, logger: Logger
     await monitor.stop().catch(() => {});
     await observability?.close().catch(() => {});
     await deliveries?.close().catch(() => {});
+    await issues?.followUps.close().catch(() => {});
     spawner.close();
     throw err;
   }
-  return { spawner, daemon, monitor, observability, deliveries };
+  return { spawner, daemon, monitor, observability, deliveries, issues };
 }

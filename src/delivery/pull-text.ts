@@ -10,6 +10,8 @@ export interface RunFacts {
   commits: number;
   /** The run's page on the daemon's status page, when `[http] public_url` is set. */
   runUrl?: string;
+  /** The issues the run took, in the words that close them when it merges (`Closes o/r#12`). */
+  closes?: readonly string[];
 }
 
 // GitHub refuses a body past 65536 characters and a title past 256; GitLab's and Gitea's
@@ -34,6 +36,7 @@ export function factLines(f: RunFacts): string[] {
   if (f.costUsd !== undefined) lines.push(`- cost: $${f.costUsd.toFixed(2)}`);
   if (f.durationMs !== undefined)
     lines.push(`- duration: ${Math.round(f.durationMs / 60_000)} min`);
+  for (const words of f.closes ?? []) lines.push(`- ${words}`);
   return lines;
 }
 

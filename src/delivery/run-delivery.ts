@@ -25,6 +25,8 @@ export async function runDelivery(
   outcome: RunOutcome,
   runUrl?: (runId: string) => string | undefined,
   launchedFrom?: string,
+  /** The words closing the issues the run took (`source`). */
+  closes: readonly string[] = [],
 ): Promise<RunDelivery> {
   const pr = schedule.deliver?.pullRequest;
   if (pr === undefined) return { kind: "skip", why: "the schedule delivers nothing" };
@@ -47,6 +49,7 @@ export async function runDelivery(
     ...(outcome.spend !== undefined && { costUsd: outcome.spend.costUsd }),
     ...(readIterations(runId, outcome.journalPath) ?? {}),
     ...(url !== undefined && { runUrl: url }),
+    ...(closes.length > 0 && { closes }),
   };
   const job: DeliveryJob = {
     schedule: schedule.name,

@@ -2,11 +2,12 @@
 // pull request review (event COMMENT, a summary with no line comments), its body edited in
 // place by later runs (`PUT /pulls/{n}/reviews/{id}`) rather than a new review each time.
 import type { ForgeOptions } from "./forge.js";
-import { githubClient } from "./github.js";
+import { githubCall as call, octokitFor } from "./octokit.js";
 import type { ReviewForge } from "./review.js";
 
 export function githubReviews(options: ForgeOptions): ReviewForge {
-  const { owner, repo, octokit, call } = githubClient(options);
+  const [owner, repo] = options.repository.split("/") as [string, string];
+  const octokit = octokitFor(options);
   return {
     async pull(number) {
       const { data } = await call(`reading pull request #${number}`, () =>

@@ -1,11 +1,12 @@
 // A review on GitLab: the merge request read through Gitbeaker, and the run's report kept as
 // one note on it (GitLab's reviews are notes), edited in place by later runs.
 import type { ForgeOptions } from "./forge.js";
-import { gitlabClient } from "./gitlab.js";
+import { gitlabCall as call, gitlabClient } from "./gitbeaker.js";
 import type { ReviewForge } from "./review.js";
 
 export function gitlabReviews(options: ForgeOptions): ReviewForge {
-  const { api, projectId, call } = gitlabClient(options);
+  const api = gitlabClient(options);
+  const projectId = options.repository;
   const noteUrl = async (iid: number, id: number) => {
     const mr = await call(`reading merge request !${iid}`, () =>
       api.MergeRequests.show(projectId, iid),

@@ -24,6 +24,10 @@ const EXAMPLES: Record<string, [string, string]> = {
     '{ pull_request = { forge = "github", token_env = "GH_TOKEN" } }',
     '{ pull_request = { forge = "gitlab", token_file = "/etc/t", labels = ["bot"] } }',
   ],
+  source: [
+    '{ github_issues = { repo = "octo/app" } }',
+    '{ linear_issues = { team = "ENG", token_file = "/etc/linear" } }',
+  ],
   fetch: ["true", "false"],
   fetch_remote: ['"upstream"', '"origin"'],
   fetch_base: ['"main"', '"release/2"'],

@@ -73,8 +73,16 @@ const OUTPUT_TAIL_LINES = 15;
 /** Slots looked at per schedule for skipped-in-a-row trouble. */
 const RECENT_SLOTS = 20;
 
-/** Slots skipped on purpose, not trouble: paused, disabled, a spent budget (its own alert). */
-const ON_PURPOSE: ReadonlySet<string> = new Set(["paused", "disabled", "budget_exhausted"]);
+/**
+ * Slots skipped on purpose, not trouble: paused, disabled, a spent budget (its own alert), no
+ * issue ready in the schedule's tracker.
+ */
+const ON_PURPOSE: ReadonlySet<string> = new Set([
+  "paused",
+  "disabled",
+  "budget_exhausted",
+  "no_issue",
+]);
 
 /** Where the ledger's launchers keep their heartbeats, for a pass at `now`. */
 function heartbeatsAt(ledger: RunLedger | undefined, now: Date): HeartbeatsAt | undefined {

@@ -18,6 +18,7 @@ import {
   scheduleNameField,
   timezoneField,
 } from "./fields.js";
+import { sourceField, sourceOf } from "./source.js";
 
 type Written<R extends z.ZodRawShape> = { [K in keyof R]?: z.output<R[K]> };
 
@@ -118,6 +119,8 @@ export const SCHEDULE_KEYS = {
   retry: key("retry", retryField, { inheritable: true, hold: retryOf }),
   /** Where a worktree run's commits go: a pull request per schedule (off by default). */
   deliver: key("deliver", deliverField, { inheritable: true, hold: deliverOf }),
+  /** Where its runs take their work from: issues of a tracker (off by default). */
+  source: key("source", sourceField, { inheritable: false, hold: sourceOf }),
   /** A worktree run fetches its remote first and starts from there (off by default). */
   fetch: key("fetch", fetchKeys.fetch, { inheritable: true }),
   /** The remote it fetches (default: the pull request's, else "origin"). */

@@ -11,6 +11,7 @@ import { checkStateDir } from "../../util/private-files.js";
 import { eachItem, runSliced } from "../../util/steps.js";
 import { type CronConfig, runEnvironment } from "../config/config.js";
 import { deliverTokenEnvNames, unusableDeliverTokens } from "../config/deliver.js";
+import { sourceTokenEnvNames, unusableSourceTokens } from "../config/source.js";
 import { type HookDelivery, hookSecretEnvNames, unusableHookSecrets } from "../hooks/delivery.js";
 import { RunHeartbeats } from "../launch/heartbeats.js";
 import type { ProcessStarter } from "../launch/process-start.js";
@@ -127,6 +128,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       ledger: this.ledger,
       log: deps.logger,
       runEnv: () => this.runEnv,
+      env: this.deps.env,
       startProcess: deps.startProcess,
       heartbeats: this.heartbeats,
       elsewhere: (name) => elsewhere.of(name),
@@ -271,6 +273,7 @@ export class SchedulerDaemon extends DaemonEmitter {
       const secrets = [
         ...hookSecretEnvNames(this.schedules.values()),
         ...deliverTokenEnvNames(this.schedules.values()),
+        ...sourceTokenEnvNames(this.schedules.values()),
       ];
       this.runEnv = runEnvironment(this.config, this.deps.env, secrets);
       for (const { schedule, problem } of unusableDeliverTokens(
@@ -281,6 +284,11 @@ export class SchedulerDaemon extends DaemonEmitter {
           { schedule },
           `${problem}; its runs' pull requests are given up on (and paged) until it is fixed`,
         );
+      for (const { schedule, problem } of unusableSourceTokens(
+        this.schedules.values(),
+        this.deps.env,
+      ))
+        this.log.error({ schedule }, `${problem}; its slots are skipped until it is fixed`);
       for (const { schedule, problem } of unusableHookSecrets(
         this.schedules.values(),
         this.deps.env,

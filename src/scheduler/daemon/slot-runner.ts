@@ -2,6 +2,7 @@
 // launch through the ledger, and the watch that frees the run's place when it ends.
 
 import type { Logger } from "pino";
+import type { TrackerIssue } from "../../tracker/tracker.js";
 import { TurnQueue } from "../../util/turn-queue.js";
 import { type Admission, admitSlot, recordSkip, type SkipRecord } from "../admission/admission.js";
 import { scheduledLaunchSpec, slotCourse } from "../admission/carry-out.js";
@@ -11,6 +12,7 @@ import type { BudgetStanding } from "../budget/standing.js";
 import type { CronConfig } from "../config/config.js";
 import { fillObjective, type HookDelivery, keptDelivery, withDelivery } from "../hooks/delivery.js";
 import type { RunHeartbeats } from "../launch/heartbeats.js";
+import { withIssues } from "../launch/issue-spec.js";
 import type { RunHandle } from "../launch/launcher.js";
 import type { ProcessStarter } from "../launch/process-start.js";
 import { claimLaunch, startClaimed } from "../launch/recorded-launch.js";
@@ -20,11 +22,13 @@ import type { LaunchSpec } from "../launch/spec.js";
 import type { Trigger } from "../ledger/events.js";
 import type { RunLedger } from "../ledger/ledger.js";
 import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
+import { attemptKey, slotKey } from "../ledger/slots.js";
 import type { PauseState } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import type { DueSlot } from "../timing/fire-queue.js";
 import type { ControlResponse } from "./control.js";
 import type { DaemonEvents } from "./events.js";
+import { type IssueStep, issuesForLaunch } from "./issue-step.js";
 import type { OwedRetry } from "./retries.js";
 import { type ActiveRun, RunTable } from "./run-table.js";
 
@@ -41,6 +45,8 @@ export interface SlotContext {
   log: Logger;
   /** The environment runs are launched with (the daemon's minus the config's secrets). */
   runEnv(): NodeJS.ProcessEnv;
+  /** The daemon's own environment, where the trackers' tokens are read. */
+  env: NodeJS.ProcessEnv;
   /** Spawns a run's process (the daemon's spawn helper); absent: from this process. */
   startProcess?: ProcessStarter | undefined;
   /** Beats for the runs the daemon launches, so other hosts see them alive. */
@@ -80,6 +86,8 @@ export interface Launch extends SlotRef {
   runId: string;
   /** Its schedule's budget standing when it was decided: the run's ceiling. */
   standing: BudgetStanding | undefined;
+  /** The issues its run took from its schedule's `source` (taken before its claim). */
+  issues?: TrackerIssue[];
 }
 
 /** A launch whose slot is claimed in the ledger, with what it will spawn. */
@@ -281,8 +289,52 @@ export class SlotRunner {
    * second, every slot is decided on time and the spawns (and their fsyncs) follow.
    */
   private launch(launch: Launch): ControlResponse {
+    if (launch.schedule.source !== undefined && launch.issues === undefined) {
+      const way = this.takeIssues(launch);
+      this.onTheirWay.add(way);
+      void way.finally(() => this.onTheirWay.delete(way));
+      return {
+        id: "",
+        ok: true,
+        runId: launch.runId,
+        message: `taking issues for ${launch.runId}`,
+      };
+    }
     this.launchSteps.push(launch);
     return { id: "", ok: true, runId: launch.runId, message: `launching ${launch.runId}` };
+  }
+
+  /** The issues a launch's run takes from its schedule's tracker, then the launch (or a skip). */
+  private async takeIssues(l: Launch): Promise<void> {
+    const { schedule, slot, trigger, runId } = l;
+    const key = attemptKey(l.hook?.key ?? slotKey(schedule.name, slot), l.retry?.attempt);
+    const ask = { schedule: schedule.name, source: schedule.source!, runId, slotKey: key };
+    let step: IssueStep;
+    try {
+      step = await issuesForLaunch({
+        ...ask,
+        stateDir: this.ctx.config.stateDir,
+        env: this.ctx.env,
+      });
+    } catch (err) {
+      step = {
+        kind: "skip",
+        cause: "tracker_error",
+        detail: String((err as Error)?.message ?? err),
+      };
+    }
+    if (step.kind === "launch" && !this.ctx.stopping()) {
+      this.launchSteps.push({ ...l, issues: step.issues });
+      return;
+    }
+    this.runs.settle(schedule.name, runId, undefined);
+    if (step.kind === "elsewhere")
+      this.ctx.log.info(
+        { schedule: schedule.name, slot: slot.toISOString(), runId },
+        "another daemon over this state dir takes the slot's issues and runs it; not launching",
+      );
+    else if (step.kind === "skip")
+      this.skipSlot({ schedule: schedule.name, slot, trigger, runId, ...step }, l);
   }
 
   /**
@@ -341,11 +393,12 @@ export class SlotRunner {
       l.standing,
     );
     if (l.retry !== undefined) spec.retry = l.retry;
-    const launched = withReviewTarget(
+    let launched = withReviewTarget(
       l.hook === undefined ? withoutDelivery(spec, schedule) : withDelivery(spec, l.hook),
       schedule.deliver?.review,
       l.pullRequest ?? pullNumberOfPayload(l.hook?.payload),
     );
+    if (l.issues !== undefined) launched = withIssues(launched, l.issues, schedule.source!);
     const claim = claimLaunch(this.ctx.ledger, launched, trigger, l.hook);
     this.runs.claimed(runId);
     if (claim.kind === "duplicate") {

@@ -11,7 +11,11 @@ export type SkipCause =
   | "max_concurrent"
   | "disabled"
   | "config_error"
-  | "budget_exhausted";
+  | "budget_exhausted"
+  /** A schedule with a `source` found no issue ready to take: nothing to do, no trouble. */
+  | "no_issue"
+  /** Its tracker could not be read or marked (a token refused, the service down). */
+  | "tracker_error";
 
 interface Base {
   /** ISO-8601 UTC time the event was written. */

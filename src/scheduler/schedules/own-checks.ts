@@ -21,6 +21,7 @@ import { deliverTokens, unusableDeliverTokens } from "../config/deliver.js";
 import { nextFireTime } from "../timing/planner.js";
 import { chainChecker } from "./chain-check.js";
 import { displayPath, isPresetPath, type Schedule } from "./schedule-file.js";
+import { checkSource } from "./source-check.js";
 
 /** The presets shipped with autoloop-cron: the repository's presets/ folder, two levels up
  * both from src/cron/ and from the bundles in dist/bin/. */
@@ -78,6 +79,7 @@ export function ownChecker(
     checkFolders(s, exists, pass.warnings);
     checkJitter(s, pass.warnings);
     checkDeliver(s, pass.warnings);
+    checkSource(s, at, pass.warnings);
     checkFetch(s, pass.warnings);
   };
 }

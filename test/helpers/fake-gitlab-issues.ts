@@ -1,0 +1,117 @@
+// A loopback GitLab REST API (v4) for the issue calls the daemon makes: list, edit labels,
+// notes. GitLab publishes no OpenAPI document on npm, so each request is checked against the
+// parameters its API documentation names for the endpoint.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { closeLoopback, listenLoopback } from "./loopback.js";
+
+type Json = Record<string, unknown>;
+
+export interface FakeGitLabIssue {
+  iid: number;
+  title: string;
+  description: string;
+  labels: string[];
+  notes: string[];
+}
+
+// The query parameters GitLab documents for each call the daemon makes (and pagination's).
+const PAGING = ["page", "per_page", "pagination"];
+const LIST_PARAMS = new Set(["state", "labels", "order_by", "sort", ...PAGING]);
+const NOTES_PARAMS = new Set(["sort", "order_by", ...PAGING]);
+const EDIT_BODY = new Set(["add_labels", "remove_labels", "labels", "title", "description"]);
+
+export class FakeGitLabIssues {
+  readonly issues: FakeGitLabIssue[] = [];
+  readonly problems: string[] = [];
+  url = "";
+  private readonly server = createServer((req, res) => void this.handle(req, res));
+
+  constructor(
+    private readonly project: string,
+    private readonly token: string,
+  ) {}
+
+  async start(): Promise<this> {
+    this.url = await listenLoopback(this.server);
+    return this;
+  }
+
+  close(): Promise<void> {
+    return closeLoopback(this.server);
+  }
+
+  add(title: string, description: string, labels = ["agent-ready"]): FakeGitLabIssue {
+    const issue = { iid: this.issues.length + 1, title, description, labels, notes: [] };
+    this.issues.push(issue);
+    return issue;
+  }
+
+  private params(what: string, names: Iterable<string>, allowed: Set<string>): void {
+    for (const n of names)
+      if (!allowed.has(n)) this.problems.push(`${what}: ${n} is not a parameter`);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+    const url = new URL(req.url ?? "/", this.url);
+    let text = "";
+    for await (const chunk of req) text += chunk;
+    const body = text === "" ? {} : (JSON.parse(text) as Json);
+    const send = (status: number, json: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(json));
+    if (req.headers["private-token"] !== this.token)
+      return send(401, { message: "401 Unauthorized" });
+    const base = `/api/v4/projects/${encodeURIComponent(this.project)}/issues`;
+    if (!url.pathname.startsWith(base)) return send(404, { message: "404 Project Not Found" });
+    const [, iid, notes] = /^(?:\/(\d+)(\/notes)?)?$/.exec(url.pathname.slice(base.length)) ?? [];
+    const q = url.searchParams;
+    const issue = this.issues.find((i) => String(i.iid) === iid);
+    if (iid === undefined && req.method === "GET") {
+      this.params("GET issues", q.keys(), LIST_PARAMS);
+      const label = q.get("labels");
+      const found = this.issues.filter((i) => label === null || i.labels.includes(label));
+      return send(
+        200,
+        found.map((i) => this.json(i)),
+      );
+    }
+    if (issue === undefined) return send(404, { message: "404 Issue Not Found" });
+    if (notes === undefined && req.method === "PUT") {
+      this.params("PUT issue", Object.keys(body), EDIT_BODY);
+      const split = (v: unknown) => (typeof v === "string" ? v.split(",") : []);
+      issue.labels = issue.labels.filter((l) => !split(body.remove_labels).includes(l));
+      for (const l of split(body.add_labels)) if (!issue.labels.includes(l)) issue.labels.push(l);
+      return send(200, this.json(issue));
+    }
+    if (notes !== undefined && req.method === "POST") {
+      if (typeof body.body !== "string") this.problems.push("POST notes: body is required");
+      issue.notes.push(String(body.body));
+      return send(201, this.note(issue, issue.notes.length - 1));
+    }
+    if (notes !== undefined && req.method === "GET") {
+      this.params("GET notes", q.keys(), NOTES_PARAMS);
+      return send(
+        200,
+        issue.notes.map((_, k) => this.note(issue, k)),
+      );
+    }
+    this.problems.push(`unexpected ${req.method} ${url.pathname}`);
+    return send(404, { message: "404 Not found" });
+  }
+
+  private json(i: FakeGitLabIssue): Json {
+    return {
+      id: 100 + i.iid,
+      iid: i.iid,
+      title: i.title,
+      description: i.description,
+      state: "opened",
+      labels: i.labels,
+      web_url: `https://gitlab.example/${this.project}/-/issues/${i.iid}`,
+      created_at: new Date(Date.UTC(2026, 0, 1, 0, i.iid)).toISOString(),
+    };
+  }
+
+  private note(i: FakeGitLabIssue, k: number): Json {
+    return { id: i.iid * 1000 + k, body: i.notes[k], created_at: "2026-02-01T00:00:00Z" };
+  }
+}
