@@ -167,3 +167,41 @@ describe("pre_emit and post_emit", () => {
     expect(complete?.iteration).toBe("3");
   });
 });
+
+describe("a suspending pre_emit", () => {
+  it("stops the run with the event refused; resume runs that iteration again", async () => {
+    const dir = tempDir();
+    const preset = join(dir, "p");
+    mkdirSync(preset);
+    writeFileSync(
+      join(preset, "agent.sh"),
+      `#!/bin/sh\nexec "$AUTOLOOP_BIN" emit task.complete done\n`,
+    );
+    chmodSync(join(preset, "agent.sh"), 0o755);
+    const ok = join(dir, "approved");
+    writeFileSync(
+      join(preset, "autoloops.toml"),
+      `[event_loop]\nmax_iterations = 2\n[backend]\ncommand = ${JSON.stringify(join(preset, "agent.sh"))}\nprompt_mode = "file"\n[[hook]]\nphase = "pre_emit"\non_error = "suspend"\ncommand = '[ -f ${ok} ] || { echo approval needed >&2; exit 1; }'\n`,
+    );
+    const env = { AUTOLOOP_OPERATOR_DIR: join(dir, "op"), XDG_CONFIG_HOME: join(dir, "xdg") };
+    const run = await autoloop(["run", preset, "go"], { cwd: dir, env });
+    expect(run.exitCode, run.stderr).toBe(3);
+    let records = journalOf(dir);
+    const suspend = records.find((r) => r.topic === "hook.suspend");
+    expect([field(suspend, "phase"), field(suspend, "resume_iteration")]).toEqual([
+      "pre_emit",
+      "1",
+    ]);
+    expect(
+      records.filter((r) => r.topic === "event.invalid").map((r) => field(r, "emitted")),
+    ).toEqual(["task.complete"]);
+    expect(records.some((r) => r.topic === "loop.complete")).toBe(false);
+
+    writeFileSync(ok, "");
+    const runId = records[0]!.run;
+    const resumed = await autoloop(["resume", runId], { cwd: dir, env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    records = journalOf(dir);
+    expect(records.find((r) => r.topic === "loop.complete")?.iteration).toBe("1");
+  });
+});

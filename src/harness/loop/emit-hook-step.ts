@@ -29,11 +29,18 @@ export async function emitHookStage(
   const hooked = phaseHooks(run, "pre_emit").length + phaseHooks(run, "post_emit").length;
   if (hooked === 0 || emitted.length === 0) return { kind: "go", emitted };
   const kept: Emitted = [];
-  for (const record of emitted) {
+  // The run stopped at an event's hooks (suspended, blocked after it, interrupted): that event
+  // (unless its pre_emit passed) and every later one count for nothing, as though never emitted.
+  const stop = (from: number, ended: Terminal): EmitHooked => {
+    for (const r of emitted.slice(from))
+      refuse(run, iteration, prompted, r.topic, "the run stopped at the emit hooks before this event stood");
+    return finish(run, { kind: "ended", ended });
+  };
+  for (const [i, record] of emitted.entries()) {
     if (record.shape !== "agent") continue;
     const event = { topic: record.topic, payload: record.payload };
     const pre = await phaseStage(run, "pre_emit", { iteration, event });
-    if (pre.ended !== undefined) return finish(run, { kind: "ended", ended: pre.ended });
+    if (pre.ended !== undefined) return stop(i, pre.ended);
     if (pre.blocked !== undefined) {
       refuse(run, iteration, prompted, record.topic, pre.blocked);
       continue;
@@ -45,7 +52,7 @@ export async function emitHookStage(
       iteration,
       event: { topic: stands.topic, payload: stands.payload },
     });
-    if (post.ended !== undefined) return finish(run, { kind: "ended", ended: post.ended });
+    if (post.ended !== undefined) return stop(i + 1, post.ended);
   }
   return finish(run, { kind: "go", emitted: kept });
 }
