@@ -47,6 +47,21 @@ describe("parseMutation", () => {
   });
 });
 
+/** A preset in a fresh temp dir: its agent script, `max_iterations` and its hooks' TOML. */
+function presetWith(agent: string, maxIterations: number, hooks: string[]) {
+  const dir = tempDir();
+  const preset = join(dir, "p");
+  mkdirSync(preset);
+  writeFileSync(join(preset, "agent.sh"), agent);
+  chmodSync(join(preset, "agent.sh"), 0o755);
+  writeFileSync(
+    join(preset, "autoloops.toml"),
+    `[event_loop]\nmax_iterations = ${maxIterations}\n[backend]\ncommand = ${JSON.stringify(join(preset, "agent.sh"))}\nprompt_mode = "file"\n${hooks.join("\n")}\n`,
+  );
+  const env = { AUTOLOOP_OPERATOR_DIR: join(dir, "op"), XDG_CONFIG_HOME: join(dir, "xdg") };
+  return { dir, preset, env };
+}
+
 /** Keeps each iteration's prompt file; iteration 2 completes. */
 const AGENT = `#!/bin/sh
 cp "$1" "$AUTOLOOP_PROJECT_DIR/prompt.$AUTOLOOP_ITERATION"
@@ -55,11 +70,6 @@ if [ "$AUTOLOOP_ITERATION" = 2 ]; then exec "$AUTOLOOP_BIN" emit task.complete d
 
 describe("mutate = prompt", () => {
   it("a pre_iteration hook's output becomes the agent's prompt; the last one wins, a failed or oversized one changes nothing", async () => {
-    const dir = tempDir();
-    const preset = join(dir, "p");
-    mkdirSync(preset);
-    writeFileSync(join(preset, "agent.sh"), AGENT);
-    chmodSync(join(preset, "agent.sh"), 0o755);
     const hooks = [
       // Iteration 1: a first mutation, then a later one that wins.
       `[[hook]]\nphase = "pre_iteration"\nmutate = "prompt"\ncommand = 'echo "first $AUTOLOOP_ITERATION"'`,
@@ -71,11 +81,7 @@ describe("mutate = prompt", () => {
       // Elsewhere a prompt mutation is ignored.
       `[[hook]]\nphase = "post_iteration"\nmutate = "prompt"\ncommand = "echo ignored"`,
     ];
-    writeFileSync(
-      join(preset, "autoloops.toml"),
-      `[event_loop]\nmax_iterations = 3\n[backend]\ncommand = ${JSON.stringify(join(preset, "agent.sh"))}\nprompt_mode = "file"\n${hooks.join("\n")}\n`,
-    );
-    const env = { AUTOLOOP_OPERATOR_DIR: join(dir, "op"), XDG_CONFIG_HOME: join(dir, "xdg") };
+    const { dir, preset, env } = presetWith(AGENT, 3, hooks);
     const run = await autoloop(["run", preset, "go"], { cwd: dir, env });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(readFileSync(join(dir, "prompt.1"), "utf8")).toBe("Do the thing");
@@ -111,22 +117,13 @@ exec "$AUTOLOOP_BIN" emit task.complete done
 
 describe("pre_emit and post_emit", () => {
   it("run by the harness after the turn: a block refuses an event (its route and completion too), mutate = event rewrites one, post_emit follows what stands", async () => {
-    const dir = tempDir();
-    const preset = join(dir, "p");
-    mkdirSync(preset);
-    writeFileSync(join(preset, "agent.sh"), EMITTER);
-    chmodSync(join(preset, "agent.sh"), 0o755);
     const block = `case "$AUTOLOOP_EVENT_TOPIC" in review.ready) echo not yet >&2; exit 1;; task.complete) [ "$AUTOLOOP_ITERATION" = 3 ] || exit 1;; esac`;
     const hooks = [
       `[[hook]]\nphase = "pre_emit"\non_error = "block"\ncommand = '${block}'`,
       `[[hook]]\nphase = "pre_emit"\nmutate = "event"\ncommand = '[ "$AUTOLOOP_EVENT_TOPIC" = note.x ] && echo "{\\"payload\\": \\"was $AUTOLOOP_EVENT_PAYLOAD\\"}" || true'`,
       `[[hook]]\nphase = "post_emit"\ncommand = 'echo "$AUTOLOOP_EVENT_TOPIC=$AUTOLOOP_EVENT_PAYLOAD"'`,
     ];
-    writeFileSync(
-      join(preset, "autoloops.toml"),
-      `[event_loop]\nmax_iterations = 3\n[backend]\ncommand = ${JSON.stringify(join(preset, "agent.sh"))}\nprompt_mode = "file"\n${hooks.join("\n")}\n`,
-    );
-    const env = { AUTOLOOP_OPERATOR_DIR: join(dir, "op"), XDG_CONFIG_HOME: join(dir, "xdg") };
+    const { dir, preset, env } = presetWith(EMITTER, 3, hooks);
     const run = await autoloop(["run", preset, "go"], { cwd: dir, env });
     expect(run.exitCode, run.stderr).toBe(0);
 
@@ -170,20 +167,14 @@ describe("pre_emit and post_emit", () => {
 
 describe("a suspending pre_emit", () => {
   it("stops the run with the event refused; resume runs that iteration again", async () => {
-    const dir = tempDir();
-    const preset = join(dir, "p");
-    mkdirSync(preset);
-    writeFileSync(
-      join(preset, "agent.sh"),
+    // The hook starts in the work dir: the approval is a file there.
+    const { dir, preset, env } = presetWith(
       `#!/bin/sh\nexec "$AUTOLOOP_BIN" emit task.complete done\n`,
+      2,
+      [
+        `[[hook]]\nphase = "pre_emit"\non_error = "suspend"\ncommand = '[ -f approved ] || { echo approval needed >&2; exit 1; }'`,
+      ],
     );
-    chmodSync(join(preset, "agent.sh"), 0o755);
-    const ok = join(dir, "approved");
-    writeFileSync(
-      join(preset, "autoloops.toml"),
-      `[event_loop]\nmax_iterations = 2\n[backend]\ncommand = ${JSON.stringify(join(preset, "agent.sh"))}\nprompt_mode = "file"\n[[hook]]\nphase = "pre_emit"\non_error = "suspend"\ncommand = '[ -f ${ok} ] || { echo approval needed >&2; exit 1; }'\n`,
-    );
-    const env = { AUTOLOOP_OPERATOR_DIR: join(dir, "op"), XDG_CONFIG_HOME: join(dir, "xdg") };
     const run = await autoloop(["run", preset, "go"], { cwd: dir, env });
     expect(run.exitCode, run.stderr).toBe(3);
     let records = journalOf(dir);
@@ -197,7 +188,7 @@ describe("a suspending pre_emit", () => {
     ).toEqual(["task.complete"]);
     expect(records.some((r) => r.topic === "loop.complete")).toBe(false);
 
-    writeFileSync(ok, "");
+    writeFileSync(join(dir, "approved"), "");
     const runId = records[0]!.run;
     const resumed = await autoloop(["resume", runId], { cwd: dir, env });
     expect(resumed.exitCode, resumed.stderr).toBe(0);
