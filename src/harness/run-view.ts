@@ -215,12 +215,12 @@ export class RunView {
 
   /** `topic`'s latest emit counts for nothing: the route goes back to what was before it. */
   private unroute(topic: string): void {
+    const emitted = this.emitted.findLastIndex((e) => e.topic === topic);
+    if (emitted >= 0) this.emitted.splice(emitted, 1);
     const at = this.routes.lastIndexOf(topic);
     if (at < 0) return;
     this.routes.splice(at, 1);
     this.recentEvent = this.routes.at(-1) ?? "loop.start";
     if (!this.routes.includes(topic)) this.seenTopics.delete(topic);
-    const emitted = this.emitted.findLastIndex((e) => e.topic === topic);
-    if (emitted >= 0) this.emitted.splice(emitted, 1);
   }
 }
