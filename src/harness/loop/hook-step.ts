@@ -88,7 +88,7 @@ function mutationOf(
   const mutation = parseMutation(ran.stdout, spec.mutate);
   if (mutation === undefined || !ran.stdoutCut) return mutation;
   run.progress(
-    `warning: hook ${spec.phase} (${spec.source}) wrote more than ${MAX_OUTPUT_BYTES} bytes: its ${spec.mutate} mutation is ignored`,
+    `warning: hook ${spec.phase} (${spec.source}) wrote more than ${MAX_OUTPUT_BYTES} characters: its ${spec.mutate} mutation is ignored`,
   );
   return undefined;
 }
