@@ -11,7 +11,8 @@ the payload as key=value tokens or a JSON object (autoloop emit verify.passed "t
 coverage=87%"); without it the gate's blocked (or failed) event is journaled instead. A
 topic outside the allowed set is rejected (journaled as event.invalid); the completion
 event is refused while open tasks remain (journaled as task.gate). Each exits 1 and says
-what to do instead.
+what to do instead. A preset's pre_emit hooks check each event after the agent's turn: one
+they refuse is journaled as event.invalid then, and the next prompt says so.
 
 With [parallel] enabled, explore.parallel or <allowed-event>.parallel opens a wave: the payload
 lists its branch objectives, one "- item" a line (autoloop emit review.ready.parallel "- check

@@ -130,13 +130,16 @@ export function openBlockingTasks(tasksFile: string): TaskEntry[] {
   return tasksFile === "" ? [] : blockingTasks(new TaskStore(tasksFile).view());
 }
 
+/** What a topic may be made of. */
+export const TOPIC = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+
 export function emitEvent(
   ctx: EmitContext,
   topic: string,
   payload: string,
   now = new Date(),
 ): EmitOutcome {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(topic)) {
+  if (!TOPIC.test(topic)) {
     throw new UserError(
       `invalid topic ${JSON.stringify(topic)}: use letters, digits and . _ : - (e.g. review.ready)`,
     );

@@ -74,6 +74,8 @@ export class RunView {
   lastEvidence: EvidenceRefusal | undefined;
   private readonly gateOutcomes: ReadonlySet<string>;
   readonly seenTopics = new Set<string>();
+  /** Every routing event in order, so a refused one can give its route back. */
+  private readonly routes: string[] = [];
   readonly emitted: EmittedEvent[] = [];
   /** The operator's guidance not yet shown to an agent (after the last `.consumed`). */
   guidance: string[] = [];
@@ -123,6 +125,9 @@ export class RunView {
         suggestedRoles: fieldText(record, "suggested_roles"),
         allowedEvents: fieldText(record, "allowed_events"),
       };
+      // The harness's own refusal of an event that had routed (its pre_emit hooks).
+      if (record.shape === "system" && fieldText(record, "via") === "pre_emit")
+        this.unroute(this.lastRejected);
       return;
     }
     if (record.topic === "task.gate") {
@@ -205,5 +210,17 @@ export class RunView {
     this.recentEvent = topic;
     this.backpressure = undefined;
     this.seenTopics.add(topic);
+    this.routes.push(topic);
+  }
+
+  /** `topic`'s latest emit counts for nothing: the route goes back to what was before it. */
+  private unroute(topic: string): void {
+    const emitted = this.emitted.findLastIndex((e) => e.topic === topic);
+    if (emitted >= 0) this.emitted.splice(emitted, 1);
+    const at = this.routes.lastIndexOf(topic);
+    if (at < 0) return;
+    this.routes.splice(at, 1);
+    this.recentEvent = this.routes.at(-1) ?? "loop.start";
+    if (!this.routes.includes(topic)) this.seenTopics.delete(topic);
   }
 }

@@ -69,18 +69,20 @@ describe("hookFindings", () => {
       hooks: { strict: true, post_run: "sh scripts/sync.sh" },
       hook: [
         { phase: "post_run", command: "/usr/bin/true", on_error: "suspend", mutate: "none" },
-        { phase: "pre_emit", command: "true", on_error: "warn", mutate: "event" },
+        { phase: "post_emit", command: "true", on_error: "warn", mutate: "event" },
         { phase: "pre_iteration", command: ["./gate"], on_error: "warn", mutate: "prompt" },
+        { phase: "pre_emit", command: "true", on_error: "block", mutate: "event" },
       ],
     });
+    // The emit phases run here (after the agent's turn); a mutation counts only in its phase.
     expect(findings.map((f) => `${f.field}: ${f.found}`)).toEqual([
       'hooks.post_run.command: "scripts/sync.sh", a file of the work dir',
       'hook[0].on_error: "suspend"',
-      'hook[1].phase: "pre_emit"',
-      'hook[2].mutate: "prompt"',
+      'hook[1].mutate: "event"',
       'hook[2].command: "./gate", a file of the work dir',
       "hooks.strict: true",
     ]);
+    expect(findings[2]?.expected).toContain("only a pre_emit hook's output can change the event");
     expect(hookFindings({ hooks: { pre_run: "autoloop-gh-sync pull" } })).toEqual([]);
     // The public autowiki's bootstrap: a script the preset ships, by its placeholder.
     expect(hookFindings({ hooks: { pre_run: "sh {{PRESET_DIR}}/scripts/okf-init.sh" } })).toEqual(
@@ -93,19 +95,19 @@ describe("hookFindings", () => {
 });
 
 describe("hooks elsewhere", () => {
-  it("compat names the emit phases and mutate as not done here, and not [hooks] itself", () => {
+  it("compat names a mutation its phase never takes, and not the emit phases or [hooks] itself", () => {
     const warnings = adaptReferenceConfig({
       backend: { command: "x" },
       hooks: { pre_run: "a" },
       hook: [
         { phase: "post_emit", command: "a" },
         { phase: "pre_iteration", command: "a", mutate: "prompt", when: "x" },
+        { phase: "post_iteration", command: "a", mutate: "prompt" },
       ],
     });
     expect(warnings).toEqual([
-      expect.stringMatching(/^hook\[0\]\.phase = "post_emit" is not run here/),
       "hook[1].when is not implemented here and is ignored",
-      expect.stringMatching(/^hook\[1\]\.mutate = "prompt" is not implemented here/),
+      expect.stringMatching(/^hook\[2\]\.mutate = "prompt": only a pre_iteration hook's output/),
     ]);
   });
 

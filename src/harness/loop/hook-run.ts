@@ -15,15 +15,18 @@ export interface HookMoment {
   gitShaAfter?: string;
   /** post_run: "completed" for a completed run, else the stop reason. */
   stopReason?: string;
+  /** pre_emit, post_emit: the agent's event (ours: the public harness names none). */
+  event?: { topic: string; payload: string };
 }
 
 export type HookRun =
-  | { kind: "ok"; output: string }
+  /** `stdout` whole, unless `stdoutCut` (longer than the tail kept): what a mutation reads. */
+  | { kind: "ok"; output: string; stdout: string; stdoutCut: boolean }
   | { kind: "failed"; exitCode: number; output: string; detail: string; timedOut: boolean }
   | { kind: "interrupted"; output: string };
 
-/** Hook output kept for the journal (the tail). */
-const MAX_OUTPUT_BYTES = 64 * 1024;
+/** Hook output kept for the journal (the tail), and the most a mutation's text may be. */
+export const MAX_OUTPUT_BYTES = 64 * 1024;
 
 /** The hook's environment: the run's, minus its secrets (env files' values), plus the moment. */
 export function hookEnv(run: Run, moment: HookMoment): NodeJS.ProcessEnv {
@@ -42,6 +45,12 @@ export function hookEnv(run: Run, moment: HookMoment): NodeJS.ProcessEnv {
   set("AUTOLOOP_GIT_SHA_BEFORE", moment.gitShaBefore);
   set("AUTOLOOP_GIT_SHA_AFTER", moment.gitShaAfter);
   set("AUTOLOOP_STOP_REASON", moment.stopReason);
+  set("AUTOLOOP_EVENT_TOPIC", moment.event?.topic);
+  // No environment string holds a NUL, and a payload too large for one is left out.
+  const payload = moment.event?.payload;
+  const fits =
+    payload !== undefined && payload.length <= MAX_OUTPUT_BYTES && !payload.includes("\0");
+  set("AUTOLOOP_EVENT_PAYLOAD", fits ? payload : undefined);
   return env;
 }
 
@@ -78,7 +87,8 @@ export async function runHook(
   // The public record's text: stdout, then stderr after a `[stderr]` line.
   const output = `${stdout.text()}${r.stderr === "" ? "" : `\n[stderr]\n${r.stderr}`}`.trim();
   if (r.kind === "interrupted") return { kind: "interrupted", output };
-  if (r.kind === "exited" && r.exitCode === 0) return { kind: "ok", output };
+  if (r.kind === "exited" && r.exitCode === 0)
+    return { kind: "ok", output, stdout: stdout.text(), stdoutCut: stdout.cut };
   const why = r.kind === "timed_out" ? "timed out" : r.kind === "spawn_failed" ? r.error : "";
   const said = firstLine(r.stderr) || firstLine(stdout.text()) || why;
   const exitCode = r.kind === "exited" ? r.exitCode : -1;
@@ -93,11 +103,19 @@ export async function runHook(
 class LineTail {
   private lines: string[] = [];
   private size = 0;
+  /** Whether lines were dropped from the front. */
+  cut = false;
   constructor(private readonly max: number) {}
-  push(line: string): void {
+  push(whole: string): void {
+    // One line longer than the whole tail keeps only its own tail.
+    const line = whole.length < this.max ? whole : whole.slice(-this.max);
+    if (line !== whole) this.cut = true;
     this.lines.push(`${line}\n`);
     this.size += line.length + 1;
-    while (this.size > this.max && this.lines.length > 1) this.size -= this.lines.shift()!.length;
+    while (this.size > this.max && this.lines.length > 1) {
+      this.size -= this.lines.shift()!.length;
+      this.cut = true;
+    }
   }
   text(): string {
     return this.lines.join("");

@@ -4,9 +4,17 @@
 // folder, journals `hook.suspend` and stops the run (`suspended`) until `autoloop resume`.
 import type { AgentReaper } from "../agents/reaper.js";
 import { writeSuspendState } from "../control/suspend-state.js";
+import { type HookMutation, MUTATION_PHASE, parseMutation } from "../preset/hook-mutation.js";
 import { type HookPhase, type HookSpec, hookCommandText, hookSpecs } from "../preset/hooks.js";
 import { secretsRedactor } from "../run-secrets.js";
-import { gitHead, type HookMoment, type HookRun, hookEnv, runHook } from "./hook-run.js";
+import {
+  gitHead,
+  type HookMoment,
+  type HookRun,
+  hookEnv,
+  MAX_OUTPUT_BYTES,
+  runHook,
+} from "./hook-run.js";
 import type { Terminal } from "./judge.js";
 import { RunJournal } from "./run-journal.js";
 import { interruptedStop, type Run } from "./run-state.js";
@@ -28,17 +36,60 @@ export async function hookStage(
   moment: HookMoment,
   outlet: HookOutlet = { journal: run.journal, reaper: run.reaper, ended: false },
 ): Promise<Terminal | undefined> {
+  return (await phaseStage(run, phase, moment, outlet)).ended;
+}
+
+/** What a phase's hooks came to: the run's end, or the last mutation one of them asked for. */
+export interface PhaseOutcome {
+  ended?: Terminal;
+  mutation?: HookMutation;
+  /** pre_emit: a `block` hook failed, so the event is refused (the run goes on). */
+  blocked?: string;
+}
+
+/**
+ * The phase's hooks in order. Each reads the phase's original input; when several ask for a
+ * mutation the last one wins (the public rule), and a failed hook asks for none.
+ */
+export async function phaseStage(
+  run: Run,
+  phase: HookPhase,
+  moment: HookMoment,
+  outlet: HookOutlet = { journal: run.journal, reaper: run.reaper, ended: false },
+): Promise<PhaseOutcome> {
   const specs = phaseHooks(run, phase);
-  if (specs.length === 0) return undefined;
+  if (specs.length === 0) return {};
   const env = hookEnv(run, moment);
+  let mutation: HookMutation | undefined;
   for (const spec of specs) {
     const ran = await runHook(run, spec, env, outlet.reaper);
-    journalOutput(outlet.journal, spec, moment, ran);
-    if (ran.kind === "interrupted") return interruptedStop(run);
+    const asked = ran.kind === "ok" ? mutationOf(run, spec, ran) : undefined;
+    journalOutput(outlet.journal, spec, moment, ran, asked);
+    mutation = asked ?? mutation;
+    if (ran.kind === "interrupted") return { ended: interruptedStop(run) };
     if (ran.kind === "ok") continue;
+    if (phase === "pre_emit" && spec.onError === "block") {
+      run.progress(`hook pre_emit refused ${moment.event?.topic}: ${ran.detail}`);
+      return { blocked: ran.detail };
+    }
     const ended = onFailure(run, spec, moment, ran.detail, outlet);
-    if (ended !== undefined) return ended;
+    if (ended !== undefined) return { ended };
   }
+  return mutation === undefined ? {} : { mutation };
+}
+
+/** The mutation a hook's stdout asks for, in the one phase its kind rewrites and within bounds. */
+function mutationOf(
+  run: Run,
+  spec: HookSpec,
+  ran: Extract<HookRun, { kind: "ok" }>,
+): HookMutation | undefined {
+  if (spec.mutate === "none" || MUTATION_PHASE[spec.mutate] !== spec.phase) return undefined;
+  const mutation = parseMutation(ran.stdout, spec.mutate);
+  if (mutation === undefined || !ran.stdoutCut) return mutation;
+  run.progress(
+    `warning: hook ${spec.phase} (${spec.source}) wrote more than ${MAX_OUTPUT_BYTES} characters: its ${spec.mutate} mutation is ignored`,
+  );
   return undefined;
 }
 
@@ -91,14 +142,21 @@ export async function postRunStage(run: Run, ended: Terminal): Promise<void> {
   }
 }
 
-/** The public record: `hook`, `exit_code`, `output`; then ours, when it timed out. */
-function journalOutput(journal: RunJournal, spec: HookSpec, moment: HookMoment, ran: HookRun) {
+/** The public record: `hook`, `exit_code`, `output`; then ours: a timeout, a mutation taken. */
+function journalOutput(
+  journal: RunJournal,
+  spec: HookSpec,
+  moment: HookMoment,
+  ran: HookRun,
+  mutation: HookMutation | undefined,
+) {
   const exitCode = ran.kind === "ok" ? 0 : ran.kind === "failed" ? ran.exitCode : -1;
   journal.system("hook.output", moment.iteration, {
     hook: spec.phase,
     exit_code: exitCode,
     output: ran.output,
     ...(ran.kind === "failed" && ran.timedOut && { timed_out: true }),
+    ...(mutation !== undefined && { mutated: mutation.kind }),
   });
 }
 

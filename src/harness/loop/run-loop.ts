@@ -2,7 +2,9 @@
 // agent call → record → route: judge, ask), until one of them ends the run. Every stage is a
 // function of the run (`run-state.ts`); a new step of an iteration is one more line here.
 import { agentStage } from "./agent-step.js";
+import { emitHookStage } from "./emit-hook-step.js";
 import { finish } from "./finish.js";
+import { preIterationStage } from "./hook-prompt.js";
 import { hookStage, iterationMoment, postIterationStage, postRunStage } from "./hook-step.js";
 import type { Terminal } from "./judge.js";
 import { promptStage } from "./prompt-step.js";
@@ -58,11 +60,18 @@ async function runIteration(run: Run, iteration: number): Promise<Terminal | und
   const prompted = promptStage(run, iteration);
   // After `iteration.start`, before the agent: where the public autoloop runs it.
   const moment = iterationMoment(run, iteration);
-  const held = await hookStage(run, "pre_iteration", moment);
-  if (held !== undefined) return held;
-  const turn = await agentStage(run, iteration, prompted);
-  const emitted = recordStage(run, iteration, turn);
-  const waved = await waveStage(run, iteration, prompted, emitted, runLoop);
+  const held = await preIterationStage(run, moment, prompted);
+  if (held.kind === "ended") return held.ended;
+  const turn = await agentStage(run, iteration, held.prompted);
+  const hooked = await emitHookStage(
+    run,
+    iteration,
+    held.prompted,
+    recordStage(run, iteration, turn),
+  );
+  if (hooked.kind === "ended") return hooked.ended;
+  const { emitted } = hooked;
+  const waved = await waveStage(run, iteration, held.prompted, emitted, runLoop);
   const routed = waved ?? (await routeStage(run, iteration, turn, emitted));
   const after = await postIterationStage(run, moment, routed);
   return routed ?? after;

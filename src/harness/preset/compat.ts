@@ -3,6 +3,7 @@
 // run their CLI as a command.
 import { AGENT_IDS } from "../agents/index.js";
 import { EVIDENCE_TYPES } from "./evidence.js";
+import { idleMutation } from "./hook-mutation.js";
 
 /** Keys this harness reads, by section ("" = top level); anything else gets a warning. */
 const KNOWN: Record<string, readonly string[]> = {
@@ -175,14 +176,8 @@ function hookWarnings(hooks: unknown): string[] {
   return hooks.flatMap((h, i) => {
     if (!isTable(h)) return [];
     const out = unknownKeys(h, HOOK_KEYS, `hook[${i}]`);
-    if (h.phase === "pre_emit" || h.phase === "post_emit")
-      out.push(
-        `hook[${i}].phase = ${JSON.stringify(h.phase)} is not run here (an emit is the agent's own process, which must not run the operator's commands); the hook is ignored`,
-      );
-    else if (h.mutate !== undefined && h.mutate !== "none")
-      out.push(
-        `hook[${i}].mutate = ${JSON.stringify(h.mutate)} is not implemented here: the hook runs, its output changes nothing`,
-      );
+    const idle = idleMutation(String(h.phase), h.mutate);
+    if (idle !== undefined) out.push(`hook[${i}].mutate = ${JSON.stringify(h.mutate)}: ${idle}`);
     return out;
   });
 }

@@ -1,8 +1,9 @@
 // What a preset's hooks can get wrong, found before a run does (`autoloop hooks validate`,
-// `autoloop-cron validate`): a failure policy its phase cannot honour, phases and mutations
-// this harness does not run, and a hook that runs a file of the work dir, which the run's
-// agent can rewrite before the hook runs it as the operator.
+// `autoloop-cron validate`): a failure policy its phase cannot honour, a mutation its phase
+// never takes, and a hook that runs a file of the work dir, which the run's agent can rewrite
+// before the hook runs it as the operator.
 import { isAbsolute } from "node:path";
+import { idleMutation } from "./hook-mutation.js";
 import { type HookConfig, type HookSpec, hookArgv, hookSpecs } from "./hooks.js";
 import type { TopologyFinding } from "./topology-lint.js";
 
@@ -38,19 +39,13 @@ function specFinding(spec: HookSpec): TopologyFinding[] {
       found: JSON.stringify(spec.onError),
       expected: `"warn": post_run runs after the run has ended, so its failure can neither block nor suspend it`,
     });
-  if (spec.phase === "pre_emit" || spec.phase === "post_emit")
-    out.push({
-      severity: "warning",
-      field: `${at}.phase`,
-      found: JSON.stringify(spec.phase),
-      expected: `pre_run, pre_iteration, post_iteration or post_run: an emit is the agent's own process here, which never runs the operator's commands (the hook is ignored)`,
-    });
-  else if (spec.mutate !== "none")
+  const idle = idleMutation(spec.phase, spec.mutate);
+  if (idle !== undefined)
     out.push({
       severity: "warning",
       field: `${at}.mutate`,
       found: JSON.stringify(spec.mutate),
-      expected: `"none": this harness runs the hook but does not let its output change the prompt or an event`,
+      expected: `"none": ${idle}`,
     });
   const program = workDirProgram(spec);
   if (program !== undefined)

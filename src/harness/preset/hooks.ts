@@ -23,14 +23,6 @@ export type HookOnError = (typeof HOOK_ON_ERRORS)[number];
 export const HOOK_MUTATES = ["none", "prompt", "event"] as const;
 export type HookMutate = (typeof HOOK_MUTATES)[number];
 
-/** The phases this harness runs; the emit phases live in the public autoloop's emit process. */
-export const RUN_PHASES: readonly HookPhase[] = [
-  "pre_run",
-  "pre_iteration",
-  "post_iteration",
-  "post_run",
-];
-
 /** How long a hook may run unless it says: the agent's own default. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 300_000;
 
