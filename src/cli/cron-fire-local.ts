@@ -12,10 +12,11 @@ import { runningDaemon } from "../scheduler/daemon/control.js";
 import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
 import { RunHeartbeats } from "../scheduler/launch/heartbeats.js";
 import { launchRecorded } from "../scheduler/launch/recorded-launch.js";
+import { retakePolicy } from "../scheduler/launch/retake-policy.js";
 import { runLiveness, runsElsewhere } from "../scheduler/launch/run-liveness.js";
 import { RUN_KILL_GRACE_MS } from "../scheduler/launch/schedule-spec.js";
 import type { RunSummary, Trigger } from "../scheduler/ledger/events.js";
-import type { RunLedger } from "../scheduler/ledger/ledger.js";
+import { RunLedger } from "../scheduler/ledger/ledger.js";
 import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
 import { newScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
 import { slotKey } from "../scheduler/ledger/slots.js";
@@ -28,7 +29,7 @@ import { fireTimeOf } from "../scheduler/timing/jitter.js";
 import { nextFireTime } from "../scheduler/timing/planner.js";
 import { UserError } from "../util/errors.js";
 import { isGroupAlive, signalGroup } from "../util/process.js";
-import { openLedger, streamOutput } from "./cron-runs.js";
+import { streamOutput } from "./cron-runs.js";
 
 /** What `fire` runs: a manual run now, or one scheduled slot (`--slot`, `--kubernetes-job`). */
 export type FireSlot = { kind: "now" } | { kind: "scheduled"; slot: Date };
@@ -189,7 +190,11 @@ export async function fireInProcess(
 ): Promise<number> {
   const report = validateAll(config);
   const schedule = findSchedule(report, name);
-  const ledger = openLedger(config);
+  // A slot whose claimer died before recording its run is retaken here (a Job run again).
+  const ledger = RunLedger.open(config.stateDir, {
+    logger: pino({ level: "warn" }, pino.destination(2)),
+    retake: retakePolicy(config),
+  });
   const slot = when.kind === "scheduled" ? when.slot : new Date();
   const trigger: Trigger = when.kind === "scheduled" ? "cron" : "manual";
   if (when.kind === "scheduled") {

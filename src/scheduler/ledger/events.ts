@@ -11,7 +11,9 @@ export type SkipCause =
   | "max_concurrent"
   | "disabled"
   | "config_error"
-  | "budget_exhausted";
+  | "budget_exhausted"
+  /** An orphaned claim's slot (its claimer died) that the schedule's `catch_up` does not run. */
+  | "catch_up";
 
 interface Base {
   /** ISO-8601 UTC time the event was written. */
