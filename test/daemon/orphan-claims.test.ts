@@ -1,6 +1,7 @@
 // A slot whose claimer died between its claim file and its ledger line (a daemon or `fire`
-// killed there) runs once, late: a restarted daemon retakes it, and of two `fire --slot`
-// processes retaking it one runs it. A claim too young to tell from a live claimer stands.
+// killed there) runs once, late, or is recorded as skipped by `catch_up`: a restarted daemon
+// retakes it, and of two `fire --slot` processes retaking it one runs it. A claim too young to
+// tell from a live claimer's stands.
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
@@ -10,9 +11,11 @@ import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { claimFilePath } from "../../src/scheduler/ledger/claim-files.js";
 import { retakePath } from "../../src/scheduler/ledger/claim-retake.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
+import { newScheduledRunId } from "../../src/scheduler/ledger/scheduled-run-id.js";
 import { slotKey } from "../../src/scheduler/ledger/slots.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
-import { nextEvent, silentLogger, startDaemon } from "../helpers/daemon.js";
+import { silentLogger, startDaemon } from "../helpers/daemon.js";
+import { waitFor } from "../helpers/wait.js";
 
 const daemons: SchedulerDaemon[] = [];
 afterEach(async () => {
@@ -22,7 +25,10 @@ afterEach(async () => {
 
 const MINUTE = 60_000;
 
-/** A schedule that never fires by itself; its retaken slots run `/bin/true`. Margin: 6 s. */
+/**
+ * Schedules that never fire by themselves; their retaken slots run `/bin/true`, but `weekly`
+ * runs no missed slot (`catch_up = "none"`). The retake margin: three 2 s heartbeats.
+ */
 function project(): { dir: string; config: string } {
   const dir = tempDir("autoloop-orphans-");
   mkdirSync(join(dir, "schedules"));
@@ -34,24 +40,29 @@ function project(): { dir: string; config: string } {
   );
   writeFileSync(
     join(dir, "schedules", "test.toml"),
-    `[[schedule]]\nname = "nightly"\ncron = "0 0 1 1 *"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n`,
+    ["nightly", "weekly"]
+      .map(
+        (name) =>
+          `[[schedule]]\nname = "${name}"\ncron = "0 0 1 1 *"\nkind = "command"\ncommand = ["/bin/true"]\nproject_dir = "../work"\n${name === "weekly" ? 'catch_up = "none"\n' : ""}`,
+      )
+      .join("\n"),
   );
   return { dir, config };
 }
 
 /** The claim file a claimer left as it died (no ledger line), last written `ageMs` ago. */
-function deadClaim(stateDir: string, slot: Date, ageMs: number): string {
-  const path = claimFilePath(stateDir, slotKey("nightly", slot));
+function deadClaim(stateDir: string, slot: Date, ageMs: number, schedule = "nightly"): string {
+  const path = claimFilePath(stateDir, slotKey(schedule, slot));
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `nightly-${slot.toISOString().replace(/\D/g, "").slice(0, 8)}T0000-dead0\n`);
+  writeFileSync(path, `${newScheduledRunId(schedule, slot, () => "dead0")}\n`);
   const at = new Date(Date.now() - ageMs);
   utimesSync(path, at, at);
   return path;
 }
 
 /** The ledger's runs (and skips) of `slot`. */
-const runsOf = (ledger: RunLedger, slot: Date) =>
-  ledger.listRuns({ schedule: "nightly" }).filter((r) => r.slot === slot.toISOString());
+const runsOf = (ledger: RunLedger, slot: Date, schedule = "nightly") =>
+  ledger.listRuns({ schedule }).filter((r) => r.slot === slot.toISOString());
 
 /** A slot `minutes` ago, on a whole minute. */
 const slotAgo = (minutes: number) =>
@@ -65,22 +76,37 @@ describe("orphaned slot claims", () => {
     const young = slotAgo(2);
     const oldClaim = deadClaim(cfg.stateDir, old, 10 * MINUTE);
     const youngClaim = deadClaim(cfg.stateDir, young, 0);
+    const unrun = deadClaim(cfg.stateDir, old, 10 * MINUTE, "weekly");
     const d = await startDaemon(cfg, silentLogger);
     daemons.push(d);
-    const finished = await nextEvent(d, "finished", () => true, 20_000);
-    const [run] = runsOf(d.ledger, old);
-    expect(run).toMatchObject({ runId: finished.runId, trigger: "catch_up", status: "completed" });
+    const run = await waitFor(
+      () => runsOf(d.ledger, old).find((r) => r.status === "completed"),
+      "the orphaned slot's run",
+      20_000,
+    );
+    expect(run).toMatchObject({ trigger: "catch_up" });
     expect(runsOf(d.ledger, old)).toHaveLength(1);
-    expect(readFileSync(retakePath(oldClaim), "utf8")).toBe(`${run!.runId}\n`);
+    expect(readFileSync(retakePath(oldClaim), "utf8")).toBe(`${run.runId}\n`);
     // Younger than three heartbeat intervals: its claimer may still be writing its line.
     expect(existsSync(retakePath(youngClaim))).toBe(false);
     expect(runsOf(d.ledger, young)).toEqual([]);
+    // Not run, and the ledger says why.
+    expect(runsOf(d.ledger, old, "weekly")).toEqual([
+      expect.objectContaining({
+        status: "skipped",
+        trigger: "catch_up",
+        skipCause: "catch_up",
+        detail: 'its claimer died before recording its run; catch_up = "none"',
+      }),
+    ]);
+    expect(existsSync(retakePath(unrun))).toBe(true);
     // A second restart finds the old slot taken and runs it no more.
     await d.shutdown("terminate", 5_000);
     daemons.pop();
     const again = await startDaemon(cfg, silentLogger);
     daemons.push(again);
     expect(runsOf(again.ledger, old)).toHaveLength(1);
+    expect(runsOf(again.ledger, old, "weekly")).toHaveLength(1);
     expect(existsSync(retakePath(youngClaim))).toBe(false);
   }, 30_000);
 
