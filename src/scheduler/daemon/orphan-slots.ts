@@ -4,7 +4,7 @@
 import type { Logger } from "pino";
 import type { SkipRecord } from "../admission/admission.js";
 import { orphanCourse } from "../admission/orphan-course.js";
-import type { RunLedger } from "../ledger/ledger.js";
+import type { OrphanedSlot, RunLedger } from "../ledger/ledger.js";
 import { newScheduledRunId } from "../ledger/scheduled-run-id.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 
@@ -25,25 +25,34 @@ export function recoverOrphans(ctx: OrphanContext): void {
   if (ctx.stopping()) return;
   const { orphaned, next } = ctx.ledger.orphanedSlots();
   const now = new Date(ctx.now());
-  for (const { schedule: name, slot, runId } of orphaned) {
-    const schedule = ctx.schedule(name);
-    const latest = ctx.ledger.latestRun(name)?.slot;
-    const latestSlot = latest === undefined ? undefined : new Date(latest);
-    const course = orphanCourse(schedule?.catchUp, slot, now, latestSlot);
-    const fields = { schedule: name, slot: slot.toISOString(), orphanedBy: runId };
-    ctx.log.warn(
-      { ...fields, course: course.kind },
-      "a slot's claimer died before recording its run: retaking the slot",
-    );
-    if (course.kind === "run") ctx.run(name, slot);
-    else {
-      const { cause, detail } = course;
-      const skipped = { runId: newScheduledRunId(name, slot), schedule: name, slot, cause, detail };
-      ctx.skip({ ...skipped, trigger: "catch_up" });
+  for (const orphan of orphaned)
+    try {
+      retake(ctx, orphan, now);
+    } catch (err) {
+      // One slot's failure is logged; the others are still retaken.
+      ctx.log.error({ err, schedule: orphan.schedule }, "an orphaned slot could not be retaken");
     }
-  }
   if (next === undefined) return;
   // The margin has passed for that claim then; a little after, so it is judged orphaned.
   const timer = setTimeout(() => recoverOrphans(ctx), Math.max(0, next - ctx.now()) + 100);
   timer.unref();
+}
+
+/** One orphaned slot run as a catch-up, or skipped with the reason `catch_up` gives. */
+function retake(ctx: OrphanContext, { schedule: name, slot, runId }: OrphanedSlot, now: Date) {
+  const schedule = ctx.schedule(name);
+  const latest = ctx.ledger.latestRun(name)?.slot;
+  const latestSlot = latest === undefined ? undefined : new Date(latest);
+  const course = orphanCourse(schedule?.catchUp, slot, now, latestSlot);
+  const fields = { schedule: name, slot: slot.toISOString(), orphanedBy: runId };
+  ctx.log.warn(
+    { ...fields, course: course.kind },
+    "a slot's claimer died before recording its run: retaking the slot",
+  );
+  if (course.kind === "run") ctx.run(name, slot);
+  else {
+    const { cause, detail } = course;
+    const skipped = { runId: newScheduledRunId(name, slot), schedule: name, slot, cause, detail };
+    ctx.skip({ ...skipped, trigger: "catch_up" });
+  }
 }
