@@ -13,11 +13,12 @@ import { runningDaemon } from "../scheduler/daemon/control.js";
 import { hookSecretEnvNames } from "../scheduler/hooks/delivery.js";
 import { RunHeartbeats } from "../scheduler/launch/heartbeats.js";
 import { launchRecorded } from "../scheduler/launch/recorded-launch.js";
+import { retakePolicy } from "../scheduler/launch/retake-policy.js";
 import { pullRequestProblem, withReviewTarget } from "../scheduler/launch/review-checkout.js";
 import { runLiveness, runsElsewhere } from "../scheduler/launch/run-liveness.js";
 import { RUN_KILL_GRACE_MS } from "../scheduler/launch/schedule-spec.js";
 import type { RunSummary, Trigger } from "../scheduler/ledger/events.js";
-import type { RunLedger } from "../scheduler/ledger/ledger.js";
+import { RunLedger } from "../scheduler/ledger/ledger.js";
 import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
 import { newScheduledRunId } from "../scheduler/ledger/scheduled-run-id.js";
 import { slotKey } from "../scheduler/ledger/slots.js";
@@ -32,7 +33,7 @@ import { closesOfRun } from "../tracker/run-issues.js";
 import { UserError } from "../util/errors.js";
 import { isGroupAlive, signalGroup } from "../util/process.js";
 import { specWithIssues, tellDelivered, tellIssues } from "./cron-fire-issues.js";
-import { openLedger, streamOutput } from "./cron-runs.js";
+import { streamOutput } from "./cron-runs.js";
 
 /** What `fire` runs: a manual run now, or one scheduled slot (`--slot`, `--kubernetes-job`). */
 /** `pullRequest`: the pull request a review run checks out (`--set pr=<n>`). */
@@ -206,7 +207,11 @@ export async function fireInProcess(
   const pullRequest = when.kind === "now" ? when.pullRequest : undefined;
   const problem = pullRequestProblem(schedule, pullRequest);
   if (problem !== undefined) throw new UserError(`autoloop-cron fire: ${problem}`);
-  const ledger = openLedger(config);
+  // A slot whose claimer died before recording its run is retaken here (a Job run again).
+  const ledger = RunLedger.open(config.stateDir, {
+    logger: pino({ level: "warn" }, pino.destination(2)),
+    retake: retakePolicy(config),
+  });
   const slot = when.kind === "scheduled" ? when.slot : new Date();
   const trigger: Trigger = when.kind === "scheduled" ? "cron" : "manual";
   if (when.kind === "scheduled") {

@@ -88,7 +88,9 @@ describe("mutate = prompt", () => {
     // Compared by length first: a failure would print the oversized prompt whole.
     expect(readFileSync(join(dir, "prompt.2"), "utf8").length).toBe(7);
     expect(readFileSync(join(dir, "prompt.2"), "utf8")).toBe("first 2");
-    expect(run.stderr).toContain("wrote more than 65536 characters: its prompt mutation is ignored");
+    expect(run.stderr).toContain(
+      "wrote more than 65536 characters: its prompt mutation is ignored",
+    );
 
     const outputs = journalOf(dir).filter((r) => r.topic === "hook.output");
     const mutated = outputs.map((r) => `${field(r, "hook")}@${r.iteration}:${field(r, "mutated")}`);

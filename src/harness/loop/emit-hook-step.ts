@@ -33,7 +33,13 @@ export async function emitHookStage(
   // (unless its pre_emit passed) and every later one count for nothing, as though never emitted.
   const stop = (from: number, ended: Terminal): EmitHooked => {
     for (const r of emitted.slice(from))
-      refuse(run, iteration, prompted, r.topic, "the run stopped at the emit hooks before this event stood");
+      refuse(
+        run,
+        iteration,
+        prompted,
+        r.topic,
+        "the run stopped at the emit hooks before this event stood",
+      );
     return finish(run, { kind: "ended", ended });
   };
   for (const [i, record] of emitted.entries()) {

@@ -15,6 +15,7 @@ import { sourceTokenEnvNames, unusableSourceTokens } from "../config/source.js";
 import { type HookDelivery, hookSecretEnvNames, unusableHookSecrets } from "../hooks/delivery.js";
 import { RunHeartbeats } from "../launch/heartbeats.js";
 import type { ProcessStarter } from "../launch/process-start.js";
+import { retakePolicy } from "../launch/retake-policy.js";
 import { pullRequestProblem } from "../launch/review-checkout.js";
 import type { Trigger } from "../ledger/events.js";
 import { GroupCommit } from "../ledger/group-commit.js";
@@ -36,6 +37,7 @@ import { watchCrowdedPass } from "./crowded-pass.js";
 import { ElsewhereRuns } from "./elsewhere-runs.js";
 import { DaemonEmitter, type DaemonEvents } from "./events.js";
 import { debounced, watchFolders } from "./folder-watch.js";
+import { recoverOrphans } from "./orphan-slots.js";
 import { planUpdate } from "./put-in-force.js";
 import { resumePending } from "./recovery.js";
 import { RetryBook } from "./retries.js";
@@ -112,6 +114,7 @@ export class SchedulerDaemon extends DaemonEmitter {
     this.ledger = RunLedger.open(config.stateDir, {
       ...this.commit.ledgerDeps(),
       now: () => new Date(clock.now()),
+      retake: retakePolicy(config),
     });
     this.prune = everySixHours(config, this.ledger, deps.logger);
     this.heartbeats = new RunHeartbeats(config.stateDir, config.runHeartbeatMs, {
@@ -192,6 +195,16 @@ export class SchedulerDaemon extends DaemonEmitter {
     );
     await this.reload();
     this.recoverLater(this.recover());
+    // Before catch-up: a slot retaken now counts as the schedule's latest for it.
+    recoverOrphans({
+      ledger: this.ledger,
+      log: this.log,
+      now: () => this.deps.clock.now(),
+      schedule: (name) => this.schedules.get(name),
+      stopping: () => this.stopping,
+      run: (name, slot) => this.onSlot(name, slot, "catch_up", slot.getTime()),
+      skip: (record) => this.slots.skip(record),
+    });
     const now = new Date(this.deps.clock.now());
     await runSliced(
       eachItem(this.schedules.values(), (schedule) => this.catchUp(schedule, now, "daemon_down")),

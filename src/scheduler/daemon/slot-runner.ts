@@ -161,6 +161,11 @@ export class SlotRunner {
     return { id: "", ok: false, error: `not launched: ${detail}` };
   }
 
+  /** Records a slot that will not run (an orphaned claim's that `catch_up` does not run). */
+  skip(record: SkipRecord): void {
+    this.skipSlot(record);
+  }
+
   /**
    * Applies the slot policy to one slot (manual, catch-up). `dueAt` is when it was meant to
    * start (its jittered fire time): lateness in logs and metrics is measured from it.

@@ -15,7 +15,9 @@ export type SkipCause =
   /** A schedule with a `source` found no issue ready to take: nothing to do, no trouble. */
   | "no_issue"
   /** Its tracker could not be read or marked (a token refused, the service down). */
-  | "tracker_error";
+  | "tracker_error"
+  /** An orphaned claim's slot (its claimer died) that the schedule's `catch_up` does not run. */
+  | "catch_up";
 
 interface Base {
   /** ISO-8601 UTC time the event was written. */

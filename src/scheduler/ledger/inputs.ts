@@ -3,6 +3,7 @@
 import { appendLineOnce } from "../../journal/append.js";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { claimFile, type FileClaim } from "./claim-files.js";
+import type { RetakePolicy } from "./claim-retake.js";
 import type { RunKind, SkipCause, Trigger } from "./events.js";
 
 /** What the ledger logs with: a pino logger, or the default below. */
@@ -37,6 +38,8 @@ export interface LedgerDeps {
   claimFile: (path: string, runId: string) => FileClaim;
   /** Resolves once every write made so far is on disk; the writes above fsync before returning. */
   durable: () => Promise<void>;
+  /** When an orphaned claim (no ledger line) is retaken; absent: never (readers, tests). */
+  retake?: RetakePolicy | undefined;
 }
 
 export const defaultLedgerDeps = (): LedgerDeps => ({

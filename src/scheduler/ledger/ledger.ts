@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { HeldLines, type WriteTrouble } from "../../journal/held-lines.js";
 import { LineCursor, parseLines } from "../../journal/reader.js";
 import { claimFilePath, claimOwner } from "./claim-files.js";
+import { type ClaimState, claimState, retakePath } from "./claim-retake.js";
 import {
   applyEvent,
   decodeLedgerEvent,
@@ -22,6 +23,7 @@ import {
   type SlotRun,
   type StartInfo,
 } from "./inputs.js";
+import { slotClaimFiles } from "./orphan-claims.js";
 import {
   loadPending,
   type PendingEntry,
@@ -40,6 +42,16 @@ import { attemptKey, encodeSlot, loadSlots, RepeatWindow, slotKey } from "./slot
  * from it: the daemon's write of a turn's pending runs takes milliseconds; a minute is ample.
  */
 const PENDING_LAG_MS = 60_000;
+
+const UNREADABLE_CLAIM = "(a claim whose run id cannot be read)";
+
+/** A slot whose claimer died before recording its run (see claim-retake.ts). */
+export interface OrphanedSlot {
+  schedule: string;
+  slot: Date;
+  /** The dead claimer's run id: it has no ledger line and never ran. */
+  runId: string;
+}
 
 export class RunLedger {
   private readonly index: RunIndex;
@@ -111,9 +123,40 @@ export class RunLedger {
     return this.slots.get(key);
   }
 
-  /** The run that claimed `key`: in this ledger, or by a claim file another process made. */
+  /**
+   * The run that claimed `key`: in this ledger, or by a claim file another process made;
+   * undefined too when that claim is orphaned (this process's claim would retake it).
+   */
   claimant(key: string): string | undefined {
-    return this.slots.get(key) ?? claimOwner(claimFilePath(this.stateDir, key));
+    const known = this.slots.get(key);
+    if (known !== undefined) return known;
+    const path = claimFilePath(this.stateDir, key);
+    const owner = claimOwner(path);
+    if (owner === undefined) return undefined;
+    const retaker = claimOwner(retakePath(path));
+    if (retaker !== undefined) return retaker;
+    return this.claimStateOf(path, owner).kind === "orphaned" ? undefined : owner;
+  }
+
+  /**
+   * The slots whose claim files name a run no ledger line followed, older than the retake
+   * policy's margin (`orphaned`: to be run or skipped under their key, which retakes them),
+   * and when the youngest of the others can be judged (`next`, epoch ms). A claim retaken
+   * already is left out, even when its retaker died in turn: a slot is retaken once.
+   */
+  orphanedSlots(): { orphaned: OrphanedSlot[]; next?: number } {
+    const orphaned: OrphanedSlot[] = [];
+    let next: number | undefined;
+    if (this.deps.retake === undefined) return { orphaned };
+    for (const { key, path, schedule, slot } of slotClaimFiles(this.stateDir)) {
+      if (this.slots.has(key)) continue;
+      const owner = this.tryRead("claims", () => claimOwner(path), undefined);
+      if (owner === undefined || claimOwner(retakePath(path)) !== undefined) continue;
+      const state = this.claimStateOf(path, owner);
+      if (state.kind === "orphaned") orphaned.push({ schedule, slot, runId: owner });
+      else if (state.kind === "young") next = Math.min(next ?? state.at, state.at);
+    }
+    return next === undefined ? { orphaned } : { orphaned, next };
   }
 
   /** Claims the slot and records the run as pending, before anything is spawned. */
@@ -361,14 +404,31 @@ export class RunLedger {
    */
   private claimOnDisk(key: string, runId: string): string | undefined {
     try {
-      const claim = this.deps.claimFile(claimFilePath(this.stateDir, key), runId);
-      return claim.kind === "taken"
-        ? claim.runId || "(a claim whose run id cannot be read)"
-        : undefined;
+      const path = claimFilePath(this.stateDir, key);
+      const claim = this.deps.claimFile(path, runId);
+      if (claim.kind === "claimed") return undefined;
+      if (this.claimStateOf(path, claim.runId).kind !== "orphaned")
+        return claim.runId || UNREADABLE_CLAIM;
+      // Of two processes retaking it, one creates this file; the other finds it taken.
+      const retake = this.deps.claimFile(retakePath(path), runId);
+      if (retake.kind === "taken") return retake.runId || UNREADABLE_CLAIM;
+      this.deps.logger.warn(
+        { key, runId, orphaned: claim.runId },
+        "retook an orphaned slot claim: its claimer died before recording its run, which never started",
+      );
+      return undefined;
     } catch (err) {
       this.deps.logger.error({ err, key }, "slot claim file not written; the claim is in memory");
       return undefined;
     }
+  }
+
+  /** How the claim at `path`, naming `owner`, stands for this ledger (see claim-retake.ts). */
+  private claimStateOf(path: string, owner: string): ClaimState {
+    const policy = this.deps.retake;
+    if (policy === undefined || owner === "" || this.index.dateOf(owner) !== undefined)
+      return { kind: "standing" };
+    return claimState(this.stateDir, path, owner, policy, this.deps.now().getTime());
   }
 
   private addToIndex(runId: string, schedule: string, slotIso: string): void {
