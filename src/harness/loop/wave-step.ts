@@ -16,6 +16,7 @@ import {
 } from "../preset/parallel.js";
 import { allowedEvents, suggestedRoles } from "../preset/topology.js";
 import { isSystemTopic } from "../run-view.js";
+import { journalInvalid } from "./invalid-step.js";
 import type { Terminal } from "./judge.js";
 import type { Prompted } from "./prompt-step.js";
 import type { Emitted } from "./record-step.js";
@@ -49,12 +50,7 @@ export async function waveStage(
     isSystemTopic,
   });
   if (refused !== undefined) {
-    run.journal.system("event.invalid", iteration, {
-      recent_event: prompted.recentEvent,
-      emitted: last.topic,
-      suggested_roles: prompted.roles.join(","),
-      allowed_events: prompted.allowed.join(","),
-    });
+    journalInvalid(run, iteration, prompted, last.topic);
     run.view.refresh();
     run.progress(`iteration ${iteration}: ${last.topic} refused: ${refused}`);
     return undefined;
