@@ -1,6 +1,7 @@
 // `parallel.aggregate` through `autoloop run`: a `first_success` wave joins on its fast branch
 // and cancels the slow one; a `timeout` wave cuts the slow one at its deadline and joins on
-// what succeeded. Both journal the public stop reasons and `wave.aggregate` facts.
+// what succeeded. Both journal the public stop reasons and `wave.aggregate` facts. And
+// `autoloop resume` of a run that stopped right after its join routes from the joined event.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -88,4 +89,22 @@ describe("parallel.aggregate modes", () => {
     },
     60_000,
   );
+});
+
+describe("autoloop resume after a join", () => {
+  it("routes the joined event journaled before the stop", async () => {
+    const dir = tempDir();
+    const preset = aggregatePreset(dir, 'mode = "first_success"');
+    const first = await autoloop(
+      ["run", preset, "review it", "--run-id", "run-j", "--max-iterations", "1"],
+      { cwd: dir },
+    );
+    expect(first.exitCode, first.stderr).toBe(3);
+    expect(ofTopic(journalOf(dir), "review.ready.parallel.joined")).toHaveLength(1);
+    const resumed = await autoloop(["resume", "run-j", "--add-iterations", "3"], { cwd: dir });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const starts = ofTopic(journalOf(dir), "iteration.start");
+    expect(field(starts[1], "recent_event")).toBe("review.ready.parallel.joined");
+    expect(field(starts[1], "suggested_roles")).toBe("reviewer");
+  }, 60_000);
 });

@@ -5,6 +5,7 @@
 // the preset's own rules: the event tool's checks run where the agent can change them.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { recordJoin } from "../control/wave-joins.js";
 import {
   dispatchBase,
   EXPLORE,
@@ -225,11 +226,23 @@ function joinWave(
     ).join(","),
     elapsed_ms: String(elapsedMs),
   });
-  run.view.acceptJoin(waveId);
+  acceptJoin(run, waveId);
   run.journal.operator(joined, iteration, joinedPayload(waveId, results), "harness");
   run.view.refresh();
   run.progress(
     `iteration ${iteration}: ${waveId} joined (${results.length} branches, ${(elapsedMs / 1000).toFixed(1)}s); ${joined} journaled`,
   );
   return undefined;
+}
+
+/** The join is this harness's: it routes now, and after a resume (the private folder says so). */
+function acceptJoin(run: Run, waveId: string): void {
+  try {
+    recordJoin(run.privateRun, waveId);
+  } catch (err) {
+    run.progress(
+      `warning: ${waveId} could not be recorded as joined in ${run.privateRun.dir} (${err instanceof Error ? err.message : String(err)}): a resume would not route its joined event`,
+    );
+  }
+  run.view.acceptJoin(waveId);
 }
