@@ -8,24 +8,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { JournalRecord } from "../../src/journal/codec.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { field, journalOf } from "../helpers/journal.js";
+import { WAVE_TOPOLOGY } from "../helpers/wave-topology.js";
 
 afterEach(cleanupTempDirs);
-
-const TOPOLOGY = `[[role]]
-id = "planner"
-emits = ["review.ready", "task.complete"]
-prompt = "You plan."
-
-[[role]]
-id = "reviewer"
-emits = ["review.done"]
-prompt = "You review."
-
-[handoff]
-"loop.start" = ["planner"]
-"review.ready" = ["reviewer"]
-"review.done" = ["planner"]
-`;
 
 // The wave's "slow" branch sleeps far past the test; its "fast" one reports at once.
 const AGENT = `#!/bin/sh
@@ -48,7 +33,7 @@ function aggregatePreset(dir: string, aggregate: string): string {
     join(preset, "autoloops.toml"),
     `[event_loop]\nmax_iterations = 4\n\n[backend]\ncommand = "sh"\nargs = [${JSON.stringify(join(dir, "agent.sh"))}]\nprompt_mode = "file"\nkill_grace_ms = 200\n\n[parallel]\nenabled = true\n\n[parallel.aggregate]\n${aggregate}\n`,
   );
-  writeFileSync(join(preset, "topology.toml"), TOPOLOGY);
+  writeFileSync(join(preset, "topology.toml"), WAVE_TOPOLOGY);
   return preset;
 }
 
