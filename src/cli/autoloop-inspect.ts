@@ -2,6 +2,7 @@
 // a run's artifacts (./autoloop-inspect-artifacts.ts).
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { chainLineage, chainStateMd } from "../harness/artifacts/chain-lineage.js";
 import { type IterationUsage, iterationUsage } from "../harness/artifacts/iteration-usage.js";
 import { type RunUsage, runUsage } from "../harness/artifacts/usage.js";
 import { isValidRunId } from "../harness/run-id.js";
@@ -29,6 +30,7 @@ A run's artifacts, projections of the journal (the newest run without --run):
   autoloop inspect output [N]            the agent's output in iteration N
   autoloop inspect memory                the project and run memory the run's prompts show
   autoloop inspect chain                 a chain's steps and outcomes (--run <chain-run>)
+  autoloop inspect chain --all           every chain and spawn, in journal order (--json: the lineage)
   autoloop inspect metrics               iterations, agent and harness time, events, refusals
 
 --work-dir DIR     the directory holding .autoloop/ (default: current dir)
@@ -145,12 +147,25 @@ function inspectArtifactView(c: InspectContext): number {
   return 0;
 }
 
+/** `inspect chain --all`: every chain and spawn of the work dir (the public `inspect chain`). */
+function inspectChain(c: InspectContext): number {
+  if (!flag(c.p, "all")) return inspectArtifactView(c);
+  const { items } = readJournal(journalOf(c));
+  process.stdout.write(
+    c.format === "json"
+      ? `${JSON.stringify(chainLineage(items), null, 2)}\n`
+      : `${chainStateMd(items)}\n`,
+  );
+  return 0;
+}
+
 const VIEWS: Record<string, (c: InspectContext) => number> = {
   journal: inspectJournal,
   runs: inspectRuns,
   usage: inspectUsage,
   tasks: inspectTasks,
   ...Object.fromEntries(ARTIFACT_VIEWS.map((view) => [view, inspectArtifactView])),
+  chain: inspectChain,
 };
 
 export async function inspectCommand(argv: string[]): Promise<number> {
@@ -162,6 +177,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
       format: { type: "string" },
       iteration: { type: "string" },
       "work-dir": { type: "string" },
+      all: { type: "boolean" },
     },
     "autoloop inspect",
   );

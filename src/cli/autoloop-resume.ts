@@ -4,11 +4,13 @@
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
+import { pendingSpawns } from "../harness/chains/spawn-pending.js";
 import { type LaunchRecord, presetDigest } from "../harness/control/launch-record.js";
 import { findRun, type RunRef } from "../harness/control/operator-requests.js";
 import { OPERATOR_DIR_ENV, privateRunPaths } from "../harness/control/private-run.js";
 import { clearSuspendState, readSuspendState } from "../harness/control/suspend-state.js";
 import { isHarnessLoop } from "../harness/control/wake.js";
+import { NO_SPEND } from "../harness/loop/budget.js";
 import type { Preset } from "../harness/preset/preset.js";
 import { readJournal } from "../journal/reader.js";
 import { readRegistry } from "../journal/registry-view.js";
@@ -31,6 +33,10 @@ write that). The resumed run gets the variables the run had at launch (by name, 
 their values from here), not all of yours; --env-file files are read again as for
 \`autoloop run\`. A preset whose settings changed since the run started (its
 command, arguments, environment, roles) is refused unless --accept-preset-changes.
+
+Once the resumed run completes, its chain.spawn requests not acted on yet start their
+chains. A completed run is refused, unless its harness ended before acting on its
+requests: then only those are acted on (no iteration runs again).
 
 Exit codes: 0 once the resumed run ends (whatever its outcome, as the public autoloop),
 1 usage, 2 the run cannot be resumed (unknown, completed, still running, no journal,
@@ -66,7 +72,8 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   const launch = launchOf(ref);
   const record = readRegistry(ref.journalFile).get(ref.runId)!;
   const status = String(record.status);
-  if (status === "completed")
+  const completed = status === "completed";
+  if (completed && pendingSpawns(ref.journalFile, ref.runId).requests.length === 0)
     throw new UserError(`error: run ${ref.runId} already completed; cannot resume`, 2);
   // The recorded pid is the run's only while it is a harness running a loop: once the run
   // ended, its pid may belong to any other program, which must not keep the run stopped.
@@ -80,6 +87,7 @@ export async function resumeCommand(argv: string[]): Promise<number> {
       2,
     );
   const stopReason = typeof record.stop_reason === "string" ? record.stop_reason : "";
+  if (completed) return spawnCompleted(ref, launch, stopReason, p);
   const last = Number(record.iteration ?? 0) || 0;
   const finished = readJournal(ref.journalFile).items.some(
     (r) => r.run === ref.runId && r.topic === "iteration.finish" && r.iteration === String(last),
@@ -96,34 +104,91 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   const preset = await samePreset(launch, flag(p, "accept-preset-changes"));
   const { readEnvFiles } = await import("../util/env-file.js");
   const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
-  const { runLoop } = await import("../harness/loop/run-loop.js");
+  const { runWithSpawns } = await import("../harness/chains/spawn-run.js");
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   if (suspended !== undefined) clearSuspendState(privateRun);
-  const result = await runLoop({
-    preset,
-    runId: ref.runId,
-    workDir: launch.workDir,
-    trigger: "cli",
-    objective: launch.objective,
-    parentRunId: launch.parentRunId,
-    resume: {
-      fromIteration: from,
-      previousStopReason: stopReason,
-      addIterations,
-      createdAt: launch.createdAt,
+  // Once it completes, its requests not acted on yet start their chains, as after a run.
+  const result = await runWithSpawns(
+    {
+      preset,
+      runId: ref.runId,
+      workDir: launch.workDir,
+      trigger: "cli",
+      objective: launch.objective,
+      parentRunId: launch.parentRunId,
+      resume: {
+        fromIteration: from,
+        previousStopReason: stopReason,
+        addIterations,
+        createdAt: launch.createdAt,
+      },
+      env: { ...launchEnv(launch, process.env), ...fileEnv },
+      secretEnv: fileEnv,
+      signal: controller.signal,
+      progress: (line) => process.stderr.write(`[autoloop] ${line}\n`),
     },
-    env: { ...launchEnv(launch, process.env), ...fileEnv },
-    secretEnv: fileEnv,
-    signal: controller.signal,
-    progress: (line) => process.stderr.write(`[autoloop] ${line}\n`),
-  });
+    undefined,
+    spawnTrigger(launch),
+  );
   process.stdout.write(
     `resumed ${ref.runId} from iteration ${from} (was: ${stopReason || "unknown"}); stop_reason=${result.reason} iterations=${result.iterations} new_max_iterations=${from - 1 + addIterations}\n`,
   );
   return 0;
+}
+
+/**
+ * A run that completed before its harness acted on its `chain.spawn` requests (it was killed
+ * in between): no iteration runs again; the pending requests are acted on as they would have
+ * been (docs/dynamic-chains.md).
+ */
+async function spawnCompleted(
+  ref: RunRef,
+  launch: LaunchRecord,
+  stopReason: string,
+  p: ReturnType<typeof parse>,
+): Promise<number> {
+  const preset = await samePreset(launch, flag(p, "accept-preset-changes"));
+  const { readEnvFiles } = await import("../util/env-file.js");
+  const fileEnv = readEnvFiles(list(p, "env-file").map((f) => resolve(f)));
+  const { spawnPending } = await import("../harness/chains/spawn-run.js");
+  const controller = new AbortController();
+  process.on("SIGTERM", () => controller.abort());
+  process.on("SIGINT", () => controller.abort());
+  const opts = {
+    preset,
+    runId: ref.runId,
+    workDir: launch.workDir,
+    trigger: "cli" as const,
+    objective: launch.objective,
+    parentRunId: launch.parentRunId,
+    maxIterations: launch.maxIterations,
+    env: { ...launchEnv(launch, process.env), ...fileEnv },
+    secretEnv: fileEnv,
+    signal: controller.signal,
+    progress: (line: string) => process.stderr.write(`[autoloop] ${line}\n`),
+  };
+  const done = {
+    runId: ref.runId,
+    outcome: "completed" as const,
+    reason: stopReason,
+    iterations: 0,
+    journalFile: ref.journalFile,
+    spend: NO_SPEND,
+  };
+  const result = await spawnPending(opts, done, spawnTrigger(launch));
+  const chains = (result.spawned ?? []).map((c) => `${c.chainRunId}=${c.outcome}`);
+  process.stdout.write(
+    `run ${ref.runId} had completed; acted on its pending chain.spawn requests: ${chains.join(" ") || "none started (see chain.spawn.refused)"}\n`,
+  );
+  return 0;
+}
+
+/** A run started by hand spawns runs started by hand; any other (scheduled, a chain's step) scheduled ones. */
+function spawnTrigger(launch: LaunchRecord): "cli" | "cron" {
+  return launch.trigger === "cli" ? "cli" : "cron";
 }
 
 /** The run's launch record: what its harness said it ran, kept where the run cannot write. */

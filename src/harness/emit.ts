@@ -14,6 +14,7 @@ import {
   parseObjectives,
   triggerRefusal,
 } from "./preset/parallel.js";
+import { eventAllowed } from "./preset/topology.js";
 import { isValidRunId } from "./run-id.js";
 import { runSecretValues } from "./run-secrets.js";
 import { isSystemTopic } from "./run-view.js";
@@ -168,8 +169,7 @@ export function emitEvent(
     const asks = ctx.askEvent !== undefined && ctx.askEvent !== "" && topic === ctx.askEvent;
     const wave = isParallelTrigger(topic) || isJoinedTopic(topic);
     const reason = parallelRefusal(ctx, topic, payload);
-    const allowed =
-      asks || wave || ctx.allowedEvents.length === 0 || ctx.allowedEvents.includes(topic);
+    const allowed = asks || wave || eventAllowed(ctx.allowedEvents, topic);
     if (!allowed || reason !== undefined || isSystemTopic(topic)) {
       system("event.invalid", {
         recent_event: ctx.recentEvent,

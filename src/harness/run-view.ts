@@ -5,6 +5,7 @@ import { decodeRecord, fieldText, type JournalRecord } from "../journal/codec.js
 import { LineCursor } from "../journal/reader.js";
 import { checkGate, type Gate, gateFor, gateOutcomeTopics } from "./preset/evidence.js";
 import { EXPLORE, isJoinedTopic, isParallelTrigger } from "./preset/parallel.js";
+import { eventAllowed } from "./preset/topology.js";
 
 export interface EmittedEvent {
   topic: string;
@@ -26,6 +27,19 @@ export interface EvidenceRefusal {
   missing: string;
   thresholdFailure: string;
   iteration: string;
+}
+
+/** What an iteration was told it may emit (its prompt's routing). */
+export interface IterationRouting {
+  recentEvent: string;
+  roles: readonly string[];
+  allowed: readonly string[];
+}
+
+/** An agent record the routing did not allow (written around the event tool): it never routed. */
+export interface RefusedRoute {
+  record: JournalRecord & { shape: "agent" };
+  routing: IterationRouting;
 }
 
 export interface GateRefusal {
@@ -84,6 +98,10 @@ export class RunView {
   private readonly joins = new Set<string>();
   /** The latest joined record that routed: its payload (the branches' results) is the next prompt's. */
   lastJoin: EmittedEvent | undefined;
+  /** The routing agent records are checked against (none before the first prompt: history routes). */
+  private routing: IterationRouting | undefined;
+  /** Disallowed agent records not yet journaled as `event.invalid` (the route stage does). */
+  refusedRoutes: RefusedRoute[] = [];
 
   constructor(
     journalFile: string,
@@ -175,12 +193,22 @@ export class RunView {
     const gate = gateFor(this.gates, record.topic);
     if (gate !== undefined && checkGate(gate, record.topic, record.payload).kind === "refused")
       return;
+    // Not allowed now (written around the event tool): no route; the route stage journals why.
+    if (this.routing !== undefined && !eventAllowed(this.routing.allowed, record.topic)) {
+      this.refusedRoutes.push({ record, routing: this.routing });
+      return;
+    }
     this.route(record.topic);
     this.emitted.push({
       topic: record.topic,
       payload: record.payload,
       iteration: record.iteration,
     });
+  }
+
+  /** The iteration's prompt told the agent this routing: its later records are held to it. */
+  expect(routing: IterationRouting): void {
+    this.routing = routing;
   }
 
   /** The harness is about to journal the join of wave `waveId`: its record may route. */

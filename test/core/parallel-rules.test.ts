@@ -147,6 +147,22 @@ describe("validate's topology checks on waves", () => {
     expect(finding?.expected).toMatch(/set \[parallel\] enabled = true/);
   });
 
+  it("warns of a timeout aggregate without its deadline; refuses an unknown mode", () => {
+    const emits = '["review.ready", "task.complete"]';
+    const warned = topologyFindings(preset('enabled = true\naggregate.mode = "timeout"', emits));
+    expect(warned.map((f) => [f.severity, f.field])).toEqual([
+      ["warning", "parallel.aggregate.timeout_ms"],
+    ]);
+    const timed = preset(
+      'enabled = true\naggregate.mode = "timeout"\naggregate.timeout_ms = 500',
+      emits,
+    );
+    expect(topologyFindings(timed)).toEqual([]);
+    expect(() => preset('enabled = true\naggregate.mode = "fastest"', emits)).toThrow(
+      /parallel\.aggregate\.mode/,
+    );
+  });
+
   it("makes autoloop-cron validate refuse a schedule of that preset, naming the file and the fix", () => {
     const p = preset(
       "enabled = false",

@@ -12,24 +12,9 @@ import { isProcessAlive } from "../../src/util/process.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { field, journalOf } from "../helpers/journal.js";
 import { waitFor } from "../helpers/wait.js";
+import { WAVE_TOPOLOGY } from "../helpers/wave-topology.js";
 
 afterEach(cleanupTempDirs);
-
-const TOPOLOGY = `[[role]]
-id = "planner"
-emits = ["review.ready", "task.complete"]
-prompt = "You plan."
-
-[[role]]
-id = "reviewer"
-emits = ["review.done"]
-prompt = "You review."
-
-[handoff]
-"loop.start" = ["planner"]
-"review.ready" = ["reviewer"]
-"review.done" = ["planner"]
-`;
 
 // Parent: fan review.ready out to two branches, then review what they found, then complete.
 // A branch (routed from review.ready) notes when it ran, sleeps a little and reports.
@@ -77,7 +62,7 @@ function wavePreset(dir: string, parallel: string): string {
     join(preset, "autoloops.toml"),
     `[event_loop]\nmax_iterations = 5\n\n[backend]\ncommand = "sh"\nargs = [${JSON.stringify(join(dir, "agent.sh"))}]\nprompt_mode = "file"\nkill_grace_ms = 200\n\n[parallel]\n${parallel}\n`,
   );
-  writeFileSync(join(preset, "topology.toml"), TOPOLOGY);
+  writeFileSync(join(preset, "topology.toml"), WAVE_TOPOLOGY);
   return preset;
 }
 

@@ -5,7 +5,6 @@ import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { JournalWriter } from "../../journal/append.js";
 import { type FieldValue, journalTimestamp } from "../../journal/codec.js";
-import { readJournal } from "../../journal/reader.js";
 import { createExclusiveFile } from "../../util/link-create.js";
 import { linkUnder } from "../../util/untrusted-file.js";
 import { addToEndRecord, readEndRecord } from "../control/end-record.js";
@@ -13,8 +12,8 @@ import { fileSize } from "../loop/launch-metadata.js";
 import { type RunOptions, type RunResult, runLoop } from "../loop/run-loop.js";
 import { SPAWN_DEFAULTS, spawnPresetDir } from "../preset/spawn-presets.js";
 import { isValidRunId } from "../run-id.js";
-import { SPAWN_TOPIC } from "../run-view.js";
 import { type ChainResult, runChain } from "./chain-run.js";
+import { pendingSpawns } from "./spawn-pending.js";
 import {
   capToPool,
   charge,
@@ -52,21 +51,14 @@ export async function runWithSpawns(
   trigger: RunOptions["trigger"] = opts.trigger,
 ): Promise<RunWithSpawns> {
   const ev = opts.preset.config.event_loop;
-  const now = Date.now();
-  const tree: SpawnTree = above ?? {
-    pool: poolOf(ev, opts.maxIterations, now),
-    trigger,
-    depth: 0,
-    maxDepth: Number.POSITIVE_INFINITY,
-    maxChildren: Number.POSITIVE_INFINITY,
-    below: { costUsd: 0, totalTokens: 0, unpricedIterations: 0 },
-  };
+  const tree = above ?? rootTree(opts, trigger);
   const run =
     above === undefined
       ? opts
-      : { ...opts, maxIterations: capToPool(ev, opts.maxIterations, tree.pool, now) };
+      : { ...opts, maxIterations: capToPool(ev, opts.maxIterations, tree.pool, Date.now()) };
   const journalFile = resolve(opts.workDir, opts.preset.config.core.journal_file);
-  const offset = fileSize(journalFile);
+  // A resumed run's earlier requests are in its earlier records (those acted on are skipped).
+  const offset = opts.resume === undefined ? fileSize(journalFile) : 0;
   const result = await runLoop(run);
   const spent = spentBy(result, opts.env);
   charge(tree.pool, spent);
@@ -75,12 +67,51 @@ export async function runWithSpawns(
     tree.below.totalTokens += spent.totalTokens;
     tree.below.unpricedIterations += spent.unpriced;
   }
-  const spawned = await spawnRequested(run, result, offset, tree);
-  if (above === undefined && spawned.length > 0)
+  return spawnAndBook(run, result, offset, tree, above === undefined);
+}
+
+/**
+ * `autoloop resume` of a run that completed before its harness acted on all its requests
+ * (it was killed in between): the pending ones are acted on now, as they would have been.
+ */
+export async function spawnPending(
+  opts: RunOptions,
+  result: RunResult,
+  trigger: RunOptions["trigger"],
+): Promise<RunWithSpawns> {
+  const tree = rootTree(opts, trigger);
+  charge(tree.pool, spentBy(result, opts.env));
+  return spawnAndBook(opts, result, 0, tree, true);
+}
+
+/** The requests acted on; a root's end record then books what its tree spent below it. */
+async function spawnAndBook(
+  opts: RunOptions,
+  result: RunResult,
+  offset: number,
+  tree: SpawnTree,
+  root: boolean,
+): Promise<RunWithSpawns> {
+  const spawned = await spawnRequested(opts, result, offset, tree);
+  if (root && spawned.length > 0)
     addToEndRecord(result.runId, result.journalFile, opts.env, tree.below, (line) =>
       opts.progress?.(line),
     );
   return spawned.length === 0 ? result : { ...result, spawned };
+}
+
+/** A root's tree: its budget is its own `max_iterations` (a resumed run's new one) and limits. */
+function rootTree(opts: RunOptions, trigger: RunOptions["trigger"]): SpawnTree {
+  const { resume } = opts;
+  const max = resume ? resume.fromIteration - 1 + resume.addIterations : opts.maxIterations;
+  return {
+    pool: poolOf(opts.preset.config.event_loop, max, Date.now()),
+    trigger,
+    depth: 0,
+    maxDepth: Number.POSITIVE_INFINITY,
+    maxChildren: Number.POSITIVE_INFINITY,
+    below: { costUsd: 0, totalTokens: 0, unpricedIterations: 0 },
+  };
 }
 
 /** What a run spent, from its end record (the harness's own count). */
@@ -101,9 +132,7 @@ async function spawnRequested(
   offset: number,
   tree: SpawnTree,
 ): Promise<SpawnedChain[]> {
-  const requests = readJournal(result.journalFile, offset).items.filter(
-    (r) => r.run === result.runId && r.topic === SPAWN_TOPIC && r.shape === "agent",
-  );
+  const { requests, spawnedBefore } = pendingSpawns(result.journalFile, result.runId, offset);
   if (requests.length === 0) return [];
   const own = opts.preset.config.chain_spawn;
   const below: SpawnTree = {
@@ -119,7 +148,8 @@ async function spawnRequested(
   try {
     for (const request of requests) {
       if (request.shape !== "agent") continue;
-      const ready = readyToSpawn(request.payload, opts, result, below, spawned.length);
+      const before = spawnedBefore + spawned.length;
+      const ready = readyToSpawn(request.payload, opts, result, below, before);
       if (ready.kind === "refused") {
         record(result.runId, "chain.spawn.refused", {
           steps: ready.steps,

@@ -45,6 +45,8 @@ export function promptStage(run: Run, iteration: number): Prompted {
       "harness",
     );
   writeFileSync(run.paths.promptPath, prompt);
+  // What the agent writes from now on is held to this routing, through the event tool or not.
+  view.expect({ recentEvent: view.recentEvent, roles, allowed });
   journal.system("iteration.start", iteration, {
     recent_event: view.recentEvent,
     suggested_roles: roles.join(","),

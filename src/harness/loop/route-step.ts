@@ -1,12 +1,14 @@
 // The route stage: where an iteration leads. Its evidence gates have the first word on what
-// the agent emitted (gate-step.ts). An interrupted turn goes on to the next one
-// (unless it completed or spent the budget); a question to a human waits for the answer;
-// otherwise the judge decides (completion, stall, failure) and the budget has its say.
+// the agent emitted (gate-step.ts), then its routing (invalid-step.ts). An interrupted turn
+// goes on to the next one (unless it completed or spent the budget); a question to a human
+// waits for the answer; otherwise the judge decides (completion, stall, failure) and the
+// budget has its say.
 import { agentFailureStop } from "../agents/failure.js";
 import type { ControlRequest } from "../control/requests.js";
 import type { Turn } from "./agent-step.js";
 import { askHuman, askTimeoutMs } from "./ask-step.js";
 import { gateStep } from "./gate-step.js";
+import { invalidStep } from "./invalid-step.js";
 import { judgeIteration, type Terminal } from "./judge.js";
 import type { Emitted } from "./record-step.js";
 import {
@@ -24,7 +26,7 @@ export async function routeStage(
   turn: Turn,
   recorded: Emitted,
 ): Promise<Terminal | undefined> {
-  const emitted = gateStep(run, iteration, recorded);
+  const emitted = invalidStep(run, iteration, gateStep(run, iteration, recorded));
   if (turn.interrupted !== undefined)
     return routeInterrupted(run, iteration, turn.interrupted, emitted);
   const question = askedQuestion(run, turn, emitted);

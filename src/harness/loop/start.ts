@@ -6,6 +6,7 @@ import { journalTimestamp } from "../../journal/codec.js";
 import { loginRefusal } from "../agents/failure.js";
 import { AgentReaper } from "../agents/reaper.js";
 import { ControlInbox } from "../control/inbox.js";
+import { joinedWaves } from "../control/wave-joins.js";
 import { ignoreStateDir, type RunPaths, runPaths } from "../run-paths.js";
 import { secretsRedactor } from "../run-secrets.js";
 import { RunView } from "../run-view.js";
@@ -82,6 +83,8 @@ export function openRun(opts: RunOptions): Run {
   // `control interrupt` and `control guide` reach the run by SIGUSR1 (and at each iteration),
   // through its private folder: the run's own `control/` is the agent's to write.
   const privateRun = recordLaunch(meta, agent.agent.id, opts.env, progress);
+  // A resumed run's joined records route as they did before it stopped.
+  if (resume !== undefined) for (const waveId of joinedWaves(privateRun)) view.acceptJoin(waveId);
   const turns = new TurnControl();
   const inbox = new ControlInbox(privateRun.control, runId, (request) => turns.interrupt(request));
   listenForControl(inbox);

@@ -37,15 +37,12 @@ export interface BranchResult {
   spend: RunSpend;
 }
 
-/** Stop reasons of a branch that did its work (the public autoloop's). */
-export function branchSucceeded(stopReason: string): boolean {
-  return ["max_iterations", "completion_event", "completion_promise"].includes(stopReason);
-}
-
+/** Runs one branch; `cancel` (the wave's barrier) stops it with the reason it is aborted with. */
 export async function runBranch(
   run: Run,
   spec: BranchSpec,
   start: RunBranch,
+  cancel: AbortSignal,
 ): Promise<BranchResult> {
   const { branch_timeout_ms: timeoutMs } = run.preset.config.parallel;
   const prompt = branchPrompt(run, spec);
@@ -57,7 +54,7 @@ export async function runBranch(
   );
   const started = Date.now();
   // A branch that could not run (its start threw) fails the wave; it never takes the run down.
-  const ran = await start(branchOptions(run, spec, prompt, timeoutMs)).then(
+  const ran = await start(branchOptions(run, spec, prompt, timeoutMs, cancel)).then(
     (result) => ({ kind: "ran" as const, result }),
     (err: unknown) => ({
       kind: "threw" as const,
@@ -76,13 +73,19 @@ export async function runBranch(
           finishedAtMs,
           spend: NO_SPEND,
         }
-      : ranBranch(run, spec, ran.result, elapsedMs, finishedAtMs);
+      : ranBranch(run, spec, ran.result, { elapsedMs, finishedAtMs, cancel });
   writeFileSync(join(spec.dir, "summary.json"), `${JSON.stringify(summaryRecord(branch))}\n`);
   writeFileSync(join(spec.dir, "result.md"), resultText(branch));
   return branch;
 }
 
-function branchOptions(run: Run, spec: BranchSpec, prompt: string, timeoutMs: number): RunOptions {
+function branchOptions(
+  run: Run,
+  spec: BranchSpec,
+  prompt: string,
+  timeoutMs: number,
+  cancel: AbortSignal,
+): RunOptions {
   return {
     preset: branchPreset(run, timeoutMs),
     objective: prompt,
@@ -98,27 +101,31 @@ function branchOptions(run: Run, spec: BranchSpec, prompt: string, timeoutMs: nu
       spec.routingEvent === "loop.start" ? undefined : joinedRoutingBasis(spec.routingEvent),
     env: run.opts.env,
     ...(run.opts.secretEnv && { secretEnv: run.opts.secretEnv }),
-    signal: AbortSignal.any([run.opts.signal, AbortSignal.timeout(timeoutMs)]),
+    signal: AbortSignal.any([run.opts.signal, AbortSignal.timeout(timeoutMs), cancel]),
     progress: (line) => run.progress(`[${spec.waveId} ${spec.branchId}] ${line}`),
   };
 }
 
-/** How a branch run ended: past its timeout (cut short, not stopped by the parent) it timed out. */
+/**
+ * How a branch run ended: stopped by the barrier, with its reason; past its timeout (cut short,
+ * not stopped by the parent) it timed out.
+ */
 function ranBranch(
   run: Run,
   spec: BranchSpec,
   result: RunResult,
-  elapsedMs: number,
-  finishedAtMs: number,
+  ended: { elapsedMs: number; finishedAtMs: number; cancel: AbortSignal },
 ): BranchResult {
+  const { elapsedMs, finishedAtMs, cancel } = ended;
   const { branch_timeout_ms: timeoutMs } = run.preset.config.parallel;
-  const timedOut =
-    !run.opts.signal.aborted && (elapsedMs >= timeoutMs || result.reason === "interrupted");
+  const stopped = !run.opts.signal.aborted && result.reason === "interrupted";
+  const cancelled = stopped && cancel.aborted ? String(cancel.reason) : undefined;
+  const timedOut = !run.opts.signal.aborted && (elapsedMs >= timeoutMs || stopped);
   const records = readJournal(result.journalFile).items.filter((r) => r.run === result.runId);
   const finished = records.findLast((r) => r.topic === "iteration.finish" && r.iteration === "1");
   return {
     spec,
-    stopReason: timedOut ? "backend_timeout" : result.reason,
+    stopReason: cancelled ?? (timedOut ? "backend_timeout" : result.reason),
     output: finished === undefined ? "" : fieldText(finished, "output"),
     elapsedMs,
     finishedAtMs,

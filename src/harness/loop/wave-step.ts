@@ -5,6 +5,7 @@
 // the preset's own rules: the event tool's checks run where the agent can change them.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { recordJoin } from "../control/wave-joins.js";
 import {
   dispatchBase,
   EXPLORE,
@@ -16,19 +17,16 @@ import {
 } from "../preset/parallel.js";
 import { allowedEvents, suggestedRoles } from "../preset/topology.js";
 import { isSystemTopic } from "../run-view.js";
+import { journalInvalid } from "./invalid-step.js";
 import type { Terminal } from "./judge.js";
 import type { Prompted } from "./prompt-step.js";
 import type { Emitted } from "./record-step.js";
 import { interruptedStop, overBudget, type Run, runtimeStop } from "./run-state.js";
 import { listenForControl } from "./start.js";
-import {
-  type BranchResult,
-  type BranchSpec,
-  branchSucceeded,
-  type RunBranch,
-  runBranch,
-} from "./wave-branch.js";
+import { awaitBranches } from "./wave-barrier.js";
+import type { BranchResult, BranchSpec, RunBranch } from "./wave-branch.js";
 import { joinedPayload, joinText, specText } from "./wave-files.js";
+import { type AggregateOutcome, waveVerdict } from "./wave-verdict.js";
 
 /** A terminal when the wave ends the run; undefined: no wave, or it joined (route on). */
 export async function waveStage(
@@ -49,12 +47,7 @@ export async function waveStage(
     isSystemTopic,
   });
   if (refused !== undefined) {
-    run.journal.system("event.invalid", iteration, {
-      recent_event: prompted.recentEvent,
-      emitted: last.topic,
-      suggested_roles: prompted.roles.join(","),
-      allowed_events: prompted.allowed.join(","),
-    });
+    journalInvalid(run, iteration, prompted, last.topic);
     run.view.refresh();
     run.progress(`iteration ${iteration}: ${last.topic} refused: ${refused}`);
     return undefined;
@@ -124,17 +117,13 @@ async function runWave(
   run.progress(
     `iteration ${iteration}: ${wave.trigger} opened ${waveId} with ${specs.length} branches`,
   );
-  const results = await Promise.all(
-    specs.map(async (spec) => {
-      const result = await runBranch(run, spec, start);
-      run.journal.system("wave.branch.finish", iteration, {
-        wave_id: waveId,
-        branch_id: spec.branchId,
-        stop_reason: result.stopReason,
-        elapsed_ms: String(result.elapsedMs),
-        output: result.output,
-      });
-      return result;
+  const { results, outcome } = await awaitBranches(run, specs, start, (result) =>
+    run.journal.system("wave.branch.finish", iteration, {
+      wave_id: waveId,
+      branch_id: result.spec.branchId,
+      stop_reason: result.stopReason,
+      elapsed_ms: String(result.elapsedMs),
+      output: result.output,
     }),
   );
   // The branches' runs pointed the operator's signal at their own inboxes as they ran.
@@ -161,7 +150,16 @@ async function runWave(
     concurrency_source: "agent",
   });
   // Branches held to what was left of a budget end `cost_budget`: the run stops on its budget.
-  return overBudget(run) ?? joinWave(run, iteration, prompted, wave, waveId, results, elapsedMs);
+  const joined = { waveId, results, outcome, elapsedMs };
+  return overBudget(run) ?? joinWave(run, iteration, prompted, wave, joined);
+}
+
+/** What the barrier came to. */
+interface Barrier {
+  waveId: string;
+  results: BranchResult[];
+  outcome: AggregateOutcome;
+  elapsedMs: number;
 }
 
 /** Each objective's branch: the roles its routing event suggests, and their events. */
@@ -183,35 +181,32 @@ function branchSpecs(
 }
 
 /**
- * The barrier's verdict (the public `wait_for_all`): a branch past its timeout times the wave
- * out, one that did not succeed fails it, and both stop the run; else the harness journals
- * the join and `<trigger>.joined` with the branches' results, which routes the next iteration.
+ * The barrier's verdict under the preset's aggregate mode (wave-verdict.ts): a wave that timed
+ * out or failed stops the run; else the harness journals the join and `<trigger>.joined` with
+ * the branches' results, which routes the next iteration.
  */
 function joinWave(
   run: Run,
   iteration: number,
   prompted: Prompted,
   wave: Wave,
-  waveId: string,
-  results: BranchResult[],
-  elapsedMs: number,
+  barrier: Barrier,
 ): Terminal | undefined {
+  const { waveId, results, outcome, elapsedMs } = barrier;
   run.journal.system("wave.aggregate", iteration, {
     wave_id: waveId,
-    mode: "wait_for_all",
-    satisfied_by_branch_id: "",
-    aggregate_timed_out: "false",
+    mode: outcome.mode,
+    satisfied_by_branch_id: outcome.satisfiedBy,
+    aggregate_timed_out: String(outcome.timedOut),
   });
-  const timedOut = results
-    .filter((r) => r.stopReason === "backend_timeout")
-    .map((r) => r.spec.branchId);
-  const failed = results.filter((r) => !branchSucceeded(r.stopReason)).map((r) => r.spec.branchId);
-  if (timedOut.length > 0 || failed.length > 0) {
-    const [topic, key, ids, reason] =
-      timedOut.length > 0
-        ? ["wave.timeout", "timed_out_branches", timedOut, "parallel_wave_timeout"]
-        : ["wave.failed", "failed_branches", failed, "parallel_wave_failed"];
-    run.journal.system(topic, iteration, { wave_id: waveId, [key]: ids.join(",") });
+  const ended = results.map((r) => ({ branchId: r.spec.branchId, stopReason: r.stopReason }));
+  const verdict = waveVerdict(outcome, ended);
+  if (verdict.kind !== "joined") {
+    const [topic, key, reason] =
+      verdict.kind === "timeout"
+        ? ["wave.timeout", "timed_out_branches", "parallel_wave_timeout"]
+        : ["wave.failed", "failed_branches", "parallel_wave_failed"];
+    run.journal.system(topic, iteration, { wave_id: waveId, [key]: verdict.branches.join(",") });
     return { complete: false, reason, fields: { iteration: String(iteration), wave_id: waveId } };
   }
   const joined = joinedTopicOf(wave.trigger);
@@ -231,11 +226,23 @@ function joinWave(
     ).join(","),
     elapsed_ms: String(elapsedMs),
   });
-  run.view.acceptJoin(waveId);
+  acceptJoin(run, waveId);
   run.journal.operator(joined, iteration, joinedPayload(waveId, results), "harness");
   run.view.refresh();
   run.progress(
     `iteration ${iteration}: ${waveId} joined (${results.length} branches, ${(elapsedMs / 1000).toFixed(1)}s); ${joined} journaled`,
   );
   return undefined;
+}
+
+/** The join is this harness's: it routes now, and after a resume (the private folder says so). */
+function acceptJoin(run: Run, waveId: string): void {
+  try {
+    recordJoin(run.privateRun, waveId);
+  } catch (err) {
+    run.progress(
+      `warning: ${waveId} could not be recorded as joined in ${run.privateRun.dir} (${err instanceof Error ? err.message : String(err)}): a resume would not route its joined event`,
+    );
+  }
+  run.view.acceptJoin(waveId);
 }

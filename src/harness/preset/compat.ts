@@ -66,7 +66,7 @@ const KNOWN: Record<string, readonly string[]> = {
   profiles: ["default"],
   hooks: ["pre_run", "pre_iteration", "post_iteration", "post_run", "strict", "timeout_ms"],
   chain_spawn: ["presets", "max_depth", "max_children"],
-  parallel: ["enabled", "max_branches", "branch_timeout_ms"],
+  parallel: ["enabled", "max_branches", "branch_timeout_ms", "aggregate"],
   // The metareview (metareview.ts); provider, agent, model, profile, trust_all_tools and
   // environment_policy belong to the public autoloop's SDK backends.
   review: [

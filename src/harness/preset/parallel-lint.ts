@@ -1,6 +1,7 @@
 // What `validate` says of a preset's parallel waves: a trigger in a role's emits that the
 // harness would refuse at every emit (waves off, an event the role may not emit, the
-// completion event), and a joined topic a role claims to emit. (A handoff of a joined event no
+// completion event), a joined topic a role claims to emit, and a `timeout` aggregate without
+// its deadline. (A handoff of a joined event no
 // trigger opens is topology-lint.ts's "an event no role emits".)
 import { dispatchBase, isJoinedTopic, isParallelTrigger, triggerRefusal } from "./parallel.js";
 import type { Preset } from "./preset.js";
@@ -36,6 +37,14 @@ export function parallelFindings(preset: Preset): ParallelFinding[] {
           expected: `a trigger the harness accepts (${refused})${isJoinedTopic(topic) ? ": remove it from emits" : fixOf(topic, parallel.enabled)}`,
         });
     }
+  const { mode, timeout_ms: timeoutMs } = parallel.aggregate;
+  if (parallel.enabled && mode === "timeout" && timeoutMs === 0)
+    out.push({
+      severity: "warning",
+      field: "parallel.aggregate.timeout_ms",
+      found: "0 (no deadline)",
+      expected: `milliseconds, 1 or more, for mode = "timeout": without it a wave waits for every branch`,
+    });
   return out;
 }
 

@@ -225,6 +225,18 @@ export const presetConfigSchema = z.looseObject({
       max_branches: z._default(int(1, "a number of branches, 1 or more (3 by default)"), 3),
       /** Each branch's wall-clock limit, in milliseconds. */
       branch_timeout_ms: z._default(int(1, "milliseconds, 1 or more (180000 by default)"), 180_000),
+      /**
+       * When a wave joins (the public `parallel.aggregate.*`): every branch (`wait_for_all`),
+       * the first that succeeds (`first_success`), or what ended by `timeout_ms` (`timeout`).
+       */
+      aggregate: z.prefault(
+        z.strictObject({
+          mode: z._default(z.enum(["wait_for_all", "first_success", "timeout"]), "wait_for_all"),
+          /** The wave's wall-clock limit in `timeout` mode; 0: none (it waits for all). */
+          timeout_ms: z._default(int(0, "milliseconds, 0 or more (0: no limit)"), 0),
+        }),
+        {},
+      ),
     }),
     {},
   ),

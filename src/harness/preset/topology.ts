@@ -121,3 +121,8 @@ export function allowedEvents(topology: Topology, roles: readonly string[]): str
   }
   return [...out];
 }
+
+/** Whether `topic` is one of `allowed` (an empty list allows every event). */
+export function eventAllowed(allowed: readonly string[], topic: string): boolean {
+  return allowed.length === 0 || allowed.includes(topic);
+}
