@@ -22,6 +22,7 @@ const KNOWN: Record<string, readonly string[]> = {
     "hook",
     "chain_spawn",
     "parallel",
+    "acceptance",
     // Topology keys, in a single-file preset.
     "name",
     "completion",
@@ -65,6 +66,7 @@ const KNOWN: Record<string, readonly string[]> = {
   hooks: ["pre_run", "pre_iteration", "post_iteration", "post_run", "strict", "timeout_ms"],
   chain_spawn: ["presets", "max_depth", "max_children"],
   parallel: ["enabled", "max_branches", "branch_timeout_ms"],
+  acceptance: ["verify_cmds", "verify_cmd", "criteria", "timeout"],
   // The metareview (metareview.ts); provider, agent, model, profile, trust_all_tools and
   // environment_policy belong to the public autoloop's SDK backends.
   review: [

@@ -248,6 +248,19 @@ export const presetConfigSchema = z.looseObject({
     {},
   ),
   /** Lifecycle hooks (hooks.ts); absent stays absent, so a preset without them digests as before. */
+  /**
+   * `[acceptance]`: commands a claimed completion must pass before it is accepted (the
+   * acceptance gate, accept-step.ts), also what `autoloop verify` runs again; lists may be
+   * the public autoloop's comma-separated text.
+   */
+  acceptance: z.optional(
+    z.looseObject({
+      verify_cmds: z.optional(z.union([z.array(z.string()), z.string()])),
+      verify_cmd: z.optional(z.string()),
+      criteria: z.optional(z.union([z.array(z.string()), z.string()])),
+      timeout: z.optional(durationMs),
+    }),
+  ),
   hooks: z.optional(legacyHooksSchema),
   hook: z.optional(z.array(hookEntrySchema)),
   tasks: z.prefault(z.looseObject({ prompt_budget_chars: z._default(z.int(), 4000) }), {}),
