@@ -155,6 +155,29 @@ describe("a read-only preset's role with a backend of its own", () => {
   });
 });
 
+describe("profiles on resume", () => {
+  it("applies the profiles the run started with, from its launch record", async () => {
+    const dir = tempDir();
+    const home = tempDir("autoloop-home-");
+    const user = join(home, ".config", "autoloops", "profiles", "mine", "pair");
+    mkdirSync(user, { recursive: true });
+    writeFileSync(join(user, "verifier.md"), "MINE: verify twice.");
+    const preset = twoRolePreset(dir);
+    const env = { HOME: home };
+    const args = ["--profile", "user:mine", "--no-default-profiles", "--max-iterations", "1"];
+    const r = await autoloop(["run", preset, "ship it", "--run-id", "r1", "--quiet", ...args], {
+      cwd: dir,
+      env,
+    });
+    expect(r.exitCode, r.stderr).toBe(3);
+    const resumed = await autoloop(["resume", "r1"], { cwd: dir, env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const verifier = journalOf(dir).filter((x) => x.topic === "iteration.start")[1];
+    expect(field(verifier, "prompt")).toContain("You verify.\nMINE: verify twice.");
+    expect(field(verifier, "prompt")).not.toContain("STRICT");
+  });
+});
+
 describe("profiles.default", () => {
   it("is refused at load (so by validate too) unless each spec is repo:<name> or user:<name>", () => {
     const dir = tempDir();
