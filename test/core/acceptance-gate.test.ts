@@ -1,7 +1,7 @@
 // The acceptance gate through `autoloop run` (real processes): a claimed completion parked,
 // checked by the preset's `[acceptance]` commands, held with the failures sent back to the
 // agent, accepted once they pass; the public autoloop's records, keys in its order.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { heldGuidance } from "../../src/harness/loop/acceptance.js";
@@ -157,6 +157,27 @@ describe("the acceptance gate", () => {
     expect(tail.slice(-3)).toEqual(["operator.guidance", "completion.held", "loop.stop"]);
     const stop = records.at(-1)!;
     expect(stop.shape === "system" ? stop.fields.reason : undefined).toBe("max_iterations");
+  }, 60_000);
+});
+
+describe("the acceptance gate's environment", () => {
+  it("runs the commands without the run's secrets, with the hooks' AUTOLOOP_* variables", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "agent.env"), "MY_TOKEN=s3cret-value\n", { mode: 0o600 });
+    const preset = gatedPreset(
+      dir,
+      `verify_cmds = ['test -z "$MY_TOKEN" && echo "run=$AUTOLOOP_RUN_ID iteration=$AUTOLOOP_ITERATION"']`,
+    );
+    const run = await autoloop(
+      ["run", preset, "Ship it", "--run-id", "r1", "--quiet", "--env-file", "agent.env"],
+      { cwd: dir },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    const command = journalOf(dir).find((r) => r.topic === "acceptance.command")!;
+    expect(command.shape === "system" && command.fields).toMatchObject({
+      exit_code: "0",
+      output_tail: "run=r1 iteration=1\n",
+    });
   }, 60_000);
 });
 
