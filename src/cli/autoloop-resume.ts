@@ -29,7 +29,7 @@ tasks and memory; its journal gets loop.resume. The run id may be a unique prefi
 What runs again comes from the run's launch record, which its harness kept in the
 run's private folder (outside the project): the same preset folder, work dir and
 objective, never a path from the registry beside the journal (the run's agent can
-write that). The resumed run gets the variables the run had at launch (by name, with
+write that), and the profiles it started with (--profile, --no-default-profiles). The resumed run gets the variables the run had at launch (by name, with
 their values from here), not all of yours; --env-file files are read again as for
 \`autoloop run\`. A preset whose settings changed since the run started (its
 command, arguments, environment, roles) is refused unless --accept-preset-changes.
@@ -119,6 +119,8 @@ export async function resumeCommand(argv: string[]): Promise<number> {
       trigger: "cli",
       objective: launch.objective,
       parentRunId: launch.parentRunId,
+      // Kept in the new launch record, so a second resume has them too.
+      profiles: { given: launch.profiles ?? [], noDefaults: launch.noDefaultProfiles ?? false },
       resume: {
         fromIteration: from,
         previousStopReason: stopReason,
@@ -213,11 +215,12 @@ async function samePreset(launch: LaunchRecord, acceptChanges: boolean): Promise
       `error: preset ${launch.preset} (${launch.presetDir}) changed since run ${launch.runId} started: its settings now run ${JSON.stringify([preset.config.backend.command, ...preset.config.backend.args].join(" "))}; check the change (the run's agent may have made it), then resume with --accept-preset-changes`,
       2,
     );
-  // The preset's default profiles, as a run of it gets them (a --profile given then is not kept).
-  const { applyProfiles } = await import("../harness/preset/profiles.js");
+  // The profiles the run started with: its launch record's choice (the run cannot write it).
+  const { activeProfiles, applyProfiles } = await import("../harness/preset/profiles.js");
+  const profiles = activeProfiles(preset, launch.profiles ?? [], launch.noDefaultProfiles ?? false);
   for (const w of applyProfiles(
     preset,
-    preset.config.profiles.default,
+    profiles,
     launch.workDir,
     "autoloop resume",
     launch.trigger,

@@ -104,6 +104,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     parentRunId: str(p, "parent-run-id") ?? "",
     runIdKnownNew: given === undefined,
     maxIterations: intOption(p, "max-iterations", "autoloop run"),
+    profiles: { given: list(p, "profile"), noDefaults: flag(p, "no-default-profiles") },
     env: { ...process.env, ...fileEnv },
     secretEnv: fileEnv,
     signal: stopOnSignals(),

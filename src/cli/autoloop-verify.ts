@@ -4,12 +4,8 @@ import { join } from "node:path";
 import { presetDigest } from "../harness/control/launch-record.js";
 import { findRun } from "../harness/control/operator-requests.js";
 import { readRuns } from "../harness/overview/runs.js";
-import {
-  checkCommands,
-  checkTimeoutMs,
-  runChecks,
-  type VerifyResult,
-} from "../harness/overview/verify.js";
+import { checkCommands, runChecks, type VerifyResult } from "../harness/overview/verify.js";
+import { acceptanceTimeoutMs } from "../harness/preset/acceptance.js";
 import { JournalWriter } from "../journal/append.js";
 import { journalTimestamp } from "../journal/codec.js";
 import { UserError } from "../util/errors.js";
@@ -93,7 +89,11 @@ export async function verifyCommand(argv: string[]): Promise<number> {
       2,
     );
   const acceptance = (preset.config as Record<string, unknown>).acceptance;
-  const result = await runChecks(runDir, checkCommands(acceptance), checkTimeoutMs(acceptance));
+  const result = await runChecks(
+    runDir,
+    checkCommands(acceptance),
+    acceptanceTimeoutMs(acceptance),
+  );
   new JournalWriter(journal).append({
     shape: "system",
     run: ref.runId,

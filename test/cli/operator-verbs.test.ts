@@ -1,6 +1,13 @@
 // The public autoloop's operator verbs through the `autoloop` CLI, over real runs of a
 // scripted `command` agent: loops, doctor, runs clean, config, capabilities, triage.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -301,15 +308,18 @@ describe("autoloop capabilities and triage", () => {
 describe("autoloop verify", () => {
   it("re-runs the preset's acceptance checks and journals the verdict", async () => {
     const ok = join(dir, "ok.flag");
+    // The check passes when the run completes (its acceptance gate runs it too), then the
+    // flag goes: what verify is for, a claim that no longer holds.
     const checked = scriptPreset(dir, {
       name: "checked",
-      script: 'exec "$AUTOLOOP_BIN" emit task.complete ok',
+      script: `touch ${JSON.stringify(ok)}; exec "$AUTOLOOP_BIN" emit task.complete ok`,
     });
     appendFileSync(
       join(checked, "autoloops.toml"),
       `[acceptance]\nverify_cmds = ["test -f ${ok}"]\n`,
     );
     expect((await al(["run", checked, "check me", "--run-id", "run-checked-1"])).exitCode).toBe(0);
+    rmSync(ok);
     const falseDone = await al(["verify"]);
     expect([falseDone.exitCode, falseDone.stdout]).toEqual([
       1,

@@ -4,8 +4,11 @@
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { agentCommand } from "../../src/harness/loop/agent-call.js";
+import { presetForRole } from "../../src/harness/loop/role-backend.js";
 import { loadPreset } from "../../src/harness/preset/preset.js";
 import { permissionFindings } from "../../src/harness/preset/topology-lint.js";
+import { runPaths } from "../../src/harness/run-paths.js";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { field, journalOf } from "../helpers/journal.js";
 
@@ -152,6 +155,109 @@ describe("a read-only preset's role with a backend of its own", () => {
           "arguments that hold claude to the run's state dir, since the preset publishes REPORT.md and should change nothing else",
       },
     ]);
+  });
+});
+
+describe("models and kinds", () => {
+  /** A preset on `claude` with a model, and roles on the other CLIs and on a plain command. */
+  function modelPreset(dir: string): string {
+    const preset = join(dir, "models");
+    mkdirSync(preset);
+    writeFileSync(
+      join(preset, "autoloops.toml"),
+      '[event_loop]\nmax_iterations = 1\n[backend]\ncommand = "claude"\nmodel = "opus"\n',
+    );
+    writeFileSync(
+      join(preset, "topology.toml"),
+      `[[role]]
+id = "builder"
+prompt = "b"
+
+[[role]]
+id = "coder"
+prompt = "c"
+backend_kind = "codex"
+backend_model = "gpt-5"
+
+[[role]]
+id = "critic"
+prompt = "r"
+backend_kind = "gemini"
+backend_model = "pro"
+backend_args = ["-m", "flash"]
+
+[[role]]
+id = "scripted"
+prompt = "s"
+backend_command = "./agent.sh"
+backend_model = "x"
+`,
+    );
+    return preset;
+  }
+
+  it("passes backend.model and a role's backend_model with the CLI's flag; backend_kind selects the CLI", () => {
+    const dir = tempDir();
+    const preset = loadPreset(modelPreset(dir));
+    const paths = runPaths(dir, "r1", preset.config, {});
+    const argv = (role: string) => {
+      const own = presetForRole(preset, role) ?? preset;
+      const a = agentCommand(own, paths, "r1");
+      return { agent: a.agent.id, command: a.command, args: a.args };
+    };
+    expect(argv("builder")).toMatchObject({ agent: "claude", command: "claude" });
+    expect(argv("builder").args.slice(-2)).toEqual(["--model", "opus"]);
+    expect(argv("coder")).toMatchObject({ agent: "codex", command: "codex" });
+    expect(argv("coder").args.join(" ")).toContain("--model gpt-5");
+    // The role's own args choose the model: the flag is not passed twice.
+    expect(argv("critic").agent).toBe("gemini");
+    expect(argv("critic").args.join(" ")).toContain("-m flash");
+    expect(argv("critic").args).not.toContain("pro");
+    expect(argv("scripted")).toMatchObject({ agent: "command", command: "./agent.sh" });
+    expect(argv("scripted").args).not.toContain("x");
+    expect(preset.warnings).toEqual([
+      'role[3].backend_model (role "scripted") (the role\'s ACP model; pass a model flag in backend_args) is not implemented here and is ignored: agent.sh is a command backend',
+    ]);
+  });
+
+  it("records the model flag in backend.start when the run launches the CLI", async () => {
+    const dir = tempDir();
+    const preset = modelPreset(dir);
+    writeFileSync(join(preset, "topology.toml"), '[[role]]\nid = "builder"\nprompt = "b"\n');
+    // A stand-in named like the CLI, so the harness speaks claude's grammar to it.
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    script(bin, "claude", "exit 0");
+    const r = await autoloop(["run", preset, "go", "--quiet"], {
+      cwd: dir,
+      env: { PATH: `${bin}:${process.env.PATH}` },
+    });
+    expect(r.stderr).not.toContain("model");
+    const start = journalOf(dir).find((x) => x.topic === "backend.start");
+    expect(JSON.parse(field(start, "args")).slice(-2)).toEqual(["--model", "opus"]);
+  });
+});
+
+describe("profiles on resume", () => {
+  it("applies the profiles the run started with, from its launch record", async () => {
+    const dir = tempDir();
+    const home = tempDir("autoloop-home-");
+    const user = join(home, ".config", "autoloops", "profiles", "mine", "pair");
+    mkdirSync(user, { recursive: true });
+    writeFileSync(join(user, "verifier.md"), "MINE: verify twice.");
+    const preset = twoRolePreset(dir);
+    const env = { HOME: home };
+    const args = ["--profile", "user:mine", "--no-default-profiles", "--max-iterations", "1"];
+    const r = await autoloop(["run", preset, "ship it", "--run-id", "r1", "--quiet", ...args], {
+      cwd: dir,
+      env,
+    });
+    expect(r.exitCode, r.stderr).toBe(3);
+    const resumed = await autoloop(["resume", "r1"], { cwd: dir, env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const verifier = journalOf(dir).filter((x) => x.topic === "iteration.start")[1];
+    expect(field(verifier, "prompt")).toContain("You verify.\nMINE: verify twice.");
+    expect(field(verifier, "prompt")).not.toContain("STRICT");
   });
 });
 

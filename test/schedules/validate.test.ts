@@ -310,6 +310,27 @@ describe("a preset's topology, as validate sees it", () => {
     ]);
   });
 
+  it("warns of a metareview that can complete the run past the acceptance gate, and of a model a command backend is not passed", () => {
+    write(
+      "presets/report/autoloops.toml",
+      '[event_loop]\ncompletion_event = "task.complete"\n[backend]\ncommand = "claude"\n[review]\n[acceptance]\nverify_cmds = ["npm test"]\n',
+    );
+    write(
+      "presets/report/topology.toml",
+      `${role("writer", ["task.complete"])}backend_command = "./agent.sh"\nbackend_model = "opus"\n[handoff]\n"loop.start" = ["writer"]\n`,
+    );
+    write(
+      "schedules/a.toml",
+      schedule("weekly", 'preset = "report"').replace('preset = "autofix"\n', ""),
+    );
+    const { problems, warnings } = validate();
+    expect(problems).toEqual([]);
+    expect(warnings).toEqual([
+      "presets/report/autoloops.toml: review.enabled: found true, with 1 [acceptance] command(s); expected no metareview, or one trusted to end the run: its EXIT or TAKEOVER completes the run without the acceptance gate (as in the public autoloop)",
+      'presets/report/topology.toml: role "writer".backend_model: found "opus" for "./agent.sh", a command backend; expected claude, codex or gemini (backend_kind), which take a model flag, or the model\'s flag in backend_args: a command backend is not passed one',
+    ]);
+  });
+
   it("refuses a schedule whose set the preset does not take", () => {
     write(
       "presets/report/topology.toml",

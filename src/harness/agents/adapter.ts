@@ -59,6 +59,11 @@ export interface AgentAdapter<Id extends string = string> {
     skip?: (args: readonly string[], env: NodeJS.ProcessEnv) => boolean;
   };
   /**
+   * The CLI's model flags (`backend.model`, a role's `backend_model`): the first is passed,
+   * any of them in the preset's args chooses the model itself. Unset: the CLI has none.
+   */
+  modelFlags?: readonly string[];
+  /**
    * Args that let a sandboxed agent write the run's state (journal, tasks) when that lives
    * outside its working folder (worktree isolation, a shared state dir).
    */

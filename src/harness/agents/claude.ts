@@ -133,6 +133,7 @@ export const claude: AgentAdapter<"claude"> = {
   npmPackage: "@anthropic-ai/claude-code",
   mode: ["-p"],
   modeAliases: ["-p", "--print"],
+  modelFlags: ["--model"],
   defaults: [
     {
       args: ["--output-format", "stream-json", "--verbose"],

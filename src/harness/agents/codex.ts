@@ -81,6 +81,7 @@ export const codex: AgentAdapter<"codex"> = {
   npmPackage: "@openai/codex",
   mode: ["exec"],
   modeAliases: ["exec", "e"],
+  modelFlags: ["--model", "-m"],
   defaults: [
     {
       args: ["--sandbox", "workspace-write"],

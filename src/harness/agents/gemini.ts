@@ -125,6 +125,7 @@ export const gemini: AgentAdapter<"gemini"> = {
   // A leading `-p` is claude's print mode in presets written for claude: the harness gives
   // gemini its prompt itself.
   modeAliases: ["-p"],
+  modelFlags: ["--model", "-m"],
   replaced: { "--dangerously-skip-permissions": ["--approval-mode", "yolo"] },
   defaults: [
     {

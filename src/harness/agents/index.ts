@@ -18,6 +18,10 @@ export type { AgentFailureReason } from "./stream.js";
 
 export const AGENT_IDS = Object.keys(AGENTS) as AgentId[];
 
+/** A backend kind naming one of the CLIs the harness knows (`claude`, `codex`, `gemini`). */
+export const isCliAgent = (kind: unknown): kind is Exclude<AgentId, "command"> =>
+  typeof kind === "string" && kind !== "command" && Object.hasOwn(AGENTS, kind);
+
 /** The adapter for a backend: `backend.agent` when given, else the command's file name. */
 export function resolveAgent(backend: {
   agent?: AgentId | undefined;
@@ -54,6 +58,18 @@ export function agentArgs(agent: AgentAdapter, presetArgs: readonly string[]): s
     .filter((d) => !d.unless.some((flag) => given.has(flag)))
     .flatMap((d) => d.args);
   return [...agent.mode, ...defaults, ...own];
+}
+
+/** The CLI's model flag for `model`, unless the preset's args already choose one. */
+export function modelArgs(
+  agent: AgentAdapter,
+  model: string | undefined,
+  presetArgs: readonly string[],
+): string[] {
+  const flags = agent.modelFlags;
+  if (model === undefined || flags === undefined) return [];
+  const chosen = presetArgs.some((a) => flags.includes(flagOf(a) ?? ""));
+  return chosen ? [] : [flags[0]!, model];
 }
 
 /** Where the prompt goes: the preset's choice, else the adapter's. */

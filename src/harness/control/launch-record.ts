@@ -24,6 +24,9 @@ const launchRecordSchema = z.object({
   maxIterations: z.int().check(z.nonnegative()),
   createdAt: z.string(),
   envNames: z.array(z.string()),
+  /** `--profile` and `--no-default-profiles` as given (absent in older records: none). */
+  profiles: z.optional(z.array(z.string())),
+  noDefaultProfiles: z.optional(z.boolean()),
   pid: z.int().check(z.positive()),
   host: z.string(),
 });

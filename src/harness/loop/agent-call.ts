@@ -3,7 +3,13 @@
 // the words that say why it failed.
 import { dirname } from "node:path";
 import { type AgentInvocation, type AgentResult, runAgent } from "../agents/backend.js";
-import { type AgentAdapter, agentArgs, promptModeFor, resolveAgent } from "../agents/index.js";
+import {
+  type AgentAdapter,
+  agentArgs,
+  modelArgs,
+  promptModeFor,
+  resolveAgent,
+} from "../agents/index.js";
 import type { AgentStream, StreamReport } from "../agents/stream.js";
 import type { AgentUsage } from "../agents/usage.js";
 import type { Preset } from "../preset/preset.js";
@@ -38,6 +44,7 @@ export function agentCommand(
   const presetArgs = [...(backend.agent_args[agent.id] ?? []), ...backend.args];
   const args = [
     ...agentArgs(agent, presetArgs).map((a) => substitute(a, paths, runId, preset.dir)),
+    ...modelArgs(agent, backend.model, presetArgs),
     // Codex's sandbox writes only inside its workspace, which a preset may move (`--cd`).
     ...(agent.writableDir?.(dirname(paths.journalFile)) ?? []),
   ];

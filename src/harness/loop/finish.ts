@@ -5,7 +5,6 @@ import { journalTimestamp } from "../../journal/codec.js";
 import { type OutcomeClass, stopReasonClass } from "../../journal/stop-reasons.js";
 import { writeEndRecord } from "../control/end-record.js";
 import { endRunWorktree, worktreeNote } from "../worktree/run.js";
-import { journalAcceptance } from "./acceptance.js";
 import { spendFields, spentFigures } from "./budget.js";
 import { removeEventTool } from "./event-tool.js";
 import type { Terminal } from "./judge.js";
@@ -21,8 +20,8 @@ export function finish(run: Run, t: Terminal): RunResult {
   listenForControl(undefined);
   run.reaper.close();
   removeEventTool(paths);
-  // The public order: the claim accepted, then what a completion releases, then its record.
-  if (t.complete) journalAcceptance(journal.system, completed, t.reason);
+  // The public order: the claim accepted (accept-step.ts), then what a completion releases,
+  // then its record.
   const publish = preset.config.outputs.publish;
   if (t.complete && publish.length > 0)
     journal.system(

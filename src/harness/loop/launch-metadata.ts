@@ -8,6 +8,7 @@ import { type LaunchRecord, presetDigest, writeLaunchRecord } from "../control/l
 import { makePrivateRunDir, privateRunPaths } from "../control/private-run.js";
 import { controlPaths, publishCapabilities } from "../control/requests.js";
 import type { Preset } from "../preset/preset.js";
+import type { ProfileChoice } from "../preset/profiles.js";
 import type { RunPaths } from "../run-paths.js";
 import { reviewEvery } from "./metareview.js";
 import type { RegistryRecord } from "./registry.js";
@@ -23,6 +24,7 @@ export interface LaunchMetadata {
   parentRunId: string;
   maxIterations: number;
   paths: RunPaths;
+  profiles?: ProfileChoice;
   /** Set once the run's worktree exists (worktree isolation). */
   worktree?: { name: string; path: string };
 }
@@ -181,5 +183,7 @@ function launchRecord(
     maxIterations: m.maxIterations,
     createdAt: m.createdAt,
     envNames: Object.keys(env).filter((name) => env[name] !== undefined),
+    profiles: m.profiles?.given ?? [],
+    noDefaultProfiles: m.profiles?.noDefaults ?? false,
   };
 }

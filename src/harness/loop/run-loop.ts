@@ -1,6 +1,8 @@
 // The harness loop: a run opened, then each iteration's stages in turn (review → prompt →
-// agent call → record → route: judge, ask), until one of them ends the run. Every stage is a
-// function of the run (`run-state.ts`); a new step of an iteration is one more line here.
+// agent call → record → route: judge, ask → accept: a claimed completion's gate), until one
+// of them ends the run. Every stage is a function of the run (`run-state.ts`); a new step of
+// an iteration is one more line here.
+import { acceptStage } from "./accept-step.js";
 import { agentStage } from "./agent-step.js";
 import { emitHookStage } from "./emit-hook-step.js";
 import { finish } from "./finish.js";
@@ -73,8 +75,9 @@ async function runIteration(run: Run, iteration: number): Promise<Terminal | und
   const { emitted } = hooked;
   const waved = await waveStage(run, iteration, held.prompted, emitted, runLoop);
   const routed = waved ?? (await routeStage(run, iteration, turn, emitted));
-  const after = await postIterationStage(run, moment, routed);
-  return routed ?? after;
+  const accepted = await acceptStage(run, iteration, routed);
+  const after = await postIterationStage(run, moment, accepted);
+  return accepted ?? after;
 }
 /** Before an iteration: a stop already due (a signal, the runtime), then the operator's news. */
 function beforeIteration(run: Run): Terminal | undefined {

@@ -8,6 +8,7 @@ import type { ControlInbox } from "../control/inbox.js";
 import type { PrivateRunPaths } from "../control/private-run.js";
 import type { ControlRequest } from "../control/requests.js";
 import type { Preset } from "../preset/preset.js";
+import type { ProfileChoice } from "../preset/profiles.js";
 import type { RunPaths } from "../run-paths.js";
 import type { RunView } from "../run-view.js";
 import { blockingTasks } from "../tasks/materialize.js";
@@ -42,6 +43,8 @@ export interface RunOptions {
     addIterations: number;
     createdAt: string;
   };
+  /** The profiles the operator chose (`--profile`, `--no-default-profiles`), for `resume`. */
+  profiles?: ProfileChoice;
   /** A wave's branch: the agent works here (the parent's checkout), not in `workDir`. */
   agentDir?: string;
   /** A wave's branch: the event its first iteration routes from, journaled after `loop.start`. */

@@ -135,6 +135,7 @@ function launchMetadata(
     maxIterations,
     paths,
     createdAt: opts.resume?.createdAt ?? journalTimestamp(),
+    ...(opts.profiles && { profiles: opts.profiles }),
     ...(worktree && { worktree: { name: worktree.run_id, path: worktree.worktree_path } }),
   };
 }

@@ -3,7 +3,7 @@
 // as the public autoloop's post-fire verifier does. The commands come from the operator's
 // preset, never from anything the run wrote.
 import { spawn } from "node:child_process";
-import { parseDuration } from "../../util/duration.js";
+import { criterionChecks, gateCommands } from "../preset/acceptance.js";
 
 export type Reconcile = "confirmed" | "false_done" | "unverifiable";
 
@@ -19,39 +19,9 @@ export interface VerifyResult {
   failures: VerifyFailure[];
 }
 
-const strings = (value: unknown): string[] => {
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
-  // The public config flattens lists to comma-separated text.
-  return typeof value === "string"
-    ? value
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [];
-};
-
-/** The check commands of an `[acceptance]` table, in the public autoloop's order. */
+/** Every check command of an `[acceptance]` table, in the public autoloop's order. */
 export function checkCommands(acceptance: unknown): string[] {
-  const a = (typeof acceptance === "object" && acceptance !== null ? acceptance : {}) as Record<
-    string,
-    unknown
-  >;
-  const cmds = strings(a.verify_cmds);
-  if (typeof a.verify_cmd === "string" && a.verify_cmd.trim() !== "")
-    cmds.push(a.verify_cmd.trim());
-  for (const criterion of strings(a.criteria)) {
-    const at = criterion.indexOf("::");
-    const check = at < 0 ? "" : criterion.slice(at + 2).trim();
-    if (check !== "") cmds.push(check);
-  }
-  return cmds;
-}
-
-/** `[acceptance] timeout` (milliseconds or a duration), default 5 minutes. */
-export function checkTimeoutMs(acceptance: unknown): number {
-  const t = (acceptance as Record<string, unknown> | undefined)?.timeout;
-  if (typeof t === "number" && t > 0) return t;
-  return (typeof t === "string" ? parseDuration(t) : undefined) ?? 300_000;
+  return [...gateCommands(acceptance), ...criterionChecks(acceptance).map((c) => c.check)];
 }
 
 export function reconcile(ranChecks: number, failures: number): Reconcile {

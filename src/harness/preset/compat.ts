@@ -1,7 +1,7 @@
 // Presets written for the public autoloop: what this harness does not implement is named in
-// a warning (never refused, never silently ignored), and backend kinds other than "command"
-// run their CLI as a command.
-import { AGENT_IDS } from "../agents/index.js";
+// a warning (never refused, never silently ignored), backend kinds other than "command" run
+// their CLI as a command, and a kind naming one of our CLIs (claude, codex, gemini) selects it.
+import { AGENT_IDS, isCliAgent, resolveAgent } from "../agents/index.js";
 import { EVIDENCE_TYPES } from "./evidence.js";
 import { idleMutation } from "./hook-mutation.js";
 
@@ -24,6 +24,7 @@ const KNOWN: Record<string, readonly string[]> = {
     "hook",
     "chain_spawn",
     "parallel",
+    "acceptance",
     // Topology keys, in a single-file preset.
     "name",
     "completion",
@@ -53,6 +54,7 @@ const KNOWN: Record<string, readonly string[]> = {
     "timeout_ms",
     "kill_grace_ms",
     "env",
+    "model",
     // The public autoloop's opt-in for AUTOLOOP_USAGE_FILE; here a command backend always has it.
     "usage_from",
   ],
@@ -67,6 +69,7 @@ const KNOWN: Record<string, readonly string[]> = {
   hooks: ["pre_run", "pre_iteration", "post_iteration", "post_run", "strict", "timeout_ms"],
   chain_spawn: ["presets", "max_depth", "max_children"],
   parallel: ["enabled", "max_branches", "branch_timeout_ms", "aggregate"],
+  acceptance: ["verify_cmds", "verify_cmd", "criteria", "timeout"],
   // The metareview (metareview.ts); provider, agent, model, profile, trust_all_tools and
   // environment_policy belong to the public autoloop's SDK backends.
   review: [
@@ -97,6 +100,7 @@ const WHAT: Record<string, string> = {
 const FALLBACK_COMMAND: Record<string, string> = { "claude-sdk": "claude", pi: "pi" };
 
 const isAgentId = (v: string): boolean => (AGENT_IDS as readonly string[]).includes(v);
+const hasModelFlag = (command: string) => resolveAgent({ command }).modelFlags !== undefined;
 
 const isTable = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -109,11 +113,19 @@ const isTable = (v: unknown): v is Record<string, unknown> =>
 export function adaptReferenceConfig(raw: Record<string, unknown>, singleFile = false): string[] {
   const warnings: string[] = [];
   const backend = raw.backend;
+  // Our extension: a kind naming one of our CLIs selects it (its grammar, and its command).
+  if (isTable(backend) && isCliAgent(backend.kind)) {
+    backend.agent ??= backend.kind;
+    backend.command ??= backend.kind;
+    backend.kind = "command";
+  }
   if (isTable(backend) && typeof backend.kind === "string" && backend.kind !== "command") {
     const kind = backend.kind;
     backend.command ??= FALLBACK_COMMAND[kind];
     backend.kind = "command";
-    const dropped = ["provider", "trust_all_tools", "model"].filter(
+    // The model goes with the CLI's flag when the command is one of ours (claude-sdk: claude).
+    const modelFlag = typeof backend.command === "string" && hasModelFlag(backend.command);
+    const dropped = ["provider", "trust_all_tools", ...(modelFlag ? [] : ["model"])].filter(
       (k) => backend[k] !== undefined,
     );
     warnings.push(
@@ -198,6 +210,7 @@ const ROLE_KEYS = [
   "prompt_file",
   "description",
   "backend_command",
+  "backend_model",
   "backend_args",
   "backend_prompt_mode",
   "backend_timeout_ms",
@@ -207,7 +220,6 @@ const ROLE_KEYS = [
 const ROLE_BACKEND_WHAT: Record<string, string> = {
   backend_provider: "the role's ACP provider",
   backend_agent: "the role's ACP agent mode",
-  backend_model: "the role's ACP model; pass a model flag in backend_args",
   backend_profile: "the role's Hermes profile",
 };
 
@@ -231,7 +243,7 @@ function roleWarnings(role: unknown, i: number): string[] {
   for (const [key, value] of Object.entries(role)) {
     if (ROLE_KEYS.includes(key) && key !== "backend_prompt_mode") continue;
     if (key === "backend_kind") {
-      if (value !== "command")
+      if (value !== "command" && !isCliAgent(value))
         out.push(
           `${at}.backend_kind = ${JSON.stringify(value)}${who} is not implemented here; the role runs ${role.backend_command === undefined ? "backend.command" : "its backend_command"} as a command backend instead`,
         );

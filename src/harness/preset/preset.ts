@@ -8,6 +8,7 @@ import { type FieldProblem, UserError, ValidationError } from "../../util/errors
 import { bundledPresetsDir } from "../../util/package-root.js";
 import { parseTomlBytes, schemaProblems } from "../../util/toml-input.js";
 import { adaptReferenceConfig, adaptReferenceTopology } from "./compat.js";
+import { modelWarnings } from "./model-lint.js";
 import {
   type PresetConfig,
   presetConfigSchema,
@@ -169,6 +170,7 @@ export function loadPreset(dir: string, sets: readonly string[] = []): Preset {
   }
   const prompts = topoData.role.map((role, i) => readRolePrompt(dir, topologyFile, i, role));
   const topology = buildTopology(topoData, prompts, topologyFile);
+  warnings.push(...modelWarnings(config, topology));
   return {
     name: basename(dir),
     dir,
@@ -193,6 +195,8 @@ function loadPresetFile(file: string, sets: readonly string[]): Preset {
     config.event_loop.completion_event = topoData.completion;
   const dir = dirname(file);
   const prompts = topoData.role.map((role, i) => readRolePrompt(dir, file, i, role));
+  const topology = buildTopology(topoData, prompts, file);
+  warnings.push(...modelWarnings(config, topology));
   return {
     name:
       typeof raw.name === "string" && PRESET_NAME.test(raw.name)
@@ -200,7 +204,7 @@ function loadPresetFile(file: string, sets: readonly string[]): Preset {
         : basename(file, ".toml"),
     dir,
     config,
-    topology: buildTopology(topoData, prompts, file),
+    topology,
     harnessInstructions: harnessInstructions(dir, raw),
     warnings,
   };

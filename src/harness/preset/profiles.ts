@@ -32,6 +32,12 @@ export function profileDir(spec: ProfileSpec, workDir: string, home = homedir())
 }
 
 /** The specs in force: `profiles.default` (unless turned off), then the command line's. */
+/** The operator's choice for a run: the profiles given, and whether the defaults are left out. */
+export interface ProfileChoice {
+  given: string[];
+  noDefaults: boolean;
+}
+
 export function activeProfiles(
   preset: Preset,
   cli: readonly string[],

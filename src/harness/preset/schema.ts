@@ -92,6 +92,8 @@ export const presetConfigSchema = z.looseObject({
     /** Which CLI grammar to use; by default the command's file name picks it ("command" otherwise). */
     agent: z.optional(z.enum(AGENT_IDS as [AgentId, ...AgentId[]])),
     args: strings(),
+    /** The model, passed with the CLI's own flag (claude, codex, gemini; a command has none). */
+    model: z.optional(z.string().check(z.minLength(1, 'a model id such as "opus"'))),
     /** Args for one agent only, so switching `backend.command` never passes another CLI's flags. */
     agent_args: z.prefault(
       z.strictObject(
@@ -260,6 +262,19 @@ export const presetConfigSchema = z.looseObject({
     {},
   ),
   /** Lifecycle hooks (hooks.ts); absent stays absent, so a preset without them digests as before. */
+  /**
+   * `[acceptance]`: commands a claimed completion must pass before it is accepted (the
+   * acceptance gate, accept-step.ts), also what `autoloop verify` runs again; lists may be
+   * the public autoloop's comma-separated text.
+   */
+  acceptance: z.optional(
+    z.looseObject({
+      verify_cmds: z.optional(z.union([z.array(z.string()), z.string()])),
+      verify_cmd: z.optional(z.string()),
+      criteria: z.optional(z.union([z.array(z.string()), z.string()])),
+      timeout: z.optional(durationMs),
+    }),
+  ),
   hooks: z.optional(legacyHooksSchema),
   hook: z.optional(z.array(hookEntrySchema)),
   tasks: z.prefault(z.looseObject({ prompt_budget_chars: z._default(z.int(), 4000) }), {}),
@@ -324,10 +339,10 @@ export type PresetConfig = z.output<typeof presetConfigSchema>;
 const promptMode = z.enum(["arg", "stdin", "file"]);
 
 /**
- * A `[[role]]`. The `backend_*` overrides this harness runs (command, args, prompt mode,
- * timeout) are typed; the reference's others (`backend_kind`, `backend_provider`,
- * `backend_agent`, `backend_model`, `backend_profile`) and any other key are named in a
- * warning by compat.ts, never refused.
+ * A `[[role]]`. The `backend_*` overrides this harness runs (command, model, kind, args,
+ * prompt mode, timeout) are typed; the reference's others (`backend_provider`,
+ * `backend_agent`, `backend_profile`) and any other key are named in a warning by compat.ts,
+ * never refused.
  */
 export const roleSchema = z.looseObject({
   id: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, "a role id (letters, digits, _ -)")),
@@ -336,6 +351,9 @@ export const roleSchema = z.looseObject({
   prompt_file: z.optional(z.string()),
   description: z.optional(z.string()),
   backend_command: z.optional(z.string().check(z.minLength(1, "the role's agent CLI"))),
+  backend_model: z.optional(z.string().check(z.minLength(1, 'a model id such as "opus"'))),
+  /** `claude`, `codex` or `gemini` selects that CLI; the public autoloop's others are warned of. */
+  backend_kind: z.optional(z.string()),
   backend_args: z.optional(z.array(z.string())),
   backend_prompt_mode: z.optional(promptMode),
   backend_timeout_ms: z.optional(int(1, "milliseconds, 1 or more")),

@@ -1,5 +1,6 @@
 // Multi-role topology: which roles should act after an event, and which events they may emit.
 import { type FieldProblem, ValidationError } from "../../util/errors.js";
+import { type AgentId, isCliAgent } from "../agents/index.js";
 import { blockedTopicOf, type Gate } from "./evidence.js";
 import { joinedRoutingBasis } from "./parallel.js";
 import type { TopologyFile } from "./schema.js";
@@ -7,6 +8,9 @@ import type { TopologyFile } from "./schema.js";
 /** A role's own backend settings (the reference's `backend_*` keys), over `backend.*`. */
 export interface RoleBackend {
   command?: string | undefined;
+  /** `backend_kind` naming one of our CLIs: its grammar, and its command unless one is given. */
+  agent?: Exclude<AgentId, "command"> | undefined;
+  model?: string | undefined;
   args?: string[] | undefined;
   prompt_mode?: "arg" | "stdin" | "file" | undefined;
   timeout_ms?: number | undefined;
@@ -94,6 +98,8 @@ export function buildTopology(file: TopologyFile, prompts: string[], fileName: s
 function roleBackend(role: TopologyFile["role"][number]): RoleBackend | undefined {
   const backend: RoleBackend = {
     command: role.backend_command,
+    agent: isCliAgent(role.backend_kind) ? role.backend_kind : undefined,
+    model: role.backend_model,
     args: role.backend_args,
     prompt_mode: role.backend_prompt_mode,
     timeout_ms: role.backend_timeout_ms,

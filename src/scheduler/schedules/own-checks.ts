@@ -3,7 +3,9 @@
 
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { acceptanceFindings } from "../../harness/preset/acceptance-lint.js";
 import { hookFindings } from "../../harness/preset/hooks-lint.js";
+import { modelFindings } from "../../harness/preset/model-lint.js";
 import { loadPreset } from "../../harness/preset/preset.js";
 import { spawnFindings } from "../../harness/preset/spawn-presets.js";
 import {
@@ -319,9 +321,13 @@ function checkPreset(dir: string, sets: readonly string[]): PresetCheck {
         ...permissionFindings(preset),
         ...hookFindings(preset.config),
         ...spawnFindings(preset, undefined, {}),
+        ...acceptanceFindings(preset),
+        ...modelFindings(preset),
       ].map((f) => ({
         ...f,
-        file: /^(event_loop|backend|hooks?)[.[]|^chain_spawn/.test(f.field) ? files[0]! : topology,
+        file: /^(event_loop|backend|hooks?|acceptance|review)[.[]|^chain_spawn/.test(f.field)
+          ? files[0]!
+          : topology,
       }));
       found = { findings };
     } catch (err) {
