@@ -293,7 +293,7 @@ describe("parallel waves in autoloop run", () => {
         expect(r.exitCode).toBe(130);
         expect(field(journalOf(dir).at(-1), "reason")).toBe("interrupted");
       }
-      await waitFor(() => !pids.some(isProcessAlive), "the branches' agents to be gone", 10_000);
+      await waitFor(() => !pids.some(isProcessAlive), "the branches' agents to be gone", 30_000);
     },
     60_000,
   );
