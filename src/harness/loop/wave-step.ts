@@ -126,7 +126,7 @@ async function runWave(
   );
   const results = await Promise.all(
     specs.map(async (spec) => {
-      const result = await runBranch(run, spec, start);
+      const result = await runBranch(run, spec, start, specs.length);
       run.journal.system("wave.branch.finish", iteration, {
         wave_id: waveId,
         branch_id: spec.branchId,
