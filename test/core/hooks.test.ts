@@ -114,6 +114,14 @@ describe("hooks in autoloop run", () => {
     expect(readFileSync(join(dir, ".autoloop/journal.jsonl"), "utf8")).not.toContain("sk-hook");
   });
 
+  it("gives a hook, which runs the run's own code, no AUTOLOOP_OPERATOR_DIR", async () => {
+    const { dir, env } = setup();
+    const preset = presetIn(dir, `[hooks]\npre_run = "echo op=$AUTOLOOP_OPERATOR_DIR"\n`);
+    const run = await autoloop(["run", preset, "go"], { cwd: dir, env });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(field(hookRecords(journalOf(dir))[0], "output")).toBe("op=");
+  });
+
   it("suspends the run on a failing suspend hook; clear-suspend drops the state, resume goes on", async () => {
     const { dir, env } = setup();
     const ok = join(dir, "approved");
