@@ -68,3 +68,11 @@ export function withoutCommands<L extends Layer>(layer: L): L {
     });
   return { ...layer, values };
 }
+
+/** Whether a dotted key (`autoloop config set --repo`) is one the repo override never applies. */
+export function isRepoCommandKey(key: string): boolean {
+  return (
+    (COMMAND_KEYS as readonly string[]).some((k) => key === k || key.startsWith(`${k}.`)) ||
+    /^role\.(\d+\.)?backend_(command|args)$/.test(key)
+  );
+}
