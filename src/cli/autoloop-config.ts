@@ -15,6 +15,7 @@ import {
   userConfigPath,
   userOverridePath,
 } from "../harness/preset/layers.js";
+import { isRepoCommandKey } from "../harness/preset/repo-override-commands.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { formatProblem, UserError } from "../util/errors.js";
 import { flag, parse, str } from "./common.js";
@@ -167,6 +168,11 @@ async function change(p: Parsed, verb: "set" | "unset"): Promise<number> {
   if (verb === "set" && layer.name === "repo override" && /^hooks?\./.test(key))
     throw new UserError(
       `autoloop config set: ${key} in the repo override ${layer.file} would never run: a hook runs as you, and that file lies where runs write; set it with --user (your override of the preset) or in the preset`,
+      1,
+    );
+  if (verb === "set" && layer.name === "repo override" && isRepoCommandKey(key))
+    throw new UserError(
+      `autoloop config set: ${key} in the repo override ${layer.file} would never apply: it chooses what runs as you, and that file lies where runs write; set it with --user (your override of the preset) or in the preset`,
       1,
     );
   const values = structuredClone(layer.values ?? {});

@@ -19,6 +19,7 @@ interface GiteaComment {
   id: number;
   html_url: string;
   body: string;
+  user?: { id?: number } | null;
 }
 
 // One page of comments is looked at: the schedule's comment is among the first it posted.
@@ -52,7 +53,10 @@ export function giteaReviews(options: ForgeOptions): ReviewForge {
         "GET",
         `/issues/${number}/comments?limit=${COMMENTS_PAGE}`,
       );
-      const found = comments.findLast((c) => c.body.includes(marker));
+      // Anyone can write the marker, and a token that may write the repository may edit
+      // anyone's comment: only the token's own comments are the schedule's to edit.
+      const me = await call<{ id: number }>("reading the token's user", "GET", "/user");
+      const found = comments.findLast((c) => c.user?.id === me.id && c.body.includes(marker));
       return found === undefined ? undefined : { id: found.id, url: found.html_url };
     },
     async postReview(number, body) {

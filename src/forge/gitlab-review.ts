@@ -33,7 +33,10 @@ export function gitlabReviews(options: ForgeOptions): ReviewForge {
       const notes = await call(`listing the notes of merge request !${iid}`, () =>
         api.MergeRequestNotes.all(projectId, iid, { sort: "asc", orderBy: "created_at" }),
       );
-      const found = notes.findLast((n) => n.body.includes(marker));
+      // Anyone can write the marker, and a Maintainer's token may edit anyone's note: only
+      // the token's own notes are the schedule's to edit.
+      const me = await call("reading the token's user", () => api.Users.showCurrentUser());
+      const found = notes.findLast((n) => n.author?.id === me.id && n.body.includes(marker));
       return found === undefined ? undefined : { id: found.id, url: await noteUrl(iid, found.id) };
     },
     async postReview(iid, body) {

@@ -46,6 +46,15 @@ describe("autoloop hooks", () => {
     });
     expect(repo.exitCode).toBe(1);
     expect(repo.stderr).toContain("would never run");
+    // So would an agent's command there.
+    const command = await autoloop(
+      ["config", "set", "--repo", "--preset", "p", "backend.command=sh"],
+      { cwd: dir, env },
+    );
+    expect([command.exitCode, command.stderr]).toEqual([
+      1,
+      expect.stringContaining("backend.command in the repo override"),
+    ]);
   });
 
   it("validate: errors in the public shape exit 1; what a hook cannot do here is a warning", async () => {

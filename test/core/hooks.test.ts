@@ -114,6 +114,36 @@ describe("hooks in autoloop run", () => {
     expect(readFileSync(join(dir, ".autoloop/journal.jsonl"), "utf8")).not.toContain("sk-hook");
   });
 
+  it("gives a hook, which runs the run's own code, no AUTOLOOP_OPERATOR_DIR", async () => {
+    const { dir, env } = setup();
+    const preset = presetIn(dir, `[hooks]\npre_run = "echo op=$AUTOLOOP_OPERATOR_DIR"\n`);
+    const run = await autoloop(["run", preset, "go"], { cwd: dir, env });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(field(hookRecords(journalOf(dir))[0], "output")).toBe("op=");
+  });
+
+  it("takes no agent command from the repo override, which runs write, even by hand", async () => {
+    const { dir, env } = setup();
+    const preset = presetIn(dir, "");
+    mkdirSync(join(dir, ".autoloop/overrides"), { recursive: true });
+    const pwn = ["sh", "-c", `touch ${join(dir, "pwned")}`];
+    writeFileSync(
+      join(dir, ".autoloop/overrides/p.toml"),
+      `[event_loop]\nmax_iterations = 1\n[backend]\ncommand = "sh"\nargs = ["-c", "touch ${join(dir, "pwned")}"]\n[review]\ncommand = ${JSON.stringify(pwn[0])}\n[[role]]\nid = "r"\nbackend_command = "sh"\n`,
+    );
+    const run = await autoloop(["run", preset, "go", "--json"], { cwd: dir, env });
+    expect(existsSync(join(dir, "pwned"))).toBe(false);
+    expect(run.stderr).toContain(
+      "backend.command, backend.args, review.command, role.backend_command of the repo override",
+    );
+    // Its other settings still apply to a run by hand: it stops at its max_iterations.
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(JSON.parse(run.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      reason: "max_iterations",
+      iterations: 1,
+    });
+  });
+
   it("suspends the run on a failing suspend hook; clear-suspend drops the state, resume goes on", async () => {
     const { dir, env } = setup();
     const ok = join(dir, "approved");

@@ -31,7 +31,11 @@ interface Comment {
   id: number;
   body: string;
   html_url: string;
+  user: { id: number };
 }
+
+/** The token's user, whose comments the daemon posts. */
+const OWN_USER = { id: 7, login: "autoloop" };
 
 /** Gitea's pull request and issue comment endpoints for pulls #1 (own) and #2 (a fork's). */
 function fakeGitea(head: string, comments: Comment[], problems: string[]) {
@@ -43,6 +47,7 @@ function fakeGitea(head: string, comments: Comment[], problems: string[]) {
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(json));
     if (req.headers.authorization !== `token ${TOKEN}`) return send(401, { message: "token" });
     const path = new URL(req.url ?? "/", "http://x").pathname.replace(`/api/v1/repos/${REPO}`, "");
+    if (path === "/api/v1/user" && req.method === "GET") return send(200, OWN_USER);
     const pull = /^\/pulls\/([12])$/.exec(path);
     if (pull !== null && req.method === "GET") {
       const fork = pull[1] === "2";
@@ -64,6 +69,7 @@ function fakeGitea(head: string, comments: Comment[], problems: string[]) {
         id,
         body: String(body.body),
         html_url: `https://gitea.example/${REPO}/pulls/1#issuecomment-${id}`,
+        user: { id: OWN_USER.id },
       };
       comments.push(c);
       return send(201, c);
@@ -124,6 +130,27 @@ describe("a review on a Gitea pull request", () => {
     ]);
     expect(w.comments).toHaveLength(1);
     expect(w.comments[0]!.body).toContain("# Simplify: run-2");
+    expect(w.problems).toEqual([]);
+  });
+
+  it("leaves alone a marked comment that is not the token's, which Gitea would let it edit", async () => {
+    const w = await world();
+    // The pull request's author quotes the marker (a writer's token may edit any comment).
+    const theirs = {
+      id: 500,
+      body: "LGTM from the bot\n<!-- autoloop-cron:review:review-pr -->",
+      html_url: `https://gitea.example/${REPO}/pulls/1#issuecomment-500`,
+      user: { id: 8 },
+    };
+    w.comments.push({ ...theirs });
+    const results = await reviewTwice(w.root, w.project, w.schedule, ENV);
+    const ours = w.comments[1]!;
+    expect(results).toEqual([
+      { kind: "delivered", action: "opened", number: 1, url: ours.html_url },
+      { kind: "delivered", action: "updated", number: 1, url: ours.html_url },
+    ]);
+    expect(w.comments[0]).toEqual(theirs);
+    expect(ours.body).toContain("# Simplify: run-2");
     expect(w.problems).toEqual([]);
   });
 });

@@ -96,4 +96,20 @@ describe("a review on a GitLab merge request", () => {
     expect(w.gitlab.notes[0]!.body).toContain("<!-- autoloop-cron:review:review-mr -->");
     expect(w.gitlab.problems).toEqual([]);
   });
+
+  it("leaves alone a marked note that is not the token's, which a Maintainer's token could edit", async () => {
+    const w = await world();
+    const theirs = { id: 400, iid: 1, author: 8, body: "<!-- autoloop-cron:review:review-mr -->" };
+    w.gitlab.notes.push({ ...theirs });
+    const results = await reviewTwice(w.root, w.project, w.schedule, ENV);
+    const ours = w.gitlab.notes[1]!;
+    const url = `https://gitlab.example/group/app/-/merge_requests/1#note_${ours.id}`;
+    expect(results).toEqual([
+      { kind: "delivered", action: "opened", number: 1, url },
+      { kind: "delivered", action: "updated", number: 1, url },
+    ]);
+    expect(w.gitlab.notes[0]).toEqual(theirs);
+    expect(ours.body).toContain("# Simplify: run-2");
+    expect(w.gitlab.problems).toEqual([]);
+  });
 });

@@ -24,7 +24,12 @@ export interface FakeNote {
   id: number;
   iid: number;
   body: string;
+  /** Its author's user id; absent: the token's user. */
+  author?: number;
 }
+
+/** The token's user, as `GET /user` answers it. */
+export const TOKEN_USER = { id: 9, username: "autoloop" };
 
 /** The id of the project the fake serves (a merge request from another id is a fork's). */
 export const PROJECT_ID = 42;
@@ -70,6 +75,7 @@ export class FakeGitLab {
     if (failure !== undefined)
       return send(failure.status, { message: "scripted" }, failure.headers);
     const q = url.searchParams;
+    if (url.pathname === "/api/v4/user" && req.method === "GET") return send(200, TOKEN_USER);
     if (url.pathname === "/api/v4/users" && req.method === "GET") {
       const id = USERS[q.get("username") ?? ""];
       return send(200, id === undefined ? [] : [{ id, username: q.get("username") }]);
@@ -139,6 +145,7 @@ export class FakeGitLab {
       noteable_type: "MergeRequest",
       noteable_iid: n.iid,
       system: false,
+      author: { id: n.author ?? TOKEN_USER.id },
     });
     if (method === "GET" && id === undefined)
       return send(200, this.notes.filter((n) => n.iid === iid).map(json));

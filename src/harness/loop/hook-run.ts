@@ -4,6 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { runAgent } from "../agents/backend.js";
 import type { AgentReaper } from "../agents/reaper.js";
+import { OPERATOR_DIR_ENV } from "../control/private-run.js";
 import { type HookSpec, hookArgv } from "../preset/hooks.js";
 import { substitute } from "./prompt.js";
 import type { Run } from "./run-state.js";
@@ -33,6 +34,9 @@ export function hookEnv(run: Run, moment: HookMoment): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...run.opts.env };
   for (const name of Object.keys(run.opts.secretEnv ?? {})) delete env[name];
   delete env.AUTOLOOP_SECRET_ENV;
+  // As from the agent's: a hook runs the run's own code (its tests, its scripts), which has no
+  // business knowing where the operator's requests and the run's end record live.
+  delete env[OPERATOR_DIR_ENV];
   const set = (name: string, value: string | undefined) => {
     if (value === undefined) delete env[name];
     else env[name] = value;

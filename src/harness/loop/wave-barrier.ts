@@ -31,7 +31,7 @@ export async function awaitBranches(
   try {
     const results = await Promise.all(
       specs.map(async (spec) => {
-        const result = await runBranch(run, spec, start, cancel.signal);
+        const result = await runBranch(run, spec, start, cancel.signal, specs.length);
         ended(result);
         if (
           mode === "first_success" &&

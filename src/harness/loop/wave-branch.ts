@@ -8,7 +8,7 @@ import { readJournal } from "../../journal/reader.js";
 import { joinedRoutingBasis } from "../preset/parallel.js";
 import type { Preset } from "../preset/preset.js";
 import { newRunId } from "../run-id.js";
-import { costLeft, NO_SPEND, type RunSpend } from "./budget.js";
+import { type BudgetLimits, costLeft, NO_SPEND, type RunSpend } from "./budget.js";
 import type { Run, RunOptions, RunResult } from "./run-state.js";
 
 /** How a wave starts a branch run: the loop itself, handed in (the loop runs the wave stage). */
@@ -37,12 +37,16 @@ export interface BranchResult {
   spend: RunSpend;
 }
 
-/** Runs one branch; `cancel` (the wave's barrier) stops it with the reason it is aborted with. */
+/**
+ * Runs one branch; `cancel` (the wave's barrier) stops it with the reason it is aborted with.
+ * `branches`: how many run at once in the wave, sharing what is left of the run's budgets.
+ */
 export async function runBranch(
   run: Run,
   spec: BranchSpec,
   start: RunBranch,
   cancel: AbortSignal,
+  branches: number,
 ): Promise<BranchResult> {
   const { branch_timeout_ms: timeoutMs } = run.preset.config.parallel;
   const prompt = branchPrompt(run, spec);
@@ -54,7 +58,7 @@ export async function runBranch(
   );
   const started = Date.now();
   // A branch that could not run (its start threw) fails the wave; it never takes the run down.
-  const ran = await start(branchOptions(run, spec, prompt, timeoutMs, cancel)).then(
+  const ran = await start(branchOptions(run, spec, prompt, timeoutMs, cancel, branches)).then(
     (result) => ({ kind: "ran" as const, result }),
     (err: unknown) => ({
       kind: "threw" as const,
@@ -85,9 +89,10 @@ function branchOptions(
   prompt: string,
   timeoutMs: number,
   cancel: AbortSignal,
+  branches: number,
 ): RunOptions {
   return {
-    preset: branchPreset(run, timeoutMs),
+    preset: branchPreset(run, timeoutMs, branches),
     objective: prompt,
     runId: newRunId(),
     runIdKnownNew: true,
@@ -134,14 +139,30 @@ function ranBranch(
 }
 
 /**
- * The parent's preset for one iteration: no metareview, no wave of its own, no worktree, and
- * what is left of the parent's budgets as its own (an agent that can cap its spend is capped).
+ * One branch's budgets: an equal share of what is left of the run's. The branches spend at
+ * once, so each given all that is left would let the wave spend that many times over. Pure.
  */
-function branchPreset(run: Run, timeoutMs: number): Preset {
+export function branchBudgets(
+  spend: RunSpend,
+  limits: BudgetLimits,
+  branches: number,
+): { max_cost_usd: number; max_tokens: number } {
+  const share = Math.max(1, branches);
+  const cost = costLeft(spend, limits);
+  const tokensLeft = Math.max(0, limits.max_tokens - spend.tokens);
+  return {
+    max_cost_usd: cost === undefined ? 0 : Math.max(cost / share, Number.MIN_VALUE),
+    max_tokens: limits.max_tokens > 0 ? Math.max(1, Math.floor(tokensLeft / share)) : 0,
+  };
+}
+
+/**
+ * The parent's preset for one iteration: no metareview, no wave of its own, no worktree, and
+ * its share of what is left of the parent's budgets (an agent that can cap its spend is capped).
+ */
+function branchPreset(run: Run, timeoutMs: number, branches: number): Preset {
   const { preset, ev, state } = run;
   const { review: _none, ...config } = preset.config;
-  const cost = costLeft(state.spend, ev);
-  const tokens = ev.max_tokens > 0 ? Math.max(1, ev.max_tokens - state.spend.tokens) : 0;
   const isolation =
     config.core.isolation_mode === "worktree" ? "run-scoped" : config.core.isolation_mode;
   return {
@@ -151,8 +172,7 @@ function branchPreset(run: Run, timeoutMs: number): Preset {
       event_loop: {
         ...config.event_loop,
         max_iterations: 1,
-        max_cost_usd: cost === undefined ? 0 : Math.max(cost, Number.MIN_VALUE),
-        max_tokens: tokens,
+        ...branchBudgets(state.spend, ev, branches),
       },
       parallel: { ...config.parallel, enabled: false },
       worktree: { ...config.worktree, enabled: false },

@@ -9,6 +9,7 @@ import { stringify } from "smol-toml";
 import { type FieldProblem, ValidationError } from "../../util/errors.js";
 import { schemaProblems } from "../../util/toml-input.js";
 import { readToml } from "./preset.js";
+import { repoCommandsNote, withoutCommands } from "./repo-override-commands.js";
 import { presetConfigSchema } from "./schema.js";
 
 /** The keys `--set` takes (preset.ts's `applyOverrides`). */
@@ -98,10 +99,17 @@ export function runLayers(
       refused(l)
         ? [refusedNote(l, trigger)]
         : l.name === "repo override"
-          ? [`settings from the repo override ${l.file}`, ...repoHooksNote(l)]
+          ? [
+              `settings from the repo override ${l.file}`,
+              ...repoHooksNote(l),
+              ...repoCommandsNote(l),
+            ]
           : [],
     );
-  const kept = layers.filter((l) => !refused(l)).map(withoutHooks);
+  const kept = layers
+    .filter((l) => !refused(l))
+    .map(withoutHooks)
+    .map(withoutCommands);
   return { sets: layeredSets(kept).sets, notes };
 }
 
