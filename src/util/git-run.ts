@@ -33,6 +33,15 @@ export async function runGit(
   options: GitRunOptions = {},
 ): Promise<GitRun> {
   const { signal } = options;
+  if (signal?.aborted)
+    return {
+      ok: false,
+      stdout: "",
+      stderr: "",
+      timedOut: false,
+      canceled: true,
+      exitCode: undefined,
+    };
   const child = execa("git", args, {
     cwd,
     reject: false,
