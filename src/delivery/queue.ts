@@ -26,10 +26,15 @@ import {
 } from "./record.js";
 import { attemptReview, type ReviewAttemptDeps } from "./review-attempt.js";
 
+/** What a job is, in log lines. */
+const whatOf = (job: QueuedJob) => (isReviewJob(job) ? "review" : "pull request delivery");
+
 /** A delivery given up on, or made: what the monitor pages about and the ledger records. */
 export interface DeliveryEnd {
   schedule: string;
   runId: string;
+  /** A review run's: the pull request it reviewed. */
+  review?: number;
   result: Exclude<DeliveryResult, { kind: "pending" } | { kind: "superseded" }>;
 }
 
@@ -206,7 +211,7 @@ export class DeliveryQueue {
       this.append({ type: "attempt", id: entry.id, at, attempt: failures, error, nextAt });
       this.log.warn(
         { schedule, run: entry.id, error, nextAt },
-        "pull request delivery failed; retrying",
+        `${whatOf(entry.job)} failed; retrying`,
       );
       return;
     }
@@ -214,8 +219,9 @@ export class DeliveryQueue {
       error = `gave up after ${formatDuration(age)} and ${failures} attempts; last error: ${error}`;
     const fired = this.options.writer === "fire" ? { by: "fire" as const, schedule } : {};
     this.append({ type: "dead", id: entry.id, at, error, ...fired });
-    this.log.error({ schedule, run: entry.id, error }, "pull request delivery given up");
-    this.options.onEnd?.({ schedule, runId: entry.id, result: { kind: "dead", error } });
+    const review = isReviewJob(entry.job) ? { review: entry.job.number } : {};
+    this.log.error({ schedule, run: entry.id, error, ...review }, `${whatOf(entry.job)} given up`);
+    this.options.onEnd?.({ schedule, runId: entry.id, ...review, result: { kind: "dead", error } });
   }
 
   /** Rewrites the file with only what replay still needs (atomic: a crash keeps one or the other). */

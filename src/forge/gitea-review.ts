@@ -22,8 +22,11 @@ interface GiteaComment {
   user?: { id?: number } | null;
 }
 
-// One page of comments is looked at: the schedule's comment is among the first it posted.
+// Gitea's largest page by default (MAX_RESPONSE_ITEMS); the pages read are bounded, so a pull
+// request with thousands of comments costs a bounded number of calls (and its newest marked
+// comment past them is posted anew, never lost).
 const COMMENTS_PAGE = 50;
+const COMMENT_PAGES = 40;
 
 export function giteaReviews(options: ForgeOptions): ReviewForge {
   const call = giteaCall(options);
@@ -48,15 +51,20 @@ export function giteaReviews(options: ForgeOptions): ReviewForge {
       };
     },
     async findReview(number, marker) {
-      const comments = await send<GiteaComment[]>(
-        `listing the comments of pull request #${number}`,
-        "GET",
-        `/issues/${number}/comments?limit=${COMMENTS_PAGE}`,
-      );
       // Anyone can write the marker, and a token that may write the repository may edit
       // anyone's comment: only the token's own comments are the schedule's to edit.
       const me = await call<{ id: number }>("reading the token's user", "GET", "/user");
-      const found = comments.findLast((c) => c.user?.id === me.id && c.body.includes(marker));
+      // Oldest first, page by page: the newest marked comment is the one the last run kept.
+      let found: GiteaComment | undefined;
+      for (let page = 1; page <= COMMENT_PAGES; page++) {
+        const comments = await send<GiteaComment[]>(
+          `listing the comments of pull request #${number}`,
+          "GET",
+          `/issues/${number}/comments?limit=${COMMENTS_PAGE}&page=${page}`,
+        );
+        found = comments.findLast((c) => c.user?.id === me.id && c.body.includes(marker)) ?? found;
+        if (comments.length < COMMENTS_PAGE) break;
+      }
       return found === undefined ? undefined : { id: found.id, url: found.html_url };
     },
     async postReview(number, body) {

@@ -62,7 +62,13 @@ function fakeGitea(head: string, comments: Comment[], problems: string[]) {
     }
     if (req.method !== "GET" && typeof body.body !== "string")
       problems.push(`${req.method} ${path}: body is required`);
-    if (path === "/issues/1/comments" && req.method === "GET") return send(200, comments);
+    if (path === "/issues/1/comments" && req.method === "GET") {
+      // Gitea pages its answer: at most 50 a page (MAX_RESPONSE_ITEMS), page 1 first.
+      const query = new URL(req.url ?? "/", "http://x").searchParams;
+      const limit = Math.min(Number(query.get("limit") ?? 50), 50);
+      const page = Number(query.get("page") ?? 1);
+      return send(200, comments.slice((page - 1) * limit, page * limit));
+    }
     if (path === "/issues/1/comments" && req.method === "POST") {
       const id = 900 + comments.length;
       const c = {
@@ -151,6 +157,22 @@ describe("a review on a Gitea pull request", () => {
     ]);
     expect(w.comments[0]).toEqual(theirs);
     expect(ours.body).toContain("# Simplify: run-2");
+    expect(w.problems).toEqual([]);
+  });
+
+  it("finds its comment past Gitea's first page of comments", async () => {
+    const w = await world();
+    for (let i = 0; i < 55; i++)
+      w.comments.push({
+        id: i + 1,
+        body: `chatter ${i}`,
+        html_url: `chatter-${i}`,
+        user: { id: 8 },
+      });
+    const results = await reviewTwice(w.root, w.project, w.schedule, ENV);
+    expect(results).toMatchObject([{ action: "opened" }, { action: "updated" }]);
+    expect(w.comments).toHaveLength(56);
+    expect(w.comments[55]!.body).toContain("# Simplify: run-2");
     expect(w.problems).toEqual([]);
   });
 });

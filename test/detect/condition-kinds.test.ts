@@ -13,6 +13,7 @@ describe("condition kinds", () => {
       "test",
       "digest",
       "pull_request_failed",
+      "review_failed",
     ]);
     const message = testAlertMessage(new Date("2026-11-21T02:00:00Z"));
     for (const kind of ALERT_KINDS)
@@ -40,6 +41,7 @@ describe("condition kinds", () => {
       auth_expiring: "agent login expiring / critical",
       delivery_failed: "alert delivery failed / critical",
       pull_request_failed: "pull request not delivered / warning",
+      review_failed: "review not posted / warning",
       test: "test alert / critical",
       digest: "digest / warning",
     });

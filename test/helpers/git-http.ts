@@ -9,11 +9,19 @@ export interface GitHttpServer {
   url: string;
   /** The Authorization headers received (to check no token is sent elsewhere). */
   authorizations: string[];
+  /** With `hold`: the requests held so far, each resolving `closed` when its client hangs up. */
+  held: Array<{ path: string; closed: Promise<void> }>;
   close(): Promise<void>;
 }
 
-export async function startGitHttp(root: string, token: string): Promise<GitHttpServer> {
+/** `hold`: answer no authorized request, as a remote that hangs (a slow fetch never ending). */
+export async function startGitHttp(
+  root: string,
+  token: string,
+  options: { hold?: boolean } = {},
+): Promise<GitHttpServer> {
   const authorizations: string[] = [];
+  const held: GitHttpServer["held"] = [];
   const server: Server = createServer((req, res) => {
     const auth = req.headers.authorization ?? "";
     authorizations.push(auth);
@@ -29,6 +37,11 @@ export async function startGitHttp(root: string, token: string): Promise<GitHttp
       return;
     }
     const url = new URL(req.url ?? "/", "http://x");
+    if (options.hold) {
+      const closed = new Promise<void>((resolve) => res.on("close", () => resolve()));
+      held.push({ path: url.pathname, closed });
+      return;
+    }
     const cgi = spawn("git", ["http-backend"], {
       env: {
         PATH: process.env.PATH,
@@ -62,5 +75,6 @@ export async function startGitHttp(root: string, token: string): Promise<GitHttp
       res.writeHead(status, headers).end(out.subarray(split + 4));
     });
   });
-  return { url: await listenLoopback(server), authorizations, close: () => closeLoopback(server) };
+  const url = await listenLoopback(server);
+  return { url, authorizations, held, close: () => closeLoopback(server) };
 }

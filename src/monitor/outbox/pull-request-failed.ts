@@ -1,16 +1,20 @@
-// The alert about a run whose commits could not be delivered as its schedule's pull request:
-// paged once, when the delivery is given up on, through the schedule's channels.
+// The alert about a run whose commits could not be delivered as its schedule's pull request,
+// or whose review could not be posted on the pull request it reviewed: paged once, when the
+// delivery is given up on, through the schedule's channels.
 import type { AlertMessage } from "../alerts/message.js";
 
 export interface UndeliveredRun {
   schedule: string;
   runId: string;
   error: string;
+  /** A review run's: the pull request whose review was not posted. */
+  review?: number;
   /** Epoch ms it was given up on. */
   at: number;
 }
 
 export function pullRequestFailedMessage(u: UndeliveredRun, timezone: string): AlertMessage {
+  if (u.review !== undefined) return reviewFailedMessage(u, u.review, timezone);
   return {
     // One incident per schedule: a revoked token fails every run the same way.
     fingerprint: `pull_request_failed:${u.schedule}`,
@@ -25,5 +29,23 @@ export function pullRequestFailedMessage(u: UndeliveredRun, timezone: string): A
     journalTail: [],
     commands: { inspect: `autoloop-cron runs show ${u.runId}` },
     detail: `The run's commits stay on its branch in the project (\`autoloop worktree diff ${u.runId}\`); the next run of the schedule with changes tries again.`,
+  };
+}
+
+function reviewFailedMessage(u: UndeliveredRun, number: number, timezone: string): AlertMessage {
+  return {
+    // One incident per schedule, as for its pull requests: a revoked token fails every review.
+    fingerprint: `review_failed:${u.schedule}`,
+    kind: "review_failed",
+    status: "firing",
+    title: `The review of pull request #${number} by schedule "${u.schedule}" was not posted`,
+    summary: u.error,
+    schedule: u.schedule,
+    runId: u.runId,
+    timezone,
+    occurredAt: new Date(u.at).toISOString(),
+    journalTail: [],
+    commands: { inspect: `autoloop-cron runs show ${u.runId}` },
+    detail: `The run's report stays in its project; the next review run of pull request #${number} posts again.`,
   };
 }

@@ -422,7 +422,7 @@ export class SchedulerDaemon extends DaemonEmitter {
   }
 
   private stopRun(runId: string, reason: string): ControlResponse {
-    const run = this.active.get(runId);
+    const run = this.slots.runs.stoppable(runId);
     if (run === undefined)
       return { id: "", ok: false, error: `run ${runId} is not running under this daemon` };
     run.stop(reason);
@@ -494,7 +494,9 @@ export class SchedulerDaemon extends DaemonEmitter {
     this.reloadSoon.cancel();
     for (const w of this.watchers) w.close();
     this.watchers = [];
-    await this.slots.launchesSettled(); // claimed, not yet spawned: recorded interrupted
+    // Claimed, not yet spawned (still fetching, or queued): recorded interrupted.
+    for (const launch of this.slots.runs.launching.values()) launch.interrupt();
+    await this.slots.launchesSettled();
     const runs = [...this.active.values()];
     if (mode === "detach") {
       this.log.info({ runs: runs.length }, "detaching running runs; the next daemon adopts them");

@@ -1,5 +1,6 @@
 // The daemon's running runs: by id, by schedule, and the launches decided but not yet
 // spawned, which already count against max_concurrent_runs.
+import type { PendingLaunch } from "../launch/launch-stop.js";
 import type { RunCeiling } from "../launch/spec.js";
 import type { RunOutcome } from "../ledger/run-outcome.js";
 
@@ -14,6 +15,8 @@ const NONE: readonly string[] = [];
 
 export class RunTable {
   readonly active = new Map<string, ActiveRun>();
+  /** Claimed launches not spawned yet (fetching their remote): stoppable, counted as reserved. */
+  readonly launching = new Map<string, PendingLaunch>();
   /** Run ids per schedule (active and reserved), so a decision never scans every run. */
   private readonly bySchedule = new Map<string, Set<string>>();
   private reserved = 0;
@@ -29,6 +32,11 @@ export class RunTable {
   runningOf(schedule: string): readonly string[] {
     const ids = this.bySchedule.get(schedule);
     return ids === undefined ? NONE : [...ids];
+  }
+
+  /** A run to stop by id: running, or still being launched. */
+  stoppable(runId: string): Pick<ActiveRun, "stop"> | undefined {
+    return this.active.get(runId) ?? this.launching.get(runId);
   }
 
   isBusy(schedule: string): boolean {

@@ -13,6 +13,7 @@ import type { CronConfig } from "../config/config.js";
 import { fillObjective, type HookDelivery, keptDelivery, withDelivery } from "../hooks/delivery.js";
 import type { RunHeartbeats } from "../launch/heartbeats.js";
 import { withIssues } from "../launch/issue-spec.js";
+import { PendingLaunch } from "../launch/launch-stop.js";
 import type { RunHandle } from "../launch/launcher.js";
 import type { ProcessStarter } from "../launch/process-start.js";
 import { claimLaunch, startClaimed } from "../launch/recorded-launch.js";
@@ -445,7 +446,12 @@ export class SlotRunner {
     }
     const { log: logger, startProcess: start, heartbeats } = this.ctx;
     const env = this.ctx.runEnv();
-    void startClaimed(this.ctx.ledger, c.spec, { logger, env, heartbeats, ...(start && { start }) })
+    // Stoppable from now: `stop`, the shutdown and the timeout reach a run still fetching.
+    const pending = new PendingLaunch();
+    this.runs.launching.set(c.runId, pending);
+    const deps = { logger, env, heartbeats, pending, ...(start && { start }) };
+    void startClaimed(this.ctx.ledger, c.spec, deps)
+      .finally(() => this.runs.launching.delete(c.runId))
       .then(
         (handle) => this.running(c, handle),
         (err) => this.spawnFailed(err, c),

@@ -15,13 +15,19 @@ export async function fetchGit(
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
+  signal?: AbortSignal,
 ) {
   const r = await runGit(cwd, args, {
     env: { ...env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
     timeoutMs,
+    ...(signal !== undefined && { signal }),
   });
   const said = r.stderr.split("\n").slice(-3).join(" ");
-  const why = r.timedOut ? `no answer within ${timeoutMs / 1000} s` : said || `exit ${r.exitCode}`;
+  const why = r.canceled
+    ? "stopped"
+    : r.timedOut
+      ? `no answer within ${timeoutMs / 1000} s`
+      : said || `exit ${r.exitCode}`;
   return { ok: r.ok, stdout: r.stdout, why };
 }
 
@@ -32,10 +38,11 @@ export async function fetchRef(
   ref: string,
   env: NodeJS.ProcessEnv,
   timeoutMs = FETCH_TIMEOUT_MS,
+  signal?: AbortSignal,
 ): Promise<FetchOutcome> {
   const tracking = `refs/remotes/${remote}/${ref.replace(/^refs\/(heads\/)?/, "")}`;
   const args = ["fetch", "--no-tags", "--", remote, `+${ref}:${tracking}`];
-  const fetched = await fetchGit(cwd, args, env, timeoutMs);
+  const fetched = await fetchGit(cwd, args, env, timeoutMs, signal);
   if (!fetched.ok)
     return { kind: "failed", detail: `git fetch ${remote} ${ref} failed: ${fetched.why}` };
   const rev = await fetchGit(
@@ -43,6 +50,7 @@ export async function fetchRef(
     ["rev-parse", "--verify", `${tracking}^{commit}`],
     env,
     timeoutMs,
+    signal,
   );
   if (!rev.ok) return { kind: "failed", detail: `${tracking} cannot be read: ${rev.why}` };
   return { kind: "fetched", commit: rev.stdout.trim() };

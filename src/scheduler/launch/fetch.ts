@@ -19,6 +19,7 @@ export async function fetchRunBase(
   fetch: RunFetch,
   env: NodeJS.ProcessEnv,
   timeoutMs = FETCH_TIMEOUT_MS,
+  signal?: AbortSignal,
 ): Promise<FetchOutcome> {
   const { remote } = fetch;
   let branch = fetch.base;
@@ -26,6 +27,7 @@ export async function fetchRunBase(
     const head = await remoteHeadBranch(cwd, remote, {
       env: { ...env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
       timeoutMs,
+      ...(signal !== undefined && { signal }),
     });
     if (head.kind === "failed")
       return {
@@ -34,7 +36,7 @@ export async function fetchRunBase(
       };
     branch = head.branch;
   }
-  const fetched = await fetchRef(cwd, remote, `refs/heads/${branch}`, env, timeoutMs);
+  const fetched = await fetchRef(cwd, remote, `refs/heads/${branch}`, env, timeoutMs, signal);
   if (fetched.kind === "failed") return fetched;
   return { kind: "fetched", branch, commit: fetched.commit };
 }
@@ -43,17 +45,19 @@ export async function fetchRunBase(
  * The spec as launched: a run that fetches starts from what it fetched; `failed` when the
  * fetch did not work (the run does not start: by default a transient failure, retried and
  * paged as one; `stopReason` says when it is not, such as a fork's pull request refused).
+ * Aborting `signal` kills git at once (the run was stopped before it started).
  */
 export async function fetchedSpec(
   spec: LaunchSpec,
   env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
 ): Promise<
   { kind: "ready"; spec: LaunchSpec } | { kind: "failed"; detail: string; stopReason?: string }
 > {
   if (spec.kind !== "preset") return { kind: "ready", spec };
-  if (spec.review !== undefined) return checkOutReview(spec, spec.review, env);
+  if (spec.review !== undefined) return checkOutReview(spec, spec.review, env, process.env, signal);
   if (spec.fetch === undefined) return { kind: "ready", spec };
-  const fetched = await fetchRunBase(spec.cwd, spec.fetch, env);
+  const fetched = await fetchRunBase(spec.cwd, spec.fetch, env, FETCH_TIMEOUT_MS, signal);
   if (fetched.kind === "failed") return fetched;
   return {
     kind: "ready",

@@ -51,7 +51,7 @@ const defaultDeps: LauncherDeps = {
 };
 
 /** setTimeout overflows past 2^31-1 ms (~24.8 days) and would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
+export const MAX_TIMER_MS = 2_147_483_647;
 
 /** Resolves once the run's process is spawned (or failed to be); rejects when its log cannot be opened. */
 export async function launchRun(

@@ -9,7 +9,14 @@ import type { KillCause, RunOutcome } from "../ledger/run-outcome.js";
 import { type AdoptDeps, type AdoptedRunHandle, watchAdoptedRun } from "./adopt.js";
 import { fetchedSpec } from "./fetch.js";
 import type { RunHeartbeats } from "./heartbeats.js";
-import { type LauncherDeps, type LaunchSpec, launchRun, type RunHandle } from "./launcher.js";
+import { type LaunchStop, PendingLaunch } from "./launch-stop.js";
+import {
+  type LauncherDeps,
+  type LaunchSpec,
+  launchRun,
+  MAX_TIMER_MS,
+  type RunHandle,
+} from "./launcher.js";
 import { journalPathFor, journalSize } from "./outcome-journal.js";
 import { launchArgv } from "./spec.js";
 
@@ -63,6 +70,20 @@ export interface Beating {
   heartbeats?: RunHeartbeats | undefined;
 }
 
+/** The handle of a run that ended before its process was spawned, with `outcome`. */
+function notStarted(spec: LaunchSpec, outcome: RunOutcome): RunHandle {
+  return {
+    runId: spec.runId,
+    pid: undefined,
+    startTime: undefined,
+    journalPath: outcome.journalPath,
+    journalOffset: journalSize(outcome.journalPath),
+    outputPath: spec.outputPath,
+    done: Promise.resolve(outcome),
+    stop: () => {},
+  };
+}
+
 /** A run that never started because its remote could not be fetched: a transient failure. */
 function unfetched(
   spec: LaunchSpec,
@@ -70,52 +91,95 @@ function unfetched(
   durationMs: number,
   stopReason = "transient_error",
 ): RunHandle {
-  const journalPath = journalPathFor(spec.cwd);
-  const outcome: RunOutcome = {
+  return notStarted(spec, {
     status: "failed",
     basis: "fetch",
     stopReason,
     durationMs,
-    journalPath,
+    journalPath: journalPathFor(spec.cwd),
     detail: `the run did not start: ${detail}`,
-  };
-  return {
-    runId: spec.runId,
-    pid: undefined,
-    startTime: undefined,
+  });
+}
+
+/**
+ * A run stopped while its remote was fetched: recorded as a stop of a running run is (killed
+ * by its operator, timed out), or interrupted by the daemon's shutdown; nothing was spawned.
+ */
+function stoppedBeforeSpawn(
+  ledger: RunLedger,
+  spec: LaunchSpec,
+  stop: LaunchStop,
+  durationMs: number,
+): RunHandle {
+  const journalPath = journalPathFor(spec.cwd);
+  const before = "before the run started (while its remote was fetched); nothing was spawned";
+  if (stop.by === "shutdown") {
+    ledger.interrupted(spec.runId, `the daemon stopped ${before}`);
+    return notStarted(spec, {
+      ...{ status: "interrupted", basis: "operator", durationMs, journalPath },
+      detail: `the daemon stopped ${before}`,
+    });
+  }
+  ledger.killed(spec.runId, stop.by, killReason(stop, spec.timeoutMs));
+  const timedOut = stop.by === "timeout";
+  return notStarted(spec, {
+    status: timedOut ? "timed_out" : "killed",
+    basis: timedOut ? "timeout" : "operator",
+    durationMs,
     journalPath,
-    journalOffset: journalSize(journalPath),
-    outputPath: spec.outputPath,
-    done: Promise.resolve(outcome),
-    stop: () => {},
-  };
+    detail: `${timedOut ? "the schedule's timeout passed" : `stopped (${stop.reason})`} ${before}`,
+  });
+}
+
+/**
+ * The spec fetched (when it fetches), within the run's timeout and stoppable by `pending`;
+ * the time left of the timeout goes to the run.
+ */
+async function fetchWithin(spec: LaunchSpec, env: NodeJS.ProcessEnv, pending: PendingLaunch) {
+  const timer =
+    spec.timeoutMs !== undefined && spec.timeoutMs > 0
+      ? setTimeout(() => pending.expire(), Math.min(spec.timeoutMs, MAX_TIMER_MS))
+      : undefined;
+  try {
+    return await fetchedSpec(spec, env, pending.signal);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
  * Spawns a run claimed by `claimLaunch` (after fetching its remote, when it fetches) and
  * records `started` (with the pid) as soon as the pid is known, `killed` when the launcher
- * starts killing, and `finished`.
+ * starts killing, and `finished`. `pending` stops it before its spawn too.
  */
 export async function startClaimed(
   ledger: RunLedger,
   claimed: LaunchSpec,
-  deps: Partial<LauncherDeps> & Beating = {},
+  deps: Partial<LauncherDeps> & Beating & { pending?: PendingLaunch } = {},
 ): Promise<RunHandle> {
   const now = deps.now ?? Date.now;
+  const pending = deps.pending ?? new PendingLaunch();
   const fetchStart = now();
-  const ready = await fetchedSpec(claimed, deps.env ?? process.env);
+  const ready = await fetchWithin(claimed, deps.env ?? process.env, pending);
   const spec = ready.kind === "ready" ? ready.spec : claimed;
   const { runId, timeoutMs } = spec;
-  const handle =
-    ready.kind === "failed"
-      ? unfetched(spec, ready.detail, now() - fetchStart, ready.stopReason)
-      : await launchRun(spec, {
-          ...deps,
-          onKill: (cause) => {
-            ledger.killed(runId, cause.by, killReason(cause, timeoutMs));
-            deps.onKill?.(cause);
+  const fetchMs = now() - fetchStart;
+  const handle = !pending.spawning()
+    ? stoppedBeforeSpawn(ledger, spec, pending.stoppedBy!, fetchMs)
+    : ready.kind === "failed"
+      ? unfetched(spec, ready.detail, fetchMs, ready.stopReason)
+      : await launchRun(
+          // The fetch counted toward the timeout: the run has what is left of it.
+          timeoutMs ? { ...spec, timeoutMs: Math.max(1, timeoutMs - fetchMs) } : spec,
+          {
+            ...deps,
+            onKill: (cause) => {
+              ledger.killed(runId, cause.by, killReason(cause, timeoutMs));
+              deps.onKill?.(cause);
+            },
           },
-        });
+        );
+  pending.spawned(handle);
   if (handle.pid !== undefined) {
     const { pid, startTime, outputPath, journalPath, journalOffset } = handle;
     deps.heartbeats?.start({ runId, schedule: spec.schedule, pid, startTime });

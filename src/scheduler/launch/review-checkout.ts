@@ -7,7 +7,7 @@ import { pushEnvironment } from "../../forge/push.js";
 import { repositoryOfRemote } from "../../forge/remote.js";
 import { type PullUnderReview, pullHeadRef, REVIEW_CLIENTS } from "../../forge/review.js";
 import { resolveSecret } from "../../util/secrets.js";
-import { fetchRef } from "./fetch-ref.js";
+import { FETCH_TIMEOUT_MS, fetchRef } from "./fetch-ref.js";
 import type { LaunchSpec } from "./spec.js";
 
 /** The pull request a review run is for, and the schedule's review settings. */
@@ -89,12 +89,14 @@ function forgeFailed(err: unknown, number: number): ReviewCheckout {
 /**
  * Asks the forge for the pull request, then fetches its head; the spec the run starts with.
  * `env` is the runs' (git's credentials); the token is read from the daemon's own, `secretEnv`.
+ * Aborting `signal` kills the fetch (the run was stopped before it started).
  */
 export async function checkOutReview(
   spec: Extract<LaunchSpec, { kind: "preset" }>,
   target: ReviewTarget,
   env: NodeJS.ProcessEnv,
   secretEnv: NodeJS.ProcessEnv = process.env,
+  signal?: AbortSignal,
 ): Promise<ReviewCheckout> {
   const { number, settings } = target;
   let pull: PullUnderReview;
@@ -132,6 +134,8 @@ export async function checkOutReview(
     settings.remote,
     ref,
     pushEnvironment(settings.forge, token, env),
+    FETCH_TIMEOUT_MS,
+    signal,
   );
   if (fetched.kind === "failed")
     return { kind: "failed", detail: fetched.detail, stopReason: "transient_error" };
