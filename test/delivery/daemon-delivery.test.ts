@@ -56,7 +56,7 @@ describe("the daemon's pull request delivery", () => {
       config.file!,
     ]);
     expect(shown.stdout).toContain("Pull request: https://github.example/octo/app/pull/1");
-  });
+  }, 90_000);
 
   it("pages through the schedule's channels when the forge refuses the token", async () => {
     const { stateDir, github } = await deliveringDaemon("ghp_revokedtoken0123456789");
