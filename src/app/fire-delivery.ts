@@ -53,8 +53,6 @@ async function deliver(f: FiredDelivery): Promise<FiredOutcome> {
     path: deliveriesPath(f.config.stateDir),
     logger: f.logger,
     writer: "fire",
-    // Another fire may append to the file meanwhile: only a daemon rewrites it.
-    compactBytes: Number.POSITIVE_INFINITY,
     onEnd: (end) => {
       if (end.result.kind === "delivered") {
         f.ledger.delivered(end.runId, end.result.url, end.result.action);

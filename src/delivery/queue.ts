@@ -2,26 +2,26 @@
 // is fsynced before any push, its push recorded before the API call, retried with the outbox's
 // backoff until delivered or dead, and replayed after a restart, `kill -9` included. One
 // delivery per schedule at a time; a newer run's takes the place of one not yet delivered.
-import { LineAppender } from "../journal/append.js";
 import { type AlertLogger, silentLogger } from "../monitor/channels/delivery.js";
 import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "../monitor/outbox/backoff.js";
-import { loadRecordFile } from "../monitor/outbox/file.js";
 import { OutboxWorker, type WorkerTimers } from "../monitor/outbox/worker.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
 import { formatDuration } from "../util/duration.js";
 import { processRedactor } from "../util/secrets.js";
 import { type AttemptDeps, type AttemptResult, attemptDelivery } from "./attempt.js";
 import {
+  appendDeliveryRecords,
+  compactDeliveryFile,
+  deliveryFileBytes,
+  loadDeliveryFile,
+} from "./queue-file.js";
+import {
   applyDeliveryRecord,
-  compactedDeliveryRecords,
   type DeliveryRecord,
   type DeliveryResult,
   type DeliveryState,
   deliveryLane,
-  emptyDeliveryState,
   isReviewJob,
   type PendingDelivery,
-  parseDeliveryRecord,
   type QueuedJob,
 } from "./record.js";
 import { attemptReview, type ReviewAttemptDeps } from "./review-attempt.js";
@@ -49,7 +49,10 @@ export interface DeliveryQueueOptions {
   maxAgeMs?: number;
   /** Told once per delivery, when it is made or given up on. */
   onEnd?: (end: DeliveryEnd) => void;
-  /** Compact the file when it grows past this (default 1 MiB): jobs hold whole reports. */
+  /**
+   * Compact the file when it grows past this (default 1 MiB): jobs hold whole reports. Every
+   * writer may: a compaction keeps what the others appended (./queue-file.ts).
+   */
   compactBytes?: number;
   /** A daemonless `fire`: what it gives up on is marked for the monitor to page. */
   writer?: "fire";
@@ -61,7 +64,6 @@ export interface DeliveryQueueOptions {
 const MIN_RETRY_AFTER_MS = 1_000;
 
 export class DeliveryQueue {
-  private readonly appender: LineAppender;
   private readonly busy = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private readonly worker: OutboxWorker;
@@ -71,20 +73,15 @@ export class DeliveryQueue {
   private constructor(
     private readonly options: DeliveryQueueOptions,
     private readonly state: DeliveryState,
-    private bytes: number,
   ) {
     this.now = options.now ?? Date.now;
     this.log = options.logger ?? silentLogger;
-    // Each line fsynced before the next step: a delivery is never lost nor pushed twice unseen.
-    this.appender = new LineAppender(options.path, { private: true, fsync: true });
     this.worker = new OutboxWorker(this, this.now, options.timers, this.log);
   }
 
   static open(options: DeliveryQueueOptions): DeliveryQueue {
-    const loaded = loadRecordFile(options.path, parseDeliveryRecord);
-    const state = emptyDeliveryState();
-    for (const r of loaded.records) applyDeliveryRecord(state, r);
-    const queue = new DeliveryQueue(options, state, loaded.bytes);
+    const loaded = loadDeliveryFile(options.path);
+    const queue = new DeliveryQueue(options, loaded.state);
     if (loaded.skipped > 0)
       queue.log.warn(
         { path: options.path, skipped: loaded.skipped },
@@ -146,7 +143,6 @@ export class DeliveryQueue {
 
   async close(): Promise<void> {
     await this.worker.stop();
-    this.appender.close();
   }
 
   private async attempt(entry: PendingDelivery): Promise<void> {
@@ -162,7 +158,8 @@ export class DeliveryQueue {
     }
     // Superseded while in flight: the newer run's delivery decides what the branch shows.
     if (this.state.pending.has(entry.id)) this.settle(entry, result);
-    if (this.busy.size === 0 && this.bytes > (this.options.compactBytes ?? 1 << 20)) this.compact();
+    const limit = this.options.compactBytes ?? 1 << 20;
+    if (this.busy.size === 0 && deliveryFileBytes(this.options.path) > limit) this.compact();
     this.notify();
   }
 
@@ -224,25 +221,18 @@ export class DeliveryQueue {
     this.options.onEnd?.({ schedule, runId: entry.id, ...review, result: { kind: "dead", error } });
   }
 
-  /** Rewrites the file with only what replay still needs (atomic: a crash keeps one or the other). */
+  /** Rewrites the file with only what replaying it still needs, other writers' lines included. */
   compact(): void {
-    const text = compactedDeliveryRecords(this.state, this.iso())
-      .map((r) => `${JSON.stringify(r)}\n`)
-      .join("");
-    writeFileAtomic(this.options.path, text);
-    this.bytes = Buffer.byteLength(text);
-    // The next line goes to the new file.
-    this.appender.close();
+    compactDeliveryFile(this.options.path, this.iso());
   }
 
   private iso(): string {
     return new Date(this.now()).toISOString();
   }
 
+  /** On disk (fsynced) before the step it announces: a delivery is never lost nor pushed twice unseen. */
   private append(record: DeliveryRecord): void {
-    const line = JSON.stringify(record);
-    this.appender.appendLine(line);
-    this.bytes += Buffer.byteLength(line) + 1;
+    appendDeliveryRecords(this.options.path, [record]);
     applyDeliveryRecord(this.state, record);
   }
 

@@ -94,10 +94,13 @@ const recordSchema = z.discriminatedUnion("type", [
   }),
   /** A newer run of the schedule took its place before it was delivered. */
   z.object({ type: z.literal("superseded"), ...base, by: z.string() }),
+  /** The monitor is done with fire's `dead` line `id` (paged, or older than its watch). */
+  z.object({ type: z.literal("paged"), ...base }),
   /** A compacted file's memory of what the daemon last pushed to schedule `id`'s branch. */
   z.object({ type: z.literal("branch"), ...base, sha: z.string() }),
 ]);
 export type DeliveryRecord = z.infer<typeof recordSchema>;
+export type DeadRecord = Extract<DeliveryRecord, { type: "dead" }>;
 
 export function parseDeliveryRecord(line: string): DeliveryRecord | undefined {
   try {
@@ -137,10 +140,19 @@ export interface DeliveryState {
   lastPushed: Map<string, string>;
   /** Per run id, how its delivery ended. */
   results: Map<string, DeliveryResult>;
+  /** The `dead` lines of a daemonless `fire` the monitor has not paged yet: compaction keeps them. */
+  firedDead: Map<string, DeadRecord>;
 }
 
 export function emptyDeliveryState(): DeliveryState {
-  return { pending: new Map(), lastPushed: new Map(), results: new Map() };
+  return { pending: new Map(), lastPushed: new Map(), results: new Map(), firedDead: new Map() };
+}
+
+/** The state a file's records rebuild, in order. */
+export function replayDeliveries(records: Iterable<DeliveryRecord>): DeliveryState {
+  const state = emptyDeliveryState();
+  for (const r of records) applyDeliveryRecord(state, r);
+  return state;
 }
 
 const dueAt = (ms: number): number => (Number.isFinite(ms) ? ms : 0);
@@ -163,6 +175,12 @@ export function applyDeliveryRecord(state: DeliveryState, r: DeliveryRecord): vo
   }
   if (r.type === "branch") {
     state.lastPushed.set(r.id, r.sha);
+    return;
+  }
+  // Kept apart from the entry: a compacted file holds the line without its `enqueued`.
+  if (r.type === "dead" && r.by === "fire") state.firedDead.set(r.id, r);
+  if (r.type === "paged") {
+    state.firedDead.delete(r.id);
     return;
   }
   const entry = state.pending.get(r.id);
@@ -197,7 +215,10 @@ export function applyDeliveryRecord(state: DeliveryState, r: DeliveryRecord): vo
   state.pending.delete(r.id);
 }
 
-/** The lines that rebuild what `state` still needs: each branch's lease and the pending jobs. */
+/**
+ * The lines that rebuild what `state` still needs: each branch's lease, the pending jobs, and
+ * the `dead` lines of `fire` the monitor has yet to page.
+ */
 export function compactedDeliveryRecords(state: DeliveryState, at: string): DeliveryRecord[] {
   const out: DeliveryRecord[] = [];
   for (const [schedule, sha] of state.lastPushed)
@@ -211,5 +232,6 @@ export function compactedDeliveryRecords(state: DeliveryState, at: string): Deli
       out.push({ type: "attempt", id, at, attempt: p.failures, error: p.lastError ?? "", nextAt });
     }
   }
+  out.push(...state.firedDead.values());
   return out;
 }

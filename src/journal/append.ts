@@ -4,6 +4,7 @@
 // disk) leaves the file ending inside a line: the next append ends it first.
 import { closeSync, fstatSync, fsync, fsyncSync, mkdirSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { withFileLock } from "../util/file-lock.js";
 import { PRIVATE_DIR, PRIVATE_FILE } from "../util/private-files.js";
 import { openForAppend } from "../util/untrusted-file.js";
 import { encodeRecord, type JournalRecord } from "./codec.js";
@@ -149,6 +150,20 @@ export function appendLineOnce(path: string, line: string, options: AppenderOpti
   } finally {
     appender.close();
   }
+}
+
+/**
+ * Appends lines under `path`'s cross-process lock, opening the file by path each time: a file
+ * that another process rewrites under the same lock (renamed over) is never written past.
+ */
+export function appendLinesLocked(
+  path: string,
+  lines: readonly string[],
+  options: AppenderOptions = {},
+): void {
+  withFileLock(path, () => {
+    for (const line of lines) appendLineOnce(path, line, options);
+  });
 }
 
 /** A journal writer: encodes records in the docs/formats.md byte style and appends them. */

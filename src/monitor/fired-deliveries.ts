@@ -1,20 +1,25 @@
 // The pages a daemonless `fire` owes: the pull request deliveries it gave up on, which it marks
 // in the queue file (`dead` lines `by: "fire"`) since it has no outbox of its own. The monitor
-// reads the file on from where it stopped (its offset kept on disk) and pages each once.
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
-import { writeFileAtomic } from "../util/atomic-write.js";
+// pages each such line once its page is on disk in the outbox, then marks it `paged` in the same
+// file: the mark, not a byte offset, says what was paged, so a compaction (which keeps the
+// unmarked lines and drops the marked ones with their marks) never loses nor repeats a page.
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { appendLinesLocked } from "../journal/append.js";
 import type { UndeliveredRun } from "./outbox/pull-request-failed.js";
 
-/** One pass's reading: the runs to page, and the offset to keep once they are in the outbox. */
+/** One reading of the file: its fire `dead` lines not marked yet, and which file that was. */
 export interface FiredDeadReading {
-  undelivered: UndeliveredRun[];
-  offset: number;
+  unpaged: UndeliveredRun[];
+  /** Device, inode, size and mtime: the same again (nothing appended, no rewrite) is not re-read. */
+  seen: string;
 }
 
-/** The `dead` lines a fire marked in `text` (whole lines only), given up on at or after `since`. */
-export function firedDeadLines(text: string, since: number): UndeliveredRun[] {
-  const out: UndeliveredRun[] = [];
+/** The `dead` lines a fire wrote in `text` with no `paged` line after them (whole lines only). */
+export function unpagedFiredDead(text: string): UndeliveredRun[] {
+  const unpaged = new Map<string, UndeliveredRun>();
   for (const line of text.split("\n")) {
+    // Most lines are jobs, whole reports: only these two kinds are parsed.
+    if (!line.includes('"dead"') && !line.includes('"paged"')) continue;
     let r: Record<string, unknown>;
     try {
       r = JSON.parse(line) as Record<string, unknown>;
@@ -22,44 +27,37 @@ export function firedDeadLines(text: string, since: number): UndeliveredRun[] {
       continue;
     }
     const { type, by, id, schedule, error } = r;
-    const at = Date.parse(String(r.at));
-    if (type !== "dead" || by !== "fire" || !(at >= since)) continue;
-    if (typeof id !== "string" || typeof schedule !== "string" || typeof error !== "string")
-      continue;
-    out.push({ schedule, runId: id, error, at });
+    if (typeof id !== "string") continue;
+    if (type === "paged") unpaged.delete(id);
+    if (type !== "dead" || by !== "fire") continue;
+    if (typeof schedule !== "string" || typeof error !== "string") continue;
+    unpaged.set(id, { schedule, runId: id, error, at: Date.parse(String(r.at)) });
   }
-  return out;
+  return [...unpaged.values()];
 }
 
-export function readFiredDead(
-  deliveriesPath: string,
-  positionPath: string,
-  since: number,
-): FiredDeadReading {
-  let offset = 0;
-  try {
-    offset = Number(JSON.parse(readFileSync(positionPath, "utf8")).offset) || 0;
-  } catch {}
+/** The file's unpaged fire `dead` lines; undefined when it is missing or unchanged since `seen`. */
+export function readFiredDead(path: string, seen?: string): FiredDeadReading | undefined {
   let fd: number;
   try {
-    fd = openSync(deliveriesPath, "r");
+    fd = openSync(path, "r");
   } catch {
-    return { undelivered: [], offset };
+    return undefined;
   }
   try {
-    const size = fstatSync(fd).size;
-    // A daemon's compaction rewrote the file shorter (dropping every dead line): from its start.
-    if (size < offset) offset = 0;
-    const buf = Buffer.alloc(size - offset);
-    const got = buf.length === 0 ? 0 : readSync(fd, buf, 0, buf.length, offset);
-    const end = buf.lastIndexOf(0x0a, got - 1) + 1;
-    const text = buf.toString("utf8", 0, end);
-    return { undelivered: firedDeadLines(text, since), offset: offset + end };
+    const st = fstatSync(fd);
+    const now = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+    if (now === seen) return undefined;
+    return { unpaged: unpagedFiredDead(readFileSync(fd, "utf8")), seen: now };
   } finally {
     closeSync(fd);
   }
 }
 
-export function saveFiredOffset(positionPath: string, offset: number): void {
-  writeFileAtomic(positionPath, `${JSON.stringify({ offset })}\n`);
+/** Marks the runs' `dead` lines as paged (through the queue file's lock, as every writer does). */
+export function markFiredPaged(path: string, runIds: readonly string[], now: Date): void {
+  if (runIds.length === 0) return;
+  const at = now.toISOString();
+  const lines = runIds.map((id) => JSON.stringify({ type: "paged", id, at }));
+  appendLinesLocked(path, lines, { private: true, fsync: true });
 }

@@ -20,8 +20,6 @@ export interface MonitorPaths {
   watchingSince: string;
   /** The pull request deliveries (the daemon's and a daemonless `fire`'s queue file). */
   deliveries: string;
-  /** How far the monitor has read it for the deliveries `fire` gave up on. */
-  firedDeliveries: string;
 }
 
 export function monitorPaths(stateDir: string): MonitorPaths {
@@ -35,7 +33,6 @@ export function monitorPaths(stateDir: string): MonitorPaths {
     cliOutbox: join(stateDir, "outbox-cli.jsonl"),
     watchingSince: join(stateDir, "monitor", "watching-since"),
     deliveries: join(stateDir, "deliveries.jsonl"),
-    firedDeliveries: join(stateDir, "monitor", "fired-deliveries.json"),
   };
 }
 

@@ -18,7 +18,7 @@ import { RunTracker } from "./detect/run-tracker.js";
 import { readDigest } from "./digest-read.js";
 import { DigestSender } from "./digest-sender.js";
 import { IncrementalEvaluation } from "./evaluation.js";
-import { readFiredDead, saveFiredOffset } from "./fired-deliveries.js";
+import { markFiredPaged, readFiredDead } from "./fired-deliveries.js";
 import { journalPaths } from "./journal-set.js";
 import { drainOutbox, openOutbox } from "./outbox/open.js";
 import type { Outbox } from "./outbox/outbox.js";
@@ -63,7 +63,8 @@ export class MonitorService {
   private openIncidents: number | undefined;
   private readonly detach: (() => void)[] = [];
   private pagingFired = false;
-  private firedOffset: number | undefined;
+  /** The queue file as last read for fire's deliveries given up on (./fired-deliveries.ts). */
+  private firedSeen: string | undefined;
 
   /**
    * Told of the notifications of each pass that sends some, and (with none) when incident
@@ -110,21 +111,23 @@ export class MonitorService {
   }
 
   /**
-   * The deliveries a daemonless `fire` gave up on (./fired-deliveries.ts), paged once each: the
-   * file's offset is kept only once their pages are on disk.
+   * The deliveries a daemonless `fire` gave up on (./fired-deliveries.ts), paged once each: they
+   * are marked paged only once their pages are on disk. One given up on before this state dir's
+   * monitor first watched is history: marked, not paged.
    */
   private async pageFiredDeliveries(): Promise<void> {
     if (this.pagingFired) return;
     this.pagingFired = true;
     try {
-      const { deliveries, firedDeliveries } = this.paths;
+      const { deliveries } = this.paths;
+      const reading = readFiredDead(deliveries, this.firedSeen);
+      if (reading === undefined) return;
       const since = this.watchingSince.getTime();
-      const { undelivered, offset } = readFiredDead(deliveries, firedDeliveries, since);
-      if (offset === this.firedOffset) return;
-      for (const run of undelivered) this.pageUndelivered(run);
+      for (const run of reading.unpaged) if (run.at >= since) this.pageUndelivered(run);
       await this.outbox.durable();
-      saveFiredOffset(firedDeliveries, offset);
-      this.firedOffset = offset;
+      const ids = reading.unpaged.map((run) => run.runId);
+      markFiredPaged(deliveries, ids, this.now());
+      this.firedSeen = reading.seen;
     } catch (err) {
       this.log.warn({ err }, "monitor: the deliveries fire gave up on are unreadable");
     } finally {
