@@ -8,11 +8,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DeliveryQueue } from "../../src/delivery/queue.js";
 import {
   compactedDeliveryRecords,
-  type DeliveryJob,
   type DeliveryRecord,
   replayDeliveries,
 } from "../../src/delivery/record.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { parkedJob } from "../helpers/delivery-world.js";
 import { transpileClosure } from "../helpers/transpile.js";
 
 afterAll(cleanupTempDirs);
@@ -20,34 +20,16 @@ afterAll(cleanupTempDirs);
 const AT = "2026-11-29T10:00:00.000Z";
 
 /** A pull request job of its own schedule, so none supersedes another. */
-const jobOf = (runId: string): DeliveryJob => ({
-  schedule: `s-${runId}`,
-  runId,
-  repoDir: "/srv/p",
-  sha: "a".repeat(40),
-  branch: `autoloop/s-${runId}`,
-  remote: "origin",
-  forge: "github",
-  apiUrl: "http://127.0.0.1:9",
-  token: { kind: "env", name: "GH_TOKEN" },
-  title: "t",
-  body: "b",
-  draft: false,
-  labels: [],
-  reviewers: [],
-});
+const jobOf = (runId: string) => parkedJob(`s-${runId}`, runId);
 
 // Another writer (a `fire`, a second daemon): its queue enqueues `count` runs, one by one.
 const CHILD = `
 import { DeliveryQueue } from "./src/delivery/queue.js";
-const [path, count] = process.argv.slice(2);
+const [path, count, template] = process.argv.slice(2);
 const queue = DeliveryQueue.open({ path });
 for (let i = 0; i < Number(count); i++) {
   const runId = "child-" + i;
-  queue.enqueue({ schedule: "s-" + runId, runId, repoDir: "/srv/p", sha: "a".repeat(40),
-    branch: "autoloop/s-" + runId, remote: "origin", forge: "github", apiUrl: "http://127.0.0.1:9",
-    token: { kind: "env", name: "GH_TOKEN" }, title: "t", body: "b", draft: false, labels: [],
-    reviewers: [] });
+  queue.enqueue({ ...JSON.parse(template), schedule: "s-" + runId, runId });
 }
 await queue.close();
 `;
@@ -59,9 +41,8 @@ describe("compacting the delivery queue's file", () => {
     writeFileSync(join(buildDir, "child.mjs"), CHILD);
     const path = join(tempDir(), "deliveries.jsonl");
     const queue = DeliveryQueue.open({ path });
-    const child = spawn(process.execPath, [join(buildDir, "child.mjs"), path, "60"], {
-      stdio: "inherit",
-    });
+    const args = [join(buildDir, "child.mjs"), path, "60", JSON.stringify(jobOf("x"))];
+    const child = spawn(process.execPath, args, { stdio: "inherit" });
     const exited = once(child, "exit");
     let done = false;
     void exited.then(() => (done = true));

@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DeliveryQueue } from "../../src/delivery/queue.js";
-import type { DeliveryResult } from "../../src/delivery/record.js";
+import type { DeliveryJob, DeliveryResult } from "../../src/delivery/record.js";
 import { runReview } from "../../src/delivery/run-review.js";
 import { createWorktree, finishWorktree } from "../../src/harness/worktree/worktree.js";
 import type { RunOutcome } from "../../src/scheduler/ledger/run-outcome.js";
@@ -147,4 +147,24 @@ export async function reviewTwice(
     await queue.close();
   }
   return results;
+}
+
+/** A pull request job that is never attempted (queue files written by hand or by other writers). */
+export function parkedJob(schedule: string, runId: string): DeliveryJob {
+  return {
+    schedule,
+    runId,
+    repoDir: "/srv/p",
+    sha: "a".repeat(40),
+    branch: `autoloop/${schedule}`,
+    remote: "origin",
+    forge: "github",
+    apiUrl: "http://127.0.0.1:9",
+    token: { kind: "env", name: "GH_TOKEN" },
+    title: "t",
+    body: "b",
+    draft: false,
+    labels: [],
+    reviewers: [],
+  };
 }

@@ -10,6 +10,7 @@ import { unpagedFiredDead } from "../../src/monitor/fired-deliveries.js";
 import { MonitorService } from "../../src/monitor/service.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger, writeCronConfig } from "../helpers/daemon.js";
+import { parkedJob } from "../helpers/delivery-world.js";
 import { webhookReceiver } from "../helpers/webhook-receiver.js";
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -21,22 +22,7 @@ afterAll(cleanupTempDirs);
 /** A run of schedule "check" enqueued, then given up on by a `fire`. */
 function firedDead(runId: string): DeliveryRecord[] {
   const at = new Date().toISOString();
-  const job = {
-    schedule: "check",
-    runId,
-    repoDir: "/srv/p",
-    sha: "a".repeat(40),
-    branch: "autoloop/check",
-    remote: "origin",
-    forge: "github" as const,
-    apiUrl: "http://127.0.0.1:9",
-    token: { kind: "env" as const, name: "GH_TOKEN" },
-    title: "t",
-    body: "b",
-    draft: false,
-    labels: [],
-    reviewers: [],
-  };
+  const job = parkedJob("check", runId);
   return [
     { type: "enqueued", id: runId, at, job },
     { type: "dead", id: runId, at, error: `${runId} refused`, by: "fire", schedule: "check" },
