@@ -40,13 +40,16 @@ export function appendDeliveryRecords(path: string, records: readonly DeliveryRe
 /**
  * Rewrites the file with only what replaying it still needs (atomic: a crash keeps one or the
  * other). It replays the file, not the caller's memory: what other writers appended is kept.
+ * Returns the state the file held.
  */
-export function compactDeliveryFile(path: string, at: string): void {
-  withFileLock(path, () => {
-    const text = compactedDeliveryRecords(replayFile(path).state, at)
+export function compactDeliveryFile(path: string, at: string): DeliveryState {
+  return withFileLock(path, () => {
+    const { state } = replayFile(path);
+    const text = compactedDeliveryRecords(state, at)
       .map((r) => `${JSON.stringify(r)}\n`)
       .join("");
     writeFileAtomic(path, text);
+    return state;
   });
 }
 

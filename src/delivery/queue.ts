@@ -20,6 +20,7 @@ import {
   type DeliveryResult,
   type DeliveryState,
   deliveryLane,
+  foldFileState,
   isReviewJob,
   type PendingDelivery,
   type QueuedJob,
@@ -221,9 +222,12 @@ export class DeliveryQueue {
     this.options.onEnd?.({ schedule, runId: entry.id, ...review, result: { kind: "dead", error } });
   }
 
-  /** Rewrites the file with only what replaying it still needs, other writers' lines included. */
+  /**
+   * Rewrites the file with only what replaying it still needs, other writers' lines included,
+   * and takes from it what they did that concerns this queue (`foldFileState`).
+   */
   compact(): void {
-    compactDeliveryFile(this.options.path, this.iso());
+    foldFileState(this.state, compactDeliveryFile(this.options.path, this.iso()));
   }
 
   private iso(): string {

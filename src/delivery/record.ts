@@ -216,6 +216,21 @@ export function applyDeliveryRecord(state: DeliveryState, r: DeliveryRecord): vo
 }
 
 /**
+ * What the file (replayed by a compaction) tells a writer that other writers did: each
+ * branch's last push, and the end of a delivery it still holds pending. Their pending jobs are
+ * left to them (two processes would attempt one job at once); a restart takes them up.
+ */
+export function foldFileState(mine: DeliveryState, file: DeliveryState): void {
+  for (const [schedule, sha] of file.lastPushed) mine.lastPushed.set(schedule, sha);
+  for (const id of [...mine.pending.keys()]) {
+    const result = file.results.get(id);
+    if (result === undefined || result.kind === "pending") continue;
+    mine.results.set(id, result);
+    mine.pending.delete(id);
+  }
+}
+
+/**
  * The lines that rebuild what `state` still needs: each branch's lease, the pending jobs, and
  * the `dead` lines of `fire` the monitor has yet to page.
  */

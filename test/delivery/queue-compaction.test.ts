@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DeliveryQueue } from "../../src/delivery/queue.js";
+import { appendDeliveryRecords } from "../../src/delivery/queue-file.js";
 import {
   compactedDeliveryRecords,
   type DeliveryRecord,
@@ -92,5 +93,22 @@ describe("compacting the delivery queue's file", () => {
     const text = readFileSync(path, "utf8");
     expect(text).toContain('"id":"daemon-1"');
     expect(text).toContain('"id":"fire-1"');
+  });
+
+  it("takes from the file a delivery another writer finished", () => {
+    const path = join(tempDir(), "deliveries.jsonl");
+    const daemon = DeliveryQueue.open({ path });
+    daemon.enqueue(jobOf("r1"));
+    const sha = "b".repeat(40);
+    const url = "https://github.example/o/a/pull/7";
+    appendDeliveryRecords(path, [
+      { type: "pushed", id: "r1", at: AT, sha },
+      { type: "delivered", id: "r1", at: AT, action: "opened", number: 7, url },
+    ]);
+    daemon.compact();
+    expect(daemon.result("r1")).toEqual({ kind: "delivered", action: "opened", number: 7, url });
+    expect(daemon.nextDueAt()).toBeUndefined();
+    const branch = `{"type":"branch","id":"s-r1","at":"[^"]+","sha":"${sha}"}`;
+    expect(readFileSync(path, "utf8")).toMatch(new RegExp(branch));
   });
 });
