@@ -71,35 +71,13 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   }
   const launch = launchOf(ref);
   const record = readRegistry(ref.journalFile).get(ref.runId)!;
-  const status = String(record.status);
-  const completed = status === "completed";
-  if (completed && pendingSpawns(ref.journalFile, ref.runId).requests.length === 0)
-    throw new UserError(`error: run ${ref.runId} already completed; cannot resume`, 2);
-  // The recorded pid is the run's only while it is a harness running a loop: once the run
-  // ended, its pid may belong to any other program, which must not keep the run stopped.
-  if (launch.host === hostname() && isHarnessLoop(launch.pid))
-    throw new UserError(`error: run ${ref.runId} is still running (PID ${launch.pid})`, 2);
-  if (!existsSync(ref.journalFile))
-    throw new UserError(`error: journal not found for run ${ref.runId}`, 2);
-  if (record.isolation_mode === "worktree")
-    throw new UserError(
-      `error: run ${ref.runId} ran in a worktree; resuming one is not supported here yet (start a new run)`,
-      2,
-    );
+  const completed = String(record.status) === "completed";
+  refuseUnresumable(ref, launch, record, completed);
   const stopReason = typeof record.stop_reason === "string" ? record.stop_reason : "";
   if (completed) return spawnCompleted(ref, launch, stopReason, p);
-  const last = Number(record.iteration ?? 0) || 0;
-  const finished = readJournal(ref.journalFile).items.some(
-    (r) => r.run === ref.runId && r.topic === "iteration.finish" && r.iteration === String(last),
-  );
-  const again = stopReason === "backend_failed" || stopReason === "backend_timeout" || !finished;
-  // A run a hook suspended goes on where the hook's phase says (its private suspend state).
   const privateRun = privateRunPaths(ref.runId, ref.journalFile);
   const suspended = readSuspendState(privateRun);
-  const from =
-    suspended?.runId === ref.runId
-      ? Math.max(1, suspended.resumeIteration)
-      : Math.max(1, stopReason === "max_iterations" || !again ? last + 1 : last);
+  const from = resumeIteration(ref, record, stopReason, suspended);
   const addIterations = add ?? (launch.maxIterations || 3);
   const preset = await samePreset(launch, flag(p, "accept-preset-changes"));
   const { readEnvFiles } = await import("../util/env-file.js");
@@ -139,6 +117,47 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     `resumed ${ref.runId} from iteration ${from} (was: ${stopReason || "unknown"}); stop_reason=${result.reason} iterations=${result.iterations} new_max_iterations=${from - 1 + addIterations}\n`,
   );
   return 0;
+}
+
+/** Why the run cannot be resumed, thrown (exit 2), if it cannot. */
+function refuseUnresumable(
+  ref: RunRef,
+  launch: LaunchRecord,
+  record: Record<string, unknown>,
+  completed: boolean,
+): void {
+  if (completed && pendingSpawns(ref.journalFile, ref.runId).requests.length === 0)
+    throw new UserError(`error: run ${ref.runId} already completed; cannot resume`, 2);
+  // The recorded pid is the run's only while it is a harness running a loop: once the run
+  // ended, its pid may belong to any other program, which must not keep the run stopped.
+  if (launch.host === hostname() && isHarnessLoop(launch.pid))
+    throw new UserError(`error: run ${ref.runId} is still running (PID ${launch.pid})`, 2);
+  if (!existsSync(ref.journalFile))
+    throw new UserError(`error: journal not found for run ${ref.runId}`, 2);
+  if (record.isolation_mode === "worktree")
+    throw new UserError(
+      `error: run ${ref.runId} ran in a worktree; resuming one is not supported here yet (start a new run)`,
+      2,
+    );
+}
+
+/**
+ * The iteration the run goes on from: where a hook's suspension says (its private suspend
+ * state), else the one after the last finished, or the last again when its agent failed.
+ */
+function resumeIteration(
+  ref: RunRef,
+  record: Record<string, unknown>,
+  stopReason: string,
+  suspended: ReturnType<typeof readSuspendState>,
+): number {
+  if (suspended?.runId === ref.runId) return Math.max(1, suspended.resumeIteration);
+  const last = Number(record.iteration ?? 0) || 0;
+  const finished = readJournal(ref.journalFile).items.some(
+    (r) => r.run === ref.runId && r.topic === "iteration.finish" && r.iteration === String(last),
+  );
+  const again = stopReason === "backend_failed" || stopReason === "backend_timeout" || !finished;
+  return Math.max(1, stopReason === "max_iterations" || !again ? last + 1 : last);
 }
 
 /**
