@@ -9,6 +9,8 @@ import type { MonitorService } from "../monitor/service.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import type { DaemonEvents, SchedulerDaemon } from "../scheduler/daemon/daemon.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
+import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
+import type { Schedule } from "../scheduler/schedules/schedule-file.js";
 
 export function deliveriesPath(stateDir: string): string {
   return join(stateDir, "deliveries.jsonl");
@@ -19,7 +21,7 @@ export interface DeliveryIssues {
   /** The words closing the issues a run took, for its pull request's body. */
   closes(runId: string): string[];
   /** What the run's delivery came to: queued, or nothing and why. */
-  decided(runId: string, delivery: RunDelivery): void;
+  decided(runId: string, delivery: RunDelivery | RunReview): void;
 }
 
 export function startDeliveries(
@@ -43,19 +45,18 @@ export function startDeliveries(
   const onEnd = ({ schedule: name, runId, outcome }: DaemonEvents["finished"][0]) => {
     const schedule = daemon.schedules.get(name);
     if (schedule?.deliver === undefined) return;
-    const started = startedRecord(daemon.ledger, runId);
-    const url = runPageUrl(daemon.config);
-    // A review run (fired for a pull request) posts its review; any other run delivers its
-    // branch, and tells the issues it took (`source`) what came of that.
-    const delivery: Promise<RunDelivery | RunReview> =
-      started.review !== undefined
-        ? runReview(schedule, runId, outcome, started.review, url)
-        : runDelivery(schedule, runId, outcome, url, started.from, issues?.closes(runId)).then(
-            (d) => {
-              issues?.decided(runId, d);
-              return d;
-            },
-          );
+    // Tells the issues the run took (`source`) what came of its delivery.
+    const delivery = deliveryOfRun(
+      daemon.ledger,
+      schedule,
+      runId,
+      outcome,
+      runPageUrl(daemon.config),
+      issues?.closes(runId),
+    ).then((d) => {
+      issues?.decided(runId, d);
+      return d;
+    });
     delivery
       .then((d) => {
         if (d.kind === "deliver") queue.enqueue(d.job);
@@ -71,13 +72,29 @@ export function startDeliveries(
 }
 
 /**
+ * What a finished run delivers, for the daemon and `fire` alike: a review run (fired for a pull
+ * request) its review, any other run its branch as the schedule's pull request, based on the
+ * branch the daemon fetched for it.
+ */
+export function deliveryOfRun(
+  ledger: RunLedger,
+  schedule: Schedule,
+  runId: string,
+  outcome: RunOutcome,
+  url: ((runId: string) => string) | undefined,
+  closes?: string[],
+): Promise<RunDelivery | RunReview> {
+  const started = startedRecord(ledger, runId);
+  return started.review !== undefined
+    ? runReview(schedule, runId, outcome, started.review, url)
+    : runDelivery(schedule, runId, outcome, url, started.from, closes);
+}
+
+/**
  * What the daemon recorded as it launched the run: the branch it fetched for it, and the pull
  * request a review run checked out.
  */
-export function startedRecord(
-  ledger: RunLedger,
-  runId: string,
-): { from?: string; review?: number } {
+function startedRecord(ledger: RunLedger, runId: string): { from?: string; review?: number } {
   const started = ledger.replay(runId)?.events.findLast((e) => e.event === "started");
   if (started?.event !== "started") return {};
   const from = started.from?.branch;

@@ -5,13 +5,13 @@
 import type { Logger } from "pino";
 import { DeliveryQueue } from "../delivery/queue.js";
 import type { DeliveryResult } from "../delivery/record.js";
-import { type RunDelivery, runDelivery } from "../delivery/run-delivery.js";
-import { type RunReview, runReview } from "../delivery/run-review.js";
+import type { RunDelivery } from "../delivery/run-delivery.js";
+import type { RunReview } from "../delivery/run-review.js";
 import type { CronConfig } from "../scheduler/config/config.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
 import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
-import { deliveriesPath, runPageUrl, startedRecord } from "./deliveries.js";
+import { deliveriesPath, deliveryOfRun, runPageUrl } from "./deliveries.js";
 
 /** How long a fire waits for a retry of its delivery before leaving it to the next one. */
 export const FIRE_DELIVERY_PATIENCE_MS = 120_000;
@@ -61,13 +61,14 @@ async function deliver(f: FiredDelivery): Promise<FiredOutcome> {
     },
   });
   try {
-    const url = runPageUrl(f.config);
-    const started = startedRecord(f.ledger, runId);
-    // As the daemon does: a review run posts its review, any other run delivers its branch.
-    const d =
-      started.review !== undefined
-        ? await runReview(schedule, runId, f.outcome, started.review, url)
-        : await runDelivery(schedule, runId, f.outcome, url, started.from, f.closes);
+    const d = await deliveryOfRun(
+      f.ledger,
+      schedule,
+      runId,
+      f.outcome,
+      runPageUrl(f.config),
+      f.closes,
+    );
     if (d.kind === "deliver") queue.enqueue(d.job);
     else say(`${runId}: no pull request: ${d.why}`);
     const giveUpAt = Date.now() + FIRE_DELIVERY_PATIENCE_MS;
