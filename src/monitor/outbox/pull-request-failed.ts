@@ -14,13 +14,25 @@ export interface UndeliveredRun {
 }
 
 export function pullRequestFailedMessage(u: UndeliveredRun, timezone: string): AlertMessage {
-  if (u.review !== undefined) return reviewFailedMessage(u, u.review, timezone);
+  const n = u.review;
+  const what =
+    n === undefined
+      ? {
+          kind: "pull_request_failed" as const,
+          title: `The pull request of schedule "${u.schedule}" was not delivered`,
+          detail: `The run's commits stay on its branch in the project (\`autoloop worktree diff ${u.runId}\`); the next run of the schedule with changes tries again.`,
+        }
+      : {
+          kind: "review_failed" as const,
+          title: `The review of pull request #${n} by schedule "${u.schedule}" was not posted`,
+          detail: `The run's report stays in its project; the next review run of pull request #${n} posts again.`,
+        };
   return {
-    // One incident per schedule: a revoked token fails every run the same way.
-    fingerprint: `pull_request_failed:${u.schedule}`,
-    kind: "pull_request_failed",
+    // One incident per schedule and kind: a revoked token fails every run the same way.
+    fingerprint: `${what.kind}:${u.schedule}`,
+    kind: what.kind,
     status: "firing",
-    title: `The pull request of schedule "${u.schedule}" was not delivered`,
+    title: what.title,
     summary: u.error,
     schedule: u.schedule,
     runId: u.runId,
@@ -28,24 +40,6 @@ export function pullRequestFailedMessage(u: UndeliveredRun, timezone: string): A
     occurredAt: new Date(u.at).toISOString(),
     journalTail: [],
     commands: { inspect: `autoloop-cron runs show ${u.runId}` },
-    detail: `The run's commits stay on its branch in the project (\`autoloop worktree diff ${u.runId}\`); the next run of the schedule with changes tries again.`,
-  };
-}
-
-function reviewFailedMessage(u: UndeliveredRun, number: number, timezone: string): AlertMessage {
-  return {
-    // One incident per schedule, as for its pull requests: a revoked token fails every review.
-    fingerprint: `review_failed:${u.schedule}`,
-    kind: "review_failed",
-    status: "firing",
-    title: `The review of pull request #${number} by schedule "${u.schedule}" was not posted`,
-    summary: u.error,
-    schedule: u.schedule,
-    runId: u.runId,
-    timezone,
-    occurredAt: new Date(u.at).toISOString(),
-    journalTail: [],
-    commands: { inspect: `autoloop-cron runs show ${u.runId}` },
-    detail: `The run's report stays in its project; the next review run of pull request #${number} posts again.`,
+    detail: what.detail,
   };
 }
