@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { ROOT } from "./cli.js";
-import { closeLoopback, listenLoopback } from "./loopback.js";
+import { closeLoopback, listenLoopback, requestText } from "./loopback.js";
 import { OpenApiCheck } from "./openapi-check.js";
 
 type Json = Record<string, unknown>;
@@ -95,10 +95,7 @@ export class FakeGitHubIssues {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", this.url);
-    const text = await new Promise<string>((resolve) => {
-      let t = "";
-      req.on("data", (c) => (t += c)).on("end", () => resolve(t));
-    });
+    const text = await requestText(req);
     const body = text === "" ? undefined : (JSON.parse(text) as Json);
     this.requests.push({
       method: req.method!,

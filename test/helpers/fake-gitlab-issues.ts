@@ -2,7 +2,7 @@
 // notes. GitLab publishes no OpenAPI document on npm, so each request is checked against the
 // parameters its API documentation names for the endpoint.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { closeLoopback, listenLoopback } from "./loopback.js";
+import { closeLoopback, listenLoopback, requestText } from "./loopback.js";
 
 type Json = Record<string, unknown>;
 
@@ -53,8 +53,7 @@ export class FakeGitLabIssues {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
     const url = new URL(req.url ?? "/", this.url);
-    let text = "";
-    for await (const chunk of req) text += chunk;
+    const text = await requestText(req);
     const body = text === "" ? {} : (JSON.parse(text) as Json);
     const send = (status: number, json: unknown) =>
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(json));

@@ -2,7 +2,7 @@
 // no OpenAPI document on npm, so each request is checked against the parameters its API
 // documentation requires; tests script failures.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { closeLoopback, listenLoopback } from "./loopback.js";
+import { closeLoopback, listenLoopback, requestText } from "./loopback.js";
 
 type Json = Record<string, unknown>;
 
@@ -61,8 +61,7 @@ export class FakeGitLab {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
     const url = new URL(req.url ?? "/", this.url);
-    let text = "";
-    for await (const chunk of req) text += chunk;
+    const text = await requestText(req);
     const body = text === "" ? {} : (JSON.parse(text) as Json);
     this.requests.push({ method: req.method!, path: url.pathname });
     const send = (status: number, json: unknown, headers: Record<string, string> = {}) =>

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, Server, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import { Lease } from "kubernetes-models/coordination.k8s.io/v1";
-import { closeLoopback, listenLoopback } from "./loopback.js";
+import { closeLoopback, listenLoopback, requestText } from "./loopback.js";
 
 type Json = Record<string, unknown>;
 type LeaseJson = { metadata: Json & { name: string }; spec?: Json };
@@ -91,8 +91,7 @@ export class FakeKubernetes {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let text = "";
-    for await (const chunk of req) text += String(chunk);
+    const text = await requestText(req);
     const { method = "", url = "" } = req;
     this.requests.push({ method, path: url, authorization: req.headers.authorization });
     const m = PATH.exec(url);

@@ -1,5 +1,5 @@
 // An HTTP server of a test on a random loopback port: started, and closed with its connections.
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** Listens on 127.0.0.1 at a free port; resolves with the server's base URL. */
@@ -12,4 +12,11 @@ export async function listenLoopback(server: Server): Promise<string> {
 export function closeLoopback(server: Server): Promise<void> {
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** A request's whole body, as text. */
+export async function requestText(req: IncomingMessage): Promise<string> {
+  let text = "";
+  for await (const chunk of req) text += String(chunk);
+  return text;
 }
