@@ -244,6 +244,7 @@ describe("a schedule that works from GitHub issues", () => {
       { env: cleanEnv({ ...GIT_ENV, GITHUB_TOKEN: TOKEN }), reject: false },
     );
     expect(fired.exitCode).toBe(0);
+    expect(pulls[0]!.pulls[0]!.head).toBe("autoloop/fix/issue-1");
     expect(pulls[0]!.pulls[0]!.body).toContain("- Closes octo/app#1");
     expect(releases(issue.comments)[0]).toContain(
       "completed: https://github.example/octo/app/pull/1",
