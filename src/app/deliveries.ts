@@ -68,8 +68,9 @@ export function startDeliveries(
       })
       .catch((err) => {
         logger.error({ err, schedule: name, runId }, "delivery not queued");
-        const why = `its delivery could not be queued: ${(err as Error)?.message ?? String(err)}`;
-        issues?.decided(runId, { kind: "skip", why });
+        // Its issues are given back: the work did not reach a pull request.
+        const error = `not queued: ${(err as Error)?.message ?? String(err)}`;
+        issues?.ended({ schedule: name, runId, result: { kind: "dead", error } });
       });
   };
   // A run that ended while the daemon was down is delivered when the next one starts.
