@@ -1,7 +1,8 @@
 // A run of a schedule with `source` delivers to its issue's branch (`autoloop/<schedule>/issue-42`)
 // and pull request, in a lane (and push lease) of that issue's own; names git takes as refs.
-import { execFileSync } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { execFileSync, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   branchConflict,
   deliveryBranch,
@@ -11,6 +12,10 @@ import {
 import { type DeliveryJob, deliveryLane, replayDeliveries } from "../../src/delivery/record.js";
 import type { RunIssues } from "../../src/tracker/run-issues.js";
 import type { TrackerKind } from "../../src/tracker/tracker.js";
+import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { git } from "../helpers/git.js";
+
+afterAll(cleanupTempDirs);
 
 function taken(kind: TrackerKind, issues: Array<{ id: string; ref: string }>): RunIssues {
   return {
@@ -69,9 +74,19 @@ describe("an issue's branch", () => {
   });
 
   it("says which branch to delete when the schedule's own and an issue's collide", () => {
-    const refused =
-      "git push origin: remote: error: cannot lock ref 'refs/heads/autoloop/fix-bugs/issue-1': 'refs/heads/autoloop/fix-bugs' exists";
-    expect(branchConflict(refused, "autoloop/fix-bugs/issue-1")).toContain(
+    // What git itself says, pushing an issue's branch beside the schedule's.
+    const dir = tempDir();
+    git(dir, "init", "--quiet", "--bare", "remote.git");
+    git(dir, "init", "--quiet", "work");
+    git(join(dir, "work"), "commit", "--quiet", "--allow-empty", "-m", "one");
+    git(join(dir, "work"), "push", "--quiet", "../remote.git", "HEAD:refs/heads/autoloop/fix-bugs");
+    const pushed = spawnSync(
+      "git",
+      ["push", "../remote.git", "HEAD:refs/heads/autoloop/fix-bugs/issue-1"],
+      { cwd: join(dir, "work"), encoding: "utf8" },
+    );
+    expect(pushed.status).not.toBe(0);
+    expect(branchConflict(pushed.stderr, "autoloop/fix-bugs/issue-1")).toContain(
       "delete the other one on the remote",
     );
     expect(branchConflict("git push origin: timed out", "autoloop/fix-bugs/issue-1")).toBe(
