@@ -8,7 +8,8 @@ import { repositoryOfRemote } from "../forge/remote.js";
 import { remoteHeadBranch } from "../forge/remote-head.js";
 import { resolveSecret } from "../util/secrets.js";
 import { FORGE_CLIENTS } from "./forges.js";
-import type { DeliveryJob, PendingDelivery } from "./record.js";
+import { branchConflict } from "./issue-branch.js";
+import { type DeliveryJob, deliveryLane, type PendingDelivery } from "./record.js";
 
 export type AttemptResult =
   | {
@@ -22,8 +23,8 @@ export type AttemptResult =
   | { kind: "dead"; error: string };
 
 export interface AttemptDeps {
-  /** What the daemon last pushed to the schedule's branch. */
-  lastPushed(schedule: string): string | undefined;
+  /** What the daemon last pushed to the branch of a lane (record.ts `deliveryLane`). */
+  lastPushed(lane: string): string | undefined;
   /** Records the push before the API call: a crash between them is then seen for what it was. */
   onPushed(sha: string): void;
   env?: NodeJS.ProcessEnv;
@@ -36,6 +37,8 @@ function pushProblem(outcome: PushOutcome, branch: string): AttemptResult | unde
       kind: "dead",
       error: `someone else's commit ${outcome.found.slice(0, 12)} is on branch ${branch}, which the daemon does not overwrite: merge or close the pull request and delete the branch, and the next run opens a new one`,
     };
+  const conflict = outcome.kind === "failed" ? branchConflict(outcome.detail, branch) : undefined;
+  if (conflict !== undefined) return { kind: "dead", error: conflict };
   if (outcome.kind === "failed")
     return outcome.permanent
       ? {
@@ -65,7 +68,7 @@ export async function attemptDelivery(
       remote: job.remote,
       sha: job.sha,
       branch: job.branch,
-      expected: deps.lastPushed(job.schedule),
+      expected: deps.lastPushed(deliveryLane(job)),
       token,
       forge: job.forge,
     });

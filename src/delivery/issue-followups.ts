@@ -84,6 +84,8 @@ export function endAfterDelivery(result: DeliveryResult | undefined): IssueEnd |
 
 export class IssueFollowUps {
   private readonly busy = new Set<string>();
+  /** Completed runs whose delivery is being decided: the ledger's "completed" is not their end. */
+  private readonly deciding = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private readonly worker: OutboxWorker;
   private readonly now: () => number;
@@ -95,8 +97,14 @@ export class IssueFollowUps {
     this.worker = new OutboxWorker(this, this.now, options.timers, this.log);
   }
 
+  /** The run completed and what it delivers is being decided: its end is `ended`'s word. */
+  decidingDelivery(runId: string): void {
+    this.deciding.add(runId);
+  }
+
   /** The run ended: `end`, or `awaiting` its pull request. No-op for a run that took no issue. */
   ended(runId: string, entry: RunIssues | undefined, end: IssueEnd | "awaiting"): void {
+    this.deciding.delete(runId);
     if (entry === undefined || entry.end !== undefined || this.busy.has(runId)) return;
     const at = new Date(this.now()).toISOString();
     if (end === "awaiting") entry.awaiting = true;
@@ -151,6 +159,8 @@ export class IssueFollowUps {
     if (this.othersRun(entry)) return later(LOOK_AGAIN_MS);
     let end = entry.end;
     if (end === undefined) {
+      // Held in memory only: after a restart the ledger's word is taken, as before.
+      if (this.deciding.has(entry.runId)) return later(LOOK_AGAIN_MS);
       end = entry.awaiting
         ? endAfterDelivery(this.options.pullRequestOf?.(entry.runId))
         : endFromLedger(this.options.runInLedger(entry.runId), now - Date.parse(entry.takenAt));

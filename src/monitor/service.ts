@@ -189,9 +189,10 @@ export class MonitorService {
       pullRequest: (schedule, run) => {
         const ledger = this.view.ledger();
         if (ledger === undefined) return undefined;
-        // A schedule's runs are looked through (a file read each) only when it delivers.
-        const delivers =
-          schedule !== undefined && this.view.schedules().get(schedule)?.deliver !== undefined;
+        // A schedule's runs are looked through (a file read each) only when it delivers to one
+        // pull request: with `source` each issue has its own, and a run names only its own.
+        const s = schedule === undefined ? undefined : this.view.schedules().get(schedule);
+        const delivers = s?.deliver !== undefined && s.source === undefined;
         return alertPullRequest(ledger, delivers ? schedule : undefined, run);
       },
       onIncidentsWritten: () => {

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { closingRef, TRACKERS } from "./tracker.js";
+import { TRACKERS } from "./tracker.js";
 
 const secretRef = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("env"), name: z.string() }),
@@ -102,10 +102,4 @@ export function listRunIssues(stateDir: string): RunIssues[] {
 
 export function removeRunIssues(stateDir: string, runId: string): void {
   rmSync(fileOf(stateDir, runId), { force: true });
-}
-
-/** The words closing the issues a run took, for its pull request's body ([] if it took none). */
-export function closesOfRun(stateDir: string, runId: string): string[] {
-  const entry = readRunIssues(stateDir, runId);
-  return entry?.issues.map((i) => closingRef(entry.source, i)) ?? [];
 }
