@@ -2,16 +2,21 @@
 // checkboxes as tasks, written by the daemon (redacted; which task came from which box kept in
 // the daemon's record); when it ends, the boxes of the tasks it completed are ticked in the
 // issue's body, nothing else changed. GitHub through the daemon, GitLab through `fire`.
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startIssueFollowUps } from "../../src/app/issues.js";
+import { IssueFollowUps } from "../../src/delivery/issue-followups.js";
+import { loadPreset } from "../../src/harness/preset/preset.js";
 import { TaskStore } from "../../src/harness/tasks/store.js";
 import { readJournal } from "../../src/journal/reader.js";
+import { loadConfig } from "../../src/scheduler/config/config.js";
 import { withIssues } from "../../src/scheduler/launch/issue-spec.js";
+import { validateAll } from "../../src/scheduler/schedules/validate.js";
 import { readRunIssues, writeRunIssues } from "../../src/tracker/run-issues.js";
 import type { TrackerSource } from "../../src/tracker/tracker.js";
+import { formatProblem } from "../../src/util/errors.js";
 import { processRedactor } from "../../src/util/secrets.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
@@ -61,15 +66,14 @@ describe("a run's tasks from its issue's checkboxes", () => {
     createdAt: "2026-01-01T00:00:00Z",
   };
 
-  function launch(preset: string) {
+  function launch(preset: string, taken = issue, source = githubSource("https://api.github.com")) {
     const dir = tempDir();
     const state = join(dir, "state");
-    const source = githubSource("https://api.github.com");
     writeRunIssues(state, {
       schedule: "fix",
       runId,
       source,
-      issues: [{ id: "7", ref: "#7", title: "Parser", url: issue.url }],
+      issues: [{ id: taken.id, ref: taken.ref, title: taken.title, url: taken.url }],
       takenAt: "2026-01-01T00:00:00Z",
       commented: [],
       released: [],
@@ -87,7 +91,7 @@ describe("a run's tasks from its issue's checkboxes", () => {
         preset,
         objective: "Fix it.",
       },
-      [issue],
+      [taken],
       source,
       state,
     );
@@ -110,11 +114,66 @@ describe("a run's tasks from its issue's checkboxes", () => {
     expect(JSON.stringify(readRunIssues(state, runId))).not.toContain("ghp_pastedsecret");
   });
 
+  it("are ticked back by a follow-up that is retried, and repeated without ticking twice", async () => {
+    const github = await new FakeGitHubIssues("octo", "app", GH_TOKEN).start();
+    closers.push(() => github.close());
+    const team = github.add("Parser", "- [ ] one\n- [ ] two\n");
+    const taken = { ...issue, id: "1", ref: "#1", body: team.body };
+    const { file, state } = launch(syncPreset(tempDir(), "true"), taken, githubSource(github.url));
+    new TaskStore(file).complete("task-2"); // what the run did
+    const followUps = new IssueFollowUps({
+      stateDir: state,
+      runInLedger: () => undefined,
+      env: { GITHUB_TOKEN: GH_TOKEN },
+      random: () => 0,
+    });
+    followUps.ended(runId, readRunIssues(state, runId), { kind: "failed", status: "failed" });
+    const record = join(state, "issue-claims", "runs", `${runId}.json`);
+    const before = readFileSync(record, "utf8");
+    github.failures.push(502);
+    await followUps.deliverDue();
+    expect(team.body).toBe("- [ ] one\n- [ ] two\n");
+    expect(readRunIssues(state, runId)?.failures).toBe(1);
+    await followUps.deliverDue(Date.now() + 3_600_000);
+    expect(team.body).toBe("- [ ] one\n- [x] two\n");
+    // Killed before anything was recorded: the repeat finds the box ticked and edits nothing.
+    writeFileSync(record, before);
+    await followUps.deliverDue(Date.now() + 3_600_000);
+    expect(team.body).toBe("- [ ] one\n- [x] two\n");
+    expect(github.requests.filter((r) => r.method === "PATCH")).toHaveLength(1);
+    expect(github.problems).toEqual([]);
+  });
+
   it("are not written for a preset that does not ask", () => {
     const { spec, file, state } = launch(syncPreset(tempDir(), "true", false));
     expect(spec.env?.AUTOLOOP_TASKS_FILE).toBeUndefined();
     expect(existsSync(file)).toBe(false);
     expect(readRunIssues(state, runId)?.taskSync).toBeUndefined();
+  });
+});
+
+describe("the preset key", () => {
+  it('refuses a value other than "issue", naming the file, the field and the value', () => {
+    const preset = syncPreset(tempDir(), "true", false);
+    appendFileSync(join(preset, "autoloops.toml"), '\n[tasks]\nsync = "issues"\n');
+    expect(() => loadPreset(preset)).toThrow(
+      'autoloops.toml: tasks.sync: found "issues"; expected one of "issue"',
+    );
+  });
+
+  it("validate warns of a schedule whose preset asks for it without a source", () => {
+    const dir = tempDir();
+    const preset = syncPreset(dir, "true");
+    writeCronConfig(
+      dir,
+      `[[schedule]]\nname = "s"\ncron = "0 2 * * *"\npreset = ${JSON.stringify(preset)}\nobjective = "o"\nproject_dir = "../work"\n`,
+    );
+    const report = validateAll(loadConfig(join(dir, "autoloop-cron.toml")));
+    expect(report.warnings.map(formatProblem)).toEqual([
+      expect.stringContaining(
+        "schedule[0].source: found none; expected an issue tracker (source = { github_issues = { ... } }): the preset asks for task sync",
+      ),
+    ]);
   });
 });
 

@@ -284,12 +284,7 @@ export const presetConfigSchema = z.looseObject({
        * `"issue"`: a run the scheduler launched with an issue starts with the issue's task list
        * as its tasks, and the boxes of those it completes are ticked (scheduler/launch/issue-tasks.ts).
        */
-      sync: z.optional(
-        z.enum(["issue"], {
-          error:
-            '"issue" (a run that took an issue starts with its checkboxes as tasks), or leave it out',
-        }),
-      ),
+      sync: z.optional(z.enum(["issue"])),
     }),
     {},
   ),
