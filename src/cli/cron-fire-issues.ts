@@ -43,7 +43,7 @@ export async function specWithIssues(
     slotKey: attemptKey(slotKey(a.schedule.name, a.slot), a.retry?.attempt),
     env: process.env,
   });
-  if (step.kind === "launch") return withIssues(spec, step.issues, source);
+  if (step.kind === "launch") return withIssues(spec, step.issues, source, config.stateDir);
   if (step.kind === "elsewhere") {
     say(`${a.schedule.name}: another process takes this slot's issues; nothing started`);
     return undefined;

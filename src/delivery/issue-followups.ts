@@ -20,6 +20,7 @@ import { dropIssueClaim } from "../tracker/take.js";
 import { markedComment, type TrackerKind } from "../tracker/tracker.js";
 import { formatDuration } from "../util/duration.js";
 import { processRedactor, resolveSecret } from "../util/secrets.js";
+import { tickDoneBoxes } from "./issue-task-ticks.js";
 import type { DeliveryResult } from "./record.js";
 
 /** How a run stands in the ledger, for a take file whose run's end was not heard of. */
@@ -186,7 +187,10 @@ export class IssueFollowUps {
     return claimOwner(claimFilePath(this.options.stateDir, entry.slotKey)) === entry.runId;
   }
 
-  /** Comments on each issue, then drops its working mark; each step recorded once done. */
+  /**
+   * Ticks the boxes of the run's done tasks (task sync), then comments on each issue and drops
+   * its working mark; each step recorded once done.
+   */
   private async tell(entry: RunIssues, end: IssueEnd): Promise<void> {
     const { source, runId } = entry;
     const label = `schedule "${entry.schedule}": source ${source.kind}_issues token`;
@@ -196,6 +200,9 @@ export class IssueFollowUps {
     const client = this.options.trackers?.[source.kind] ?? (await TRACKER_CLIENTS[source.kind]?.());
     if (client === undefined) throw new Error(`${source.kind} issues are not supported`);
     const tracker = client({ source, token });
+    const save = () => writeRunIssues(this.options.stateDir, entry);
+    if (entry.taskSync !== undefined)
+      await tickDoneBoxes(entry, entry.taskSync, tracker, save, this.log);
     const text = processRedactor.redact(endComment(end, runId, this.options.runUrl?.(runId)));
     for (const issue of entry.issues) {
       if (!entry.commented.includes(issue.id)) {

@@ -13,6 +13,11 @@ const MAX_TITLE = 300;
 const printable = (text: string) =>
   text.replace(/\r\n?/g, "\n").replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
 
+/** One line of an issue's text (its title, a checkbox's) as a run gets it: printable, cut. */
+export function issueLine(text: string): string {
+  return cut(printable(text).replace(/\n/g, " "), MAX_TITLE, "…");
+}
+
 function cut(text: string, max: number, note: string): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n${note}`;
 }
@@ -25,7 +30,7 @@ export function issueObjective(
   nonce: string,
 ): string {
   const blocks = issues.map((i) => {
-    const title = cut(printable(i.title).replace(/\n/g, " "), MAX_TITLE, "…");
+    const title = issueLine(i.title);
     const body = cut(printable(i.body), MAX_BODY, `[body cut; read the rest at ${i.url}]`);
     return [
       `<<<ISSUE ${i.ref} ${nonce}`,

@@ -1,6 +1,6 @@
-// A loopback GitHub REST API for the issue calls the daemon makes (list, labels, comments),
-// every request and answer checked against GitHub's published OpenAPI document
-// (@octokit/openapi); answers are built from the document's own examples.
+// A loopback GitHub REST API for the issue calls the daemon makes (list, labels, comments, an
+// issue's body read and edited), every request and answer checked against GitHub's published
+// OpenAPI document (@octokit/openapi); answers are built from the document's own examples.
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
@@ -43,6 +43,8 @@ function typedNullables(node: unknown): unknown {
 
 const ROUTES = [
   ["GET", "/repos/{owner}/{repo}/issues"],
+  ["GET", "/repos/{owner}/{repo}/issues/{issue_number}"],
+  ["PATCH", "/repos/{owner}/{repo}/issues/{issue_number}"],
   ["POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels"],
   ["DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"],
   ["GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
@@ -140,6 +142,10 @@ export class FakeGitHubIssues {
       return { status: 200, answer: found.map((i) => this.issueJson(i)) };
     }
     const it = issue!;
+    if (template.endsWith("/{issue_number}")) {
+      if (method === "PATCH") it.body = (body as { body: string }).body;
+      return { status: 200, answer: this.issueJson(it) };
+    }
     if (template.endsWith("/labels")) {
       for (const l of (body as { labels: string[] }).labels)
         if (!it.labels.includes(l)) it.labels.push(l);
