@@ -183,8 +183,7 @@ export class IssueFollowUps {
     const token = resolveSecret(source.token, label, {
       ...(this.options.env && { env: this.options.env }),
     });
-    const client = this.options.trackers?.[source.kind] ?? (await TRACKER_CLIENTS[source.kind]?.());
-    if (client === undefined) throw new Error(`${source.kind} issues are not supported`);
+    const client = this.options.trackers?.[source.kind] ?? (await TRACKER_CLIENTS[source.kind]());
     const tracker = client({ source, token });
     const text = processRedactor.redact(endComment(end, runId, this.options.runUrl?.(runId)));
     for (const issue of entry.issues) {
