@@ -6,13 +6,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startDeliveries } from "../../src/app/deliveries.js";
-import { startIssueFollowUps } from "../../src/app/issues.js";
 import { loadConfig } from "../../src/scheduler/config/config.js";
 import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
-import { silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
+import { writeCronConfig } from "../helpers/daemon.js";
 import { FakeLinear } from "../helpers/fake-linear.js";
+import { startIssueDaemon } from "../helpers/issue-daemon.js";
 import { waitFor } from "../helpers/wait.js";
 
 const KEY = "lin_api_trackerkey0123456789";
@@ -58,15 +57,8 @@ async function linearWorld(options: { daemons?: number; key?: string } = {}) {
   });
   const daemons: SchedulerDaemon[] = [];
   for (let i = 0; i < (options.daemons ?? 1); i++) {
-    const daemon = await startDaemon(config);
-    const issues = startIssueFollowUps(daemon, silentLogger);
-    const queue = startDeliveries(daemon, silentLogger, undefined, {}, issues.forDeliveries);
-    issues.attach(queue);
-    closers.push(async () => {
-      await daemon.shutdown("terminate", 0);
-      await queue.close();
-      await issues.followUps.close();
-    });
+    const { daemon, close } = await startIssueDaemon(config);
+    closers.push(close);
     daemons.push(daemon);
   }
   return { linear, daemons, work: join(dir, "work") };
