@@ -29,13 +29,18 @@ export function linearFailure(source: TrackerSource, what: string, err: unknown)
   return new Error(`Linear: ${what}: ${answer}${advice === "" ? "" : `; ${advice}`}`);
 }
 
-/** Runs `fn` with the source's client (made on first use), its failure told as linearFailure. */
-export function linearCaller(source: TrackerSource, token: string) {
-  let client: LinearClient | undefined;
+/** How long one call (a request, or a listing's pages) may take before it fails. */
+const CALL_TIMEOUT_MS = 30_000;
+
+/**
+ * Runs `fn` with a client of the source's, its failure told as linearFailure. A client per
+ * call: the SDK takes one abort signal per client, and each call gets its own deadline.
+ */
+export function linearCaller(source: TrackerSource, token: string, timeoutMs = CALL_TIMEOUT_MS) {
   return async <T>(what: string, fn: (client: LinearClient) => Promise<T>): Promise<T> => {
     try {
-      client ??= new LinearClient({ apiKey: token, apiUrl: source.apiUrl });
-      return await fn(client);
+      const signal = AbortSignal.timeout(timeoutMs);
+      return await fn(new LinearClient({ apiKey: token, apiUrl: source.apiUrl, signal }));
     } catch (err) {
       throw linearFailure(source, what, err);
     }

@@ -2,12 +2,15 @@
 // request against Linear's schema (derived from the SDK's types): the oldest ready issue, moved
 // to the working state and claimed in a comment, backed off when another claim came first,
 // moved on or given back at the end; a refused key names where it was read from.
+import { createServer } from "node:http";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { linearCaller } from "../../src/tracker/linear-client.js";
 import { linearIssues } from "../../src/tracker/linear-issues.js";
 import { takeIssues } from "../../src/tracker/take.js";
 import type { TrackerSource } from "../../src/tracker/tracker.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { FakeLinear } from "../helpers/fake-linear.js";
+import { closeLoopback, listenLoopback } from "../helpers/loopback.js";
 
 const KEY = "lin_api_issuekey0123456789";
 let linear: FakeLinear;
@@ -92,5 +95,19 @@ describe("Linear issues", () => {
       errors: [{ message: expect.stringContaining('Cannot query field "colour" on type "Issue"') }],
     });
     expect(linear.problems.splice(0)).toHaveLength(1);
+  });
+});
+
+describe("a Linear that does not answer", () => {
+  it("fails the call at its deadline, saying what was being done", async () => {
+    const silent = createServer(() => {});
+    const url = await listenLoopback(silent);
+    linear = await new FakeLinear("ENG", KEY).start(); // what afterEach checks and closes
+    const source = { apiUrl: url, repository: "ENG", token: { kind: "env", name: "K" } };
+    const call = linearCaller(source as TrackerSource, KEY, 200);
+    await expect(call("listing issues", (c) => c.issues())).rejects.toThrow(
+      /^Linear: listing issues: no answer .*timeout/,
+    );
+    await closeLoopback(silent);
   });
 });
