@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/scheduler/config/config.js";
 import { validateAll } from "../../src/scheduler/schedules/validate.js";
-import { closesOfRun, writeRunIssues } from "../../src/tracker/run-issues.js";
+import { closesOfRun, readRunIssues, writeRunIssues } from "../../src/tracker/run-issues.js";
+import { describeSource } from "../../src/tracker/take.js";
 import { formatProblem } from "../../src/util/errors.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
@@ -75,5 +76,10 @@ describe("a pull request closing Linear issues", () => {
       failures: 0,
     });
     expect(closesOfRun(stateDir, "fix-20260101T000000Z")).toEqual(["Fixes ENG-12", "Fixes ENG-13"]);
+    const source = readRunIssues(stateDir, "fix-20260101T000000Z")!.source;
+    // What runs and messages call the source: the label too, when ready issues need one.
+    expect(describeSource({ ...source, label: "agent" })).toBe(
+      'linear ENG (state "Todo", label "agent")',
+    );
   });
 });
