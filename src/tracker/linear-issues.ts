@@ -16,28 +16,43 @@ type LinearIssue = Awaited<ReturnType<LinearClient["issue"]>>;
 export function linearIssues({ source, token }: TrackerOptions): Tracker {
   const call = linearCaller(source, token);
   const team = source.repository;
-  const stateIds = new Map<string, string>();
+  let workflow: Promise<Record<"ready" | "working" | "done", string>> | undefined;
 
-  /** The id of the team's workflow state `name`, read once; `key` names its setting. */
-  async function stateId(name: string, key: string): Promise<string> {
-    if (stateIds.size === 0) {
-      const states = await call("reading the team's workflow states", (c) =>
-        c.workflowStates({ filter: { team: { key: { eq: team } } }, first: 100 }),
-      );
-      for (const s of states.nodes) stateIds.set(s.name, s.id);
-    }
-    const id = stateIds.get(name);
-    if (id === undefined)
+  /**
+   * The ids of the three states the schedule names, read once. All are checked at the first
+   * take: a state the team lacks fails it then, not the follow-up of a finished run.
+   */
+  async function readWorkflow() {
+    const states = await call("reading the team's workflow states", (c) =>
+      c.workflowStates({ filter: { team: { key: { eq: team } } }, first: 100 }),
+    );
+    const ids = new Map(states.nodes.map((s) => [s.name, s.id]));
+    const idOf = (name: string, key: string) => {
+      const id = ids.get(name);
+      if (id !== undefined) return id;
+      const names = [...ids.keys()].map((n) => `"${n}"`).join(", ");
       throw new Error(
-        `Linear team ${team} has no workflow state "${name}": set source.linear_issues.${key} to one of ${[...stateIds.keys()].map((n) => `"${n}"`).join(", ")}`,
+        `Linear team ${team} has no workflow state "${name}": set source.linear_issues.${key} to one of ${names}`,
       );
-    return id;
+    };
+    return {
+      ready: idOf(source.state!, "state"),
+      working: idOf(source.workingState!, "working_state"),
+      done: idOf(source.doneState!, "done_state"),
+    };
   }
+  const states = async () => {
+    workflow ??= readWorkflow();
+    try {
+      return await workflow;
+    } catch (err) {
+      workflow = undefined; // read again next time
+      throw err;
+    }
+  };
 
-  async function moveTo(issue: string, name: string, key: string): Promise<void> {
-    const id = await stateId(name, key);
-    await call(`moving the issue to "${name}"`, (c) => c.updateIssue(issue, { stateId: id }));
-  }
+  const moveTo = (issue: string, stateId: string, name: string) =>
+    call(`moving the issue to "${name}"`, (c) => c.updateIssue(issue, { stateId }));
 
   const toTracker = (i: LinearIssue) => ({
     id: i.id,
@@ -65,7 +80,7 @@ export function linearIssues({ source, token }: TrackerOptions): Tracker {
       return oldestFirst.slice(0, max).map(toTracker);
     },
     async take(issue, runId) {
-      await moveTo(issue, source.workingState!, "working_state");
+      await moveTo(issue, (await states()).working, source.workingState!);
       await this.comment(
         issue,
         markedComment("claim", runId, `Taken by autoloop-cron run \`${runId}\`.`),
@@ -88,10 +103,11 @@ export function linearIssues({ source, token }: TrackerOptions): Tracker {
     },
     async release(issue, done) {
       const current = await call("reading the issue", (c) => c.issue(issue));
+      const ids = await states();
       // Moved on by a person (or released before a restart): its state is theirs.
-      if (current.stateId !== (await stateId(source.workingState!, "working_state"))) return;
-      if (done) await moveTo(issue, source.doneState!, "done_state");
-      else await moveTo(issue, source.state!, "state");
+      if (current.stateId !== ids.working) return;
+      if (done) await moveTo(issue, ids.done, source.doneState!);
+      else await moveTo(issue, ids.ready, source.state!);
     },
   };
 }

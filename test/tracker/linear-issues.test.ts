@@ -70,7 +70,7 @@ describe("Linear issues", () => {
   });
 
   it("a refused key names the variable it was read from; a missing state names the setting", async () => {
-    const { source } = await world({ workingState: "Doing" });
+    const { source } = await world({ doneState: "Shipped" });
     const issue = linear.add("Any", "");
     const refused = linearIssues({ source, token: "lin_api_wrong0123456789" });
     const take = await takeIssues(refused, source, tempDir(), "r-20260101T000000Z");
@@ -78,9 +78,11 @@ describe("Linear issues", () => {
       /^Linear: listing issues: 401 .*the API key was refused: check the variable LINEAR_API_KEY \(source\.linear_issues\.token_env\)/,
     );
     const tracker = linearIssues({ source, token: KEY });
+    // Found at the take, before the issue moves: not at the end of a run that worked on it.
     await expect(tracker.take(issue.id, "r-20260101T000000Z")).rejects.toThrow(
-      'Linear team ENG has no workflow state "Doing": set source.linear_issues.working_state to one of "Backlog", "Todo", "In Progress", "In Review", "Done"',
+      'Linear team ENG has no workflow state "Shipped": set source.linear_issues.done_state to one of "Backlog", "Todo", "In Progress", "In Review", "Done"',
     );
+    expect(issue.state.name).toBe("Todo");
   });
 
   it("the loopback refuses a request outside Linear's schema, as Linear would", async () => {
