@@ -4,8 +4,10 @@
 // moved on or given back at the end; a refused key names where it was read from.
 import { createServer } from "node:http";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { IssueFollowUps } from "../../src/delivery/issue-followups.js";
 import { linearCaller } from "../../src/tracker/linear-client.js";
 import { linearIssues } from "../../src/tracker/linear-issues.js";
+import { readRunIssues, writeRunIssues } from "../../src/tracker/run-issues.js";
 import { takeIssues } from "../../src/tracker/take.js";
 import type { TrackerSource } from "../../src/tracker/tracker.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
@@ -83,6 +85,37 @@ describe("Linear issues", () => {
       'Linear team ENG has no workflow state "Shipped": set source.linear_issues.done_state to one of "Backlog", "Todo", "In Progress", "In Review", "Done"',
     );
     expect(issue.state.name).toBe("Todo");
+  });
+
+  it("a run's follow-up comments its pull request's URL and moves the issue to the done state", async () => {
+    const { source, tracker } = await world();
+    const issue = linear.add("Delivered", "");
+    const stateDir = tempDir();
+    const runId = "fix-20260101T000000Z";
+    await takeIssues(tracker, source, stateDir, runId);
+    const followUps = new IssueFollowUps({
+      stateDir,
+      runInLedger: () => undefined,
+      env: { LINEAR_API_KEY: KEY },
+    });
+    writeRunIssues(stateDir, {
+      ...{ schedule: "fix", runId, source, takenAt: "2026-01-01T00:00:00Z" },
+      issues: [{ id: issue.id, ref: "ENG-1", title: "Delivered", url: issue.url }],
+      commented: [],
+      released: [],
+      failures: 0,
+    });
+    const pull = "https://github.example/octo/app/pull/7";
+    followUps.ended(runId, readRunIssues(stateDir, runId), {
+      kind: "completed",
+      pullRequest: pull,
+    });
+    await followUps.deliverDue();
+    expect(linear.commentsOf(issue)[1]).toBe(
+      `<!-- autoloop-cron:release run=${runId} -->\nautoloop-cron run \`${runId}\` completed: ${pull}`,
+    );
+    expect(issue.state.name).toBe("In Review");
+    expect(readRunIssues(stateDir, runId)).toBeUndefined();
   });
 
   it("the loopback refuses a request outside Linear's schema, as Linear would", async () => {
