@@ -118,6 +118,33 @@ describe("Linear issues", () => {
     expect(readRunIssues(stateDir, runId)).toBeUndefined();
   });
 
+  it("a follow-up given up says to move the issue out of the working state by hand", async () => {
+    const { source } = await world();
+    const stateDir = tempDir();
+    const runId = "fix-20260101T000000Z";
+    const errors: string[] = [];
+    const followUps = new IssueFollowUps({
+      stateDir,
+      runInLedger: () => undefined,
+      env: { LINEAR_API_KEY: "lin_api_refused0123456789" },
+      maxAgeMs: 0,
+      logger: { info() {}, warn() {}, error: (_o, msg) => errors.push(String(msg)) },
+    });
+    writeRunIssues(stateDir, {
+      ...{ schedule: "fix", runId, source, takenAt: "2026-01-01T00:00:00Z" },
+      issues: [{ id: "gone", ref: "ENG-9", title: "t", url: "u" }],
+      end: { kind: "failed", status: "failed" },
+      endedAt: "2026-01-01T00:00:00Z",
+      commented: [],
+      released: [],
+      failures: 0,
+    });
+    await followUps.deliverDue();
+    expect(errors).toEqual([
+      expect.stringMatching(/move the issues out of "In Progress" by hand$/),
+    ]);
+  });
+
   it("the loopback refuses a request outside Linear's schema, as Linear would", async () => {
     await world();
     const res = await fetch(linear.url, {
