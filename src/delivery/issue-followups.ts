@@ -197,8 +197,7 @@ export class IssueFollowUps {
     const token = resolveSecret(source.token, label, {
       ...(this.options.env && { env: this.options.env }),
     });
-    const client = this.options.trackers?.[source.kind] ?? (await TRACKER_CLIENTS[source.kind]?.());
-    if (client === undefined) throw new Error(`${source.kind} issues are not supported`);
+    const client = this.options.trackers?.[source.kind] ?? (await TRACKER_CLIENTS[source.kind]());
     const tracker = client({ source, token });
     const save = () => writeRunIssues(this.options.stateDir, entry);
     if (entry.taskSync !== undefined)
@@ -234,9 +233,14 @@ export class IssueFollowUps {
     // The issues keep their working mark: a person sees it, and the log says why.
     removeRunIssues(this.options.stateDir, entry.runId);
     for (const issue of entry.issues) dropIssueClaim(this.options.stateDir, entry.source, issue.id);
+    const { kind, workingState } = entry.source;
+    const fix =
+      kind === "linear"
+        ? `move the issues out of "${workingState}" by hand`
+        : "remove the working label by hand";
     this.log.error(
       fields,
-      `issue follow-up given up after ${formatDuration(age)} and ${entry.failures} attempts: remove the working label by hand`,
+      `issue follow-up given up after ${formatDuration(age)} and ${entry.failures} attempts: ${fix}`,
     );
   }
 }
