@@ -101,6 +101,15 @@ export function linearIssues({ source, token }: TrackerOptions): Tracker {
     async comment(issue, body) {
       await call("commenting on the issue", (c) => c.createComment({ issueId: issue, body }));
     },
+    async issueBody(issue) {
+      const current = await call("reading the issue", (c) => c.issue(issue));
+      return current.description ?? "";
+    },
+    async editIssueBody(issue, body) {
+      await call("editing the issue's description", (c) =>
+        c.updateIssue(issue, { description: body }),
+      );
+    },
     async release(issue, done) {
       const current = await call("reading the issue", (c) => c.issue(issue));
       const ids = await states();

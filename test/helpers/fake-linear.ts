@@ -211,12 +211,16 @@ export class FakeLinear {
       },
       issueUpdate: ({ id, input }: { id: string; input: Json }) => {
         const issue = find(id);
-        const state = this.states.find((s) => s.id === input.stateId);
-        if (issue === undefined || state === undefined)
-          throw new Error(`Entity not found: ${issue === undefined ? "Issue" : "WorkflowState"}`);
+        if (issue === undefined) throw new Error("Entity not found: Issue");
         for (const k of Object.keys(input))
-          if (k !== "stateId") this.problems.push(`issueUpdate: ${k} is not served`);
-        issue.state = state;
+          if (k !== "stateId" && k !== "description")
+            this.problems.push(`issueUpdate: ${k} is not served`);
+        if (input.stateId !== undefined) {
+          const state = this.states.find((s) => s.id === input.stateId);
+          if (state === undefined) throw new Error("Entity not found: WorkflowState");
+          issue.state = state;
+        }
+        if (typeof input.description === "string") issue.description = input.description;
         return { success: true, lastSyncId: this.ids, issue };
       },
     };

@@ -145,6 +145,15 @@ describe("Linear issues", () => {
     ]);
   });
 
+  it("ticks a synced task's box in the issue's description, leaving the rest as it is", async () => {
+    const { tracker } = await world();
+    const issue = linear.add("Boxes", "Do:\n- [ ] one\n- [ ] two\n", "Todo");
+    expect(await tracker.issueBody!(issue.id)).toBe("Do:\n- [ ] one\n- [ ] two\n");
+    await tracker.editIssueBody!(issue.id, "Do:\n- [x] one\n- [ ] two\n");
+    expect(issue.description).toBe("Do:\n- [x] one\n- [ ] two\n");
+    expect(issue.state.name).toBe("Todo");
+  });
+
   it("the loopback refuses a request outside Linear's schema, as Linear would", async () => {
     await world();
     const res = await fetch(linear.url, {

@@ -10,7 +10,7 @@ import { TaskStore } from "../../harness/tasks/store.js";
 import { issueLine } from "../../tracker/issue-text.js";
 import type { TaskSync } from "../../tracker/run-issues.js";
 import { boxDigest, type Checkbox, checkboxes } from "../../tracker/task-list.js";
-import type { TrackerIssue, TrackerSource } from "../../tracker/tracker.js";
+import type { TrackerIssue, TrackerKind, TrackerSource } from "../../tracker/tracker.js";
 import { processRedactor } from "../../util/secrets.js";
 import { linkUnder } from "../../util/untrusted-file.js";
 import type { PresetLaunch } from "./spec.js";
@@ -69,7 +69,7 @@ export function seedIssueTasks(
   // All added first, then the ticked ones completed: the tasks' ids follow the boxes' order.
   const tasks = found.map(({ issue, box }) =>
     // The public autoloop's source convention for tracker-seeded tasks: `github:42`.
-    store.add(text(issue, box), { source: `${source.kind}:${issue.id}` }),
+    store.add(text(issue, box), { source: `${source.kind}:${sourceId(source.kind, issue)}` }),
   );
   const boxes = found.map(({ issue, box }, k) => {
     const task = tasks[k]!;
@@ -85,4 +85,9 @@ export function seedIssueTasks(
     };
   });
   return { file, projectDir: resolve(spec.cwd), boxes };
+}
+
+/** An issue as a task's source names it: GitHub's and GitLab's number, Linear's `ENG-12`. */
+function sourceId(kind: TrackerKind, issue: { id: string; ref: string }): string {
+  return kind === "linear" ? issue.ref : issue.id;
 }
