@@ -6,6 +6,7 @@ import { DeliveryQueue } from "../../src/delivery/queue.js";
 import type { DeliveryJob, DeliveryResult } from "../../src/delivery/record.js";
 import { runReview } from "../../src/delivery/run-review.js";
 import { createWorktree, finishWorktree } from "../../src/harness/worktree/worktree.js";
+import { FETCH_TIMEOUT_MS, type FetchPlace } from "../../src/scheduler/launch/fetch-ref.js";
 import type { RunOutcome } from "../../src/scheduler/ledger/run-outcome.js";
 import type { Schedule } from "../../src/scheduler/schedules/schedule-file.js";
 import { tempDir } from "./cli.js";
@@ -166,5 +167,16 @@ export function parkedJob(schedule: string, runId: string): DeliveryJob {
     draft: false,
     labels: [],
     reviewers: [],
+  };
+}
+
+/** Where a review checkout in a test fetches: the `git` folder of a state dir under `root`. */
+export function fetchPlaceIn(root: string, spec: { schedule: string; cwd: string }): FetchPlace {
+  return {
+    gitDir: join(root, "state", "git"),
+    schedule: spec.schedule,
+    projectDir: spec.cwd,
+    base: process.env,
+    timeoutMs: FETCH_TIMEOUT_MS,
   };
 }

@@ -48,6 +48,6 @@ export function launchSpecFor(
     envFiles: schedule.envFiles,
     isolation: schedule.isolation,
     sets: schedule.sets,
-    ...(fetch !== undefined && { fetch }),
+    ...(fetch !== undefined && { fetch, gitDir: join(config.stateDir, "git") }),
   };
 }

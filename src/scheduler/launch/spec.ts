@@ -39,6 +39,8 @@ export interface PresetLaunch extends LaunchCommon {
   budget?: RunCeiling;
   /** The remote fetched before the run starts (`fetch`, `deliver`). */
   fetch?: RunFetch;
+  /** `<state_dir>/git`, where the schedule's own repository fetches (`forge/own-repo.ts`). */
+  gitDir?: string;
   /** Where its worktree starts: the commit fetched and the remote's branch it came from. */
   startFrom?: { branch: string; commit: string };
   /** A review run: the pull request it checks out and reviews (`deliver.review`). */
