@@ -1,7 +1,7 @@
 // The daemon's own bare repository of a schedule (`<state_dir>/git/<schedule>.git`): every
 // fetch and push of the daemon's runs in it, with the remote's URL recorded there, never in the
 // project, whose `.git/config` (remotes, hooks, proxies, helpers) its runs can write.
-import { existsSync, mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runSealedGit, type SealedGitOptions } from "../util/git-run.js";
 
@@ -42,7 +42,8 @@ async function created(dir: string): Promise<string | undefined> {
   // No template: no sample hooks, nothing the daemon did not write.
   const r = await runSealedGit(dirname(dir), ["init", "--quiet", "--bare", "--template=", dir]);
   if (!r.ok) return `git init --bare ${dir} failed: ${r.stderr}`;
-  mkdirSync(dir, { mode: 0o700, recursive: true });
+  chmodSync(dirname(dir), 0o700);
+  chmodSync(dir, 0o700);
   return undefined;
 }
 
@@ -64,7 +65,7 @@ export async function openOwnRepo(req: OwnRepoRequest): Promise<OwnRepo> {
       kind: "ready",
       dir,
       url: recorded,
-      notice: `remote ${req.remote} of ${req.projectDir} now names ${shownUrl(current!)}; the daemon still uses ${shownUrl(recorded)}, read when schedule ${req.schedule} loaded: reload the daemon (autoloop-cron reload) if the change is yours`,
+      notice: `remote ${req.remote} of ${req.projectDir} now names ${shownUrl(current!)}; the daemon still uses ${shownUrl(recorded)}, read when schedule ${req.schedule} loaded: if the change is yours, reload the daemon (SIGHUP), or without a daemon remove ${dir}`,
     };
   if (current === undefined)
     return {

@@ -88,11 +88,20 @@ export const SEALED_CONFIG: readonly string[] = [
   "maintenance.auto=false",
 ];
 
-/** The operator's variables a daemon-side git keeps: where it finds programs, ssh keys and proxies. */
+/**
+ * The operator's variables a daemon-side git keeps: where it finds programs, ssh keys and
+ * agent, which ssh it runs, the certificates it trusts and the proxies it goes through.
+ */
 const KEPT_VARIABLES = [
   "PATH",
   "HOME",
+  "TMPDIR",
   "SSH_AUTH_SOCK",
+  "GIT_SSH",
+  "GIT_SSH_COMMAND",
+  "GIT_SSL_CAINFO",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
   "http_proxy",
   "https_proxy",
   "HTTPS_PROXY",

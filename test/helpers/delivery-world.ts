@@ -120,7 +120,7 @@ export async function githubDeliveryWorld(token: string, closers: Array<() => Pr
   git(work, "push", "--quiet", join(remotes, "octo", "app.git"), "main");
   git(work, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
   const deliver = `deliver = { pull_request = { forge = "github", token_env = "GH_TOKEN", api_url = "${github.url}", repository = "octo/app" } }`;
-  return { dir, work, github, deliver };
+  return { dir, work, github, deliver, gitHttp, remotes };
 }
 
 /**
