@@ -3,25 +3,23 @@
 // helper): the daemon's fetches and pushes, in a repository of its own with git sealed, still
 // reach the remote recorded when the schedule loaded, the token reaches only it, and none of
 // the run's commands runs as the daemon.
-
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startDeliveries } from "../../src/app/deliveries.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
+import { capturingLogger, commandSchedule, writeCronConfig } from "../helpers/daemon.js";
 import {
-  capturingLogger,
-  commandSchedule,
-  startDaemon,
-  writeCronConfig,
-} from "../helpers/daemon.js";
-import { githubDeliveryWorld, WORKTREE_RUN_SCRIPT } from "../helpers/delivery-world.js";
-import { GIT_ENV, git } from "../helpers/git.js";
+  githubDeliveryWorld,
+  startDeliveringDaemon,
+  WORKTREE_RUN_SCRIPT,
+} from "../helpers/delivery-world.js";
+import { GIT_ENV, git, projectWithOrigin } from "../helpers/git.js";
 import { startGitHttp } from "../helpers/git-http.js";
 import { hostileGit } from "../helpers/hostile-git.js";
 import { closeLoopback, listenLoopback } from "../helpers/loopback.js";
+import { oneIterationPreset } from "../helpers/script-preset.js";
 import { waitFor } from "../helpers/wait.js";
 
 const TOKEN = "ghp_hostileconfig0123456789";
@@ -71,17 +69,8 @@ describe("a run's hostile project git config", () => {
     // The run leaves its commit, then rewrites the project's config.
     const script = `${WORKTREE_RUN_SCRIPT}\nx("sh", [${JSON.stringify(hostile.script)}]);\n`;
     const config = writeCronConfig(world.dir, commandSchedule("check", script, world.deliver));
-    const saved = { ...process.env };
-    Object.assign(process.env, GIT_ENV, { GH_TOKEN: TOKEN });
     const { logger, lines } = capturingLogger();
-    const daemon = await startDaemon(config, logger);
-    const queue = startDeliveries(daemon, logger, undefined);
-    closers.push(async () => {
-      await daemon.shutdown("terminate", 0);
-      await queue.close();
-      for (const k of ["GH_TOKEN", ...Object.keys(GIT_ENV)]) delete process.env[k];
-      Object.assign(process.env, saved);
-    });
+    const { daemon } = await startDeliveringDaemon(config, TOKEN, closers, { logger });
 
     const run = await waitFor(
       () => daemon.ledger.listRuns({ schedule: "check" }).find((r) => r.pullRequest !== undefined),
@@ -104,26 +93,14 @@ describe("a run's hostile project git config", () => {
 
   it("moves no fetch before a later run, and runs none of its commands", async () => {
     const dir = tempDir();
-    const origin = join(dir, "origin.git");
     const evil = join(dir, "evil.git");
-    git(dir, "init", "-q", "--bare", "-b", "main", origin);
+    const { project, origin } = projectWithOrigin(dir);
     git(dir, "init", "-q", "--bare", "-b", "main", evil);
-    const project = join(dir, "work");
-    mkdirSync(project);
-    git(project, "init", "-q", "-b", "main");
-    git(project, "commit", "-q", "--allow-empty", "-m", "init");
-    git(project, "remote", "add", "origin", origin);
-    git(project, "push", "-q", "origin", "main");
     // What the run would start the next run from: a commit only the other repository has.
     git(project, "commit", "-q", "--allow-empty", "-m", "planted");
     git(project, "push", "-q", evil, "main");
     git(project, "reset", "-q", "--hard", "HEAD~1");
-    const preset = join(dir, "presets", "lister");
-    mkdirSync(preset, { recursive: true });
-    writeFileSync(
-      join(preset, "autoloops.toml"),
-      `[event_loop]\nmax_iterations = 1\nstall_iterations = 0\n[backend]\ncommand = "sh"\nargs = ["-c", "echo LOOP_COMPLETE"]\nprompt_mode = "file"\n`,
-    );
+    oneIterationPreset(join(dir, "presets"), "lister", "echo LOOP_COMPLETE");
     writeCronConfig(
       dir,
       `[[schedule]]\nname = "nightly"\ncron = "0 3 * * *"\npreset = "lister"\nobjective = "look"\nproject_dir = "../work"\nisolation = "worktree"\nfetch = true\nfetch_base = "main"\n`,

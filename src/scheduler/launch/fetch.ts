@@ -1,11 +1,13 @@
 // Before a worktree run starts: its remote fetched, so the run's tree is made from what the
 // team has there, not from a local clone that drifts; a review run's tree from the head of the
 // pull request it was fired for. Our code path, not the run's.
+import { pushEnvironment } from "../../forge/push.js";
 import { remoteHeadBranch } from "../../forge/remote-head.js";
+import { resolveSecret } from "../../util/secrets.js";
 import type { RunFetch } from "../config/fetch.js";
 import { FETCH_TIMEOUT_MS, type FetchPlace, fetchRef, ownRepoFor } from "./fetch-ref.js";
 import { checkOutReview } from "./review-checkout.js";
-import type { LaunchSpec } from "./spec.js";
+import type { LaunchSpec, PresetLaunch } from "./spec.js";
 
 export { FETCH_TIMEOUT_MS } from "./fetch-ref.js";
 
@@ -37,6 +39,23 @@ export async function fetchRunBase(place: FetchPlace, fetch: RunFetch): Promise<
   const fetched = await fetchRef(place, own.dir, remote, `refs/heads/${branch}`);
   if (fetched.kind === "failed") return fetched;
   return { kind: "fetched", branch, commit: fetched.commit };
+}
+
+/**
+ * The place with the pull request's token, read from the daemon's own environment (runs never
+ * have it); an unreadable one fetches without (the delivery pages about it).
+ */
+function withToken(place: FetchPlace, spec: PresetLaunch, secretEnv = process.env): FetchPlace {
+  if (spec.fetchToken === undefined) return place;
+  const { forge, token } = spec.fetchToken;
+  try {
+    const value = resolveSecret(token, `schedule "${spec.schedule}": deliver.pull_request token`, {
+      env: secretEnv,
+    });
+    return { ...place, tokenEnv: pushEnvironment(forge, value) };
+  } catch {
+    return place;
+  }
 }
 
 /**
@@ -72,7 +91,7 @@ export async function fetchedSpec(
   };
   if (spec.review !== undefined) return checkOutReview(spec, spec.review, place);
   if (spec.fetch === undefined) return { kind: "ready", spec };
-  const fetched = await fetchRunBase(place, spec.fetch);
+  const fetched = await fetchRunBase(withToken(place, spec), spec.fetch);
   if (fetched.kind === "failed") return fetched;
   return {
     kind: "ready",
