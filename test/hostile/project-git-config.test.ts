@@ -8,9 +8,14 @@ import { createServer } from "node:http";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { openOwnRepo } from "../../src/forge/own-repo.js";
+import { pushEnvironment } from "../../src/forge/push.js";
+import { fetchRef } from "../../src/scheduler/launch/fetch-ref.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { capturingLogger, commandSchedule, writeCronConfig } from "../helpers/daemon.js";
 import {
+  deliveryProject,
+  fetchPlaceIn,
   githubDeliveryWorld,
   startDeliveringDaemon,
   WORKTREE_RUN_SCRIPT,
@@ -134,4 +139,33 @@ describe("a run's hostile project git config", () => {
     expect(meta).toMatchObject({ base_branch: "main", base_commit: team });
     expect(hostile.marks()).toEqual([]);
   }, 60_000);
+
+  it("moves neither a review's fetch of the pull request's head nor its token", async () => {
+    const p = await deliveryProject("octo/app", TOKEN);
+    closers.push(() => p.gitHttp.close());
+    const head = git(p.bare, "commit-tree", "-p", "main", "-m", "the change", "main^{tree}").trim();
+    git(p.bare, "update-ref", "refs/pull/1/head", head);
+    const evil = await evilRemote(p.root);
+    const proxy = await recordingProxy();
+    const place = fetchPlaceIn(p.root, { schedule: "review-pr", cwd: p.project });
+    // The schedule loaded before the run wrote the config.
+    const own = await openOwnRepo({ ...place, remote: "origin" });
+    if (own.kind !== "ready") throw new Error(own.detail);
+    const hostile = hostileGit(p.root, {
+      evilUrl: `${evil.server.url}/octo/app.git`,
+      realPrefix: `${p.gitHttp.url}/`,
+      evilPrefix: `${evil.server.url}/`,
+      proxyUrl: proxy.url,
+    });
+    await execa("sh", [hostile.script], { cwd: p.project });
+
+    const tokenEnv = pushEnvironment("github", TOKEN);
+    const fetched = await fetchRef({ ...place, tokenEnv }, own.dir, "origin", "refs/pull/1/head");
+    expect(fetched).toEqual({ kind: "fetched", commit: head });
+    expect(git(p.project, "rev-parse", "refs/remotes/origin/pull/1/head").trim()).toBe(head);
+    expect(evil.server.authorizations).toEqual([]);
+    expect(proxy.requests).toEqual([]);
+    expect(hostile.marks()).toEqual([]);
+    expect(p.gitHttp.authorizations.length).toBeGreaterThan(0);
+  });
 });
