@@ -35,7 +35,7 @@ export function shownUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, "$1");
 }
 
-async function created(dir: string): Promise<string | undefined> {
+async function created(dir: string, projectDir: string): Promise<string | undefined> {
   if (existsSync(join(dir, "HEAD"))) return undefined;
   mkdirSync(dirname(dirname(dir)), { recursive: true });
   mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
@@ -44,6 +44,10 @@ async function created(dir: string): Promise<string | undefined> {
   if (!r.ok) return `git init --bare ${dir} failed: ${r.stderr}`;
   chmodSync(dirname(dir), 0o700);
   chmodSync(dir, 0o700);
+  // Seeded with the project's history, by path: the first fetch from the remote then brings
+  // what is new, not all of it (a large repository's would outlast the fetch's time limit).
+  // Data only; an empty project has none, and the fetches to come bring what they need.
+  await fetchLocal(dir, projectDir, "HEAD", "refs/autoloop/seed");
   return undefined;
 }
 
@@ -54,7 +58,7 @@ async function created(dir: string): Promise<string | undefined> {
  */
 export async function openOwnRepo(req: OwnRepoRequest): Promise<OwnRepo> {
   const dir = ownRepoPath(req.gitDir, req.schedule);
-  const failed = await created(dir);
+  const failed = await created(dir, req.projectDir);
   if (failed !== undefined) return { kind: "failed", detail: failed };
   const recorded = await configuredUrl(dir, req.remote);
   const current = await configuredUrl(req.projectDir, req.remote);
@@ -88,8 +92,8 @@ export async function openOwnRepo(req: OwnRepoRequest): Promise<OwnRepo> {
 const LOCAL_ONLY = ["protocol.allow=never", "protocol.file.allow=always"];
 
 /**
- * `git fetch` of one commit from the repository at `from` into `ref` of the one at `cwd`, by
- * path: `git-upload-pack` named, so neither side's config picks the program, and no transport
+ * `git fetch` of one commit (or `HEAD`) from the repository at `from` into `ref` of the one at
+ * `cwd`, by path: `git-upload-pack` named, so neither side's config picks the program, and no transport
  * but a local one, so a URL rewrite in either config leads nowhere else.
  */
 export async function fetchLocal(
