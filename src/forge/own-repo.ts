@@ -2,7 +2,7 @@
 // fetch and push of the daemon's runs in it, with the remote's URL recorded there, never in the
 // project, whose `.git/config` (remotes, hooks, proxies, helpers) its runs can write.
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { runSealedGit, type SealedGitOptions } from "../util/git-run.js";
 
 export type OwnRepo =
@@ -28,6 +28,15 @@ export function ownRepoPath(gitDir: string, schedule: string): string {
 async function configuredUrl(dir: string, remote: string): Promise<string | undefined> {
   const r = await runSealedGit(dir, ["config", "--local", "--get", `remote.${remote}.url`]);
   return r.ok && r.stdout.trim() !== "" ? r.stdout.trim() : undefined;
+}
+
+/**
+ * A remote's URL as the daemon's repository must hold it: a relative path (`../origin.git`) is
+ * the project's, so it is made absolute from there; URLs, `host:path` and absolute paths stay.
+ */
+export function urlFrom(projectDir: string, url: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || isAbsolute(url) || /^[^/]+:/.test(url)) return url;
+  return resolve(projectDir, url);
 }
 
 /** A URL as logs may show it: without a user or password. */
@@ -61,7 +70,8 @@ export async function openOwnRepo(req: OwnRepoRequest): Promise<OwnRepo> {
   const failed = await created(dir, req.projectDir);
   if (failed !== undefined) return { kind: "failed", detail: failed };
   const recorded = await configuredUrl(dir, req.remote);
-  const current = await configuredUrl(req.projectDir, req.remote);
+  const named = await configuredUrl(req.projectDir, req.remote);
+  const current = named === undefined ? undefined : urlFrom(req.projectDir, named);
   if (recorded !== undefined && (current === undefined || current === recorded))
     return { kind: "ready", dir, url: recorded };
   if (recorded !== undefined && !req.refresh)

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openOwnRepo, shownUrl } from "../../src/forge/own-repo.js";
+import { openOwnRepo, shownUrl, urlFrom } from "../../src/forge/own-repo.js";
 import { sealedGitEnv } from "../../src/util/git-run.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { git } from "../helpers/git.js";
@@ -44,6 +44,14 @@ describe("a schedule's own repository", () => {
       kind: "failed",
       detail: `remote upstream of ${project} has no URL: add it (git remote add upstream <url>)`,
     });
+  });
+
+  it("makes a relative path the project's, and leaves URLs as they are", () => {
+    expect(urlFrom("/srv/work", "../origin.git")).toBe("/srv/origin.git");
+    expect(urlFrom("/srv/work", "/srv/origin.git")).toBe("/srv/origin.git");
+    expect(urlFrom("/srv/work", "git@github.com:o/r.git")).toBe("git@github.com:o/r.git");
+    expect(urlFrom("/srv/work", "https://github.com/o/r.git")).toBe("https://github.com/o/r.git");
+    expect(urlFrom("/srv/work", "file:///srv/o.git")).toBe("file:///srv/o.git");
   });
 
   it("shows URLs without their user or password", () => {
