@@ -3,8 +3,9 @@
 // a push already made is seen on the remote, an open pull request is found before one is opened.
 import type { Forge, ForgeOptions } from "../forge/forge.js";
 import { ForgeError } from "../forge/forge.js";
+import { type OwnRepo, openOwnRepo } from "../forge/own-repo.js";
 import { type PushOutcome, pushEnvironment, pushRunCommit } from "../forge/push.js";
-import { repositoryOfRemote } from "../forge/remote.js";
+import { repositoryOfUrl } from "../forge/remote.js";
 import { remoteHeadBranch } from "../forge/remote-head.js";
 import { resolveSecret } from "../util/secrets.js";
 import { FORGE_CLIENTS } from "./forges.js";
@@ -27,6 +28,10 @@ export interface AttemptDeps {
   lastPushed(lane: string): string | undefined;
   /** Records the push before the API call: a crash between them is then seen for what it was. */
   onPushed(sha: string): void;
+  /** `<state_dir>/git`: the schedules' own repositories (../forge/own-repo.ts). */
+  gitDir: string;
+  /** Told what the operator should know of a schedule's remote (its URL moved). */
+  onNotice?: (schedule: string, notice: string) => void;
   env?: NodeJS.ProcessEnv;
   forges?: Partial<Record<string, (options: ForgeOptions) => Forge>>;
 }
@@ -49,6 +54,17 @@ function pushProblem(outcome: PushOutcome, branch: string): AttemptResult | unde
   return undefined;
 }
 
+/** The job's schedule's own repository, what the operator should know of it told. */
+export async function ownRepoOf(
+  job: { schedule: string; repoDir: string; remote: string },
+  deps: Pick<AttemptDeps, "gitDir" | "onNotice">,
+): Promise<OwnRepo> {
+  const { schedule, repoDir: projectDir, remote } = job;
+  const own = await openOwnRepo({ gitDir: deps.gitDir, schedule, projectDir, remote });
+  if (own.kind === "ready" && own.notice !== undefined) deps.onNotice?.(schedule, own.notice);
+  return own;
+}
+
 export async function attemptDelivery(
   entry: PendingDelivery<DeliveryJob>,
   deps: AttemptDeps,
@@ -62,9 +78,12 @@ export async function attemptDelivery(
   } catch (err) {
     return { kind: "dead", error: (err as Error).message };
   }
+  const own = await ownRepoOf(job, deps);
+  if (own.kind === "failed") return { kind: "retry", error: own.detail };
   if (!entry.pushed) {
     const pushed = await pushRunCommit({
       repoDir: job.repoDir,
+      ownRepo: own.dir,
       remote: job.remote,
       sha: job.sha,
       branch: job.branch,
@@ -76,13 +95,13 @@ export async function attemptDelivery(
     if (problem !== undefined) return problem;
     deps.onPushed(job.sha);
   }
-  const repository = job.repository ?? (await repositoryOfRemote(job.repoDir, job.remote));
+  const repository = job.repository ?? repositoryOfUrl(own.url);
   if (repository === undefined)
     return {
       kind: "dead",
       error: `the repository of remote ${job.remote} cannot be read from its URL: set deliver.pull_request.repository = "owner/name"`,
     };
-  const base = job.base ?? (await defaultBranch(entry, token));
+  const base = job.base ?? (await defaultBranch(entry, own.dir, token));
   if (typeof base !== "string") return base;
   const client = (deps.forges?.[job.forge] ?? (await FORGE_CLIENTS[job.forge]()))({
     apiUrl: job.apiUrl,
@@ -98,11 +117,12 @@ export async function attemptDelivery(
  */
 async function defaultBranch(
   entry: PendingDelivery,
+  ownRepo: string,
   token: string,
 ): Promise<string | AttemptResult> {
   const { job } = entry;
-  const env = { ...pushEnvironment(job.forge, token), LC_ALL: "C" };
-  const head = await remoteHeadBranch(job.repoDir, job.remote, { env, extendEnv: false });
+  const env = pushEnvironment(job.forge, token);
+  const head = await remoteHeadBranch(ownRepo, job.remote, { env });
   if (head.kind === "branch") return head.branch;
   return /names no HEAD/.test(head.detail)
     ? { kind: "dead", error: `${head.detail}: set deliver.pull_request.base` }
