@@ -245,9 +245,10 @@ export class IssueFollowUps {
     removeRunIssues(this.options.stateDir, entry.runId);
     for (const issue of entry.issues) dropIssueClaim(this.options.stateDir, entry.source, issue.id);
     const after = failure.kind === "refused" ? "refused" : `failing for ${formatDuration(age)}`;
+    const attempts = `${entry.failures} attempt${entry.failures === 1 ? "" : "s"}`;
     this.log.error(
       { ...fields, fix: untold.fix },
-      `issue follow-up given up (${after}, ${entry.failures} attempts): the monitor pages it`,
+      `issue follow-up given up (${after}, ${attempts}): the monitor pages it`,
     );
   }
 }

@@ -120,4 +120,30 @@ describe("a failed issue follow-up", () => {
     ]);
     expect(fake.problems).toEqual([]);
   });
+
+  it("waits out the tracker's Retry-After rather than its own backoff", async () => {
+    const stateDir = tempDir();
+    const runId = "fix-20261129T0900-fghij";
+    writeRunIssues(stateDir, {
+      ...{ schedule: "fix", runId, source: github },
+      issues: [{ id: "1", ref: "#1", title: "Busy", url: "u" }],
+      ...{ takenAt: "2026-11-29T09:00:00Z", endedAt: "2026-11-29T09:00:00Z" },
+      end: { kind: "completed" },
+      ...{ commented: [], released: [], failures: 0 },
+    });
+    const refused = async () => {
+      throw answer(503, { "retry-after": "3600" });
+    };
+    const tracker = { ready: async () => [], take: refused, marks: async () => [] };
+    const followUps = new IssueFollowUps({
+      stateDir,
+      now: () => NOW,
+      random: () => 0,
+      runInLedger: () => undefined,
+      env: { GITHUB_TOKEN: TOKEN },
+      trackers: { github: () => ({ ...tracker, comment: refused, release: refused }) },
+    });
+    await followUps.deliverDue(NOW);
+    expect(readRunIssues(stateDir, runId)?.nextAt).toBe(new Date(NOW + 3_600_000).toISOString());
+  });
 });

@@ -64,6 +64,7 @@ describe("an issue follow-up given up on", () => {
       { env: cleanEnv({ GITHUB_TOKEN: TOKEN }), reject: false, timeout: 60_000 },
     );
     expect(fired.exitCode, fired.stderr).toBe(0);
+    expect(fired.stderr).toContain("issue follow-up given up (refused, 1 attempt)");
     // Not queued for a day: given up as fire's one attempt was refused, and owed a page.
     const [untold] = listUntoldIssues(config.stateDir);
     expect(untold).toMatchObject({ schedule: "fix", issues: ["octo/app#1"] });
