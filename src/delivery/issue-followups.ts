@@ -2,9 +2,11 @@
 // delivers one, was made or given up on), each issue gets a comment saying how it went and
 // loses its working mark: finished, or given back to be taken again. The queue is the runs'
 // take files (tracker/run-issues.ts), each step recorded before the next, so `kill -9` at any
-// point repeats at most one comment; failed calls are retried with the outbox's backoff.
+// point repeats at most one comment; failed calls are retried with the outbox's backoff, and
+// one the tracker refuses (issue-followup-failure.ts) is given up at once and paged.
 import { type AlertLogger, silentLogger } from "../monitor/channels/delivery.js";
 import { backoffDelay, DEFAULT_BACKOFF } from "../monitor/outbox/backoff.js";
+import { writeUntoldIssues } from "../monitor/outbox/untold-issues.js";
 import { OutboxWorker, type WorkerTimers } from "../monitor/outbox/worker.js";
 import { claimFilePath, claimOwner } from "../scheduler/ledger/claim-files.js";
 import { TRACKER_CLIENTS, type TrackerClient } from "../tracker/clients.js";
@@ -20,6 +22,7 @@ import { dropIssueClaim } from "../tracker/take.js";
 import { markedComment, type TrackerKind } from "../tracker/tracker.js";
 import { formatDuration } from "../util/duration.js";
 import { processRedactor, resolveSecret } from "../util/secrets.js";
+import { followUpFailure, untoldIssues } from "./issue-followup-failure.js";
 import { tickDoneBoxes } from "./issue-task-ticks.js";
 import type { DeliveryResult } from "./record.js";
 
@@ -179,6 +182,8 @@ export class IssueFollowUps {
     } finally {
       this.busy.delete(entry.runId);
     }
+    // The worker re-armed while this was in flight, past it: a retry is due at its backoff.
+    this.notify();
   }
 
   private othersRun(entry: RunIssues): boolean {
@@ -224,23 +229,25 @@ export class IssueFollowUps {
     entry.lastError = error;
     const age = now - Date.parse(entry.endedAt ?? entry.takenAt);
     const fields = { run: entry.runId, issues: entry.issues.map((i) => i.ref), error };
-    if (age < (this.options.maxAgeMs ?? 86_400_000)) {
+    const failure = followUpFailure(err);
+    if (failure.kind === "retry" && age < (this.options.maxAgeMs ?? 86_400_000)) {
       const random = this.options.random ?? Math.random;
       this.log.warn(fields, "issue follow-up failed; retrying");
-      later(backoffDelay(entry.failures, random, DEFAULT_BACKOFF));
+      later(
+        Math.max(backoffDelay(entry.failures, random, DEFAULT_BACKOFF), failure.retryAfterMs ?? 0),
+      );
       return;
     }
-    // The issues keep their working mark: a person sees it, and the log says why.
+    // The issues keep their working mark: the page (written before the record goes) says why.
+    const untold = untoldIssues(entry, error, failure, now);
+    writeUntoldIssues(this.options.stateDir, untold);
     removeRunIssues(this.options.stateDir, entry.runId);
     for (const issue of entry.issues) dropIssueClaim(this.options.stateDir, entry.source, issue.id);
-    const { kind, workingState } = entry.source;
-    const fix =
-      kind === "linear"
-        ? `move the issues out of "${workingState}" by hand`
-        : "remove the working label by hand";
+    const after = failure.kind === "refused" ? "refused" : `failing for ${formatDuration(age)}`;
+    const attempts = `${entry.failures} attempt${entry.failures === 1 ? "" : "s"}`;
     this.log.error(
-      fields,
-      `issue follow-up given up after ${formatDuration(age)} and ${entry.failures} attempts: ${fix}`,
+      { ...fields, fix: untold.fix },
+      `issue follow-up given up (${after}, ${attempts}): the monitor pages it`,
     );
   }
 }

@@ -13,6 +13,7 @@ import { AlertDelivery } from "./alert-delivery.js";
 import { alertPullRequest } from "./alert-pull-request.js";
 import { channelsFor, pagingChannels } from "./alert-routing.js";
 import { AlertState, type Notification } from "./alert-state.js";
+import type { AlertMessage } from "./alerts/message.js";
 import { MonitorFacts } from "./detect/facts.js";
 import { RunTracker } from "./detect/run-tracker.js";
 import { readDigest } from "./digest-read.js";
@@ -20,9 +21,11 @@ import { DigestSender } from "./digest-sender.js";
 import { IncrementalEvaluation } from "./evaluation.js";
 import { markFiredPaged, readFiredDead } from "./fired-deliveries.js";
 import { journalPaths } from "./journal-set.js";
+import { issueFollowupFailedMessage } from "./outbox/issue-followup-failed.js";
 import { drainOutbox, openOutbox } from "./outbox/open.js";
 import type { Outbox } from "./outbox/outbox.js";
 import { pullRequestFailedMessage, type UndeliveredRun } from "./outbox/pull-request-failed.js";
+import { listUntoldIssues, removeUntoldIssues } from "./outbox/untold-issues.js";
 import { type MonitorPaths, monitorPaths, watchingSince } from "./paths.js";
 import { SchedulerView } from "./scheduler-view.js";
 import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
@@ -63,6 +66,7 @@ export class MonitorService {
   private openIncidents: number | undefined;
   private readonly detach: (() => void)[] = [];
   private pagingFired = false;
+  private pagingUntold = false;
   /** The queue file as last read for fire's deliveries given up on (./fired-deliveries.ts). */
   private firedSeen: string | undefined;
 
@@ -104,10 +108,40 @@ export class MonitorService {
 
   /** Pages once about a run whose pull request was given up on, through its schedule's channels. */
   pageUndelivered(run: UndeliveredRun): void {
-    const schedule = this.view.schedules().get(run.schedule);
+    this.pageSchedule(run.schedule, (timezone) => pullRequestFailedMessage(run, timezone));
+  }
+
+  /** Enqueues a page about one schedule, in its zone, to its channels. */
+  private pageSchedule(name: string, message: (timezone: string) => AlertMessage): void {
+    const schedule = this.view.schedules().get(name);
     const timezone = schedule?.timezone ?? this.options.config.defaults.timezone;
     const channels = channelsFor(this.options.config, this.outbox.channelNames(), schedule);
-    this.outbox.enqueue(pullRequestFailedMessage(run, timezone), channels);
+    this.outbox.enqueue(message(timezone), channels);
+  }
+
+  /**
+   * The issue follow-ups given up on (./outbox/untold-issues.ts), paged once each: a record goes
+   * once its page is on disk. One given up on before this state dir's monitor first watched is
+   * history: removed, not paged.
+   */
+  private async pageUntoldIssues(): Promise<void> {
+    if (this.pagingUntold) return;
+    this.pagingUntold = true;
+    try {
+      const { stateDir } = this.options.config;
+      const untold = listUntoldIssues(stateDir);
+      if (untold.length === 0) return;
+      const since = this.watchingSince.getTime();
+      for (const u of untold)
+        if (Date.parse(u.at) >= since)
+          this.pageSchedule(u.schedule, (tz) => issueFollowupFailedMessage(u, tz));
+      await this.outbox.durable();
+      for (const u of untold) removeUntoldIssues(stateDir, u.runId);
+    } catch (err) {
+      this.log.warn({ err }, "monitor: the issue follow-ups given up on are unreadable");
+    } finally {
+      this.pagingUntold = false;
+    }
   }
 
   /**
@@ -296,10 +330,12 @@ export class MonitorService {
     this.evaluate();
     void this.digests.check(this.now().getTime());
     void this.pageFiredDeliveries();
+    void this.pageUntoldIssues();
     this.timer = setInterval(() => {
       this.evaluate();
       void this.digests.check(this.now().getTime());
       void this.pageFiredDeliveries();
+      void this.pageUntoldIssues();
     }, this.options.evaluateEveryMs ?? 5000);
     this.timer.unref();
   }
@@ -337,6 +373,7 @@ export class MonitorService {
     this.delivery.writePlannedIncidents();
     await this.digests.check(this.now().getTime());
     await this.pageFiredDeliveries();
+    await this.pageUntoldIssues();
     await this.alertState.flush();
     const outcomes = this.started
       ? []

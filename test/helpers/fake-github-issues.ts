@@ -62,6 +62,9 @@ export class FakeGitHubIssues {
   readonly requests: Array<{ method: string; path: string; authorization?: string }> = [];
   /** Statuses answered, in order, instead of the next requests. */
   readonly failures: number[] = [];
+  /** A status to answer a request with instead (the release comment refused, say), or none. */
+  refuse: (request: { method: string; template: string; body?: Json }) => number | undefined = () =>
+    undefined;
   url = "";
   private readonly server = createServer((req, res) => void this.handle(req, res));
 
@@ -118,6 +121,14 @@ export class FakeGitHubIssues {
       return this.send(res, undefined, 401, basicError("Bad credentials"));
     const failure = this.failures.shift();
     if (failure !== undefined) return this.send(res, undefined, failure, basicError("scripted"));
+    const refused = this.refuse({ method: route.method, template: route.template, body });
+    if (refused !== undefined)
+      return this.send(
+        res,
+        undefined,
+        refused,
+        basicError(refused === 401 ? "Bad credentials" : "Service unavailable"),
+      );
     const [owner, repo, n, name] = route.pattern.exec(url.pathname)!.slice(1);
     const issue = this.issues.find((i) => i.number === Number(n));
     if (owner !== this.owner || repo !== this.repo || (n !== undefined && issue === undefined))
