@@ -128,7 +128,11 @@ describe("Linear issues", () => {
       runInLedger: () => undefined,
       env: { LINEAR_API_KEY: "lin_api_refused0123456789" },
       maxAgeMs: 0,
-      logger: { info() {}, warn() {}, error: (_o, msg) => errors.push(String(msg)) },
+      logger: {
+        info() {},
+        warn() {},
+        error: (o) => errors.push(String((o as { fix?: string }).fix)),
+      },
     });
     writeRunIssues(stateDir, {
       ...{ schedule: "fix", runId, source, takenAt: "2026-01-01T00:00:00Z" },
@@ -141,7 +145,7 @@ describe("Linear issues", () => {
     });
     await followUps.deliverDue();
     expect(errors).toEqual([
-      expect.stringMatching(/move the issues out of "In Progress" by hand$/),
+      expect.stringMatching(/move ENG-9 out of "In Progress" by hand, so that a later slot/),
     ]);
   });
 
