@@ -175,3 +175,43 @@ describe("export kubernetes with [ha.kubernetes] (monitors taking turns by a Lea
     );
   });
 });
+
+describe("export kubernetes with `preflight` (the monitor checks the agents' logins)", () => {
+  type Json = {
+    kind: string;
+    spec: { template: { spec: { containers: Array<{ envFrom: unknown[] }> } } };
+  };
+  const monitorEnvFrom = (yamlText: string) =>
+    parseAllDocuments(yamlText)
+      .map((d) => d.toJS() as Json)
+      .find((o) => o.kind === "Deployment")!.spec.template.spec.containers[0]!.envFrom;
+  const secret = (name: string) => ({ secretRef: { name, optional: false } });
+
+  it("gives the monitor the agents' credentials only when a schedule sets preflight", async () => {
+    const config = 'state_dir = "/var/lib/autoloop-cron/state"\n[http]\nlisten = "0.0.0.0:9464"\n';
+    const dir = configDir(config, {});
+    mkdirSync(join(dir, "presets", "mine"), { recursive: true });
+    writeFileSync(
+      join(dir, "presets", "mine", "autoloops.toml"),
+      '[backend]\ncommand = "claude"\n',
+    );
+    const schedule = (extra: string) =>
+      `[[schedule]]\nname = "nightly"\ncron = "0 3 * * *"\npreset = "mine"\nobjective = "o"\nproject_dir = "/var/lib/autoloop-cron/repos/app"\n${extra}`;
+    writeFileSync(join(dir, "schedules", "main.toml"), schedule(""));
+    const without = await runExport(["kubernetes"], dir);
+    expect(monitorEnvFrom(without.stdout)).toEqual([secret("autoloop-cron-alert-secrets")]);
+    writeFileSync(join(dir, "schedules", "main.toml"), schedule('preflight = "30m"\n'));
+    const r = await runExport(["kubernetes"], dir);
+    expect(r.code).toBe(0);
+    expect(validateAll(r.stdout).sort()).toEqual([
+      "ConfigMap",
+      "CronJob",
+      "Deployment",
+      "PersistentVolumeClaim",
+    ]);
+    expect(monitorEnvFrom(r.stdout)).toEqual([
+      secret("autoloop-cron-alert-secrets"),
+      secret("autoloop-cron-agent-secrets"),
+    ]);
+  });
+});

@@ -121,6 +121,7 @@ export function kubernetesExport(input: KubernetesExportInput): ExportResult {
   warnings.push(...lease.warnings);
   if (refusals.length > 0) return { kind: "refused", refusals };
   const httpPort = input.config.http.enabled ? input.config.http.port : undefined;
+  const preflight = input.schedules.some((s) => s.kind === "preset" && s.preflightMs !== undefined);
   const files = [
     yamlFile(
       "pvc.yaml",
@@ -146,10 +147,17 @@ export function kubernetesExport(input: KubernetesExportInput): ExportResult {
         httpPort,
         replicas: input.replicas ?? 1,
         ...(lease.files.length > 0 && { serviceAccountName: NAMES.monitor }),
+        agentCredentials: preflight,
       }),
       [
         `Needs the Secret ${NAMES.alertSecret} (alert channels' *_env variables; may be empty),`,
         `and the runs need ${NAMES.agentSecret} (agent credentials): a missing one stops the pod.`,
+        ...(preflight
+          ? [
+              `The monitor gets ${NAMES.agentSecret} too: it checks the agents' logins before`,
+              "their slots (preflight), as no daemon runs here to do it.",
+            ]
+          : []),
       ],
     ),
     ...lease.files,
