@@ -45,6 +45,8 @@ export class PreflightChecks {
       this.preflights = undefined;
       return Promise.resolve(0);
     }
+    if (this.daemonPid !== undefined)
+      deps.log.info({ pid: this.daemonPid }, "preflight: the daemon is gone; the monitor checks");
     this.daemonPid = undefined;
     this.preflights ??= new Preflights(deps);
     const now = deps.now();

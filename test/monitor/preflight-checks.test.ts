@@ -118,6 +118,9 @@ describe("the monitor's preflight, without a daemon", () => {
       daemon.kill("SIGTERM");
       await daemon;
       await checks.tick([yearly]);
+      expect(lines.map((l) => l.msg)).toContain(
+        "preflight: the daemon is gone; the monitor checks",
+      );
       expect(readPreflightState(config.stateDir).yearly?.agents).toMatchObject([
         { agent: "claude", result: { kind: "refused" } },
       ]);

@@ -3,6 +3,7 @@
 import { relative } from "node:path";
 import { Document } from "yaml";
 import type { CronConfig } from "../config/config.js";
+import { checksLogins } from "../preflight/preflights.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { cronJob } from "./kubernetes-cronjob.js";
 import { configMap, dataClaim, monitorDeployment } from "./kubernetes-objects.js";
@@ -121,7 +122,7 @@ export function kubernetesExport(input: KubernetesExportInput): ExportResult {
   warnings.push(...lease.warnings);
   if (refusals.length > 0) return { kind: "refused", refusals };
   const httpPort = input.config.http.enabled ? input.config.http.port : undefined;
-  const preflight = input.schedules.some((s) => s.kind === "preset" && s.preflightMs !== undefined);
+  const preflight = input.schedules.some(checksLogins);
   const files = [
     yamlFile(
       "pvc.yaml",

@@ -2,6 +2,7 @@
 // service runs one slot in the foreground with `autoloop-cron fire`.
 
 import { formatDuration } from "../../util/duration.js";
+import { checksLogins } from "../preflight/preflights.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { zoneOffset } from "../timing/zone-clock.js";
 import type { Translation } from "./cron-fields.js";
@@ -130,9 +131,7 @@ export function scheduleUnits(s: Schedule, o: SystemdExportOptions): Translation
  */
 export function monitorUnit(o: SystemdExportOptions, schedules: readonly Schedule[]): ExportFile {
   const command = [o.node, o.entry, "monitor", "--config", o.configFile];
-  const checked = schedules.flatMap((s) =>
-    s.kind === "preset" && s.preflightMs !== undefined ? [s.projectDir] : [],
-  );
+  const checked = schedules.filter(checksLogins).map((s) => s.projectDir);
   const sandbox = o.user
     ? ["NoNewPrivileges=yes"]
     : [

@@ -16,6 +16,11 @@ import {
 
 type PresetSchedule = Extract<Schedule, { kind: "preset" }>;
 
+/** Whether `s` has its agents' logins checked before its slots (`preflight`). */
+export function checksLogins(s: Schedule): s is PresetSchedule & { preflightMs: number } {
+  return s.kind === "preset" && s.preflightMs !== undefined;
+}
+
 /**
  * The slot to check for now: the schedule's next fire time, once it is at most `preflightMs`
  * away, unless that slot was checked already. Pure.
@@ -62,7 +67,7 @@ export class Preflights {
     const now = this.ctx.now();
     const started: Promise<unknown>[] = [];
     for (const s of schedules) {
-      if (s.kind !== "preset" || s.preflightMs === undefined || this.checking.has(s.name)) continue;
+      if (!checksLogins(s) || this.checking.has(s.name)) continue;
       const slot = preflightDue(s.preflightMs, nextFire(s.name), this.tried.get(s.name), now);
       if (slot !== undefined) started.push(this.check(s, slot));
     }
