@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import { IncidentStore } from "../incidents/store.js";
 import { JournalFollower } from "../journal/follower.js";
 import { failingWriters, type WriteTrouble } from "../journal/held-lines.js";
+import { runEnvironment } from "../scheduler/config/config.js";
 import { readPreflightState } from "../scheduler/preflight/preflight-file.js";
 import { readPauseState } from "../scheduler/schedules/pause-state.js";
 import { after, type Pending } from "../util/timers.js";
@@ -27,6 +28,7 @@ import type { Outbox } from "./outbox/outbox.js";
 import { pullRequestFailedMessage, type UndeliveredRun } from "./outbox/pull-request-failed.js";
 import { listUntoldIssues, removeUntoldIssues } from "./outbox/untold-issues.js";
 import { type MonitorPaths, monitorPaths, watchingSince } from "./paths.js";
+import { PreflightChecks } from "./preflight-checks.js";
 import { SchedulerView } from "./scheduler-view.js";
 import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
 import { SilenceStore } from "./silences.js";
@@ -54,6 +56,8 @@ export class MonitorService {
   private readonly evaluation: IncrementalEvaluation;
   private readonly delivery: AlertDelivery;
   private readonly digests: DigestSender;
+  /** `preflight` checks, made here only without a daemon in this process (it makes its own). */
+  private readonly preflight: PreflightChecks | undefined;
   private alertState: AlertState;
   private timer: NodeJS.Timeout | undefined;
   private soon: Pending | undefined;
@@ -101,6 +105,15 @@ export class MonitorService {
     this.delivery = this.newDelivery();
     this.follower = this.newFollower();
     this.digests = this.newDigestSender();
+    const env = runEnvironment(config, process.env);
+    this.preflight = this.view.inProcess
+      ? undefined
+      : new PreflightChecks({
+          stateDir: config.stateDir,
+          log: logger,
+          env: () => env,
+          now: () => this.now().getTime(),
+        });
     for (const problem of this.follower.positionProblems) this.log.warn({ problem }, "monitor");
     // Listening from construction on: the daemon announces missed slots as it starts.
     this.detach.push(this.listenToScheduler());
@@ -331,13 +344,25 @@ export class MonitorService {
     void this.digests.check(this.now().getTime());
     void this.pageFiredDeliveries();
     void this.pageUntoldIssues();
+    this.checkLogins();
     this.timer = setInterval(() => {
       this.evaluate();
       void this.digests.check(this.now().getTime());
       void this.pageFiredDeliveries();
       void this.pageUntoldIssues();
+      this.checkLogins();
     }, this.options.evaluateEveryMs ?? 5000);
     this.timer.unref();
+  }
+
+  /** The `preflight` checks due, in the background; what they found is paged once they end. */
+  private checkLogins(): void {
+    this.preflight
+      ?.tick(this.view.schedules().values())
+      .then((checked) => {
+        if (checked > 0 && this.started) this.evaluate();
+      })
+      .catch((err: unknown) => this.log.warn({ err }, "monitor: the preflight checks failed"));
   }
 
   async stop(): Promise<void> {
@@ -369,6 +394,8 @@ export class MonitorService {
   async runOnce(drainMs = 30_000): Promise<OnceResult> {
     if (!this.started) for (const path of await this.journalPaths()) this.follower.add(path);
     await this.follower.poll();
+    // Waited for: one pass pages what its checks found.
+    if (!this.started) await this.preflight?.tick(this.view.schedules().values());
     const notifications = this.evaluate();
     this.delivery.writePlannedIncidents();
     await this.digests.check(this.now().getTime());

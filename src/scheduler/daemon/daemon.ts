@@ -460,7 +460,7 @@ export class SchedulerDaemon extends DaemonEmitter {
     answerRequests(this.config.stateDir, this.control, this.log);
     this.startRetries(this.lastTickAt.getTime());
     if (!this.stopping)
-      this.preflights.tick(this.schedules.values(), (name) => this.nextFire(name));
+      void this.preflights.tick(this.schedules.values(), (name) => this.nextFire(name));
     this.emit("tick", { at: this.lastTickAt });
   }
 
