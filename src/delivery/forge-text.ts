@@ -4,7 +4,8 @@
 // any repository the token reaches), a GitLab quick action at a line's start (`/merge`,
 // `/approve`) runs as the token's user, and an HTML comment hides text from the people who
 // review it, our review marker among them (another schedule would edit this review as its
-// own). Each is broken by a zero-width space, which readers do not see. Pure.
+// own). Each is broken by a zero-width space, which readers do not see; a bidirectional
+// control, which reorders what they see, is shown as its code. Pure.
 import { processRedactor } from "../util/secrets.js";
 
 const ZWSP = "\u200b";
@@ -17,14 +18,16 @@ const CLOSING =
   /\b(clos(?:e[sd]?|ing)|fix(?:e[sd]|ing)?|resolv(?:e[sd]?|ing)|implement(?:s|ed|ing)?)(?=[\s:]+(?:issues?\s+)?(?:[\w.-]+(?:\/[\w.-]+)*)?(?:[#!]\d|https?:\/\/|GH-\d|[A-Z][A-Z0-9_]+-\d))/gi;
 const QUICK_ACTION = /^([ \t]*)\/(?=\w)/gm;
 const COMMENT = /<!--/g;
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
 
-/** `text` with its mentions, closing words, quick actions and HTML comments made inert. */
+/** `text` with its mentions, closing words, quick actions, HTML comments and bidi made inert. */
 export function inertForgeText(text: string): string {
   return text
     .replace(MENTION, `$1@${ZWSP}`)
     .replace(CLOSING, `$1${ZWSP}`)
     .replace(QUICK_ACTION, `$1${ZWSP}/`)
-    .replace(COMMENT, `<${ZWSP}!--`);
+    .replace(COMMENT, `<${ZWSP}!--`)
+    .replace(BIDI, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase()}>`);
 }
 
 /**

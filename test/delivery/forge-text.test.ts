@@ -21,6 +21,10 @@ describe("inertForgeText", () => {
     expect(visible(inert)).toBe(text);
   });
 
+  it("shows a bidirectional control as its code: it reorders nothing reviewers read", () => {
+    expect(inertForgeText("safe \u202egnp.exe")).toBe("safe <U+202E>gnp.exe");
+  });
+
   it("leaves plain prose, addresses and paths alone", () => {
     const prose = "Fixed the parser; see docs/a.md and mail ops@example.com (#12 is related).";
     expect(inertForgeText(prose)).toBe(prose);
