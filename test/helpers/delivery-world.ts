@@ -2,15 +2,19 @@
 // repository behind git's smart-HTTP server; and worktree runs in it as the harness leaves them.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { startDeliveries } from "../../src/app/deliveries.js";
 import { DeliveryQueue } from "../../src/delivery/queue.js";
 import type { DeliveryJob, DeliveryResult } from "../../src/delivery/record.js";
 import { runReview } from "../../src/delivery/run-review.js";
 import { createWorktree, finishWorktree } from "../../src/harness/worktree/worktree.js";
+import { MonitorService } from "../../src/monitor/service.js";
+import type { CronConfig } from "../../src/scheduler/config/config.js";
 import type { RunOutcome } from "../../src/scheduler/ledger/run-outcome.js";
 import type { Schedule } from "../../src/scheduler/schedules/schedule-file.js";
 import { tempDir } from "./cli.js";
+import { silentLogger, startDaemon } from "./daemon.js";
 import { FakeGitHub } from "./fake-github.js";
-import { git } from "./git.js";
+import { GIT_ENV, git } from "./git.js";
 import { type GitHttpServer, startGitHttp } from "./git-http.js";
 
 export interface DeliveryProject {
@@ -171,4 +175,28 @@ export function parkedJob(schedule: string, runId: string): DeliveryJob {
     labels: [],
     reviewers: [],
   };
+}
+
+/**
+ * An in-process daemon on `config` with its monitor and its deliveries, `env` and git's test
+ * identity in this process's environment until `closers` run.
+ */
+export async function deliveringDaemon(
+  config: CronConfig,
+  env: Record<string, string>,
+  closers: Array<() => Promise<unknown>>,
+) {
+  const saved = { ...process.env };
+  Object.assign(process.env, GIT_ENV, env);
+  const daemon = await startDaemon(config);
+  const monitor = new MonitorService({ config, logger: silentLogger, daemon });
+  const queue = startDeliveries(daemon, silentLogger, monitor);
+  closers.push(async () => {
+    await daemon.shutdown("terminate", 0);
+    await queue.close();
+    await monitor.stop();
+    for (const k of [...Object.keys(env), ...Object.keys(GIT_ENV)]) delete process.env[k];
+    Object.assign(process.env, saved);
+  });
+  return { daemon, monitor, queue };
 }

@@ -2,17 +2,15 @@
 // its payload past what the hook is handed (AUTOLOOP_EVENT_PAYLOAD is left out of a hook's
 // environment past 64 KiB), so the guard sees nothing to refuse. An event no guard could read
 // is refused: a real harness, its agent and its hook.
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { autoloop, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { field, journalOf } from "../helpers/journal.js";
+import { scriptPreset } from "../helpers/script-preset.js";
 
 afterEach(cleanupTempDirs);
 
 // The agent completes with a payload the guard forbids, padded past 64 KiB.
-const AGENT = `#!/bin/sh
-exec "$AUTOLOOP_BIN" emit task.complete "deploy to production $(head -c 70000 /dev/zero | tr '\\0' x)"
+const AGENT = `exec "$AUTOLOOP_BIN" emit task.complete "deploy to production $(head -c 70000 /dev/zero | tr '\\0' x)"
 `;
 // The guard: no completion that deploys.
 const GUARD = `case "$AUTOLOOP_EVENT_PAYLOAD" in *production*) echo "no deploys" >&2; exit 1;; esac`;
@@ -20,14 +18,8 @@ const GUARD = `case "$AUTOLOOP_EVENT_PAYLOAD" in *production*) echo "no deploys"
 describe("a payload too large for the pre_emit guard", () => {
   it("is refused: the guard could not read it", async () => {
     const dir = tempDir("autoloop-emit-guard-");
-    const preset = join(dir, "p");
-    mkdirSync(preset);
-    writeFileSync(join(preset, "agent.sh"), AGENT);
-    chmodSync(join(preset, "agent.sh"), 0o755);
-    writeFileSync(
-      join(preset, "autoloops.toml"),
-      `[event_loop]\nmax_iterations = 1\n[backend]\ncommand = ${JSON.stringify(join(preset, "agent.sh"))}\nprompt_mode = "file"\n[[hook]]\nphase = "pre_emit"\non_error = "block"\ncommand = '${GUARD}'\n`,
-    );
+    const guard = `[[hook]]\nphase = "pre_emit"\non_error = "block"\ncommand = '${GUARD}'`;
+    const preset = scriptPreset(dir, { name: "p", script: AGENT, eventLoop: guard });
     const run = await autoloop(["run", preset, "go"], { cwd: dir });
     const records = journalOf(dir);
     expect(records.find((r) => r.topic === "loop.complete")).toBeUndefined();

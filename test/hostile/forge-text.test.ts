@@ -4,10 +4,8 @@
 // actions (`/approve`, `/merge`) as the token's user, and carries another schedule's review
 // marker so that schedule's next review overwrites this one. The forge must get the words only.
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startDeliveries } from "../../src/app/deliveries.js";
 import { DeliveryQueue } from "../../src/delivery/queue.js";
 import { runReview } from "../../src/delivery/run-review.js";
-import { MonitorService } from "../../src/monitor/service.js";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
 import {
   parseScheduleFile,
@@ -15,15 +13,15 @@ import {
   scheduleDefaults,
 } from "../../src/scheduler/schedules/schedule-file.js";
 import { cleanupTempDirs } from "../helpers/cli.js";
-import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
+import { commandSchedule, writeCronConfig } from "../helpers/daemon.js";
 import {
+  deliveringDaemon,
   deliveryProject,
   githubDeliveryWorld,
   worktreeRun,
   worktreeRunScript,
 } from "../helpers/delivery-world.js";
 import { FakeGitLab } from "../helpers/fake-gitlab.js";
-import { GIT_ENV } from "../helpers/git.js";
 import { waitFor } from "../helpers/wait.js";
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -60,18 +58,7 @@ describe("a hostile report on the forge", () => {
       dir,
       commandSchedule("check", worktreeRunScript(HOSTILE), deliver),
     );
-    const saved = { ...process.env };
-    Object.assign(process.env, GIT_ENV, { GH_TOKEN: token });
-    const daemon = await startDaemon(config);
-    const monitor = new MonitorService({ config, logger: silentLogger, daemon });
-    const queue = startDeliveries(daemon, silentLogger, monitor);
-    closers.push(async () => {
-      await daemon.shutdown("terminate", 0);
-      await queue.close();
-      await monitor.stop();
-      for (const k of ["GH_TOKEN", ...Object.keys(GIT_ENV)]) delete process.env[k];
-      Object.assign(process.env, saved);
-    });
+    await deliveringDaemon(config, { GH_TOKEN: token }, closers);
     const pull = await waitFor(() => github.pulls[0], "the pull request", 60_000);
     expectInert(pull.body);
     expect(pull.body).not.toContain("<!--");
