@@ -4,8 +4,9 @@
 // any repository the token reaches), a GitLab quick action at a line's start (`/merge`,
 // `/approve`) runs as the token's user, and an HTML comment hides text from the people who
 // review it, our review marker among them (another schedule would edit this review as its
-// own). Each is broken by a zero-width space, which readers do not see; a bidirectional
-// control, which reorders what they see, is shown as its code. Pure.
+// own). Each is broken by a zero-width space, which readers do not see; a control character
+// (a terminal escape for those who read it with a CLI, a bidirectional override that reorders
+// what they see) is shown as its code. Pure.
 import { processRedactor } from "../util/secrets.js";
 
 const ZWSP = "\u200b";
@@ -18,16 +19,17 @@ const CLOSING =
   /\b(clos(?:e[sd]?|ing)|fix(?:e[sd]|ing)?|resolv(?:e[sd]?|ing)|implement(?:s|ed|ing)?)(?=[\s:]+(?:issues?\s+)?(?:[\w.-]+(?:\/[\w.-]+)*)?(?:[#!]\d|https?:\/\/|GH-\d|[A-Z][A-Z0-9_]+-\d))/gi;
 const QUICK_ACTION = /^([ \t]*)\/(?=\w)/gm;
 const COMMENT = /<!--/g;
-const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
+// C0 but tab and line ends, DEL, C1, and the bidirectional overrides and isolates.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
-/** `text` with its mentions, closing words, quick actions, HTML comments and bidi made inert. */
+/** `text` with its mentions, closing words, quick actions, comments and controls made inert. */
 export function inertForgeText(text: string): string {
   return text
     .replace(MENTION, `$1@${ZWSP}`)
     .replace(CLOSING, `$1${ZWSP}`)
     .replace(QUICK_ACTION, `$1${ZWSP}/`)
     .replace(COMMENT, `<${ZWSP}!--`)
-    .replace(BIDI, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase()}>`);
+    .replace(CONTROL, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase()}>`);
 }
 
 /**

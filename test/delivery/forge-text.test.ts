@@ -21,8 +21,9 @@ describe("inertForgeText", () => {
     expect(visible(inert)).toBe(text);
   });
 
-  it("shows a bidirectional control as its code: it reorders nothing reviewers read", () => {
+  it("shows a control character as its code: no escape reaches a terminal, nothing is reordered", () => {
     expect(inertForgeText("safe \u202egnp.exe")).toBe("safe <U+202E>gnp.exe");
+    expect(inertForgeText("a\u001b]0;t\u0007\r\n\tb")).toBe("a<U+1B>]0;t<U+7>\r\n\tb");
   });
 
   it("leaves plain prose, addresses and paths alone", () => {
