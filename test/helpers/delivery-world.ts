@@ -81,9 +81,9 @@ export const remoteHead = (p: DeliveryProject, branch: string) =>
   git(p.bare, "for-each-ref", "--format=%(objectname)", `refs/heads/${branch}`).trim();
 
 // What the harness leaves of a worktree run, done by a command run: its branch with a commit
-// and a report (`report`, its CHECK.md), its worktree metadata; and the environment it was
-// given, to check.
-export const worktreeRunScript = (report: string) => `
+// and a report (`report`, its CHECK.md: the text, or a file to copy), its worktree metadata;
+// and the environment it was given, to check.
+export const worktreeRunScript = (report: string | { file: string }) => `
 const { execFileSync: x } = require("node:child_process");
 const fs = require("node:fs");
 const id = process.env.AUTOLOOP_CRON_RUN_ID;
@@ -91,7 +91,7 @@ const dir = ".autoloop/worktrees/" + id;
 const tree = require("node:path").resolve(dir, "tree");
 x("git", ["worktree", "add", "-q", "-b", "autoloop/" + id, tree, "HEAD"]);
 fs.writeFileSync(tree + "/app.js", "changed by " + id + "\\n");
-fs.writeFileSync(tree + "/CHECK.md", ${JSON.stringify(report)});
+fs.writeFileSync(tree + "/CHECK.md", ${typeof report === "string" ? JSON.stringify(report) : `fs.readFileSync(${JSON.stringify(report.file)}, "utf8")`});
 x("git", ["-C", tree, "add", "-A"]);
 x("git", ["-C", tree, "commit", "-qm", "run " + id]);
 fs.writeFileSync(dir + "/meta.json", JSON.stringify({ run_id: id, branch: "autoloop/" + id,
