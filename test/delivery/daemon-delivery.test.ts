@@ -5,12 +5,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startDeliveries } from "../../src/app/deliveries.js";
-import { MonitorService } from "../../src/monitor/service.js";
 import { AUTOLOOP_CRON, cleanupTempDirs } from "../helpers/cli.js";
-import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
-import { githubDeliveryWorld, WORKTREE_RUN_SCRIPT } from "../helpers/delivery-world.js";
-import { GIT_ENV } from "../helpers/git.js";
+import { commandSchedule, writeCronConfig } from "../helpers/daemon.js";
+import {
+  githubDeliveryWorld,
+  startDeliveringDaemon,
+  WORKTREE_RUN_SCRIPT,
+} from "../helpers/delivery-world.js";
 import { enqueuedMessages } from "../helpers/outbox.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -84,17 +85,6 @@ async function deliveringDaemon(token: string) {
     publicUrl,
   );
 
-  const saved = { ...process.env };
-  Object.assign(process.env, GIT_ENV, { GH_TOKEN: token });
-  const daemon = await startDaemon(config);
-  const monitor = new MonitorService({ config, logger: silentLogger, daemon });
-  const queue = startDeliveries(daemon, silentLogger, monitor);
-  closers.push(async () => {
-    await daemon.shutdown("terminate", 0);
-    await queue.close();
-    await monitor.stop();
-    for (const k of ["GH_TOKEN", ...Object.keys(GIT_ENV)]) delete process.env[k];
-    Object.assign(process.env, saved);
-  });
+  const { daemon } = await startDeliveringDaemon(config, { GH_TOKEN: token }, closers);
   return { daemon, github, work, config, stateDir: config.stateDir };
 }

@@ -8,10 +8,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startDeliveries } from "../../src/app/deliveries.js";
 import { DeliveryQueue } from "../../src/delivery/queue.js";
 import { runReview } from "../../src/delivery/run-review.js";
-import { MonitorService } from "../../src/monitor/service.js";
 import { parseConfigText } from "../../src/scheduler/config/config.js";
 import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { hookKey, hookPayloadPath } from "../../src/scheduler/hooks/delivery.js";
@@ -22,8 +20,13 @@ import {
   scheduleDefaults,
 } from "../../src/scheduler/schedules/schedule-file.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
-import { nextEvent, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
-import { deliveryProject, reviewTwice, worktreeRun } from "../helpers/delivery-world.js";
+import { nextEvent, writeCronConfig } from "../helpers/daemon.js";
+import {
+  deliveryProject,
+  reviewTwice,
+  startDeliveringDaemon,
+  worktreeRun,
+} from "../helpers/delivery-world.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { GIT_ENV, git } from "../helpers/git.js";
 import { startGitHttp } from "../helpers/git-http.js";
@@ -110,18 +113,7 @@ async function reviewProject(extra = "", configExtra = "") {
 /** The project with a daemon and its deliveries running. */
 async function reviewWorld(extra = "", configExtra = "") {
   const { github, seen, config } = await reviewProject(extra, configExtra);
-  const saved = { ...process.env };
-  Object.assign(process.env, GIT_ENV, { GH_TOKEN: TOKEN });
-  const daemon = await startDaemon(config);
-  const monitor = new MonitorService({ config, logger: silentLogger, daemon });
-  const queue = startDeliveries(daemon, silentLogger, monitor);
-  closers.push(async () => {
-    await daemon.shutdown("terminate", 0);
-    await queue.close();
-    await monitor.stop();
-    for (const k of ["GH_TOKEN", ...Object.keys(GIT_ENV)]) delete process.env[k];
-    Object.assign(process.env, saved);
-  });
+  const { daemon, monitor } = await startDeliveringDaemon(config, { GH_TOKEN: TOKEN }, closers);
   return { daemon, github, seen, monitor, stateDir: config.stateDir };
 }
 

@@ -181,7 +181,7 @@ export function parkedJob(schedule: string, runId: string): DeliveryJob {
  * An in-process daemon on `config` with its monitor and its deliveries, `env` and git's test
  * identity in this process's environment until `closers` run.
  */
-export async function deliveringDaemon(
+export async function startDeliveringDaemon(
   config: CronConfig,
   env: Record<string, string>,
   closers: Array<() => Promise<unknown>>,

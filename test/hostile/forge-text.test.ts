@@ -15,9 +15,9 @@ import {
 import { cleanupTempDirs } from "../helpers/cli.js";
 import { commandSchedule, writeCronConfig } from "../helpers/daemon.js";
 import {
-  deliveringDaemon,
   deliveryProject,
   githubDeliveryWorld,
+  startDeliveringDaemon,
   worktreeRun,
   worktreeRunScript,
 } from "../helpers/delivery-world.js";
@@ -58,7 +58,7 @@ describe("a hostile report on the forge", () => {
       dir,
       commandSchedule("check", worktreeRunScript(HOSTILE), deliver),
     );
-    await deliveringDaemon(config, { GH_TOKEN: token }, closers);
+    await startDeliveringDaemon(config, { GH_TOKEN: token }, closers);
     const pull = await waitFor(() => github.pulls[0], "the pull request", 60_000);
     expectInert(pull.body);
     expect(pull.body).not.toContain("<!--");
