@@ -3,13 +3,14 @@
 // title and body. A run that leaves a FIFO for the metadata, or a report whose long runs of
 // spaces made the patterns reading it backtrack for minutes (the heading's for hours), must not
 // freeze the daemon: a real daemon process whose canary schedule must go on firing.
-import { writeFileSync } from "node:fs";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { firstHeading } from "../../src/delivery/pull-text.js";
+import { readRunBranch } from "../../src/delivery/run-branch.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
-import { worktreeRunScript } from "../helpers/delivery-world.js";
+import { deliveryProject, worktreeRun, worktreeRunScript } from "../helpers/delivery-world.js";
 import { git } from "../helpers/git.js";
 import { waitFor } from "../helpers/wait.js";
 import { assertStaysResponsive, type DaemonProcess, startDaemonProcess } from "./daemon-process.js";
@@ -82,6 +83,26 @@ describe("a delivering run's files", () => {
       git(work, "commit", "--quiet", "-m", "init");
     });
   }, 90_000);
+
+  it("metadata naming another branch is refused; a report that is a link gives only its path", async () => {
+    const p = await deliveryProject("octo/app", "token");
+    await p.gitHttp.close();
+    const secret = join(p.root, "secret.txt");
+    writeFileSync(secret, "the daemon's secret\n");
+    const outcome = worktreeRun(p.project, "run-1", "changed\n");
+    const tree = join(p.project, ".autoloop", "worktrees", "run-1", "tree");
+    symlinkSync(secret, join(tree, "LINKED.md"));
+    git(tree, "add", "-A");
+    git(tree, "commit", "--quiet", "-m", "a link");
+    const linked = await readRunBranch(outcome.journalPath, "run-1", "LINKED.md");
+    // git keeps a link as its target's path, which is all the report says (a line starting
+    // with "/" is kept from reading as a quick action).
+    expect(linked.kind === "commits" && linked.report?.replaceAll("\u200b", "")).toBe(secret);
+    const meta = join(p.project, ".autoloop", "worktrees", "run-1", "meta.json");
+    writeFileSync(meta, readFileSync(meta, "utf8").replace('"autoloop/run-1"', '"main"'));
+    const other = await readRunBranch(outcome.journalPath, "run-1", "LINKED.md");
+    expect(other).toMatchObject({ kind: "none", why: expect.stringContaining("not the run's") });
+  });
 
   it("a report's heading reads as before: closing marks dropped, a word's own # kept", () => {
     expect(firstHeading("intro\n## Simplify the parser ##\n# later")).toBe("Simplify the parser");
