@@ -47,7 +47,7 @@ async function afterDeliveringRun(
       30_000,
       100,
     );
-    await assertStaysResponsive(daemon, 3_000);
+    await assertStaysResponsive(daemon, 2_000);
     check(daemon);
   } finally {
     // A frozen daemon does not stop on SIGTERM.
