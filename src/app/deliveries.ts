@@ -2,7 +2,7 @@
 // is queued as it ends; a delivery made goes into the run's ledger, one given up on is paged.
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { DeliveryQueue, type DeliveryQueueOptions } from "../delivery/queue.js";
+import { type DeliveryEnd, DeliveryQueue, type DeliveryQueueOptions } from "../delivery/queue.js";
 import { type RunDelivery, runDelivery } from "../delivery/run-delivery.js";
 import { type RunReview, runReview } from "../delivery/run-review.js";
 import type { MonitorService } from "../monitor/service.js";
@@ -11,6 +11,7 @@ import type { DaemonEvents, SchedulerDaemon } from "../scheduler/daemon/daemon.j
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
 import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
+import type { RunIssues } from "../tracker/run-issues.js";
 
 export function deliveriesPath(stateDir: string): string {
   return join(stateDir, "deliveries.jsonl");
@@ -18,10 +19,12 @@ export function deliveriesPath(stateDir: string): string {
 
 /** What a schedule with a `source` adds to its deliveries (app/issues.ts). */
 export interface DeliveryIssues {
-  /** The words closing the issues a run took, for its pull request's body. */
-  closes(runId: string): string[];
+  /** The daemon's record of the issues a run took: its pull request's branch and closes. */
+  taken(runId: string): RunIssues | undefined;
   /** What the run's delivery came to: queued, or nothing and why. */
   decided(runId: string, delivery: RunDelivery | RunReview): void;
+  /** Its delivery was made or given up on: the issues are told now. */
+  ended(end: DeliveryEnd): void;
 }
 
 export function startDeliveries(
@@ -39,6 +42,7 @@ export function startDeliveries(
       if (end.result.kind === "delivered")
         daemon.ledger.delivered(end.runId, end.result.url, end.result.action);
       else monitor?.pageUndelivered({ ...end, error: end.result.error, at: Date.now() });
+      issues?.ended(end);
       options.onEnd?.(end);
     },
   });
@@ -52,7 +56,7 @@ export function startDeliveries(
       runId,
       outcome,
       runPageUrl(daemon.config),
-      issues?.closes(runId),
+      issues?.taken(runId),
     ).then((d) => {
       issues?.decided(runId, d);
       return d;
@@ -62,7 +66,12 @@ export function startDeliveries(
         if (d.kind === "deliver") queue.enqueue(d.job);
         else logger.info({ schedule: name, runId }, `nothing delivered: ${d.why}`);
       })
-      .catch((err) => logger.error({ err, schedule: name, runId }, "delivery not queued"));
+      .catch((err) => {
+        logger.error({ err, schedule: name, runId }, "delivery not queued");
+        // Its issues are given back: the work did not reach a pull request.
+        const error = `not queued: ${(err as Error)?.message ?? String(err)}`;
+        issues?.ended({ schedule: name, runId, result: { kind: "dead", error } });
+      });
   };
   // A run that ended while the daemon was down is delivered when the next one starts.
   daemon.on("finished", onEnd);
@@ -73,8 +82,8 @@ export function startDeliveries(
 
 /**
  * What a finished run delivers, for the daemon and `fire` alike: a review run (fired for a pull
- * request) its review, any other run its branch as the schedule's pull request, based on the
- * branch the daemon fetched for it.
+ * request) its review, any other run its branch as the schedule's pull request (with `source`,
+ * the pull request of the issues it took), based on the branch the daemon fetched for it.
  */
 export function deliveryOfRun(
   ledger: RunLedger,
@@ -82,12 +91,12 @@ export function deliveryOfRun(
   runId: string,
   outcome: RunOutcome,
   url: ((runId: string) => string) | undefined,
-  closes?: string[],
+  taken?: RunIssues,
 ): Promise<RunDelivery | RunReview> {
   const started = startedRecord(ledger, runId);
   return started.review !== undefined
     ? runReview(schedule, runId, outcome, started.review, url)
-    : runDelivery(schedule, runId, outcome, url, started.from, closes);
+    : runDelivery(schedule, runId, outcome, url, started.from, taken);
 }
 
 /**

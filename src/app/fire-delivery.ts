@@ -11,6 +11,7 @@ import type { CronConfig } from "../scheduler/config/config.js";
 import type { RunLedger } from "../scheduler/ledger/ledger.js";
 import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
+import type { RunIssues } from "../tracker/run-issues.js";
 import { deliveriesPath, deliveryOfRun, runPageUrl } from "./deliveries.js";
 
 /** How long a fire waits for a retry of its delivery before leaving it to the next one. */
@@ -24,8 +25,8 @@ export interface FiredDelivery {
   outcome: RunOutcome;
   logger: Logger;
   say: (text: string) => void;
-  /** The words closing the issues the run took (`source`), for its pull request's body. */
-  closes?: string[];
+  /** The daemon's record of the issues the run took (`source`): its pull request's. */
+  taken?: RunIssues;
 }
 
 /** What came of a fired run's delivery: its decision, and where the delivery stands. */
@@ -67,7 +68,7 @@ async function deliver(f: FiredDelivery): Promise<FiredOutcome> {
       runId,
       f.outcome,
       runPageUrl(f.config),
-      f.closes,
+      f.taken,
     );
     if (d.kind === "deliver") queue.enqueue(d.job);
     else say(`${runId}: no pull request: ${d.why}`);

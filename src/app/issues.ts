@@ -2,11 +2,15 @@
 // that took issues tells them how it ended, once its pull request (if it delivers one) was
 // made; the pull request's body closes them.
 import type { Logger } from "pino";
-import { type IssueFollowUpOptions, IssueFollowUps } from "../delivery/issue-followups.js";
+import {
+  endAfterDelivery,
+  type IssueFollowUpOptions,
+  IssueFollowUps,
+} from "../delivery/issue-followups.js";
 import type { DeliveryQueue } from "../delivery/queue.js";
 import type { DaemonEvents, SchedulerDaemon } from "../scheduler/daemon/daemon.js";
 import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
-import { closesOfRun, type IssueEnd, readRunIssues } from "../tracker/run-issues.js";
+import { type IssueEnd, readRunIssues } from "../tracker/run-issues.js";
 import { type DeliveryIssues, runPageUrl } from "./deliveries.js";
 
 /** A run's end as its issues are told: the status and the harness's stop reason, no agent text. */
@@ -46,7 +50,7 @@ export function startIssueFollowUps(
     const entry = readRunIssues(stateDir, runId);
     // A completed run with a pull request to deliver waits for the delivery's word.
     if (outcome.status === "completed" && daemon.schedules.get(schedule)?.deliver !== undefined)
-      return;
+      return followUps.decidingDelivery(runId);
     followUps.ended(runId, entry, issueEndOf(outcome));
   };
   daemon.on("finished", onEnd);
@@ -55,12 +59,18 @@ export function startIssueFollowUps(
   return {
     followUps,
     forDeliveries: {
-      closes: (runId) => closesOfRun(stateDir, runId),
+      taken: (runId) => readRunIssues(stateDir, runId),
       decided: (runId, d) => {
         const entry = readRunIssues(stateDir, runId);
         if (d.kind === "deliver") followUps.ended(runId, entry, "awaiting");
         else followUps.ended(runId, entry, { kind: "completed", note: d.why });
       },
+      ended: ({ runId, result }) =>
+        followUps.ended(
+          runId,
+          readRunIssues(stateDir, runId),
+          endAfterDelivery(result) ?? "awaiting",
+        ),
     },
     attach: (queue) => {
       deliveries = queue;

@@ -2,6 +2,7 @@
 // as the daemon takes them (one code path: scheduler/daemon/issue-step.ts), and the issues told
 // of its end once it ended, from this process (failed calls stay queued in the state dir).
 
+import pino from "pino";
 import type { FiredOutcome } from "../app/fire-delivery.js";
 import { issueEndOf } from "../app/issues.js";
 import { endAfterDelivery, IssueFollowUps } from "../delivery/issue-followups.js";
@@ -43,7 +44,7 @@ export async function specWithIssues(
     slotKey: attemptKey(slotKey(a.schedule.name, a.slot), a.retry?.attempt),
     env: process.env,
   });
-  if (step.kind === "launch") return withIssues(spec, step.issues, source);
+  if (step.kind === "launch") return withIssues(spec, step.issues, source, config.stateDir);
   if (step.kind === "elsewhere") {
     say(`${a.schedule.name}: another process takes this slot's issues; nothing started`);
     return undefined;
@@ -65,6 +66,8 @@ async function tell(
   const followUps = new IssueFollowUps({
     stateDir: config.stateDir,
     runInLedger: (id) => ledger.summary(id),
+    // A follow-up retried or given up on is said on stderr, as fire's other warnings.
+    logger: pino({ level: "warn" }, pino.destination(2)),
   });
   followUps.ended(runId, entry, end);
   await followUps.deliverDue();

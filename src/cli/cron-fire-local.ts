@@ -29,7 +29,7 @@ import { validateAll } from "../scheduler/schedules/validate.js";
 import type { ValidationReport } from "../scheduler/schedules/validation-report.js";
 import { fireTimeOf } from "../scheduler/timing/jitter.js";
 import { nextFireTime } from "../scheduler/timing/planner.js";
-import { closesOfRun } from "../tracker/run-issues.js";
+import { readRunIssues } from "../tracker/run-issues.js";
 import { UserError } from "../util/errors.js";
 import { isGroupAlive, signalGroup } from "../util/process.js";
 import { specWithIssues, tellDelivered, tellIssues } from "./cron-fire-issues.js";
@@ -267,7 +267,7 @@ async function deliverHere(
     return;
   }
   const logger = pino({ level: "warn" }, pino.destination(2));
-  const closes = closesOfRun(config.stateDir, runId);
+  const taken = readRunIssues(config.stateDir, runId);
   const fired = await deliverFiredRun({
     config,
     ledger,
@@ -276,7 +276,7 @@ async function deliverHere(
     outcome,
     logger,
     say,
-    closes,
+    taken,
   });
   await tellDelivered(config, ledger, runId, outcome, fired);
 }

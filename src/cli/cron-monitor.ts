@@ -33,8 +33,15 @@ ledger for schedule names and verdicts. With --journal, only the given journals.
                    sent once however often this runs.
   --log-level L    default: log_level of the config (${LOG_LEVEL_ENV} overrides)
 
+Logins before the slot: as no daemon runs, it checks the agent logins of every
+schedule that sets preflight (that long before its next slot, once per slot, with
+the environment a run gets) and pages auth_expiring when one is refused; --once
+waits for the checks due before it evaluates. See docs/preflight.md.
+
 It refuses to run while a daemon serves the same state_dir: that daemon already
-monitors, and two writers of one alert state would send alerts twice.
+monitors, and two writers of one alert state would send alerts twice. A daemon
+started on the state_dir later makes the preflight checks; this monitor then makes
+none until that daemon is gone.
 
 Examples:
   autoloop-cron monitor

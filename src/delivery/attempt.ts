@@ -3,12 +3,14 @@
 // a push already made is seen on the remote, an open pull request is found before one is opened.
 import type { Forge, ForgeOptions } from "../forge/forge.js";
 import { ForgeError } from "../forge/forge.js";
+import { type OwnRepo, openOwnRepo } from "../forge/own-repo.js";
 import { type PushOutcome, pushEnvironment, pushRunCommit } from "../forge/push.js";
-import { repositoryOfRemote } from "../forge/remote.js";
+import { repositoryOfUrl } from "../forge/remote.js";
 import { remoteHeadBranch } from "../forge/remote-head.js";
 import { resolveSecret } from "../util/secrets.js";
 import { FORGE_CLIENTS } from "./forges.js";
-import type { DeliveryJob, PendingDelivery } from "./record.js";
+import { branchConflict } from "./issue-branch.js";
+import { type DeliveryJob, deliveryLane, type PendingDelivery } from "./record.js";
 
 export type AttemptResult =
   | {
@@ -22,10 +24,14 @@ export type AttemptResult =
   | { kind: "dead"; error: string };
 
 export interface AttemptDeps {
-  /** What the daemon last pushed to the schedule's branch. */
-  lastPushed(schedule: string): string | undefined;
+  /** What the daemon last pushed to the branch of a lane (record.ts `deliveryLane`). */
+  lastPushed(lane: string): string | undefined;
   /** Records the push before the API call: a crash between them is then seen for what it was. */
   onPushed(sha: string): void;
+  /** `<state_dir>/git`: the schedules' own repositories (../forge/own-repo.ts). */
+  gitDir: string;
+  /** Told what the operator should know of a schedule's remote (its URL moved). */
+  onNotice?: (schedule: string, notice: string) => void;
   env?: NodeJS.ProcessEnv;
   forges?: Partial<Record<string, (options: ForgeOptions) => Forge>>;
 }
@@ -36,6 +42,8 @@ function pushProblem(outcome: PushOutcome, branch: string): AttemptResult | unde
       kind: "dead",
       error: `someone else's commit ${outcome.found.slice(0, 12)} is on branch ${branch}, which the daemon does not overwrite: merge or close the pull request and delete the branch, and the next run opens a new one`,
     };
+  const conflict = outcome.kind === "failed" ? branchConflict(outcome.detail, branch) : undefined;
+  if (conflict !== undefined) return { kind: "dead", error: conflict };
   if (outcome.kind === "failed")
     return outcome.permanent
       ? {
@@ -44,6 +52,17 @@ function pushProblem(outcome: PushOutcome, branch: string): AttemptResult | unde
         }
       : { kind: "retry", error: outcome.detail };
   return undefined;
+}
+
+/** The job's schedule's own repository, what the operator should know of it told. */
+export async function ownRepoOf(
+  job: { schedule: string; repoDir: string; remote: string },
+  deps: Pick<AttemptDeps, "gitDir" | "onNotice">,
+): Promise<OwnRepo> {
+  const { schedule, repoDir: projectDir, remote } = job;
+  const own = await openOwnRepo({ gitDir: deps.gitDir, schedule, projectDir, remote });
+  if (own.kind === "ready" && own.notice !== undefined) deps.onNotice?.(schedule, own.notice);
+  return own;
 }
 
 export async function attemptDelivery(
@@ -59,13 +78,16 @@ export async function attemptDelivery(
   } catch (err) {
     return { kind: "dead", error: (err as Error).message };
   }
+  const own = await ownRepoOf(job, deps);
+  if (own.kind === "failed") return { kind: "retry", error: own.detail };
   if (!entry.pushed) {
     const pushed = await pushRunCommit({
       repoDir: job.repoDir,
+      ownRepo: own.dir,
       remote: job.remote,
       sha: job.sha,
       branch: job.branch,
-      expected: deps.lastPushed(job.schedule),
+      expected: deps.lastPushed(deliveryLane(job)),
       token,
       forge: job.forge,
     });
@@ -73,13 +95,13 @@ export async function attemptDelivery(
     if (problem !== undefined) return problem;
     deps.onPushed(job.sha);
   }
-  const repository = job.repository ?? (await repositoryOfRemote(job.repoDir, job.remote));
+  const repository = job.repository ?? repositoryOfUrl(own.url);
   if (repository === undefined)
     return {
       kind: "dead",
       error: `the repository of remote ${job.remote} cannot be read from its URL: set deliver.pull_request.repository = "owner/name"`,
     };
-  const base = job.base ?? (await defaultBranch(entry, token));
+  const base = job.base ?? (await defaultBranch(entry, own.dir, token));
   if (typeof base !== "string") return base;
   const client = (deps.forges?.[job.forge] ?? (await FORGE_CLIENTS[job.forge]()))({
     apiUrl: job.apiUrl,
@@ -95,11 +117,12 @@ export async function attemptDelivery(
  */
 async function defaultBranch(
   entry: PendingDelivery,
+  ownRepo: string,
   token: string,
 ): Promise<string | AttemptResult> {
   const { job } = entry;
-  const env = { ...pushEnvironment(job.forge, token), LC_ALL: "C" };
-  const head = await remoteHeadBranch(job.repoDir, job.remote, { env, extendEnv: false });
+  const env = pushEnvironment(job.forge, token);
+  const head = await remoteHeadBranch(ownRepo, job.remote, { env });
   if (head.kind === "branch") return head.branch;
   return /names no HEAD/.test(head.detail)
     ? { kind: "dead", error: `${head.detail}: set deliver.pull_request.base` }

@@ -2,9 +2,11 @@
 // delivers one, was made or given up on), each issue gets a comment saying how it went and
 // loses its working mark: finished, or given back to be taken again. The queue is the runs'
 // take files (tracker/run-issues.ts), each step recorded before the next, so `kill -9` at any
-// point repeats at most one comment; failed calls are retried with the outbox's backoff.
+// point repeats at most one comment; failed calls are retried with the outbox's backoff, and
+// one the tracker refuses (issue-followup-failure.ts) is given up at once and paged.
 import { type AlertLogger, silentLogger } from "../monitor/channels/delivery.js";
 import { backoffDelay, DEFAULT_BACKOFF } from "../monitor/outbox/backoff.js";
+import { writeUntoldIssues } from "../monitor/outbox/untold-issues.js";
 import { OutboxWorker, type WorkerTimers } from "../monitor/outbox/worker.js";
 import { claimFilePath, claimOwner } from "../scheduler/ledger/claim-files.js";
 import { TRACKER_CLIENTS, type TrackerClient } from "../tracker/clients.js";
@@ -20,6 +22,8 @@ import { dropIssueClaim } from "../tracker/take.js";
 import { markedComment, type TrackerKind } from "../tracker/tracker.js";
 import { formatDuration } from "../util/duration.js";
 import { processRedactor, resolveSecret } from "../util/secrets.js";
+import { followUpFailure, untoldIssues } from "./issue-followup-failure.js";
+import { tickDoneBoxes } from "./issue-task-ticks.js";
 import type { DeliveryResult } from "./record.js";
 
 /** How a run stands in the ledger, for a take file whose run's end was not heard of. */
@@ -84,6 +88,8 @@ export function endAfterDelivery(result: DeliveryResult | undefined): IssueEnd |
 
 export class IssueFollowUps {
   private readonly busy = new Set<string>();
+  /** Completed runs whose delivery is being decided: the ledger's "completed" is not their end. */
+  private readonly deciding = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private readonly worker: OutboxWorker;
   private readonly now: () => number;
@@ -95,8 +101,14 @@ export class IssueFollowUps {
     this.worker = new OutboxWorker(this, this.now, options.timers, this.log);
   }
 
+  /** The run completed and what it delivers is being decided: its end is `ended`'s word. */
+  decidingDelivery(runId: string): void {
+    this.deciding.add(runId);
+  }
+
   /** The run ended: `end`, or `awaiting` its pull request. No-op for a run that took no issue. */
   ended(runId: string, entry: RunIssues | undefined, end: IssueEnd | "awaiting"): void {
+    this.deciding.delete(runId);
     if (entry === undefined || entry.end !== undefined || this.busy.has(runId)) return;
     const at = new Date(this.now()).toISOString();
     if (end === "awaiting") entry.awaiting = true;
@@ -151,6 +163,8 @@ export class IssueFollowUps {
     if (this.othersRun(entry)) return later(LOOK_AGAIN_MS);
     let end = entry.end;
     if (end === undefined) {
+      // Held in memory only: after a restart the ledger's word is taken, as before.
+      if (this.deciding.has(entry.runId)) return later(LOOK_AGAIN_MS);
       end = entry.awaiting
         ? endAfterDelivery(this.options.pullRequestOf?.(entry.runId))
         : endFromLedger(this.options.runInLedger(entry.runId), now - Date.parse(entry.takenAt));
@@ -168,6 +182,8 @@ export class IssueFollowUps {
     } finally {
       this.busy.delete(entry.runId);
     }
+    // The worker re-armed while this was in flight, past it: a retry is due at its backoff.
+    this.notify();
   }
 
   private othersRun(entry: RunIssues): boolean {
@@ -176,16 +192,21 @@ export class IssueFollowUps {
     return claimOwner(claimFilePath(this.options.stateDir, entry.slotKey)) === entry.runId;
   }
 
-  /** Comments on each issue, then drops its working mark; each step recorded once done. */
+  /**
+   * Ticks the boxes of the run's done tasks (task sync), then comments on each issue and drops
+   * its working mark; each step recorded once done.
+   */
   private async tell(entry: RunIssues, end: IssueEnd): Promise<void> {
     const { source, runId } = entry;
     const label = `schedule "${entry.schedule}": source ${source.kind}_issues token`;
     const token = resolveSecret(source.token, label, {
       ...(this.options.env && { env: this.options.env }),
     });
-    const client = this.options.trackers?.[source.kind] ?? (await TRACKER_CLIENTS[source.kind]?.());
-    if (client === undefined) throw new Error(`${source.kind} issues are not supported`);
+    const client = this.options.trackers?.[source.kind] ?? (await TRACKER_CLIENTS[source.kind]());
     const tracker = client({ source, token });
+    const save = () => writeRunIssues(this.options.stateDir, entry);
+    if (entry.taskSync !== undefined)
+      await tickDoneBoxes(entry, entry.taskSync, tracker, save, this.log);
     const text = processRedactor.redact(endComment(end, runId, this.options.runUrl?.(runId)));
     for (const issue of entry.issues) {
       if (!entry.commented.includes(issue.id)) {
@@ -208,18 +229,25 @@ export class IssueFollowUps {
     entry.lastError = error;
     const age = now - Date.parse(entry.endedAt ?? entry.takenAt);
     const fields = { run: entry.runId, issues: entry.issues.map((i) => i.ref), error };
-    if (age < (this.options.maxAgeMs ?? 86_400_000)) {
+    const failure = followUpFailure(err);
+    if (failure.kind === "retry" && age < (this.options.maxAgeMs ?? 86_400_000)) {
       const random = this.options.random ?? Math.random;
       this.log.warn(fields, "issue follow-up failed; retrying");
-      later(backoffDelay(entry.failures, random, DEFAULT_BACKOFF));
+      later(
+        Math.max(backoffDelay(entry.failures, random, DEFAULT_BACKOFF), failure.retryAfterMs ?? 0),
+      );
       return;
     }
-    // The issues keep their working mark: a person sees it, and the log says why.
+    // The issues keep their working mark: the page (written before the record goes) says why.
+    const untold = untoldIssues(entry, error, failure, now);
+    writeUntoldIssues(this.options.stateDir, untold);
     removeRunIssues(this.options.stateDir, entry.runId);
     for (const issue of entry.issues) dropIssueClaim(this.options.stateDir, entry.source, issue.id);
+    const after = failure.kind === "refused" ? "refused" : `failing for ${formatDuration(age)}`;
+    const attempts = `${entry.failures} attempt${entry.failures === 1 ? "" : "s"}`;
     this.log.error(
-      fields,
-      `issue follow-up given up after ${formatDuration(age)} and ${entry.failures} attempts: remove the working label by hand`,
+      { ...fields, fix: untold.fix },
+      `issue follow-up given up (${after}, ${attempts}): the monitor pages it`,
     );
   }
 }

@@ -66,10 +66,13 @@ export function pullRequestBody(
   facts: RunFacts,
   reportName: string,
 ): string {
+  // With `source` the pull request is its issue's (delivery/issue-branch.ts), not the schedule's.
+  const by =
+    (facts.closes?.length ?? 0) > 0 ? "a later run of the same issue" : "the schedule's next run";
   const tail = [
     "",
     "---",
-    `Opened by autoloop-cron from an unattended run; updated by the schedule's next run with changes.`,
+    `Opened by autoloop-cron from an unattended run; updated by ${by} with changes.`,
     ...factLines(facts),
     "",
   ].join("\n");

@@ -2,6 +2,7 @@
 // is fsynced before any push, its push recorded before the API call, retried with the outbox's
 // backoff until delivered or dead, and replayed after a restart, `kill -9` included. One
 // delivery per schedule at a time; a newer run's takes the place of one not yet delivered.
+import { dirname, join } from "node:path";
 import { type AlertLogger, silentLogger } from "../monitor/channels/delivery.js";
 import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "../monitor/outbox/backoff.js";
 import { OutboxWorker, type WorkerTimers } from "../monitor/outbox/worker.js";
@@ -59,6 +60,8 @@ export interface DeliveryQueueOptions {
   writer?: "fire";
   /** The forge clients and environment an attempt uses (tests). */
   attempt?: Pick<AttemptDeps, "env" | "forges"> & Pick<ReviewAttemptDeps, "reviewForges">;
+  /** The schedules' own repositories; default: `git` beside the queue's file, in the state dir. */
+  gitDir?: string;
 }
 
 // A forge's "Retry-After: 0" must not turn into a tight loop.
@@ -166,13 +169,24 @@ export class DeliveryQueue {
 
   /** The attempt of the entry's kind: a review, or a pull request (with its push). */
   private attemptOf({ job, ...rest }: PendingDelivery): Promise<AttemptResult> {
-    if (isReviewJob(job)) return attemptReview({ ...rest, job }, this.options.attempt ?? {});
+    const repos = {
+      gitDir: this.options.gitDir ?? join(dirname(this.options.path), "git"),
+      onNotice: (schedule: string, notice: string) => this.log.warn({ schedule }, notice),
+    };
+    if (isReviewJob(job))
+      return attemptReview({ ...rest, job }, { ...this.options.attempt, ...repos });
     return attemptDelivery(
       { ...rest, job },
       {
         ...this.options.attempt,
+        ...repos,
         lastPushed: (s) => this.state.lastPushed.get(s),
-        onPushed: (sha) => this.append({ type: "pushed", id: rest.id, at: this.iso(), sha }),
+        onPushed: (sha) => {
+          this.append({ type: "pushed", id: rest.id, at: this.iso(), sha });
+          // Superseded while it pushed: its entry is gone, but the branch's lease is this push.
+          if (!this.state.pending.has(rest.id))
+            this.append({ type: "branch", id: job.schedule, at: this.iso(), sha });
+        },
       },
     );
   }

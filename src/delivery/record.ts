@@ -15,8 +15,13 @@ export const deliveryJobSchema = z.object({
   /** The project's repository, which holds the run's commit. */
   repoDir: z.string(),
   sha: z.string().regex(/^[0-9a-f]{40,64}$/),
-  /** `autoloop/<schedule>` on the remote. */
+  /** `autoloop/<schedule>` on the remote; with `issueKey`, `autoloop/<schedule>/<issueKey>`. */
   branch: z.string(),
+  /**
+   * The issues the run took (`source`, `issue-42`): the branch and pull request are theirs, and
+   * a delivery waits only for an earlier one of the same issues.
+   */
+  issueKey: z.string().optional(),
   /** The branch the pull request merges into; absent: the remote's HEAD branch, asked then. */
   base: z.string().optional(),
   remote: z.string(),
@@ -56,11 +61,13 @@ export const isReviewJob = (job: QueuedJob): job is ReviewJob =>
   "kind" in job && job.kind === "review";
 
 /**
- * What one delivery at a time goes to: a schedule's pull request (a newer run's takes the
- * place of one not yet made), or its review of one pull request (others go on beside it).
+ * What one delivery at a time goes to: a schedule's pull request, or an issue's (a newer run's
+ * takes the place of one not yet made), or its review of one pull request (others go on beside
+ * it). A pull request's lane also keys the lease of its branch's next push.
  */
 export function deliveryLane(job: QueuedJob): string {
-  return isReviewJob(job) ? `${job.schedule}#${job.number}` : job.schedule;
+  if (isReviewJob(job)) return `${job.schedule}#${job.number}`;
+  return job.issueKey === undefined ? job.schedule : `${job.schedule}/${job.issueKey}`;
 }
 
 const base = { id: z.string(), at: z.string() };
@@ -96,7 +103,7 @@ const recordSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("superseded"), ...base, by: z.string() }),
   /** The monitor is done with fire's `dead` line `id` (paged, or older than its watch). */
   z.object({ type: z.literal("paged"), ...base }),
-  /** A compacted file's memory of what the daemon last pushed to schedule `id`'s branch. */
+  /** A compacted file's memory of what the daemon last pushed to lane `id`'s branch. */
   z.object({ type: z.literal("branch"), ...base, sha: z.string() }),
 ]);
 export type DeliveryRecord = z.infer<typeof recordSchema>;
@@ -136,7 +143,10 @@ export type DeliveryResult =
 
 export interface DeliveryState {
   pending: Map<string, PendingDelivery>;
-  /** Per schedule, the commit the daemon last pushed to its branch: the lease of the next push. */
+  /**
+   * Per lane (a schedule, or its issue's `<schedule>/<key>`), the commit the daemon last pushed
+   * to its branch: the lease of the next push.
+   */
   lastPushed: Map<string, string>;
   /** Per run id, how its delivery ended. */
   results: Map<string, DeliveryResult>;
@@ -188,7 +198,7 @@ export function applyDeliveryRecord(state: DeliveryState, r: DeliveryRecord): vo
   switch (r.type) {
     case "pushed":
       entry.pushed = true;
-      state.lastPushed.set(entry.job.schedule, r.sha);
+      state.lastPushed.set(deliveryLane(entry.job), r.sha);
       return;
     case "attempt":
       entry.failures = Math.max(entry.failures, r.attempt);
@@ -221,7 +231,7 @@ export function applyDeliveryRecord(state: DeliveryState, r: DeliveryRecord): vo
  * left to them (two processes would attempt one job at once); a restart takes them up.
  */
 export function foldFileState(mine: DeliveryState, file: DeliveryState): void {
-  for (const [schedule, sha] of file.lastPushed) mine.lastPushed.set(schedule, sha);
+  for (const [lane, sha] of file.lastPushed) mine.lastPushed.set(lane, sha);
   for (const id of [...mine.pending.keys()]) {
     const result = file.results.get(id);
     if (result === undefined || result.kind === "pending") continue;
@@ -236,8 +246,7 @@ export function foldFileState(mine: DeliveryState, file: DeliveryState): void {
  */
 export function compactedDeliveryRecords(state: DeliveryState, at: string): DeliveryRecord[] {
   const out: DeliveryRecord[] = [];
-  for (const [schedule, sha] of state.lastPushed)
-    out.push({ type: "branch", id: schedule, at, sha });
+  for (const [lane, sha] of state.lastPushed) out.push({ type: "branch", id: lane, at, sha });
   for (const p of state.pending.values()) {
     const { id, job } = p;
     out.push({ type: "enqueued", id, at: new Date(p.enqueuedAt).toISOString(), job });

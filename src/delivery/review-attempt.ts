@@ -2,13 +2,13 @@
 // found by its hidden marker, is edited in place; else a new one is posted. Safe to repeat
 // after a crash: a review posted before the crash is found by its marker, not posted twice.
 import { ForgeError, type ForgeOptions } from "../forge/forge.js";
-import { repositoryOfRemote } from "../forge/remote.js";
+import { repositoryOfUrl } from "../forge/remote.js";
 import { REVIEW_CLIENTS, type ReviewForge, reviewMarker } from "../forge/review.js";
 import { resolveSecret } from "../util/secrets.js";
-import { type AttemptResult, forgeErrorResult } from "./attempt.js";
+import { type AttemptDeps, type AttemptResult, forgeErrorResult, ownRepoOf } from "./attempt.js";
 import type { PendingDelivery, ReviewJob } from "./record.js";
 
-export interface ReviewAttemptDeps {
+export interface ReviewAttemptDeps extends Pick<AttemptDeps, "gitDir" | "onNotice"> {
   env?: NodeJS.ProcessEnv;
   reviewForges?: Partial<Record<string, (options: ForgeOptions) => ReviewForge>>;
 }
@@ -26,7 +26,9 @@ export async function attemptReview(
   } catch (err) {
     return { kind: "dead", error: (err as Error).message };
   }
-  const repository = job.repository ?? (await repositoryOfRemote(job.repoDir, job.remote));
+  const own = job.repository === undefined ? await ownRepoOf(job, deps) : undefined;
+  if (own?.kind === "failed") return { kind: "retry", error: own.detail };
+  const repository = job.repository ?? repositoryOfUrl(own!.url);
   if (repository === undefined)
     return {
       kind: "dead",

@@ -4,7 +4,7 @@
 // and the report is text, never instructions.
 import { basename, dirname } from "node:path";
 import { COMMIT_ID, readMeta } from "../harness/worktree/worktree.js";
-import { runGit } from "../util/git-run.js";
+import { runSealedGit } from "../util/git-run.js";
 import { forgeReport } from "./forge-text.js";
 
 export type RunBranch =
@@ -15,7 +15,8 @@ export type RunBranch =
 const MAX_REPORT_BYTES = 256 * 1024;
 
 async function git(repoDir: string, args: string[]) {
-  const r = await runGit(repoDir, args, { env: { LC_ALL: "C" }, maxBuffer: MAX_REPORT_BYTES * 2 });
+  // Sealed: the project's config is the run's to write, and must not run a command here.
+  const r = await runSealedGit(repoDir, args, { maxBuffer: MAX_REPORT_BYTES * 2 });
   return { ok: r.ok, out: r.stdout };
 }
 

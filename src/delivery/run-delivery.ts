@@ -1,17 +1,17 @@
-// What a finished run gives its schedule's pull request: nothing (no `deliver`, a run that did
-// not complete, no commit), or a delivery job with the run's report and facts.
+// What a finished run gives its schedule's pull request (with `source`, its issue's): nothing
+// (no `deliver`, a run that did not complete, no commit), or a delivery job with the run's
+// report and facts.
 import { readEndRecord } from "../harness/control/end-record.js";
 import type { RunOutcome } from "../scheduler/ledger/run-outcome.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
+import type { RunIssues } from "../tracker/run-issues.js";
 import { processRedactor } from "../util/secrets.js";
+import { deliveryBranch, issueBranchOf } from "./issue-branch.js";
 import { pullRequestBody, pullRequestTitle } from "./pull-text.js";
 import type { DeliveryJob } from "./record.js";
 import { defaultReportName, readRunBranch } from "./run-branch.js";
 
 export type RunDelivery = { kind: "deliver"; job: DeliveryJob } | { kind: "skip"; why: string };
-
-/** The branch on the remote that holds a schedule's latest delivered run. */
-export const deliveryBranch = (schedule: string) => `autoloop/${schedule}`;
 
 /**
  * `launchedFrom`: the remote's branch the daemon fetched for the run (its ledger's `started`
@@ -25,8 +25,8 @@ export async function runDelivery(
   outcome: RunOutcome,
   runUrl?: (runId: string) => string | undefined,
   launchedFrom?: string,
-  /** The words closing the issues the run took (`source`). */
-  closes: readonly string[] = [],
+  /** The daemon's record of the issues the run took (`source`): their branch, and its closes. */
+  taken?: RunIssues,
 ): Promise<RunDelivery> {
   const pr = schedule.deliver?.pullRequest;
   if (pr === undefined) return { kind: "skip", why: "the schedule delivers nothing" };
@@ -35,6 +35,9 @@ export async function runDelivery(
       kind: "skip",
       why: `the run ${outcome.status.replace("_", " ")}: nothing is delivered`,
     };
+  const issue = schedule.source === undefined ? undefined : issueBranchOf(taken);
+  if (issue?.kind === "none") return { kind: "skip", why: issue.why };
+  const closes = issue?.closes ?? [];
   const reportName =
     pr.report ?? defaultReportName(schedule.kind === "preset" ? schedule.preset : schedule.name);
   const branch = await readRunBranch(outcome.journalPath, runId, reportName);
@@ -56,7 +59,8 @@ export async function runDelivery(
     runId,
     repoDir: schedule.projectDir,
     sha: branch.sha,
-    branch: deliveryBranch(schedule.name),
+    branch: deliveryBranch(schedule.name, issue?.key),
+    ...(issue !== undefined && { issueKey: issue.key }),
     ...(base !== undefined && { base }),
     remote: pr.remote,
     forge: pr.forge,

@@ -1,8 +1,11 @@
 // Pushing a run's commit to the schedule's branch on a remote: never over someone else's
 // commits (the branch must be where the daemon last left it, or absent), the token handed to
-// git in its environment only, never on argv or in a URL written to disk.
-import { runGit } from "../util/git-run.js";
+// git in its environment only, never on argv or in a URL written to disk. The commit is first
+// fetched from the project into the daemon's own repository, and pushed from there: the
+// token's git never reads the project's config.
+import { runSealedGit } from "../util/git-run.js";
 import type { ForgeKind } from "./forge.js";
+import { fetchLocal } from "./own-repo.js";
 
 export type PushOutcome =
   /** The remote branch now holds `sha`. */
@@ -17,6 +20,8 @@ export type PushOutcome =
 export interface PushRequest {
   /** The repository holding the run's commit (the project's checkout). */
   repoDir: string;
+  /** The schedule's own repository (./own-repo.ts), where `remote` names the recorded URL. */
+  ownRepo: string;
   remote: string;
   sha: string;
   /** The branch on the remote, `autoloop/<schedule>`. */
@@ -34,16 +39,18 @@ const TOKEN_USER: Record<ForgeKind, string> = {
   gitea: "autoloop",
 };
 
-/** git's environment: the token as an HTTP header given through config variables. */
-export function pushEnvironment(forge: ForgeKind, token: string, base = process.env) {
+/**
+ * What git's sealed environment gets for the token: an HTTP header given through config
+ * variables, and no credential helper (none is asked, or told, of the token).
+ */
+export function pushEnvironment(forge: ForgeKind, token: string): NodeJS.ProcessEnv {
   const basic = Buffer.from(`${TOKEN_USER[forge]}:${token}`).toString("base64");
   return {
-    ...base,
-    LC_ALL: "C",
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_CONFIG_COUNT: "1",
+    GIT_CONFIG_COUNT: "2",
     GIT_CONFIG_KEY_0: "http.extraHeader",
     GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+    GIT_CONFIG_KEY_1: "credential.helper",
+    GIT_CONFIG_VALUE_1: "",
   };
 }
 
@@ -51,13 +58,26 @@ export function pushEnvironment(forge: ForgeKind, token: string, base = process.
 const PUSH_TIMEOUT_MS = 300_000;
 
 function gitWith(dir: string, args: string[], env: NodeJS.ProcessEnv) {
-  return runGit(dir, args, { env, extendEnv: false, timeoutMs: PUSH_TIMEOUT_MS });
+  return runSealedGit(dir, args, { env, timeoutMs: PUSH_TIMEOUT_MS });
 }
+
+/** Where the daemon's repository keeps the commit it pushes (so it is never collected). */
+const PUSHED_REF = "refs/autoloop/pushed";
 
 export async function pushRunCommit(req: PushRequest): Promise<PushOutcome> {
   const env = pushEnvironment(req.forge, req.token);
   const ref = `refs/heads/${req.branch}`;
-  const listed = await gitWith(req.repoDir, ["ls-remote", "--", req.remote, ref], env);
+  const own = req.ownRepo;
+  const copied = await fetchLocal(own, req.repoDir, req.sha, PUSHED_REF, {
+    timeoutMs: PUSH_TIMEOUT_MS,
+  });
+  if (!copied.ok)
+    return {
+      kind: "failed",
+      detail: `git fetch ${req.repoDir} ${req.sha}: ${copied.stderr}`,
+      permanent: false,
+    };
+  const listed = await gitWith(own, ["ls-remote", "--", req.remote, ref], env);
   if (!listed.ok) return gitFailed(`git ls-remote ${req.remote}`, listed.stderr);
   const found = listed.stdout.split(/\s/)[0] || undefined;
   if (found === req.sha) return { kind: "already", sha: req.sha };
@@ -65,13 +85,13 @@ export async function pushRunCommit(req: PushRequest): Promise<PushOutcome> {
   // The lease names what was just seen: a push landing in between is refused, not overwritten.
   const lease = `--force-with-lease=${ref}:${found ?? ""}`;
   const pushed = await gitWith(
-    req.repoDir,
+    own,
     ["push", "--no-verify", lease, "--", req.remote, `${req.sha}:${ref}`],
     env,
   );
   if (pushed.ok) return { kind: "pushed", sha: req.sha };
   if (/stale info|\[rejected\]|fetch first/.test(pushed.stderr)) {
-    const again = await gitWith(req.repoDir, ["ls-remote", "--", req.remote, ref], env);
+    const again = await gitWith(own, ["ls-remote", "--", req.remote, ref], env);
     return { kind: "moved", found: again.stdout.split(/\s/)[0] || "(unknown)" };
   }
   return gitFailed(`git push ${req.remote}`, pushed.stderr);

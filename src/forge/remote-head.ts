@@ -1,6 +1,6 @@
 // The branch a remote's HEAD points at (its default branch), as `git ls-remote --symref` tells
 // it: where a run starts when no branch is named, and what its pull request merges into.
-import { type GitRunOptions, runGit } from "../util/git-run.js";
+import { runSealedGit, type SealedGitOptions } from "../util/git-run.js";
 
 export type RemoteHead = { kind: "branch"; branch: string } | { kind: "failed"; detail: string };
 
@@ -16,9 +16,9 @@ export function headBranchOf(lsRemote: string): string | undefined {
 export async function remoteHeadBranch(
   cwd: string,
   remote: string,
-  options: GitRunOptions,
+  options: SealedGitOptions,
 ): Promise<RemoteHead> {
-  const r = await runGit(cwd, ["ls-remote", "--symref", "--", remote, "HEAD"], options);
+  const r = await runSealedGit(cwd, ["ls-remote", "--symref", "--", remote, "HEAD"], options);
   if (!r.ok) {
     const why = r.timedOut
       ? `no answer within ${(options.timeoutMs ?? 0) / 1000} s`

@@ -1,7 +1,5 @@
 // The repository a remote names (owner/name, GitLab: group/.../name), from its URL: https, ssh
 // (`git@host:owner/name.git`, `ssh://...`) or a local path's last two folders (tests).
-import { execa } from "execa";
-
 export function repositoryOfUrl(url: string): string | undefined {
   const scp = /^[^/@:]+@[^:/]+:(.+)$/.exec(url);
   const hosted = scp?.[1] ?? (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? urlPath(url) : undefined);
@@ -19,20 +17,4 @@ function urlPath(url: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * The repository of `remote` in `repoDir`: the URL's path after its host (every segment, for
- * GitLab's groups), or undefined when the remote is missing or names none.
- */
-export async function repositoryOfRemote(
-  repoDir: string,
-  remote: string,
-): Promise<string | undefined> {
-  const r = await execa("git", ["remote", "get-url", "--", remote], {
-    cwd: repoDir,
-    reject: false,
-  });
-  if (r.exitCode !== 0) return undefined;
-  return repositoryOfUrl(String(r.stdout).trim());
 }

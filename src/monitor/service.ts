@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import { IncidentStore } from "../incidents/store.js";
 import { JournalFollower } from "../journal/follower.js";
 import { failingWriters, type WriteTrouble } from "../journal/held-lines.js";
+import { runEnvironment } from "../scheduler/config/config.js";
 import { readPreflightState } from "../scheduler/preflight/preflight-file.js";
 import { readPauseState } from "../scheduler/schedules/pause-state.js";
 import { after, type Pending } from "../util/timers.js";
@@ -13,6 +14,7 @@ import { AlertDelivery } from "./alert-delivery.js";
 import { alertPullRequest } from "./alert-pull-request.js";
 import { channelsFor, pagingChannels } from "./alert-routing.js";
 import { AlertState, type Notification } from "./alert-state.js";
+import type { AlertMessage } from "./alerts/message.js";
 import { MonitorFacts } from "./detect/facts.js";
 import { RunTracker } from "./detect/run-tracker.js";
 import { readDigest } from "./digest-read.js";
@@ -20,10 +22,13 @@ import { DigestSender } from "./digest-sender.js";
 import { IncrementalEvaluation } from "./evaluation.js";
 import { markFiredPaged, readFiredDead } from "./fired-deliveries.js";
 import { journalPaths } from "./journal-set.js";
+import { issueFollowupFailedMessage } from "./outbox/issue-followup-failed.js";
 import { drainOutbox, openOutbox } from "./outbox/open.js";
 import type { Outbox } from "./outbox/outbox.js";
 import { pullRequestFailedMessage, type UndeliveredRun } from "./outbox/pull-request-failed.js";
+import { listUntoldIssues, removeUntoldIssues } from "./outbox/untold-issues.js";
 import { type MonitorPaths, monitorPaths, watchingSince } from "./paths.js";
+import { PreflightChecks } from "./preflight-checks.js";
 import { SchedulerView } from "./scheduler-view.js";
 import type { MonitorServiceOptions, MonitorStatus, OnceResult } from "./service-options.js";
 import { SilenceStore } from "./silences.js";
@@ -51,6 +56,8 @@ export class MonitorService {
   private readonly evaluation: IncrementalEvaluation;
   private readonly delivery: AlertDelivery;
   private readonly digests: DigestSender;
+  /** `preflight` checks, made here only without a daemon in this process (it makes its own). */
+  private readonly preflight: PreflightChecks | undefined;
   private alertState: AlertState;
   private timer: NodeJS.Timeout | undefined;
   private soon: Pending | undefined;
@@ -63,6 +70,7 @@ export class MonitorService {
   private openIncidents: number | undefined;
   private readonly detach: (() => void)[] = [];
   private pagingFired = false;
+  private pagingUntold = false;
   /** The queue file as last read for fire's deliveries given up on (./fired-deliveries.ts). */
   private firedSeen: string | undefined;
 
@@ -97,6 +105,15 @@ export class MonitorService {
     this.delivery = this.newDelivery();
     this.follower = this.newFollower();
     this.digests = this.newDigestSender();
+    const env = runEnvironment(config, process.env);
+    this.preflight = this.view.inProcess
+      ? undefined
+      : new PreflightChecks({
+          stateDir: config.stateDir,
+          log: logger,
+          env: () => env,
+          now: () => this.now().getTime(),
+        });
     for (const problem of this.follower.positionProblems) this.log.warn({ problem }, "monitor");
     // Listening from construction on: the daemon announces missed slots as it starts.
     this.detach.push(this.listenToScheduler());
@@ -104,10 +121,40 @@ export class MonitorService {
 
   /** Pages once about a run whose pull request was given up on, through its schedule's channels. */
   pageUndelivered(run: UndeliveredRun): void {
-    const schedule = this.view.schedules().get(run.schedule);
+    this.pageSchedule(run.schedule, (timezone) => pullRequestFailedMessage(run, timezone));
+  }
+
+  /** Enqueues a page about one schedule, in its zone, to its channels. */
+  private pageSchedule(name: string, message: (timezone: string) => AlertMessage): void {
+    const schedule = this.view.schedules().get(name);
     const timezone = schedule?.timezone ?? this.options.config.defaults.timezone;
     const channels = channelsFor(this.options.config, this.outbox.channelNames(), schedule);
-    this.outbox.enqueue(pullRequestFailedMessage(run, timezone), channels);
+    this.outbox.enqueue(message(timezone), channels);
+  }
+
+  /**
+   * The issue follow-ups given up on (./outbox/untold-issues.ts), paged once each: a record goes
+   * once its page is on disk. One given up on before this state dir's monitor first watched is
+   * history: removed, not paged.
+   */
+  private async pageUntoldIssues(): Promise<void> {
+    if (this.pagingUntold) return;
+    this.pagingUntold = true;
+    try {
+      const { stateDir } = this.options.config;
+      const untold = listUntoldIssues(stateDir);
+      if (untold.length === 0) return;
+      const since = this.watchingSince.getTime();
+      for (const u of untold)
+        if (Date.parse(u.at) >= since)
+          this.pageSchedule(u.schedule, (tz) => issueFollowupFailedMessage(u, tz));
+      await this.outbox.durable();
+      for (const u of untold) removeUntoldIssues(stateDir, u.runId);
+    } catch (err) {
+      this.log.warn({ err }, "monitor: the issue follow-ups given up on are unreadable");
+    } finally {
+      this.pagingUntold = false;
+    }
   }
 
   /**
@@ -189,9 +236,10 @@ export class MonitorService {
       pullRequest: (schedule, run) => {
         const ledger = this.view.ledger();
         if (ledger === undefined) return undefined;
-        // A schedule's runs are looked through (a file read each) only when it delivers.
-        const delivers =
-          schedule !== undefined && this.view.schedules().get(schedule)?.deliver !== undefined;
+        // A schedule's runs are looked through (a file read each) only when it delivers to one
+        // pull request: with `source` each issue has its own, and a run names only its own.
+        const s = schedule === undefined ? undefined : this.view.schedules().get(schedule);
+        const delivers = s?.deliver !== undefined && s.source === undefined;
         return alertPullRequest(ledger, delivers ? schedule : undefined, run);
       },
       onIncidentsWritten: () => {
@@ -295,12 +343,26 @@ export class MonitorService {
     this.evaluate();
     void this.digests.check(this.now().getTime());
     void this.pageFiredDeliveries();
+    void this.pageUntoldIssues();
+    this.checkLogins();
     this.timer = setInterval(() => {
       this.evaluate();
       void this.digests.check(this.now().getTime());
       void this.pageFiredDeliveries();
+      void this.pageUntoldIssues();
+      this.checkLogins();
     }, this.options.evaluateEveryMs ?? 5000);
     this.timer.unref();
+  }
+
+  /** The `preflight` checks due, in the background; what they found is paged once they end. */
+  private checkLogins(): void {
+    this.preflight
+      ?.tick(this.view.schedules().values())
+      .then((checked) => {
+        if (checked > 0 && this.started) this.evaluate();
+      })
+      .catch((err: unknown) => this.log.warn({ err }, "monitor: the preflight checks failed"));
   }
 
   async stop(): Promise<void> {
@@ -332,10 +394,13 @@ export class MonitorService {
   async runOnce(drainMs = 30_000): Promise<OnceResult> {
     if (!this.started) for (const path of await this.journalPaths()) this.follower.add(path);
     await this.follower.poll();
+    // Waited for: one pass pages what its checks found.
+    if (!this.started) await this.preflight?.tick(this.view.schedules().values());
     const notifications = this.evaluate();
     this.delivery.writePlannedIncidents();
     await this.digests.check(this.now().getTime());
     await this.pageFiredDeliveries();
+    await this.pageUntoldIssues();
     await this.alertState.flush();
     const outcomes = this.started
       ? []

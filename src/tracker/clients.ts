@@ -5,7 +5,8 @@ import type { Tracker, TrackerKind, TrackerOptions } from "./tracker.js";
 
 export type TrackerClient = (options: TrackerOptions) => Tracker;
 
-export const TRACKER_CLIENTS: Partial<Record<TrackerKind, () => Promise<TrackerClient>>> = {
+export const TRACKER_CLIENTS: Record<TrackerKind, () => Promise<TrackerClient>> = {
   github: async () => (await import("./github-issues.js")).githubIssues,
   gitlab: async () => (await import("./gitlab-issues.js")).gitlabIssues,
+  linear: async () => (await import("./linear-issues.js")).linearIssues,
 };

@@ -71,6 +71,17 @@ export function githubIssues({ source, token }: TrackerOptions): Tracker {
         octokit.rest.issues.createComment({ owner, repo, issue_number: num(issue), body }),
       );
     },
+    async issueBody(issue) {
+      const { data } = await call("reading the issue", () =>
+        octokit.rest.issues.get({ owner, repo, issue_number: num(issue) }),
+      );
+      return data.body ?? "";
+    },
+    async editIssueBody(issue, body) {
+      await call("ticking the issue's boxes", () =>
+        octokit.rest.issues.update({ owner, repo, issue_number: num(issue), body }),
+      );
+    },
     async release(issue, done) {
       try {
         await octokit.rest.issues.removeLabel({

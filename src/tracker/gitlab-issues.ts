@@ -58,6 +58,17 @@ export function gitlabIssues({ source, token }: TrackerOptions): Tracker {
     async comment(issue, body) {
       await comment(issue, body);
     },
+    async issueBody(issue) {
+      const found = await call("reading the issue", () =>
+        api.Issues.show(Number(issue), { projectId }),
+      );
+      return found.description ?? "";
+    },
+    async editIssueBody(issue, body) {
+      await call("ticking the issue's boxes", () =>
+        api.Issues.edit(projectId, Number(issue), { description: body }),
+      );
+    },
     async release(issue, done) {
       // One edit: a label already gone is no error on GitLab.
       await call("relabelling the issue", () =>

@@ -2,7 +2,6 @@
 // An issue's title and body are its author's words: the run gets them between markers that
 // carry a nonce (text inside cannot close the block early), introduced as data to work from,
 // never as the harness's or the operator's instructions. Pure: the nonce is an argument.
-
 import { ARGUMENT_BYTES, cutToBytes } from "../util/argument-text.js";
 import type { IssueEnd } from "./run-issues.js";
 import type { TrackerIssue } from "./tracker.js";
@@ -15,16 +14,20 @@ const MAX_TITLE = 300;
 const printable = (text: string) =>
   text.replace(/\r\n?/g, "\n").replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
 
+/** One line of an issue's text (its title, a checkbox's) as a run gets it: printable, cut. */
+export function issueLine(text: string): string {
+  return cut(printable(text).replace(/\n/g, " "), MAX_TITLE, "…");
+}
+
 function cut(text: string, max: number, note: string): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n${note}`;
 }
 
 /** One issue as a delimited block of data. */
 function issueBlock(i: TrackerIssue, body: string, nonce: string): string {
-  const title = cut(printable(i.title).replace(/\n/g, " "), MAX_TITLE, "…");
   return [
     `<<<ISSUE ${i.ref} ${nonce}`,
-    `Title: ${title}`,
+    `Title: ${issueLine(i.title)}`,
     `URL: ${i.url}`,
     "",
     body === "" ? "(no description)" : body,

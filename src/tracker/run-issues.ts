@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { closingRef, TRACKERS } from "./tracker.js";
+import { TRACKERS } from "./tracker.js";
 
 const secretRef = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("env"), name: z.string() }),
@@ -40,6 +40,30 @@ const endSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("not_started"), why: z.string() }),
 ]);
 
+/** Task sync: which of the run's tasks came from which checkbox of an issue (tracker/task-list.ts). */
+const taskSyncSchema = z.object({
+  /** The run's tasks file, written by the daemon before the spawn. */
+  file: z.string(),
+  /** The project it is in (nothing on the way to the file may be a link). */
+  projectDir: z.string(),
+  boxes: z.array(
+    z.object({
+      issue: z.string(),
+      task: z.string(),
+      ordinal: z.number().int(),
+      line: z.number().int(),
+      /** The box's text as a digest, to know it again; the task's text as the run got it. */
+      digest: z.string(),
+      text: z.string(),
+      /** Ticked already when the run started: never pushed back. */
+      checked: z.boolean(),
+    }),
+  ),
+  /** The synced tasks the run left done, read once from its tasks file after it ended. */
+  done: z.array(z.string()).optional(),
+});
+export type TaskSync = z.output<typeof taskSyncSchema>;
+
 /** How a run that took issues ended, as its issues are told. */
 export type IssueEnd = z.output<typeof endSchema>;
 
@@ -58,6 +82,9 @@ const runIssuesSchema = z.object({
   end: endSchema.optional(),
   /** When the end was known: a follow-up failing for a day from here is given up. */
   endedAt: z.string().optional(),
+  taskSync: taskSyncSchema.optional(),
+  /** Issue ids whose boxes of done tasks were ticked (task sync), before they are told. */
+  ticked: z.array(z.string()).optional(),
   /** Issue ids told of the end (commented), and released (labels or state). */
   commented: z.array(z.string()).default([]),
   released: z.array(z.string()).default([]),
@@ -100,12 +127,12 @@ export function listRunIssues(stateDir: string): RunIssues[] {
     .filter((r) => r !== undefined);
 }
 
-export function removeRunIssues(stateDir: string, runId: string): void {
-  rmSync(fileOf(stateDir, runId), { force: true });
+/** Adds which task came from which box to the run's record (written before its spawn). */
+export function recordTaskSync(stateDir: string, runId: string, taskSync: TaskSync): void {
+  const entry = readRunIssues(stateDir, runId);
+  if (entry !== undefined) writeRunIssues(stateDir, { ...entry, taskSync });
 }
 
-/** The words closing the issues a run took, for its pull request's body ([] if it took none). */
-export function closesOfRun(stateDir: string, runId: string): string[] {
-  const entry = readRunIssues(stateDir, runId);
-  return entry?.issues.map((i) => closingRef(entry.source, i)) ?? [];
+export function removeRunIssues(stateDir: string, runId: string): void {
+  rmSync(fileOf(stateDir, runId), { force: true });
 }

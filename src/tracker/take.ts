@@ -29,8 +29,9 @@ export function dropIssueClaim(stateDir: string, source: TrackerSource, issueId:
 
 /** Where a schedule's issues come from, and what it is called in messages. */
 export function describeSource(source: TrackerSource): string {
-  const filter = source.kind === "linear" ? `state "${source.state}"` : `label "${source.label}"`;
-  return `${source.kind} ${source.repository} (${filter})`;
+  const label = source.label === undefined ? "" : `label "${source.label}"`;
+  const filter = source.kind === "linear" ? [`state "${source.state}"`, label] : [label];
+  return `${source.kind} ${source.repository} (${filter.filter((f) => f !== "").join(", ")})`;
 }
 
 export async function takeIssues(

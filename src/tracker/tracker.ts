@@ -53,6 +53,10 @@ export interface Tracker {
   comment(issue: string, body: string): Promise<void>;
   /** Drops the working mark; `done` marks it finished, else it is ready again. */
   release(issue: string, done: boolean): Promise<void>;
+  /** Task sync (optional): the issue's body as it is now. */
+  issueBody?(issue: string): Promise<string>;
+  /** Task sync (optional): replaces the issue's body, which only ever differs in boxes ticked. */
+  editIssueBody?(issue: string, body: string): Promise<void>;
 }
 
 export interface TrackerOptions {

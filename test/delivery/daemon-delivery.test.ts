@@ -85,6 +85,6 @@ async function deliveringDaemon(token: string) {
     publicUrl,
   );
 
-  const { daemon } = await startDeliveringDaemon(config, { GH_TOKEN: token }, closers);
+  const { daemon } = await startDeliveringDaemon(config, token, closers, { monitor: true });
   return { daemon, github, work, config, stateDir: config.stateDir };
 }

@@ -5,12 +5,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startDeliveries } from "../../src/app/deliveries.js";
 import { MonitorService } from "../../src/monitor/service.js";
 import { RunLedger } from "../../src/scheduler/ledger/ledger.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs } from "../helpers/cli.js";
-import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
-import { githubDeliveryWorld, WORKTREE_RUN_SCRIPT } from "../helpers/delivery-world.js";
+import { commandSchedule, silentLogger, writeCronConfig } from "../helpers/daemon.js";
+import {
+  githubDeliveryWorld,
+  startDeliveringDaemon,
+  WORKTREE_RUN_SCRIPT,
+} from "../helpers/delivery-world.js";
 import { GIT_ENV } from "../helpers/git.js";
 import { waitFor } from "../helpers/wait.js";
 import { webhookReceiver } from "../helpers/webhook-receiver.js";
@@ -63,18 +66,9 @@ describe("fire without a daemon delivers its run", () => {
     expect(result.stderr).toContain("pull request delivery pending");
     expect(github.pulls).toEqual([]);
 
-    const saved = { ...process.env };
-    Object.assign(process.env, GIT_ENV, { GH_TOKEN: TOKEN });
-    const daemon = await startDaemon(config);
     // The daemon starts an hour on, when the forge said to come back.
-    const queue = startDeliveries(daemon, silentLogger, undefined, {
-      now: () => Date.now() + 3_600_000,
-    });
-    closers.push(async () => {
-      await daemon.shutdown("terminate", 0);
-      await queue.close();
-      for (const k of ["GH_TOKEN", ...Object.keys(GIT_ENV)]) delete process.env[k];
-      Object.assign(process.env, saved);
+    const { daemon } = await startDeliveringDaemon(config, TOKEN, closers, {
+      queue: { now: () => Date.now() + 3_600_000 },
     });
     const run = await waitFor(
       () => daemon.ledger.listRuns({ schedule: "check" }).find((r) => r.pullRequest !== undefined),

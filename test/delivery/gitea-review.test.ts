@@ -13,7 +13,7 @@ import {
   scheduleDefaults,
 } from "../../src/scheduler/schedules/schedule-file.js";
 import { cleanupTempDirs } from "../helpers/cli.js";
-import { deliveryProject, reviewTwice } from "../helpers/delivery-world.js";
+import { deliveryProject, fetchPlaceIn, reviewTwice } from "../helpers/delivery-world.js";
 import { git } from "../helpers/git.js";
 import { closeLoopback, listenLoopback } from "../helpers/loopback.js";
 
@@ -123,9 +123,19 @@ describe("a review on a Gitea pull request", () => {
       cwd: w.project,
       objective: "Review it",
     } as Extract<LaunchSpec, { kind: "preset" }>;
-    const ready = await checkOutReview(spec, { number: 1, settings }, {}, ENV);
+    const ready = await checkOutReview(
+      spec,
+      { number: 1, settings },
+      fetchPlaceIn(w.root, spec),
+      ENV,
+    );
     expect(ready).toMatchObject({ kind: "ready", spec: { startFrom: { commit: w.head } } });
-    const fork = await checkOutReview(spec, { number: 2, settings }, {}, ENV);
+    const fork = await checkOutReview(
+      spec,
+      { number: 2, settings },
+      fetchPlaceIn(w.root, spec),
+      ENV,
+    );
     expect(fork).toMatchObject({ kind: "failed", stopReason: "fork_refused" });
 
     const results = await reviewTwice(w.root, w.project, w.schedule, ENV);

@@ -113,8 +113,10 @@ async function reviewProject(extra = "", configExtra = "") {
 /** The project with a daemon and its deliveries running. */
 async function reviewWorld(extra = "", configExtra = "") {
   const { github, seen, config } = await reviewProject(extra, configExtra);
-  const { daemon, monitor } = await startDeliveringDaemon(config, { GH_TOKEN: TOKEN }, closers);
-  return { daemon, github, seen, monitor, stateDir: config.stateDir };
+  const { daemon, monitor } = await startDeliveringDaemon(config, TOKEN, closers, {
+    monitor: true,
+  });
+  return { daemon, github, seen, monitor: monitor!, stateDir: config.stateDir };
 }
 
 const fireCli = (configFile: string, ...args: string[]) =>

@@ -14,6 +14,7 @@ describe("condition kinds", () => {
       "digest",
       "pull_request_failed",
       "review_failed",
+      "issue_followup_failed",
     ]);
     const message = testAlertMessage(new Date("2026-11-21T02:00:00Z"));
     for (const kind of ALERT_KINDS)
@@ -42,6 +43,7 @@ describe("condition kinds", () => {
       delivery_failed: "alert delivery failed / critical",
       pull_request_failed: "pull request not delivered / warning",
       review_failed: "review not posted / warning",
+      issue_followup_failed: "issue not updated / warning",
       test: "test alert / critical",
       digest: "digest / warning",
     });

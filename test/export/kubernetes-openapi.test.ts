@@ -36,6 +36,12 @@ function validateAll(yamlText: string): string[] {
   return kinds;
 }
 
+/** The custom preset "mine" in the config folder `dir`, running claude. */
+function claudePreset(dir: string): void {
+  mkdirSync(join(dir, "presets", "mine"), { recursive: true });
+  writeFileSync(join(dir, "presets", "mine", "autoloops.toml"), '[backend]\ncommand = "claude"\n');
+}
+
 describe("export kubernetes against the OpenAPI schemas", () => {
   it.each(["ReadWriteMany", "ReadWriteOnce"])("validates every object (%s)", async (mode) => {
     const dir = configDir(
@@ -50,11 +56,7 @@ describe("export kubernetes against the OpenAPI schemas", () => {
         ],
       },
     );
-    mkdirSync(join(dir, "presets", "mine"), { recursive: true });
-    writeFileSync(
-      join(dir, "presets", "mine", "autoloops.toml"),
-      '[backend]\ncommand = "claude"\n',
-    );
+    claudePreset(dir);
     writeFileSync(
       join(dir, "schedules", "custom.toml"),
       '[[schedule]]\nname = "custom"\ncron = "30 3 * * 1-5"\npreset = "mine"\nobjective = "o"\nproject_dir = "/var/lib/autoloop-cron/repos/app"\n',
@@ -173,5 +175,36 @@ describe("export kubernetes with [ha.kubernetes] (monitors taking turns by a Lea
     expect(r.stderr).toContain(
       "warning: [ha.kubernetes] api_server is http://127.0.0.1:8001: in the cluster, leave it",
     );
+  });
+});
+
+describe("export kubernetes with `preflight` (the monitor checks the agents' logins)", () => {
+  type Json = {
+    kind: string;
+    spec: { template: { spec: { containers: Array<{ envFrom: unknown[] }> } } };
+  };
+  const monitorEnvFrom = (yamlText: string) =>
+    parseAllDocuments(yamlText)
+      .map((d) => d.toJS() as Json)
+      .find((o) => o.kind === "Deployment")!.spec.template.spec.containers[0]!.envFrom;
+  const secret = (name: string) => ({ secretRef: { name, optional: false } });
+
+  it("gives the monitor the agents' credentials only when a schedule sets preflight", async () => {
+    const config = 'state_dir = "/var/lib/autoloop-cron/state"\n[http]\nlisten = "0.0.0.0:9464"\n';
+    const dir = configDir(config, {});
+    claudePreset(dir);
+    const schedule = (extra: string) =>
+      `[[schedule]]\nname = "nightly"\ncron = "0 3 * * *"\npreset = "mine"\nobjective = "o"\nproject_dir = "/var/lib/autoloop-cron/repos/app"\n${extra}`;
+    writeFileSync(join(dir, "schedules", "main.toml"), schedule(""));
+    const without = await runExport(["kubernetes"], dir);
+    expect(monitorEnvFrom(without.stdout)).toEqual([secret("autoloop-cron-alert-secrets")]);
+    writeFileSync(join(dir, "schedules", "main.toml"), schedule('preflight = "30m"\n'));
+    const r = await runExport(["kubernetes"], dir);
+    expect(r.code).toBe(0);
+    expect(validateAll(r.stdout)).toContain("Deployment"); // every object valid, this one too
+    expect(monitorEnvFrom(r.stdout)).toEqual([
+      secret("autoloop-cron-alert-secrets"),
+      secret("autoloop-cron-agent-secrets"),
+    ]);
   });
 });

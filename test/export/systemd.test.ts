@@ -3,9 +3,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../src/scheduler/config/config.js";
 import { HARDENING } from "../../src/scheduler/export/systemd-hardening.js";
-import { serviceUnit } from "../../src/scheduler/export/systemd-units.js";
+import { monitorUnit, serviceUnit } from "../../src/scheduler/export/systemd-units.js";
 import {
   parseScheduleFile,
+  type Schedule,
   scheduleDefaults,
 } from "../../src/scheduler/schedules/schedule-file.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
@@ -150,6 +151,13 @@ describe("service units", () => {
       serviceUnit(schedule('project_dir = "/home/me/repo"', "/srv/x"), options()).text,
     ).toContain("ProtectHome=read-only\n");
     expect(serviceUnit(schedule("", "/srv/x"), options()).text).toContain("ProtectHome=yes\n");
+  });
+
+  it("keeps homes readable for the monitor when it checks a login in a project there", () => {
+    const inHome = schedule('project_dir = "/home/me/repo"', "/srv/x");
+    const checked = { ...inHome, kind: "preset", preflightMs: 1_800_000 } as unknown as Schedule;
+    expect(monitorUnit(options(), [inHome]).text).toContain("ProtectHome=yes\n");
+    expect(monitorUnit(options(), [checked]).text).toContain("ProtectHome=read-only\n");
   });
 });
 

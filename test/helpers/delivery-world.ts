@@ -2,13 +2,15 @@
 // repository behind git's smart-HTTP server; and worktree runs in it as the harness leaves them.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Logger } from "pino";
 import { startDeliveries } from "../../src/app/deliveries.js";
-import { DeliveryQueue } from "../../src/delivery/queue.js";
+import { DeliveryQueue, type DeliveryQueueOptions } from "../../src/delivery/queue.js";
 import type { DeliveryJob, DeliveryResult } from "../../src/delivery/record.js";
 import { runReview } from "../../src/delivery/run-review.js";
 import { createWorktree, finishWorktree } from "../../src/harness/worktree/worktree.js";
 import { MonitorService } from "../../src/monitor/service.js";
 import type { CronConfig } from "../../src/scheduler/config/config.js";
+import { FETCH_TIMEOUT_MS, type FetchPlace } from "../../src/scheduler/launch/fetch-ref.js";
 import type { RunOutcome } from "../../src/scheduler/ledger/run-outcome.js";
 import type { Schedule } from "../../src/scheduler/schedules/schedule-file.js";
 import { tempDir } from "./cli.js";
@@ -127,7 +129,7 @@ export async function githubDeliveryWorld(token: string, closers: Array<() => Pr
   git(work, "push", "--quiet", join(remotes, "octo", "app.git"), "main");
   git(work, "remote", "add", "origin", `${gitHttp.url}/octo/app.git`);
   const deliver = `deliver = { pull_request = { forge = "github", token_env = "GH_TOKEN", api_url = "${github.url}", repository = "octo/app" } }`;
-  return { dir, work, github, deliver };
+  return { dir, work, github, deliver, gitHttp, remotes };
 }
 
 /**
@@ -177,26 +179,42 @@ export function parkedJob(schedule: string, runId: string): DeliveryJob {
   };
 }
 
+/** Where a review checkout in a test fetches: the `git` folder of a state dir under `root`. */
+export function fetchPlaceIn(root: string, spec: { schedule: string; cwd: string }): FetchPlace {
+  return {
+    gitDir: join(root, "state", "git"),
+    schedule: spec.schedule,
+    projectDir: spec.cwd,
+    base: process.env,
+    timeoutMs: FETCH_TIMEOUT_MS,
+  };
+}
+
 /**
- * An in-process daemon on `config` with its monitor and its deliveries, `env` and git's test
- * identity in this process's environment until `closers` run.
+ * A daemon on `config` with its deliveries running (and its monitor, with `monitor`), `token` in
+ * GH_TOKEN and git's identity in this process's environment; `closers` gets what stops them and
+ * puts the environment back.
  */
 export async function startDeliveringDaemon(
   config: CronConfig,
-  env: Record<string, string>,
+  token: string,
   closers: Array<() => Promise<unknown>>,
+  options: { logger?: Logger; monitor?: boolean; queue?: Partial<DeliveryQueueOptions> } = {},
 ) {
   const saved = { ...process.env };
-  Object.assign(process.env, GIT_ENV, env);
-  const daemon = await startDaemon(config);
-  const monitor = new MonitorService({ config, logger: silentLogger, daemon });
-  const queue = startDeliveries(daemon, silentLogger, monitor);
+  Object.assign(process.env, GIT_ENV, { GH_TOKEN: token });
+  const logger = options.logger ?? silentLogger;
+  const daemon = await startDaemon(config, logger);
+  const monitor = options.monitor
+    ? new MonitorService({ config, logger: silentLogger, daemon })
+    : undefined;
+  const queue = startDeliveries(daemon, logger, monitor, options.queue);
   closers.push(async () => {
     await daemon.shutdown("terminate", 0);
     await queue.close();
-    await monitor.stop();
-    for (const k of [...Object.keys(env), ...Object.keys(GIT_ENV)]) delete process.env[k];
+    await monitor?.stop();
+    for (const k of ["GH_TOKEN", ...Object.keys(GIT_ENV)]) delete process.env[k];
     Object.assign(process.env, saved);
   });
-  return { daemon, monitor, queue };
+  return { daemon, queue, monitor };
 }

@@ -1,6 +1,6 @@
-// A loopback GitHub REST API for the issue calls the daemon makes (list, labels, comments),
-// every request and answer checked against GitHub's published OpenAPI document
-// (@octokit/openapi); answers are built from the document's own examples.
+// A loopback GitHub REST API for the issue calls the daemon makes (list, labels, comments, an
+// issue's body read and edited), every request and answer checked against GitHub's published
+// OpenAPI document (@octokit/openapi); answers are built from the document's own examples.
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
@@ -43,6 +43,8 @@ function typedNullables(node: unknown): unknown {
 
 const ROUTES = [
   ["GET", "/repos/{owner}/{repo}/issues"],
+  ["GET", "/repos/{owner}/{repo}/issues/{issue_number}"],
+  ["PATCH", "/repos/{owner}/{repo}/issues/{issue_number}"],
   ["POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels"],
   ["DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"],
   ["GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
@@ -60,6 +62,9 @@ export class FakeGitHubIssues {
   readonly requests: Array<{ method: string; path: string; authorization?: string }> = [];
   /** Statuses answered, in order, instead of the next requests. */
   readonly failures: number[] = [];
+  /** A status to answer a request with instead (the release comment refused, say), or none. */
+  refuse: (request: { method: string; template: string; body?: Json }) => number | undefined = () =>
+    undefined;
   url = "";
   private readonly server = createServer((req, res) => void this.handle(req, res));
 
@@ -116,6 +121,14 @@ export class FakeGitHubIssues {
       return this.send(res, undefined, 401, basicError("Bad credentials"));
     const failure = this.failures.shift();
     if (failure !== undefined) return this.send(res, undefined, failure, basicError("scripted"));
+    const refused = this.refuse({ method: route.method, template: route.template, body });
+    if (refused !== undefined)
+      return this.send(
+        res,
+        undefined,
+        refused,
+        basicError(refused === 401 ? "Bad credentials" : "Service unavailable"),
+      );
     const [owner, repo, n, name] = route.pattern.exec(url.pathname)!.slice(1);
     const issue = this.issues.find((i) => i.number === Number(n));
     if (owner !== this.owner || repo !== this.repo || (n !== undefined && issue === undefined))
@@ -140,6 +153,10 @@ export class FakeGitHubIssues {
       return { status: 200, answer: found.map((i) => this.issueJson(i)) };
     }
     const it = issue!;
+    if (template.endsWith("/{issue_number}")) {
+      if (method === "PATCH") it.body = (body as { body: string }).body;
+      return { status: 200, answer: this.issueJson(it) };
+    }
     if (template.endsWith("/labels")) {
       for (const l of (body as { labels: string[] }).labels)
         if (!it.labels.includes(l)) it.labels.push(l);

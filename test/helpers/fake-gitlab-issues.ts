@@ -1,6 +1,6 @@
-// A loopback GitLab REST API (v4) for the issue calls the daemon makes: list, edit labels,
-// notes. GitLab publishes no OpenAPI document on npm, so each request is checked against the
-// parameters its API documentation names for the endpoint.
+// A loopback GitLab REST API (v4) for the issue calls the daemon makes: list, show, edit
+// labels and description, notes. GitLab publishes no OpenAPI document on npm, so each request
+// is checked against the parameters its API documentation names for the endpoint.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { closeLoopback, listenLoopback, requestText } from "./loopback.js";
 
@@ -79,6 +79,11 @@ export class FakeGitLabIssues {
       const split = (v: unknown) => (typeof v === "string" ? v.split(",") : []);
       issue.labels = issue.labels.filter((l) => !split(body.remove_labels).includes(l));
       for (const l of split(body.add_labels)) if (!issue.labels.includes(l)) issue.labels.push(l);
+      if (typeof body.description === "string") issue.description = body.description;
+      return send(200, this.json(issue));
+    }
+    if (notes === undefined && req.method === "GET") {
+      this.params("GET issue", q.keys(), new Set());
       return send(200, this.json(issue));
     }
     if (notes !== undefined && req.method === "POST") {

@@ -34,3 +34,14 @@ ${p.script}
   );
   return preset;
 }
+
+/** A preset of one iteration whose agent is `sh -c <command>` (it should echo LOOP_COMPLETE). */
+export function oneIterationPreset(presetsDir: string, name: string, command: string): string {
+  const preset = join(presetsDir, name);
+  mkdirSync(preset, { recursive: true });
+  writeFileSync(
+    join(preset, "autoloops.toml"),
+    `[event_loop]\nmax_iterations = 1\nstall_iterations = 0\n[backend]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(command)}]\nprompt_mode = "file"\n`,
+  );
+  return preset;
+}

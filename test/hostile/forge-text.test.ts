@@ -58,7 +58,7 @@ describe("a hostile report on the forge", () => {
       dir,
       commandSchedule("check", worktreeRunScript(HOSTILE), deliver),
     );
-    await startDeliveringDaemon(config, { GH_TOKEN: token }, closers);
+    await startDeliveringDaemon(config, token, closers, { monitor: true });
     const pull = await waitFor(() => github.pulls[0], "the pull request", 60_000);
     expectInert(pull.body);
     expect(pull.body).not.toContain("<!--");

@@ -12,6 +12,7 @@ import { readPauseState } from "../../src/scheduler/schedules/pause-state.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { nextEvent, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
+import { git } from "../helpers/git.js";
 import { enqueuedMessages } from "../helpers/outbox.js";
 
 const TOKEN = "ghp_reviewtoken0123456789";
@@ -35,6 +36,11 @@ describe("a stranger's pushes to a fork's pull request", () => {
     const schedule = `[[schedule]]\nname = "review-pr"\ncron = "0 2 1 1 *"\npreset = "review"\nobjective = "o"\nproject_dir = "../work"\npause_after_failures = 2\ndeliver = { review = { forge = "github", token_env = "GH_TOKEN", api_url = "${github.url}", repository = "octo/app" } }\n`;
     const channel = `[[channel]]\nname = "ops"\ntype = "command"\ncommand = ["/bin/true"]\n`;
     const config = writeCronConfig(dir, schedule, channel);
+    // The project the review would check the pull request out in; the forge refuses it first.
+    const work = join(dir, "work");
+    git(work, "init", "--quiet", "--initial-branch=main");
+    git(work, "commit", "--quiet", "--allow-empty", "-m", "init");
+    git(work, "remote", "add", "origin", "http://127.0.0.1:9/octo/app.git");
     process.env.GH_TOKEN = TOKEN;
     const daemon = await startDaemon(config);
     const monitor = new MonitorService({ config, logger: silentLogger, daemon });

@@ -24,14 +24,14 @@ afterEach(async () => {
   cleanupTempDirs();
 });
 
-function world(hookUrl: string) {
+function world(hookUrl: string, extra = "") {
   const root = tempDir("autoloop-alert-pr-");
   const config = `state_dir = "state"\nschedules_dir = "schedules"\n[[channel]]\nname = "hook"\ntype = "webhook"\nurl = "${hookUrl}/alerts"\n`;
   writeFileSync(join(root, "autoloop-cron.toml"), config);
   mkdirSync(join(root, "schedules"));
   writeFileSync(
     join(root, "schedules", "nightly.toml"),
-    `[[schedule]]\nname = "nightly"\ncron = "0 * * * *"\nkind = "command"\ncommand = ["true"]\nproject_dir = "../project"\nalert = ["hook"]\ndeliver = { pull_request = { forge = "github", token_env = "GH_TOKEN" } }\n`,
+    `[[schedule]]\nname = "nightly"\ncron = "0 * * * *"\nkind = "command"\ncommand = ["true"]\nproject_dir = "../project"\nalert = ["hook"]\ndeliver = { pull_request = { forge = "github", token_env = "GH_TOKEN" } }\n${extra}`,
   );
   const state = join(root, "state");
   // A monitor that was already watching (a first look would only list what ended before it).
@@ -80,5 +80,21 @@ describe("alerts carry the schedule's pull request", () => {
       `firing ${PR1}`,
       `resolved ${PR2}`,
     ]);
+  });
+
+  it("names none a failed run did not deliver when the schedule takes issues: each has its own", async () => {
+    const { posted, url } = await webhookReceiver(closers);
+    const source = 'source = { github_issues = { repo = "octo/app", token_env = "GH_TOKEN" } }\n';
+    const { state, config } = world(url, source);
+    endedRun(state, 0, "completed", PR1);
+    const failed = endedRun(state, 1, "timed_out");
+    const now = T0 + HOUR + 120_000;
+    const monitor = new MonitorService({ config, logger: silent, now: () => new Date(now) });
+    closers.push(() => monitor.stop());
+    await monitor.runOnce();
+    expect(posted.map((p) => p.data)).toMatchObject([
+      { kind: "run_timed_out", status: "firing", runId: failed },
+    ]);
+    expect(posted[0]!.data.pullRequest).toBeUndefined();
   });
 });

@@ -10,7 +10,7 @@ import { startIssueFollowUps } from "../../src/app/issues.js";
 import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
-import { FakeGitHub } from "../helpers/fake-github.js";
+import { FakeGitHub, type FakePull } from "../helpers/fake-github.js";
 import { FakeGitHubIssues } from "../helpers/fake-github-issues.js";
 import { GIT_ENV, git } from "../helpers/git.js";
 import { startGitHttp } from "../helpers/git-http.js";
@@ -42,6 +42,15 @@ fs.writeFileSync(dir + "/meta.json", JSON.stringify({ run_id: id, branch: "autol
   worktree_path: tree, base_branch: "main", status: "completed", merge_strategy: "squash",
   created_at: new Date().toISOString(), merged_at: null, removed_at: null }));
 `;
+
+// Delivers, but for the second run of issue #1, which fails.
+const BY_ISSUE = `
+const n = process.env.AUTOLOOP_CRON_ISSUES.slice(1);
+require("node:fs").appendFileSync("runs-" + n, "x");
+if (n === "1" && require("node:fs").readFileSync("runs-" + n, "utf8") === "xx") process.exit(3);
+${DELIVERING}`;
+
+const urlOf = (pull: FakePull) => `https://github.example/octo/app/pull/${pull.number}`;
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -149,6 +158,39 @@ describe("a schedule that works from GitHub issues", () => {
     expect(github.problems).toEqual([]);
   });
 
+  it("delivers each issue to a pull request of its own, which a later run of the issue updates", async () => {
+    const all: FakeGitHub[] = [];
+    const prepare = (d: string) => deliveringRepo(d, all);
+    const { github, daemons, dir } = await issuesWorld(BY_ISSUE, { extra: DELIVER, prepare });
+    const one = github.add("Fix one", "");
+    const two = github.add("Fix two", "");
+    const done = (i: typeof one, n: number) =>
+      i.labels.includes("autoloop:done") && releases(i.comments).length === n;
+    await waitFor(() => done(one, 1) && done(two, 1), "both issues done", 60_000);
+    const pulls = all[0]!.pulls;
+    const heads = git(join(dir, "remotes/octo/app.git"), "branch", "--list").split(/\s+/);
+    expect(heads).toEqual(expect.arrayContaining(["autoloop/fix/issue-1", "autoloop/fix/issue-2"]));
+    expect(pulls.map((p) => p.head).sort()).toEqual([
+      "autoloop/fix/issue-1",
+      "autoloop/fix/issue-2",
+    ]);
+    const pullOf = (n: number) => pulls.find((p) => p.head === `autoloop/fix/issue-${n}`)!;
+    expect(pullOf(1).body).toContain("- Closes octo/app#1");
+    expect(pullOf(1).body).not.toContain("octo/app#2");
+    expect(pullOf(2).body).toContain("- Closes octo/app#2");
+    expect(releases(two.comments)[0]).toContain(`completed: ${urlOf(pullOf(2))}`);
+    // A person makes issue 1 ready again: its next run fails and gives it back, the one after
+    // delivers to the issue's pull request, updated rather than opened anew.
+    one.labels.splice(one.labels.indexOf("autoloop:done"), 1);
+    await waitFor(() => done(one, 3), "issue 1 taken twice more", 60_000);
+    expect(releases(one.comments)[1]).toContain("ended failed");
+    const last = /run=([^ ]+) -->/.exec(claims(one.comments)[2]!)![1]!;
+    expect(pulls).toHaveLength(2);
+    expect(pullOf(1).body).toContain(last);
+    expect(daemons[0]!.ledger.summary(last)?.pullRequest).toBe(urlOf(pullOf(1)));
+    expect([...all[0]!.problems, ...github.problems]).toEqual([]);
+  });
+
   it("two daemons over one state dir: one run takes the one issue", async () => {
     const { github, daemons } = await issuesWorld(run(0), { daemons: 2 });
     const issue = github.add("Once", "");
@@ -202,6 +244,7 @@ describe("a schedule that works from GitHub issues", () => {
       { env: cleanEnv({ ...GIT_ENV, GITHUB_TOKEN: TOKEN }), reject: false },
     );
     expect(fired.exitCode).toBe(0);
+    expect(pulls[0]!.pulls[0]!.head).toBe("autoloop/fix/issue-1");
     expect(pulls[0]!.pulls[0]!.body).toContain("- Closes octo/app#1");
     expect(releases(issue.comments)[0]).toContain(
       "completed: https://github.example/octo/app/pull/1",

@@ -118,6 +118,34 @@ describe("GitHub issues", () => {
     expect(existsSync(issueClaimPath(stateDir, source, "1"))).toBe(false);
   });
 
+  it("a completed run's issues wait for its delivery's word, not the ledger's, while it is decided", async () => {
+    const { source, tracker } = await world();
+    github.add("Deliver", "");
+    const stateDir = tempDir();
+    const runId = "fix-20260101T000000Z";
+    await takeIssues(tracker, source, stateDir, runId);
+    writeRunIssues(stateDir, {
+      ...{ schedule: "fix", runId, source, takenAt: "2026-01-01T00:00:00Z" },
+      issues: [{ id: "1", ref: "#1", title: "Deliver", url: "u" }],
+      ...{ commented: [], released: [], failures: 0 },
+    });
+    const followUps = new IssueFollowUps({
+      stateDir,
+      runInLedger: () => ({ status: "completed" }),
+      env: { GITHUB_TOKEN: TOKEN },
+    });
+    followUps.decidingDelivery(runId);
+    await followUps.deliverDue();
+    expect(github.issues[0]!.comments).toHaveLength(1);
+    const pull = "https://github.example/octo/app/pull/7";
+    followUps.ended(runId, readRunIssues(stateDir, runId), {
+      kind: "completed",
+      pullRequest: pull,
+    });
+    await followUps.deliverDue();
+    expect(github.issues[0]!.comments[1]).toContain(`completed: ${pull}`);
+  });
+
   it("a refused token is a failure saying what to check", async () => {
     const { source } = await world();
     github.add("Any", "");

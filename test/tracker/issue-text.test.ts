@@ -117,6 +117,7 @@ describe("a run's spec with the issues it took", () => {
         limit: 1,
         token: { kind: "env", name: "GITHUB_TOKEN" },
       },
+      tempDir(),
     );
     const argv = launchArgv(spec);
     // The daemon's token, pasted into the issue, is hidden from the run and the ledger.

@@ -1,7 +1,7 @@
 // A schedule with `fetch = true`: the run's worktree starts from what its remote has (a bare
 // repository on disk ahead of the project's clone), and a fetch that fails ends the run before
 // it starts, as a transient failure that `retry` tries again. Real `autoloop-cron fire`.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
@@ -21,32 +21,21 @@ import { formatProblem } from "../../src/util/errors.js";
 import { runSteps } from "../../src/util/steps.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { writeCronConfig } from "../helpers/daemon.js";
-import { GIT_ENV, git } from "../helpers/git.js";
+import { GIT_ENV, git, projectWithOrigin } from "../helpers/git.js";
+import { oneIterationPreset } from "../helpers/script-preset.js";
 
 afterEach(cleanupTempDirs);
 
 /** A project cloned from `origin`, which a teammate has since pushed a commit to. */
 function behindItsRemote(dir: string, schedule: string) {
-  const origin = join(dir, "origin.git");
-  git(dir, "init", "-q", "--bare", "-b", "main", origin);
-  const project = join(dir, "work");
-  mkdirSync(project);
-  git(project, "init", "-q", "-b", "main");
-  git(project, "commit", "-q", "--allow-empty", "-m", "init");
-  git(project, "remote", "add", "origin", origin);
-  git(project, "push", "-q", "origin", "main");
+  const { project, origin } = projectWithOrigin(dir);
   const mate = join(dir, "mate");
   git(dir, "clone", "-q", origin, mate);
   writeFileSync(join(mate, "team.txt"), "the team's work\n");
   git(mate, "add", "-A");
   git(mate, "commit", "-q", "-m", "team");
   git(mate, "push", "-q", "origin", "main");
-  const preset = join(dir, "presets", "lister");
-  mkdirSync(preset, { recursive: true });
-  writeFileSync(
-    join(preset, "autoloops.toml"),
-    `[event_loop]\nmax_iterations = 1\nstall_iterations = 0\n[backend]\ncommand = "sh"\nargs = ["-c", "ls > seen.txt; echo LOOP_COMPLETE"]\nprompt_mode = "file"\n`,
-  );
+  oneIterationPreset(join(dir, "presets"), "lister", "ls > seen.txt; echo LOOP_COMPLETE");
   writeCronConfig(
     dir,
     `[[schedule]]\nname = "nightly"\ncron = "0 3 * * *"\npreset = "lister"\nobjective = "look"\nproject_dir = "../work"\nisolation = "worktree"\n${schedule}\n`,

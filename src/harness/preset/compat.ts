@@ -58,7 +58,7 @@ const KNOWN: Record<string, readonly string[]> = {
     // The public autoloop's opt-in for AUTOLOOP_USAGE_FILE; here a command backend always has it.
     "usage_from",
   ],
-  tasks: ["prompt_budget_chars"],
+  tasks: ["prompt_budget_chars", "sync"],
   memory: ["prompt_budget_chars"],
   core: ["journal_file", "tasks_file", "memory_file", "isolation_mode", "state_dir"],
   worktree: ["enabled", "branch_prefix", "merge_strategy", "automerge", "cleanup"],

@@ -277,7 +277,17 @@ export const presetConfigSchema = z.looseObject({
   ),
   hooks: z.optional(legacyHooksSchema),
   hook: z.optional(z.array(hookEntrySchema)),
-  tasks: z.prefault(z.looseObject({ prompt_budget_chars: z._default(z.int(), 4000) }), {}),
+  tasks: z.prefault(
+    z.looseObject({
+      prompt_budget_chars: z._default(z.int(), 4000),
+      /**
+       * `"issue"`: a run the scheduler launched with an issue starts with the issue's task list
+       * as its tasks, and the boxes of those it completes are ticked (scheduler/launch/issue-tasks.ts).
+       */
+      sync: z.optional(z.enum(["issue"])),
+    }),
+    {},
+  ),
   /** Loop memory in the prompt: at most this many characters (0: no limit). */
   memory: z.prefault(z.looseObject({ prompt_budget_chars: z._default(int(0), 8000) }), {}),
   core: z.prefault(

@@ -36,19 +36,22 @@ function harnessEventsOf(preset: Preset, event: string): string[] {
   return gate.failed === undefined ? [gate.blocked] : [gate.blocked, gate.failed];
 }
 
-export function topologyFindings(preset: Preset): TopologyFinding[] {
-  const { roles, handoff } = preset.topology;
-  if (roles.length === 0) return []; // one agent, every event allowed
-  const {
-    completion_event: completion,
-    completion_promise: promise,
-    required_events: required,
-  } = preset.config.event_loop;
-  const byId = new Map(roles.map((r) => [r.id, r]));
+interface Reach {
+  /** Roles the loop can get to from `loop.start`. */
+  reached: Set<string>;
+  /** Events those roles (and the harness on their behalf) can journal. */
+  events: Set<string>;
+  /** A reached role with no `emits` may emit anything. */
+  open: boolean;
+}
+
+/** What the loop reaches from `loop.start`, following each event's handoff. */
+function reach(preset: Preset, completion: string): Reach {
+  const byId = new Map(preset.topology.roles.map((r) => [r.id, r]));
   const reached = new Set<string>();
   const events = new Set<string>([START]);
   const queue = [START];
-  let open = false; // a reached role with no `emits` may emit anything
+  let open = false;
   while (queue.length > 0) {
     for (const id of next(preset, queue.shift()!)) {
       if (reached.has(id)) continue;
@@ -64,6 +67,18 @@ export function topologyFindings(preset: Preset): TopologyFinding[] {
         }
     }
   }
+  return { reached, events, open };
+}
+
+export function topologyFindings(preset: Preset): TopologyFinding[] {
+  const { roles, handoff } = preset.topology;
+  if (roles.length === 0) return []; // one agent, every event allowed
+  const {
+    completion_event: completion,
+    completion_promise: promise,
+    required_events: required,
+  } = preset.config.event_loop;
+  const { reached, events, open } = reach(preset, completion);
   const out: TopologyFinding[] = [];
   if (!open) {
     for (const e of required)

@@ -1,6 +1,7 @@
 // Every kind of alert the outbox carries: the monitor's condition kinds (their words and levels
 // come from detect/condition-kinds.ts), the outbox's own three, a run's undelivered pull
-// request and a review run's unposted review, each with its label and the severity a paging service gets.
+// request, a review run's unposted review and a run's issues not told of its end, each with
+// its label and the severity a paging service gets.
 import { CONDITION_KINDS, kindDefinition } from "../detect/condition-kinds.js";
 import type { ConditionKind, Severity } from "../detect/conditions.js";
 
@@ -12,6 +13,7 @@ const OUTBOX_KINDS = {
   digest: { label: "digest", paging: "warning" },
   pull_request_failed: { label: "pull request not delivered", paging: "warning" },
   review_failed: { label: "review not posted", paging: "warning" },
+  issue_followup_failed: { label: "issue not updated", paging: "warning" },
 } as const satisfies Record<string, { label: string; paging: Severity }>;
 
 type OutboxKind = keyof typeof OUTBOX_KINDS;

@@ -66,7 +66,21 @@ const linearIssues = z
     api_url: httpUrl("https://api.linear.app/graphql").optional(),
     ...common,
   })
-  .refine(oneToken, ONE_TOKEN);
+  .refine(oneToken, ONE_TOKEN)
+  .refine((l) => new Set([l.state, l.working_state, l.done_state]).size === 3, {
+    message:
+      "state, working_state and done_state naming three different workflow states (an issue's state says whether it is ready, taken or done)",
+  })
+  .refine((l) => l.api_url === undefined || encryptedOrLocal(l.api_url), {
+    message: "an https URL (Linear's client sends the key over plain http only to localhost)",
+    path: ["api_url"],
+  });
+
+/** What Linear's client accepts: https, or http to this machine. */
+function encryptedOrLocal(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(hostname);
+}
 
 export const sourceField = z
   .strictObject({

@@ -40,6 +40,7 @@ import { debounced, watchFolders } from "./folder-watch.js";
 import { recoverOrphans } from "./orphan-slots.js";
 import { planUpdate } from "./put-in-force.js";
 import { resumePending } from "./recovery.js";
+import { recordRemotes } from "./remote-record.js";
 import { RetryBook } from "./retries.js";
 import type { ActiveRun } from "./run-table.js";
 import { SlotRunner } from "./slot-runner.js";
@@ -322,6 +323,8 @@ export class SchedulerDaemon extends DaemonEmitter {
     } finally {
       loopDelay.disable();
     }
+    // Before any slot of the load fires: the URLs its runs' config cannot move from then on.
+    await recordRemotes(this.schedules.values(), this.config.stateDir, this.log);
     this.loadedOnce = true;
     this.emit("loaded", { count: this.schedules.size });
   }
@@ -457,7 +460,7 @@ export class SchedulerDaemon extends DaemonEmitter {
     answerRequests(this.config.stateDir, this.control, this.log);
     this.startRetries(this.lastTickAt.getTime());
     if (!this.stopping)
-      this.preflights.tick(this.schedules.values(), (name) => this.nextFire(name));
+      void this.preflights.tick(this.schedules.values(), (name) => this.nextFire(name));
     this.emit("tick", { at: this.lastTickAt });
   }
 

@@ -42,8 +42,7 @@ export async function issuesForLaunch(ask: IssueAsk): Promise<IssueStep> {
   } catch (err) {
     return trouble((err as Error).message);
   }
-  const client = await TRACKER_CLIENTS[source.kind]?.();
-  if (client === undefined) return trouble(`${source.kind} issues are not supported yet`);
+  const client = await TRACKER_CLIENTS[source.kind]();
   const take = await takeIssues(client({ source, token }), source, stateDir, runId);
   const record = (issues: TrackerIssue[], why?: string) =>
     writeRunIssues(stateDir, {

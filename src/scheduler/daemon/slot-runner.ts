@@ -404,7 +404,8 @@ export class SlotRunner {
       schedule.deliver?.review,
       l.pullRequest ?? pullNumberOfPayload(l.hook?.payload),
     );
-    if (l.issues !== undefined) launched = withIssues(launched, l.issues, schedule.source!);
+    if (l.issues !== undefined)
+      launched = withIssues(launched, l.issues, schedule.source!, this.ctx.config.stateDir);
     const claim = claimLaunch(this.ctx.ledger, launched, trigger, l.hook);
     this.runs.claimed(runId);
     if (claim.kind === "duplicate") {

@@ -33,14 +33,24 @@ export function monitorDeployment(o: {
   replicas: number;
   /** With a Lease to take turns by: the service account allowed to hold it. */
   serviceAccountName?: string;
+  /**
+   * A schedule sets `preflight`: the monitor checks the agents' logins before their slots (no
+   * daemon does here), so it needs their credentials as the runs get them.
+   */
+  agentCredentials?: boolean;
 }) {
-  // The monitor sends the alerts: it alone gets the channels' secrets, and no agent key.
-  const container = baseContainer(
+  // The monitor sends the alerts: it alone gets the channels' secrets; agent keys only for
+  // preflight, and its checks are given no channel secret (runEnvironment).
+  const base = baseContainer(
     "monitor",
     o.image,
     ["autoloop-cron", "monitor", "--config", CONFIG_FILE_IN_POD],
     NAMES.alertSecret,
   );
+  const agentSecret = { secretRef: { name: NAMES.agentSecret, optional: false } };
+  const container = o.agentCredentials
+    ? { ...base, envFrom: [...base.envFrom, agentSecret] }
+    : base;
   const probe = (periodSeconds: number) => ({
     httpGet: { path: "/healthz", port: "http" },
     periodSeconds,

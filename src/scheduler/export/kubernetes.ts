@@ -3,6 +3,7 @@
 import { relative } from "node:path";
 import { Document } from "yaml";
 import type { CronConfig } from "../config/config.js";
+import { checksLogins } from "../preflight/preflights.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 import { cronJob } from "./kubernetes-cronjob.js";
 import { configMap, dataClaim, monitorDeployment } from "./kubernetes-objects.js";
@@ -121,6 +122,7 @@ export function kubernetesExport(input: KubernetesExportInput): ExportResult {
   warnings.push(...lease.warnings);
   if (refusals.length > 0) return { kind: "refused", refusals };
   const httpPort = input.config.http.enabled ? input.config.http.port : undefined;
+  const preflight = input.schedules.some(checksLogins);
   const files = [
     yamlFile(
       "pvc.yaml",
@@ -146,10 +148,17 @@ export function kubernetesExport(input: KubernetesExportInput): ExportResult {
         httpPort,
         replicas: input.replicas ?? 1,
         ...(lease.files.length > 0 && { serviceAccountName: NAMES.monitor }),
+        agentCredentials: preflight,
       }),
       [
         `Needs the Secret ${NAMES.alertSecret} (alert channels' *_env variables; may be empty),`,
         `and the runs need ${NAMES.agentSecret} (agent credentials): a missing one stops the pod.`,
+        ...(preflight
+          ? [
+              `The monitor gets ${NAMES.agentSecret} too: it checks the agents' logins before`,
+              "their slots (preflight), as no daemon runs here to do it.",
+            ]
+          : []),
       ],
     ),
     ...lease.files,

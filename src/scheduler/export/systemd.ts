@@ -28,7 +28,7 @@ export function systemdExport(schedules: Schedule[], options: SystemdExportOptio
       );
     }
   }
-  if (files.length > 0) files.push(monitorUnit(options));
+  if (files.length > 0) files.push(monitorUnit(options, schedules));
   if (files.length > 0 && underPrivateTmp(options.configDir))
     warnings.push(
       `the config folder ${options.configDir} (every unit's WorkingDirectory) is under /tmp or /var/tmp, which PrivateTmp=yes gives each service empty: the units will not find it; move it first`,

@@ -1,7 +1,9 @@
-// One ref of a remote fetched into this repository's remote-tracking refs (a branch, a pull
-// request's head): git by argv, with the user's own git config for credentials, never a
-// prompt, and a time limit.
-import { runGit } from "../../util/git-run.js";
+// One ref of a remote fetched for a run (a branch, a pull request's head): into the schedule's
+// own repository first, from the URL recorded there, then from it into the project's
+// remote-tracking refs by path; git by argv, sealed, never a prompt, and a time limit. The
+// project's config, which its runs write, never picks where git goes or what it runs.
+import { fetchLocal, openOwnRepo } from "../../forge/own-repo.js";
+import { type GitRun, runSealedGit } from "../../util/git-run.js";
 
 export type FetchOutcome =
   /** `commit` is what `ref` of the remote held, as just fetched. */
@@ -10,48 +12,77 @@ export type FetchOutcome =
 /** A fetch that takes longer than this has failed (the next attempt may fare better). */
 export const FETCH_TIMEOUT_MS = 120_000;
 
-export async function fetchGit(
-  cwd: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  timeoutMs: number,
-  signal?: AbortSignal,
-) {
-  const r = await runGit(cwd, args, {
-    env: { ...env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
-    timeoutMs,
-    ...(signal !== undefined && { signal }),
-  });
-  const said = r.stderr.split("\n").slice(-3).join(" ");
-  const why = r.canceled
-    ? "stopped"
-    : r.timedOut
-      ? `no answer within ${timeoutMs / 1000} s`
-      : said || `exit ${r.exitCode}`;
-  return { ok: r.ok, stdout: r.stdout, why };
+/** Where and how a run's fetch runs. */
+export interface FetchPlace {
+  /** `<state_dir>/git`: the schedules' own repositories. */
+  gitDir: string;
+  schedule: string;
+  projectDir: string;
+  /** The daemon's environment (the operator's PATH, HOME, ssh agent, proxies). */
+  base: NodeJS.ProcessEnv;
+  /** The token's config variables, when the fetch carries one (`../../forge/push.ts`). */
+  tokenEnv?: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Told what the operator should know (the project's remote URL moved). */
+  onNotice?: (notice: string) => void;
+}
+
+/** Why a git failed, in a few words. */
+export function whyFailed(r: GitRun, timeoutMs: number): string {
+  if (r.canceled) return "stopped";
+  if (r.timedOut) return `no answer within ${timeoutMs / 1000} s`;
+  return r.stderr.split("\n").slice(-3).join(" ") || `exit ${r.exitCode}`;
+}
+
+/** The schedule's own repository with `remote`'s URL recorded, or why there is none. */
+export async function ownRepoFor(place: FetchPlace, remote: string) {
+  const { gitDir, schedule, projectDir } = place;
+  const own = await openOwnRepo({ gitDir, schedule, projectDir, remote });
+  if (own.kind === "ready" && own.notice !== undefined) place.onNotice?.(own.notice);
+  return own;
 }
 
 /** `ref` (`refs/heads/main`, `refs/pull/7/head`) of `remote` into `refs/remotes/<remote>/...`. */
 export async function fetchRef(
-  cwd: string,
+  place: FetchPlace,
+  ownRepo: string,
   remote: string,
   ref: string,
-  env: NodeJS.ProcessEnv,
-  timeoutMs = FETCH_TIMEOUT_MS,
-  signal?: AbortSignal,
 ): Promise<FetchOutcome> {
-  const tracking = `refs/remotes/${remote}/${ref.replace(/^refs\/(heads\/)?/, "")}`;
-  const args = ["fetch", "--no-tags", "--", remote, `+${ref}:${tracking}`];
-  const fetched = await fetchGit(cwd, args, env, timeoutMs, signal);
-  if (!fetched.ok)
-    return { kind: "failed", detail: `git fetch ${remote} ${ref} failed: ${fetched.why}` };
-  const rev = await fetchGit(
-    cwd,
-    ["rev-parse", "--verify", `${tracking}^{commit}`],
-    env,
+  const { timeoutMs, signal } = place;
+  const options = {
+    base: place.base,
     timeoutMs,
-    signal,
+    ...(place.tokenEnv !== undefined && { env: place.tokenEnv }),
+    ...(signal !== undefined && { signal }),
+  };
+  const tracking = `refs/remotes/${remote}/${ref.replace(/^refs\/(heads\/)?/, "")}`;
+  const args = ["fetch", "--quiet", "--no-tags", "--no-recurse-submodules"];
+  const fetched = await runSealedGit(
+    ownRepo,
+    [...args, "--", remote, `+${ref}:${tracking}`],
+    options,
   );
-  if (!rev.ok) return { kind: "failed", detail: `${tracking} cannot be read: ${rev.why}` };
-  return { kind: "fetched", commit: rev.stdout.trim() };
+  if (!fetched.ok)
+    return {
+      kind: "failed",
+      detail: `git fetch ${remote} ${ref} failed: ${whyFailed(fetched, timeoutMs)}`,
+    };
+  const rev = await runSealedGit(
+    ownRepo,
+    ["rev-parse", "--verify", `${tracking}^{commit}`],
+    options,
+  );
+  if (!rev.ok)
+    return { kind: "failed", detail: `${tracking} cannot be read: ${whyFailed(rev, timeoutMs)}` };
+  const commit = rev.stdout.trim();
+  const { env: _, ...local } = options;
+  const handed = await fetchLocal(place.projectDir, ownRepo, commit, tracking, local);
+  if (!handed.ok)
+    return {
+      kind: "failed",
+      detail: `${commit} could not be fetched into ${place.projectDir}: ${whyFailed(handed, timeoutMs)}`,
+    };
+  return { kind: "fetched", commit };
 }

@@ -135,13 +135,20 @@ function stoppedBeforeSpawn(
  * The spec fetched (when it fetches), within the run's timeout and stoppable by `pending`;
  * the time left of the timeout goes to the run.
  */
-async function fetchWithin(spec: LaunchSpec, env: NodeJS.ProcessEnv, pending: PendingLaunch) {
+async function fetchWithin(
+  spec: LaunchSpec,
+  env: NodeJS.ProcessEnv,
+  pending: PendingLaunch,
+  logger: Pick<LauncherDeps, "logger">["logger"],
+) {
   const timer =
     spec.timeoutMs !== undefined && spec.timeoutMs > 0
       ? setTimeout(() => pending.expire(), Math.min(spec.timeoutMs, MAX_TIMER_MS))
       : undefined;
   try {
-    return await fetchedSpec(spec, env, pending.signal);
+    return await fetchedSpec(spec, env, pending.signal, (notice) =>
+      logger?.warn({ schedule: spec.schedule, runId: spec.runId }, notice),
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -160,7 +167,7 @@ export async function startClaimed(
   const now = deps.now ?? Date.now;
   const pending = deps.pending ?? new PendingLaunch();
   const fetchStart = now();
-  const ready = await fetchWithin(claimed, deps.env ?? process.env, pending);
+  const ready = await fetchWithin(claimed, deps.env ?? process.env, pending, deps.logger);
   const spec = ready.kind === "ready" ? ready.spec : claimed;
   const { runId, timeoutMs } = spec;
   const fetchMs = now() - fetchStart;

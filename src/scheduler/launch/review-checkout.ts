@@ -4,11 +4,11 @@
 import { randomBytes } from "node:crypto";
 import { ForgeError } from "../../forge/forge.js";
 import { pushEnvironment } from "../../forge/push.js";
-import { repositoryOfRemote } from "../../forge/remote.js";
+import { repositoryOfUrl } from "../../forge/remote.js";
 import { type PullUnderReview, pullHeadRef, REVIEW_CLIENTS } from "../../forge/review.js";
 import { ARGUMENT_BYTES, cutToBytes } from "../../util/argument-text.js";
 import { resolveSecret } from "../../util/secrets.js";
-import { FETCH_TIMEOUT_MS, fetchRef } from "./fetch-ref.js";
+import { type FetchPlace, fetchRef, ownRepoFor } from "./fetch-ref.js";
 import type { LaunchSpec } from "./spec.js";
 
 /** The pull request a review run is for, and the schedule's review settings. */
@@ -92,24 +92,26 @@ function forgeFailed(err: unknown, number: number): ReviewCheckout {
 
 /**
  * Asks the forge for the pull request, then fetches its head; the spec the run starts with.
- * `env` is the runs' (git's credentials); the token is read from the daemon's own, `secretEnv`.
- * Aborting `signal` kills the fetch (the run was stopped before it started).
+ * The token is read from the daemon's own environment, `secretEnv`. Aborting the place's
+ * signal kills the fetch (the run was stopped before it started).
  */
 export async function checkOutReview(
   spec: Extract<LaunchSpec, { kind: "preset" }>,
   target: ReviewTarget,
-  env: NodeJS.ProcessEnv,
+  place: FetchPlace,
   secretEnv: NodeJS.ProcessEnv = process.env,
-  signal?: AbortSignal,
 ): Promise<ReviewCheckout> {
   const { number, settings } = target;
+  const own = await ownRepoFor(place, settings.remote);
+  if (own.kind === "failed")
+    return { kind: "failed", detail: own.detail, stopReason: "transient_error" };
   let pull: PullUnderReview;
   let token: string;
   try {
     token = resolveSecret(settings.token, `schedule "${spec.schedule}": deliver.review token`, {
       env: secretEnv,
     });
-    const repository = settings.repository ?? (await repositoryOfRemote(spec.cwd, settings.remote));
+    const repository = settings.repository ?? repositoryOfUrl(own.url);
     if (repository === undefined)
       return {
         kind: "failed",
@@ -133,14 +135,8 @@ export async function checkOutReview(
     };
   const ref = pullHeadRef(settings.forge, number);
   // With the forge's token, as the push of a delivery: the review's repository may be private.
-  const fetched = await fetchRef(
-    spec.cwd,
-    settings.remote,
-    ref,
-    pushEnvironment(settings.forge, token, env),
-    FETCH_TIMEOUT_MS,
-    signal,
-  );
+  const tokenEnv = pushEnvironment(settings.forge, token);
+  const fetched = await fetchRef({ ...place, tokenEnv }, own.dir, settings.remote, ref);
   if (fetched.kind === "failed")
     return { kind: "failed", detail: fetched.detail, stopReason: "transient_error" };
   const nonce = randomBytes(12).toString("hex");

@@ -37,6 +37,12 @@ export function launchSpecFor(
       presetsDir: config.presetsDir,
     };
   const fetch = runFetchOf(schedule);
+  const pull = schedule.deliver?.pullRequest;
+  // Only to the remote the token is for: `fetch_remote` may name another host.
+  const fetchToken =
+    pull !== undefined && pull.remote === fetch?.remote
+      ? { forge: pull.forge, token: pull.token }
+      : undefined;
   return {
     ...common,
     kind: "preset",
@@ -48,6 +54,7 @@ export function launchSpecFor(
     envFiles: schedule.envFiles,
     isolation: schedule.isolation,
     sets: schedule.sets,
-    ...(fetch !== undefined && { fetch }),
+    ...(fetch !== undefined && { fetch, gitDir: join(config.stateDir, "git") }),
+    ...(fetchToken !== undefined && { fetchToken }),
   };
 }

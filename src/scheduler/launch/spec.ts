@@ -1,5 +1,5 @@
 // What the scheduler launches for a run: the spec, its argv (never a shell) and its environment.
-import type { ReviewDelivery } from "../config/deliver.js";
+import type { PullRequestDelivery, ReviewDelivery } from "../config/deliver.js";
 import type { RunFetch } from "../config/fetch.js";
 
 interface LaunchCommon {
@@ -39,6 +39,10 @@ export interface PresetLaunch extends LaunchCommon {
   budget?: RunCeiling;
   /** The remote fetched before the run starts (`fetch`, `deliver`). */
   fetch?: RunFetch;
+  /** `<state_dir>/git`, where the schedule's own repository fetches (`forge/own-repo.ts`). */
+  gitDir?: string;
+  /** The pull request's token, when `fetch` is from its remote: a private remote fetches with it. */
+  fetchToken?: { forge: PullRequestDelivery["forge"]; token: PullRequestDelivery["token"] };
   /** Where its worktree starts: the commit fetched and the remote's branch it came from. */
   startFrom?: { branch: string; commit: string };
   /** A review run: the pull request it checks out and reviews (`deliver.review`). */

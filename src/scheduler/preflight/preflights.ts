@@ -1,7 +1,8 @@
 // `preflight`: each preset schedule's agent logins checked that long before its next slot,
 // once per slot, so an expired login pages while there is time to log in again; what each
 // check found is kept in preflight.json, from which the monitor raises and resolves
-// auth_expiring.
+// auth_expiring. The daemon runs these checks; where none runs, the monitor does
+// (monitor/preflight-checks.ts).
 import type { Logger } from "pino";
 import { readEnvFiles } from "../../util/env-file.js";
 import type { Schedule } from "../schedules/schedule-file.js";
@@ -14,6 +15,11 @@ import {
 } from "./preflight-file.js";
 
 type PresetSchedule = Extract<Schedule, { kind: "preset" }>;
+
+/** Whether `s` has its agents' logins checked before its slots (`preflight`). */
+export function checksLogins(s: Schedule): s is PresetSchedule & { preflightMs: number } {
+  return s.kind === "preset" && s.preflightMs !== undefined;
+}
 
 /**
  * The slot to check for now: the schedule's next fire time, once it is at most `preflightMs`
@@ -49,14 +55,23 @@ export class Preflights {
     for (const [name, check] of Object.entries(this.state)) this.tried.set(name, check.slot);
   }
 
-  /** Starts the checks due now, each in the background: a slow CLI holds nothing up. */
-  tick(schedules: Iterable<Schedule>, nextFire: (name: string) => Date | undefined): void {
+  /**
+   * Starts the checks due now, each in the background: a slow CLI holds nothing up. Settles
+   * when they have ended, with how many there were (the monitor pages what they found at
+   * once; the daemon does not wait).
+   */
+  tick(
+    schedules: Iterable<Schedule>,
+    nextFire: (name: string) => Date | undefined,
+  ): Promise<number> {
     const now = this.ctx.now();
+    const started: Promise<unknown>[] = [];
     for (const s of schedules) {
-      if (s.kind !== "preset" || s.preflightMs === undefined || this.checking.has(s.name)) continue;
+      if (!checksLogins(s) || this.checking.has(s.name)) continue;
       const slot = preflightDue(s.preflightMs, nextFire(s.name), this.tried.get(s.name), now);
-      if (slot !== undefined) void this.check(s, slot);
+      if (slot !== undefined) started.push(this.check(s, slot));
     }
+    return Promise.all(started).then(() => started.length);
   }
 
   /** Checks each agent of `s` for `slot`, keeps what was found and logs it. */

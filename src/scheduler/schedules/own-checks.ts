@@ -145,6 +145,14 @@ function presetChecker(
         JSON.stringify(s.sets),
         `settings the preset takes (${checked.loadError})`,
       );
+    if (checked?.syncsTasks === true && s.source === undefined)
+      pass.warnings.push({
+        file: s.file,
+        field: at(s, "source"),
+        found: "none",
+        expected:
+          'an issue tracker (source = { github_issues = { ... } }): the preset asks for task sync ([tasks] sync = "issue"), which only a run that took an issue has',
+      });
     for (const f of checked?.findings ?? []) {
       const where = `${displayPath(config.dir, f.file)}: ${f.field}: found ${f.found}`;
       if (f.severity === "error")
@@ -301,6 +309,8 @@ function resolvePreset(
 interface PresetCheck {
   loadError?: string;
   findings: Array<TopologyFinding & { file: string }>;
+  /** It asks for task sync (`[tasks] sync = "issue"`). */
+  syncsTasks?: boolean;
 }
 
 /** Presets checked, by folder, sets and their files' signatures (a change is checked again). */
@@ -329,7 +339,7 @@ function checkPreset(dir: string, sets: readonly string[]): PresetCheck {
           ? files[0]!
           : topology,
       }));
-      found = { findings };
+      found = { findings, syncsTasks: preset.config.tasks.sync === "issue" };
     } catch (err) {
       found = { loadError: (err as Error).message.split("\n")[0]!, findings: [] };
     }
