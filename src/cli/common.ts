@@ -93,9 +93,10 @@ export async function runMain(main: () => Promise<number>, name: string): Promis
   }
 }
 
-/** Pads columns for a plain-text table. */
-export function table(rows: string[][]): string {
-  if (rows.length === 0) return "";
+/** Pads columns for a plain-text table; a cell's control characters shown escaped (run text). */
+export function table(cells: string[][]): string {
+  if (cells.length === 0) return "";
+  const rows = cells.map((r) => r.map((c) => printable(c, { maxChars: Infinity })));
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
   return rows
     .map((r) =>

@@ -48,7 +48,7 @@ function pushProblem(outcome: PushOutcome, branch: string): AttemptResult | unde
     return outcome.permanent
       ? {
           kind: "dead",
-          error: `${outcome.detail}; the remote refused the token or the repository: check the token is valid and may push there`,
+          error: `${outcome.detail}; the remote refused the token, the repository or the commit: check the token is valid and may push there, and what the remote's rules said of the commit`,
         }
       : { kind: "retry", error: outcome.detail };
   return undefined;

@@ -19,9 +19,29 @@ export interface RunFacts {
 const MAX_BODY = 60_000;
 const MAX_TITLE = 200;
 
+/**
+ * The text of the first `#`, `##` or `###` heading. Read without a regular expression over the
+ * line: the run writes the report, and a pattern that backtracks over its spaces held the
+ * daemon for minutes.
+ */
+export function firstHeading(report: string): string | undefined {
+  for (const line of report.split("\n")) {
+    const marks = /^#{1,3}[ \t]/.exec(line)?.[0];
+    if (marks === undefined) continue;
+    let text = line.slice(marks.length).trimEnd();
+    // A closing run of `#` is the heading's markup, not its words.
+    let end = text.length;
+    while (end > 0 && text[end - 1] === "#") end--;
+    if (end === 0 || /\s/.test(text[end - 1]!)) text = text.slice(0, end);
+    text = text.trim();
+    if (text !== "") return text;
+  }
+  return undefined;
+}
+
 /** The report's first Markdown heading, else a title naming the schedule. */
 export function pullRequestTitle(report: string | undefined, facts: RunFacts): string {
-  const heading = /^#{1,3}\s+(.+?)\s*#*\s*$/m.exec(report ?? "")?.[1]?.trim();
+  const heading = firstHeading(report ?? "");
   const title = heading
     ? `${facts.schedule}: ${heading}`
     : `autoloop ${facts.schedule}: run ${facts.runId}`;
@@ -63,5 +83,5 @@ export function pullRequestBody(
       : report;
   if (text.length > room)
     text = `${text.slice(0, room - 40)}\n\n_(report cut; see ${reportName})_\n`;
-  return `${text.replace(/\s+$/, "")}\n${tail}`;
+  return `${text.trimEnd()}\n${tail}`;
 }

@@ -20,5 +20,5 @@ export function reviewBody(report: string, facts: RunFacts, reportName: string):
   let text = report;
   if (text.length > room)
     text = `${text.slice(0, room - 40)}\n\n_(report cut; see ${reportName})_\n`;
-  return `${text.replace(/\s+$/, "")}\n${tail}`;
+  return `${text.trimEnd()}\n${tail}`;
 }

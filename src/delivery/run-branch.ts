@@ -5,6 +5,7 @@
 import { basename, dirname } from "node:path";
 import { COMMIT_ID, readMeta } from "../harness/worktree/worktree.js";
 import { runSealedGit } from "../util/git-run.js";
+import { forgeReport } from "./forge-text.js";
 
 export type RunBranch =
   | { kind: "commits"; sha: string; commits: number; startedFrom: string; report?: string }
@@ -64,6 +65,7 @@ export async function readRunBranch(
     sha,
     commits,
     startedFrom: meta.base_branch,
-    ...(report.ok && { report: report.out.slice(0, MAX_REPORT_BYTES) }),
+    // The one way the report leaves: as text no forge acts on (pull request, review).
+    ...(report.ok && { report: forgeReport(report.out.slice(0, MAX_REPORT_BYTES)) }),
   };
 }

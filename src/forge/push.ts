@@ -100,11 +100,15 @@ export async function pushRunCommit(req: PushRequest): Promise<PushOutcome> {
 // What git prints when the server refuses the token or the repository, rather than failing.
 const REFUSED =
   /returned error: (401|403|404)|Authentication failed|could not read Username|does not appear to be a git repository|No such remote/i;
+// What it prints when the remote's rules decline the commit itself (a file past its size
+// limit, a secret found by push protection, a protected branch): pushing it again is declined
+// again, and would send the same objects for as long as the delivery is retried.
+const DECLINED = /\[remote rejected\].*\((pre-receive hook declined|push declined[^)]*)\)/;
 
 function gitFailed(what: string, stderr: string): PushOutcome {
   return {
     kind: "failed",
     detail: `${what}: ${stderr || "no output"}`,
-    permanent: REFUSED.test(stderr),
+    permanent: REFUSED.test(stderr) || DECLINED.test(stderr),
   };
 }

@@ -34,6 +34,18 @@ export function stopReasonClass(reason: string): OutcomeClass {
   return "failed";
 }
 
+// A reason is a word; a run writes its journal, so anything else is text nobody should print
+// (terminal escapes), post (an issue comment's mentions and links) or match against.
+const REASON_WORD = /^[A-Za-z0-9_.:-]{0,64}$/;
+
+/** What stands for a reason that is not a word. */
+export const UNREADABLE_REASON = "unreadable_reason";
+
+/** `reason` when it is a word (`max_iterations`, or empty), else `UNREADABLE_REASON`. */
+export function stopReasonWord(reason: string): string {
+  return REASON_WORD.test(reason) ? reason : UNREADABLE_REASON;
+}
+
 /** Exit codes of `autoloop run`, one per outcome class; usage errors are distinct. */
 export const EXIT_CODES = {
   completed: 0,

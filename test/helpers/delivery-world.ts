@@ -45,12 +45,16 @@ export async function deliveryProject(repository: string, token: string): Promis
   return { root, project, bare, gitHttp };
 }
 
-/** A worktree run as the harness leaves one: its commit and report (none without `change`). */
+/**
+ * A worktree run as the harness leaves one: its commit and report (none without `change`),
+ * `text` in it (a default naming the run).
+ */
 export function worktreeRun(
   project: string,
   runId: string,
   change?: string,
   report = "SIMPLIFY.md",
+  text = `# Simplify: ${runId}\n\n- double() multiplies\n`,
 ): RunOutcome {
   const autoloopDir = join(project, ".autoloop");
   const meta = createWorktree({
@@ -62,10 +66,7 @@ export function worktreeRun(
   });
   if (change !== undefined) {
     writeFileSync(join(meta.worktree_path, "app.js"), change);
-    writeFileSync(
-      join(meta.worktree_path, report),
-      `# Simplify: ${runId}\n\n- double() multiplies\n`,
-    );
+    writeFileSync(join(meta.worktree_path, report), text);
   }
   finishWorktree(autoloopDir, runId, "completed");
   return {
@@ -82,8 +83,9 @@ export const remoteHead = (p: DeliveryProject, branch: string) =>
   git(p.bare, "for-each-ref", "--format=%(objectname)", `refs/heads/${branch}`).trim();
 
 // What the harness leaves of a worktree run, done by a command run: its branch with a commit
-// and a report, its worktree metadata; and the environment it was given, to check.
-export const WORKTREE_RUN_SCRIPT = `
+// and a report (`report`, its CHECK.md: the text, or a file to copy), its worktree metadata;
+// and the environment it was given, to check.
+export const worktreeRunScript = (report: string | { file: string }) => `
 const { execFileSync: x } = require("node:child_process");
 const fs = require("node:fs");
 const id = process.env.AUTOLOOP_CRON_RUN_ID;
@@ -91,7 +93,7 @@ const dir = ".autoloop/worktrees/" + id;
 const tree = require("node:path").resolve(dir, "tree");
 x("git", ["worktree", "add", "-q", "-b", "autoloop/" + id, tree, "HEAD"]);
 fs.writeFileSync(tree + "/app.js", "changed by " + id + "\\n");
-fs.writeFileSync(tree + "/CHECK.md", "# Checked the app\\n\\nAll good.\\n");
+fs.writeFileSync(tree + "/CHECK.md", ${typeof report === "string" ? JSON.stringify(report) : `fs.readFileSync(${JSON.stringify(report.file)}, "utf8")`});
 x("git", ["-C", tree, "add", "-A"]);
 x("git", ["-C", tree, "commit", "-qm", "run " + id]);
 fs.writeFileSync(dir + "/meta.json", JSON.stringify({ run_id: id, branch: "autoloop/" + id,
@@ -99,6 +101,8 @@ fs.writeFileSync(dir + "/meta.json", JSON.stringify({ run_id: id, branch: "autol
   created_at: new Date().toISOString(), merged_at: null, removed_at: null }));
 fs.writeFileSync("env-" + id + ".json", JSON.stringify(process.env));
 `;
+
+export const WORKTREE_RUN_SCRIPT = worktreeRunScript("# Checked the app\n\nAll good.\n");
 
 /**
  * A config folder `dir` for `writeCronConfig` whose `work` checkout has origin octo/app behind

@@ -35,6 +35,8 @@ export interface ChainOptions {
   progress?: (line: string) => void;
   /** How a step's run is run: the loop, or (a spawned chain's) the loop and its own spawns. */
   runStepLoop?: (o: RunOptions) => Promise<RunResult>;
+  /** What of a shared budget is spent (a spawned chain's tree), asked before every step. */
+  budgetSpent?: () => string | undefined;
 }
 
 export interface ChainStepResult {
@@ -143,6 +145,13 @@ async function runSteps(chain: ChainRun, started: number, state: ChainState): Pr
     }
     if (budget.max_runtime_ms !== undefined && Date.now() - started >= budget.max_runtime_ms) {
       state.end = { outcome: "stopped", reason: "chain_max_runtime" };
+      return;
+    }
+    // However many steps a spawn named, none starts on a spent tree: its runs could not be capped.
+    const spent = opts.budgetSpent?.();
+    if (spent !== undefined) {
+      opts.progress?.(`chain ${opts.name}: step ${n} not started: ${spent}`);
+      state.end = { outcome: "stopped", reason: "budget_spent" };
       return;
     }
     // The chain's runtime budget bounds each step too, not only the gaps between them.

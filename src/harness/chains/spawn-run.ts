@@ -321,6 +321,7 @@ async function runSpawned(
     signal: opts.signal,
     ...(opts.progress && { progress: opts.progress }),
     runStepLoop: (o) => runWithSpawns(o, tree),
+    budgetSpent: () => poolSpent(tree.pool, Date.now()),
   });
   return chain;
 }

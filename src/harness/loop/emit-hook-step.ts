@@ -10,6 +10,7 @@ import { journalTimestamp } from "../../journal/codec.js";
 import { TOPIC } from "../emit.js";
 import type { HookMutation } from "../preset/hook-mutation.js";
 import { isSystemTopic } from "../run-view.js";
+import { MAX_OUTPUT_BYTES, payloadFits } from "./hook-run.js";
 import { phaseHooks, phaseStage } from "./hook-step.js";
 import type { Terminal } from "./judge.js";
 import type { Prompted } from "./prompt-step.js";
@@ -45,6 +46,10 @@ export async function emitHookStage(
   for (const [i, record] of emitted.entries()) {
     if (record.shape !== "agent") continue;
     const event = { topic: record.topic, payload: record.payload };
+    if (unreadableToGuards(run, record.payload)) {
+      refuse(run, iteration, prompted, record.topic, UNREADABLE);
+      continue;
+    }
     const pre = await phaseStage(run, "pre_emit", { iteration, event });
     if (pre.ended !== undefined) return stop(i, pre.ended);
     if (pre.blocked !== undefined) {
@@ -61,6 +66,17 @@ export async function emitHookStage(
     if (post.ended !== undefined) return stop(i + 1, post.ended);
   }
   return finish(run, { kind: "go", emitted: kept });
+}
+
+const UNREADABLE = `its payload is past ${MAX_OUTPUT_BYTES / 1024} KiB or holds a NUL: the pre_emit hooks that guard events are not handed it`;
+
+/**
+ * An event a guarding pre_emit hook (`block`, `suspend`) could not read: an agent that pads its
+ * payload must not pass a guard that would have refused what it says.
+ */
+function unreadableToGuards(run: Run, payload: string): boolean {
+  if (payloadFits(payload)) return false;
+  return phaseHooks(run, "pre_emit").some((h) => h.onError !== "warn");
 }
 
 /** The view reads the refusals and rewritten events: the next prompt routes by them. */

@@ -29,6 +29,14 @@ export type HookRun =
 /** Hook output kept for the journal (the tail), and the most a mutation's text may be. */
 export const MAX_OUTPUT_BYTES = 64 * 1024;
 
+/**
+ * Whether an event's payload is handed to its hooks: no environment string holds a NUL, and a
+ * payload past this size is left out (one string is capped at 128 KiB on Linux).
+ */
+export function payloadFits(payload: string): boolean {
+  return Buffer.byteLength(payload) <= MAX_OUTPUT_BYTES && !payload.includes("\0");
+}
+
 /** The hook's environment: the run's, minus its secrets (env files' values), plus the moment. */
 export function hookEnv(run: Run, moment: HookMoment): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...run.opts.env };
@@ -50,11 +58,11 @@ export function hookEnv(run: Run, moment: HookMoment): NodeJS.ProcessEnv {
   set("AUTOLOOP_GIT_SHA_AFTER", moment.gitShaAfter);
   set("AUTOLOOP_STOP_REASON", moment.stopReason);
   set("AUTOLOOP_EVENT_TOPIC", moment.event?.topic);
-  // No environment string holds a NUL, and a payload too large for one is left out.
   const payload = moment.event?.payload;
-  const fits =
-    payload !== undefined && payload.length <= MAX_OUTPUT_BYTES && !payload.includes("\0");
-  set("AUTOLOOP_EVENT_PAYLOAD", fits ? payload : undefined);
+  set(
+    "AUTOLOOP_EVENT_PAYLOAD",
+    payload !== undefined && payloadFits(payload) ? payload : undefined,
+  );
   return env;
 }
 

@@ -2,11 +2,12 @@
 // `autoloop/<run-id>`, where its agent works, with `meta.json` beside it (the public autoloop's
 // fields). The run's journal, tasks and memory stay in the project's `.autoloop/`, where the
 // scheduler and the monitor look for them.
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { UserError } from "../../util/errors.js";
 import { isProcessAlive } from "../../util/process.js";
+import { readSmallRegularFile } from "../../util/untrusted-file.js";
 import { commitEnv, currentBranch, git, gitOrThrow } from "./git.js";
 
 export const MERGE_STRATEGIES = ["squash", "merge", "rebase"] as const;
@@ -79,19 +80,20 @@ export function writeMeta(autoloopDir: string, meta: WorktreeMeta): void {
   writeFileAtomic(metaPath(autoloopDir, meta.run_id), `${JSON.stringify(meta, null, 2)}\n`);
 }
 
+/** Metadata is a few hundred bytes; past this the file is not the harness's. */
+const MAX_META_BYTES = 64 * 1024;
+
 export function readMeta(autoloopDir: string, runId: string): WorktreeMeta {
   // Used as a folder name: one plain path segment, nothing that climbs out.
   if (runId === "" || runId === "." || runId === ".." || basename(runId) !== runId)
     throw new UserError(`${JSON.stringify(runId)} is not a run id (letters, digits, . _ -)`);
   const file = metaPath(autoloopDir, runId);
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
+  // The run's file, read by the daemon too: never through a link, never waiting on a FIFO.
+  const text = readSmallRegularFile(file, MAX_META_BYTES);
+  if (text === undefined)
     throw new UserError(
-      `no worktree for run ${JSON.stringify(runId)} (${file} is missing); \`autoloop worktree list\` shows them`,
+      `no worktree for run ${JSON.stringify(runId)} (${file} is missing, not a regular file or past ${MAX_META_BYTES} bytes); \`autoloop worktree list\` shows them`,
     );
-  }
   let meta: WorktreeMeta;
   try {
     meta = JSON.parse(text) as WorktreeMeta;

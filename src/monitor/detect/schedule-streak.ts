@@ -2,6 +2,7 @@
 // run, newest first. The ledger sees every run, including those that write no journal
 // (command schedules, a missing binary, a spawn failure), so no failure goes unseen.
 import type { RunSummary } from "../../scheduler/ledger/events.js";
+import { refusedAsConfigured } from "../../scheduler/ledger/run-outcome.js";
 import type { RetryFact } from "./retry-facts.js";
 
 /** How a ledger run failed, in the monitor's condition kinds. */
@@ -42,6 +43,8 @@ export function ledgerFailureKind(run: RunSummary): LedgerFailureKind | undefine
   // Stopped on purpose (an operator, `overlap = "replace"`, a shutdown): never a failure.
   if (run.killedBy !== undefined && run.killedBy !== "timeout" && run.status !== "timed_out")
     return undefined;
+  // Refused as configured (a fork's pull request): the schedule did what it was told.
+  if (refusedAsConfigured(run)) return undefined;
   switch (run.status) {
     case "failed":
       return "run_failed";

@@ -1,6 +1,7 @@
 // `pause_after_failures = N`: a schedule whose last N runs failed in a row is paused by the
 // scheduler itself, saying why in paused.json, and stays paused until someone resumes it.
 import type { RunLedger } from "../ledger/ledger.js";
+import { refusedAsConfigured } from "../ledger/run-outcome.js";
 import { isPaused, type PauseReason, readPauseState, setPaused } from "../schedules/pause-state.js";
 import type { Schedule } from "../schedules/schedule-file.js";
 
@@ -20,6 +21,7 @@ export function failedInARow(
   for (const runId of ledger.runIdsNewestFirst(schedule)) {
     const run = ledger.summary(runId);
     if (run === undefined || run.status === "skipped" || run.status === "killed") continue;
+    if (refusedAsConfigured(run)) continue;
     if (Date.parse(run.scheduledAt ?? run.slot) < from) break;
     if (!FAILED.has(run.status)) break;
     runs.push(runId);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fieldNumber, fieldText, type JournalRecord } from "../../journal/codec.js";
 import { readJournal } from "../../journal/reader.js";
 import { retryAfterInstant } from "../../journal/retry-after.js";
-import { chainStatusOf } from "../../journal/stop-reasons.js";
+import { chainStatusOf, stopReasonWord } from "../../journal/stop-reasons.js";
 import { plausibleTokens, plausibleUsd, type RunSpend } from "../ledger/run-outcome.js";
 import type { TerminalRecord } from "./outcome.js";
 
@@ -33,6 +33,9 @@ export function spendOf(record: JournalRecord): RunSpend | undefined {
   return { costUsd, tokens, unpricedIterations: fieldNumber(record, "unpriced_iterations") ?? 0 };
 }
 
+/** The record's stop reason, as a word: the daemon prints, posts and stores it. */
+const reasonOf = (record: JournalRecord) => stopReasonWord(fieldText(record, "reason"));
+
 /**
  * A run's end as its journal tells it, read in one chunk or many: its terminal record (the
  * last one wins) and what it spent: the terminal record's figures, else the sum of the run's
@@ -52,7 +55,7 @@ export class RunEndScan {
       if (record.run !== this.runId || record.shape !== "system") continue;
       if (record.topic === "backend.usage") this.addUsage(record);
       else if (record.topic === "loop.complete" || record.topic === "loop.stop") {
-        this.terminal = { topic: record.topic, reason: fieldText(record, "reason") };
+        this.terminal = { topic: record.topic, reason: reasonOf(record) };
         const spend = spendOf(record);
         if (spend !== undefined) this.terminal.spend = spend;
         const retryAt = retryAfterInstant(fieldText(record, "retry_after"), Date.parse(record.ts));
@@ -66,7 +69,7 @@ export class RunEndScan {
             ? { topic: "loop.complete", reason: "chain_completed" }
             : {
                 topic: "loop.stop",
-                reason: status === "interrupted" ? "interrupted" : fieldText(record, "reason"),
+                reason: status === "interrupted" ? "interrupted" : reasonOf(record),
               };
       }
     }

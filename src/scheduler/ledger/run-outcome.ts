@@ -20,6 +20,16 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export type TerminalStatus = Exclude<RunStatus, "pending" | "running">;
 
+// A run its schedule refused to start, as configured: a fork's pull request without
+// `allow_forks`, which anyone may open and push to. The schedule did what it was told; no
+// stranger may page its on-call or pause it (`pause_after_failures`) by asking again.
+const REFUSED_AS_CONFIGURED: ReadonlySet<string> = new Set(["fork_refused"]);
+
+/** True for a run its schedule refused as configured: recorded failed, yet no failure. */
+export function refusedAsConfigured(run: { status: string; stopReason?: string }): boolean {
+  return run.status === "failed" && REFUSED_AS_CONFIGURED.has(run.stopReason ?? "");
+}
+
 /** A run's spend: the known cost, its tokens, and how many iterations' cost is unknown. */
 export interface RunSpend {
   costUsd: number;
