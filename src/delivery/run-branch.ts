@@ -59,13 +59,26 @@ export async function readRunBranch(
   const commits = counted.ok ? Number(counted.out.trim()) : 0;
   if (!counted.ok) return { kind: "none", why: `its base ${meta.base_branch} cannot be read` };
   if (commits === 0) return { kind: "none", why: "the run made no commit" };
-  const report = await git(repoDir, ["show", "--end-of-options", `${sha}:${reportName}`]);
+  const report = await readReport(repoDir, `${sha}:${reportName}`, reportName);
   return {
     kind: "commits",
     sha,
     commits,
     startedFrom: meta.base_branch,
-    // The one way the report leaves: as text no forge acts on (pull request, review).
-    ...(report.ok && { report: forgeReport(report.out.slice(0, MAX_REPORT_BYTES)) }),
+    ...(report !== undefined && { report }),
   };
+}
+
+/**
+ * The report at `spec` as text no forge acts on (the one way it leaves: pull request, review),
+ * cut; one too big to read whole says so; undefined when the run wrote none.
+ */
+async function readReport(repoDir: string, spec: string, name: string) {
+  const size = await git(repoDir, ["cat-file", "-s", "--end-of-options", spec]);
+  if (!size.ok) return undefined;
+  const bytes = Number(size.out.trim());
+  if (bytes > MAX_REPORT_BYTES * 2)
+    return `_The run's \`${forgeReport(name)}\` is ${bytes} bytes, too long to show here: read it on the branch._\n`;
+  const report = await git(repoDir, ["show", "--end-of-options", spec]);
+  return report.ok ? forgeReport(report.out.slice(0, MAX_REPORT_BYTES)) : undefined;
 }

@@ -104,6 +104,22 @@ describe("a delivering run's files", () => {
     expect(other).toMatchObject({ kind: "none", why: expect.stringContaining("not the run's") });
   });
 
+  it("a report too big to read whole is said to be so, not taken for none", async () => {
+    const p = await deliveryProject("octo/app", "token");
+    await p.gitHttp.close();
+    const outcome = worktreeRun(p.project, "run-1", "changed\n");
+    const tree = join(p.project, ".autoloop", "worktrees", "run-1", "tree");
+    writeFileSync(join(tree, "HUGE.md"), `# Huge\n${"x".repeat(4 * 1024 * 1024)}\n`);
+    git(tree, "add", "-A");
+    git(tree, "commit", "--quiet", "-m", "a huge report");
+    const huge = await readRunBranch(outcome.journalPath, "run-1", "HUGE.md");
+    expect(huge.kind === "commits" && huge.report).toMatch(
+      /^_The run's `HUGE\.md` is 4194\d{3} bytes, too long to show here: read it on the branch\._/,
+    );
+    const none = await readRunBranch(outcome.journalPath, "run-1", "NONE.md");
+    expect(none.kind === "commits" && none.report).toBeUndefined();
+  });
+
   it("a report's heading reads as before: closing marks dropped, a word's own # kept", () => {
     expect(firstHeading("intro\n## Simplify the parser ##\n# later")).toBe("Simplify the parser");
     expect(firstHeading("# Port to C#")).toBe("Port to C#");
