@@ -64,7 +64,7 @@ export function githubIssues({ source, token }: TrackerOptions): Tracker {
           per_page: 100,
         }),
       );
-      return marksIn(data.map((c) => c.body));
+      return marksIn(data.map((c) => ({ body: c.body, author: c.user?.login })));
     },
     async comment(issue, body) {
       await call("commenting on the issue", () =>

@@ -53,7 +53,7 @@ export function gitlabIssues({ source, token }: TrackerOptions): Tracker {
       const notes = await call("reading the issue's notes", () =>
         api.IssueNotes.all(projectId, Number(issue), { sort: "asc", orderBy: "created_at" }),
       );
-      return marksIn(notes.map((n) => n.body));
+      return marksIn(notes.map((n) => ({ body: n.body, author: n.author?.username })));
     },
     async comment(issue, body) {
       await comment(issue, body);

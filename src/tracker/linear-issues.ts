@@ -96,7 +96,8 @@ export function linearIssues({ source, token }: TrackerOptions): Tracker {
         return page.nodes;
       });
       const oldestFirst = [...comments].sort((a, b) => +a.createdAt - +b.createdAt);
-      return marksIn(oldestFirst.map((c) => c.body));
+      // `userId` comes with the comment (no request of its own); an integration's has none.
+      return marksIn(oldestFirst.map((c) => ({ body: c.body, author: c.userId })));
     },
     async comment(issue, body) {
       await call("commenting on the issue", (c) => c.createComment({ issueId: issue, body }));

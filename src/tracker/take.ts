@@ -1,11 +1,12 @@
 // Taking a schedule's next issues for a run, before it is spawned: each candidate is claimed in
 // the state dir first (a file created only if absent: two slots or daemons sharing the state
 // dir never take one issue), then marked on the tracker and read back, so a daemon with
-// another state dir that marked it first keeps it (the earliest claim comment wins).
+// another state dir that marked it first keeps it (the earliest claim comment by the same
+// tracker user wins; a stranger's look-alike comment is ignored).
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createByLink } from "../util/link-create.js";
-import { claimHolder, type Tracker, type TrackerIssue, type TrackerSource } from "./tracker.js";
+import { claimHolderFor, type Tracker, type TrackerIssue, type TrackerSource } from "./tracker.js";
 
 export type IssueTake =
   | { kind: "taken"; issues: TrackerIssue[] }
@@ -48,7 +49,7 @@ export async function takeIssues(
       if (!createByLink(path, `${path}.${process.pid}.tmp`, `${runId}\n`)) continue;
       taken.push(issue);
       await tracker.take(issue.id, runId);
-      if (claimHolder(await tracker.marks(issue.id)) !== runId) {
+      if (claimHolderFor(await tracker.marks(issue.id), runId) !== runId) {
         // Marked first by a daemon without this state dir: its run has it.
         taken.pop();
         rmSync(path, { force: true });

@@ -41,6 +41,8 @@ export interface TrackerIssue {
 export interface IssueMark {
   kind: "claim" | "release";
   runId: string;
+  /** The tracker user who wrote the comment, when the tracker says (anyone may write one). */
+  author?: string | undefined;
 }
 
 export interface Tracker {
@@ -96,12 +98,32 @@ export function claimHolder(marks: readonly IssueMark[]): string | undefined {
   return holder;
 }
 
-/** The daemon's marks among an issue's comments (bodies in the tracker's order, oldest first). */
-export function marksIn(bodies: Iterable<string | null | undefined>): IssueMark[] {
+/**
+ * The run holding the issue as `runId` sees it just after its own claim: only marks by the
+ * author of that claim count, so a stranger's comment that looks like a claim (or a release)
+ * neither keeps the issue from every daemon nor frees it. Daemons that share no state dir thus
+ * coordinate only when their tokens are one tracker user's. The last claim of `runId` is ours
+ * (one written earlier with our run id was guessed by someone else). When the tracker shows
+ * no author for it, or hides it, every mark counts, as before authors were read.
+ */
+export function claimHolderFor(marks: readonly IssueMark[], runId: string): string | undefined {
+  const ours = marks.findLast((m) => m.kind === "claim" && m.runId === runId);
+  const author = ours?.author;
+  return claimHolder(author === undefined ? marks : marks.filter((m) => m.author === author));
+}
+
+/** A comment as the daemon reads it back: its text and who wrote it, when the tracker says. */
+export interface TrackerComment {
+  body: string | null | undefined;
+  author: string | undefined;
+}
+
+/** The daemon's marks among an issue's comments (in the tracker's order, oldest first). */
+export function marksIn(comments: Iterable<TrackerComment>): IssueMark[] {
   const marks: IssueMark[] = [];
-  for (const body of bodies) {
+  for (const { body, author } of comments) {
     const mark = markOfComment(body ?? "");
-    if (mark !== undefined) marks.push(mark);
+    if (mark !== undefined) marks.push({ ...mark, author });
   }
   return marks;
 }

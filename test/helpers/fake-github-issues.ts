@@ -17,6 +17,8 @@ export interface FakeIssue {
   labels: string[];
   state: "open" | "closed";
   comments: string[];
+  /** Who wrote each of `comments` (the same index): a login. */
+  commentAuthors: string[];
   createdAt: string;
 }
 
@@ -56,6 +58,8 @@ const ROUTES = [
 }));
 
 export class FakeGitHubIssues {
+  /** The login of the token's user: the author of every comment posted through the API. */
+  readonly login = "autoloop-bot";
   readonly issues: FakeIssue[] = [];
   /** Requests and answers that do not conform to GitHub's API document: [] in a passing test. */
   readonly problems: string[] = [];
@@ -92,10 +96,17 @@ export class FakeGitHubIssues {
       labels,
       state: "open",
       comments: [],
+      commentAuthors: [],
       createdAt: new Date(Date.UTC(2026, 0, 1, 0, this.issues.length)).toISOString(),
     };
     this.issues.push(issue);
     return issue;
+  }
+
+  /** A comment written by another user (`login`), as anyone may on a public issue. */
+  plantComment(issue: FakeIssue, body: string, login: string): void {
+    issue.comments.push(body);
+    issue.commentAuthors.push(login);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -170,7 +181,7 @@ export class FakeGitHubIssues {
       return { status: 200, answer: this.labelsJson(it) };
     }
     if (method === "POST") {
-      it.comments.push((body as { body: string }).body);
+      this.plantComment(it, (body as { body: string }).body, this.login);
       return { status: 201, answer: this.commentJson(it, it.comments.length - 1) };
     }
     return { status: 200, answer: it.comments.map((_, i) => this.commentJson(it, i)) };
@@ -197,8 +208,11 @@ export class FakeGitHubIssues {
   }
 
   private commentJson(i: FakeIssue, k: number): Json {
+    const example = openApi().example("issue-comment");
+    const user = { ...(example.user as Json), login: i.commentAuthors[k] ?? this.login };
     return {
-      ...openApi().example("issue-comment"),
+      ...example,
+      user,
       id: i.number * 1000 + k,
       body: i.comments[k],
       created_at: new Date(Date.UTC(2026, 1, 1, 0, 0, k)).toISOString(),

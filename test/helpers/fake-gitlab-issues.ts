@@ -12,6 +12,8 @@ export interface FakeGitLabIssue {
   description: string;
   labels: string[];
   notes: string[];
+  /** Who wrote each of `notes` (the same index): a username. */
+  noteAuthors: string[];
 }
 
 // The query parameters GitLab documents for each call the daemon makes (and pagination's).
@@ -21,9 +23,12 @@ const NOTES_PARAMS = new Set(["sort", "order_by", ...PAGING]);
 const EDIT_BODY = new Set(["add_labels", "remove_labels", "labels", "title", "description"]);
 
 export class FakeGitLabIssues {
+  /** The username of the token's user: the author of every note posted through the API. */
+  readonly username = "autoloop-bot";
   readonly issues: FakeGitLabIssue[] = [];
   readonly problems: string[] = [];
   url = "";
+  private readonly userIds = new Map<string, number>();
   private readonly server = createServer((req, res) => void this.handle(req, res));
 
   constructor(
@@ -41,9 +46,16 @@ export class FakeGitLabIssues {
   }
 
   add(title: string, description: string, labels = ["agent-ready"]): FakeGitLabIssue {
-    const issue = { iid: this.issues.length + 1, title, description, labels, notes: [] };
-    this.issues.push(issue);
-    return issue;
+    const issue = { iid: this.issues.length + 1, title, description, labels };
+    const added = { ...issue, notes: [], noteAuthors: [] };
+    this.issues.push(added);
+    return added;
+  }
+
+  /** A note written by another user (`username`), as any member may. */
+  plantNote(issue: FakeGitLabIssue, body: string, username: string): void {
+    issue.notes.push(body);
+    issue.noteAuthors.push(username);
   }
 
   private params(what: string, names: Iterable<string>, allowed: Set<string>): void {
@@ -88,7 +100,7 @@ export class FakeGitLabIssues {
     }
     if (notes !== undefined && req.method === "POST") {
       if (typeof body.body !== "string") this.problems.push("POST notes: body is required");
-      issue.notes.push(String(body.body));
+      this.plantNote(issue, String(body.body), this.username);
       return send(201, this.note(issue, issue.notes.length - 1));
     }
     if (notes !== undefined && req.method === "GET") {
@@ -116,6 +128,9 @@ export class FakeGitLabIssues {
   }
 
   private note(i: FakeGitLabIssue, k: number): Json {
-    return { id: i.iid * 1000 + k, body: i.notes[k], created_at: "2026-02-01T00:00:00Z" };
+    const username = i.noteAuthors[k] ?? this.username;
+    if (!this.userIds.has(username)) this.userIds.set(username, this.userIds.size + 1);
+    const author = { id: this.userIds.get(username), username, name: username, state: "active" };
+    return { id: i.iid * 1000 + k, body: i.notes[k], author, created_at: "2026-02-01T00:00:00Z" };
   }
 }

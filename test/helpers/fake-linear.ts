@@ -33,11 +33,17 @@ interface FakeLinearTeam {
   key: string;
   name: string;
 }
+export interface FakeLinearUser {
+  id: string;
+  name: string;
+}
 export interface FakeLinearComment {
   id: string;
   body: string;
   createdAt: string;
   issue: FakeLinearIssue;
+  /** Who wrote it: the API key's user for comments created through the API. */
+  user: FakeLinearUser;
 }
 export interface FakeLinearIssue {
   id: string;
@@ -84,6 +90,8 @@ export class FakeLinear {
   readonly states: FakeLinearState[];
   readonly problems: string[] = [];
   url = "";
+  /** The API key's user: the author of every comment created through the API. */
+  readonly user: FakeLinearUser;
   private readonly team: FakeLinearTeam;
   private readonly server = createServer((req, res) => void this.handle(req, res));
   private ids = 0;
@@ -93,6 +101,7 @@ export class FakeLinear {
     private readonly apiKey: string,
   ) {
     this.team = { id: this.id(), key: teamKey, name: `Team ${teamKey}` };
+    this.user = this.addUser("autoloop-bot");
     this.states = STATES.map(([name, type]) => ({ id: this.id(), name, type, team: this.team }));
   }
 
@@ -126,6 +135,19 @@ export class FakeLinear {
     };
     this.issues.push(issue);
     return issue;
+  }
+
+  /** Another member of the workspace. */
+  addUser(name: string): FakeLinearUser {
+    return { id: this.id(), name };
+  }
+
+  /** A comment written by `user`, as any member may, `createdAt` after the issue's others. */
+  plantComment(issue: FakeLinearIssue, body: string, user: FakeLinearUser): FakeLinearComment {
+    const createdAt = new Date(Date.parse(issue.createdAt) + 1000 * issue.comments.length);
+    const comment = { id: this.id(), body, issue, user, createdAt: createdAt.toISOString() };
+    issue.comments.push(comment);
+    return comment;
   }
 
   /** The bodies of an issue's comments, oldest first. */
@@ -201,12 +223,7 @@ export class FakeLinear {
       commentCreate: ({ input }: { input: Json }) => {
         const issue = find(String(input.issueId));
         if (issue === undefined) throw new Error(`Entity not found: Issue ${input.issueId}`);
-        const createdAt = new Date(Date.parse(issue.createdAt) + 1000 * issue.comments.length);
-        const comment = {
-          ...{ id: this.id(), body: String(input.body), issue },
-          createdAt: createdAt.toISOString(),
-        };
-        issue.comments.push(comment);
+        const comment = this.plantComment(issue, String(input.body), this.user);
         return { success: true, lastSyncId: this.ids, comment };
       },
       issueUpdate: ({ id, input }: { id: string; input: Json }) => {

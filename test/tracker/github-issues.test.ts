@@ -1,6 +1,7 @@
 // Taking issues from GitHub through Octokit against a loopback GitHub that checks every request
 // and answer against @octokit/openapi: the oldest ready issue, each taken once whether the
-// takers share a state dir (the claim file) or not (the earliest claim comment), and given back.
+// takers share a state dir (the claim file) or not (the earliest claim comment by the same
+// user; a stranger's is ignored), and given back.
 import { existsSync } from "node:fs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { IssueFollowUps } from "../../src/delivery/issue-followups.js";
@@ -75,6 +76,16 @@ describe("GitHub issues", () => {
     github.issues[0]!.labels = ["agent-ready"];
     const take = await takeIssues(tracker, source, tempDir(), "here-20260101T000000Z");
     expect(take.kind).toBe("none");
+  });
+
+  it("a stranger's earlier claim comment is ignored: the run takes the issue", async () => {
+    const { source, tracker } = await world();
+    const issue = github.add("Open to all", "");
+    // Anyone may comment on a public issue; what looks like a claim from them is no claim.
+    github.plantComment(issue, "<!-- autoloop-cron:claim run=x -->", "mallory");
+    const take = await takeIssues(tracker, source, tempDir(), "here-20260101T000000Z");
+    expect(take).toMatchObject({ kind: "taken", issues: [{ id: "1" }] });
+    expect(issue.commentAuthors).toEqual(["mallory", github.login]);
   });
 
   it("a release comment ends earlier claims: a given-back issue is taken again", async () => {

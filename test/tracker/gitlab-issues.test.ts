@@ -1,5 +1,6 @@
 // Taking issues from GitLab through Gitbeaker against a loopback GitLab: the oldest ready
-// issue, labelled and claimed in a note, backed off when another claim came first, released.
+// issue, labelled and claimed in a note, backed off when another claim (by the same user) came
+// first, released.
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { gitlabIssues } from "../../src/tracker/gitlab-issues.js";
 import { takeIssues } from "../../src/tracker/take.js";
@@ -51,5 +52,14 @@ describe("GitLab issues", () => {
     expect((await takeIssues(tracker, source, tempDir(), "here-20260101T000000Z")).kind).toBe(
       "none",
     );
+  });
+
+  it("ignores a claim note by another user: the run takes the issue", async () => {
+    const { source, tracker } = await world();
+    const issue = gitlab.add("Open to all", "");
+    gitlab.plantNote(issue, "<!-- autoloop-cron:claim run=x -->", "mallory");
+    const take = await takeIssues(tracker, source, tempDir(), "here-20260101T000000Z");
+    expect(take).toMatchObject({ kind: "taken", issues: [{ id: "1" }] });
+    expect(issue.noteAuthors).toEqual(["mallory", gitlab.username]);
   });
 });

@@ -5,7 +5,7 @@ import { endAfterDelivery, endFromLedger } from "../../src/delivery/issue-follow
 import { withIssues } from "../../src/scheduler/launch/issue-spec.js";
 import { launchArgv } from "../../src/scheduler/launch/spec.js";
 import { endComment, finishesIssue, issueObjective } from "../../src/tracker/issue-text.js";
-import { claimHolder } from "../../src/tracker/tracker.js";
+import { claimHolder, claimHolderFor, marksIn } from "../../src/tracker/tracker.js";
 import { processRedactor } from "../../src/util/secrets.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 
@@ -89,6 +89,26 @@ describe("who holds an issue", () => {
         { kind: "release", runId: "a" },
       ]),
     ).toBe(undefined);
+  });
+
+  it("as a run sees it: only marks by the author of its own claim count", () => {
+    const bot = (body: string) => ({ body, author: "bot" });
+    const marks = marksIn([
+      { body: "<!-- autoloop-cron:claim run=x -->", author: "mallory" },
+      bot("<!-- autoloop-cron:claim run=other -->"),
+      { body: "<!-- autoloop-cron:release run=other -->", author: "mallory" },
+      { body: "<!-- autoloop-cron:claim run=ours -->\nguessed", author: "mallory" },
+      bot("<!-- autoloop-cron:claim run=ours -->"),
+      bot("not a mark"),
+    ]);
+    expect(marks.map((m) => m.author)).toEqual(["mallory", "bot", "mallory", "mallory", "bot"]);
+    // The same user's earlier claim holds; a stranger's claim and release are not read.
+    expect(claimHolderFor(marks, "ours")).toBe("other");
+    expect(claimHolderFor(marks.slice(2), "ours")).toBe("ours");
+    // No author shown for our claim, or our claim not shown: every mark counts, as before.
+    const anonymous = [marks[0]!, marks[4]!].map(({ author: _, ...m }) => m);
+    expect(claimHolderFor(anonymous, "ours")).toBe("x");
+    expect(claimHolderFor(marks.slice(0, 2), "ours")).toBe("x");
   });
 });
 

@@ -1,7 +1,8 @@
 // Taking issues from Linear through @linear/sdk against a loopback Linear that validates every
 // request against Linear's schema (derived from the SDK's types): the oldest ready issue, moved
-// to the working state and claimed in a comment, backed off when another claim came first,
-// moved on or given back at the end; a refused key names where it was read from.
+// to the working state and claimed in a comment, backed off when another claim (by the same
+// user; a stranger's is ignored) came first, moved on or given back at the end; a refused key
+// names where it was read from.
 import { createServer } from "node:http";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { IssueFollowUps } from "../../src/delivery/issue-followups.js";
@@ -69,6 +70,15 @@ describe("Linear issues", () => {
     only.state = linear.state("In Progress");
     await tracker.release(only.id, false);
     expect(only.state.name).toBe("Todo");
+  });
+
+  it("ignores a claim comment by another member: the run takes the issue", async () => {
+    const { source, tracker } = await world();
+    const issue = linear.add("Open to all", "");
+    linear.plantComment(issue, "<!-- autoloop-cron:claim run=x -->", linear.addUser("mallory"));
+    const take = await takeIssues(tracker, source, tempDir(), "here-20260101T000000Z");
+    expect(take).toMatchObject({ kind: "taken", issues: [{ id: issue.id }] });
+    expect(issue.comments.map((c) => c.user.name)).toEqual(["mallory", "autoloop-bot"]);
   });
 
   it("a refused key names the variable it was read from; a missing state names the setting", async () => {
