@@ -12,44 +12,76 @@ import {
 // Issues read per page: enough to find `max` ready ones behind taken and finished ones.
 const PAGE = 50;
 
+type Octokit = ReturnType<typeof octokitFor>;
+
+/** The repository the calls go to. */
+interface Repo {
+  octokit: Octokit;
+  owner: string;
+  repo: string;
+}
+
+/** The open issues (not pull requests) with the ready label, oldest first, `max` at most. */
+async function readyIssues(r: Repo, source: TrackerOptions["source"], max: number) {
+  const { data } = await call("listing issues", () =>
+    r.octokit.rest.issues.listForRepo({
+      owner: r.owner,
+      repo: r.repo,
+      state: "open",
+      ...(source.label !== undefined && { labels: source.label }),
+      sort: "created",
+      direction: "asc",
+      per_page: PAGE,
+    }),
+  );
+  const issues = data
+    .filter((i) => i.pull_request === undefined)
+    .map((i) => ({
+      number: i.number,
+      title: i.title,
+      body: i.body,
+      url: i.html_url,
+      createdAt: i.created_at,
+      labels: i.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))),
+    }));
+  return readyByLabels(issues, source, max);
+}
+
+function addLabel(r: Repo, issue: number, label: string, doing: string) {
+  return call(doing, () =>
+    r.octokit.rest.issues.addLabels({
+      owner: r.owner,
+      repo: r.repo,
+      issue_number: issue,
+      labels: [label],
+    }),
+  );
+}
+
+async function removeLabel(r: Repo, issue: number, label: string) {
+  try {
+    await r.octokit.rest.issues.removeLabel({
+      owner: r.owner,
+      repo: r.repo,
+      issue_number: issue,
+      name: label,
+    });
+  } catch (err) {
+    // Already gone (a person took it off): what releasing wants.
+    if ((err as { status?: number }).status !== 404)
+      throw githubFailure("unlabelling the issue", err);
+  }
+}
+
 export function githubIssues({ source, token }: TrackerOptions): Tracker {
   const [owner, repo] = source.repository.split("/") as [string, string];
   const octokit = octokitFor({ apiUrl: source.apiUrl, token });
+  const r: Repo = { octokit, owner, repo };
   const num = (issue: string) => Number(issue);
   return {
-    async ready(max) {
-      const { data } = await call("listing issues", () =>
-        octokit.rest.issues.listForRepo({
-          owner,
-          repo,
-          state: "open",
-          ...(source.label !== undefined && { labels: source.label }),
-          sort: "created",
-          direction: "asc",
-          per_page: PAGE,
-        }),
-      );
-      const issues = data
-        .filter((i) => i.pull_request === undefined)
-        .map((i) => ({
-          number: i.number,
-          title: i.title,
-          body: i.body,
-          url: i.html_url,
-          createdAt: i.created_at,
-          labels: i.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))),
-        }));
-      return readyByLabels(issues, source, max);
-    },
+    ready: (max) => readyIssues(r, source, max),
     async take(issue, runId) {
-      await call("labelling the issue taken", () =>
-        octokit.rest.issues.addLabels({
-          owner,
-          repo,
-          issue_number: num(issue),
-          labels: [source.workingLabel!],
-        }),
-      );
+      await addLabel(r, num(issue), source.workingLabel!, "labelling the issue taken");
       await this.comment(
         issue,
         markedComment("claim", runId, `Taken by autoloop-cron run \`${runId}\`.`),
@@ -83,27 +115,8 @@ export function githubIssues({ source, token }: TrackerOptions): Tracker {
       );
     },
     async release(issue, done) {
-      try {
-        await octokit.rest.issues.removeLabel({
-          owner,
-          repo,
-          issue_number: num(issue),
-          name: source.workingLabel!,
-        });
-      } catch (err) {
-        // Already gone (a person took it off): what releasing wants.
-        if ((err as { status?: number }).status !== 404)
-          throw githubFailure("unlabelling the issue", err);
-      }
-      if (done)
-        await call("labelling the issue done", () =>
-          octokit.rest.issues.addLabels({
-            owner,
-            repo,
-            issue_number: num(issue),
-            labels: [source.doneLabel!],
-          }),
-        );
+      await removeLabel(r, num(issue), source.workingLabel!);
+      if (done) await addLabel(r, num(issue), source.doneLabel!, "labelling the issue done");
     },
   };
 }
