@@ -6,7 +6,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { runSealedGit, type SealedGitOptions } from "../util/git-run.js";
 
 export type OwnRepo =
-  /** `notice`: what the operator should know (the project's URL moved; the record followed it). */
+  /** `notice`: what the operator should know (the project's URL moved; the record did not). */
   { kind: "ready"; dir: string; url: string; notice?: string } | { kind: "failed"; detail: string };
 
 export interface OwnRepoRequest {
@@ -15,8 +15,6 @@ export interface OwnRepoRequest {
   schedule: string;
   projectDir: string;
   remote: string;
-  /** Read the project's URL again and record it (the schedule was loaded). */
-  refresh?: boolean;
 }
 
 /** Where a schedule's own repository is (schedule names are checked to be path-safe). */
@@ -61,9 +59,9 @@ async function created(dir: string, projectDir: string): Promise<string | undefi
 }
 
 /**
- * The schedule's own repository, created on first use, with the URL of `remote` recorded in it:
- * the project's when first used or when the schedule loads (`refresh`); a URL the project's
- * config names later is not followed, only told in `notice`.
+ * The schedule's own repository, created on first use, with the URL of `remote` recorded in it
+ * then (the daemon records it when the schedule loads, before any run): a URL the project's
+ * config names later is never followed (a run can write that config), only told in `notice`.
  */
 export async function openOwnRepo(req: OwnRepoRequest): Promise<OwnRepo> {
   const dir = ownRepoPath(req.gitDir, req.schedule);
@@ -74,12 +72,12 @@ export async function openOwnRepo(req: OwnRepoRequest): Promise<OwnRepo> {
   const current = named === undefined ? undefined : urlFrom(req.projectDir, named);
   if (recorded !== undefined && (current === undefined || current === recorded))
     return { kind: "ready", dir, url: recorded };
-  if (recorded !== undefined && !req.refresh)
+  if (recorded !== undefined)
     return {
       kind: "ready",
       dir,
       url: recorded,
-      notice: `remote ${req.remote} of ${req.projectDir} now names ${shownUrl(current!)}; the daemon still uses ${shownUrl(recorded)}, read when schedule ${req.schedule} loaded: if the change is yours, reload the daemon (SIGHUP), or without a daemon remove ${dir}`,
+      notice: `remote ${req.remote} of ${req.projectDir} now names ${shownUrl(current!)}; the daemon keeps ${shownUrl(recorded)}, recorded when schedule ${req.schedule} first used it, as runs can write the project's config: if the change is yours, run git -C ${dir} remote set-url ${req.remote} <url>`,
     };
   if (current === undefined)
     return {
@@ -88,14 +86,7 @@ export async function openOwnRepo(req: OwnRepoRequest): Promise<OwnRepo> {
     };
   const set = await runSealedGit(dir, ["config", "--local", `remote.${req.remote}.url`, current]);
   if (!set.ok) return { kind: "failed", detail: `recording remote ${req.remote}: ${set.stderr}` };
-  return {
-    kind: "ready",
-    dir,
-    url: current,
-    ...(recorded !== undefined && {
-      notice: `remote ${req.remote} of schedule ${req.schedule} now ${shownUrl(current)} (was ${shownUrl(recorded)})`,
-    }),
-  };
+  return { kind: "ready", dir, url: current };
 }
 
 /** The only transport a fetch between the project and the daemon's repository may use. */

@@ -30,15 +30,10 @@ describe("a schedule's own repository", () => {
     const later = await openOwnRepo({ ...req, remote: "origin" });
     expect(later).toMatchObject({ kind: "ready", url: "https://git.example/octo/app.git" });
     expect(later.kind === "ready" && later.notice).toContain(
-      "now names https://evil.example/x.git; the daemon still uses https://git.example/octo/app.git",
+      "now names https://evil.example/x.git; the daemon keeps https://git.example/octo/app.git, recorded when schedule nightly first used it",
     );
     expect(JSON.stringify(later)).not.toContain("secret");
 
-    const loaded = await openOwnRepo({ ...req, remote: "origin", refresh: true });
-    expect(loaded).toMatchObject({ kind: "ready", url: "https://run:secret@evil.example/x.git" });
-    expect(loaded.kind === "ready" && loaded.notice).toBe(
-      "remote origin of schedule nightly now https://evil.example/x.git (was https://git.example/octo/app.git)",
-    );
     const none = await openOwnRepo({ ...req, remote: "upstream" });
     expect(none).toEqual({
       kind: "failed",

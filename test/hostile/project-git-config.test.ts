@@ -92,7 +92,7 @@ describe("a run's hostile project git config", () => {
     expect(world.gitHttp.authorizations.length).toBeGreaterThan(0);
     expect(git(world.work, "config", "remote.origin.url")).toContain(evil.server.url);
     expect(lines.map((l) => String(l.msg))).toContainEqual(
-      expect.stringContaining("the daemon still uses"),
+      expect.stringContaining("the daemon keeps"),
     );
   }, 90_000);
 

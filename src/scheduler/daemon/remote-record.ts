@@ -1,6 +1,6 @@
 // When schedules load, the URL of each remote they fetch from or deliver to, read from the
-// project and recorded in the schedule's own repository (`forge/own-repo.ts`): what a run
-// writes into the project's config later is not followed until the next load.
+// project and recorded in the schedule's own repository (`forge/own-repo.ts`) the first time,
+// before any run: what a run writes into the project's config later is never followed.
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { openOwnRepo } from "../../forge/own-repo.js";
@@ -29,12 +29,9 @@ export async function recordRemotes(
     const item = work.shift();
     if (item === undefined) return;
     const { s, remote } = item;
-    const own = await openOwnRepo({
-      ...{ gitDir, schedule: s.name, projectDir: s.projectDir, remote },
-      refresh: true,
-    });
+    const own = await openOwnRepo({ gitDir, schedule: s.name, projectDir: s.projectDir, remote });
     if (own.kind === "failed") log.warn({ schedule: s.name }, own.detail);
-    else if (own.notice !== undefined) log.info({ schedule: s.name }, own.notice);
+    else if (own.notice !== undefined) log.warn({ schedule: s.name }, own.notice);
     return next();
   };
   await Promise.all([next(), next(), next(), next()]);
