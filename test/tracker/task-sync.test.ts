@@ -130,7 +130,7 @@ describe("a run's tasks from its issue's checkboxes", () => {
     followUps.ended(runId, readRunIssues(state, runId), { kind: "failed", status: "failed" });
     const record = join(state, "issue-claims", "runs", `${runId}.json`);
     const before = readFileSync(record, "utf8");
-    github.failures.push(502);
+    github.failures.push({ status: 502 });
     await followUps.deliverDue();
     expect(team.body).toBe("- [ ] one\n- [ ] two\n");
     expect(readRunIssues(state, runId)?.failures).toBe(1);
