@@ -23,19 +23,23 @@ export interface FakeIssue {
   createdAt: string;
 }
 
+/** The issue calls; a pull request's labels are set through its issue's. */
+export const ISSUE_ROUTES = routes([
+  ["GET", "/repos/{owner}/{repo}/issues"],
+  ["GET", "/repos/{owner}/{repo}/issues/{issue_number}"],
+  ["PATCH", "/repos/{owner}/{repo}/issues/{issue_number}"],
+  ["POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels"],
+  ["DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"],
+  ["GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
+  ["POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
+]);
+
+/** The issues of a loopback GitHub; FakeGitHub adds its pull requests. */
 export class FakeGitHubIssues extends FakeGitHubServer {
   /** The login of the token's user: the author of every comment posted through the API. */
   readonly login = "autoloop-bot";
   readonly issues: FakeIssue[] = [];
-  protected readonly routes = routes([
-    ["GET", "/repos/{owner}/{repo}/issues"],
-    ["GET", "/repos/{owner}/{repo}/issues/{issue_number}"],
-    ["PATCH", "/repos/{owner}/{repo}/issues/{issue_number}"],
-    ["POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels"],
-    ["DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"],
-    ["GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
-    ["POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
-  ]);
+  protected readonly routes = ISSUE_ROUTES;
 
   add(title: string, body: string, labels = ["agent-ready"]): FakeIssue {
     const issue: FakeIssue = {

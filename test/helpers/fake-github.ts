@@ -1,16 +1,18 @@
-// A loopback GitHub REST API for the pull request calls the daemon makes, every request and
-// answer checked against GitHub's published OpenAPI document (@octokit/openapi); answers are
-// built from the document's own examples. Tests script failures and close or merge pulls.
+// A loopback GitHub REST API for the calls the daemon makes, pull requests and reviews here and
+// issues in fake-github-issues.ts, every request and answer checked against GitHub's published
+// OpenAPI document (@octokit/openapi); answers are built from the document's own examples.
+// Tests script failures and close or merge pulls.
+import { FakeGitHubIssues, ISSUE_ROUTES } from "./fake-github-issues.js";
 import {
   type Answer,
   type Call,
-  FakeGitHubServer,
   type Json,
   openApi,
   routes,
   validationError,
 } from "./fake-github-server.js";
 
+export type { FakeIssue } from "./fake-github-issues.js";
 export type { ScriptedFailure } from "./fake-github-server.js";
 
 export interface FakePull {
@@ -38,26 +40,33 @@ export interface FakeReview {
   user?: string;
 }
 
-export class FakeGitHub extends FakeGitHubServer {
+export class FakeGitHub extends FakeGitHubIssues {
   readonly pulls: FakePull[] = [];
   readonly reviews: FakeReview[] = [];
-  protected readonly routes = routes([
-    ["GET", "/repos/{owner}/{repo}/pulls"],
-    ["POST", "/repos/{owner}/{repo}/pulls"],
-    ["PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}"],
-    ["POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels"],
-    ["POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"],
-    ["GET", "/repos/{owner}/{repo}/pulls/{pull_number}"],
-    ["GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
-    ["POST", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
-    ["PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"],
-  ]);
+  protected override readonly routes = [
+    ...ISSUE_ROUTES,
+    ...routes([
+      ["GET", "/repos/{owner}/{repo}/pulls"],
+      ["POST", "/repos/{owner}/{repo}/pulls"],
+      ["PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}"],
+      ["POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"],
+      ["GET", "/repos/{owner}/{repo}/pulls/{pull_number}"],
+      ["GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
+      ["POST", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
+      ["PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"],
+    ]),
+  ];
 
-  protected answer({ route, params, query, body }: Call): Answer {
-    const [n, id] = params.map(Number);
-    return route.template.includes("/reviews")
-      ? this.reviewAnswer(route.method, body, n!, id!)
-      : this.pullAnswer(route.method, route.template, query, body, n!);
+  protected override answer(call: Call): Answer {
+    const { route, query, body } = call;
+    const [n, id] = call.params.map(Number);
+    if (route.template.includes("/reviews")) return this.reviewAnswer(route.method, body, n!, id!);
+    // Issues and pulls are numbered apart here: labels go to an issue of the number if any.
+    const pullLabels =
+      route.template.endsWith("/labels") && !this.issues.some((i) => i.number === n);
+    return route.template.includes("/pulls") || pullLabels
+      ? this.pullAnswer(route.method, route.template, query, body, n!)
+      : super.answer(call);
   }
 
   private pullAnswer(

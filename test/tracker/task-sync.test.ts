@@ -20,7 +20,7 @@ import { formatProblem } from "../../src/util/errors.js";
 import { processRedactor } from "../../src/util/secrets.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
-import { FakeGitHubIssues } from "../helpers/fake-github-issues.js";
+import { FakeGitHub } from "../helpers/fake-github.js";
 import { FakeGitLabIssues } from "../helpers/fake-gitlab-issues.js";
 import { scriptPreset } from "../helpers/script-preset.js";
 import { waitFor } from "../helpers/wait.js";
@@ -115,7 +115,7 @@ describe("a run's tasks from its issue's checkboxes", () => {
   });
 
   it("are ticked back by a follow-up that is retried, and repeated without ticking twice", async () => {
-    const github = await new FakeGitHubIssues("octo", "app", GH_TOKEN).start();
+    const github = await new FakeGitHub("octo", "app", GH_TOKEN).start();
     closers.push(() => github.close());
     const team = github.add("Parser", "- [ ] one\n- [ ] two\n");
     const taken = { ...issue, id: "1", ref: "#1", body: team.body };
@@ -192,7 +192,7 @@ const BODY = [
 describe("task sync with GitHub, through the daemon", () => {
   it("the run sees 2 open tasks and 1 done, completes them, and every box ends ticked", async () => {
     const dir = tempDir();
-    const github = await new FakeGitHubIssues("octo", "app", GH_TOKEN).start();
+    const github = await new FakeGitHub("octo", "app", GH_TOKEN).start();
     closers.push(() => github.close());
     const preset = syncPreset(
       dir,
