@@ -25,6 +25,7 @@ const LIST_PARAMS = new Set(["state", "labels", "order_by", "sort", ...PAGING]);
 const NOTES_PARAMS = new Set(["sort", "order_by", ...PAGING]);
 const EDIT_BODY = new Set(["add_labels", "remove_labels", "labels", "title", "description"]);
 
+/** The issues of a loopback GitLab; FakeGitLab adds its merge requests. */
 export class FakeGitLabIssues extends FakeGitLabServer {
   /** The username of the token's user: the author of every note posted through the API. */
   readonly username = "autoloop-bot";
@@ -58,7 +59,7 @@ export class FakeGitLabIssues extends FakeGitLabServer {
       this.params("GET issues", q.keys(), LIST_PARAMS);
       const label = q.get("labels");
       const found = this.issues.filter((i) => label === null || i.labels.includes(label));
-      return { status: 200, answer: found.map((i) => this.json(i)) };
+      return { status: 200, answer: found.map((i) => this.issueJson(i)) };
     }
     if (issue === undefined) return notFound("Issue");
     if (notes === undefined && method === "PUT") {
@@ -67,11 +68,11 @@ export class FakeGitLabIssues extends FakeGitLabServer {
       issue.labels = issue.labels.filter((l) => !split(body.remove_labels).includes(l));
       for (const l of split(body.add_labels)) if (!issue.labels.includes(l)) issue.labels.push(l);
       if (typeof body.description === "string") issue.description = body.description;
-      return { status: 200, answer: this.json(issue) };
+      return { status: 200, answer: this.issueJson(issue) };
     }
     if (notes === undefined && method === "GET") {
       this.params("GET issue", q.keys(), new Set());
-      return { status: 200, answer: this.json(issue) };
+      return { status: 200, answer: this.issueJson(issue) };
     }
     if (notes !== undefined && method === "POST") {
       if (typeof body.body !== "string") this.problems.push("POST notes: body is required");
@@ -83,7 +84,7 @@ export class FakeGitLabIssues extends FakeGitLabServer {
     return { status: 200, answer: issue.notes.map((_, k) => this.note(issue, k)) };
   }
 
-  private json(i: FakeGitLabIssue): Json {
+  private issueJson(i: FakeGitLabIssue): Json {
     return {
       id: 100 + i.iid,
       iid: i.iid,

@@ -1,13 +1,10 @@
-// A loopback GitLab REST API (v4) for the merge request calls the daemon makes. GitLab publishes
-// no OpenAPI document on npm, so each request is checked against the parameters its API
-// documentation requires; tests script failures.
-import {
-  type Answer,
-  type Call,
-  FakeGitLabServer,
-  type Json,
-  notFound,
-} from "./fake-gitlab-server.js";
+// A loopback GitLab REST API (v4) for the calls the daemon makes, merge requests and their notes
+// here and issues in fake-gitlab-issues.ts. GitLab publishes no OpenAPI document on npm, so each
+// request is checked against the parameters its API documentation requires; tests script failures.
+import { FakeGitLabIssues } from "./fake-gitlab-issues.js";
+import type { Answer, Call, Json } from "./fake-gitlab-server.js";
+
+export type { FakeGitLabIssue } from "./fake-gitlab-issues.js";
 
 export interface FakeMergeRequest {
   iid: number;
@@ -39,18 +36,19 @@ export const PROJECT_ID = 42;
 
 const USERS: Record<string, number> = { alice: 7, bob: 8 };
 
-export class FakeGitLab extends FakeGitLabServer {
+export class FakeGitLab extends FakeGitLabIssues {
   readonly mergeRequests: FakeMergeRequest[] = [];
   readonly notes: FakeNote[] = [];
 
-  protected answer({ method, path, query: q, body }: Call): Answer | undefined {
+  protected override answer(call: Call): Answer | undefined {
+    const { method, path, query: q, body } = call;
     if (path === "/api/v4/user" && method === "GET") return { status: 200, answer: TOKEN_USER };
     if (path === "/api/v4/users" && method === "GET") {
       const id = USERS[q.get("username") ?? ""];
       return { status: 200, answer: id === undefined ? [] : [{ id, username: q.get("username") }] };
     }
     const rest = this.inProject(path, "merge_requests");
-    if (rest === undefined) return notFound("Project");
+    if (rest === undefined) return super.answer(call);
     if (rest === "" && method === "GET") {
       const found = this.mergeRequests.filter(
         (m) =>
@@ -58,11 +56,12 @@ export class FakeGitLab extends FakeGitLabServer {
           (q.get("source_branch") ?? m.source_branch) === m.source_branch &&
           (q.get("target_branch") ?? m.target_branch) === m.target_branch,
       );
-      return { status: 200, answer: found.map((m) => this.json(m)) };
+      return { status: 200, answer: found.map((m) => this.mergeRequestJson(m)) };
     }
     if (rest === "" && method === "POST") return this.create(body);
     const mr = this.mergeRequests.find((m) => `/${m.iid}` === rest);
-    if (mr !== undefined && method === "GET") return { status: 200, answer: this.json(mr) };
+    if (mr !== undefined && method === "GET")
+      return { status: 200, answer: this.mergeRequestJson(mr) };
     const notes = /^\/(\d+)\/notes(?:\/(\d+))?$/.exec(rest);
     if (notes !== null) return this.noteAnswer(method, body, Number(notes[1]), notes[2]);
     if (mr === undefined || method !== "PUT") return undefined;
@@ -72,7 +71,7 @@ export class FakeGitLab extends FakeGitLabServer {
       for (const l of body.add_labels.split(",")) if (!mr.labels.includes(l)) mr.labels.push(l);
     // GitLab replaces the reviewers with the list sent.
     if (Array.isArray(body.reviewer_ids)) mr.reviewer_ids = body.reviewer_ids as number[];
-    return { status: 200, answer: this.json(mr) };
+    return { status: 200, answer: this.mergeRequestJson(mr) };
   }
 
   private create(body: Json): Answer {
@@ -90,7 +89,7 @@ export class FakeGitLab extends FakeGitLabServer {
       state: "opened",
     };
     this.mergeRequests.push(mr);
-    return { status: 201, answer: this.json(mr) };
+    return { status: 201, answer: this.mergeRequestJson(mr) };
   }
 
   /** A merge request's notes: listed, created (`body` required), edited. */
@@ -123,7 +122,7 @@ export class FakeGitLab extends FakeGitLabServer {
     return { status: 200, answer: json(note) };
   }
 
-  private json(m: FakeMergeRequest): Json {
+  private mergeRequestJson(m: FakeMergeRequest): Json {
     return {
       target_project_id: PROJECT_ID,
       source_project_id: PROJECT_ID,

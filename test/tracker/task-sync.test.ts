@@ -21,7 +21,7 @@ import { processRedactor } from "../../src/util/secrets.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
-import { FakeGitLabIssues } from "../helpers/fake-gitlab-issues.js";
+import { FakeGitLab } from "../helpers/fake-gitlab.js";
 import { scriptPreset } from "../helpers/script-preset.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -226,7 +226,7 @@ exec "$AUTOLOOP_BIN" emit task.complete "all done"`,
 describe("task sync with GitLab, through fire", () => {
   it("a run that completes 1 of 2 tasks is refused completion and ticks only that box", async () => {
     const dir = tempDir();
-    const gitlab = await new FakeGitLabIssues("group/app", GL_TOKEN).start();
+    const gitlab = await new FakeGitLab("group/app", GL_TOKEN).start();
     closers.push(() => gitlab.close());
     const preset = syncPreset(
       dir,
