@@ -1,6 +1,5 @@
-// A loopback GitHub REST API for the issue calls the daemon makes (list, labels, comments, an
-// issue's body read and edited), every request and answer checked against GitHub's published
-// OpenAPI document (@octokit/openapi); answers are built from the document's own examples.
+// The issue calls of the loopback GitHub (fake-github.ts): list, labels, comments, an issue's
+// body read and edited; answers are built from the OpenAPI document's own examples.
 import {
   type Answer,
   basicError,

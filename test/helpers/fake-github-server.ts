@@ -1,19 +1,15 @@
-// What the loopback GitHub fakes share: a server on a loopback port that logs each request,
-// checks it and its answer against GitHub's OpenAPI document (@octokit/openapi), checks the
-// token, and answers scripted failures and holds before the routes of a fake answer.
+// The server under the loopback GitHub (fake-github.ts): on a loopback port, it logs each
+// request, checks it and its answer against GitHub's OpenAPI document (@octokit/openapi), checks
+// the token, and answers scripted failures, holds and refusals before the routes answer.
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { ROOT } from "./cli.js";
-import { closeLoopback, listenLoopback, requestText } from "./loopback.js";
+import { closeLoopback, listenLoopback, requestText, type ScriptedFailure } from "./loopback.js";
+
 import { OpenApiCheck } from "./openapi-check.js";
 
 export type Json = Record<string, unknown>;
-
-export interface ScriptedFailure {
-  status: number;
-  headers?: Record<string, string>;
-}
 
 export interface Route {
   method: string;

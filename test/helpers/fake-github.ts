@@ -13,7 +13,6 @@ import {
 } from "./fake-github-server.js";
 
 export type { FakeIssue } from "./fake-github-issues.js";
-export type { ScriptedFailure } from "./fake-github-server.js";
 
 export interface FakePull {
   number: number;

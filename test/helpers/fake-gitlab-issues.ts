@@ -1,6 +1,6 @@
-// A loopback GitLab REST API (v4) for the issue calls the daemon makes: list, show, edit
-// labels and description, notes. GitLab publishes no OpenAPI document on npm, so each request
-// is checked against the parameters its API documentation names for the endpoint.
+// The issue calls of the loopback GitLab (fake-gitlab.ts): list, show, edit labels and
+// description, notes. GitLab publishes no OpenAPI document on npm, so each request is checked
+// against the parameters its API documentation names for the endpoint.
 import {
   type Answer,
   type Call,

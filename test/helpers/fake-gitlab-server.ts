@@ -1,14 +1,9 @@
-// What the loopback GitLab fakes share: a server on a loopback port that logs each request,
-// checks the token and answers scripted failures before the routes of a fake answer.
+// The server under the loopback GitLab (fake-gitlab.ts): on a loopback port, it logs each
+// request, checks the token and answers scripted failures before the routes answer.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { closeLoopback, listenLoopback, requestText } from "./loopback.js";
+import { closeLoopback, listenLoopback, requestText, type ScriptedFailure } from "./loopback.js";
 
 export type Json = Record<string, unknown>;
-
-export interface ScriptedFailure {
-  status: number;
-  headers?: Record<string, string>;
-}
 
 /** A request that passed the token check and the scripted failures. */
 export interface Call {
