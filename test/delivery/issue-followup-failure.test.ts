@@ -10,7 +10,7 @@ import { readRunIssues, writeRunIssues } from "../../src/tracker/run-issues.js";
 import type { TrackerSource } from "../../src/tracker/tracker.js";
 import { SecretError } from "../../src/util/secrets.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
-import { FakeGitHubIssues } from "../helpers/fake-github-issues.js";
+import { FakeGitHub } from "../helpers/fake-github.js";
 
 const TOKEN = "ghp_unittoken0123456789";
 const NOW = Date.parse("2026-11-29T10:00:00Z");
@@ -81,7 +81,7 @@ describe("a failed issue follow-up", () => {
   });
 
   it("still failing after its day (a 503 every time) is given up and owes a page", async () => {
-    const fake = await new FakeGitHubIssues("octo", "app", TOKEN).start();
+    const fake = await new FakeGitHub("octo", "app", TOKEN).start();
     closers.push(() => fake.close());
     fake.add("Down", "", ["agent-ready", "autoloop:working"]);
     fake.refuse = () => 503;

@@ -1,14 +1,14 @@
-// A loopback GitHub REST API for the issue calls the daemon makes (list, labels, comments, an
-// issue's body read and edited), every request and answer checked against GitHub's published
-// OpenAPI document (@octokit/openapi); answers are built from the document's own examples.
-import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { join } from "node:path";
-import { ROOT } from "./cli.js";
-import { closeLoopback, listenLoopback, requestText } from "./loopback.js";
-import { OpenApiCheck } from "./openapi-check.js";
-
-type Json = Record<string, unknown>;
+// The issue calls of the loopback GitHub (fake-github.ts): list, labels, comments, an issue's
+// body read and edited; answers are built from the OpenAPI document's own examples.
+import {
+  type Answer,
+  basicError,
+  type Call,
+  FakeGitHubServer,
+  type Json,
+  openApi,
+  routes,
+} from "./fake-github-server.js";
 
 export interface FakeIssue {
   number: number;
@@ -22,28 +22,8 @@ export interface FakeIssue {
   createdAt: string;
 }
 
-let check: OpenApiCheck | undefined;
-function openApi(): OpenApiCheck {
-  const path = join(ROOT, "node_modules/@octokit/openapi/generated/api.github.com.json");
-  check ??= new OpenApiCheck(typedNullables(JSON.parse(readFileSync(path, "utf8"))) as Json);
-  return check;
-}
-
-/**
- * The issue schemas say `nullable` beside `allOf`/`anyOf` without a `type`, which ajv refuses:
- * written as "this, or null", which is what OpenAPI 3.0 means by it.
- */
-function typedNullables(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(typedNullables);
-  if (node === null || typeof node !== "object") return node;
-  const out: Json = {};
-  for (const [k, v] of Object.entries(node)) out[k] = typedNullables(v);
-  if (out.nullable !== true || out.type !== undefined) return out;
-  const { nullable: _, ...rest } = out;
-  return { anyOf: [rest, { type: "null" }] };
-}
-
-const ROUTES = [
+/** The issue calls; a pull request's labels are set through its issue's. */
+export const ISSUE_ROUTES = routes([
   ["GET", "/repos/{owner}/{repo}/issues"],
   ["GET", "/repos/{owner}/{repo}/issues/{issue_number}"],
   ["PATCH", "/repos/{owner}/{repo}/issues/{issue_number}"],
@@ -51,42 +31,14 @@ const ROUTES = [
   ["DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"],
   ["GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
   ["POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
-].map(([method, template]) => ({
-  method: method!,
-  template: template!,
-  pattern: new RegExp(`^${template!.replace(/\{[a-z_]+\}/g, "([^/]+)")}$`),
-}));
+]);
 
-export class FakeGitHubIssues {
+/** The issues of a loopback GitHub; FakeGitHub adds its pull requests. */
+export class FakeGitHubIssues extends FakeGitHubServer {
   /** The login of the token's user: the author of every comment posted through the API. */
   readonly login = "autoloop-bot";
   readonly issues: FakeIssue[] = [];
-  /** Requests and answers that do not conform to GitHub's API document: [] in a passing test. */
-  readonly problems: string[] = [];
-  readonly requests: Array<{ method: string; path: string; authorization?: string }> = [];
-  /** Statuses answered, in order, instead of the next requests. */
-  readonly failures: number[] = [];
-  /** A status to answer a request with instead (the release comment refused, say), or none. */
-  refuse: (request: { method: string; template: string; body?: Json }) => number | undefined = () =>
-    undefined;
-  url = "";
-  private readonly server = createServer((req, res) => void this.handle(req, res));
-
-  constructor(
-    private readonly owner: string,
-    private readonly repo: string,
-    private readonly token: string,
-  ) {}
-
-  async start(): Promise<this> {
-    openApi();
-    this.url = await listenLoopback(this.server);
-    return this;
-  }
-
-  close(): Promise<void> {
-    return closeLoopback(this.server);
-  }
+  protected readonly routes = ISSUE_ROUTES;
 
   add(title: string, body: string, labels = ["agent-ready"]): FakeIssue {
     const issue: FakeIssue = {
@@ -109,55 +61,14 @@ export class FakeGitHubIssues {
     issue.commentAuthors.push(login);
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", this.url);
-    const text = await requestText(req);
-    const body = text === "" ? undefined : (JSON.parse(text) as Json);
-    this.requests.push({
-      method: req.method!,
-      path: url.pathname,
-      ...(req.headers.authorization !== undefined && { authorization: req.headers.authorization }),
-    });
-    const route = ROUTES.find((r) => r.method === req.method && r.pattern.test(url.pathname));
-    if (route === undefined) {
-      this.problems.push(`no such route: ${req.method} ${url.pathname}`);
-      return this.send(res, route, 404, basicError("Not Found"));
-    }
-    const wrong = openApi().checkRequest(route.method, route.template, url.searchParams, body);
-    if (wrong.length > 0) {
-      this.problems.push(...wrong.map((p) => `${route.method} ${route.template}: ${p}`));
-      return this.send(res, route, 422, basicError("Validation Failed"));
-    }
-    if (req.headers.authorization !== `token ${this.token}`)
-      return this.send(res, undefined, 401, basicError("Bad credentials"));
-    const failure = this.failures.shift();
-    if (failure !== undefined) return this.send(res, undefined, failure, basicError("scripted"));
-    const refused = this.refuse({ method: route.method, template: route.template, body });
-    if (refused !== undefined)
-      return this.send(
-        res,
-        undefined,
-        refused,
-        basicError(refused === 401 ? "Bad credentials" : "Service unavailable"),
-      );
-    const [owner, repo, n, name] = route.pattern.exec(url.pathname)!.slice(1);
+  protected answer({ route, params, query, body }: Call): Answer {
+    const { method, template } = route;
+    const [n, name] = params;
     const issue = this.issues.find((i) => i.number === Number(n));
-    if (owner !== this.owner || repo !== this.repo || (n !== undefined && issue === undefined))
-      return this.send(res, route, 404, basicError("Not Found"));
-    const { status, answer } = this.answer(route.method, route.template, url, body, issue, name);
-    this.send(res, route, status, answer);
-  }
-
-  private answer(
-    method: string,
-    template: string,
-    url: URL,
-    body: Json | undefined,
-    issue: FakeIssue | undefined,
-    name: string | undefined,
-  ): { status: number; answer: unknown } {
+    if (n !== undefined && issue === undefined)
+      return { status: 404, answer: basicError("Not Found") };
     if (template.endsWith("/issues")) {
-      const label = url.searchParams.get("labels");
+      const label = query.get("labels");
       const found = this.issues
         .filter((i) => i.state === "open" && (label === null || i.labels.includes(label)))
         .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -218,23 +129,4 @@ export class FakeGitHubIssues {
       created_at: new Date(Date.UTC(2026, 1, 1, 0, 0, k)).toISOString(),
     };
   }
-
-  private send(
-    res: ServerResponse,
-    route: { method: string; template: string } | undefined,
-    status: number,
-    answer: unknown,
-  ): void {
-    if (route !== undefined) {
-      const wrong = openApi().checkResponse(route.method, route.template, status, answer);
-      this.problems.push(...wrong.map((p) => `answer to ${route.method} ${route.template}: ${p}`));
-    }
-    res
-      .writeHead(status, { "content-type": "application/json; charset=utf-8" })
-      .end(JSON.stringify(answer));
-  }
-}
-
-function basicError(message: string): Json {
-  return { message, documentation_url: "https://docs.github.com/rest/issues" };
 }

@@ -1,14 +1,18 @@
-// A loopback GitHub REST API for the pull request calls the daemon makes, every request and
-// answer checked against GitHub's published OpenAPI document (@octokit/openapi); answers are
-// built from the document's own examples. Tests script failures and close or merge pulls.
-import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { join } from "node:path";
-import { ROOT } from "./cli.js";
-import { closeLoopback, listenLoopback, requestText } from "./loopback.js";
-import { OpenApiCheck } from "./openapi-check.js";
+// A loopback GitHub REST API for the calls the daemon makes, pull requests and reviews here and
+// issues in fake-github-issues.ts, every request and answer checked against GitHub's published
+// OpenAPI document (@octokit/openapi); answers are built from the document's own examples.
+// Tests script failures and close or merge pulls.
+import { FakeGitHubIssues, ISSUE_ROUTES } from "./fake-github-issues.js";
+import {
+  type Answer,
+  type Call,
+  type Json,
+  openApi,
+  routes,
+  validationError,
+} from "./fake-github-server.js";
 
-type Json = Record<string, unknown>;
+export type { FakeIssue } from "./fake-github-issues.js";
 
 export interface FakePull {
   number: number;
@@ -35,108 +39,36 @@ export interface FakeReview {
   user?: string;
 }
 
-export interface ScriptedFailure {
-  status: number;
-  headers?: Record<string, string>;
-}
-
-let check: OpenApiCheck | undefined;
-/** Loaded once per test file: the document is large. */
-function openApi(): OpenApiCheck {
-  const path = join(ROOT, "node_modules/@octokit/openapi/generated/api.github.com.json");
-  check ??= new OpenApiCheck(JSON.parse(readFileSync(path, "utf8")) as Json);
-  return check;
-}
-
-const ROUTES: Array<{ method: string; template: string; pattern: RegExp }> = [
-  ["GET", "/repos/{owner}/{repo}/pulls"],
-  ["POST", "/repos/{owner}/{repo}/pulls"],
-  ["PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}"],
-  ["POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels"],
-  ["POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"],
-  ["GET", "/repos/{owner}/{repo}/pulls/{pull_number}"],
-  ["GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
-  ["POST", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
-  ["PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"],
-].map(([method, template]) => ({
-  method: method!,
-  template: template!,
-  pattern: new RegExp(`^${template!.replace(/\{[a-z_]+\}/g, "([^/]+)")}$`),
-}));
-
-export class FakeGitHub {
+export class FakeGitHub extends FakeGitHubIssues {
   readonly pulls: FakePull[] = [];
   readonly reviews: FakeReview[] = [];
-  /** Requests and answers that do not conform to GitHub's API document: [] in a passing test. */
-  readonly problems: string[] = [];
-  readonly requests: Array<{
-    method: string;
-    path: string;
-    authorization?: string;
-    body?: unknown;
-  }> = [];
-  /** Answered, in order, instead of the next requests. */
-  readonly failures: ScriptedFailure[] = [];
-  /** While set, requests are taken and never answered (a daemon killed mid-call). */
-  hold = false;
-  url = "";
-  private readonly server = createServer((req, res) => void this.handle(req, res));
+  protected override readonly routes = [
+    ...ISSUE_ROUTES,
+    ...routes([
+      ["GET", "/repos/{owner}/{repo}/pulls"],
+      ["POST", "/repos/{owner}/{repo}/pulls"],
+      ["PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}"],
+      ["POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"],
+      ["GET", "/repos/{owner}/{repo}/pulls/{pull_number}"],
+      ["GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
+      ["POST", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
+      ["PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"],
+    ]),
+  ];
 
-  constructor(
-    private readonly owner: string,
-    private readonly repo: string,
-    private readonly token: string,
-  ) {}
-
-  async start(): Promise<this> {
-    openApi();
-    this.url = await listenLoopback(this.server);
-    return this;
+  protected override answer(call: Call): Answer {
+    const { route, query, body } = call;
+    const [n, id] = call.params.map(Number);
+    if (route.template.includes("/reviews")) return this.reviewAnswer(route.method, body, n!, id!);
+    // Issues and pulls are numbered apart here: labels go to an issue of the number if any.
+    const pullLabels =
+      route.template.endsWith("/labels") && !this.issues.some((i) => i.number === n);
+    return route.template.includes("/pulls") || pullLabels
+      ? this.pullAnswer(route.method, route.template, query, body, n!)
+      : super.answer(call);
   }
 
-  close(): Promise<void> {
-    return closeLoopback(this.server);
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", this.url);
-    const text = await requestText(req);
-    const body = text === "" ? undefined : (JSON.parse(text) as Json);
-    this.requests.push({
-      method: req.method!,
-      path: url.pathname,
-      authorization: req.headers.authorization,
-      body,
-    });
-    if (this.hold) return;
-    const route = ROUTES.find((r) => r.method === req.method && r.pattern.test(url.pathname));
-    if (route === undefined) {
-      this.problems.push(`no such route: ${req.method} ${url.pathname}`);
-      return this.error(res, 404, "Not Found");
-    }
-    const problems = openApi().checkRequest(route.method, route.template, url.searchParams, body);
-    if (problems.length > 0) {
-      this.problems.push(...problems.map((p) => `${route.method} ${route.template}: ${p}`));
-      return this.error(res, 422, "Validation Failed");
-    }
-    if (req.headers.authorization !== `token ${this.token}`)
-      return this.error(res, 401, "Bad credentials");
-    const failure = this.failures.shift();
-    if (failure !== undefined)
-      return this.error(res, failure.status, "scripted failure", failure.headers);
-    const [owner, repo, n, id] = route.pattern.exec(url.pathname)!.slice(1);
-    if (owner !== this.owner || repo !== this.repo) return this.error(res, 404, "Not Found");
-    const { status, answer } = route.template.includes("/reviews")
-      ? this.reviewAnswer(route.method, body, Number(n), Number(id))
-      : this.answer(route.method, route.template, url.searchParams, body, Number(n));
-    const wrong = openApi().checkResponse(route.method, route.template, status, answer);
-    this.problems.push(...wrong.map((p) => `answer to ${route.method} ${route.template}: ${p}`));
-    res
-      .writeHead(status, { "content-type": "application/json; charset=utf-8" })
-      .end(JSON.stringify(answer));
-  }
-
-  private answer(
+  private pullAnswer(
     method: string,
     template: string,
     query: URLSearchParams,
@@ -275,29 +207,4 @@ export class FakeGitHub {
       base: side(p.base, json.base, here),
     };
   }
-
-  private error(
-    res: ServerResponse,
-    status: number,
-    message: string,
-    headers: Record<string, string> = {},
-  ) {
-    const body =
-      status === 422
-        ? validationError(message)
-        : { message, documentation_url: "https://docs.github.com/rest", status: String(status) };
-    const wrong = openApi().checkSchema(status === 422 ? "validation-error" : "basic-error", body);
-    this.problems.push(...wrong);
-    res
-      .writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers })
-      .end(JSON.stringify(body));
-  }
-}
-
-function validationError(message: string): Json {
-  return {
-    message,
-    documentation_url: "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
-    errors: [{ resource: "PullRequest", code: "custom", message }],
-  };
 }

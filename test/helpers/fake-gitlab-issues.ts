@@ -1,10 +1,13 @@
-// A loopback GitLab REST API (v4) for the issue calls the daemon makes: list, show, edit
-// labels and description, notes. GitLab publishes no OpenAPI document on npm, so each request
-// is checked against the parameters its API documentation names for the endpoint.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { closeLoopback, listenLoopback, requestText } from "./loopback.js";
-
-type Json = Record<string, unknown>;
+// The issue calls of the loopback GitLab (fake-gitlab.ts): list, show, edit labels and
+// description, notes. GitLab publishes no OpenAPI document on npm, so each request is checked
+// against the parameters its API documentation names for the endpoint.
+import {
+  type Answer,
+  type Call,
+  FakeGitLabServer,
+  type Json,
+  notFound,
+} from "./fake-gitlab-server.js";
 
 export interface FakeGitLabIssue {
   iid: number;
@@ -22,28 +25,12 @@ const LIST_PARAMS = new Set(["state", "labels", "order_by", "sort", ...PAGING]);
 const NOTES_PARAMS = new Set(["sort", "order_by", ...PAGING]);
 const EDIT_BODY = new Set(["add_labels", "remove_labels", "labels", "title", "description"]);
 
-export class FakeGitLabIssues {
+/** The issues of a loopback GitLab; FakeGitLab adds its merge requests. */
+export class FakeGitLabIssues extends FakeGitLabServer {
   /** The username of the token's user: the author of every note posted through the API. */
   readonly username = "autoloop-bot";
   readonly issues: FakeGitLabIssue[] = [];
-  readonly problems: string[] = [];
-  url = "";
   private readonly userIds = new Map<string, number>();
-  private readonly server = createServer((req, res) => void this.handle(req, res));
-
-  constructor(
-    private readonly project: string,
-    private readonly token: string,
-  ) {}
-
-  async start(): Promise<this> {
-    this.url = await listenLoopback(this.server);
-    return this;
-  }
-
-  close(): Promise<void> {
-    return closeLoopback(this.server);
-  }
 
   add(title: string, description: string, labels = ["agent-ready"]): FakeGitLabIssue {
     const issue = { iid: this.issues.length + 1, title, description, labels };
@@ -63,58 +50,41 @@ export class FakeGitLabIssues {
       if (!allowed.has(n)) this.problems.push(`${what}: ${n} is not a parameter`);
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
-    const url = new URL(req.url ?? "/", this.url);
-    const text = await requestText(req);
-    const body = text === "" ? {} : (JSON.parse(text) as Json);
-    const send = (status: number, json: unknown) =>
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(json));
-    if (req.headers["private-token"] !== this.token)
-      return send(401, { message: "401 Unauthorized" });
-    const base = `/api/v4/projects/${encodeURIComponent(this.project)}/issues`;
-    if (!url.pathname.startsWith(base)) return send(404, { message: "404 Project Not Found" });
-    const [, iid, notes] = /^(?:\/(\d+)(\/notes)?)?$/.exec(url.pathname.slice(base.length)) ?? [];
-    const q = url.searchParams;
+  protected answer({ method, path, query: q, body }: Call): Answer | undefined {
+    const rest = this.inProject(path, "issues");
+    if (rest === undefined) return notFound("Project");
+    const [, iid, notes] = /^(?:\/(\d+)(\/notes)?)?$/.exec(rest) ?? [];
     const issue = this.issues.find((i) => String(i.iid) === iid);
-    if (iid === undefined && req.method === "GET") {
+    if (iid === undefined && method === "GET") {
       this.params("GET issues", q.keys(), LIST_PARAMS);
       const label = q.get("labels");
       const found = this.issues.filter((i) => label === null || i.labels.includes(label));
-      return send(
-        200,
-        found.map((i) => this.json(i)),
-      );
+      return { status: 200, answer: found.map((i) => this.issueJson(i)) };
     }
-    if (issue === undefined) return send(404, { message: "404 Issue Not Found" });
-    if (notes === undefined && req.method === "PUT") {
+    if (issue === undefined) return notFound("Issue");
+    if (notes === undefined && method === "PUT") {
       this.params("PUT issue", Object.keys(body), EDIT_BODY);
       const split = (v: unknown) => (typeof v === "string" ? v.split(",") : []);
       issue.labels = issue.labels.filter((l) => !split(body.remove_labels).includes(l));
       for (const l of split(body.add_labels)) if (!issue.labels.includes(l)) issue.labels.push(l);
       if (typeof body.description === "string") issue.description = body.description;
-      return send(200, this.json(issue));
+      return { status: 200, answer: this.issueJson(issue) };
     }
-    if (notes === undefined && req.method === "GET") {
+    if (notes === undefined && method === "GET") {
       this.params("GET issue", q.keys(), new Set());
-      return send(200, this.json(issue));
+      return { status: 200, answer: this.issueJson(issue) };
     }
-    if (notes !== undefined && req.method === "POST") {
+    if (notes !== undefined && method === "POST") {
       if (typeof body.body !== "string") this.problems.push("POST notes: body is required");
       this.plantNote(issue, String(body.body), this.username);
-      return send(201, this.note(issue, issue.notes.length - 1));
+      return { status: 201, answer: this.note(issue, issue.notes.length - 1) };
     }
-    if (notes !== undefined && req.method === "GET") {
-      this.params("GET notes", q.keys(), NOTES_PARAMS);
-      return send(
-        200,
-        issue.notes.map((_, k) => this.note(issue, k)),
-      );
-    }
-    this.problems.push(`unexpected ${req.method} ${url.pathname}`);
-    return send(404, { message: "404 Not found" });
+    if (notes === undefined || method !== "GET") return undefined;
+    this.params("GET notes", q.keys(), NOTES_PARAMS);
+    return { status: 200, answer: issue.notes.map((_, k) => this.note(issue, k)) };
   }
 
-  private json(i: FakeGitLabIssue): Json {
+  private issueJson(i: FakeGitLabIssue): Json {
     return {
       id: 100 + i.iid,
       iid: i.iid,

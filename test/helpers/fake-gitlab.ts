@@ -1,10 +1,10 @@
-// A loopback GitLab REST API (v4) for the merge request calls the daemon makes. GitLab publishes
-// no OpenAPI document on npm, so each request is checked against the parameters its API
-// documentation requires; tests script failures.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { closeLoopback, listenLoopback, requestText } from "./loopback.js";
+// A loopback GitLab REST API (v4) for the calls the daemon makes, merge requests and their notes
+// here and issues in fake-gitlab-issues.ts. GitLab publishes no OpenAPI document on npm, so each
+// request is checked against the parameters its API documentation requires; tests script failures.
+import { FakeGitLabIssues } from "./fake-gitlab-issues.js";
+import type { Answer, Call, Json } from "./fake-gitlab-server.js";
 
-type Json = Record<string, unknown>;
+export type { FakeGitLabIssue } from "./fake-gitlab-issues.js";
 
 export interface FakeMergeRequest {
   iid: number;
@@ -36,108 +36,66 @@ export const PROJECT_ID = 42;
 
 const USERS: Record<string, number> = { alice: 7, bob: 8 };
 
-export class FakeGitLab {
+export class FakeGitLab extends FakeGitLabIssues {
   readonly mergeRequests: FakeMergeRequest[] = [];
   readonly notes: FakeNote[] = [];
-  readonly problems: string[] = [];
-  readonly requests: Array<{ method: string; path: string }> = [];
-  readonly failures: Array<{ status: number; headers?: Record<string, string> }> = [];
-  url = "";
-  private readonly server = createServer((req, res) => void this.handle(req, res));
 
-  constructor(
-    private readonly project: string,
-    private readonly token: string,
-  ) {}
-
-  async start(): Promise<this> {
-    this.url = await listenLoopback(this.server);
-    return this;
-  }
-
-  close(): Promise<void> {
-    return closeLoopback(this.server);
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
-    const url = new URL(req.url ?? "/", this.url);
-    const text = await requestText(req);
-    const body = text === "" ? {} : (JSON.parse(text) as Json);
-    this.requests.push({ method: req.method!, path: url.pathname });
-    const send = (status: number, json: unknown, headers: Record<string, string> = {}) =>
-      res
-        .writeHead(status, { "content-type": "application/json", ...headers })
-        .end(JSON.stringify(json));
-    if (req.headers["private-token"] !== this.token)
-      return send(401, { message: "401 Unauthorized" });
-    const failure = this.failures.shift();
-    if (failure !== undefined)
-      return send(failure.status, { message: "scripted" }, failure.headers);
-    const q = url.searchParams;
-    if (url.pathname === "/api/v4/user" && req.method === "GET") return send(200, TOKEN_USER);
-    if (url.pathname === "/api/v4/users" && req.method === "GET") {
+  protected override answer(call: Call): Answer | undefined {
+    const { method, path, query: q, body } = call;
+    if (path === "/api/v4/user" && method === "GET") return { status: 200, answer: TOKEN_USER };
+    if (path === "/api/v4/users" && method === "GET") {
       const id = USERS[q.get("username") ?? ""];
-      return send(200, id === undefined ? [] : [{ id, username: q.get("username") }]);
+      return { status: 200, answer: id === undefined ? [] : [{ id, username: q.get("username") }] };
     }
-    const base = `/api/v4/projects/${encodeURIComponent(this.project)}/merge_requests`;
-    if (!url.pathname.startsWith(base)) return send(404, { message: "404 Project Not Found" });
-    const rest = url.pathname.slice(base.length);
-    if (rest === "" && req.method === "GET") {
+    const rest = this.inProject(path, "merge_requests");
+    if (rest === undefined) return super.answer(call);
+    if (rest === "" && method === "GET") {
       const found = this.mergeRequests.filter(
         (m) =>
           (q.get("state") ?? m.state) === m.state &&
           (q.get("source_branch") ?? m.source_branch) === m.source_branch &&
           (q.get("target_branch") ?? m.target_branch) === m.target_branch,
       );
-      return send(
-        200,
-        found.map((m) => this.json(m)),
-      );
+      return { status: 200, answer: found.map((m) => this.mergeRequestJson(m)) };
     }
-    if (rest === "" && req.method === "POST") {
-      for (const key of ["source_branch", "target_branch", "title"])
-        if (typeof body[key] !== "string")
-          this.problems.push(`POST merge_requests: ${key} is required`);
-      const mr: FakeMergeRequest = {
-        iid: this.mergeRequests.length + 1,
-        source_branch: String(body.source_branch),
-        target_branch: String(body.target_branch),
-        title: String(body.title),
-        description: String(body.description ?? ""),
-        labels: typeof body.labels === "string" ? body.labels.split(",") : [],
-        reviewer_ids: (body.reviewer_ids as number[] | undefined) ?? [],
-        state: "opened",
-      };
-      this.mergeRequests.push(mr);
-      return send(201, this.json(mr));
-    }
+    if (rest === "" && method === "POST") return this.create(body);
     const mr = this.mergeRequests.find((m) => `/${m.iid}` === rest);
-    if (mr !== undefined && req.method === "GET") return send(200, this.json(mr));
+    if (mr !== undefined && method === "GET")
+      return { status: 200, answer: this.mergeRequestJson(mr) };
     const notes = /^\/(\d+)\/notes(?:\/(\d+))?$/.exec(rest);
-    if (notes !== null) return this.noteAnswer(req.method!, body, Number(notes[1]), notes[2], send);
-    if (mr !== undefined && req.method === "PUT") {
-      if (typeof body.title === "string") mr.title = body.title;
-      if (typeof body.description === "string") mr.description = body.description;
-      if (typeof body.add_labels === "string")
-        for (const l of body.add_labels.split(",")) if (!mr.labels.includes(l)) mr.labels.push(l);
-      // GitLab replaces the reviewers with the list sent.
-      if (Array.isArray(body.reviewer_ids)) mr.reviewer_ids = body.reviewer_ids as number[];
-      return send(200, this.json(mr));
-    }
-    this.problems.push(`unexpected ${req.method} ${url.pathname}`);
-    return send(404, { message: "404 Not found" });
+    if (notes !== null) return this.noteAnswer(method, body, Number(notes[1]), notes[2]);
+    if (mr === undefined || method !== "PUT") return undefined;
+    if (typeof body.title === "string") mr.title = body.title;
+    if (typeof body.description === "string") mr.description = body.description;
+    if (typeof body.add_labels === "string")
+      for (const l of body.add_labels.split(",")) if (!mr.labels.includes(l)) mr.labels.push(l);
+    // GitLab replaces the reviewers with the list sent.
+    if (Array.isArray(body.reviewer_ids)) mr.reviewer_ids = body.reviewer_ids as number[];
+    return { status: 200, answer: this.mergeRequestJson(mr) };
+  }
+
+  private create(body: Json): Answer {
+    for (const key of ["source_branch", "target_branch", "title"])
+      if (typeof body[key] !== "string")
+        this.problems.push(`POST merge_requests: ${key} is required`);
+    const mr: FakeMergeRequest = {
+      iid: this.mergeRequests.length + 1,
+      source_branch: String(body.source_branch),
+      target_branch: String(body.target_branch),
+      title: String(body.title),
+      description: String(body.description ?? ""),
+      labels: typeof body.labels === "string" ? body.labels.split(",") : [],
+      reviewer_ids: (body.reviewer_ids as number[] | undefined) ?? [],
+      state: "opened",
+    };
+    this.mergeRequests.push(mr);
+    return { status: 201, answer: this.mergeRequestJson(mr) };
   }
 
   /** A merge request's notes: listed, created (`body` required), edited. */
-  private noteAnswer(
-    method: string,
-    body: Json,
-    iid: number,
-    id: string | undefined,
-    send: (status: number, json: unknown) => unknown,
-  ) {
+  private noteAnswer(method: string, body: Json, iid: number, id: string | undefined): Answer {
     if (!this.mergeRequests.some((m) => m.iid === iid))
-      return send(404, { message: "404 Not found" });
+      return { status: 404, answer: { message: "404 Not found" } };
     const json = (n: FakeNote) => ({
       id: n.id,
       body: n.body,
@@ -147,23 +105,24 @@ export class FakeGitLab {
       author: { id: n.author ?? TOKEN_USER.id },
     });
     if (method === "GET" && id === undefined)
-      return send(200, this.notes.filter((n) => n.iid === iid).map(json));
+      return { status: 200, answer: this.notes.filter((n) => n.iid === iid).map(json) };
     if (typeof body.body !== "string") {
       this.problems.push(`${method} notes: body is required`);
-      return send(400, { message: "400 body is missing" });
+      return { status: 400, answer: { message: "400 body is missing" } };
     }
     if (method === "POST" && id === undefined) {
       const note = { id: 500 + this.notes.length, iid, body: body.body };
       this.notes.push(note);
-      return send(201, json(note));
+      return { status: 201, answer: json(note) };
     }
     const note = this.notes.find((n) => n.iid === iid && String(n.id) === id);
-    if (method !== "PUT" || note === undefined) return send(404, { message: "404 Not found" });
+    if (method !== "PUT" || note === undefined)
+      return { status: 404, answer: { message: "404 Not found" } };
     note.body = body.body;
-    return send(200, json(note));
+    return { status: 200, answer: json(note) };
   }
 
-  private json(m: FakeMergeRequest): Json {
+  private mergeRequestJson(m: FakeMergeRequest): Json {
     return {
       target_project_id: PROJECT_ID,
       source_project_id: PROJECT_ID,

@@ -20,3 +20,9 @@ export async function requestText(req: IncomingMessage): Promise<string> {
   for await (const chunk of req) text += String(chunk);
   return text;
 }
+
+/** What a loopback fake answers instead of the next request: a status, and headers. */
+export interface ScriptedFailure {
+  status: number;
+  headers?: Record<string, string>;
+}

@@ -9,7 +9,7 @@ import { startIssueFollowUps } from "../../src/app/issues.js";
 import { loadConfig } from "../../src/scheduler/config/config.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
-import { FakeGitHubIssues } from "../helpers/fake-github-issues.js";
+import { FakeGitHub } from "../helpers/fake-github.js";
 import { waitFor } from "../helpers/wait.js";
 
 const TOKEN = "ghp_trackertoken0123456789";
@@ -29,7 +29,7 @@ require("node:fs").writeFileSync("objective-bytes", String(Buffer.byteLength(obj
 describe("issues whose text is long", () => {
   it("fit the run's objective: the run starts", async () => {
     const dir = tempDir("autoloop-issue-size-");
-    const github = await new FakeGitHubIssues("octo", "app", TOKEN).start();
+    const github = await new FakeGitHub("octo", "app", TOKEN).start();
     closers.push(() => github.close());
     writeFileSync(join(dir, "harness.js"), HARNESS);
     const harness = `harness = [${JSON.stringify(process.execPath)}, ${JSON.stringify(join(dir, "harness.js"))}]\n`;

@@ -11,7 +11,6 @@ import type { SchedulerDaemon } from "../../src/scheduler/daemon/daemon.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
 import { FakeGitHub, type FakePull } from "../helpers/fake-github.js";
-import { FakeGitHubIssues } from "../helpers/fake-github-issues.js";
 import { GIT_ENV, git } from "../helpers/git.js";
 import { startGitHttp } from "../helpers/git-http.js";
 import { waitFor } from "../helpers/wait.js";
@@ -65,13 +64,13 @@ const releases = (comments: string[]) =>
 interface WorldOptions {
   extra?: string;
   daemons?: number;
-  /** Done before the daemons start (a repository to deliver from). */
-  prepare?: (dir: string) => Promise<void>;
+  /** Done before the daemons start (a repository to deliver from, to the same GitHub). */
+  prepare?: (dir: string, github: FakeGitHub) => Promise<void>;
 }
 
 async function issuesWorld(script: string, options: WorldOptions = {}) {
   const dir = tempDir();
-  const github = await new FakeGitHubIssues("octo", "app", TOKEN).start();
+  const github = await new FakeGitHub("octo", "app", TOKEN).start();
   closers.push(() => github.close());
   const source = `source = { github_issues = { repo = "octo/app", api_url = "${github.url}" } }\n${options.extra ?? ""}`;
   const config = writeCronConfig(dir, commandSchedule("fix", script, source));
@@ -81,7 +80,7 @@ async function issuesWorld(script: string, options: WorldOptions = {}) {
     for (const k of ["GITHUB_TOKEN", ...Object.keys(GIT_ENV)]) delete process.env[k];
     Object.assign(process.env, saved);
   });
-  await options.prepare?.(dir);
+  await options.prepare?.(dir, github);
   const daemons: SchedulerDaemon[] = [];
   for (let i = 0; i < (options.daemons ?? 1); i++) {
     const daemon = await startDaemon(config);
@@ -100,17 +99,12 @@ async function issuesWorld(script: string, options: WorldOptions = {}) {
 
 const DELIVER = `deliver = { pull_request = { forge = "github", token_env = "GITHUB_TOKEN", api_url = "PULLS_URL", repository = "octo/app" } }`;
 
-/** A project whose origin is a bare repository behind git's HTTP server, and a loopback GitHub. */
-async function deliveringRepo(dir: string, pulls: FakeGitHub[]): Promise<void> {
+/** A project whose origin is a bare repository behind git's HTTP server, delivered to `forge`. */
+async function deliveringRepo(dir: string, forge: FakeGitHub): Promise<void> {
   const remotes = join(dir, "remotes");
   git(dir, "init", "--quiet", "--bare", "--initial-branch=main", join(remotes, "octo/app.git"));
   const gitHttp = await startGitHttp(remotes, TOKEN);
-  const forge = await new FakeGitHub("octo", "app", TOKEN).start();
-  pulls.push(forge);
-  closers.push(
-    () => gitHttp.close(),
-    () => forge.close(),
-  );
+  closers.push(() => gitHttp.close());
   const work = join(dir, "work");
   git(work, "init", "--quiet", "--initial-branch=main");
   writeFileSync(join(work, "app.js"), "original\n");
@@ -159,15 +153,14 @@ describe("a schedule that works from GitHub issues", () => {
   });
 
   it("delivers each issue to a pull request of its own, which a later run of the issue updates", async () => {
-    const all: FakeGitHub[] = [];
-    const prepare = (d: string) => deliveringRepo(d, all);
+    const prepare = deliveringRepo;
     const { github, daemons, dir } = await issuesWorld(BY_ISSUE, { extra: DELIVER, prepare });
     const one = github.add("Fix one", "");
     const two = github.add("Fix two", "");
     const done = (i: typeof one, n: number) =>
       i.labels.includes("autoloop:done") && releases(i.comments).length === n;
     await waitFor(() => done(one, 1) && done(two, 1), "both issues done", 60_000);
-    const pulls = all[0]!.pulls;
+    const pulls = github.pulls;
     const heads = git(join(dir, "remotes/octo/app.git"), "branch", "--list").split(/\s+/);
     expect(heads).toEqual(expect.arrayContaining(["autoloop/fix/issue-1", "autoloop/fix/issue-2"]));
     expect(pulls.map((p) => p.head).sort()).toEqual([
@@ -188,7 +181,7 @@ describe("a schedule that works from GitHub issues", () => {
     expect(pulls).toHaveLength(2);
     expect(pullOf(1).body).toContain(last);
     expect(daemons[0]!.ledger.summary(last)?.pullRequest).toBe(urlOf(pullOf(1)));
-    expect([...all[0]!.problems, ...github.problems]).toEqual([]);
+    expect(github.problems).toEqual([]);
   });
 
   it("two daemons over one state dir: one run takes the one issue", async () => {
@@ -231,10 +224,9 @@ describe("a schedule that works from GitHub issues", () => {
   });
 
   it("fire without a daemon closes the issue from its pull request too", async () => {
-    const pulls: FakeGitHub[] = [];
     const { github, dir } = await issuesWorld(DELIVERING, {
       extra: DELIVER,
-      prepare: (d) => deliveringRepo(d, pulls),
+      prepare: deliveringRepo,
       daemons: 0,
     });
     const issue = github.add("Fix it by hand", "");
@@ -244,28 +236,25 @@ describe("a schedule that works from GitHub issues", () => {
       { env: cleanEnv({ ...GIT_ENV, GITHUB_TOKEN: TOKEN }), reject: false },
     );
     expect(fired.exitCode).toBe(0);
-    expect(pulls[0]!.pulls[0]!.head).toBe("autoloop/fix/issue-1");
-    expect(pulls[0]!.pulls[0]!.body).toContain("- Closes octo/app#1");
+    expect(github.pulls[0]!.head).toBe("autoloop/fix/issue-1");
+    expect(github.pulls[0]!.body).toContain("- Closes octo/app#1");
     expect(releases(issue.comments)[0]).toContain(
       "completed: https://github.example/octo/app/pull/1",
     );
     expect(issue.labels).toContain("autoloop:done");
-    expect([...pulls[0]!.problems, ...github.problems]).toEqual([]);
+    expect(github.problems).toEqual([]);
   });
 
   it("closes the issue from the run's pull request and comments its URL", async () => {
-    const all: FakeGitHub[] = [];
-    const prepare = (d: string) => deliveringRepo(d, all);
     const extra = DELIVER;
-    const { github } = await issuesWorld(DELIVERING, { extra, prepare });
-    const pulls = all[0];
+    const { github } = await issuesWorld(DELIVERING, { extra, prepare: deliveringRepo });
     const issue = github.add("Fix the app", "");
     await waitFor(() => issue.labels.includes("autoloop:done"), "the issue marked done");
-    expect(pulls!.pulls[0]!.body).toContain("- Closes octo/app#1");
+    expect(github.pulls[0]!.body).toContain("- Closes octo/app#1");
     expect(releases(issue.comments)[0]).toContain(
       "completed: https://github.example/octo/app/pull/1",
     );
     expect(issue.labels).not.toContain("autoloop:working");
-    expect([...pulls!.problems, ...github.problems]).toEqual([]);
+    expect(github.problems).toEqual([]);
   });
 });

@@ -10,10 +10,10 @@ import { readRunIssues, writeRunIssues } from "../../src/tracker/run-issues.js";
 import { issueClaimPath, takeIssues } from "../../src/tracker/take.js";
 import type { TrackerSource } from "../../src/tracker/tracker.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
-import { FakeGitHubIssues } from "../helpers/fake-github-issues.js";
+import { FakeGitHub } from "../helpers/fake-github.js";
 
 const TOKEN = "ghp_issuetoken0123456789";
-let github: FakeGitHubIssues;
+let github: FakeGitHub;
 afterEach(async () => {
   expect(github.problems).toEqual([]);
   await github.close();
@@ -21,7 +21,7 @@ afterEach(async () => {
 afterAll(cleanupTempDirs);
 
 async function world() {
-  github = await new FakeGitHubIssues("octo", "app", TOKEN).start();
+  github = await new FakeGitHub("octo", "app", TOKEN).start();
   const source: TrackerSource = {
     kind: "github",
     repository: "octo/app",

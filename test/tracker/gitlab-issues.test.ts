@@ -6,10 +6,10 @@ import { gitlabIssues } from "../../src/tracker/gitlab-issues.js";
 import { takeIssues } from "../../src/tracker/take.js";
 import type { TrackerSource } from "../../src/tracker/tracker.js";
 import { cleanupTempDirs, tempDir } from "../helpers/cli.js";
-import { FakeGitLabIssues } from "../helpers/fake-gitlab-issues.js";
+import { FakeGitLab } from "../helpers/fake-gitlab.js";
 
 const TOKEN = "glpat-issuetoken0123456789";
-let gitlab: FakeGitLabIssues;
+let gitlab: FakeGitLab;
 afterEach(async () => {
   expect(gitlab.problems).toEqual([]);
   await gitlab.close();
@@ -17,7 +17,7 @@ afterEach(async () => {
 afterAll(cleanupTempDirs);
 
 async function world() {
-  gitlab = await new FakeGitLabIssues("group/app", TOKEN).start();
+  gitlab = await new FakeGitLab("group/app", TOKEN).start();
   const source: TrackerSource = {
     kind: "gitlab",
     repository: "group/app",

@@ -11,7 +11,7 @@ import { MonitorService } from "../../src/monitor/service.js";
 import { readRunIssues } from "../../src/tracker/run-issues.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { commandSchedule, silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
-import { FakeGitHubIssues } from "../helpers/fake-github-issues.js";
+import { FakeGitHub } from "../helpers/fake-github.js";
 import { waitFor } from "../helpers/wait.js";
 import { webhookReceiver } from "../helpers/webhook-receiver.js";
 
@@ -30,7 +30,7 @@ const isRelease = (r: { method: string; template: string; body?: unknown }) =>
 /** A schedule taking GitHub issues, a webhook channel, a monitor that watched from a minute ago. */
 async function pagedWorld(cron: string) {
   const dir = tempDir();
-  const github = await new FakeGitHubIssues("octo", "app", TOKEN).start();
+  const github = await new FakeGitHub("octo", "app", TOKEN).start();
   closers.push(() => github.close());
   const hook = await webhookReceiver(closers);
   const source = `source = { github_issues = { repo = "octo/app", api_url = "${github.url}" } }`;

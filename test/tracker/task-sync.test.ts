@@ -20,8 +20,8 @@ import { formatProblem } from "../../src/util/errors.js";
 import { processRedactor } from "../../src/util/secrets.js";
 import { AUTOLOOP_CRON, cleanEnv, cleanupTempDirs, tempDir } from "../helpers/cli.js";
 import { silentLogger, startDaemon, writeCronConfig } from "../helpers/daemon.js";
-import { FakeGitHubIssues } from "../helpers/fake-github-issues.js";
-import { FakeGitLabIssues } from "../helpers/fake-gitlab-issues.js";
+import { FakeGitHub } from "../helpers/fake-github.js";
+import { FakeGitLab } from "../helpers/fake-gitlab.js";
 import { scriptPreset } from "../helpers/script-preset.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -115,7 +115,7 @@ describe("a run's tasks from its issue's checkboxes", () => {
   });
 
   it("are ticked back by a follow-up that is retried, and repeated without ticking twice", async () => {
-    const github = await new FakeGitHubIssues("octo", "app", GH_TOKEN).start();
+    const github = await new FakeGitHub("octo", "app", GH_TOKEN).start();
     closers.push(() => github.close());
     const team = github.add("Parser", "- [ ] one\n- [ ] two\n");
     const taken = { ...issue, id: "1", ref: "#1", body: team.body };
@@ -130,7 +130,7 @@ describe("a run's tasks from its issue's checkboxes", () => {
     followUps.ended(runId, readRunIssues(state, runId), { kind: "failed", status: "failed" });
     const record = join(state, "issue-claims", "runs", `${runId}.json`);
     const before = readFileSync(record, "utf8");
-    github.failures.push(502);
+    github.failures.push({ status: 502 });
     await followUps.deliverDue();
     expect(team.body).toBe("- [ ] one\n- [ ] two\n");
     expect(readRunIssues(state, runId)?.failures).toBe(1);
@@ -192,7 +192,7 @@ const BODY = [
 describe("task sync with GitHub, through the daemon", () => {
   it("the run sees 2 open tasks and 1 done, completes them, and every box ends ticked", async () => {
     const dir = tempDir();
-    const github = await new FakeGitHubIssues("octo", "app", GH_TOKEN).start();
+    const github = await new FakeGitHub("octo", "app", GH_TOKEN).start();
     closers.push(() => github.close());
     const preset = syncPreset(
       dir,
@@ -226,7 +226,7 @@ exec "$AUTOLOOP_BIN" emit task.complete "all done"`,
 describe("task sync with GitLab, through fire", () => {
   it("a run that completes 1 of 2 tasks is refused completion and ticks only that box", async () => {
     const dir = tempDir();
-    const gitlab = await new FakeGitLabIssues("group/app", GL_TOKEN).start();
+    const gitlab = await new FakeGitLab("group/app", GL_TOKEN).start();
     closers.push(() => gitlab.close());
     const preset = syncPreset(
       dir,
