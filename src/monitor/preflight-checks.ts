@@ -4,15 +4,7 @@ import type { Logger } from "pino";
 import { type DaemonInfo, runningDaemon } from "../scheduler/daemon/control.js";
 import { Preflights } from "../scheduler/preflight/preflights.js";
 import type { Schedule } from "../scheduler/schedules/schedule-file.js";
-import { fireTimeOf } from "../scheduler/timing/jitter.js";
-import { nextFireTime } from "../scheduler/timing/planner.js";
-
-/** When a schedule's next slot fires (jittered, as a daemon or a CronJob's `fire` waits it). Pure. */
-export function nextSlotFire(s: Schedule, now: number): Date | undefined {
-  if (!s.enabled) return undefined;
-  const slot = nextFireTime(s, new Date(now));
-  return slot && fireTimeOf(s, slot);
-}
+import { nextSlotFire } from "../scheduler/timing/planner.js";
 
 export interface PreflightChecksDeps {
   stateDir: string;

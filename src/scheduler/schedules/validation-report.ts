@@ -1,8 +1,7 @@
 // The `autoloop-cron validate` output: human text, or a JSON-serializable form for --json.
 
 import { type FieldProblem, formatProblem } from "../../util/errors.js";
-import { fireTimeOf } from "../timing/jitter.js";
-import { nextFireTime } from "../timing/planner.js";
+import { nextSlotFire } from "../timing/planner.js";
 import type { Schedule } from "./schedule-file.js";
 
 export interface ValidationReport {
@@ -71,6 +70,5 @@ export function formatValidationReport(report: ValidationReport, now?: Date): st
 
 /** ISO time of the schedule's next fire after `now`, when one was asked for and exists. */
 function nextOf(s: Schedule, now: Date | undefined): string | null {
-  const slot = now && s.enabled ? nextFireTime(s, now) : undefined;
-  return slot ? fireTimeOf(s, slot).toISOString() : null;
+  return (now && nextSlotFire(s, now.getTime())?.toISOString()) ?? null;
 }

@@ -48,6 +48,16 @@ export function nextFireTime(spec: PlanSpec, after: Date): Date | undefined {
 }
 
 /**
+ * When an enabled schedule's next slot after `now` fires (its jitter added), as a daemon or a
+ * CronJob's `fire` waits it; undefined for a disabled one or one with no slot to come.
+ */
+export function nextSlotFire(spec: PlanSpec & { enabled: boolean }, now: number): Date | undefined {
+  if (!spec.enabled) return undefined;
+  const slot = nextFireTime(spec, new Date(now));
+  return slot && fireTimeOf(spec, slot);
+}
+
+/**
  * For a wildcard job while `after` lies in the first pass of a repeated (fall-back) hour:
  * the first slot of the second pass, which comes before any wall time past the repeat.
  */
