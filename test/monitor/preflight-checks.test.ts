@@ -74,6 +74,9 @@ describe("the monitor's preflight, without a daemon", () => {
       // Logged in again, by a key in the schedule's env_file: the next slot's check passes,
       // here in one pass of the monitor (as a systemd timer or a cron line runs it).
       writeFileSync(envFile, "ANTHROPIC_API_KEY=sk-ant-test\n");
+      // A slot is checked once: the next pass checks the slot after the one checked last.
+      const checked = Date.parse(readPreflightState(config.stateDir).nightly!.slot);
+      await waitFor(() => Date.now() > checked, "the slot checked last to pass", 5_000);
       const once = await cron(["monitor", "--once", "--config", join(dir, "autoloop-cron.toml")]);
       expect(once.exitCode, once.all).toBe(0);
       expect(pages()).toEqual(["firing", "resolved"]);
