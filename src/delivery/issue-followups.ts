@@ -182,8 +182,6 @@ export class IssueFollowUps {
     } finally {
       this.busy.delete(entry.runId);
     }
-    // The worker re-armed while this was in flight, past it: a retry is due at its backoff.
-    this.notify();
   }
 
   private othersRun(entry: RunIssues): boolean {

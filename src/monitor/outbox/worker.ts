@@ -72,10 +72,14 @@ export class OutboxWorker {
     this.timer = undefined;
     if (!this.running) return;
     // Passes overlap safely: the outbox never attempts an entry that is already in flight.
+    // Re-armed again once the pass ends: what was in flight is due at the time it set then.
     const pass = this.source
       .deliverDue(this.now())
       .catch((err) => this.log?.error({ error: errorText(err) }, "outbox: delivery pass failed"))
-      .finally(() => this.passes.delete(pass));
+      .finally(() => {
+        this.passes.delete(pass);
+        this.reschedule();
+      });
     this.passes.add(pass);
     this.reschedule();
   }
